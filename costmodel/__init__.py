@@ -1,0 +1,32 @@
+"""costmodel: decide whether to train in a remote region and read the data across regions through a cache.
+
+Pipeline: ``ingest`` (benchmark outputs -> Timeline Runs) -> ``warmup`` (steady state, warm-up
+fit, comparison) -> ``cost`` (cross-region vs replicate vs wait) -> ``checklist`` (go/no-go) ->
+``report`` (papermill notebook -> offline HTML + ADR). ``bench`` and ``simulate`` produce inputs.
+"""
+__version__ = "0.1.0"
+
+from .errors import (  # noqa: E402
+    AnalysisError,
+    BenchError,
+    ChecklistError,
+    CostmodelError,
+    IngestError,
+    PriceError,
+    ReportError,
+    ScenarioError,
+    SimulateError,
+)
+
+__all__ = [
+    "__version__",
+    "CostmodelError",
+    "IngestError",
+    "AnalysisError",
+    "ScenarioError",
+    "PriceError",
+    "ChecklistError",
+    "ReportError",
+    "BenchError",
+    "SimulateError",
+]

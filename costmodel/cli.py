@@ -1,0 +1,89 @@
+"""The ``costmodel`` command: a thin shell over the package's functions.
+
+Each verb lives in ``costmodel/commands/<verb>.py`` and exposes ``HELP`` (one line),
+``DESCRIPTION`` (optional, longer), ``add_arguments(parser)`` and ``run(args) -> int``.
+Command modules import heavy libraries inside ``run`` so ``--help`` stays fast.
+
+Exit status: 0 success, 2 bad input or usage (one line on stderr, no traceback unless
+``--debug``), 130 interrupted, 1 internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import traceback
+from typing import Sequence
+
+from . import __version__
+from .errors import CostmodelError
+
+VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "bench", "simulate"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line on stderr and exit 2 (argparse's own convention)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show a traceback on errors")
+    parser = _Parser(
+        prog="costmodel",
+        description=(
+            "Turn benchmark outputs into a defensible decision on cross-region training: "
+            "ingest -> fit -> cost -> decide -> report. Every verb prints JSON with --json."
+        ),
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"costmodel {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
+    for verb in VERBS:
+        mod = importlib.import_module(f"costmodel.commands.{verb}")
+        p = sub.add_parser(
+            verb,
+            help=mod.HELP,
+            description=getattr(mod, "DESCRIPTION", mod.HELP),
+            parents=[common],
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "verb", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except CostmodelError as exc:
+        if args.debug:
+            traceback.print_exc()
+        msg = str(exc).replace("\n", " ")
+        sys.stderr.write(f"costmodel {args.verb}: error: {msg}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write(f"costmodel {args.verb}: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - last line of defence: one line, no traceback
+        if args.debug:
+            traceback.print_exc()
+        sys.stderr.write(
+            f"costmodel {args.verb}: internal error: {type(exc).__name__}: {exc} "
+            "(this is a bug; rerun with --debug and report it)\n"
+        )
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,16 @@
+"""`costmodel fit` (not implemented yet)."""
+from __future__ import annotations
+
+import argparse
+
+from ..errors import CostmodelError
+
+HELP = "(not implemented yet)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("args", nargs="*")
+
+
+def run(args: argparse.Namespace) -> int:
+    raise CostmodelError("costmodel fit is not implemented yet")

@@ -1,0 +1,76 @@
+"""`costmodel ingest`: read benchmark outputs into one validated Timeline."""
+from __future__ import annotations
+
+import argparse
+
+from ..errors import IngestError
+
+HELP = "read benchmark outputs (read client, training logs, fio, DLIO/MLPerf Storage, GPU telemetry) into a Timeline"
+DESCRIPTION = HELP + """
+
+Formats are sniffed from the content; --format overrides. Each file makes one or more runs.
+Units are converted to SI (bytes, seconds, bytes/s, fractions 0..1). Bad rows in a good file are
+rejected, counted and reported (first 10 with line numbers); --strict makes them fatal.
+"""
+
+
+def parse_map(items: list[str]) -> dict[str, tuple[str, str | None]]:
+    """Parse ``--map source_col=timeline_col[:unit]`` items."""
+    out: dict[str, tuple[str, str | None]] = {}
+    for item in items:
+        if "=" not in item:
+            raise IngestError(f"--map expects source_col=timeline_col[:unit], got {item!r}", field="--map")
+        src, dst = item.split("=", 1)
+        unit = None
+        if ":" in dst:
+            dst, unit = dst.split(":", 1)
+        if not src or not dst:
+            raise IngestError(f"--map expects source_col=timeline_col[:unit], got {item!r}", field="--map")
+        out[src] = (dst, unit or None)
+    return out
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE", help="benchmark outputs to read")
+    parser.add_argument("-o", "--output", metavar="TIMELINE.parquet", help="write the Timeline as Parquet (atomically)")
+    parser.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
+    parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip sniffing and use this reader")
+    parser.add_argument("--run-id", help="run id (default: derived from the file name)")
+    parser.add_argument("--role", choices=["colocated", "remote"], help="which side of the comparison these runs are")
+    parser.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="SRC=COL[:UNIT]",
+        help="map a source column to a Timeline column, with its unit (e.g. thr=samples_per_s, lat=read_latency_s:ms)",
+    )
+    parser.add_argument("--pattern", metavar="REGEX", help="read a free-form log with a regex of named groups (step, samples_per_s, ...)")
+    parser.add_argument("--strict", action="store_true", help="any rejected row is fatal")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..timeline import write_runs
+    from ..ingest import IngestOptions, load_many
+    from ._common import emit_json, progress
+
+    opts = IngestOptions(
+        fmt=args.fmt,
+        run_id=args.run_id,
+        role=args.role or "",
+        mapping=parse_map(args.map),
+        pattern=args.pattern,
+        strict=args.strict,
+    )
+    result = load_many(args.files, opts)
+    if args.output:
+        write_runs(result.runs, args.output)
+    if args.json:
+        emit_json(result.to_dict())
+    else:
+        for r in result.runs:
+            print(f"{r.run_id}\t{r.format}\t{r.rows} rows\t{','.join(r.columns)}\t{r.source}")
+        if result.rejected_rows:
+            progress(f"rejected {result.rejected_rows} row(s)")
+        for w in result.warnings:
+            progress(f"warning: {w}")
+    return 0

@@ -1,0 +1,101 @@
+"""The one error hierarchy of costmodel.
+
+Every error a user can cause (bad input file, bad scenario, bad answers, bad
+options) is a :class:`CostmodelError`. The CLI prints ``str(error)`` on one line
+and exits 2; anything else escaping is a bug.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class CostmodelError(Exception):
+    """Base class: a problem the user can act on. ``str()`` is the whole message."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, **fields: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fields = fields
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.message
+
+
+class IngestError(CostmodelError):
+    """A benchmark output could not be read; names the file, line or field, and what was expected."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        where = ""
+        if path is not None:
+            where = str(path)
+            if line is not None:
+                where += f":{line}"
+            if field is not None:
+                where += f" [{field}]"
+            where += ": "
+        elif field is not None:
+            where = f"[{field}]: "
+        super().__init__(where + message, path=path, line=line, field=field)
+        self.path = path
+        self.line = line
+        self.field = field
+
+
+class AnalysisError(CostmodelError):
+    """A series cannot be analysed as asked (missing metric, all NaN, ...)."""
+
+
+class ScenarioError(CostmodelError):
+    """A cost scenario (YAML or overrides) is invalid; names the key path and what was expected."""
+
+    def __init__(self, message: str, *, key: str | None = None, path: str | None = None) -> None:
+        prefix = ""
+        if path:
+            prefix += f"{path}: "
+        if key:
+            prefix += f"{key}: "
+        super().__init__(prefix + message, key=key, path=path)
+        self.key = key
+        self.path = path
+
+
+class PriceError(ScenarioError):
+    """No price is known for what the scenario asks (suggests the closest known)."""
+
+
+class ChecklistError(CostmodelError):
+    """An answers file is invalid; names the item."""
+
+
+class ReportError(CostmodelError):
+    """A report could not be rendered (bad parameters, existing output folder, ...)."""
+
+
+class BenchError(CostmodelError):
+    """The benchmark client cannot run (missing root, no files, ...)."""
+
+
+class SimulateError(CostmodelError):
+    """A what-if workload is invalid; names the key."""
+
+
+__all__ = [
+    "CostmodelError",
+    "IngestError",
+    "AnalysisError",
+    "ScenarioError",
+    "PriceError",
+    "ChecklistError",
+    "ReportError",
+    "BenchError",
+    "SimulateError",
+]

@@ -1,0 +1,172 @@
+"""The Timeline: one tidy table of observations, SI units in the column names.
+
+A :class:`Run` is one job on one cluster (or one fio job, one DLIO rank, ...):
+its Timeline table plus run-level metadata. Every reader returns Runs; every
+analysis takes Runs (or their tables). Missing values are NaN, never 0.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: Timeline columns: name -> (dtype, unit, meaning). Order is the canonical column order.
+TIMELINE_COLUMNS: dict[str, tuple[str, str, str]] = {
+    "run_id": ("string", "", "a run: one job on one cluster"),
+    "role": ("string", "", "'colocated', 'remote' or '' (unknown)"),
+    "step": ("int64", "", "training step / batch index, or pass number for the multi-pass read client"),
+    "t_s": ("float64", "s", "seconds since the run started (end of the observation)"),
+    "epoch": ("float64", "", "epoch number where the source gives one"),
+    "samples_per_s": ("float64", "1/s", "training throughput in samples per second"),
+    "tokens_per_s": ("float64", "1/s", "training throughput in tokens per second"),
+    "step_time_s": ("float64", "s", "duration of the step"),
+    "read_bytes_per_s": ("float64", "B/s", "storage read throughput"),
+    "write_bytes_per_s": ("float64", "B/s", "storage write throughput"),
+    "read_iops": ("float64", "1/s", "read operations per second"),
+    "write_iops": ("float64", "1/s", "write operations per second"),
+    "read_latency_s": ("float64", "s", "read latency (mean of the observation)"),
+    "gpu_util": ("float64", "1", "GPU utilisation, 0..1"),
+    "data_wait_s": ("float64", "s", "time the step waited for input"),
+    "cache_hit_ratio": ("float64", "1", "share of reads served by the cache, 0..1"),
+    "bytes_read": ("float64", "B", "bytes read in the observation"),
+    "cross_region_bytes": ("float64", "B", "bytes fetched across regions in the observation"),
+    "samples": ("float64", "", "samples processed in the observation"),
+}
+
+#: Columns that hold a rate or a quantity that must be finite and >= 0 when present.
+NON_NEGATIVE_COLUMNS = tuple(
+    c for c, (dt, _u, _m) in TIMELINE_COLUMNS.items() if dt == "float64" and c not in ("t_s",)
+)
+#: Columns bounded to 0..1.
+FRACTION_COLUMNS = ("gpu_util", "cache_hit_ratio")
+#: Metric columns: at least one must carry data for a Timeline to be usable.
+METRIC_COLUMNS = (
+    "samples_per_s",
+    "tokens_per_s",
+    "step_time_s",
+    "read_bytes_per_s",
+    "write_bytes_per_s",
+    "read_iops",
+    "write_iops",
+    "read_latency_s",
+    "gpu_util",
+    "data_wait_s",
+    "cache_hit_ratio",
+    "bytes_read",
+)
+
+ROLES = ("colocated", "remote", "")
+
+
+@dataclass
+class Rejection:
+    """One input row that was not kept, and why. ``line`` is 1-based in the source file when known."""
+
+    path: str
+    line: int | None
+    reason: str
+    field: str | None = None
+
+    def __str__(self) -> str:
+        where = self.path + (f":{self.line}" if self.line is not None else "")
+        fld = f" [{self.field}]" if self.field else ""
+        return f"{where}{fld}: {self.reason}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class Run:
+    """One run: a Timeline table plus provenance.
+
+    ``table`` has Timeline columns only (see :data:`TIMELINE_COLUMNS`), sorted by step.
+    ``metadata`` holds run-level facts from the source (file and worker counts,
+    host, config, ``predicted: True`` for simulated runs, ...); values must be JSON-able.
+    """
+
+    run_id: str
+    table: pd.DataFrame
+    format: str
+    source: str
+    role: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    rejected: list[Rejection] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def rows(self) -> int:
+        return int(len(self.table))
+
+    @property
+    def columns(self) -> list[str]:
+        """Timeline columns that carry at least one value (run_id and role excluded)."""
+        return [
+            c
+            for c in self.table.columns
+            if c not in ("run_id", "role") and self.table[c].notna().any()
+        ]
+
+    @property
+    def predicted(self) -> bool:
+        return bool(self.metadata.get("predicted", False))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``costmodel ingest --json`` (one element of ``runs``)."""
+        return {
+            "run_id": self.run_id,
+            "format": self.format,
+            "rows": self.rows,
+            "columns": self.columns,
+            "role": self.role,
+            "source": self.source,
+            "rejected_rows": len(self.rejected),
+            "predicted": self.predicted,
+            "metadata": self.metadata,
+        }
+
+
+def empty_timeline(n: int = 0) -> pd.DataFrame:
+    """A Timeline table with every column, ``n`` rows of NaN (step = 0..n-1)."""
+    data: dict[str, Any] = {}
+    for col, (dtype, _u, _m) in TIMELINE_COLUMNS.items():
+        if dtype == "string":
+            data[col] = pd.Series([""] * n, dtype="string")
+        elif dtype == "int64":
+            data[col] = np.arange(n, dtype="int64")
+        else:
+            data[col] = np.full(n, np.nan)
+    return pd.DataFrame(data)
+
+
+def to_timeline(df: pd.DataFrame, run_id: str, role: str = "") -> pd.DataFrame:
+    """Return ``df`` conformed to the Timeline: known columns only, canonical order and dtypes.
+
+    Missing columns are added as NaN; ``step`` defaults to the row index. Does not validate values
+    (see :func:`costmodel.ingest.validate.validate_timeline`).
+    """
+    n = len(df)
+    out: dict[str, Any] = {}
+    for col, (dtype, _u, _m) in TIMELINE_COLUMNS.items():
+        if col == "run_id":
+            out[col] = pd.Series([run_id] * n, dtype="string", index=df.index)
+        elif col == "role":
+            out[col] = pd.Series([role] * n, dtype="string", index=df.index)
+        elif col in df.columns:
+            if dtype == "int64":
+                out[col] = pd.to_numeric(df[col]).astype("int64")
+            else:
+                out[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
+        elif dtype == "int64":
+            out[col] = pd.Series(np.arange(n, dtype="int64"), index=df.index)
+        else:
+            out[col] = pd.Series(np.full(n, np.nan), index=df.index)
+    return pd.DataFrame(out).reset_index(drop=True)
+
+
+def timeline_units() -> dict[str, str]:
+    """Column -> SI unit string, for charts and docs."""
+    return {c: u for c, (_d, u, _m) in TIMELINE_COLUMNS.items()}

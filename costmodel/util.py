@@ -1,0 +1,91 @@
+"""Small shared helpers: atomic writes, hashing, strict JSON."""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it onto ``path`` only if the block succeeds.
+
+    Nothing half-written is ever left at ``path``: on any exception the temporary file is removed.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp_path.unlink()
+        raise
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def sha256_file(path: str | os.PathLike[str], chunk_bytes: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(chunk_bytes), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert numpy/pandas scalars, dataclasses with ``to_dict``, paths, NaN/inf (-> None) to JSON types."""
+    if hasattr(obj, "to_dict") and not isinstance(obj, type) and not _is_pandas(obj):
+        return to_jsonable(obj.to_dict())
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [to_jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    if obj is None or isinstance(obj, (str, int)):
+        return obj
+    if _is_pandas(obj):
+        import pandas as pd
+
+        if isinstance(obj, pd.DataFrame):
+            return to_jsonable(obj.to_dict(orient="records"))
+        if isinstance(obj, pd.Series):
+            return to_jsonable(obj.tolist())
+    if hasattr(obj, "isoformat"):
+        return obj.isoformat()
+    return str(obj)
+
+
+def _is_pandas(obj: Any) -> bool:
+    mod = type(obj).__module__
+    return mod.startswith("pandas")
+
+
+def dumps(obj: Any, indent: int | None = 2) -> str:
+    """Strict JSON (no NaN tokens) of ``obj`` after :func:`to_jsonable`."""
+    return json.dumps(to_jsonable(obj), indent=indent, allow_nan=False, sort_keys=False)

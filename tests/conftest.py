@@ -1,0 +1,42 @@
+"""Shared test fixtures: where the real benchmark outputs live, deterministic seeds."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+REAL_DIR = Path(os.environ.get("COSTMODEL_REAL_FIXTURES", REPO.parent / "shared" / "fixtures" / "real"))
+EXAMPLES = REPO / "data" / "examples"
+ARTIFACTS = REPO / "tests" / "artifacts"
+
+
+@pytest.fixture(scope="session")
+def real_dir() -> Path:
+    """The folder of real outputs written by other people (never copied into the repo).
+
+    Skips where the folder is absent, except under CI, where its absence is a failure.
+    """
+    if not REAL_DIR.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"real fixtures folder {REAL_DIR} is not visible in CI")
+        pytest.skip(f"real fixtures folder {REAL_DIR} is absent")
+    return REAL_DIR
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(12345)
+
+
+@pytest.fixture(scope="session")
+def examples_dir() -> Path:
+    return EXAMPLES
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
