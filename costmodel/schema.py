@@ -34,6 +34,7 @@ TIMELINE_COLUMNS: dict[str, tuple[str, str, str]] = {
     "bytes_read": ("float64", "B", "bytes read in the observation"),
     "cross_region_bytes": ("float64", "B", "bytes fetched across regions in the observation"),
     "samples": ("float64", "", "samples processed in the observation"),
+    "gpu_power_w": ("float64", "W", "GPU power draw (nvidia-smi power.draw)"),
 }
 
 #: Columns that hold a rate or a quantity that must be finite and >= 0 when present.
