@@ -1,0 +1,977 @@
+"""The go/no-go checklist: the items, automatic evidence, answers and the verdict (pure logic).
+
+Every item is phrased so that ``yes`` is the favourable answer. Evidence gathered from the
+``compare``, ``cost`` and ``fit`` results (their JSON dicts) *proposes* an answer where the data can
+speak; a person's answer overrides the proposal, and both are kept and shown.
+
+Verdict rules (also in the README):
+
+1. ``NO_GO`` when any *blocker* item's answer is ``no``; ``blockers`` lists them.
+2. Otherwise ``CONDITIONAL`` when any item is ``unknown`` (blocker or warning) or any *warning*
+   item is ``no``; ``conditions`` lists what must be done for each.
+3. Otherwise ``GO`` (every item answered ``yes``).
+
+The answer that counts for an item is the person's answer when one is given, else the evidence's
+proposal, else ``unknown``. So ``unknown`` on a blocker is never a GO.
+
+A note is required (``ChecklistError`` naming the item otherwise) when a person answers
+
+* ``no`` on a blocker (it decides a NO_GO: say why);
+* against the evidence (``yes`` where evidence proposes ``no`` or the reverse: say why the data is wrong);
+* ``yes`` on a blocker for which no evidence proposes ``yes`` (say who or what confirms it).
+"""
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from .errors import ChecklistError
+
+ANSWERS: tuple[str, ...] = ("yes", "no", "unknown")
+SEVERITIES: tuple[str, ...] = ("blocker", "warning")
+VERDICTS: tuple[str, ...] = ("GO", "CONDITIONAL", "NO_GO")
+
+# Thresholds used by the automatic evidence (documented in the README).
+MIN_HIT_RATIO = 0.80  # steady hit ratio below which re-reading through the cache does not pay
+LINK_HEADROOM_MAX_UTILISATION = 0.5  # steady cross-region demand at most half the link
+WARMUP_MAX_SHARE = 0.05  # warm-up at most 5 % of training time
+CACHE_MIN_HEADROOM = 1.2  # cache capacity at least 1.2 x the working set
+MIN_REPETITIONS = 3  # repetitions of each configuration
+MC_MIN_P_CHEAPEST = 0.5  # Monte Carlo share of draws in which cross-region must be cheapest
+
+
+@dataclass(frozen=True)
+class Item:
+    """One checklist question. ``yes`` is always the favourable answer."""
+
+    id: str
+    question: str
+    why: str
+    severity: str  # "blocker" or "warning"
+    condition: str  # what must be done to turn the answer into ``yes``
+    automatic: bool  # whether evidence can propose an answer from the data
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "question": self.question,
+            "why": self.why,
+            "severity": self.severity,
+            "condition": self.condition,
+            "automatic": self.automatic,
+        }
+
+
+ITEMS: tuple[Item, ...] = (
+    Item(
+        "reread_fits_cache",
+        "Is the dataset read repeatedly (several epochs or runs) with a high steady cache hit ratio, "
+        "and does the cache hold the working set?",
+        "The cache only pays when data is re-read: a job reading each sample once, or a working set "
+        "larger than the cache, pulls every byte across regions and gains nothing.",
+        "blocker",
+        "Show repeated reads (epochs x runs > 1), a steady hit ratio of at least 80 % and a cache "
+        "that holds the working set.",
+        True,
+    ),
+    Item(
+        "network_ready",
+        "Does the inter-region network have enough bandwidth, redundant routes and access control?",
+        "A single, saturated or open link turns a cache miss into a stalled job or a security finding.",
+        "blocker",
+        "Confirm link bandwidth, route redundancy and access control with the network team.",
+        False,
+    ),
+    Item(
+        "governance_allows",
+        "Do data-governance rules allow reading the data from the other region?",
+        "Residency or contractual rules can forbid the data (or cached copies of it) leaving its region.",
+        "blocker",
+        "Get written confirmation from data governance that cross-region reads and caching are allowed.",
+        False,
+    ),
+    Item(
+        "cost_favourable",
+        "Is the cross-region traffic bill (with warm-up and slowdown) lower than copying, syncing and "
+        "maintaining a replica?",
+        "If a replica is cheaper over the horizon, the cache architecture has no cost case.",
+        "blocker",
+        "Rerun the cost model with measured inputs; cross-region must cost less than replicating.",
+        True,
+    ),
+    Item(
+        "failure_recovery",
+        "When storage or the network is unavailable, does training retry, pause and resume cleanly?",
+        "A cross-region path adds failure modes; a job that crashes instead of pausing wastes cluster hours.",
+        "blocker",
+        "Test an outage of the link and the storage: training must retry, pause and resume from state.",
+        False,
+    ),
+    Item(
+        "states_covered",
+        "Did the benchmarks cover cold start, steady state and cache invalidation?",
+        "The published validation shows warm-up and steady state only; invalidation (dataset change, "
+        "eviction, node replacement) is when the cross-region path is hit hardest.",
+        "warning",
+        "Benchmark the missing states (for invalidation: change or evict the cache mid-run and measure).",
+        True,
+    ),
+    Item(
+        "checkpoints_independent",
+        "Are checkpoints persisted independently and reliably, not through the cross-region path?",
+        "Checkpoints written through the cache or across regions are slow and can be lost with it.",
+        "blocker",
+        "Write checkpoints to storage local to the training region (or replicated), not via the cache.",
+        False,
+    ),
+    Item(
+        "throughput_equivalent",
+        "Does the remote cluster reach the co-located cluster's steady throughput (equivalent at the margin)?",
+        "A steady slowdown is paid for every training hour, not only at warm-up.",
+        "warning",
+        "Show steady-state equivalence (TOST) at the margin, or price the slowdown in the cost model.",
+        True,
+    ),
+    Item(
+        "repetitions",
+        f"Was each configuration repeated at least {MIN_REPETITIONS} times?",
+        "One run per side cannot separate the architecture from run-to-run variance.",
+        "warning",
+        f"Repeat each configuration at least {MIN_REPETITIONS} times with the same files, instances and concurrency.",
+        True,
+    ),
+    Item(
+        "link_headroom",
+        f"Does the steady cross-region read rate use at most {LINK_HEADROOM_MAX_UTILISATION:.0%} of the "
+        "link's bandwidth?",
+        "Without headroom, a burst of misses, a second job or a cold start saturates the link and stalls GPUs.",
+        "warning",
+        "Measure the steady read rate and hit ratio, and get a link with at least 2x the cross-region demand.",
+        True,
+    ),
+    Item(
+        "warmup_share",
+        f"Is the cache warm-up at most {WARMUP_MAX_SHARE:.0%} of training time?",
+        "A warm-up of minutes is noise for a multi-day run but a real cost for short, frequent runs.",
+        "warning",
+        "Keep the cache warm between runs, or run longer jobs, so warm-up stays a small share.",
+        True,
+    ),
+    Item(
+        "cache_headroom",
+        f"Is the cache capacity at least {CACHE_MIN_HEADROOM:g}x the working set?",
+        "A cache that only just holds the working set evicts under churn or growth and refetches across regions.",
+        "warning",
+        "Size the cache with room for growth and churn (state `cache.capacity_gb` in the scenario).",
+        True,
+    ),
+    Item(
+        "transfer_budget",
+        "Does the monthly cross-region transfer bill stay within the transfer budget?",
+        "An unbudgeted transfer bill is the finding that stops a working architecture in review.",
+        "warning",
+        "Agree a monthly transfer budget (`transfer_budget_usd_per_month` in the scenario) that covers the bill.",
+        True,
+    ),
+)
+
+ITEM_IDS: tuple[str, ...] = tuple(i.id for i in ITEMS)
+_BY_ID: dict[str, Item] = {i.id: i for i in ITEMS}
+
+
+def get_item(item_id: str) -> Item:
+    """The catalogue item ``item_id``; ChecklistError (with the closest id) when unknown."""
+    try:
+        return _BY_ID[item_id]
+    except KeyError:
+        raise ChecklistError(f"unknown checklist item {item_id!r}{_suggest(item_id)}") from None
+
+
+def _suggest(item_id: str) -> str:
+    close = difflib.get_close_matches(str(item_id), ITEM_IDS, n=1, cutoff=0.5)
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    return f" (known items: {', '.join(ITEM_IDS)})"
+
+
+# --------------------------------------------------------------------------------------------
+# Answers
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A person's answer to one item: ``yes`` / ``no`` / ``unknown`` plus a note."""
+
+    item_id: str
+    answer: str
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"answer": self.answer, "note": self.note}
+
+
+def _coerce_answer(value: Any, item_id: str, where: str) -> str:
+    # YAML 1.1 turns bare yes/no/on/off into booleans; the loader below keeps them as words, but a
+    # mapping built elsewhere may still carry booleans: True means yes, False means no.
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "unknown"
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in ANSWERS:
+            return word
+    raise ChecklistError(
+        f"{where}item {item_id!r}: answer {value!r} is not one of yes, no, unknown"
+    )
+
+
+def parse_answers(mapping: Any, source: str = "answers") -> dict[str, Answer]:
+    """Validate ``{"answers": {item_id: {"answer": ..., "note": ...}}}`` (or the inner mapping).
+
+    An item may also be given as a bare word (``item_id: yes``). Raises ChecklistError naming the
+    item for an unknown id (with the closest known id), a bad answer value, a note that is not text,
+    unknown keys, or a ``no`` on a blocker without a note.
+    """
+    where = f"{source}: "
+    if mapping is None:
+        return {}
+    if not isinstance(mapping, Mapping):
+        raise ChecklistError(f"{where}expected a mapping with an 'answers' key, got {type(mapping).__name__}")
+    wrapped = "answers" in mapping or "meta" in mapping
+    inner = mapping.get("answers") if wrapped else mapping
+    extra_top = set(map(str, mapping)) - {"answers", "meta"} if wrapped else set()
+    if extra_top:
+        raise ChecklistError(
+            f"{where}unexpected top-level key(s) {sorted(map(str, extra_top))}: expected 'answers' (and optional 'meta')"
+        )
+    if inner is None:
+        return {}
+    if not isinstance(inner, Mapping):
+        raise ChecklistError(f"{where}'answers' must be a mapping of item id to answer, got {type(inner).__name__}")
+    out: dict[str, Answer] = {}
+    for raw_id, entry in inner.items():
+        item_id = str(raw_id)
+        if item_id not in _BY_ID:
+            raise ChecklistError(f"{where}unknown checklist item {item_id!r}{_suggest(item_id)}")
+        item = _BY_ID[item_id]
+        if isinstance(entry, Mapping):
+            unknown_keys = set(map(str, entry)) - {"answer", "note"}
+            if unknown_keys:
+                raise ChecklistError(
+                    f"{where}item {item_id!r}: unexpected key(s) {sorted(unknown_keys)}: expected 'answer' and 'note'"
+                )
+            if "answer" not in entry:
+                raise ChecklistError(f"{where}item {item_id!r}: missing 'answer' (yes, no or unknown)")
+            answer = _coerce_answer(entry["answer"], item_id, where)
+            note = entry.get("note", "")
+        else:
+            answer = _coerce_answer(entry, item_id, where)
+            note = ""
+        if note is None:
+            note = ""
+        if not isinstance(note, str):
+            if isinstance(note, (int, float)) and not isinstance(note, bool):
+                note = str(note)
+            else:
+                raise ChecklistError(f"{where}item {item_id!r}: note must be text, got {type(note).__name__}")
+        note = note.strip()
+        if answer == "no" and item.severity == "blocker" and not note:
+            raise ChecklistError(
+                f"{where}item {item_id!r}: a 'no' on a blocker needs a note saying why (it decides a NO_GO)"
+            )
+        out[item_id] = Answer(item_id, answer, note)
+    return out
+
+
+def _yaml_loader() -> type:
+    """A SafeLoader on which only true/false are booleans (YAML 1.2 style): yes/no/on/off stay words."""
+    import re
+
+    import yaml
+
+    class _WordsLoader(yaml.SafeLoader):
+        pass
+
+    resolvers = {}
+    for first, entries in yaml.SafeLoader.yaml_implicit_resolvers.items():
+        kept = [(tag, rx) for tag, rx in entries if tag != "tag:yaml.org,2002:bool"]
+        resolvers[first] = kept
+    _WordsLoader.yaml_implicit_resolvers = resolvers
+    _WordsLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool",
+        re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"),
+    )
+    return _WordsLoader
+
+
+def load_yaml_words(text: str, source: str) -> Any:
+    """Parse YAML text keeping bare yes/no/on/off as strings; ChecklistError on a syntax error."""
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ChecklistError(f"{source}{at}: not valid YAML: {problem}") from None
+
+
+def read_answers_file(path: str | Path) -> tuple[dict[str, Answer], dict[str, Any]]:
+    """Read an answers YAML file: the answers and the optional ``meta`` mapping (ADR people, title)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ChecklistError(f"{p}: answers file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ChecklistError(f"{p}: cannot read answers file: {exc}") from None
+    data = load_yaml_words(text, str(p))
+    answers = parse_answers(data, source=str(p))
+    meta: dict[str, Any] = {}
+    if isinstance(data, Mapping) and isinstance(data.get("meta"), Mapping):
+        meta = dict(data["meta"])
+    elif isinstance(data, Mapping) and data.get("meta") is not None:
+        raise ChecklistError(f"{p}: 'meta' must be a mapping")
+    return answers, meta
+
+
+def load_answers(path: str | Path) -> dict[str, Answer]:
+    """Read and validate an answers YAML file (see :func:`parse_answers`)."""
+    return read_answers_file(path)[0]
+
+
+def answers_to_mapping(answers: Mapping[str, Answer], meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The YAML-ready mapping of ``answers`` in catalogue order (inverse of :func:`parse_answers`)."""
+    out: dict[str, Any] = {}
+    if meta:
+        out["meta"] = dict(meta)
+    out["answers"] = {
+        iid: {"answer": answers[iid].answer, "note": answers[iid].note} for iid in ITEM_IDS if iid in answers
+    }
+    return out
+
+
+def dump_answers(answers: Mapping[str, Answer], meta: Mapping[str, Any] | None = None) -> str:
+    """YAML text for ``answers``; answers are quoted so any YAML reader reads them as words."""
+    import yaml
+
+    return yaml.safe_dump(answers_to_mapping(answers, meta), sort_keys=False, allow_unicode=True, width=100)
+
+
+def save_answers(path: str | Path, answers: Mapping[str, Answer], meta: Mapping[str, Any] | None = None) -> Path:
+    """Write ``answers`` as YAML to ``path`` atomically; returns the path."""
+    from .util import write_text_atomic
+
+    write_text_atomic(path, dump_answers(answers, meta))
+    return Path(path)
+
+
+# --------------------------------------------------------------------------------------------
+# Evidence
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the data says about one item: a proposed answer, a one-line summary and the figures used."""
+
+    item_id: str
+    proposed: str = "unknown"  # yes / no / unknown
+    summary: str = "no automatic evidence"
+    facts: dict[str, Any] = field(default_factory=dict)  # the numbers, units in the names
+    sources: tuple[str, ...] = ()  # which inputs spoke: "compare", "cost", "fit"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "proposed": self.proposed,
+            "summary": self.summary,
+            "facts": dict(self.facts),
+            "sources": list(self.sources),
+        }
+
+
+def _num(value: Any) -> float | None:
+    """A finite float or None (missing, null, NaN, text)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _get(d: Any, *path: str) -> Any:
+    cur = d
+    for key in path:
+        if not isinstance(cur, Mapping) or key not in cur:
+            return None
+        cur = cur[key]
+    return cur
+
+
+def _fits_of(compare: Mapping | None, fits: Iterable[Mapping] | None) -> list[dict[str, Any]]:
+    """All fit dicts: the given ones plus the compare result's, each tagged with its role."""
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    tagged: list[tuple[str, Any]] = []
+    if compare:
+        for role in ("colocated", "remote"):
+            tagged += [(role, f) for f in (compare.get(role) or [])]
+    tagged += [(None, f) for f in (fits or [])]
+    for role, f in tagged:
+        if not isinstance(f, Mapping):
+            continue
+        rid = f.get("run_id")
+        if rid is not None:
+            if str(rid) in seen:  # the same run given twice (in compare and as a fit)
+                continue
+            seen.add(str(rid))
+        out.append({**f, "_role": role or str(f.get("role") or "")})
+    return out
+
+
+def _fmt_pct(x: float) -> str:
+    return f"{x * 100:.1f} %"
+
+
+def _usd(x: float) -> str:
+    return f"${x:,.0f}"
+
+
+def _hit_ratio(compare: Mapping | None, cost: Mapping | None) -> tuple[float | None, str | None]:
+    h = _num(_get(compare, "remote_steady_hit_ratio"))
+    if h is not None:
+        return h, "compare"
+    h = _num(_get(cost, "inputs", "cache", "steady_hit_ratio"))
+    if h is not None:
+        return h, "cost"
+    return None, None
+
+
+def _working_set_gb(cost: Mapping | None) -> float | None:
+    size = _num(_get(cost, "inputs", "dataset", "size_gb"))
+    if size is None:
+        return None
+    frac = _num(_get(cost, "inputs", "dataset", "working_set_fraction"))
+    return size * (frac if frac is not None else 1.0)
+
+
+def _ev_reread(compare: Mapping | None, cost: Mapping | None) -> Evidence:
+    facts: dict[str, Any] = {}
+    sources: set[str] = set()
+    reasons_no: list[str] = []
+    parts: list[str] = []
+    epochs = _num(_get(cost, "inputs", "training", "epochs_per_run"))
+    runs = _num(_get(cost, "inputs", "training", "runs_per_month"))
+    reads_per_month = None
+    if epochs is not None and runs is not None:
+        reads_per_month = epochs * runs
+        facts.update(epochs_per_run=epochs, runs_per_month=runs, reads_per_month=reads_per_month)
+        sources.add("cost")
+        parts.append(f"{epochs:g} epochs x {runs:g} runs/month = {reads_per_month:g} reads/month")
+        if reads_per_month <= 1:
+            reasons_no.append("the data is read at most once a month")
+    h, h_src = _hit_ratio(compare, cost)
+    if h is not None:
+        facts["steady_hit_ratio"] = h
+        facts["steady_hit_ratio_source"] = h_src
+        sources.add(h_src or "")
+        parts.append(f"steady hit ratio {_fmt_pct(h)} ({'measured' if h_src == 'compare' else 'scenario'})")
+        if h < MIN_HIT_RATIO:
+            reasons_no.append(f"hit ratio {_fmt_pct(h)} is below {_fmt_pct(MIN_HIT_RATIO)}")
+    ws = _working_set_gb(cost)
+    cap = _num(_get(cost, "inputs", "cache", "capacity_gb"))
+    if ws is not None:
+        facts["working_set_gb"] = ws
+    if cap is not None:
+        facts["cache_capacity_gb"] = cap
+    if ws is not None and cap is not None:
+        parts.append(f"working set {ws:,.0f} GB vs cache {cap:,.0f} GB")
+        if cap < ws:
+            reasons_no.append("the working set does not fit the cache")
+    if reasons_no:
+        return Evidence("reread_fits_cache", "no", "; ".join(parts) + ": " + "; ".join(reasons_no), facts, tuple(sorted(sources)))
+    if reads_per_month is not None and reads_per_month > 1 and h is not None and (cap is None or ws is None or cap >= ws):
+        extra = "" if cap is not None and ws is not None else " (cache capacity not stated: fit not checked)"
+        if cap is None or ws is None:
+            # Without capacity the fit is inferred from the hit ratio only: propose yes only if it is high.
+            return Evidence("reread_fits_cache", "yes", "; ".join(parts) + extra, facts, tuple(sorted(sources)))
+        return Evidence("reread_fits_cache", "yes", "; ".join(parts), facts, tuple(sorted(sources)))
+    summary = "; ".join(parts) if parts else "no scenario or measured hit ratio given"
+    return Evidence("reread_fits_cache", "unknown", summary + " (not enough to propose an answer)", facts, tuple(sorted(sources)))
+
+
+def _option_total(cost: Mapping | None, option: str) -> float | None:
+    return _num(_get(cost, "options", option, "total_usd"))
+
+
+def _ev_cost(cost: Mapping | None) -> Evidence:
+    if not cost:
+        return Evidence("cost_favourable", summary="no cost result given")
+    x = _option_total(cost, "cross_region")
+    r = _option_total(cost, "replicate")
+    w = _option_total(cost, "wait")
+    months = _num(cost.get("horizon_months"))
+    facts: dict[str, Any] = {"cross_region_total_usd": x, "replicate_total_usd": r, "wait_total_usd": w,
+                             "horizon_months": months, "cheapest": cost.get("cheapest")}
+    if x is None or r is None:
+        return Evidence("cost_favourable", summary="cost result lacks option totals", facts=facts, sources=("cost",))
+    horizon = f" over {months:g} months" if months is not None else ""
+    saving = r - x
+    facts["saving_vs_replicate_usd"] = saving
+    p = _num(_get(cost, "monte_carlo", "p_cheapest", "cross_region"))
+    if p is not None:
+        facts["p_cross_region_cheapest"] = p
+    base = f"cross-region {_usd(x)} vs replicate {_usd(r)}{horizon}"
+    if x < r:
+        if p is not None and p < MC_MIN_P_CHEAPEST:
+            return Evidence(
+                "cost_favourable", "unknown",
+                base + f", but cross-region is cheapest in only {_fmt_pct(p)} of Monte Carlo draws",
+                facts, ("cost",),
+            )
+        extra = f"; cheapest in {_fmt_pct(p)} of Monte Carlo draws" if p is not None else ""
+        return Evidence("cost_favourable", "yes", base + f": saves {_usd(saving)}" + extra, facts, ("cost",))
+    return Evidence("cost_favourable", "no", base + f": replicating is cheaper by {_usd(-saving)}", facts, ("cost",))
+
+
+_COLD_CLASSES = {"warmup", "invalidation"}
+_STEADY_CLASSES = {"flat", "warmup", "dips", "invalidation", "slowdown"}
+
+
+def _ev_states(compare: Mapping | None, fits: Iterable[Mapping] | None) -> Evidence:
+    all_fits = _fits_of(compare, fits)
+    if not all_fits:
+        return Evidence("states_covered", summary="no fit results given")
+    classes = [str(f.get("classification") or "") for f in all_fits]
+    remote = [f for f in all_fits if f["_role"] == "remote"] or all_fits
+    cold = any(str(f.get("classification")) in _COLD_CLASSES for f in remote) or any(
+        (_num(f.get("warmup_end_step")) or 0) > 0 for f in remote
+    )
+    steady = any(c in _STEADY_CLASSES for c in classes)
+    invalidation = any(c == "invalidation" for c in classes)
+    covered = {"cold_start": cold, "steady_state": steady, "invalidation": invalidation}
+    counts: dict[str, int] = {}
+    for c in classes:
+        counts[c] = counts.get(c, 0) + 1
+    facts = {"covered": covered, "classifications": counts, "runs": len(all_fits)}
+    have = [k.replace("_", " ") for k, v in covered.items() if v]
+    missing = [k.replace("_", " ") for k, v in covered.items() if not v]
+    cls = ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
+    src = tuple(sorted({"compare" if compare else "", "fit" if fits else ""} - {""}))
+    if not missing:
+        return Evidence("states_covered", "yes", f"{len(all_fits)} runs ({cls}) cover cold start, steady state and invalidation", facts, src)
+    return Evidence(
+        "states_covered", "no",
+        f"{len(all_fits)} runs ({cls}) cover {', '.join(have) or 'nothing usable'}; missing: {', '.join(missing)}",
+        facts, src,
+    )
+
+
+def _ev_throughput(compare: Mapping | None) -> Evidence:
+    if not compare:
+        return Evidence("throughput_equivalent", summary="no comparison given")
+    ratio = _num(compare.get("ratio"))
+    lo = _num(compare.get("ratio_ci_low"))
+    hi = _num(compare.get("ratio_ci_high"))
+    margin = _num(compare.get("margin"))
+    eq = compare.get("equivalent")
+    facts = {"ratio": ratio, "ratio_ci_low": lo, "ratio_ci_high": hi, "margin": margin, "equivalent": eq}
+    if ratio is None:
+        return Evidence("throughput_equivalent", summary="comparison has no steady-state ratio", facts=facts, sources=("compare",))
+    ci = f" (95 % CI {lo:.3f}-{hi:.3f})" if lo is not None and hi is not None else ""
+    m = f" at a {margin * 100:g} % margin" if margin is not None else ""
+    base = f"remote/co-located steady ratio {ratio:.3f}{ci}"
+    if eq is True:
+        return Evidence("throughput_equivalent", "yes", base + f": equivalent{m}", facts, ("compare",))
+    if margin is not None and hi is not None and hi < 1 - margin:
+        return Evidence("throughput_equivalent", "no", base + f": remote is slower beyond the{m.replace(' at a', '')}", facts, ("compare",))
+    if margin is not None and lo is not None and lo > 1 + margin:
+        return Evidence("throughput_equivalent", "yes", base + ": remote is faster", facts, ("compare",))
+    return Evidence("throughput_equivalent", "unknown", base + f": not shown equivalent{m} (inconclusive: more steady steps needed)", facts, ("compare",))
+
+
+def _ev_repetitions(compare: Mapping | None) -> Evidence:
+    if not compare:
+        return Evidence("repetitions", summary="no comparison given")
+    n_col = len(compare.get("colocated") or [])
+    n_rem = len(compare.get("remote") or [])
+    facts = {"colocated_runs": n_col, "remote_runs": n_rem, "min_repetitions": MIN_REPETITIONS}
+    base = f"{n_col} co-located and {n_rem} remote runs"
+    if n_col >= MIN_REPETITIONS and n_rem >= MIN_REPETITIONS:
+        return Evidence("repetitions", "yes", base, facts, ("compare",))
+    if n_col == 0 and n_rem == 0:
+        return Evidence("repetitions", "unknown", "comparison lists no runs", facts, ("compare",))
+    return Evidence("repetitions", "no", base + f" (fewer than {MIN_REPETITIONS} each)", facts, ("compare",))
+
+
+def _ev_link(compare: Mapping | None, cost: Mapping | None) -> Evidence:
+    read = _num(_get(compare, "remote_steady_read_bytes_per_s"))
+    gbps = _num(_get(cost, "inputs", "link", "bandwidth_gbps"))
+    h, h_src = _hit_ratio(compare, cost)
+    facts: dict[str, Any] = {"steady_read_bytes_per_s": read, "link_bandwidth_gbps": gbps, "steady_hit_ratio": h}
+    if read is None or gbps is None or gbps <= 0:
+        missing = []
+        if read is None:
+            missing.append("measured steady read rate")
+        if gbps is None or (gbps is not None and gbps <= 0):
+            missing.append("link.bandwidth_gbps in the scenario")
+        return Evidence("link_headroom", summary="needs " + " and ".join(missing), facts=facts,
+                        sources=tuple(s for s, v in (("compare", read), ("cost", gbps)) if v is not None))
+    link_bytes_per_s = gbps * 1e9 / 8
+    miss = 1.0 - h if h is not None else 1.0
+    cross = read * miss
+    util = cross / link_bytes_per_s
+    cold_util = read / link_bytes_per_s
+    facts.update(link_bytes_per_s=link_bytes_per_s, cross_region_bytes_per_s=cross,
+                 steady_link_utilisation=util, cold_link_utilisation=cold_util)
+    assumed = "" if h is not None else " (no hit ratio: every read assumed to cross)"
+    base = (f"steady cross-region demand {cross / 1e6:,.1f} MB/s = {_fmt_pct(util)} of a {gbps:g} Gbit/s link"
+            f"{assumed}; a cold cache asks for {_fmt_pct(cold_util)}")
+    proposed = "yes" if util <= LINK_HEADROOM_MAX_UTILISATION else "no"
+    return Evidence("link_headroom", proposed, base, facts, tuple(sorted({"compare", "cost"})))
+
+
+def _ev_warmup(compare: Mapping | None, cost: Mapping | None) -> Evidence:
+    warm = _num(_get(compare, "remote_extra_warmup_s"))
+    src = "compare"
+    if warm is None:
+        warm = _num(_get(cost, "inputs", "cache", "warmup_lost_s"))
+        src = "cost"
+    run_h = _num(_get(cost, "inputs", "training", "run_hours"))
+    facts: dict[str, Any] = {"warmup_s": warm, "warmup_source": src if warm is not None else None, "run_hours": run_h}
+    if warm is None or run_h is None or run_h <= 0:
+        need = []
+        if warm is None:
+            need.append("a measured warm-up")
+        if run_h is None or run_h <= 0:
+            need.append("training.run_hours")
+        return Evidence("warmup_share", summary="needs " + " and ".join(need), facts=facts)
+    cold = _num(_get(cost, "inputs", "cache", "cold_starts_per_month"))
+    runs = _num(_get(cost, "inputs", "training", "runs_per_month"))
+    if cold is not None and runs is not None and runs > 0:
+        cold_per_run = cold / runs
+    else:
+        cold_per_run = 1.0
+    share = warm * cold_per_run / (run_h * 3600.0)
+    facts.update(cold_starts_per_run=cold_per_run, warmup_share=share)
+    base = (f"warm-up {warm / 60:.1f} min x {cold_per_run:g} cold start(s) per {run_h:g} h run = "
+            f"{_fmt_pct(share)} of training time")
+    sources = tuple(sorted({src, "cost"}))
+    return Evidence("warmup_share", "yes" if share <= WARMUP_MAX_SHARE else "no", base, facts, sources)
+
+
+def _ev_cache_headroom(cost: Mapping | None) -> Evidence:
+    ws = _working_set_gb(cost)
+    cap = _num(_get(cost, "inputs", "cache", "capacity_gb"))
+    facts = {"working_set_gb": ws, "cache_capacity_gb": cap}
+    if ws is None or cap is None:
+        need = "cache.capacity_gb" if cap is None else "dataset.size_gb"
+        return Evidence("cache_headroom", summary=f"needs {need} in the scenario", facts=facts,
+                        sources=("cost",) if cost else ())
+    if ws <= 0:
+        return Evidence("cache_headroom", "yes", "working set is empty", facts, ("cost",))
+    ratio = cap / ws
+    facts["capacity_to_working_set"] = ratio
+    base = f"cache {cap:,.0f} GB holds {ratio:.2f}x the {ws:,.0f} GB working set"
+    return Evidence("cache_headroom", "yes" if ratio >= CACHE_MIN_HEADROOM else "no", base, facts, ("cost",))
+
+
+def _transfer_per_month(cost: Mapping | None) -> float | None:
+    """The cross-region option's monthly transfer bill in USD, from whichever shape ``terms`` has."""
+    term = _get(cost, "options", "cross_region", "terms", "transfer_usd")
+    months = _num(_get(cost, "horizon_months"))
+    if isinstance(term, Mapping):
+        v = _num(term.get("per_month_usd"))
+        if v is not None:
+            return v
+        t = _num(term.get("total_usd"))
+        return t / months if t is not None and months else None
+    for key in ("terms_per_month", "per_month_terms"):
+        v = _num(_get(cost, "options", "cross_region", key, "transfer_usd"))
+        if v is not None:
+            return v
+    t = _num(term)
+    if t is not None and months:
+        return t / months
+    return None
+
+
+def _ev_budget(cost: Mapping | None) -> Evidence:
+    budget = _num(_get(cost, "inputs", "transfer_budget_usd_per_month"))
+    if budget is None:
+        budget = _num(_get(cost, "inputs", "link", "transfer_budget_usd_per_month"))
+    monthly = _transfer_per_month(cost)
+    facts = {"transfer_usd_per_month": monthly, "budget_usd_per_month": budget}
+    if monthly is None or budget is None:
+        need = []
+        if monthly is None:
+            need.append("a cost result with the transfer term")
+        if budget is None:
+            need.append("transfer_budget_usd_per_month in the scenario")
+        return Evidence("transfer_budget", summary="needs " + " and ".join(need), facts=facts,
+                        sources=("cost",) if cost else ())
+    base = f"transfer {_usd(monthly)}/month vs budget {_usd(budget)}/month"
+    return Evidence("transfer_budget", "yes" if monthly <= budget else "no", base, facts, ("cost",))
+
+
+def gather_evidence(
+    compare: Mapping[str, Any] | None = None,
+    cost: Mapping[str, Any] | None = None,
+    fits: Iterable[Mapping[str, Any]] | None = None,
+) -> dict[str, Evidence]:
+    """Evidence for every item from the ``compare``, ``cost`` and ``fit`` JSON dicts.
+
+    Tolerant by design: any missing key, null or non-numeric value means that piece of evidence is
+    unknown; nothing here raises on partial inputs. Items with no automatic evidence get an
+    ``unknown`` proposal and say so.
+    """
+    compare = compare if isinstance(compare, Mapping) else None
+    cost = cost if isinstance(cost, Mapping) else None
+    fits_list = [f for f in (fits or []) if isinstance(f, Mapping)]
+    ev = {
+        "reread_fits_cache": _ev_reread(compare, cost),
+        "cost_favourable": _ev_cost(cost),
+        "states_covered": _ev_states(compare, fits_list),
+        "throughput_equivalent": _ev_throughput(compare),
+        "repetitions": _ev_repetitions(compare),
+        "link_headroom": _ev_link(compare, cost),
+        "warmup_share": _ev_warmup(compare, cost),
+        "cache_headroom": _ev_cache_headroom(cost),
+        "transfer_budget": _ev_budget(cost),
+    }
+    out: dict[str, Evidence] = {}
+    for item in ITEMS:
+        if item.id in ev:
+            out[item.id] = ev[item.id]
+        else:
+            out[item.id] = Evidence(item.id, summary="a question for people: the benchmarks cannot answer it")
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Verdict
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """One item as decided: the person's answer, the evidence's proposal, the answer that counts."""
+
+    item: Item
+    answer: str  # the answer that counts
+    source: str  # "person", "evidence" or "none"
+    person_answer: str | None
+    note: str
+    evidence: Evidence
+    status: str  # "ok", "blocker" or "condition"
+    overrides_evidence: bool
+    problem: str = ""  # non-empty when a person's answer was not accepted (missing note)
+
+    @property
+    def proposed(self) -> str:
+        return self.evidence.proposed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.item.id,
+            "question": self.item.question,
+            "why": self.item.why,
+            "severity": self.item.severity,
+            "answer": self.answer,
+            "source": self.source,
+            "person_answer": self.person_answer,
+            "note": self.note,
+            "proposed": self.evidence.proposed,
+            "evidence": self.evidence.to_dict(),
+            "overrides_evidence": self.overrides_evidence,
+            "status": self.status,
+            "condition": self.item.condition,
+            "problem": self.problem,
+        }
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The verdict with its blockers and conditions, and every item as decided."""
+
+    verdict: str
+    items: tuple[ItemResult, ...]
+    blockers: tuple[dict[str, str], ...]
+    conditions: tuple[dict[str, str], ...]
+    problems: tuple[str, ...] = ()
+
+    @property
+    def reasons(self) -> list[str]:
+        """Plain-language reasons for the verdict."""
+        if self.verdict == "NO_GO":
+            return [f"blocker '{b['id']}' answered no: {b['reason']}" for b in self.blockers]
+        if self.verdict == "CONDITIONAL":
+            return [f"'{c['id']}' ({c['severity']}, {c['answer']}): {c['condition']}" for c in self.conditions]
+        return ["every item is answered yes"]
+
+    def counts(self) -> dict[str, int]:
+        out = {a: 0 for a in ANSWERS}
+        for r in self.items:
+            out[r.answer] += 1
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "blockers": [dict(b) for b in self.blockers],
+            "conditions": [dict(c) for c in self.conditions],
+            "reasons": self.reasons,
+            "counts": self.counts(),
+            "problems": list(self.problems),
+            "items": [r.to_dict() for r in self.items],
+        }
+
+    def table(self):  # -> pandas.DataFrame
+        """A static table (one row per item) for the report: answers, evidence and status."""
+        import pandas as pd
+
+        rows = [
+            {
+                "id": r.item.id,
+                "question": r.item.question,
+                "severity": r.item.severity,
+                "answer": r.answer,
+                "source": r.source,
+                "proposed": r.evidence.proposed,
+                "evidence": r.evidence.summary,
+                "note": r.note,
+                "status": r.status,
+            }
+            for r in self.items
+        ]
+        return pd.DataFrame(rows, columns=["id", "question", "severity", "answer", "source", "proposed",
+                                           "evidence", "note", "status"])
+
+
+def note_problem(item: Item, answer: Answer, evidence: Evidence) -> str:
+    """Why ``answer`` needs a note it lacks ('' when it is acceptable). See the module docstring."""
+    if answer.note:
+        return ""
+    if answer.answer == "no" and item.severity == "blocker":
+        return "a 'no' on a blocker needs a note saying why (it decides a NO_GO)"
+    if answer.answer in ("yes", "no") and evidence.proposed in ("yes", "no") and answer.answer != evidence.proposed:
+        return (f"answering {answer.answer!r} against the evidence (which proposes {evidence.proposed!r}: "
+                f"{evidence.summary}) needs a note saying why")
+    if answer.answer == "yes" and item.severity == "blocker" and evidence.proposed != "yes":
+        return "a 'yes' on a blocker without supporting evidence needs a note saying who or what confirms it"
+    return ""
+
+
+def evaluate(
+    answers: Mapping[str, Answer] | None,
+    evidence: Mapping[str, Evidence] | None,
+    *,
+    strict: bool = True,
+) -> Decision:
+    """Combine answers and evidence into a :class:`Decision` by the rules in the module docstring.
+
+    ``strict`` (batch mode) raises ChecklistError naming the first item whose answer lacks a
+    required note; with ``strict=False`` (the widgets) such an answer is not accepted: the item
+    counts as the evidence's proposal would, and the problem is listed in ``Decision.problems``.
+    Also raises ChecklistError for an answer to an item that is not in the catalogue.
+    """
+    answers = dict(answers or {})
+    evidence = dict(evidence or {})
+    for iid in answers:
+        if iid not in _BY_ID:
+            raise ChecklistError(f"unknown checklist item {iid!r}{_suggest(iid)}")
+    results: list[ItemResult] = []
+    blockers: list[dict[str, str]] = []
+    conditions: list[dict[str, str]] = []
+    problems: list[str] = []
+    for item in ITEMS:
+        ev = evidence.get(item.id) or Evidence(item.id, summary="no evidence gathered")
+        a = answers.get(item.id)
+        problem = ""
+        if a is not None:
+            if a.answer not in ANSWERS:
+                raise ChecklistError(f"item {item.id!r}: answer {a.answer!r} is not one of yes, no, unknown")
+            problem = note_problem(item, a, ev)
+            if problem and strict:
+                raise ChecklistError(f"item {item.id!r}: {problem}")
+        if a is not None and not problem:
+            answer, source, note = a.answer, "person", a.note
+        elif ev.proposed in ("yes", "no"):
+            answer, source, note = ev.proposed, "evidence", (a.note if a else "")
+        else:
+            answer, source, note = "unknown", ("person" if a is not None and not problem else "none"), (a.note if a else "")
+        if problem:
+            problems.append(f"{item.id}: {problem}")
+        overrides = (
+            source == "person" and ev.proposed in ("yes", "no") and answer in ("yes", "no") and answer != ev.proposed
+        )
+        if answer == "no" and item.severity == "blocker":
+            status = "blocker"
+            reason = note or ev.summary
+            blockers.append({"id": item.id, "question": item.question, "answer": answer, "reason": reason,
+                             "source": source})
+        elif answer == "yes":
+            status = "ok"
+        else:
+            status = "condition"
+            conditions.append({
+                "id": item.id,
+                "question": item.question,
+                "severity": item.severity,
+                "answer": answer,
+                "condition": item.condition,
+                "evidence": ev.summary,
+            })
+        results.append(ItemResult(item, answer, source, a.answer if a else None, note, ev, status, overrides, problem))
+    if blockers:
+        verdict = "NO_GO"
+    elif conditions:
+        verdict = "CONDITIONAL"
+    else:
+        verdict = "GO"
+    return Decision(verdict, tuple(results), tuple(blockers), tuple(conditions), tuple(problems))
+
+
+def decide(
+    answers: Mapping[str, Answer] | None = None,
+    *,
+    compare: Mapping[str, Any] | None = None,
+    cost: Mapping[str, Any] | None = None,
+    fits: Iterable[Mapping[str, Any]] | None = None,
+    strict: bool = True,
+) -> Decision:
+    """Convenience: :func:`gather_evidence` then :func:`evaluate`."""
+    return evaluate(answers, gather_evidence(compare=compare, cost=cost, fits=fits), strict=strict)
+
+
+__all__ = [
+    "ANSWERS",
+    "ITEMS",
+    "ITEM_IDS",
+    "Item",
+    "Answer",
+    "Evidence",
+    "ItemResult",
+    "Decision",
+    "get_item",
+    "parse_answers",
+    "load_answers",
+    "read_answers_file",
+    "load_yaml_words",
+    "answers_to_mapping",
+    "dump_answers",
+    "save_answers",
+    "gather_evidence",
+    "note_problem",
+    "evaluate",
+    "decide",
+]
