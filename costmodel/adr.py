@@ -1,0 +1,372 @@
+"""The architecture decision record: a :class:`~costmodel.checklist.Decision` as MADR 4.0 Markdown.
+
+Files are numbered like adr-tools (``NNNN-title.md``, the next free number in the folder), written
+atomically and never over an existing record. Every string that comes from an input (titles, notes,
+run ids, file names, evidence) is escaped, so Markdown or HTML in a note shows as text.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import tempfile
+import urllib.parse
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from .checklist import Decision
+from .errors import ChecklistError
+
+OPTION_TITLES: dict[str, str] = {
+    "cross_region": "Cross-region with cache: train in the remote region, read the data across regions through the prefetching cache",
+    "replicate": "Replicate: copy the dataset to the GPU region and keep the replica in sync",
+    "wait": "Wait: train in the data region when GPUs there become available",
+}
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!|~^$])")
+_ADR_NAME = re.compile(r"^(\d{4})-.*\.md$")
+
+
+def md_escape(text: Any) -> str:
+    """``text`` as inert inline Markdown: HTML characters become entities, Markdown punctuation is
+    backslash-escaped, line breaks become spaces."""
+    s = "" if text is None else str(text)
+    s = s.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    return _MD_SPECIAL.sub(r"\\\1", s)
+
+
+def _md_cell(text: Any) -> str:
+    return md_escape(text)
+
+
+def _link_target(target: str) -> str | None:
+    """A link destination that cannot break out of ``(...)`` or inject HTML; None for a scheme
+    other than http(s) (``javascript:`` and the like are shown as text, never linked)."""
+    scheme = urllib.parse.urlsplit(str(target)).scheme
+    if scheme and len(scheme) > 1 and scheme.lower() not in ("http", "https"):
+        return None
+    return urllib.parse.quote(str(target), safe="/:.#?=&%~+,@!-_")
+
+
+def _md_link(text: str, target: str) -> str:
+    dest = _link_target(target)
+    return md_escape(text) if dest is None else f"[{md_escape(text)}]({dest})"
+
+
+def _yaml_str(s: Any) -> str:
+    return json.dumps("" if s is None else str(s), ensure_ascii=False)
+
+
+def _yaml_list(values: Iterable[Any]) -> str:
+    return "[" + ", ".join(_yaml_str(v) for v in values) + "]"
+
+
+def _as_date(date: str | _dt.date | None) -> str:
+    if date is None:
+        return _dt.datetime.now(_dt.timezone.utc).date().isoformat()
+    if isinstance(date, _dt.datetime):
+        return date.date().isoformat()
+    if isinstance(date, _dt.date):
+        return date.isoformat()
+    try:
+        return _dt.date.fromisoformat(str(date)).isoformat()
+    except ValueError:
+        raise ChecklistError(f"date {date!r}: expected YYYY-MM-DD") from None
+
+
+def default_status(decision: Decision) -> str:
+    """MADR status for a verdict: GO and NO_GO are decisions taken (accepted); CONDITIONAL is proposed."""
+    return "proposed" if decision.verdict == "CONDITIONAL" else "accepted"
+
+
+def _num(x: Any) -> float | None:
+    from .checklist import _num as n
+
+    return n(x)
+
+
+def _totals(cost: Mapping[str, Any] | None) -> dict[str, float | None]:
+    opts = (cost or {}).get("options") or {}
+    return {k: _num((opts.get(k) or {}).get("total_usd")) if isinstance(opts, Mapping) else None for k in OPTION_TITLES}
+
+
+def chosen_option(decision: Decision, cost: Mapping[str, Any] | None = None) -> str:
+    """The option the record chooses: cross-region unless NO_GO, then the cheaper of replicate and wait."""
+    if decision.verdict != "NO_GO":
+        return "cross_region"
+    t = _totals(cost)
+    r, w = t["replicate"], t["wait"]
+    if r is not None and w is not None and w < r:
+        return "wait"
+    return "replicate"
+
+
+def _usd(x: float | None) -> str:
+    return "unknown" if x is None else f"USD {x:,.0f}"
+
+
+def _inputs_rows(inputs: Iterable[Any]) -> list[tuple[str, str, str]]:
+    rows = []
+    for entry in inputs:
+        if isinstance(entry, (tuple, list)) and len(entry) == 2:
+            label, path = str(entry[0]), entry[1]
+        else:
+            label, path = "input", entry
+        p = Path(os.fspath(path))
+        if p.is_file():
+            from .util import sha256_file
+
+            digest = sha256_file(p)
+        else:
+            digest = "(file not found)"
+        rows.append((label, str(path), digest))
+    return rows
+
+
+def render_adr(
+    decision: Decision,
+    *,
+    title: str,
+    date: str | _dt.date | None,
+    report_link: str | None = None,
+    inputs: Sequence[Any] = (),
+    compare: Mapping[str, Any] | None = None,
+    cost: Mapping[str, Any] | None = None,
+    status: str | None = None,
+    decision_makers: Sequence[str] = (),
+    consulted: Sequence[str] = (),
+    informed: Sequence[str] = (),
+) -> str:
+    """MADR 4.0 Markdown for ``decision``.
+
+    ``date`` (``YYYY-MM-DD`` or a date; None means today in UTC) is injectable for reproducible
+    records. ``inputs`` are paths (or ``(label, path)`` pairs) listed with their SHA-256.
+    ``compare`` and ``cost`` are the JSON dicts the decision used (for figures in the text).
+    Raises ChecklistError for a bad date.
+    """
+    day = _as_date(date)
+    status = status or default_status(decision)
+    totals = _totals(cost)
+    chosen = chosen_option(decision, cost)
+    by_id = {r.item.id: r for r in decision.items}
+    months = _num((cost or {}).get("horizon_months"))
+    horizon = f" over {months:g} months" if months is not None else ""
+
+    out: list[str] = []
+    w = out.append
+    w("---")
+    w(f"status: {_yaml_str(status)}")
+    w(f"date: {day}")
+    w(f"decision-makers: {_yaml_list(decision_makers)}")
+    w(f"consulted: {_yaml_list(consulted)}")
+    w(f"informed: {_yaml_list(informed)}")
+    w("---")
+    w("")
+    w(f"# {md_escape(title)}")
+    w("")
+    w("## Context and Problem Statement")
+    w("")
+    w("The GPUs we can get are in a different region from the training data. Should we train there and "
+      "read the dataset across regions through a prefetching cache, replicate the dataset to the GPU "
+      "region, or wait for GPUs next to the data? This record is drafted by `costmodel decide` from the "
+      "benchmark comparison, the cost model and the go/no-go checklist; figures below come from those "
+      "inputs (listed under More Information with their SHA-256).")
+    w("")
+    w(f"Checklist verdict: **{decision.verdict}** "
+      f"({decision.counts()['yes']} yes, {decision.counts()['no']} no, {decision.counts()['unknown']} unknown "
+      f"of {len(decision.items)} items).")
+    w("")
+    w("## Decision Drivers")
+    w("")
+    for r in decision.items:
+        w(f"* {r.item.question} ({r.item.severity}: **{r.answer}**)")
+    w("")
+    w("## Considered Options")
+    w("")
+    for key, t in OPTION_TITLES.items():
+        w(f"* {t}")
+    w("")
+    w("## Decision Outcome")
+    w("")
+    if decision.verdict == "GO":
+        w(f"Chosen option: \"{OPTION_TITLES[chosen]}\", because every checklist item is answered yes.")
+    elif decision.verdict == "CONDITIONAL":
+        w(f"Chosen option: \"{OPTION_TITLES[chosen]}\", provided the conditions under Confirmation are met "
+          f"first: no blocker is answered no, but {len(decision.conditions)} item(s) are unknown or unmet.")
+    else:
+        w(f"Chosen option: \"{OPTION_TITLES[chosen]}\", because cross-region training is blocked:")
+        w("")
+        for b in decision.blockers:
+            w(f"* {md_escape(b['id'])}: {md_escape(b['reason'])}")
+    w("")
+    w("Reasons:")
+    w("")
+    for reason in decision.reasons:
+        w(f"* {md_escape(reason)}")
+    w("")
+    w("### Consequences")
+    w("")
+    x, rp, wt = totals["cross_region"], totals["replicate"], totals["wait"]
+    if chosen == "cross_region":
+        if x is not None and rp is not None:
+            if x < rp:
+                w(f"* Good, because the cost model puts cross-region at {_usd(x)} against {_usd(rp)} for a replica{horizon}.")
+            else:
+                w(f"* Bad, because the cost model puts cross-region at {_usd(x)}, not below {_usd(rp)} for a replica{horizon}.")
+        w("* Good, because there is no second copy of the dataset to store, sync and govern.")
+        w("* Bad, because training now depends on the inter-region link and on the cache staying warm.")
+        for iid in ("warmup_share", "link_headroom", "transfer_budget"):
+            r = by_id.get(iid)
+            if r is not None and r.evidence.proposed != "unknown":
+                w(f"* Neutral, because {md_escape(r.evidence.summary)}.")
+    elif chosen == "replicate":
+        w(f"* Good, because training reads local data at co-located speed (replica{horizon}: {_usd(rp)}).")
+        w("* Bad, because a second copy has to be stored, synced and governed.")
+    else:
+        w(f"* Good, because no data leaves its region (cost of waiting{horizon}: {_usd(wt)}).")
+        w("* Bad, because training starts later.")
+    w("")
+    w("### Confirmation")
+    w("")
+    if decision.blockers:
+        w("Revisit only if every blocker can be answered yes with evidence:")
+        w("")
+        for b in decision.blockers:
+            w(f"* [ ] {md_escape(b['id'])}: {by_id[b['id']].item.condition}")
+        w("")
+    if decision.conditions:
+        lead = "Also open" if decision.blockers else "Conditions to meet before adopting"
+        w(f"{lead} (re-run `costmodel decide` with the new answers and measurements):")
+        w("")
+        for c in decision.conditions:
+            w(f"* [ ] {md_escape(c['id'])} ({c['severity']}, now {c['answer']}): {by_id[c['id']].item.condition}")
+    if not decision.blockers and not decision.conditions:
+        w("Every checklist item is answered yes. Confirm in production by tracking the steady-state throughput "
+          "against the co-located baseline, the cache hit ratio and the monthly transfer bill.")
+    w("")
+    w("## Pros and Cons of the Options")
+    w("")
+    thr = by_id.get("throughput_equivalent")
+    reread = by_id.get("reread_fits_cache")
+    for key, t in OPTION_TITLES.items():
+        w(f"### {t}")
+        w("")
+        if key == "cross_region":
+            w(f"* Neutral, because its cost{horizon} is {_usd(x)}.")
+            if thr is not None and thr.evidence.proposed != "unknown":
+                kind = "Good" if thr.evidence.proposed == "yes" else "Bad"
+                w(f"* {kind}, because {md_escape(thr.evidence.summary)}.")
+            if reread is not None and reread.evidence.proposed != "unknown":
+                kind = "Good" if reread.evidence.proposed == "yes" else "Bad"
+                w(f"* {kind}, because {md_escape(reread.evidence.summary)}.")
+            w("* Bad, because the cold start (and any cache invalidation) pays a warm-up across the link.")
+        elif key == "replicate":
+            w(f"* Neutral, because its cost{horizon} is {_usd(rp)}.")
+            w("* Good, because reads stay in-region: no warm-up, no dependency on the link while training.")
+            w("* Bad, because the replica needs storage, a sync pipeline and its own governance.")
+        else:
+            w(f"* Neutral, because its cost{horizon} is {_usd(wt)}.")
+            w("* Good, because nothing crosses regions.")
+            w("* Bad, because the team waits for capacity.")
+        w("")
+    w("## More Information")
+    w("")
+    if report_link:
+        w(f"* Report: {_md_link(report_link, report_link)}")
+    rows = _inputs_rows(inputs)
+    if rows:
+        w("* Input files:")
+        w("")
+        w("| input | file | SHA-256 |")
+        w("| --- | --- | --- |")
+        for label, path, digest in rows:
+            shown = f"`{digest}`" if not digest.startswith("(") else md_escape(digest)
+            w(f"| {_md_cell(label)} | {_md_link(path, path)} | {shown} |")
+    w("")
+    w("Checklist as decided (answer: what counts; source: person, evidence or none):")
+    w("")
+    w("| item | severity | answer | source | proposed | evidence | note |")
+    w("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in decision.items:
+        w(f"| {md_escape(r.item.id)} | {r.item.severity} | {r.answer} | {r.source} | {r.evidence.proposed} | "
+          f"{_md_cell(r.evidence.summary)} | {_md_cell(r.note)} |")
+    if decision.problems:
+        w("")
+        w("Answers not accepted:")
+        w("")
+        for p in decision.problems:
+            w(f"* {md_escape(p)}")
+    w("")
+    from . import __version__
+
+    w(f"Generated by costmodel {__version__}.")
+    w("")
+    return "\n".join(out)
+
+
+def slugify(title: str, max_len: int = 60) -> str:
+    """adr-tools style file-name slug: lower case, runs of other characters become one hyphen."""
+    slug = re.sub(r"[^a-z0-9]+", "-", str(title).lower()).strip("-")
+    return (slug[:max_len].rstrip("-")) or "decision"
+
+
+def next_number(directory: str | os.PathLike[str]) -> int:
+    """The next free adr-tools number in ``directory`` (1 when it holds no ``NNNN-*.md``)."""
+    d = Path(directory)
+    if not d.is_dir():
+        return 1
+    numbers = [int(m.group(1)) for p in d.iterdir() if (m := _ADR_NAME.match(p.name))]
+    return max(numbers, default=0) + 1
+
+
+def write_adr(
+    directory: str | os.PathLike[str],
+    decision: Decision,
+    *,
+    title: str,
+    date: str | _dt.date | None = None,
+    **kwargs: Any,
+) -> Path:
+    """Render the record and write it to ``directory/NNNN-<slug>.md``; returns the path.
+
+    The number is the next free one; the file appears whole (written beside, then hard-linked into
+    place, which fails rather than overwrite), so an existing record is never replaced.
+    Raises ChecklistError when the folder cannot be written.
+    """
+    text = render_adr(decision, title=title, date=date, **kwargs)
+    d = Path(directory)
+    if d.exists() and not d.is_dir():
+        raise ChecklistError(f"{d}: ADR folder is a file, expected a directory")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".adr.", suffix=".tmp", dir=d)
+    except OSError as exc:
+        raise ChecklistError(f"{d}: cannot write the ADR folder: {exc.strerror or exc}") from None
+    tmp_path = Path(tmp)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        slug = slugify(title)
+        for _ in range(1000):
+            target = d / f"{next_number(d):04d}-{slug}.md"
+            try:
+                os.link(tmp_path, target)
+            except FileExistsError:
+                continue
+            except OSError:  # no hard links here: exclusive create, never over an existing file
+                try:
+                    fd2 = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                except FileExistsError:
+                    continue
+                with os.fdopen(fd2, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            return target
+        raise ChecklistError(f"{d}: could not find a free ADR number")  # pragma: no cover
+    finally:
+        tmp_path.unlink(missing_ok=True)
+
+
+__all__ = ["OPTION_TITLES", "md_escape", "render_adr", "write_adr", "next_number", "slugify",
+           "chosen_option", "default_status"]
