@@ -309,7 +309,10 @@ def render_adr(
 def slugify(title: str, max_len: int = 60) -> str:
     """adr-tools style file-name slug: lower case, runs of other characters become one hyphen."""
     slug = re.sub(r"[^a-z0-9]+", "-", str(title).lower()).strip("-")
-    return (slug[:max_len].rstrip("-")) or "decision"
+    if len(slug) > max_len:
+        cut = slug[: max_len + 1]
+        slug = cut[: cut.rfind("-")] if "-" in cut else slug[:max_len]
+    return slug.strip("-") or "decision"
 
 
 def next_number(directory: str | os.PathLike[str]) -> int:

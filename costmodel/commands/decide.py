@@ -1,16 +1,138 @@
-"""`costmodel decide` (not implemented yet)."""
+"""`costmodel decide`: the go/no-go verdict from an answers file and the analysis results, and the ADR."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import Any
 
-from ..errors import CostmodelError
+HELP = "go/no-go verdict from the checklist answers and the compare/cost/fit results; optional ADR"
+DESCRIPTION = """\
+Walk the go/no-go checklist in batch mode: the answers YAML plus evidence gathered from
+`costmodel compare --json`, `costmodel cost --json` and `costmodel fit --json` outputs.
 
-HELP = "(not implemented yet)"
+Verdict: NO_GO when a blocker is answered no; CONDITIONAL when any item is unknown or a
+warning is no (the conditions list what to do); GO when every item is yes. A person's
+answer overrides the evidence's proposal; both are printed. The exit status is 0 whatever
+the verdict (the verdict is data), 2 on bad input (nothing is written).
+
+answers file:
+  answers:
+    governance_allows: {answer: yes, note: "approved by data governance, ticket DG-42"}
+    network_ready: unknown
+  meta: {title: "...", decision-makers: [...], consulted: [...], informed: [...]}   # optional
+"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("args", nargs="*")
+    parser.add_argument("--answers", required=True, metavar="ANSWERS.yaml",
+                        help="checklist answers (YAML: answers: {item_id: {answer: yes|no|unknown, note: ...}})")
+    parser.add_argument("--compare", metavar="compare.json", help="output of `costmodel compare --json`")
+    parser.add_argument("--cost", metavar="cost.json", help="output of `costmodel cost --json`")
+    parser.add_argument("--fit", metavar="fit.json", action="append", default=[],
+                        help="output of `costmodel fit --json` (a list of fits; repeatable)")
+    parser.add_argument("--adr", metavar="DIR",
+                        help="write an architecture decision record (MADR) as DIR/NNNN-title.md (next free number)")
+    parser.add_argument("--title", help="ADR title (default: the answers file's meta.title, else a generic title)")
+    parser.add_argument("--date", metavar="YYYY-MM-DD", help="ADR date (default: today, UTC)")
+    parser.add_argument("--report-link", metavar="URL", help="link to the rendered report, cited in the ADR")
+    parser.add_argument("--json", action="store_true", help="print the decision as one JSON object")
+
+
+def _read_json(path: str, what: str) -> Any:
+    import json
+
+    from ..errors import ChecklistError
+
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ChecklistError(f"{p}: {what} file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ChecklistError(f"{p}: cannot read {what} file: {exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ChecklistError(f"{p}:{exc.lineno}: {what} file is not valid JSON ({exc.msg})") from None
+
+
+def _people(meta: dict[str, Any], key: str, source: str) -> list[str]:
+    from ..errors import ChecklistError
+
+    value = meta.get(key, meta.get(key.replace("-", "_"), []))
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ChecklistError(f"{source}: meta.{key} must be a name or a list of names")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CostmodelError("costmodel decide is not implemented yet")
+    from .. import adr, checklist
+    from ..errors import ChecklistError
+    from ._common import emit_json
+
+    answers, meta = checklist.read_answers_file(args.answers)
+    compare = _read_json(args.compare, "compare") if args.compare else None
+    cost = _read_json(args.cost, "cost") if args.cost else None
+    if compare is not None and not isinstance(compare, dict):
+        raise ChecklistError(f"{args.compare}: expected the JSON object printed by `costmodel compare --json`")
+    if cost is not None and not isinstance(cost, dict):
+        raise ChecklistError(f"{args.cost}: expected the JSON object printed by `costmodel cost --json`")
+    fits: list[dict[str, Any]] = []
+    for path in args.fit:
+        data = _read_json(path, "fit")
+        items = data if isinstance(data, list) else [data]
+        if not all(isinstance(f, dict) for f in items):
+            raise ChecklistError(f"{path}: expected the JSON list printed by `costmodel fit --json`")
+        fits.extend(items)
+
+    evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fits)
+    decision = checklist.evaluate(answers, evidence, strict=True)
+
+    out = decision.to_dict()
+    if args.adr:
+        title = args.title or meta.get("title") or "Cross-region training with a cache, replication or waiting"
+        inputs: list[tuple[str, str]] = [("answers", args.answers)]
+        if args.compare:
+            inputs.append(("compare", args.compare))
+        if args.cost:
+            inputs.append(("cost", args.cost))
+        inputs += [("fit", f) for f in args.fit]
+        kwargs = dict(
+            title=str(title),
+            date=args.date,
+            report_link=args.report_link,
+            inputs=inputs,
+            compare=compare,
+            cost=cost,
+            decision_makers=_people(meta, "decision-makers", args.answers),
+            consulted=_people(meta, "consulted", args.answers),
+            informed=_people(meta, "informed", args.answers),
+        )
+        adr.render_adr(decision, **kwargs)  # validate (date, ...) before touching the folder
+        out["adr_path"] = str(adr.write_adr(args.adr, decision, **kwargs))
+    elif args.date:
+        adr._as_date(args.date)  # a bad date is bad input even without --adr
+
+    if args.json:
+        emit_json(out)
+        return 0
+    print(f"verdict: {decision.verdict}")
+    for r in decision.items:
+        mark = {"ok": "ok  ", "blocker": "NO  ", "condition": "open"}[r.status]
+        src = "" if r.source == "person" else f" [{r.source}]"
+        print(f"  {mark} {r.item.id:<24} {r.answer:<8}{src}  {r.evidence.summary}")
+    if decision.blockers:
+        print("blockers:")
+        for b in decision.blockers:
+            print(f"  - {b['id']}: {b['reason']}")
+    if decision.conditions:
+        print("conditions:")
+        for c in decision.conditions:
+            print(f"  - {c['id']}: {c['condition']}")
+    if "adr_path" in out:
+        print(f"ADR written: {out['adr_path']}")
+    return 0
