@@ -1,0 +1,225 @@
+"""From a table of source columns (any names, any units) to Timeline columns in SI units.
+
+Used by every reader that meets named columns: CSV/TSV/JSONL/Parquet/key=value logs, GPU
+telemetry, DLIO lists. Vectorised (numpy / pandas), no per-row Python on numeric columns.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping as TMapping
+
+import numpy as np
+import pandas as pd
+
+from ..errors import IngestError
+from ..schema import FRACTION_COLUMNS
+from .units import Mapping, mapping_from_option, resolve_column
+
+#: cell texts that mean "no value" (kept as NaN, not a bad cell)
+NA_TOKENS = frozenset({"", "n/a", "[n/a]", "na", "null", "none", "-", "--", "[not supported]", "not supported"})
+_NUM_WITH_UNIT = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(%|[A-Za-z/µ]+)?\s*$")
+
+
+@dataclass
+class Converted:
+    """Timeline columns (SI) plus what the conversion found."""
+
+    columns: dict[str, np.ndarray] = field(default_factory=dict)
+    invalid: dict[str, np.ndarray] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    mapped: dict[str, str] = field(default_factory=dict)  # source name -> timeline column
+
+
+def plan_columns(names: list[str], options: Any) -> tuple[dict[str, Mapping], list[str], list[str]]:
+    """Decide which source column feeds which Timeline column.
+
+    Returns (source -> Mapping, ignored source names, notes). ``--map`` wins, then a column whose
+    name is already canonical, then the first alias in column order.
+    """
+    user = dict(getattr(options, "mapping", {}) or {})
+    plan: dict[str, Mapping] = {}
+    taken: dict[str, str] = {}
+    notes: list[str] = []
+    stripped = {n: n.strip() for n in names}
+    for src, (dst, unit) in user.items():
+        match = [n for n in names if stripped[n] == src or n == src]
+        if not match:
+            raise IngestError(
+                f"--map {src}={dst}: no column named {src!r}; columns are: {', '.join(n.strip() for n in names)}", field="--map"
+            )
+        m = mapping_from_option(src, dst, unit)
+        plan[match[0]] = m
+        taken[m.column] = match[0]
+    candidates: list[tuple[int, str, Mapping]] = []
+    for i, n in enumerate(names):
+        if n in plan:
+            continue
+        m = resolve_column(n)
+        if m is None:
+            continue
+        canonical = stripped[n].lower() == m.column
+        candidates.append((0 if canonical else 1, n, m))
+    for _prio, n, m in sorted(candidates, key=lambda x: x[0]):
+        if m.column in taken:
+            notes.append(f"column {n.strip()!r} also maps to {m.column} (already from {taken[m.column].strip()!r}); ignored")
+            continue
+        plan[n] = m
+        taken[m.column] = n
+    ignored = [n.strip() for n in names if n not in plan]
+    return plan, ignored, notes
+
+
+def numeric_cells(values: Any) -> tuple[np.ndarray, np.ndarray, str]:
+    """Parse a column to float64. Returns (values, invalid mask, unit found in the cells).
+
+    Numbers pass through; text cells may carry a unit (``"45 %"``, ``"27.32 W"``, ``"1024 MiB"``);
+    NA tokens (``N/A``, empty) are NaN and not invalid; anything else is NaN and invalid.
+    A literal NaN/inf in a numeric source is invalid (a missing cell is not).
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind in "fiub":
+        a = values.astype("float64", copy=False)
+        return a, ~np.isfinite(a) & ~np.isnan(a) if a.dtype.kind == "f" else np.zeros(len(a), bool), ""
+    s = pd.Series(values, copy=False)
+    if pd.api.types.is_bool_dtype(s.dtype):
+        return s.astype("float64").to_numpy(), np.zeros(len(s), bool), ""
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        isna = s.isna().to_numpy()
+        a = s.to_numpy(dtype="float64", na_value=np.nan)
+        return a, ~isna & ~np.isfinite(a), ""
+    obj = s.astype("object")
+    isna = obj.isna().to_numpy()
+    txt = obj.where(~isna, "").astype(str).str.strip()
+    low = txt.str.lower()
+    na = isna | low.isin(NA_TOKENS).to_numpy()
+    a = np.array(pd.to_numeric(txt.where(~na, None), errors="coerce").to_numpy(dtype="float64", na_value=np.nan))
+    unit = ""
+    need = np.isnan(a) & ~na
+    if need.any():
+        ext = txt[need].str.extract(_NUM_WITH_UNIT)
+        parsed = pd.to_numeric(ext[0], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+        a[need] = parsed
+        units = ext[1].dropna().unique()
+        if len(units):
+            unit = str(units[0])
+    invalid = ~na & ~np.isfinite(a)
+    return a, invalid, unit
+
+
+def time_to_seconds(values: Any, kind: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """Absolute or elapsed time -> seconds since the first row.
+
+    ``kind``: ``auto`` (ISO 8601 text, epoch s or epoch ms judged by magnitude, else elapsed s),
+    ``iso``, ``epoch_s``, ``epoch_ms``, ``epoch_us``, ``epoch_ns``. Returns (t_s, invalid, metadata)
+    where metadata holds ``start_time`` (ISO, naive local unless the source had a zone) and
+    ``start_epoch_s`` when the source time was absolute.
+    """
+    meta: dict[str, Any] = {}
+    s = pd.Series(values, copy=False)
+    if pd.api.types.is_datetime64_any_dtype(s.dtype):
+        if getattr(s.dt, "tz", None) is not None:
+            meta["timezone"] = str(s.dt.tz)
+            s = s.dt.tz_convert("UTC").dt.tz_localize(None)
+        ok = s.notna().to_numpy()
+        a = np.where(ok, s.astype("datetime64[ns]").to_numpy().astype("int64") / 1e9, np.nan)
+        if ok.any():
+            start = float(a[ok][0])
+            meta["start_epoch_s"] = start
+            meta["start_time"] = pd.Timestamp(start, unit="s").isoformat()
+            a = a - start
+        return a, np.zeros(len(a), bool), meta
+    if not pd.api.types.is_numeric_dtype(s.dtype) and kind in ("auto", "epoch_s", "epoch_ms", "epoch_us", "epoch_ns"):
+        nums = pd.to_numeric(s, errors="coerce")
+        if nums.notna().sum() >= max(1, 0.9 * s.notna().sum()):
+            s = nums
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        a = s.to_numpy(dtype="float64", na_value=np.nan)
+        finite = a[np.isfinite(a)]
+        scale = {"epoch_s": 1.0, "epoch_ms": 1e-3, "epoch_us": 1e-6, "epoch_ns": 1e-9}.get(kind)
+        if kind == "auto" and finite.size:
+            med = float(np.median(finite))
+            scale = 1e-9 if med > 1e17 else 1e-6 if med > 1e14 else 1e-3 if med > 1e11 else 1.0 if med > 1e8 else None
+        if scale is None:  # elapsed seconds already
+            return a, ~np.isfinite(a) & ~np.isnan(a), meta
+        a = a * scale
+        start = float(finite[0] * scale) if finite.size else float("nan")
+        meta["start_epoch_s"] = start
+        if np.isfinite(start):
+            meta["start_time"] = pd.Timestamp(start, unit="s").isoformat()
+        return a - start, ~np.isfinite(a) & ~np.isnan(a), meta
+    obj = s.astype("object")
+    isna = obj.isna().to_numpy()
+    txt = obj.where(~isna, "").astype(str).str.strip()
+    na = isna | txt.str.lower().isin(NA_TOKENS).to_numpy()
+    try:
+        dt = pd.to_datetime(txt.where(~na, None), errors="coerce", format="ISO8601")
+    except (ValueError, TypeError):
+        dt = pd.Series(pd.NaT, index=txt.index)
+    if dt.isna().to_numpy()[~na].any():
+        try:
+            dt2 = pd.to_datetime(txt.where(~na, None), errors="coerce", format="mixed")
+            dt = dt.where(dt.notna(), dt2) if len(dt) else dt2
+        except (ValueError, TypeError):
+            pass
+    if getattr(dt.dt, "tz", None) is not None:
+        meta["timezone"] = str(dt.dt.tz)
+        dt = dt.dt.tz_convert("UTC").dt.tz_localize(None)
+    ok = dt.notna().to_numpy()
+    ns = dt.astype("datetime64[ns]").to_numpy().astype("int64").astype("float64")
+    a = np.where(ok, ns / 1e9, np.nan)
+    invalid = ~na & ~ok
+    if ok.any():
+        start = float(a[ok][0])
+        meta["start_epoch_s"] = start
+        meta["start_time"] = pd.Timestamp(start, unit="s").isoformat()
+        a = a - start
+    return a, invalid, meta
+
+
+def convert(table: TMapping[str, Any], options: Any, *, source: str = "") -> Converted:
+    """Map and convert the columns of ``table`` (name -> values) to Timeline columns in SI units."""
+    names = list(table.keys())
+    plan, ignored, notes = plan_columns(names, options)
+    out = Converted(warnings=[f"{source}: {n}" for n in notes])
+    for src, m in plan.items():
+        col = m.column
+        if col == "t_s" and (m.time_kind or "").strip():
+            a, bad, meta = time_to_seconds(table[src], m.time_kind)
+            out.metadata.update(meta)
+        else:
+            a, bad, cell_unit = numeric_cells(table[src])
+            factor = m.factor
+            if cell_unit and not m.unit:
+                from .units import UNIT_FACTORS
+
+                cu = cell_unit.strip().lower()
+                if cu in UNIT_FACTORS:
+                    factor = UNIT_FACTORS[cu]
+                    if col in FRACTION_COLUMNS and cu != "%":
+                        factor = 1.0
+            if factor != 1.0:
+                if isinstance(a, np.ndarray) and a.flags.writeable and a.dtype == np.float64:
+                    np.multiply(a, factor, out=a)  # the reader hands over its own buffer: no second copy
+                else:
+                    a = a * factor
+            if col in FRACTION_COLUMNS and m.ambiguous and factor == 1.0:
+                with np.errstate(invalid="ignore"):
+                    mx = np.nanmax(a) if np.isfinite(a).any() else 0.0
+                if 1.0 < mx <= 100.0:
+                    a = a / 100.0
+                    out.warnings.append(f"{source}: column {src.strip()!r} has values up to {mx:g}: read as percent (divided by 100)")
+            elif m.ambiguous and col not in FRACTION_COLUMNS:
+                out.warnings.append(
+                    f"{source}: column {src.strip()!r} read as {col} with unit {m.unit or 'bytes'!s}; "
+                    f"use --map {src.strip()}={col}:UNIT if that is wrong"
+                )
+        out.columns[col] = a
+        if bad.any():
+            out.invalid[col] = bad
+        out.mapped[src.strip()] = col
+    if ignored:
+        shown = ", ".join(ignored[:12]) + (f" and {len(ignored) - 12} more" if len(ignored) > 12 else "")
+        out.warnings.append(f"{source}: columns not in the Timeline, not imported: {shown}")
+    out.metadata["columns_mapped"] = dict(out.mapped)
+    return out

@@ -1,0 +1,341 @@
+"""Per-step training logs: CSV, TSV, JSONL, Parquet (not a Timeline) and ``key=value`` lines.
+
+Column names are matched to the Timeline by alias and unit suffix (:mod:`costmodel.ingest.units`);
+``--map`` overrides. CSV/TSV go through ``pyarrow.csv`` with explicit float types (vectorised, multi-
+threaded); a file whose cells carry units or text falls back to a string read and per-column parsing.
+Very large CSVs can be streamed batch by batch into a Timeline Parquet (:func:`stream_to_parquet`).
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import IngestError
+from ..schema import Rejection, Run
+from .frame import NA_TOKENS, convert, plan_columns
+from .validate import build_run, run_id_for
+
+FORMAT = "tabular"
+FORMATS = ["tabular", "csv", "tsv", "jsonl", "parquet", "kv"]
+
+_KV = re.compile(r"(?:^|\s|,|\|)([A-Za-z_][\w./%\[\]-]*)\s*[=:]\s*([-+]?[\w.+-]+(?:\s?%|[A-Za-z/%]*)?)")
+_KV_EQ = re.compile(r"([A-Za-z_][\w./%\[\]-]*)=([^\s,]+)")
+NULL_VALUES = sorted({t for t in NA_TOKENS} | {"NaN", "nan", "N/A", "NA", "NULL", "None"} - {"NaN", "nan"})
+
+
+def _lines(head: str, n: int = 20) -> list[str]:
+    return [ln for ln in head.splitlines()[:200] if ln.strip()][:n]
+
+
+def _is_binary(head: str) -> bool:
+    return "\x00" in head or head.count("\ufffd") > max(2, len(head) // 100)
+
+
+def dialect(head: str, path: Path) -> str | None:
+    """Which tabular dialect ``head`` looks like: csv, tsv, jsonl, parquet, kv, or None."""
+    if head.startswith("PAR1"):
+        return "parquet"
+    if _is_binary(head):
+        return None
+    lines = [ln for ln in _lines(head) if not ln.lstrip().startswith("#")]
+    if not lines:
+        return None
+    first = lines[0].strip()
+    if first.startswith("{"):
+        try:
+            obj = json.loads(first)
+        except ValueError:
+            return None
+        return "jsonl" if isinstance(obj, dict) else None
+    if "\t" in first and all(ln.count("\t") == first.count("\t") for ln in lines[1:5]):
+        return "tsv"
+    kv = [ln for ln in lines if len(_KV_EQ.findall(ln)) >= 2]
+    if len(kv) >= max(1, len(lines) // 2):
+        return "kv"
+    for d in (",", ";"):
+        c = first.count(d)
+        if c >= 1 and all(abs(ln.count(d) - c) <= 1 for ln in lines[1:6]):
+            return "csv"
+    return None
+
+
+def sniff(head: str, path: Path) -> bool:
+    return dialect(head, path) is not None
+
+
+def read(path: Path, options: Any) -> list[Run]:
+    fmt = getattr(options, "fmt", None)
+    with open(path, "rb") as fh:
+        head = fh.read(64 * 1024).decode("utf-8", errors="replace")
+    kind = fmt if fmt in ("csv", "tsv", "jsonl", "parquet", "kv") else dialect(head, path)
+    if kind is None:
+        raise IngestError("not a table: expected CSV/TSV with a header row, JSON lines, Parquet or key=value lines", path=str(path))
+    if kind == "parquet":
+        return [_read_parquet(path, options)]
+    if kind == "jsonl":
+        return [_read_jsonl(path, options)]
+    if kind == "kv":
+        return [_read_kv(path, options)]
+    return [_read_csv(path, options, "\t" if kind == "tsv" else _delimiter(head))]
+
+
+def _delimiter(head: str) -> str:
+    lines = [ln for ln in _lines(head) if not ln.lstrip().startswith("#")]
+    first = lines[0] if lines else ""
+    return ";" if first.count(";") > first.count(",") else ","
+
+
+def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], lines: np.ndarray | None,
+            extra: list[Rejection], source_rows: int | None = None, metadata: dict[str, Any] | None = None,
+            src_invalid: dict[str, np.ndarray] | None = None) -> Run:
+    conv = convert(conv_table, options, source=str(path))
+    conv_table.clear()
+    for src, mask in (src_invalid or {}).items():
+        col = conv.mapped.get(src.strip())
+        if col is not None:
+            conv.invalid[col] = conv.invalid[col] | mask if col in conv.invalid else mask
+    meta = {"dialect": fmt, **(metadata or {}), **conv.metadata}
+    return build_run(
+        conv.columns,
+        path=path,
+        run_id=run_id_for(path, options),
+        fmt=f"tabular/{fmt}",
+        role=getattr(options, "role", "") or "",
+        lines=lines,
+        invalid=conv.invalid,
+        metadata=meta,
+        warnings=conv.warnings,
+        extra_rejected=extra,
+        source_rows=source_rows,
+        strict=getattr(options, "strict", False),
+    )
+
+
+# ---------------------------------------------------------------------------------------- CSV / TSV
+
+
+def _header(path: Path, delimiter: str) -> tuple[list[str], int]:
+    """Column names and the number of preamble lines (``#`` comments, blank lines) before them."""
+    skip = 0
+    with open(path, "r", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if not line.strip() or line.lstrip().startswith("#"):
+                skip += 1
+                continue
+            import csv
+
+            names = next(csv.reader([line.rstrip("\r\n")], delimiter=delimiter))
+            return [n.strip() for n in names], skip
+            break
+    raise IngestError("no header row found; expected a header naming the columns", path=str(path))
+
+
+def arrow_csv_plan(path: Path, options: Any, delimiter: str) -> tuple[list[str], int, dict[str, Any], list[str]]:
+    """(header names, preamble lines, source->Mapping plan, notes) for a CSV file."""
+    names, skip = _header(path, delimiter)
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise IngestError(f"duplicate column name(s) {dup} in the header; expected unique names", path=str(path), line=skip + 1)
+    plan, _ignored, notes = plan_columns(names, options)
+    return names, skip, plan, notes
+
+
+def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    names, skip, plan, _notes = arrow_csv_plan(path, options, delimiter)
+    if not plan:
+        raise IngestError(
+            f"no usable column: header has {', '.join(names[:15])}; expected step, t_s/time/elapsed, samples_per_s/"
+            "samples/s/throughput, tokens_per_s, step_time(_ms), gpu_util(_pct), read_MBps/read_bytes_per_s, ... "
+            "(or name them with --map SRC=COLUMN[:UNIT])",
+            path=str(path),
+            line=skip + 1,
+        )
+    skipped: list[tuple[int | None, str]] = []
+
+    def on_invalid(row: Any) -> str:
+        skipped.append((row.number, f"expected {row.expected_columns} fields, found {row.actual_columns}"))
+        return "skip"
+
+    include = [n for n in names if n in plan]
+    types = {}
+    for n in include:
+        m = plan[n]
+        if m.column == "t_s" and m.time_kind:
+            continue
+        types[n] = pa.float64()
+    read_opts = pacsv.ReadOptions(skip_rows=skip, column_names=None)
+    parse_opts = pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=on_invalid)
+    extra: list[Rejection] = []
+    try:
+        conv_opts = pacsv.ConvertOptions(
+            include_columns=include, column_types=types, null_values=NULL_VALUES, strings_can_be_null=True
+        )
+        table = pacsv.read_csv(path, read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
+        typed = True
+    except pa.ArrowInvalid as exc:
+        if "CSV parse error" in str(exc) and "conversion" not in str(exc).lower():
+            raise IngestError(f"not a well-formed CSV: {exc}", path=str(path)) from None
+        skipped.clear()
+        conv_opts = pacsv.ConvertOptions(
+            include_columns=include, column_types={n: pa.string() for n in include}, strings_can_be_null=False
+        )
+        try:
+            table = pacsv.read_csv(path, read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
+        except pa.ArrowInvalid as exc2:
+            raise IngestError(f"not a well-formed CSV: {exc2}", path=str(path)) from None
+        typed = False
+    except (OSError, UnicodeDecodeError) as exc:
+        raise IngestError(f"cannot read as CSV: {exc}", path=str(path)) from None
+    n = table.num_rows
+    cols, invalid_nan = _arrow_to_numpy(table, typed)
+    del table
+    lines = _line_numbers(n, skip, skipped)
+    for number, why in skipped:
+        extra.append(Rejection(path=str(path), line=number, reason=f"malformed row: {why}"))
+    # NaN written literally in the file ("nan") is a bad value, not a missing one
+    return _finish(
+        path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra, source_rows=n + len(skipped), src_invalid=invalid_nan
+    )
+
+
+def _arrow_to_numpy(table: Any, typed: bool) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Columns of an Arrow table as numpy (floats) or pandas (text/timestamps), freeing Arrow memory as it goes."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    names = table.column_names
+    chunked = dict(zip(names, table.columns))
+    out: dict[str, Any] = {}
+    nan_cells: dict[str, np.ndarray] = {}
+    for name in names:
+        col = chunked.pop(name)
+        if pa.types.is_floating(col.type) or pa.types.is_integer(col.type):
+            if pa.types.is_floating(col.type) and col.null_count < len(col):
+                isnan = pc.fill_null(pc.is_nan(col), False)
+                if pc.any(isnan).as_py():
+                    nan_cells[name] = isnan.to_numpy(zero_copy_only=False)
+            a = col.to_numpy()
+            if pa.types.is_integer(col.type) or not a.flags.writeable:
+                a = a.astype("float64")
+            out[name] = a
+        else:
+            out[name] = col.to_pandas()
+        del col
+    return out, nan_cells
+
+
+def _line_numbers(n: int, skip: int, skipped: list[tuple[int | None, str]]) -> np.ndarray:
+    lines = np.arange(n, dtype="int64") + skip + 2
+    for number, _why in sorted((s for s in skipped if s[0] is not None), key=lambda s: s[0]):
+        lines[lines >= number] += 1
+    return lines
+
+
+# ---------------------------------------------------------------------------------------- Parquet
+
+
+def _read_parquet(path: Path, options: Any) -> Run:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise IngestError(f"not a readable Parquet file ({exc})", path=str(path)) from None
+    plan, _ignored, _notes = plan_columns(list(schema.names), options)
+    if not plan:
+        raise IngestError(
+            f"no usable column: Parquet columns are {', '.join(schema.names[:15])}; name them with --map SRC=COLUMN[:UNIT]",
+            path=str(path),
+        )
+    try:
+        table = pq.read_table(path, columns=list(plan))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise IngestError(f"not a readable Parquet file ({exc})", path=str(path)) from None
+    n = table.num_rows
+    cols, nan_cells = _arrow_to_numpy(table, True)
+    ignored = [c for c in schema.names if c not in plan]
+    run = _finish(path, options, "parquet", cols, None, [], source_rows=n, src_invalid=nan_cells)
+    if ignored:
+        run.warnings = [w for w in run.warnings if "not imported" not in w] + [
+            f"{path}: columns not in the Timeline, not imported: {', '.join(ignored[:12])}"
+        ]
+    return run
+
+
+# ---------------------------------------------------------------------------------------- JSONL
+
+
+def _read_jsonl(path: Path, options: Any) -> Run:
+    import pandas as pd
+
+    records: list[dict[str, Any]] = []
+    lines: list[int] = []
+    extra: list[Rejection] = []
+    with open(path, "r", encoding="utf-8", errors="replace") as fh:
+        for i, line in enumerate(fh, start=1):
+            s = line.strip()
+            if not s:
+                continue
+            try:
+                obj = json.loads(s)
+            except ValueError as exc:
+                extra.append(Rejection(path=str(path), line=i, reason=f"not valid JSON ({exc.msg}); expected one JSON object per line"))
+                continue
+            if not isinstance(obj, dict):
+                extra.append(Rejection(path=str(path), line=i, reason=f"a JSON {type(obj).__name__}, expected an object"))
+                continue
+            records.append({k: v for k, v in obj.items() if not isinstance(v, (dict, list))})
+            lines.append(i)
+    if not records:
+        raise IngestError("no JSON object found; expected one JSON object per line", path=str(path), line=extra[0].line if extra else None)
+    df = pd.DataFrame.from_records(records)
+    table = {c: df[c] for c in df.columns}
+    return _finish(path, options, "jsonl", table, np.asarray(lines), extra)
+
+
+# ---------------------------------------------------------------------------------------- key=value
+
+
+def parse_kv_line(line: str) -> dict[str, str]:
+    """``step=10 samples/s=101.2 gpu_util=87%`` -> {"step": "10", "samples/s": "101.2", "gpu_util": "87%"}."""
+    return {k: v for k, v in _KV_EQ.findall(line)}
+
+
+def _read_kv(path: Path, options: Any) -> Run:
+    import pandas as pd
+
+    records: list[dict[str, str]] = []
+    lines: list[int] = []
+    other = 0
+    first_other: int | None = None
+    with open(path, "r", encoding="utf-8", errors="replace") as fh:
+        for i, line in enumerate(fh, start=1):
+            kv = parse_kv_line(line)
+            if len(kv) >= 1 and any(_known(k, options) for k in kv):
+                records.append(kv)
+                lines.append(i)
+            elif line.strip():
+                other += 1
+                first_other = first_other or i
+    if not records:
+        raise IngestError("no key=value line names a Timeline column (e.g. step=10 samples/s=101.2)", path=str(path))
+    df = pd.DataFrame.from_records(records)
+    table = {c: df[c] for c in df.columns}
+    run = _finish(path, options, "kv", table, np.asarray(lines), [])
+    if other:
+        run.warnings.append(f"{path}: {other} line(s) without key=value pairs were not imported (first at line {first_other})")
+    return run
+
+
+def _known(key: str, options: Any) -> bool:
+    from .units import resolve_column
+
+    return resolve_column(key) is not None or key in (getattr(options, "mapping", {}) or {})

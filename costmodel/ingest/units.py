@@ -1,0 +1,281 @@
+"""Column names and units: which Timeline column a source column feeds, and the factor to SI.
+
+Pure functions, no I/O. ``resolve_column("read_MBps")`` -> ``Mapping("read_bytes_per_s", 1e6)``.
+Rules (documented in the README's ingest section):
+
+* names are matched case-insensitively after trimming, ``[unit]`` / ``(unit)`` brackets are read as the unit;
+* a unit suffix (``_ms``, ``_us``, ``_pct``, ``%``, ``_MBps``, ``_MiBps`` ...) sets the conversion;
+* ``MB``/``GB``/``KB`` are decimal (10^6, 10^9, 10^3 bytes); ``MiB``/``GiB``/``KiB`` are binary (2^20 ...);
+* percentages become fractions 0..1.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import IngestError
+from ..schema import TIMELINE_COLUMNS
+
+KIB = 1024.0
+MIB = 1024.0**2
+GIB = 1024.0**3
+TIB = 1024.0**4
+
+#: unit string (lower case, as a user writes it in --map or a header) -> factor to SI
+UNIT_FACTORS: dict[str, float] = {
+    "": 1.0,
+    "1": 1.0,
+    "s": 1.0,
+    "sec": 1.0,
+    "secs": 1.0,
+    "seconds": 1.0,
+    "ms": 1e-3,
+    "msec": 1e-3,
+    "us": 1e-6,
+    "usec": 1e-6,
+    "µs": 1e-6,
+    "ns": 1e-9,
+    "min": 60.0,
+    "h": 3600.0,
+    "%": 0.01,
+    "pct": 0.01,
+    "percent": 0.01,
+    "fraction": 1.0,
+    "ratio": 1.0,
+    "b": 1.0,
+    "bytes": 1.0,
+    "kb": 1e3,
+    "mb": 1e6,
+    "gb": 1e9,
+    "tb": 1e12,
+    "kib": KIB,
+    "mib": MIB,
+    "gib": GIB,
+    "tib": TIB,
+    "b/s": 1.0,
+    "bps": 1.0,
+    "kb/s": 1e3,
+    "kbps": 1e3,
+    "mb/s": 1e6,
+    "mbps": 1e6,
+    "gb/s": 1e9,
+    "gbps": 1e9,
+    "kib/s": KIB,
+    "kibps": KIB,
+    "mib/s": MIB,
+    "mibps": MIB,
+    "gib/s": GIB,
+    "gibps": GIB,
+    "mbit/s": 1e6 / 8,
+    "gbit/s": 1e9 / 8,
+    "1/s": 1.0,
+    "/s": 1.0,
+    "w": 1.0,
+}
+
+#: units of a byte rate (a "throughput" in these units is storage bandwidth)
+BYTE_RATE_UNITS = ("b/s", "kb/s", "mb/s", "gb/s", "kib/s", "mib/s", "gib/s", "mbit/s", "gbit/s")
+
+#: time units that mean "absolute time" (converted to seconds since the first row)
+ABSOLUTE_TIME_UNITS = ("iso", "epoch_s", "epoch_ms", "epoch_us", "epoch_ns")
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """Where a source column goes: Timeline ``column``, multiply by ``factor``; ``unit`` as found."""
+
+    column: str
+    factor: float = 1.0
+    unit: str = ""
+    #: for time columns: "" (elapsed seconds, scaled by factor) or one of ABSOLUTE_TIME_UNITS / "auto"
+    time_kind: str = ""
+    #: True when the unit was guessed (the reader may want to say so)
+    ambiguous: bool = False
+
+
+def unit_factor(unit: str, *, field: str | None = None) -> float:
+    """Factor from ``unit`` to SI; raises IngestError naming the known units."""
+    u = unit.strip().lower().replace(" ", "")
+    if u in UNIT_FACTORS:
+        return UNIT_FACTORS[u]
+    raise IngestError(
+        f"unknown unit {unit!r}; expected one of: {', '.join(sorted(k for k in UNIT_FACTORS if k))}"
+        f", or for time columns: {', '.join(ABSOLUTE_TIME_UNITS)}",
+        field=field,
+    )
+
+
+def _norm(name: str) -> str:
+    n = name.strip().strip('"').strip()
+    n = re.sub(r"\s+", "_", n)
+    return n
+
+
+# Base names (lower case, no unit) -> Timeline column.
+_ALIASES: dict[str, str] = {}
+
+
+def _alias(col: str, *names: str) -> None:
+    for n in names:
+        _ALIASES[n] = col
+
+
+_alias("step", "step", "steps", "batch", "batch_idx", "iter", "iteration", "iterations", "global_step", "pass")
+_alias("t_s", "t", "time", "timestamp", "elapsed", "elapsed_time", "wall_time", "walltime", "wall_clock", "date", "datetime", "ts")
+_alias("epoch", "epoch", "epochs", "epoch_num")
+_alias(
+    "samples_per_s",
+    "samples_per",
+    "samples_per_sec",
+    "samples_per_second",
+    "samples/",
+    "samples/sec",
+    "throughput",
+    "sps",
+    "imgs_sec",
+    "images_per_sec",
+    "images_per_second",
+    "img/",
+    "images/",
+    "train_samples_per_second",
+)
+_alias("tokens_per_s", "tokens_per", "tokens_per_sec", "tokens_per_second", "tok/", "tokens/", "tps", "tokens/sec")
+_alias("step_time_s", "step_time", "batch_time", "iter_time", "iteration_time", "step_duration", "time_per_step", "steptime")
+_alias(
+    "gpu_util",
+    "gpu_util",
+    "gpu_utilization",
+    "utilization.gpu",
+    "gpu_usage",
+    "gpu",
+    "gract",
+    "dcgm_fi_prof_gr_engine_active",
+    "dcgm_fi_dev_gpu_util",
+)
+_alias("read_bytes_per_s", "read_bytes_per", "read_bw", "read_throughput", "read_bandwidth", "read", "read_rate")
+_alias("write_bytes_per_s", "write_bytes_per", "write_bw", "write_throughput", "write_bandwidth", "write", "write_rate")
+_alias("read_iops", "read_iops", "r_iops", "iops")
+_alias("write_iops", "write_iops", "w_iops")
+_alias("read_latency_s", "read_latency", "read_lat", "latency", "lat", "read_await", "r_await")
+_alias("cache_hit_ratio", "cache_hit", "cache_hit_ratio", "hit_rate", "hit_ratio", "cache_hit_rate", "cache_hits")
+_alias("data_wait_s", "data_wait", "dataloader_time", "data_time", "data_loading_time", "load_time", "io_wait")
+_alias("bytes_read", "bytes_read", "read_bytes", "data_read")
+_alias("cross_region_bytes", "cross_region_bytes", "cross_region")
+_alias("samples", "samples", "num_samples", "samples_processed")
+_alias("gpu_power_w", "power", "power.draw", "power_draw", "gpu_power", "power.draw.average", "power.draw.instant")
+
+# Units that may end a name, longest first (so "_mibps" wins over "_bps"). Value: canonical unit.
+_SUFFIX_UNITS: list[tuple[str, str]] = [
+    ("_bytes_per_s", "b/s"),
+    ("_per_s", "1/s"),
+    ("_per_sec", "1/s"),
+    ("_gibps", "gib/s"),
+    ("_mibps", "mib/s"),
+    ("_kibps", "kib/s"),
+    ("_gbps", "gb/s"),
+    ("_mbps", "mb/s"),
+    ("_kbps", "kb/s"),
+    ("_gib/s", "gib/s"),
+    ("_mib/s", "mib/s"),
+    ("_kib/s", "kib/s"),
+    ("_gb/s", "gb/s"),
+    ("_mb/s", "mb/s"),
+    ("_kb/s", "kb/s"),
+    ("_ratio", "fraction"),
+    ("_fraction", "fraction"),
+    ("_percent", "%"),
+    ("_pct", "%"),
+    ("%", "%"),
+    ("_msec", "ms"),
+    ("_ms", "ms"),
+    ("_usec", "us"),
+    ("_us", "us"),
+    ("_ns", "ns"),
+    ("_sec", "s"),
+    ("_s", "s"),
+    ("_gib", "gib"),
+    ("_mib", "mib"),
+    ("_kib", "kib"),
+    ("_gb", "gb"),
+    ("_mb", "mb"),
+    ("_kb", "kb"),
+    ("_bytes", "b"),
+    ("_w", "w"),
+]
+
+# Storage-style units written without underscore: "rMB/s", "read_MBps", "MiB/s".
+_BARE_RATE = re.compile(r"^(?P<base>.*?)[_ ]?(?P<unit>[kmgt]i?b(?:/s|ps))$")
+
+
+def split_unit(name: str) -> tuple[str, str]:
+    """Split a column name into (base name, unit): ``"read_MBps"`` -> ``("read", "mb/s")``.
+
+    A bracketed unit wins: ``"utilization.gpu [%]"`` -> ``("utilization.gpu", "%")``.
+    """
+    n = _norm(name)
+    m = re.match(r"^(?P<base>.*?)_*[\[(](?P<unit>[^\])]*)[\])]$", n)
+    if m:
+        unit = m.group("unit").strip().lower()
+        return m.group("base").lower().rstrip("_"), unit
+    low = n.lower()
+    if low in _ALIASES:
+        return low, ""
+    if low.endswith("/s") and low[:-1] in _ALIASES:  # "samples/s", "tok/s"
+        return low[:-1], "1/s"
+    if low.endswith("/sec") and low[:-3] in _ALIASES:  # "samples/sec"
+        return low[:-3], "1/s"
+    m = _BARE_RATE.match(low)
+    if m and m.group("base"):
+        unit = m.group("unit").replace("ps", "/s")
+        return m.group("base").rstrip("_"), unit
+    for suf, unit in _SUFFIX_UNITS:
+        if low.endswith(suf) and len(low) > len(suf):
+            return low[: -len(suf)], unit
+    return low, ""
+
+
+def resolve_column(name: str) -> Mapping | None:
+    """The Timeline column and SI factor for a source column name, or None when it is not one we know."""
+    n = _norm(name)
+    low = n.lower()
+    if low in TIMELINE_COLUMNS and low not in ("run_id", "role"):
+        # canonical names map to themselves (already SI)
+        if low == "t_s":
+            return Mapping("t_s", 1.0, "s")
+        # a canonical fraction column holding 0..100 is read as percent (with a warning)
+        return Mapping(low, 1.0, "", ambiguous=low in ("gpu_util", "cache_hit_ratio"))
+    base, unit = split_unit(n)
+    col = _ALIASES.get(base)
+    if col is None and unit in ("b/s", "1/s") and base + "_per_s" in TIMELINE_COLUMNS:
+        col = base + "_per_s"
+    if col is None:
+        return None
+    ambiguous = False
+    if col == "t_s":
+        if unit in ("", "s") and base in ("time", "timestamp", "date", "datetime", "ts", "t"):
+            return Mapping("t_s", 1.0, unit, time_kind="auto")
+        return Mapping("t_s", UNIT_FACTORS.get(unit, 1.0), unit or "s")
+    if unit not in UNIT_FACTORS:
+        return None
+    factor = UNIT_FACTORS[unit]
+    if unit in BYTE_RATE_UNITS and col in ("samples_per_s", "tokens_per_s", "read_iops"):
+        col = "read_bytes_per_s"  # "throughput_MiBps", "Throughput MiB/s": bytes, not samples
+    if col in ("read_bytes_per_s", "write_bytes_per_s", "bytes_read", "cross_region_bytes") and unit == "":
+        # bare "read_bw" / "read": no unit, keep as bytes(/s) but flag it
+        ambiguous = base not in ("read_bytes_per", "write_bytes_per", "bytes_read", "read_bytes", "cross_region_bytes")
+    if col in ("read_bytes_per_s", "write_bytes_per_s") and unit == "mb/s" and "mbps" in low and "MBps" not in n:
+        ambiguous = True  # lower-case "mbps" could be megabits; we read megabytes and say so
+    if col in ("gpu_util", "cache_hit_ratio") and unit == "":
+        return Mapping(col, 1.0, "", ambiguous=True)  # fraction or percent: decided from the values
+    return Mapping(col, factor, unit, ambiguous=ambiguous)
+
+
+def mapping_from_option(src: str, dst: str, unit: str | None) -> Mapping:
+    """A ``--map src=dst[:unit]`` item as a Mapping; raises IngestError on an unknown column or unit."""
+    if dst not in TIMELINE_COLUMNS or dst in ("run_id", "role"):
+        valid = ", ".join(c for c in TIMELINE_COLUMNS if c not in ("run_id", "role"))
+        raise IngestError(f"--map {src}={dst}: unknown Timeline column {dst!r}; expected one of: {valid}", field="--map")
+    u = (unit or "").strip().lower()
+    if dst == "t_s" and u in ABSOLUTE_TIME_UNITS:
+        return Mapping("t_s", 1.0, u, time_kind=u)
+    return Mapping(dst, unit_factor(u, field="--map") if u else 1.0, u)

@@ -1,0 +1,249 @@
+"""Validation and Run assembly shared by every reader.
+
+Readers hand over plain numpy columns already in SI units (plus the source line of each row);
+:func:`build_run` rejects bad rows, decides whether the file as a whole is bad, fills ``t_s``
+from step times when the source has no clock, and returns a :class:`~costmodel.schema.Run`.
+
+Row rules (a rejected row is counted, reported with its line number, never silently dropped):
+
+* a value that is present but not a number (wrong type, ``nan``, ``inf``) in a metric column;
+* a negative rate, time, size or count; a fraction (``gpu_util``, ``cache_hit_ratio``) above 1;
+* a step that repeats (duplicate step) or is lower than an earlier one; a step that is not an integer;
+* a time that goes backwards (equal times are allowed: some tools print coarse clocks).
+
+File rules: the file is bad (IngestError, nothing is written) when no row survives, when no
+metric column carries a value, or when more than :data:`MAX_BAD_FRACTION` of the rows (and more
+than :data:`MIN_BAD_ALLOWED` rows) are rejected. ``--strict`` makes any rejected row fatal.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping as TMapping
+
+import numpy as np
+import pandas as pd
+
+from ..errors import IngestError
+from ..schema import FRACTION_COLUMNS, METRIC_COLUMNS, TIMELINE_COLUMNS, Rejection, Run
+
+#: share of rejected rows above which a file is "bad" rather than "good with a few bad rows"
+MAX_BAD_FRACTION = 0.10
+#: a file may always lose this many rows (so a 5-row log with one bad line still loads)
+MIN_BAD_ALLOWED = 2
+#: metric columns that make a table usable
+USABLE_COLUMNS = tuple(METRIC_COLUMNS) + ("gpu_power_w", "samples", "tokens_per_s")
+FLOAT_COLUMNS = tuple(c for c, (dt, _u, _m) in TIMELINE_COLUMNS.items() if dt == "float64")
+
+
+def run_id_for(path: Path, options: Any, suffix: str = "") -> str:
+    """Default run id: ``--run-id`` or the file name without extension, plus ``:suffix`` for sub-runs."""
+    base = getattr(options, "run_id", None) or path.stem
+    return f"{base}:{suffix}" if suffix else base
+
+
+def _reject_rows(
+    bad: np.ndarray, reason_of: Any, rejected_mask: np.ndarray, reasons: dict[int, tuple[str, str | None]], field: str | None
+) -> None:
+    """Mark rows ``bad`` (bool array) as rejected, keeping the first reason per row."""
+    idx = np.flatnonzero(bad & ~rejected_mask)
+    for i in idx:
+        reasons[int(i)] = (reason_of(int(i)), field)
+    rejected_mask |= bad
+
+
+def build_run(
+    columns: TMapping[str, np.ndarray],
+    *,
+    path: Path,
+    run_id: str,
+    fmt: str,
+    role: str = "",
+    lines: np.ndarray | None = None,
+    invalid: TMapping[str, np.ndarray] | None = None,
+    metadata: dict[str, Any] | None = None,
+    warnings: list[str] | None = None,
+    extra_rejected: list[Rejection] | None = None,
+    source_rows: int | None = None,
+    check_step_order: bool = True,
+    strict: bool = False,
+) -> Run:
+    """Validate ``columns`` (Timeline name -> array, SI units) and return a Run.
+
+    ``lines``: 1-based source line of each row (for messages). ``invalid``: column -> bool mask of
+    cells that were present in the source but not a valid number. ``extra_rejected``: rows the
+    reader already dropped (unparseable lines); they count against the bad-row threshold.
+    Raises IngestError for a bad file (see module docstring).
+    """
+    src = str(path)
+    cols = {k: v for k, v in columns.items() if v is not None}
+    unknown = [k for k in cols if k not in TIMELINE_COLUMNS]
+    if unknown:
+        raise IngestError(f"internal: reader produced unknown Timeline columns {unknown}", path=src)
+    n = len(next(iter(cols.values()))) if cols else 0
+    for k, v in cols.items():
+        if len(v) != n:
+            raise IngestError(f"column {k} has {len(v)} values, expected {n}", path=src, field=k)
+    warnings = list(warnings or [])
+    extra = list(extra_rejected or [])
+    metadata = dict(metadata or {})
+
+    def line_of(i: int) -> int | None:
+        return int(lines[i]) if lines is not None else None
+
+    usable = [c for c in cols if c in USABLE_COLUMNS]
+    if n == 0 or not usable:
+        what = "no data rows" if n == 0 else "no usable column"
+        raise IngestError(
+            f"{what}: expected at least one of {', '.join(USABLE_COLUMNS)} "
+            "(or an alias such as samples/s, throughput, step_time_ms, gpu_util_pct, read_MBps; see --map)",
+            path=src,
+            line=extra[0].line if extra and n == 0 else None,
+        )
+
+    rejected = np.zeros(n, dtype=bool)
+    reasons: dict[int, tuple[str, str | None]] = {}
+    floats: dict[str, np.ndarray] = {}
+    for c, v in cols.items():
+        if c == "step":
+            continue
+        a = np.asarray(v, dtype="float64")
+        floats[c] = a
+    # cells that were present but not numbers
+    for c, mask in (invalid or {}).items():
+        if mask is None or not mask.any():
+            continue
+        _reject_rows(np.asarray(mask, dtype=bool), lambda i, c=c: f"{c}: not a number (expected a finite number)", rejected, reasons, c)
+    for c, a in floats.items():
+        if c == "t_s":
+            continue
+        with np.errstate(invalid="ignore"):
+            inf = np.isinf(a)
+            if inf.any():
+                _reject_rows(inf, lambda i, c=c, a=a: f"{c} = {a[i]} (expected a finite number)", rejected, reasons, c)
+            neg = a < 0
+            if neg.any():
+                _reject_rows(neg, lambda i, c=c, a=a: f"{c} = {a[i]:g} is negative (expected >= 0)", rejected, reasons, c)
+            if c in FRACTION_COLUMNS:
+                over = a > 1.0 + 1e-9
+                if over.any():
+                    _reject_rows(over, lambda i, c=c, a=a: f"{c} = {a[i]:g} (expected a fraction 0..1)", rejected, reasons, c)
+
+    # step: integer, strictly increasing
+    if "step" in cols:
+        sv = np.asarray(cols["step"], dtype="float64")
+        with np.errstate(invalid="ignore"):
+            nonint = ~np.isfinite(sv) | (np.floor(sv) != sv)
+        if nonint.any():
+            _reject_rows(nonint, lambda i: f"step = {sv[i]!r} (expected an integer)", rejected, reasons, "step")
+        if check_step_order and n > 1:
+            s_ok = np.where(rejected, -np.inf, sv)
+            prev = np.maximum.accumulate(np.concatenate(([-np.inf], s_ok[:-1])))
+            dup = (sv == prev) & ~rejected
+            back = (sv < prev) & ~rejected
+            if dup.any():
+                _reject_rows(dup, lambda i: f"duplicate step {int(sv[i])} (steps must increase)", rejected, reasons, "step")
+            if back.any():
+                _reject_rows(
+                    back, lambda i: f"step {int(sv[i])} after step {int(prev[i])} (steps must increase)", rejected, reasons, "step"
+                )
+        step = np.where(rejected, 0, np.nan_to_num(sv, nan=0.0, posinf=0.0, neginf=0.0)).astype("int64")
+    else:
+        step = np.arange(n, dtype="int64")
+
+    # time: never backwards
+    if "t_s" in floats and n > 1:
+        t = floats["t_s"]
+        with np.errstate(invalid="ignore"):
+            bad_t = np.isinf(t)
+        if bad_t.any():
+            _reject_rows(bad_t, lambda i: f"t_s = {t[i]} (expected a finite time)", rejected, reasons, "t_s")
+        t_ok = np.where(rejected | np.isnan(t), -np.inf, t)
+        prev_t = np.maximum.accumulate(np.concatenate(([-np.inf], t_ok[:-1])))
+        with np.errstate(invalid="ignore"):
+            back_t = (t < prev_t) & ~rejected
+        if back_t.any():
+            _reject_rows(
+                back_t,
+                lambda i: f"time goes backwards: t_s = {t[i]:g} after {prev_t[i]:g} (expected non-decreasing time)",
+                rejected,
+                reasons,
+                "t_s",
+            )
+
+    n_bad = int(rejected.sum()) + len(extra)
+    total = (source_rows if source_rows is not None else n + len(extra))
+    row_rejections = [
+        Rejection(path=src, line=line_of(i), reason=reasons[i][0], field=reasons[i][1]) for i in sorted(reasons)
+    ]
+    all_rejections = sorted(extra + row_rejections, key=lambda r: (r.line is None, r.line or 0))
+    if n_bad:
+        first = all_rejections[0]
+        if strict:
+            raise IngestError(
+                f"{n_bad} bad row(s) and --strict is set; first: {first.reason}", path=first.path, line=first.line, field=first.field
+            )
+        kept = n - int(rejected.sum())
+        if kept == 0 or (n_bad > MIN_BAD_ALLOWED and n_bad > MAX_BAD_FRACTION * max(total, 1)):
+            raise IngestError(
+                f"{n_bad} of {total} rows are bad (a file may lose at most {MAX_BAD_FRACTION:.0%} of its rows); "
+                f"first: {first.reason}",
+                path=first.path,
+                line=first.line,
+                field=first.field,
+            )
+
+    keep = ~rejected if rejected.any() else None
+    if keep is not None:
+        step = step[keep]
+        floats = {c: a[keep] for c, a in floats.items()}
+    m = len(step)
+
+    # no clock: t_s is the cumulative step time
+    if "t_s" not in floats and "step_time_s" in floats:
+        st = floats["step_time_s"]
+        floats["t_s"] = np.cumsum(np.nan_to_num(st, nan=0.0))
+        if np.isnan(st).any():
+            warnings.append(f"{src}: t_s is the cumulative step time; {int(np.isnan(st).sum())} step(s) without a step time count as 0 s")
+        metadata.setdefault("t_s_from", "cumsum(step_time_s)")
+
+    if not any(np.isfinite(floats[c]).any() for c in floats if c in USABLE_COLUMNS):
+        raise IngestError(
+            f"no usable value: every {', '.join(c for c in floats if c in USABLE_COLUMNS)} cell is empty", path=src
+        )
+
+    table = _frame(step, floats, run_id, role, m)
+    return Run(
+        run_id=run_id,
+        table=table,
+        format=fmt,
+        source=src,
+        role=role,
+        metadata=metadata,
+        rejected=all_rejections,
+        warnings=warnings,
+    )
+
+
+def _frame(step: np.ndarray, floats: dict[str, np.ndarray], run_id: str, role: str, m: int) -> pd.DataFrame:
+    """The full-width Timeline frame; absent columns are read-only NaN views (no memory per row)."""
+    nan_col = np.broadcast_to(np.float64(np.nan), (m,))
+    data: dict[str, Any] = {}
+    for col, (dtype, _u, _m) in TIMELINE_COLUMNS.items():
+        if col in ("run_id", "role"):
+            data[col] = _const_str(run_id if col == "run_id" else role, m)
+        elif col == "step":
+            data[col] = step
+        elif col in floats:
+            data[col] = np.ascontiguousarray(floats[col], dtype="float64")
+        else:
+            data[col] = nan_col
+    return pd.DataFrame(data, copy=False)
+
+
+def _const_str(value: str, m: int) -> Any:
+    """A ``string`` column of one repeated value, built in Arrow (no Python object per row)."""
+    import pyarrow as pa
+
+    codes = pa.array(np.zeros(m, dtype="int32"))
+    arr = pa.DictionaryArray.from_arrays(codes, pa.array([value], type=pa.string())).dictionary_decode()
+    return pd.arrays.ArrowStringArray(arr)
