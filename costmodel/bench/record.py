@@ -1,0 +1,82 @@
+"""The JSONL record of a run, written as it goes and completed atomically.
+
+Lines go to ``OUT.partial`` (flushed after every pass, so a killed run leaves what it measured);
+the ``end`` record is appended last and the file is renamed onto ``OUT``. ``OUT`` therefore only
+ever holds a finished record (``status`` ``complete`` or ``interrupted``). Record types, in order:
+``run`` (first line), ``manifest``, then per pass ``file`` ..., ``sample`` ..., ``pass``; ``end`` last.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import signal
+import threading
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+#: The first line's ``schema`` value; the ingest reader sniffs it.
+SCHEMA = "costmodel.bench/1"
+
+
+def _clean(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+def json_line(record: dict[str, Any]) -> str:
+    """One strict-JSON line (NaN and infinities become null)."""
+    return json.dumps(_clean(record), allow_nan=False, separators=(",", ":")) + "\n"
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) until the block ends, so records are never half-written; then raise it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: got.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if got and callable(old):
+            old(signal.SIGINT, None)  # the default handler raises KeyboardInterrupt here
+
+
+class RecordWriter:
+    """Append records to ``OUT.partial``; :meth:`finish` renames it onto ``OUT``, :meth:`abort` removes it."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.partial = self.path.with_name(self.path.name + ".partial")
+        self._fh = open(self.partial, "w", encoding="utf-8")
+
+    def write(self, records: Iterable[dict[str, Any]]) -> None:
+        chunk = "".join(json_line(r) for r in records)
+        with interrupts_deferred():
+            self._fh.write(chunk)
+            self._fh.flush()
+
+    def finish(self, end_record: dict[str, Any]) -> Path:
+        with interrupts_deferred():
+            self._fh.write(json_line(end_record))
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            os.replace(self.partial, self.path)
+        return self.path
+
+    def abort(self) -> None:
+        with contextlib.suppress(OSError):
+            self._fh.close()
+        with contextlib.suppress(FileNotFoundError):
+            self.partial.unlink()

@@ -1,0 +1,117 @@
+"""The file walk of the familiar read client: every regular file under ROOT, sorted, capped at N.
+
+The order is the order of ``sorted(Path(ROOT).rglob("*"))`` (paths compared component by component),
+so a capped walk picks the same N files the familiar client picks. Symbolic links to files are
+followed; symbolic links to directories are not descended (no cycles).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import BenchError
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One file of the walk: its path relative to ROOT ('/'-separated) and its size in bytes at walk time."""
+
+    index: int
+    relpath: str
+    size_bytes: int
+
+
+@dataclass
+class Manifest:
+    """The sorted, capped file list a run reads, with sizes; ``sha256`` proves two runs read the same files."""
+
+    root: str
+    entries: list[FileEntry]
+    total_files_under_root: int = 0
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def file_count(self) -> int:
+        return len(self.entries)
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(e.size_bytes for e in self.entries)
+
+    @property
+    def sha256(self) -> str:
+        """Hex SHA-256 of ``"relpath\\tsize\\n"`` for every entry, in order (independent of ROOT)."""
+        return manifest_sha256((e.relpath, e.size_bytes) for e in self.entries)
+
+    def path(self, index: int) -> str:
+        """The absolute path of entry ``index``."""
+        return os.path.join(self.root, *self.entries[index].relpath.split("/"))
+
+    def paths(self) -> list[str]:
+        return [self.path(i) for i in range(len(self.entries))]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "root": self.root,
+            "file_count": self.file_count,
+            "total_bytes": self.total_bytes,
+            "file_list_sha256": self.sha256,
+            "total_files_under_root": self.total_files_under_root,
+            "skipped": list(self.skipped),
+        }
+
+
+def manifest_sha256(items: Any) -> str:
+    """SHA-256 of an iterable of ``(relpath, size_bytes)`` pairs, as in :attr:`Manifest.sha256`."""
+    h = hashlib.sha256()
+    for relpath, size in items:
+        h.update(f"{relpath}\t{int(size)}\n".encode("utf-8", errors="surrogateescape"))
+    return h.hexdigest()
+
+
+def walk_files(root: str | os.PathLike[str], max_files: int = 1000) -> Manifest:
+    """Every regular file under ``root`` in sorted order, the first ``max_files`` of them.
+
+    Raises :class:`BenchError` when ``root`` is missing or not a directory, ``max_files < 1``, or no
+    file is found (message ``No files found under ROOT``, as the familiar client says).
+    """
+    if max_files < 1:
+        raise BenchError(f"--max-files must be at least 1; got {max_files}")
+    root_s = os.fspath(root)
+    if not os.path.exists(root_s):
+        raise BenchError(f"{root_s}: no such directory (ROOT must be the dataset directory to read)")
+    if not os.path.isdir(root_s):
+        raise BenchError(f"{root_s}: not a directory (ROOT must be the dataset directory to read)")
+    root_abs = os.path.abspath(root_s)
+    found: list[tuple[tuple[str, ...], str]] = []
+    skipped: list[str] = []
+
+    def _onerror(err: OSError) -> None:
+        skipped.append(f"{err.filename}: {err.strerror or err}")
+
+    for dirpath, dirnames, filenames in os.walk(root_abs, onerror=_onerror, followlinks=False):
+        rel_dir = os.path.relpath(dirpath, root_abs)
+        parts = () if rel_dir == "." else tuple(rel_dir.split(os.sep))
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            if os.path.isfile(full):
+                found.append((parts + (name,), full))
+    if not found:
+        raise BenchError(f"No files found under {root_s}")
+    found.sort(key=lambda x: x[0])
+    entries: list[FileEntry] = []
+    for parts, full in found:
+        if len(entries) >= max_files:
+            break
+        try:
+            size = os.stat(full).st_size
+        except OSError as exc:
+            skipped.append(f"{full}: {exc.strerror or exc}")
+            continue
+        entries.append(FileEntry(index=len(entries), relpath="/".join(parts), size_bytes=int(size)))
+    if not entries:
+        raise BenchError(f"No files found under {root_s}")
+    return Manifest(root=root_abs, entries=entries, total_files_under_root=len(found), skipped=skipped)
