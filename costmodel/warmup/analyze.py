@@ -1,0 +1,376 @@
+"""``analyze(run)``: warm-up end, steady state with a 95 % CI, curve, classification, lost seconds.
+
+Pipeline (each step a pure function of the previous one's output):
+
+1. :func:`costmodel.warmup.series.prepare` - the metric, durations and work per observation;
+2. :func:`~costmodel.warmup.detect.find_anomalies` - outliers and dips, masked (replaced by the
+   rolling median) for steps 3-5 only;
+3. PELT (Normal mean+variance cost, penalty ``15 log(n_blocks)``) on <= 500 block means, refined to
+   full resolution -> segments and their levels;
+4. :func:`~costmodel.warmup.classify.classify_segments` -> class and steady group;
+5. for warm-ups: curve models chosen by BIC against a one-sided isotonic fit; the warm-up end is the
+   chosen estimator's first point within 1 % of the plateau; the steady window then starts where the
+   fitted curve's residual bias is below a quarter of the standard error (bias rule);
+6. steady level = ratio of sums over the steady window (dips and slow steps included), with a
+   batch-means 95 % CI; ``lost_s`` = seconds lost during the warm-up relative to the plateau.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import AnalysisError
+from . import curve as curvemod
+from . import detect
+from .classify import Segment, Verdict, classify_segments
+from .multipass import multipass_summary
+from .series import Series, prepare
+from .stats import ratio_ci, tau_int
+
+EPS = 0.01  # warm-up end convention: within 1 % of the steady level
+MIN_POINTS = 20  # below this a run is "too_short"
+PENALTY_C = 15.0  # PELT penalty constant (Barrett et al.)
+AUX_COLUMNS = ("cache_hit_ratio", "read_bytes_per_s", "gpu_util", "read_latency_s", "data_wait_s",
+               "cross_region_bytes")
+MULTIPASS_FORMATS = ("benchtext", "bench_jsonl")
+
+
+@dataclass
+class FitResult:
+    """The analysis of one run. ``to_dict()`` is the JSON contract of ``costmodel fit``."""
+
+    run_id: str
+    role: str
+    metric: str
+    axis: str
+    classification: str
+    n_points: int
+    predicted: bool = False
+    warmup_end_step: int | None = None
+    warmup_end_t_s: float | None = None
+    warmup_end_index: int | None = None
+    steady_start_step: int | None = None
+    steady_start_t_s: float | None = None
+    steady_mean: float | None = None
+    steady_ci_low: float | None = None
+    steady_ci_high: float | None = None
+    steady_se: float | None = None
+    steady_df: int | None = None
+    steady_cv: float | None = None
+    steady_n: int | None = None
+    steady_duration_s: float | None = None
+    steady_mean_baseline: float | None = None
+    dip_loss_fraction: float | None = None
+    cold_mean: float | None = None
+    curve: dict[str, Any] | None = None
+    lost_s: float | None = None
+    lost_work: float | None = None
+    segments: list[dict[str, Any]] = field(default_factory=list)
+    steady_aux: dict[str, float | None] = field(default_factory=dict)
+    multipass: dict[str, Any] | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    time_source: str = ""
+    format: str = ""
+    source: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..util import to_jsonable
+
+        return to_jsonable(dict(self.__dict__))
+
+
+# ----------------------------------------------------------------------------------------------
+def _aux_means(s: Series, lo: int) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    tab = s.table
+    d = s.d[lo:]
+    for c in AUX_COLUMNS:
+        if c not in tab.columns or c == s.metric:
+            out[c] = None if c != s.metric else s.level(lo)
+            continue
+        v = np.asarray(tab[c].to_numpy(dtype=float))[lo:]
+        ok = np.isfinite(v)
+        out[c] = float(np.sum(v[ok] * d[ok]) / np.sum(d[ok])) if ok.any() and np.sum(d[ok]) > 0 else None
+    return out
+
+
+def _to_seconds(s: Series, x: float | None, steady_d: float) -> float | None:
+    """Elapsed seconds at position ``x`` of the fitting axis (extrapolated past the end)."""
+    if x is None or not np.isfinite(x):
+        return None
+    if s.axis == "t_s":
+        return float(x)
+    st = s.step.astype(float)
+    if x <= st[-1]:
+        return float(np.interp(x, st, s.t0))
+    return float(s.t0[-1] + (x - st[-1]) * steady_d)
+
+
+def _to_steps(s: Series, x: float | None, steady_d: float) -> float | None:
+    if x is None or not np.isfinite(x):
+        return None
+    if s.axis == "step":
+        return float(x)
+    if x <= s.t0[-1]:
+        return float(np.interp(x, s.t0, s.step.astype(float)))
+    return float(s.step[-1] + (x - s.t0[-1]) / steady_d) if steady_d > 0 else None
+
+
+def _index_at(s: Series, x: float) -> int:
+    """First observation index whose axis position is >= x."""
+    xs = s.x if s.axis == "t_s" else s.step.astype(float)
+    return int(min(np.searchsorted(xs, x - 1e-9, side="left"), s.n - 1))
+
+
+def _too_short(s: Series, reason: str, base: dict[str, Any]) -> FitResult:
+    res = FitResult(classification="too_short", evidence={"reason": reason}, **base)
+    return res
+
+
+def _segments(s: Series, ym: np.ndarray, m: int) -> tuple[list[Segment], np.ndarray, np.ndarray, float]:
+    yb, starts = detect.block_means(ym, m)
+    nb = len(yb)
+    pen = PENALTY_C * np.log(max(nb, 2))
+    cps_b = detect.pelt_meanvar(yb, pen, min_size=3 if nb >= 30 else 2)
+    cps = [int(starts[c]) for c in cps_b]
+    cps = detect.refine_changes(ym, cps, m)
+    bounds = [0] + cps + [s.n]
+    # block-level residual autocorrelation for segment standard errors
+    lev_b = np.empty(nb)
+    for a, b in zip([0] + cps_b, cps_b + [nb]):
+        lev_b[a:b] = yb[a:b].mean()
+    tb = tau_int(yb - lev_b)
+    sig_b = float(np.std(yb - lev_b)) if nb > 1 else 0.0
+    segs: list[Segment] = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        nbl = max(1.0, (b - a) / m)
+        lvl = float(np.sum(ym[a:b] * s.d[a:b]) / np.sum(s.d[a:b])) if s.is_rate else float(np.mean(ym[a:b]))
+        segs.append(Segment(start=a, end=b, level=lvl, se=sig_b * np.sqrt(tb / nbl),
+                            start_step=int(s.step[a]), end_step=int(s.step[b - 1])))
+    return segs, yb, starts, tb
+
+
+def _isotonic_df(fit: np.ndarray) -> int:
+    return int(len(np.unique(np.round(fit, 12))))
+
+
+def analyze_series(s: Series) -> FitResult:
+    """Analyse a prepared :class:`Series` (see the module docstring)."""
+    base: dict[str, Any] = dict(
+        run_id=s.run_id, role=s.role, metric=s.metric, axis=s.axis, n_points=s.n,
+        predicted=bool(s.metadata.get("predicted", False)), time_source=s.time_source,
+        format=s.fmt, source=s.source, warnings=list(s.warnings),
+    )
+    mp = None
+    if s.fmt in MULTIPASS_FORMATS or (s.n < MIN_POINTS and s.metric == "read_bytes_per_s"):
+        mp = multipass_summary(s)
+    if s.n < MIN_POINTS:
+        r = _too_short(s, f"{s.n} usable points; at least {MIN_POINTS} are needed to separate a warm-up "
+                          "from a steady state", base)
+        r.multipass = mp
+        if mp is not None:
+            r.cold_mean = mp.get("cold")
+        return r
+    if float(np.ptp(s.y)) == 0.0:
+        r = _too_short(s, f"constant series ({s.y[0]:g} at every point): no variability, so no "
+                          "confidence interval or warm-up can be estimated; check the source", base)
+        r.multipass = mp
+        return r
+    n = s.n
+    an = detect.find_anomalies(s.y)
+    ym = np.where(an.mask, an.baseline, s.y)
+    m = detect.block_size(n)
+    segs, yb, starts, tb = _segments(s, ym, m)
+    xb, _ = detect.block_means(s.x, m)
+    # tail block means of the final group for the drift check are taken after the verdict
+    verdict = classify_segments(segs, n, EPS)
+    if verdict.steady_start is not None:
+        j0 = int(np.searchsorted(starts, verdict.steady_start))
+        tx, ty = xb[j0:], yb[j0:]
+        verdict = classify_segments(segs, n, EPS, tail_x=tx, tail_y=ty)
+    evidence: dict[str, Any] = {
+        "rule": verdict.reason,
+        "pelt_penalty": f"{PENALTY_C:g} * log(n_blocks)",
+        "block_size": m,
+        "n_blocks": int(len(yb)),
+        "outliers": int(an.mask.sum() - sum(e[1] - e[0] for e in an.dip_events)),
+        "dip_events": len(an.dip_events),
+        "dips_periodic": an.periodic,
+        "dip_period_steps": an.period,
+        "dip_period_cv": an.period_cv,
+        "drift_rel": verdict.drift_rel,
+        "mser5_truncation_index": None,
+        "mser5_valid": None,
+    }
+    d5, ok5 = detect.mser(ym, 5)
+    evidence["mser5_truncation_index"] = d5
+    evidence["mser5_valid"] = ok5
+    cls = verdict.classification
+    res = FitResult(classification=cls, evidence=evidence, multipass=mp, **base)
+    res.segments = [sg.to_dict() for sg in segs]
+    res.cold_mean = s.level(segs[0].start, segs[0].end)
+    if cls == "no_steady_state":
+        evidence["last_level"] = segs[-1].level
+        return res
+
+    # ---- warm-up end ------------------------------------------------------------------------
+    i_end = int(verdict.steady_start or 0)
+    sel = None
+    chosen = None
+    increasing = True
+    if cls in ("flat", "warmup"):
+        sel = curvemod.select(xb, yb)
+        best = sel.fits[sel.best]
+        plateau0 = s.level(i_end) if s.is_rate else float(np.mean(ym[i_end:]))
+        pl_m = float(np.sum(ym[i_end:] * s.d[i_end:]) / np.sum(s.d[i_end:]))
+        increasing = segs[0].level <= segs[-1].level if len(segs) > 1 else best.plateau >= best.initial
+        j_iso, iso_fit = detect.isotonic_end(yb, pl_m, EPS, increasing=increasing)
+        iso_bic = float(len(yb) * np.log(max(float(np.sum((yb - iso_fit) ** 2)), 1e-300) / len(yb))
+                        + _isotonic_df(iso_fit) * np.log(len(yb)))
+        evidence["models"] = sel.table()
+        evidence["isotonic"] = {"bic": iso_bic, "df": _isotonic_df(iso_fit), "end_block": j_iso}
+        evidence["selection"] = "lowest BIC on block means among the curve models and the isotonic fit"
+        if cls == "flat" and sel.best != "constant":
+            # a warm-up PELT could not resolve: accept it only if clear (rise > 1 %, BIC better by 10)
+            rise = abs(best.plateau - best.initial) / abs(best.plateau) if best.plateau else 0.0
+            if rise > EPS and sel.fits["constant"].bic - best.bic > 10 and (best.time_within(EPS) or 0) > xb[0]:
+                cls = "warmup"
+                res.classification = cls
+                evidence["rule"] = "the curve fit finds a warm-up shorter than the segmentation resolves"
+        if cls == "warmup":
+            if best.model != "constant" and best.bic <= iso_bic:
+                chosen = best
+                x_end = best.time_within(EPS)
+                i_end = s.n if x_end is None else _index_at(s, x_end)
+                evidence["warmup_end_estimator"] = f"curve:{best.model}"
+            else:
+                i_end = int(starts[min(j_iso, len(starts) - 1)]) if j_iso < len(yb) else verdict.steady_start or 0
+                evidence["warmup_end_estimator"] = "isotonic"
+            i_end = int(np.clip(i_end, 0, int(n * (1 - 0.25))))
+            evidence["pelt_steady_start_step"] = int(s.step[int(verdict.steady_start or 0)])
+        else:
+            i_end = 0
+    # ---- steady window: bias rule ------------------------------------------------------------
+    i_s = i_end
+    if chosen is not None and i_end < n:
+        ci0 = ratio_ci(s.w[i_end:], s.d[i_end:], s.y[i_end:])
+        if ci0 is not None and ci0.se > 0:
+            fb = chosen.predict(xb)
+            S = chosen.plateau
+            jb0 = int(np.searchsorted(starts, i_end, side="right") - 1)
+            jb0 = max(jb0, 0)
+            tail = fb[jb0:]
+            cnt = np.arange(len(tail), 0, -1)
+            mean_from = np.cumsum(tail[::-1])[::-1] / cnt
+            bias = np.abs(mean_from - S)
+            L0 = n - i_end
+            Lj = np.maximum(n - starts[jb0:], 1)
+            se_j = ci0.se * np.sqrt(L0 / Lj)
+            ok = bias <= 0.25 * se_j
+            ok &= (starts[jb0:] - i_end) <= 0.5 * L0
+            if ok.any():
+                i_s = max(i_end, int(starts[jb0 + int(np.argmax(ok))]))
+            else:
+                i_s = int(i_end + 0.5 * L0)
+    ci = ratio_ci(s.w[i_s:], s.d[i_s:], s.y[i_s:])
+    if ci is None:
+        evidence["reason"] = "fewer than 20 points in the steady window"
+        res.classification = "too_short" if cls in ("flat", "warmup") else cls
+        return res
+    steady_d = float(np.sum(s.d[i_s:]) / max(n - i_s, 1)) if s.is_rate else float(np.mean(s.d[i_s:]))
+    res.warmup_end_index = i_end
+    res.warmup_end_step = int(s.step[min(i_end, n - 1)])
+    res.warmup_end_t_s = float(s.t0[min(i_end, n - 1)]) if i_end > 0 else 0.0
+    res.steady_start_step = int(s.step[i_s])
+    res.steady_start_t_s = float(s.t0[i_s])
+    res.steady_mean = ci.mean
+    res.steady_ci_low = ci.ci_low
+    res.steady_ci_high = ci.ci_high
+    res.steady_se = ci.se
+    res.steady_df = ci.df
+    res.steady_cv = ci.cv
+    res.steady_n = ci.n
+    res.steady_duration_s = float(np.sum(s.d[i_s:]))
+    evidence["steady_ci"] = {"method": "batch means of the ratio of sums", "n_batches": ci.n_batches,
+                             "batch_size": ci.batch_size, "tau_int": ci.tau_int}
+    keep = ~an.mask
+    base_lvl = s.level(i_s, mask=keep)
+    res.steady_mean_baseline = base_lvl
+    res.dip_loss_fraction = float(1.0 - ci.mean / base_lvl) if base_lvl and np.isfinite(base_lvl) else None
+    res.steady_aux = _aux_means(s, i_s)
+    # lost seconds (relative to the steady level) during the warm-up
+    if i_end > 0 and s.is_rate and ci.mean > 0:
+        T = float(np.sum(s.d[:i_end]))
+        W = float(np.sum(s.w[:i_end]))
+        res.lost_work = float(ci.mean * T - W)
+        res.lost_s = float(T - W / ci.mean)
+    else:
+        res.lost_work = 0.0
+        res.lost_s = 0.0
+    # curve dictionary
+    if sel is not None:
+        cf = sel.fits[sel.best] if chosen is None else chosen
+        res.curve = _curve_dict(s, cf, steady_d)
+    else:
+        res.curve = {"model": "none", "plateau": None, "initial": None, "tau_steps": None, "tau_s": None,
+                     "r2": None, "t95_steps": None, "t95_s": None, "t99_steps": None, "t99_s": None,
+                     "note": f"no curve is fitted to a run classified {cls}"}
+    if an.dips and res.classification in ("flat", "warmup"):
+        evidence["underlying"] = res.classification
+        res.classification = "dips"
+        evidence["rule"] = (f"{len(an.dip_events)} recurring drops (period {an.period or 0:.0f} steps, "
+                            f"periodic={an.periodic}) after the run settled; " + evidence["rule"])
+        evidence["dips"] = [{"start_step": int(s.step[a]), "end_step": int(s.step[b - 1]), "depth": dd}
+                            for a, b, dd in an.dip_events[:200]]
+    return res
+
+
+def _curve_dict(s: Series, cf: curvemod.CurveFit, steady_d: float) -> dict[str, Any]:
+    tau = cf.tau()
+    t95 = cf.time_within(0.05)
+    t99 = cf.time_within(0.01)
+    x0 = cf.x_first
+    if s.axis == "step":
+        tau_steps = tau
+        tau_s = None if tau is None else (_to_seconds(s, x0 + tau, steady_d) or 0.0) - (_to_seconds(s, x0, steady_d) or 0.0)
+    else:
+        tau_s = tau
+        tau_steps = None if tau is None else (_to_steps(s, x0 + tau, steady_d) or 0.0) - (_to_steps(s, x0, steady_d) or 0.0)
+    last_x = float(s.x[-1]) if s.axis == "t_s" else float(s.step[-1])
+    return {
+        "model": cf.model,
+        "plateau": cf.plateau,
+        "initial": cf.initial,
+        "tau_steps": tau_steps,
+        "tau_s": tau_s,
+        "r2": cf.r2,
+        "t95_steps": _to_steps(s, t95, steady_d),
+        "t95_s": _to_seconds(s, t95, steady_d),
+        "t99_steps": _to_steps(s, t99, steady_d),
+        "t99_s": _to_seconds(s, t99, steady_d),
+        "extrapolated": bool(t99 is None or t99 > last_x),
+        "bic": cf.bic,
+        "params": cf.params(),
+        "fitted_on": "block means of the series with outliers and dips replaced by the rolling median",
+    }
+
+
+def analyze(run: Any, metric: str | None = None, axis: str = "step") -> FitResult:
+    """Analyse one run (a :class:`costmodel.schema.Run` or a Timeline DataFrame).
+
+    ``metric`` defaults to ``samples_per_s``, then ``tokens_per_s``, then ``read_bytes_per_s``.
+    ``axis`` is ``step`` or ``t_s`` (the axis of the curve fit). Levels are in the metric's unit
+    (ratio of sums); times in steps and seconds. Raises AnalysisError when the metric is missing or
+    empty; a run too short or constant comes back classified ``too_short`` with the reason.
+    """
+    return analyze_series(prepare(run, metric, axis))
+
+
+def analyze_runs(runs: Sequence[Any], metric: str | None = None, axis: str = "step") -> list[FitResult]:
+    """:func:`analyze` for each run, in order."""
+    if not runs:
+        raise AnalysisError("no runs to analyse")
+    return [analyze(r, metric, axis) for r in runs]

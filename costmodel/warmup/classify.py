@@ -1,0 +1,110 @@
+"""Classify a segmented run: flat, warmup, slowdown, no_steady_state, invalidation (dips is an overlay).
+
+The rules follow warmup_stats (Barrett et al. 2017, Listing 1) with two changes for throughput:
+the equivalence tolerance is relative, ``tol = max(delta * |mu_final|, 2 * SE(mu_i - mu_final))``
+(``delta`` = 1 %), instead of an absolute one; and "slowdown" means an earlier segment had a *higher*
+throughput. Walking backwards from the final segment:
+
+- the steady group is the final segment plus the contiguous earlier segments equivalent to it;
+- ``no_steady_state``: the steady group is shorter than ``steady_frac`` (25 %) of the run, or its level
+  drifts by more than ``2 * delta`` over the group (Theil-Sen slope);
+- ``invalidation``: an earlier segment equivalent to the final level lies before a lower,
+  non-equivalent one (the run had settled, fell back to a cold level and warmed again);
+- ``slowdown``: some earlier non-equivalent segment is faster than the final level;
+- ``warmup``: every earlier non-equivalent segment is slower;
+- ``flat``: there is no non-equivalent earlier segment.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+CLASSES = ("flat", "warmup", "slowdown", "no_steady_state", "dips", "invalidation", "too_short")
+
+
+@dataclass
+class Segment:
+    """A segment of the run: observation indices [start, end), its level and standard error."""
+
+    start: int
+    end: int
+    level: float
+    se: float
+    start_step: int = 0
+    end_step: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        return {"start_step": d["start_step"], "end_step": d["end_step"], "level": d["level"],
+                "se": d["se"], "start_index": d["start"], "end_index": d["end"]}
+
+
+@dataclass
+class Verdict:
+    classification: str
+    steady_start: int | None  # observation index where the steady group starts
+    reason: str
+    drift_rel: float | None = None
+
+
+def theil_sen_rel(x: np.ndarray, y: np.ndarray) -> float:
+    """Relative change over the span of ``x`` predicted by the Theil-Sen slope: slope * span / median(y)."""
+    if len(y) < 4:
+        return 0.0
+    from scipy.stats import theilslopes
+
+    res = theilslopes(y, x)
+    med = float(np.median(y))
+    return float(res[0] * (x[-1] - x[0]) / med) if med != 0 else 0.0
+
+
+def classify_segments(
+    segs: list[Segment],
+    n: int,
+    delta: float = 0.01,
+    steady_frac: float = 0.25,
+    tail_x: np.ndarray | None = None,
+    tail_y: np.ndarray | None = None,
+) -> Verdict:
+    """Apply the rules above to ``segs`` (in order, covering 0..n)."""
+    f = segs[-1]
+    mu_f = f.level
+    steady_len = steady_frac * n
+    group_start = f.start
+    seen_noneq = False
+    seen_lower = False
+    seen_higher = False
+    invalid = False
+    for s in reversed(segs[:-1]):
+        tol = max(delta * abs(mu_f), 2.0 * float(np.hypot(s.se, f.se)))
+        eq = abs(s.level - mu_f) <= tol
+        if eq:
+            if not seen_noneq:
+                group_start = s.start
+            elif seen_lower:
+                invalid = True
+            continue
+        seen_noneq = True
+        if s.level > mu_f:
+            seen_higher = True
+        else:
+            seen_lower = True
+    if n - group_start < steady_len:
+        return Verdict("no_steady_state", None,
+                       f"the final steady level lasts {n - group_start} of {n} points (< {steady_frac:.0%})")
+    drift = None
+    if tail_x is not None and tail_y is not None and len(tail_y) >= 8:
+        drift = theil_sen_rel(tail_x, tail_y)
+        if abs(drift) > 2 * delta:
+            return Verdict("no_steady_state", None,
+                           f"the final level drifts by {drift:+.1%} over its span (limit {2 * delta:.0%})", drift)
+    if invalid:
+        return Verdict("invalidation", group_start,
+                       "settled at the final level, fell back to a lower level, then warmed again", drift)
+    if seen_higher:
+        return Verdict("slowdown", group_start, "an earlier segment was faster than the final level", drift)
+    if seen_lower:
+        return Verdict("warmup", group_start, "earlier segments were slower than the final level", drift)
+    return Verdict("flat", 0, "no earlier segment differs from the final level", drift)

@@ -1,0 +1,176 @@
+"""Compare co-located and remote runs: ratio of steady states, TOST equivalence, extra warm-up.
+
+theta = log(remote level / co-located level). With one run per side its standard error comes from
+the runs' batch-means standard errors (delta method) with Welch-Satterthwaite degrees of freedom;
+with >= 2 runs on a side, that side's run means are the unit (run-to-run spread), floored by the
+within-run error. TOST (Schuirmann 1987) at margin m: equivalent iff the 90 % CI of theta lies inside
+(-log(1+m), log(1+m)); the ratio's 95 % CI is reported beside it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import AnalysisError
+from .analyze import FitResult, analyze
+
+
+@dataclass
+class CompareResult:
+    """Result of :func:`compare`; ``to_dict()`` is the JSON contract of ``costmodel compare``."""
+
+    metric: str
+    margin: float
+    ratio: float | None
+    ratio_ci_low: float | None
+    ratio_ci_high: float | None
+    ratio_ci90_low: float | None
+    ratio_ci90_high: float | None
+    equivalent: bool
+    verdict: str
+    p_tost: float | None
+    df: float | None
+    se_log_ratio: float | None
+    steady_slowdown_fraction: float | None
+    remote_extra_warmup_s: float | None
+    remote_extra_warmup_steps: float | None
+    remote_lost_s: float | None
+    colocated_lost_s: float | None
+    remote_steady_hit_ratio: float | None
+    remote_steady_read_bytes_per_s: float | None
+    pooled: dict[str, Any]
+    colocated: list[dict[str, Any]]
+    remote: list[dict[str, Any]]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..util import to_jsonable
+
+        return to_jsonable(dict(self.__dict__))
+
+
+def _side(fits: list[FitResult]) -> dict[str, Any]:
+    ok = [f for f in fits if f.steady_mean is not None and f.steady_mean > 0 and f.steady_se is not None]
+    out: dict[str, Any] = {"n_runs": len(fits), "n_steady": len(ok)}
+    if not ok:
+        return out
+    logs = np.log([f.steady_mean for f in ok])
+    rel_se = np.array([f.steady_se / f.steady_mean for f in ok])
+    dfs = np.array([max(f.steady_df or 1, 1) for f in ok], dtype=float)
+    k = len(ok)
+    within = float(np.sqrt(np.sum(rel_se**2)) / k)
+    if k >= 2:
+        between = float(np.std(logs, ddof=1) / np.sqrt(k))
+        se = max(between, within)
+        df = float(k - 1) if between >= within else float(np.sum(dfs))
+    else:
+        se = within
+        df = float(dfs[0])
+    levels = [f.steady_mean for f in ok]
+    out.update({
+        "mean": float(np.exp(logs.mean())),
+        "log_mean": float(logs.mean()),
+        "se_log": se,
+        "df": df,
+        "run_levels": levels,
+        "run_cv": float(np.std(levels, ddof=1) / np.mean(levels)) if k >= 2 else None,
+        "min": float(min(levels)),
+        "max": float(max(levels)),
+        "unit_of_replication": "runs" if k >= 2 else "batches within the single run",
+    })
+    return out
+
+
+def _mean_or_none(vals: list[float | None]) -> float | None:
+    v = [x for x in vals if x is not None and np.isfinite(x)]
+    return float(np.mean(v)) if v else None
+
+
+def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None = None,
+            margin: float = 0.02, axis: str = "step") -> CompareResult:
+    """Compare runs (Runs, Timeline DataFrames or FitResults) of the two sides.
+
+    ``margin`` is the equivalence margin as a fraction (0.02 = 2 %). ``colocated`` and ``remote`` in
+    the result are always lists of fit dictionaries. Raises AnalysisError when a side is empty or the
+    margin is not in (0, 1).
+    """
+    from scipy import stats
+
+    if not colocated or not remote:
+        raise AnalysisError("compare needs at least one co-located and one remote run")
+    if not (0 < margin < 1):
+        raise AnalysisError(f"margin must be a fraction in (0, 1), e.g. 0.02 for 2 %; got {margin}")
+    fc = [r if isinstance(r, FitResult) else analyze(r, metric, axis) for r in colocated]
+    fr = [r if isinstance(r, FitResult) else analyze(r, metric, axis) for r in remote]
+    mets = {f.metric for f in fc + fr}
+    if len(mets) > 1:
+        raise AnalysisError(f"the runs were analysed on different metrics ({', '.join(sorted(mets))}); pass --metric")
+    met = mets.pop()
+    A, B = _side(fc), _side(fr)
+    notes: list[str] = []
+    ratio = lo = hi = lo90 = hi90 = p = df = se = None
+    equivalent = False
+    verdict = "no_steady_state"
+    if "mean" in A and "mean" in B:
+        theta = B["log_mean"] - A["log_mean"]
+        se = float(np.hypot(A["se_log"], B["se_log"]))
+        df = float((A["se_log"] ** 2 + B["se_log"] ** 2) ** 2 /
+                   (A["se_log"] ** 4 / A["df"] + B["se_log"] ** 4 / B["df"])) if se > 0 else float("inf")
+        L = np.log1p(margin)
+        t95 = float(stats.t.ppf(0.975, df))
+        t90 = float(stats.t.ppf(0.95, df))
+        ratio = float(np.exp(theta))
+        lo, hi = float(np.exp(theta - t95 * se)), float(np.exp(theta + t95 * se))
+        lo90, hi90 = float(np.exp(theta - t90 * se)), float(np.exp(theta + t90 * se))
+        if se > 0:
+            p = float(max(stats.t.sf((theta + L) / se, df), stats.t.sf((L - theta) / se, df)))
+        else:
+            p = 0.0 if abs(theta) < L else 1.0
+        equivalent = bool(theta - t90 * se > -L and theta + t90 * se < L)
+        differs = bool(lo > 1.0 or hi < 1.0)
+        if equivalent:
+            verdict = "equivalent_but_different" if differs else "equivalent"
+        elif differs:
+            verdict = "different"
+        else:
+            verdict = "inconclusive"
+            need = L / (t90 + float(stats.t.ppf(0.95, df)))
+            notes.append(f"inconclusive: the CI straddles the margin; a standard error of the log ratio of "
+                         f"<= {need:.4f} (now {se:.4f}) would settle it: run longer or repeat")
+        if len(fc) == 1 or len(fr) == 1:
+            notes.append("one run on a side: run-to-run variance cannot be separated from the region "
+                         "effect; repeat each configuration at least 3 times")
+    else:
+        missing = [side for side, X in (("co-located", A), ("remote", B)) if "mean" not in X]
+        notes.append(f"no steady state on the {' and '.join(missing)} side: no ratio or equivalence can be given")
+    rem_end = _mean_or_none([f.warmup_end_t_s for f in fr])
+    col_end = _mean_or_none([f.warmup_end_t_s for f in fc])
+    rem_steps = _mean_or_none([f.warmup_end_step for f in fr])
+    col_steps = _mean_or_none([f.warmup_end_step for f in fc])
+    return CompareResult(
+        metric=met,
+        margin=margin,
+        ratio=ratio,
+        ratio_ci_low=lo,
+        ratio_ci_high=hi,
+        ratio_ci90_low=lo90,
+        ratio_ci90_high=hi90,
+        equivalent=equivalent,
+        verdict=verdict,
+        p_tost=p,
+        df=df,
+        se_log_ratio=se,
+        steady_slowdown_fraction=None if ratio is None else max(0.0, 1.0 - ratio),
+        remote_extra_warmup_s=None if rem_end is None or col_end is None else rem_end - col_end,
+        remote_extra_warmup_steps=None if rem_steps is None or col_steps is None else rem_steps - col_steps,
+        remote_lost_s=_mean_or_none([f.lost_s for f in fr]),
+        colocated_lost_s=_mean_or_none([f.lost_s for f in fc]),
+        remote_steady_hit_ratio=_mean_or_none([f.steady_aux.get("cache_hit_ratio") for f in fr]),
+        remote_steady_read_bytes_per_s=_mean_or_none([f.steady_aux.get("read_bytes_per_s") for f in fr]),
+        pooled={"colocated": A, "remote": B},
+        colocated=[f.to_dict() for f in fc],
+        remote=[f.to_dict() for f in fr],
+        notes=notes,
+    )

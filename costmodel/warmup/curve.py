@@ -1,0 +1,228 @@
+"""Warm-up curve models, fitted by variable projection on block means, chosen by BIC.
+
+Every model is ``y = a + b * g(x; theta)``: linear in (a, b) for a fixed shape parameter ``theta``,
+so for each ``theta`` the least-squares (a, b) and residual sum of squares are closed-form. A grid
+over ``theta`` (vectorised: all grid points at once) is followed by a Nelder-Mead polish of the
+profiled RSS. Models (S = plateau, C = initial level):
+
+=============  ===================================================  =================
+``constant``   ``y = S``                                            1 parameter
+``exp``        ``y = S - (S - C) * exp(-x / tau)``                  3 parameters
+``ramp``       ``y = C + (S - C) * min(x / t0, 1)``                 3 parameters
+``step``       ``y = C`` before ``t0``, ``S`` after                 3 parameters
+``power``      ``y = S - (S - C) * (1 + x / tau) ** -alpha``        4 parameters
+``logistic``   ``y = C + (S - C) / (1 + exp(-(x - x0) / s))``       4 parameters
+=============  ===================================================  =================
+
+Selection criterion: the lowest BIC = ``n log(RSS / n) + k log(n)`` over block means (block means
+make the residuals nearly independent, so BIC does not reward complexity for autocorrelation).
+Derived times (on the fitting axis): ``tau`` (63.2 % of the rise covered; equals tau for ``exp``), and
+``t95`` / ``t99`` (first x from which the curve stays within 5 % / 1 % of its plateau).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+MODELS = ("constant", "exp", "ramp", "step", "power", "logistic")
+N_PARAMS = {"constant": 1, "exp": 3, "ramp": 3, "step": 3, "power": 4, "logistic": 4}
+
+
+@dataclass
+class CurveFit:
+    """One fitted model. Times are on the fitting axis (steps or seconds)."""
+
+    model: str
+    a: float
+    b: float
+    theta: tuple[float, ...]
+    rss: float
+    n: int
+    k: int
+    x_first: float
+    tss: float
+
+    @property
+    def bic(self) -> float:
+        return float(self.n * np.log(max(self.rss, 1e-300) / self.n) + self.k * np.log(self.n))
+
+    @property
+    def r2(self) -> float:
+        return float(1.0 - self.rss / self.tss) if self.tss > 0 else float("nan")
+
+    def g(self, x: np.ndarray) -> np.ndarray:
+        return _basis(self.model, np.asarray(x, dtype=float) - self.x_first, self.theta)
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        return self.a + self.b * self.g(x)
+
+    @property
+    def plateau(self) -> float:
+        if self.model in ("exp", "power"):
+            return self.a
+        return self.a + self.b if self.model != "constant" else self.a
+
+    @property
+    def initial(self) -> float:
+        return float(self.predict(np.array([self.x_first]))[0])
+
+    def time_within(self, eps: float) -> float | None:
+        """First x from which the curve stays within ``eps * |plateau|`` of the plateau (None: never)."""
+        S = self.plateau
+        tol = eps * abs(S)
+        if self.model == "constant":
+            return self.x_first
+        return _crossing(lambda x: abs(self.predict(np.array([x]))[0] - S) - tol, self.x_first, self._x_hi())
+
+    def tau(self) -> float | None:
+        """x (from the start of the axis) at which 63.2 % of the rise is covered."""
+        if self.model == "constant":
+            return None
+        S = self.plateau
+        gap0 = abs(self.initial - S)
+        if gap0 <= 0:
+            return None
+        x = _crossing(lambda x: abs(self.predict(np.array([x]))[0] - S) - gap0 * np.exp(-1.0),
+                      self.x_first, self._x_hi())
+        return None if x is None else x - self.x_first
+
+    def _x_hi(self) -> float:
+        span = max(self.theta + (1.0,)) if self.theta else 1.0
+        return self.x_first + 1e4 * max(span, 1.0)
+
+    def params(self) -> dict[str, Any]:
+        names = {"exp": ("tau",), "ramp": ("t0",), "step": ("t0",), "power": ("tau", "alpha"),
+                 "logistic": ("x0", "s"), "constant": ()}[self.model]
+        return {k: float(v) for k, v in zip(names, self.theta)}
+
+
+def _crossing(h: Callable[[float], float], lo: float, hi: float) -> float | None:
+    """Last x where h goes from > 0 to <= 0 for a monotone gap (h decreasing); lo if h(lo) <= 0."""
+    from scipy.optimize import brentq
+
+    if h(lo) <= 0:
+        return lo
+    if h(hi) > 0:
+        return None
+    try:
+        return float(brentq(h, lo, hi, xtol=1e-9 * max(1.0, abs(hi)), maxiter=200))
+    except ValueError:
+        return None
+
+
+def _basis(model: str, x: np.ndarray, theta: tuple[float, ...]) -> np.ndarray:
+    if model == "constant":
+        return np.zeros_like(x)
+    if model == "exp":
+        return -np.exp(-x / theta[0])
+    if model == "power":
+        return -((1.0 + np.maximum(x, 0) / theta[0]) ** (-theta[1]))
+    if model == "logistic":
+        z = np.clip((x - theta[0]) / theta[1], -500, 500)
+        return 1.0 / (1.0 + np.exp(-z))
+    if model == "ramp":
+        return np.minimum(np.maximum(x, 0) / theta[0], 1.0)
+    if model == "step":
+        return (x >= theta[0]).astype(float)
+    raise ValueError(model)
+
+
+def _profile(y: np.ndarray, G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each row g of G: least squares of y on [1, g]; returns (a, b, rss) arrays."""
+    yc = y - y.mean()
+    gm = G.mean(axis=1, keepdims=True)
+    gc = G - gm
+    sgg = np.einsum("ij,ij->i", gc, gc)
+    sgy = gc @ yc
+    safe = np.where(sgg > 1e-300, sgg, 1.0)
+    b = np.where(sgg > 1e-300, sgy / safe, 0.0)
+    a = y.mean() - b * gm[:, 0]
+    rss = float(yc @ yc) - np.where(sgg > 1e-300, sgy * sgy / safe, 0.0)
+    return a, b, np.maximum(rss, 0.0)
+
+
+def _grid(model: str, span: float, dx: float, xs: np.ndarray) -> list[tuple[float, ...]]:
+    lo = max(dx * 0.5, span * 1e-4)
+    if model == "exp":
+        return [(t,) for t in np.geomspace(lo, 3.0 * span, 60)]
+    if model == "power":
+        return [(t, a) for a in (0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0) for t in np.geomspace(lo, 3.0 * span, 30)]
+    if model == "logistic":
+        return [(x0, s) for x0 in np.linspace(0, span, 40) for s in np.geomspace(lo, span / 2, 20)]
+    if model == "ramp":
+        return [(t,) for t in np.unique(np.concatenate([xs[1:], [span]]))]
+    if model == "step":
+        return [(t,) for t in xs[1:]]
+    raise ValueError(model)
+
+
+def fit_model(model: str, x: np.ndarray, y: np.ndarray) -> CurveFit:
+    """Fit one model to (x, y) (block means). Raises ValueError for an unknown model."""
+    from scipy.optimize import minimize
+
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n = len(y)
+    x_first = float(x[0])
+    xs = x - x_first
+    tss = float(np.sum((y - y.mean()) ** 2))
+    k = N_PARAMS[model]
+    if model == "constant":
+        return CurveFit(model, float(y.mean()), 0.0, (), tss, n, k, x_first, tss)
+    span = float(xs[-1]) if n > 1 and xs[-1] > 0 else 1.0
+    dx = float(np.median(np.diff(xs))) if n > 1 else 1.0
+    grid = _grid(model, span, dx, xs)
+    G = np.stack([_basis(model, xs, th) for th in grid])
+    a, b, rss = _profile(y, G)
+    j = int(np.argmin(rss))
+    best = (float(a[j]), float(b[j]), tuple(float(v) for v in grid[j]), float(rss[j]))
+    if model in ("exp", "power", "logistic", "ramp"):
+        th0 = np.array(best[2])
+        pos = [i for i in range(len(th0)) if not (model == "logistic" and i == 0)]
+
+        def to_theta(p: np.ndarray) -> tuple[float, ...]:
+            th = np.array(p, dtype=float)
+            th[pos] = np.exp(th[pos])
+            return tuple(float(v) for v in th)
+
+        def obj(p: np.ndarray) -> float:
+            th = to_theta(p)
+            if any(not np.isfinite(v) for v in th):
+                return np.inf
+            g = _basis(model, xs, th)[None, :]
+            return float(_profile(y, g)[2][0])
+
+        p0 = th0.copy()
+        p0[pos] = np.log(p0[pos])
+        try:
+            r = minimize(obj, p0, method="Nelder-Mead", options={"xatol": 1e-6, "fatol": 1e-10 * max(tss, 1e-300), "maxiter": 400})
+            if np.isfinite(r.fun) and r.fun < best[3]:
+                th = to_theta(r.x)
+                aa, bb, rr = _profile(y, _basis(model, xs, th)[None, :])
+                best = (float(aa[0]), float(bb[0]), th, float(rr[0]))
+        except (ValueError, FloatingPointError):  # pragma: no cover - keep the grid optimum
+            pass
+    return CurveFit(model, best[0], best[1], best[2], best[3], n, k, x_first, tss)
+
+
+@dataclass
+class Selection:
+    """All fitted models and the BIC choice."""
+
+    fits: dict[str, CurveFit] = field(default_factory=dict)
+    best: str = "constant"
+
+    def table(self) -> list[dict[str, Any]]:
+        return [
+            {"model": m, "bic": f.bic, "rss": f.rss, "r2": f.r2, "plateau": f.plateau, "params": f.params()}
+            for m, f in sorted(self.fits.items(), key=lambda kv: kv[1].bic)
+        ]
+
+
+def select(x: np.ndarray, y: np.ndarray, models: tuple[str, ...] = MODELS) -> Selection:
+    """Fit every model in ``models`` and pick the lowest BIC."""
+    fits = {m: fit_model(m, x, y) for m in models}
+    best = min(fits, key=lambda m: fits[m].bic)
+    return Selection(fits=fits, best=best)

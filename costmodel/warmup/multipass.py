@@ -1,0 +1,51 @@
+"""The multi-pass read client: pass 1 is the cold read, passes 2..n the warm state.
+
+Levels are ratios of sums (bytes over seconds) over the passes. With only two or three passes the
+answer is honest about what it cannot say: one warm pass gives a speed-up but no spread, and a
+faster second pass may come from the client's page cache rather than the storage cache.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .series import Series
+
+
+def multipass_summary(s: Series) -> dict[str, Any] | None:
+    """``{cold_bytes_per_s, warm_bytes_per_s, speedup, passes, warm_cv, note}`` (metric units); None if < 2 passes."""
+    n = s.n
+    if n < 2:
+        return None
+    cold = float(s.w[0] / s.d[0]) if s.d[0] > 0 else float(s.y[0])
+    warm = float(np.sum(s.w[1:]) / np.sum(s.d[1:])) if np.sum(s.d[1:]) > 0 else float("nan")
+    warm_rates = s.y[1:]
+    cv = float(np.std(warm_rates, ddof=1) / np.mean(warm_rates)) if len(warm_rates) >= 2 and np.mean(warm_rates) > 0 else None
+    speed = warm / cold if cold > 0 else None
+    cache_note = ("a faster warm pass may come from the client's page cache, not the storage cache, "
+                  "unless the client evicted its cached pages before pass 1")
+    if n == 2:
+        note = ("too_short: one cold and one warm pass; the speed-up is a single observation with no "
+                "spread and no evidence that the warm level is stable; run at least 5 passes. " + cache_note)
+    elif n <= 4:
+        note = (f"too_short for a steady-state fit: {n - 1} warm passes give a mean and a rough spread "
+                f"(CV {cv:.1%}) but no confidence interval worth quoting; run at least 5 passes. " + cache_note)
+    else:
+        note = f"{n - 1} warm passes, CV {cv:.1%}. " + cache_note
+    # does the warm state still improve? compare the last warm pass with the first warm pass
+    trend = float(s.y[-1] / s.y[1] - 1.0) if n >= 3 and s.y[1] > 0 else None
+    unit = "bytes_per_s" if s.metric.endswith("bytes_per_s") else s.metric
+    return {
+        "passes": n,
+        "metric": s.metric,
+        "cold": cold,
+        "warm": warm,
+        f"cold_{unit}" if unit == "bytes_per_s" else "cold_level": cold,
+        f"warm_{unit}" if unit == "bytes_per_s" else "warm_level": warm,
+        "speedup": speed,
+        "warm_cv": cv,
+        "warm_trend_last_vs_first": trend,
+        "too_short": n <= 4,
+        "note": note,
+    }

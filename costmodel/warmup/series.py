@@ -1,0 +1,201 @@
+"""Turn a Run (or a Timeline DataFrame) into the arrays the analysis needs.
+
+A :class:`Series` holds, per observation ``i``: the metric ``y[i]`` (a rate such as samples/s), the
+observation's duration ``d[i]`` in seconds, the work done ``w[i] = y[i] * d[i]`` (samples, tokens or
+bytes) and the elapsed time at its start ``t0[i]``. Levels over a window are then ratios of sums,
+``sum(w) / sum(d)``, never means of per-step rates.
+
+Durations come from, in order: ``step_time_s``; the differences of ``t_s`` (end of each
+observation); or, when the run has no time information, the assumption that every observation did
+the same work (``d = 1 / y``, so the level is the harmonic mean of the rates).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import AnalysisError
+
+#: Default metric and its fall-backs, in order.
+DEFAULT_METRICS = ("samples_per_s", "tokens_per_s", "read_bytes_per_s")
+#: Metrics that are rates (their level is a ratio of sums); any other is averaged per observation.
+RATE_METRICS = (
+    "samples_per_s",
+    "tokens_per_s",
+    "read_bytes_per_s",
+    "write_bytes_per_s",
+    "read_iops",
+    "write_iops",
+)
+AXES = ("step", "t_s")
+
+
+@dataclass
+class Series:
+    """The analysed arrays of one run (all the same length, sorted by step)."""
+
+    run_id: str
+    role: str
+    metric: str
+    axis: str
+    step: np.ndarray
+    y: np.ndarray
+    d: np.ndarray
+    w: np.ndarray
+    t0: np.ndarray
+    time_source: str
+    is_rate: bool
+    table: pd.DataFrame
+    fmt: str = ""
+    source: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    dropped: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return int(len(self.y))
+
+    @property
+    def x(self) -> np.ndarray:
+        """The fitting axis: step numbers, or elapsed seconds at the middle of each observation."""
+        if self.axis == "t_s":
+            return self.t0 + 0.5 * self.d
+        return self.step.astype(float)
+
+    def level(self, lo: int = 0, hi: int | None = None, mask: np.ndarray | None = None) -> float:
+        """Ratio of sums over observations ``lo..hi-1`` (optionally only where ``mask`` is True)."""
+        sl = slice(lo, self.n if hi is None else hi)
+        w, d = self.w[sl], self.d[sl]
+        if mask is not None:
+            m = mask[sl]
+            w, d = w[m], d[m]
+        den = float(np.sum(d))
+        return float(np.sum(w) / den) if den > 0 else float("nan")
+
+
+def _table_of(run: Any) -> tuple[pd.DataFrame, str, str, str, str, dict[str, Any]]:
+    if isinstance(run, pd.DataFrame):
+        df = run
+        rid = str(df["run_id"].iloc[0]) if "run_id" in df.columns and len(df) else "run"
+        role = str(df["role"].iloc[0]) if "role" in df.columns and len(df) else ""
+        return df, rid, role if role != "<NA>" else "", "", "", dict(getattr(df, "attrs", {}) or {})
+    if hasattr(run, "table") and hasattr(run, "run_id"):
+        return run.table, run.run_id, run.role or "", run.format, run.source, dict(run.metadata or {})
+    raise AnalysisError(f"expected a costmodel Run or a Timeline DataFrame, got {type(run).__name__}")
+
+
+def _col(df: pd.DataFrame, name: str) -> np.ndarray | None:
+    if name not in df.columns:
+        return None
+    v = pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float)
+    return v if np.isfinite(v).any() else None
+
+
+def choose_metric(df: pd.DataFrame, metric: str | None, run_id: str) -> str:
+    """The metric to analyse; raises AnalysisError naming what the run has."""
+    have = [c for c in df.columns if c not in ("run_id", "role", "step") and _col(df, c) is not None]
+    if metric is None:
+        for m in DEFAULT_METRICS:
+            if m in have:
+                return m
+        raise AnalysisError(
+            f"run {run_id!r} has none of {', '.join(DEFAULT_METRICS)} to analyse; "
+            f"it has: {', '.join(have) or 'no numeric column'} (pick one with --metric)"
+        )
+    if metric not in df.columns:
+        raise AnalysisError(
+            f"run {run_id!r} has no column {metric!r}; available: {', '.join(have) or 'none'}"
+        )
+    if metric not in have:
+        raise AnalysisError(f"run {run_id!r}: metric {metric!r} is empty (all values missing)")
+    return metric
+
+
+def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
+    """Extract the metric and the time base of ``run``. Raises AnalysisError on unusable input."""
+    if axis not in AXES:
+        raise AnalysisError(f"axis must be one of {', '.join(AXES)}; got {axis!r}")
+    df, rid, role, fmt, source, meta = _table_of(run)
+    if len(df) == 0:
+        raise AnalysisError(f"run {rid!r} has no rows")
+    metric = choose_metric(df, metric, rid)
+    if "step" in df.columns:
+        df = df.sort_values("step", kind="stable")
+    y = _col(df, metric)
+    assert y is not None  # choose_metric guarantees it
+    n0 = len(y)
+    step = (
+        pd.to_numeric(df["step"], errors="coerce").to_numpy(dtype=float)
+        if "step" in df.columns
+        else np.arange(n0, dtype=float)
+    )
+    st = _col(df, "step_time_s")
+    ts = _col(df, "t_s")
+    is_rate = metric in RATE_METRICS
+    keep = np.isfinite(y) & np.isfinite(step)
+    if is_rate:
+        keep &= y >= 0
+    warnings: list[str] = []
+    time_source = "constant_work"
+    d = None
+    if st is not None and np.all(np.isfinite(st[keep]) & (st[keep] > 0)):
+        d = st
+        time_source = "step_time_s"
+    elif ts is not None and np.all(np.isfinite(ts[keep])):
+        tk = ts[keep]
+        dd = np.diff(tk)
+        if len(tk) >= 2 and np.all(dd > 0):
+            first = tk[0] if tk[0] > 0 else float(np.median(dd))
+            d_k = np.concatenate([[first], dd])
+            d = np.full(n0, np.nan)
+            d[keep] = d_k
+            time_source = "t_s"
+    if d is None:
+        if is_rate:
+            keep &= y > 0
+            d = np.where(keep, 1.0 / np.where(y > 0, y, 1.0), np.nan)
+        else:
+            d = np.ones(n0)
+        if axis == "t_s":
+            raise AnalysisError(
+                f"run {rid!r}: --axis t_s needs t_s or step_time_s, and the run has neither "
+                "(or t_s is not increasing)"
+            )
+    dropped = int(n0 - keep.sum())
+    if dropped:
+        warnings.append(f"{dropped} observation(s) without a usable {metric} value were ignored")
+    y = y[keep]
+    d = d[keep]
+    step = step[keep].astype("int64")
+    w = y * d if is_rate else y * d  # for non-rates w/d is a duration-weighted mean
+    t0 = np.concatenate([[0.0], np.cumsum(d)[:-1]]) if len(d) else np.zeros(0)
+    if time_source == "t_s" and ts is not None:
+        t_end = ts[keep]
+        t0 = t_end - d
+    if not np.all(np.isfinite(y)):
+        raise AnalysisError(f"run {rid!r}: metric {metric!r} has non-finite values after cleaning")
+    if len(y) == 0:
+        raise AnalysisError(f"run {rid!r}: metric {metric!r} has no usable value")
+    return Series(
+        run_id=rid,
+        role=role,
+        metric=metric,
+        axis=axis,
+        step=step,
+        y=y,
+        d=d,
+        w=w,
+        t0=t0,
+        time_source=time_source,
+        is_rate=is_rate,
+        table=df.loc[keep],
+        fmt=fmt,
+        source=source,
+        metadata=meta,
+        dropped=dropped,
+        warnings=warnings,
+    )

@@ -1,0 +1,100 @@
+"""Steady-state statistics: integrated autocorrelation time and a batch-means CI of a ratio of sums.
+
+The level of a window is ``R = sum(w) / sum(d)`` (samples over seconds). Its standard error comes
+from non-overlapping batch means of the ratio estimator: ``b`` batches (10..30) of at least
+``10 * tau_int`` observations each, ``SE^2 = sum_b (W_b - R * D_b)^2 / (b (b - 1) mean(D)^2)``, and
+the CI uses Student's t with ``b - 1`` degrees of freedom. This stays honest under autocorrelation
+(AR(1) up to 0.8 in the benchmark), where an iid standard error under-covers badly.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+
+def tau_int(x: np.ndarray, c: float = 5.0) -> float:
+    """Integrated autocorrelation time ``1 + 2 sum rho_k`` with Sokal's automatic window (FFT, O(n log n))."""
+    x = np.asarray(x, dtype=float)
+    n = len(x)
+    if n < 8:
+        return 1.0
+    x = x - x.mean()
+    var = float(np.dot(x, x) / n)
+    if var <= 0:
+        return 1.0
+    size = 1 << int(np.ceil(np.log2(2 * n)))
+    f = np.fft.rfft(x, size)
+    acf = np.fft.irfft(f * np.conj(f), size)[:n] / (n * var)
+    taus = 2.0 * np.cumsum(acf) - 1.0
+    m = np.arange(n)
+    ok = m >= c * taus
+    if not ok.any():
+        return float(max(1.0, taus[-1]))
+    return float(max(1.0, taus[int(np.argmax(ok))]))
+
+
+@dataclass
+class RatioCI:
+    """A ratio-of-sums level with its batch-means confidence interval."""
+
+    mean: float
+    se: float
+    ci_low: float
+    ci_high: float
+    df: int
+    n_batches: int
+    batch_size: int
+    tau_int: float
+    n: int
+    cv: float
+    level: float = 0.95
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def ratio_ci(w: np.ndarray, d: np.ndarray, y: np.ndarray | None = None, level: float = 0.95,
+             min_batches: int = 10, max_batches: int = 30) -> RatioCI | None:
+    """Level ``sum(w)/sum(d)`` and its CI by batch means; None when there are fewer than 20 points.
+
+    ``y`` (per-observation rates, default ``w/d``) is only used for the coefficient of variation.
+    """
+    from scipy import stats
+
+    w = np.asarray(w, dtype=float)
+    d = np.asarray(d, dtype=float)
+    n = len(w)
+    if n < 20 or float(np.sum(d)) <= 0:
+        return None
+    R = float(np.sum(w) / np.sum(d))
+    e = w - R * d
+    tau = tau_int(e)
+    b = int(np.clip(np.floor(n / (10.0 * tau)), min_batches, max_batches))
+    b = min(b, n // 2)
+    m = n // b
+    # drop the oldest remainder so that batches are equal and the newest data are kept
+    off = n - b * m
+    W = w[off:].reshape(b, m).sum(axis=1)
+    D = d[off:].reshape(b, m).sum(axis=1)
+    Dm = float(D.mean())
+    res = W - R * D
+    se = float(np.sqrt(np.sum(res**2) / (b * (b - 1))) / Dm) if b > 1 else float("inf")
+    t = float(stats.t.ppf(0.5 + level / 2.0, b - 1))
+    yy = y if y is not None else np.where(d > 0, w / np.where(d > 0, d, 1.0), np.nan)
+    mu = float(np.nanmean(yy))
+    cv = float(np.nanstd(yy, ddof=1) / mu) if mu != 0 and n > 1 else float("nan")
+    return RatioCI(
+        mean=R,
+        se=se,
+        ci_low=R - t * se,
+        ci_high=R + t * se,
+        df=b - 1,
+        n_batches=b,
+        batch_size=m,
+        tau_int=tau,
+        n=n,
+        cv=cv,
+        level=level,
+    )
