@@ -1,0 +1,138 @@
+"""`costmodel decide`: JSON contract, exit status, ADR writing, bad input exits 2 writing nothing."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from costmodel.checklist import ITEM_IDS
+from costmodel.cli import main
+
+COMPARE = {
+    "ratio": 0.998, "ratio_ci_low": 0.991, "ratio_ci_high": 1.005, "equivalent": True, "margin": 0.02,
+    "remote_extra_warmup_s": 600.0, "remote_lost_s": 45.0, "remote_steady_hit_ratio": 0.95,
+    "remote_steady_read_bytes_per_s": None,
+    "colocated": [{"run_id": "hub-1", "classification": "flat"}],
+    "remote": [{"run_id": "spoke-1", "classification": "warmup", "warmup_end_step": 120}],
+}
+COST = {
+    "horizon_months": 12,
+    "options": {"cross_region": {"total_usd": 30000.0}, "replicate": {"total_usd": 48000.0},
+                "wait": {"total_usd": 90000.0}},
+    "inputs": {"training": {"runs_per_month": 4, "epochs_per_run": 3, "run_hours": 48},
+               "dataset": {"size_gb": 400.0}, "cache": {"steady_hit_ratio": 0.95}},
+}
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    c = tmp_path / "compare.json"
+    c.write_text(json.dumps(COMPARE))
+    k = tmp_path / "cost.json"
+    k.write_text(json.dumps(COST))
+    f = tmp_path / "fit.json"
+    f.write_text(json.dumps([{"run_id": "spoke-2", "classification": "invalidation"}]))
+    return c, k, f
+
+
+def run_cli(capsys, *argv):
+    rc = main(list(argv))
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_json_contract_with_example_answers(capsys, inputs, examples_dir, tmp_path):
+    c, k, f = inputs
+    adr_dir = tmp_path / "adr"
+    rc, out, err = run_cli(capsys, "decide", "--answers", str(examples_dir / "answers.yaml"),
+                           "--compare", str(c), "--cost", str(k), "--fit", str(f),
+                           "--adr", str(adr_dir), "--date", "2026-10-01", "--json")
+    assert rc == 0, err
+    data = json.loads(out)
+    assert {"verdict", "blockers", "conditions", "items", "adr_path"} <= set(data)
+    assert data["verdict"] == "CONDITIONAL"
+    assert [i["id"] for i in data["items"]] == list(ITEM_IDS)
+    by = {i["id"]: i for i in data["items"]}
+    assert by["cost_favourable"]["answer"] == "yes" and by["cost_favourable"]["source"] == "evidence"
+    # the person's "no" (invalidation not measured in the reference case) overrides the fit evidence
+    assert by["states_covered"]["proposed"] == "yes" and by["states_covered"]["answer"] == "no"
+    assert by["states_covered"]["overrides_evidence"] is True
+    path = Path(data["adr_path"])
+    assert path.parent == adr_dir and path.name.startswith("0001-train-llama-1b")
+    text = path.read_text()
+    assert "date: 2026-10-01" in text and "## Decision Outcome" in text
+    for p in (examples_dir / "answers.yaml", c, k, f):
+        from costmodel.util import sha256_file
+
+        assert sha256_file(p) in text
+
+
+def test_exit_zero_for_no_go_and_readable_output(capsys, tmp_path):
+    a = tmp_path / "a.yaml"
+    a.write_text("answers:\n  governance_allows: {answer: no, note: EU only}\n")
+    rc, out, _ = run_cli(capsys, "decide", "--answers", str(a))
+    assert rc == 0
+    assert out.startswith("verdict: NO_GO") and "governance_allows: EU only" in out
+    rc, out, _ = run_cli(capsys, "decide", "--answers", str(a), "--json")
+    assert json.loads(out)["blockers"][0]["id"] == "governance_allows"
+
+
+@pytest.mark.parametrize(
+    "answers_text, extra, match",
+    [
+        ("answers:\n  governence_allows: yes\n", [], "did you mean 'governance_allows'"),
+        ("answers:\n  network_ready: maybe\n", [], "network_ready"),
+        ("answers:\n  network_ready: no\n", [], "network_ready.*needs a note"),
+        ("answers:\n  repetitions: yes\n", ["compare"], "repetitions.*against the evidence"),
+        ("answers: {}\n", ["badjson"], "not valid JSON"),
+        ("answers: {}\n", ["baddate"], "YYYY-MM-DD"),
+        ("answers: {}\n", ["listcost"], "expected the JSON object"),
+        ("answers: [\n", [], "not valid YAML"),
+    ],
+)
+def test_bad_input_exits_2_one_line_nothing_written(capsys, tmp_path, inputs, answers_text, extra, match):
+    c, k, _ = inputs
+    a = tmp_path / "a.yaml"
+    a.write_text(answers_text)
+    adr_dir = tmp_path / "adr"
+    argv = ["decide", "--answers", str(a), "--adr", str(adr_dir), "--json"]
+    if "compare" in extra:
+        argv += ["--compare", str(c)]
+    if "badjson" in extra:
+        bad = tmp_path / "c.json"
+        bad.write_text("{not json")
+        argv += ["--compare", str(bad)]
+    if "baddate" in extra:
+        argv += ["--date", "1 Oct 2026"]
+    if "listcost" in extra:
+        lc = tmp_path / "k.json"
+        lc.write_text("[1, 2]")
+        argv += ["--cost", str(lc)]
+    rc, out, err = run_cli(capsys, *argv)
+    assert rc == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("costmodel decide: error:")
+    import re
+
+    assert re.search(match, err), err
+    assert not adr_dir.exists()
+
+
+def test_missing_answers_file_exit_2(capsys, tmp_path):
+    rc, out, err = run_cli(capsys, "decide", "--answers", str(tmp_path / "nope.yaml"), "--json")
+    assert rc == 2 and out == "" and "answers file not found" in err
+
+
+def test_console_script_subprocess(tmp_path, examples_dir):
+    """The real process: exit 0 and strict JSON on stdout."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "costmodel", "decide", "--answers", str(examples_dir / "answers.yaml"), "--json"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["verdict"] == "CONDITIONAL"
+    assert "NaN" not in proc.stdout
