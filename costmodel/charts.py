@@ -1,0 +1,605 @@
+"""Altair charts for the report: plain data in (Runs, fit/compare/cost/decision dicts), chart out.
+
+Every function returns an ``altair`` chart and computes nothing but what it draws. Charts are
+rendered offline to inline SVG by :func:`to_svg` (vl-convert, no CDN, no JavaScript); :func:`show`
+displays them in a notebook and fails loudly when a chart cannot be drawn (Altair's display hook
+would swallow the error). Data beyond :data:`MAX_ROWS` rows is pre-aggregated (:func:`downsample`).
+Predicted (simulated) runs are drawn dashed and labelled ``(predicted)``.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .errors import ReportError
+
+#: Altair refuses data beyond this many rows; charts pre-aggregate to stay under it.
+MAX_ROWS = 5000
+#: Points per run drawn in a timeline (bins of equal width on the x axis).
+POINTS_PER_RUN = 600
+WIDTH = 640
+HEIGHT = 220
+FONT_SIZE = 12
+
+_UNITS = {
+    "samples_per_s": "samples/s",
+    "tokens_per_s": "tokens/s",
+    "step_time_s": "s",
+    "read_bytes_per_s": "B/s",
+    "write_bytes_per_s": "B/s",
+    "read_iops": "1/s",
+    "write_iops": "1/s",
+    "read_latency_s": "s",
+    "gpu_util": "fraction 0..1",
+    "data_wait_s": "s",
+    "cache_hit_ratio": "fraction 0..1",
+    "bytes_read": "B",
+}
+_AXIS_TITLES = {"step": "step (batch index)", "t_s": "time since start (s)"}
+_ROLE_COLORS = {"colocated": "#1f77b4", "remote": "#d62728", "": "#7f7f7f"}
+
+
+def _alt():  # noqa: ANN202 - lazy import keeps `import costmodel.charts` cheap
+    import altair as alt
+
+    return alt
+
+
+def metric_title(metric: str) -> str:
+    """Axis title with the unit, e.g. ``samples_per_s`` -> ``samples_per_s (samples/s)``."""
+    unit = _UNITS.get(metric)
+    return f"{metric} ({unit})" if unit else metric
+
+
+def _is_predicted(run: Any) -> bool:
+    meta = getattr(run, "metadata", None) or {}
+    return bool(meta.get("predicted", False))
+
+
+def run_label(run_id: str, predicted: bool) -> str:
+    """The label a run carries in charts and tables; predicted runs say so."""
+    return f"{run_id} (predicted)" if predicted else str(run_id)
+
+
+def downsample(df: pd.DataFrame, x: str, ys: Sequence[str], max_points: int = POINTS_PER_RUN) -> pd.DataFrame:
+    """Mean of ``ys`` in at most ``max_points`` equal-width bins of ``x`` (rows without x dropped).
+
+    Returns ``df[[x, *ys]]`` unchanged when it is already small enough. Bin x is the bin's mean x.
+    """
+    cols = [x, *[y for y in ys if y != x]]
+    d = df[cols].dropna(subset=[x])
+    if len(d) <= max_points:
+        return d.reset_index(drop=True)
+    xv = d[x].to_numpy(dtype=float)
+    lo, hi = float(np.min(xv)), float(np.max(xv))
+    if hi <= lo:
+        return d.iloc[:max_points].reset_index(drop=True)
+    idx = np.minimum(((xv - lo) / (hi - lo) * max_points).astype(np.int64), max_points - 1)
+    out = d.groupby(idx, sort=True).mean(numeric_only=True)
+    return out.reset_index(drop=True)
+
+
+def curve_values(curve: Mapping[str, Any] | None, x: np.ndarray, axis: str, warmup_end: float | None) -> np.ndarray | None:
+    """The fitted warm-up curve at ``x`` (steps or seconds, from the axis start), or None when it
+    cannot be drawn. Models as in :mod:`costmodel.warmup` (S plateau, C initial, x from the start):
+    ``exp``: ``S - (S - C) exp(-x / tau)`` (``tau_steps`` or ``tau_s``); ``ramp``: ``C + (S - C)
+    min(x / t0, 1)``; ``step``: C before t0, S after; ``power``: ``S - (S - C) (1 + x / tau) ** -alpha``;
+    ``logistic`` with ``x0``, ``s``; ``constant``: S. Shape parameters come from ``curve["params"]``
+    (on the fitting axis, ``curve["axis"]``); ramp and step fall back to the warm-up end.
+    """
+    if not curve:
+        return None
+    model = str(curve.get("model") or "").lower()
+    plateau = _num(curve.get("plateau"))
+    initial = _num(curve.get("initial"))
+    if plateau is None:
+        return None
+    x = np.asarray(x, dtype=float)
+    if x.size == 0:
+        return None
+    xr = x - float(np.nanmin(x))
+    if initial is None or model in ("constant", "flat", "none", ""):
+        return np.full_like(x, plateau)
+    params = curve.get("params") or {}
+    fit_axis = curve.get("axis")
+    same_axis = fit_axis in (None, axis)
+    gap = plateau - initial
+    if model.startswith("exp"):
+        tau = _num(curve.get("tau_steps" if axis == "step" else "tau_s"))
+        if tau is None or tau <= 0:
+            return None
+        return plateau - gap * np.exp(-xr / tau)
+    if model in ("ramp", "step"):
+        t0 = _num(params.get("t0")) if same_axis else None
+        if t0 is None:
+            t0 = None if warmup_end is None else warmup_end - float(np.nanmin(x))
+        if t0 is None or t0 <= 0:
+            return np.full_like(x, plateau)
+        if model == "ramp":
+            return initial + gap * np.clip(xr / t0, 0.0, 1.0)
+        return np.where(xr < t0, initial, plateau)
+    if not same_axis:
+        return None
+    if model == "power":
+        tau, alpha = _num(params.get("tau")), _num(params.get("alpha"))
+        if tau is None or alpha is None or tau <= 0:
+            return None
+        return plateau - gap * (1.0 + xr / tau) ** (-alpha)
+    if model == "logistic":
+        x0, sc = _num(params.get("x0")), _num(params.get("s"))
+        if x0 is None or sc is None or sc <= 0:
+            return None
+        return initial + gap / (1.0 + np.exp(-np.clip((xr - x0) / sc, -500, 500)))
+    return None
+
+
+def _num(v: Any) -> float | None:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _fit_by_run(fits: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    return {str(f.get("run_id")): f for f in fits}
+
+
+def _pick_metric(runs: Sequence[Any], fits: Sequence[Mapping[str, Any]], metric: str | None) -> str:
+    if metric:
+        return metric
+    for f in fits:
+        if f.get("metric"):
+            return str(f["metric"])
+    for cand in ("samples_per_s", "tokens_per_s", "read_bytes_per_s"):
+        if any(cand in r.table and r.table[cand].notna().any() for r in runs):
+            return cand
+    raise ReportError("no throughput metric to draw: the runs carry none of samples_per_s, tokens_per_s, read_bytes_per_s")
+
+
+def _axis_of(run: Any, axis: str) -> str:
+    t = run.table
+    if axis in t and t[axis].notna().any():
+        return axis
+    return "step"
+
+
+def throughput(
+    runs: Sequence[Any],
+    fits: Sequence[Mapping[str, Any]],
+    axis: str = "step",
+    metric: str | None = None,
+) -> Any:
+    """One panel per run: the metric over ``axis`` (``step`` or ``t_s``), the warm-up region shaded,
+    the steady-state 95 % CI band and mean, and the fitted warm-up curve. Predicted runs are dashed."""
+    alt = _alt()
+    if axis not in _AXIS_TITLES:
+        raise ReportError(f"axis must be 'step' or 't_s', got {axis!r}")
+    if not runs:
+        raise ReportError("no runs to draw")
+    metric = _pick_metric(runs, fits, metric)
+    by_run = _fit_by_run(fits)
+    panels = []
+    for run in runs:
+        ax = _axis_of(run, axis)
+        if metric not in run.table:
+            continue
+        d = downsample(run.table, ax, [metric])
+        d = d.dropna(subset=[metric])
+        if d.empty:
+            continue
+        pred = _is_predicted(run)
+        label = run_label(run.run_id, pred)
+        fit = by_run.get(str(run.run_id), {})
+        end_key = "warmup_end_step" if ax == "step" else "warmup_end_t_s"
+        w_end = _num(fit.get(end_key))
+        x0, x1 = float(d[ax].min()), float(d[ax].max())
+        x = alt.X(f"{ax}:Q", title=_AXIS_TITLES[ax], scale=alt.Scale(domain=[x0, x1], nice=False))
+        layers = []
+        if w_end is not None and w_end > x0:
+            shade = pd.DataFrame({"x0": [x0], "x1": [min(w_end, x1)], "region": ["warm-up"]})
+            layers.append(
+                alt.Chart(shade)
+                .mark_rect(opacity=0.18, color="#ff9900")
+                .encode(x=alt.X("x0:Q", title=_AXIS_TITLES[ax]), x2="x1:Q", tooltip=["region:N"])
+            )
+        lo, hi, mean = (_num(fit.get(k)) for k in ("steady_ci_low", "steady_ci_high", "steady_mean"))
+        s0 = w_end if (w_end is not None and w_end > x0) else x0
+        if lo is not None and hi is not None:
+            band = pd.DataFrame({"x0": [s0], "x1": [x1], "lo": [lo], "hi": [hi]})
+            layers.append(
+                alt.Chart(band)
+                .mark_rect(opacity=0.25, color="#2ca02c")
+                .encode(x="x0:Q", x2="x1:Q", y="lo:Q", y2="hi:Q")
+            )
+        line = alt.Chart(d).mark_line(
+            color=_ROLE_COLORS.get(run.role, "#7f7f7f"), strokeWidth=1.2, strokeDash=[5, 3] if pred else [1, 0]
+        )
+        layers.append(line.encode(x=x, y=alt.Y(f"{metric}:Q", title=metric_title(metric), scale=alt.Scale(zero=False))))
+        if mean is not None:
+            layers.append(
+                alt.Chart(pd.DataFrame({"x0": [s0], "x1": [x1], "y": [mean]}))
+                .mark_rule(color="#2ca02c", strokeWidth=2)
+                .encode(x="x0:Q", x2="x1:Q", y="y:Q")
+            )
+        xs = d[ax].to_numpy(dtype=float)
+        yc = curve_values(fit.get("curve"), xs, ax, w_end)
+        if yc is not None:
+            layers.append(
+                alt.Chart(pd.DataFrame({ax: xs, "fit": yc}))
+                .mark_line(color="black", strokeWidth=1.5, strokeDash=[2, 2])
+                .encode(x=f"{ax}:Q", y="fit:Q")
+            )
+        model = (fit.get("curve") or {}).get("model", "-")
+        cls = fit.get("classification", "-")
+        subtitle = f"{cls}; warm-up ends at {_fmt(w_end)} ({ax}); curve: {model}; shaded: warm-up; green: steady state 95 % CI"
+        panels.append(
+            alt.layer(*layers).properties(
+                width=WIDTH, height=HEIGHT, title=alt.TitleParams(text=f"{label} [{run.role or 'no role'}]", subtitle=subtitle)
+            )
+        )
+    if not panels:
+        raise ReportError(f"no run has data for metric {metric!r} to draw")
+    return _configure(alt.vconcat(*panels))
+
+
+def _fmt(v: float | None) -> str:
+    if v is None:
+        return "-"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+def overlay(runs: Sequence[Any], axis: str = "step", metric: str | None = None, fits: Sequence[Mapping[str, Any]] = ()) -> Any:
+    """Co-located and remote runs overlaid on one panel: colour by role, one line per run,
+    predicted runs dashed and labelled."""
+    alt = _alt()
+    if not runs:
+        raise ReportError("no runs to draw")
+    metric = _pick_metric(runs, fits, metric)
+    per_run = max(50, min(POINTS_PER_RUN, MAX_ROWS // max(1, len(runs))))
+    frames = []
+    for run in runs:
+        if metric not in run.table:
+            continue
+        ax = _axis_of(run, axis)
+        d = downsample(run.table, ax, [metric], per_run).dropna(subset=[metric]).rename(columns={ax: "x"})
+        pred = _is_predicted(run)
+        d["run"] = run_label(run.run_id, pred)
+        d["role"] = run.role or "unknown"
+        d["kind"] = "predicted" if pred else "measured"
+        frames.append(d)
+    if not frames:
+        raise ReportError(f"no run has data for metric {metric!r} to draw")
+    data = pd.concat(frames, ignore_index=True)
+    roles = sorted(data["role"].unique())
+    chart = (
+        alt.Chart(data)
+        .mark_line(strokeWidth=1.3)
+        .encode(
+            x=alt.X("x:Q", title=_AXIS_TITLES.get(axis, axis)),
+            y=alt.Y(f"{metric}:Q", title=metric_title(metric), scale=alt.Scale(zero=False)),
+            color=alt.Color(
+                "role:N",
+                title="role",
+                scale=alt.Scale(domain=roles, range=[_ROLE_COLORS.get(r if r != "unknown" else "", "#7f7f7f") for r in roles]),
+            ),
+            strokeDash=alt.StrokeDash(
+                "kind:N", title="kind", scale=alt.Scale(domain=["measured", "predicted"], range=[[1, 0], [5, 3]])
+            ),
+            detail="run:N",
+            tooltip=["run:N", "role:N", "kind:N"],
+        )
+        .properties(width=WIDTH, height=HEIGHT + 60, title="co-located vs remote")
+    )
+    return _configure(chart)
+
+
+_TERM_ORDER = ("cross_region", "replicate", "wait")
+
+
+def cost_terms_frame(cost: Mapping[str, Any]) -> pd.DataFrame:
+    """Long table (option, term, usd) of every cost term over the horizon, from ``CostResult.to_dict()``."""
+    rows = []
+    options = cost.get("options") or {}
+    for name in list(_TERM_ORDER) + [k for k in options if k not in _TERM_ORDER]:
+        opt = options.get(name)
+        if not opt:
+            continue
+        terms = opt.get("terms") or {}
+        for term, val in terms.items():
+            usd = _term_usd(val)
+            if usd is not None:
+                rows.append({"option": name, "term": str(term), "usd": usd})
+    if not rows:
+        raise ReportError("the cost result has no option terms to draw")
+    return pd.DataFrame(rows)
+
+
+def _term_usd(val: Any) -> float | None:
+    """A term is either a number (USD over the horizon) or a dict with ``total_usd``/``usd``."""
+    if isinstance(val, Mapping):
+        for k in ("total_usd", "usd", "horizon_usd"):
+            if k in val:
+                return _num(val[k])
+        return None
+    return _num(val)
+
+
+def cost_terms(cost: Mapping[str, Any]) -> Any:
+    """Cost terms stacked per option (USD over the horizon)."""
+    alt = _alt()
+    df = cost_terms_frame(cost)
+    months = cost.get("horizon_months")
+    title = f"cost over {months} months by term" if months else "cost by term"
+    chart = (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            y=alt.Y("option:N", title="option", sort=list(_TERM_ORDER)),
+            x=alt.X("sum(usd):Q", title="cost over the horizon (USD)", stack="zero"),
+            color=alt.Color("term:N", title="term"),
+            tooltip=["option:N", "term:N", alt.Tooltip("usd:Q", format=",.0f")],
+        )
+        .properties(width=WIDTH - 120, height=30 * df["option"].nunique() + 40, title=title)
+    )
+    return _configure(chart)
+
+
+def break_even(curve: pd.DataFrame, input_name: str, value: float | None = None, above: str | None = None) -> Any:
+    """Total cost of each option against one input (``curve``: columns ``value``, ``option``,
+    ``total_usd``), with a rule at the break-even value when there is one."""
+    alt = _alt()
+    need = {"value", "option", "total_usd"}
+    if not need <= set(curve.columns):
+        raise ReportError(f"break-even curve needs columns {sorted(need)}, got {sorted(curve.columns)}")
+    base = alt.Chart(curve).mark_line(point=True).encode(
+        x=alt.X("value:Q", title=input_name),
+        y=alt.Y("total_usd:Q", title="cost over the horizon (USD)"),
+        color=alt.Color("option:N", title="option"),
+        tooltip=["option:N", alt.Tooltip("value:Q"), alt.Tooltip("total_usd:Q", format=",.0f")],
+    )
+    layers = [base]
+    title = f"break-even on {input_name}: never in this range"
+    v = _num(value)
+    if v is not None:
+        layers.append(alt.Chart(pd.DataFrame({"value": [v]})).mark_rule(color="black", strokeDash=[4, 4]).encode(x="value:Q"))
+        title = f"break-even on {input_name} at {v:,.4g}" + (f"; {above} cheaper above" if above else "")
+    return _configure(alt.layer(*layers).properties(width=WIDTH - 120, height=HEIGHT + 40, title=title))
+
+
+def tornado_frame(tornado: Any) -> pd.DataFrame:
+    """Normalise a tornado result to rows (input, low_usd, high_usd, base_usd, swing_usd).
+
+    Accepts a DataFrame or a list of dicts with ``input``/``name`` and low/high outputs
+    (``low_usd``/``high_usd`` or ``low_output``/``high_output``), or an object with ``to_dict()``.
+    """
+    if hasattr(tornado, "to_dict") and not isinstance(tornado, pd.DataFrame):
+        tornado = tornado.to_dict()
+    if isinstance(tornado, Mapping):
+        tornado = tornado.get("rows") or tornado.get("inputs") or tornado.get("tornado") or [
+            {"input": k, **v} for k, v in tornado.items() if isinstance(v, Mapping)
+        ]
+    df = pd.DataFrame(tornado)
+    if df.empty:
+        raise ReportError("the tornado result is empty")
+
+    def col(*names: str) -> pd.Series:
+        for n in names:
+            if n in df.columns:
+                return pd.to_numeric(df[n], errors="coerce")
+        raise ReportError(f"tornado rows need one of {names}; got columns {list(df.columns)}")
+
+    name = df["input"] if "input" in df.columns else df.get("name", df.get("key"))
+    if name is None:
+        raise ReportError(f"tornado rows need an 'input' name; got columns {list(df.columns)}")
+    out = pd.DataFrame(
+        {
+            "input": name.astype(str),
+            "low_usd": col("low_usd", "low_output", "delta_low_usd", "low"),
+            "high_usd": col("high_usd", "high_output", "delta_high_usd", "high"),
+        }
+    )
+    if "base_usd" in df.columns or "base_output" in df.columns:
+        out["base_usd"] = col("base_usd", "base_output")
+    else:
+        out["base_usd"] = 0.0
+    out["swing_usd"] = (out["high_usd"] - out["low_usd"]).abs()
+    return out.sort_values("swing_usd", ascending=False).reset_index(drop=True)
+
+
+def tornado(tornado_result: Any, output: str = "cross_region minus replicate (USD)") -> Any:
+    """Tornado: for each input, the output at its low and high value around the base; widest first."""
+    alt = _alt()
+    df = tornado_frame(tornado_result)
+    long = pd.concat(
+        [
+            df.assign(end="low value", usd=df["low_usd"]),
+            df.assign(end="high value", usd=df["high_usd"]),
+        ],
+        ignore_index=True,
+    )
+    order = list(df["input"])
+    bars = alt.Chart(long).mark_bar().encode(
+        y=alt.Y("input:N", sort=order, title="input"),
+        x=alt.X("base_usd:Q", title=output),
+        x2="usd:Q",
+        color=alt.Color("end:N", title="input at", scale=alt.Scale(domain=["low value", "high value"], range=["#9ecae1", "#3182bd"])),
+        tooltip=["input:N", "end:N", alt.Tooltip("usd:Q", format=",.0f")],
+    )
+    rule = alt.Chart(pd.DataFrame({"base": [float(df["base_usd"].iloc[0])]})).mark_rule(color="black").encode(x="base:Q")
+    return _configure(
+        alt.layer(bars, rule).properties(width=WIDTH - 160, height=22 * len(df) + 30, title="sensitivity (tornado)")
+    )
+
+
+def monte_carlo(samples: pd.DataFrame | Mapping[str, Sequence[float]], bins: int = 40) -> Any:
+    """Distribution of each option's total cost over the Monte Carlo draws (pre-binned histogram)."""
+    alt = _alt()
+    df = pd.DataFrame(samples)
+    if df.empty:
+        raise ReportError("no Monte Carlo samples to draw")
+    if {"option", "total_usd"} <= set(df.columns):
+        long = df[["option", "total_usd"]]
+    else:
+        long = df.melt(var_name="option", value_name="total_usd")
+    long = long.dropna()
+    vals = long["total_usd"].to_numpy(dtype=float)
+    lo, hi = float(vals.min()), float(vals.max())
+    if hi <= lo:
+        hi = lo + 1.0
+    edges = np.linspace(lo, hi, bins + 1)
+    rows = []
+    for opt, part in long.groupby("option", sort=True):
+        counts, _ = np.histogram(part["total_usd"].to_numpy(dtype=float), bins=edges)
+        share = counts / max(1, counts.sum())
+        for i in range(bins):
+            rows.append({"option": opt, "x0": edges[i], "x1": edges[i + 1], "share": share[i]})
+    hist = pd.DataFrame(rows)
+    chart = (
+        alt.Chart(hist)
+        .mark_rect(opacity=0.55)
+        .encode(
+            x=alt.X("x0:Q", title="total cost over the horizon (USD)"),
+            x2="x1:Q",
+            y=alt.Y("share:Q", title="share of draws", stack=None),
+            color=alt.Color("option:N", title="option"),
+            tooltip=["option:N", alt.Tooltip("share:Q", format=".1%")],
+        )
+        .properties(width=WIDTH - 120, height=HEIGHT, title=f"Monte Carlo: {len(df) if 'option' not in df else len(df) // max(1, df['option'].nunique())} draws")
+    )
+    return _configure(chart)
+
+
+_STATUS_COLORS = {
+    "pass": "#2ca02c", "ok": "#2ca02c", "yes": "#2ca02c", "met": "#2ca02c",
+    "warning": "#ff9900", "condition": "#ff9900", "unknown": "#bbbbbb",
+    "fail": "#d62728", "blocker": "#d62728", "no": "#d62728",
+}
+
+
+def checklist_frame(decision: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per checklist item: id, question, severity, answer, proposed, status (strings)."""
+    items = decision.get("items") or []
+    rows = []
+    for i, it in enumerate(items):
+        rows.append(
+            {
+                "order": i,
+                "id": str(it.get("id", "")),
+                "question": str(it.get("question", "")),
+                "severity": str(it.get("severity", "")),
+                "answer": str(it.get("answer", "")),
+                "proposed": "" if it.get("proposed") is None else str(it.get("proposed")),
+                "status": str(it.get("status", "")),
+                "note": str(it.get("note", "") or ""),
+            }
+        )
+    return pd.DataFrame(rows, columns=["order", "id", "question", "severity", "answer", "proposed", "status", "note"])
+
+
+def checklist(decision: Mapping[str, Any]) -> Any:
+    """Checklist as a chart table: one row per item, the status as a coloured cell, answer and question."""
+    alt = _alt()
+    df = checklist_frame(decision)
+    if df.empty:
+        raise ReportError("the decision has no checklist items to draw")
+    df["question_short"] = [q if len(q) <= 90 else q[:87] + "..." for q in df["question"]]
+    statuses = sorted(df["status"].unique())
+    colors = [_STATUS_COLORS.get(s.lower(), "#9467bd") for s in statuses]
+    y = alt.Y("id:N", sort=list(df["id"]), title=None)
+    status = alt.Chart(df).mark_rect().encode(
+        y=y, color=alt.Color("status:N", scale=alt.Scale(domain=statuses, range=colors), title="status")
+    ).properties(width=24, height=22 * len(df))
+    text_cols = []
+    for col, width in (("answer", 60), ("proposed", 70), ("severity", 70), ("question_short", 520)):
+        text_cols.append(
+            alt.Chart(df)
+            .mark_text(align="left", fontSize=FONT_SIZE - 1)
+            .encode(y=alt.Y("id:N", sort=list(df["id"]), axis=None), x=alt.value(3), text=f"{col}:N")
+            .properties(width=width, height=22 * len(df), title=col.replace("_short", ""))
+        )
+    verdict = decision.get("verdict", "")
+    return _configure(alt.hconcat(status, *text_cols, spacing=4).properties(title=f"checklist: verdict {verdict}"))
+
+
+def _configure(chart: Any) -> Any:
+    return (
+        chart.configure_axis(labelFontSize=FONT_SIZE, titleFontSize=FONT_SIZE + 1)
+        .configure_legend(labelFontSize=FONT_SIZE, titleFontSize=FONT_SIZE)
+        .configure_title(fontSize=FONT_SIZE + 3, subtitleFontSize=FONT_SIZE - 1, anchor="start")
+        .configure_view(stroke="#cccccc")
+    )
+
+
+_counter = itertools.count(1)
+_ID_RE = re.compile(r'\bid="([^"]+)"')
+_REF_RE = re.compile(r'url\(#([^)]+)\)|href="#([^"]+)"')
+
+
+def to_svg(chart: Any, prefix: str | None = None) -> str:
+    """Render ``chart`` to a self-contained SVG string with vl-convert (no network).
+
+    Element ids are prefixed (``prefix`` or a counter) so several charts inlined in one HTML page do
+    not share clip-path ids. Raises :class:`ReportError` when the chart cannot be rendered.
+    """
+    import vl_convert as vlc
+
+    try:
+        spec = chart.to_dict() if hasattr(chart, "to_dict") else dict(chart)
+        svg = vlc.vegalite_to_svg(spec)
+    except Exception as exc:  # noqa: BLE001 - report a chart failure as our error, with its cause
+        raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
+    p = prefix or f"cm{next(_counter)}"
+    svg = _ID_RE.sub(lambda m: f'id="{p}-{m.group(1)}"', svg)
+    svg = _REF_RE.sub(lambda m: f"url(#{p}-{m.group(1)})" if m.group(1) else f'href="#{p}-{m.group(2)}"', svg)
+    return svg
+
+
+class SVGFigure:
+    """A rendered chart for notebooks: displays as inline SVG (``image/svg+xml``)."""
+
+    def __init__(self, svg: str, title: str = "chart") -> None:
+        self.svg = svg
+        self.title = title
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"image/svg+xml": self.svg, "text/plain": f"<{self.title}>"}
+
+
+def show(*charts: Any) -> list[SVGFigure]:
+    """Render each chart to SVG and display it; raise (failing the cell) when one cannot be drawn."""
+    figs = [SVGFigure(to_svg(c)) for c in charts]
+    try:
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel
+        return figs
+    for f in figs:
+        display(f)
+    return figs
+
+
+__all__ = [
+    "MAX_ROWS",
+    "metric_title",
+    "run_label",
+    "downsample",
+    "curve_values",
+    "throughput",
+    "overlay",
+    "cost_terms_frame",
+    "cost_terms",
+    "break_even",
+    "tornado_frame",
+    "tornado",
+    "monte_carlo",
+    "checklist_frame",
+    "checklist",
+    "to_svg",
+    "SVGFigure",
+    "show",
+]
