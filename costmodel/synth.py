@@ -282,4 +282,68 @@ def generate(
     return SynthSeries(table=table, truth=truth, level=level)
 
 
-__all__ = ["SHAPES", "KINDS", "SynthTruth", "SynthSeries", "generate"]
+__all__ = ["SHAPES", "KINDS", "REFERENCE_BATCH", "SynthTruth", "SynthSeries", "generate", "reference_case"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The bundled reference example (a synthetic reconstruction of the published validation ranges)
+# ---------------------------------------------------------------------------------------------
+#: Global batch of the reference case: 24 sequences per GPU x 16 GPUs.
+REFERENCE_BATCH = 384
+
+
+def reference_case(role: str, n: int = 2000, seed: int = 20260925) -> pd.DataFrame:
+    """A step log reconstructing the reference case of ``validation.md`` for ``role``.
+
+    ``colocated``: 115-117 samples/s from the start, GPU 98-100 %, 1.0-1.3 GB/s, 2-3 ms.
+    ``remote``: cold at 95-105 samples/s for batches 0-99 (GPU 80-90 %, 500-800 MB/s), warming to
+    about 115 by batches 100-150 (latency 5-10 ms), then 115-117 with 94-96 % cache hits and reads
+    under 5 ms. Values the publication does not give (cold latency 10-14 ms, cold hit ratio ~30 %) are
+    labelled assumptions in ``data/examples/README.md``. Columns: step, t_s, samples_per_s,
+    gpu_util (0..1), read_bytes_per_s, read_latency_s, cache_hit_ratio.
+    """
+    if role not in ("colocated", "remote"):
+        raise AnalysisError(f"role must be colocated or remote, got {role!r}")
+    rng = np.random.default_rng(seed + (0 if role == "colocated" else 1))
+    t = np.arange(n, dtype=float)
+    S = 116.0
+    if role == "colocated":
+        mu = np.full(n, S)
+        frac = np.ones(n)
+    else:
+        C = 100.0
+        mu = np.where(t < 100, C, S - (S - C) * np.exp(-(t - 100) / 12.0))
+        frac = (mu - C) / (S - C)
+    cv = np.where(frac < 0.5, 0.022, 0.0075)
+    x = _ar1(rng, n, 0.5, 1.0) * cv
+    y = mu * (1.0 + x)
+    y = np.where(frac < 0.5, np.clip(y, 95.2, 104.8), np.clip(y, 114.0, 118.0))
+    y = np.round(y, 2)
+    d = REFERENCE_BATCH / y
+    t_s = np.round(np.cumsum(d), 3)
+    u = rng.standard_normal((4, n))
+    if role == "colocated":
+        gpu = np.clip(0.99 + 0.005 * u[0], 0.98, 1.0)
+        rbytes = np.clip(1.15e9 + 0.07e9 * u[1], 1.0e9, 1.3e9)
+        lat = np.clip(2.5e-3 + 0.25e-3 * u[2], 2.0e-3, 3.0e-3)
+        hit = np.full(n, np.nan)
+    else:
+        gpu = np.where(frac < 0.5, np.clip(0.85 + 0.025 * u[0], 0.80, 0.90), np.clip(0.99 + 0.005 * u[0], 0.98, 1.0))
+        rb_cold = np.clip(650e6 + 70e6 * u[1], 500e6, 800e6)
+        rb_warm = np.clip(1.15e9 + 0.07e9 * u[1], 1.0e9, 1.3e9)
+        rbytes = rb_cold + (rb_warm - rb_cold) * frac
+        lat_cold = np.clip(12e-3 + 1e-3 * u[2], 10e-3, 14e-3)
+        lat_warm = np.clip(3.5e-3 + 0.4e-3 * u[2], 2.5e-3, 4.8e-3)
+        lat = np.where((t >= 100) & (frac < 0.95), np.clip(7.5e-3 + 1e-3 * u[2], 5e-3, 10e-3),
+                       np.where(frac < 0.5, lat_cold, lat_warm))
+        hit = np.clip(0.30 + 0.65 * frac + 0.004 * u[3], 0.0, 0.96)
+        hit = np.where(frac >= 0.95, np.clip(hit, 0.94, 0.96), hit)
+    return pd.DataFrame({
+        "step": np.arange(n, dtype="int64"),
+        "t_s": t_s,
+        "samples_per_s": y,
+        "gpu_util": np.round(gpu, 4),
+        "read_bytes_per_s": np.round(rbytes, 0),
+        "read_latency_s": np.round(lat, 5),
+        "cache_hit_ratio": np.round(hit, 4),
+    })

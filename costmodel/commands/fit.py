@@ -1,16 +1,64 @@
-"""`costmodel fit` (not implemented yet)."""
+"""`costmodel fit`: warm-up end, steady state with a 95 % CI, curve and classification per run."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from ..errors import CostmodelError
+HELP = "fit warm-up and steady state (95 %% CI), curve and classification of each run"
+DESCRIPTION = """fit warm-up and steady state of each run in FILE... (any ingestible file or a Timeline Parquet).
 
-HELP = "(not implemented yet)"
+Prints one line per run, or with --json a JSON list with one object per run: run_id, metric,
+classification (flat, warmup, slowdown, no_steady_state, dips, invalidation, too_short),
+warmup_end_step, warmup_end_t_s (seconds), steady_mean (metric unit, samples over seconds),
+steady_ci_low / steady_ci_high (95 %, batch means), steady_cv, cold_mean, curve {model, plateau,
+initial, tau_steps, tau_s, r2, t95_*, t99_*}, lost_s (cluster seconds lost to the warm-up), segments.
+"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("args", nargs="*")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="benchmark outputs or Timeline Parquet files")
+    parser.add_argument("--metric", default=None,
+                        help="Timeline column to analyse (default samples_per_s, then tokens_per_s, read_bytes_per_s)")
+    parser.add_argument("--axis", choices=["step", "t_s"], default="step",
+                        help="axis of the curve fit: steps or seconds (default step)")
+    parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip format sniffing and use this reader")
+    parser.add_argument("--role", choices=["colocated", "remote"], help="label the runs with this role")
+    parser.add_argument("--json", action="store_true", help="print a JSON list on stdout")
+
+
+def load_runs(files: list[str], fmt: str | None = None, role: str = "") -> list[Any]:
+    """Ingest ``files`` (sniffed formats or Timeline Parquet) into Runs."""
+    from ..ingest import IngestOptions, load_many
+
+    return load_many(files, IngestOptions(fmt=fmt, role=role)).runs
+
+
+def _fmt(v: Any, spec: str = ".2f") -> str:
+    return "-" if v is None else format(v, spec)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CostmodelError("costmodel fit is not implemented yet")
+    from ..warmup import analyze_runs
+    from ._common import emit_json
+
+    runs = load_runs(args.files, args.fmt, args.role or "")
+    fits = analyze_runs(runs, args.metric, args.axis)
+    if args.json:
+        emit_json([f.to_dict() for f in fits])
+        return 0
+    for f in fits:
+        print(f"{f.run_id}: {f.classification} ({f.metric}, {f.n_points} points)")
+        print(f"  warm-up end: step {_fmt(f.warmup_end_step, 'd')}, {_fmt(f.warmup_end_t_s, '.1f')} s; "
+              f"lost {_fmt(f.lost_s, '.1f')} s")
+        print(f"  steady: {_fmt(f.steady_mean, '.4g')} [{_fmt(f.steady_ci_low, '.4g')}, "
+              f"{_fmt(f.steady_ci_high, '.4g')}] (95 % CI), CV {_fmt(f.steady_cv, '.2%')}; cold {_fmt(f.cold_mean, '.4g')}")
+        if f.curve and f.curve.get("model") not in (None, "none"):
+            c = f.curve
+            print(f"  curve: {c['model']}, plateau {_fmt(c['plateau'], '.4g')}, tau {_fmt(c['tau_steps'], '.1f')} steps "
+                  f"/ {_fmt(c['tau_s'], '.1f')} s, R2 {_fmt(c['r2'], '.3f')}")
+        reason = f.evidence.get("rule") or f.evidence.get("reason")
+        if reason:
+            print(f"  why: {reason}")
+        if f.multipass:
+            print(f"  multi-pass: {f.multipass['note']}")
+    return 0

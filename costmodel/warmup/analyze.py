@@ -318,6 +318,11 @@ def analyze_series(s: Series) -> FitResult:
         res.curve = {"model": "none", "plateau": None, "initial": None, "tau_steps": None, "tau_s": None,
                      "r2": None, "t95_steps": None, "t95_s": None, "t99_steps": None, "t99_s": None,
                      "note": f"no curve is fitted to a run classified {cls}"}
+    an = detect.find_anomalies(s.y, dips_from=i_s) if i_s > 0 else an
+    evidence["dip_events"] = len(an.dip_events)
+    evidence["dips_periodic"] = an.periodic
+    evidence["dip_period_steps"] = an.period
+    evidence["dip_period_cv"] = an.period_cv
     if an.dips and res.classification in ("flat", "warmup"):
         evidence["underlying"] = res.classification
         res.classification = "dips"

@@ -65,13 +65,14 @@ class Anomalies:
         return self.low | self.high
 
 
-def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0) -> Anomalies:
+def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0, dips_from: int = 0) -> Anomalies:
     """Mark outliers and dips: residuals from a rolling median beyond ``k`` robust sigmas.
 
     Low points are grouped into events (runs of consecutive points). Dip events are those of at least
     two points; the run "has dips" when there are >= 3 dip events whose inter-event gaps have a
     coefficient of variation <= 0.25 (periodic), or >= 5 dip events. Isolated one-point drops are
-    outliers (slow steps), not dips.
+    outliers (slow steps), not dips. Only events starting at or after ``dips_from`` count as dips
+    (dips are drops after the run settled).
     """
     from scipy.ndimage import median_filter
 
@@ -88,8 +89,10 @@ def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0) -> Anomalie
     if sig <= 0:
         z = np.zeros(n, dtype=bool)
         return Anomalies(baseline=base, sigma=0.0, low=z, high=z.copy())
-    low = r < -k * sig
-    high = r > k * sig
+    # local scale: rolling MAD, so a noisier phase (e.g. a cold start) is judged by its own noise
+    sig_loc = np.maximum(1.4826 * median_filter(np.abs(r), size=w, mode="nearest"), 0.25 * sig)
+    low = r < -k * sig_loc
+    high = r > k * sig_loc
     events: list[tuple[int, int, float]] = []
     if low.any():
         idx = np.flatnonzero(low)
@@ -99,14 +102,14 @@ def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0) -> Anomalie
         for s, e in zip(starts, ends):
             depth = float(np.mean(1.0 - y[s:e] / np.where(base[s:e] > 0, base[s:e], 1.0)))
             events.append((int(s), int(e), depth))
-    dip_events = [ev for ev in events if ev[1] - ev[0] >= 2]
+    dip_events = [ev for ev in events if ev[1] - ev[0] >= 2 and ev[0] >= dips_from]
     periodic = False
     period = cvg = None
     if len(dip_events) >= 3:
         gaps = np.diff([ev[0] for ev in dip_events]).astype(float)
         period = float(np.median(gaps))
         cvg = float(np.std(gaps) / np.mean(gaps)) if np.mean(gaps) > 0 else None
-        periodic = cvg is not None and cvg <= 0.25
+        periodic = cvg is not None and cvg <= 0.2
     dips = (len(dip_events) >= 3 and periodic) or len(dip_events) >= 5
     return Anomalies(
         baseline=base,
