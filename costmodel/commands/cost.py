@@ -1,16 +1,132 @@
-"""`costmodel cost` (not implemented yet)."""
+"""`costmodel cost`: price cross-region reading vs replicating vs waiting, with break-even,
+sensitivity and (optionally) Monte Carlo."""
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import json
+from pathlib import Path
 
-from ..errors import CostmodelError
+from ..errors import ScenarioError
 
-HELP = "(not implemented yet)"
+HELP = "cross-region vs replicate vs wait: cost terms, break-even, sensitivity, Monte Carlo"
+DESCRIPTION = """\
+Price three options for a scenario YAML (units in key names; GB = 10^9 bytes; USD):
+  cross_region  read the dataset across regions through a cache
+                (transfer_usd, warmup_usd, slowdown_usd, cache_usd)
+  replicate     copy the dataset to the GPU region and keep it in sync
+                (initial_copy_usd, storage_usd, sync_usd, ops_usd)
+  wait          train in the data region once GPUs are free there (delay_usd, gpu_premium_usd)
+Prices missing from the scenario are filled from data/prices (dated; a price older than
+12 months warns). Example: costmodel cost data/examples/scenario.yaml --json
+"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("args", nargs="*")
+    parser.add_argument("scenario", metavar="SCENARIO.yaml", help="the scenario file")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY.PATH=VALUE",
+        help="override one scenario value (repeatable), e.g. --set cache.steady_hit_ratio=0.9 "
+        "or --set 'training.runs_per_month=[2, 8]' (a uniform range)",
+    )
+    parser.add_argument(
+        "--from-compare",
+        metavar="COMPARE.json",
+        help="fill cache.warmup_lost_s (remote_lost_s), cache.steady_slowdown_fraction and "
+        "cache.steady_hit_ratio from `costmodel compare --json` output",
+    )
+    parser.add_argument(
+        "--from-timeline",
+        metavar="TIMELINE",
+        help="fill cache.steady_hit_ratio from a Timeline Parquet file or any ingestible benchmark "
+        "output (remote runs' steady cache_hit_ratio)",
+    )
+    parser.add_argument("--monte-carlo", type=int, default=0, metavar="N", help="number of Monte Carlo draws (0: none)")
+    parser.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
+    parser.add_argument(
+        "--today",
+        metavar="YYYY-MM-DD",
+        help="date against which price ages are judged (default: today)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CostmodelError("costmodel cost is not implemented yet")
+    from ..cost import analyze, apply_measurements, load_scenario
+    from ._common import emit_json
+
+    today = None
+    if args.today:
+        try:
+            today = dt.date.fromisoformat(args.today)
+        except ValueError:
+            raise ScenarioError(f"--today {args.today!r}: expected a date YYYY-MM-DD", key="--today") from None
+    if args.monte_carlo < 0:
+        raise ScenarioError(f"--monte-carlo {args.monte_carlo}: expected a number of draws >= 0", key="--monte-carlo")
+    scenario = load_scenario(args.scenario, args.overrides, today=today)
+    if args.from_compare:
+        compare = _read_json(args.from_compare)
+        scenario = apply_measurements(scenario, compare=compare, source=args.from_compare)
+    if args.from_timeline:
+        runs = _read_runs(args.from_timeline)
+        scenario = apply_measurements(scenario, timeline_runs=runs, source=args.from_timeline)
+    out = analyze(scenario, monte_carlo_n=args.monte_carlo, seed=args.seed)
+    if args.json:
+        emit_json(out)
+    else:
+        print(_summary(out))
+    return 0
+
+
+def _read_json(path: str) -> dict:
+    p = Path(path)
+    if not p.is_file():
+        raise ScenarioError(f"{p} does not exist", key="--from-compare")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"{p} is not JSON: {exc}", key="--from-compare") from None
+    if isinstance(data, list) and len(data) == 1:
+        data = data[0]
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{p}: expected the JSON object of `costmodel compare --json`", key="--from-compare")
+    return data
+
+
+def _read_runs(path: str) -> list:
+    from ..timeline import is_timeline_parquet, read_runs
+
+    p = Path(path)
+    if not p.is_file():
+        raise ScenarioError(f"{p} does not exist", key="--from-timeline")
+    if is_timeline_parquet(p):
+        return read_runs(p)
+    from ..ingest import load
+
+    return load(p)
+
+
+def _summary(out: dict) -> str:
+    lines = [f"horizon: {out['horizon_months']:g} months; cheapest: {out['cheapest']}"]
+    for name, opt in out["options"].items():
+        lines.append(f"  {name:<13} {opt['total_usd']:>14,.2f} USD total  {opt['per_month_usd']:>12,.2f} USD/month")
+        for t, v in opt["terms"].items():
+            lines.append(f"      {t:<18} {v:>14,.2f}")
+    lines.append("break-even (cross_region = replicate):")
+    for k, b in out["break_even"].items():
+        if b["never"]:
+            lines.append(f"  {k:<38} never ({b.get('winner')} always cheaper)")
+        else:
+            lines.append(f"  {k:<38} {b['value']:.6g} (now {b['current']:.6g}; {b['above']} cheaper above)")
+    if "monte_carlo" in out:
+        mc = out["monte_carlo"]
+        lines.append(f"Monte Carlo ({mc['n']} draws, seed {mc['seed']}):")
+        for o, p in mc["p_cheapest"].items():
+            lines.append(f"  {o:<13} P(cheapest) {p:.3f}  P5 {mc['p5'][o]:,.2f}  P50 {mc['p50'][o]:,.2f}  P95 {mc['p95'][o]:,.2f}")
+    for w in out["warnings"]:
+        lines.append(f"warning: {w}")
+    return "\n".join(lines)

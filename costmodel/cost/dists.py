@@ -1,0 +1,127 @@
+"""Uncertain inputs: ranges and distributions written in the scenario YAML.
+
+Forms accepted for any numeric model key:
+
+- ``[low, high]`` or ``{dist: uniform, low: a, high: b}``: uniform; point value the midpoint.
+- ``{dist: triangular, low: a, mode: m, high: b}``: point value the mode.
+- ``{dist: lognormal, median: m, sigma: s}`` (``s`` = standard deviation of ``ln x``): point value the
+  median; only for keys without an upper bound.
+
+The point value is what :func:`~costmodel.cost.evaluate` uses; Monte Carlo samples the distribution.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ..errors import ScenarioError
+from .spec import Param
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """A distribution of one input. ``params`` by kind: uniform (low, high), triangular (low, mode, high),
+    lognormal (median, sigma)."""
+
+    kind: str
+    params: dict[str, float]
+
+    def point(self) -> float:
+        p = self.params
+        if self.kind == "uniform":
+            return 0.5 * (p["low"] + p["high"])
+        if self.kind == "triangular":
+            return p["mode"]
+        return p["median"]
+
+    def quantile(self, q: float | np.ndarray) -> np.ndarray:
+        """Inverse CDF at ``q`` in [0, 1]."""
+        p = self.params
+        q = np.asarray(q, dtype=float)
+        if self.kind == "uniform":
+            return p["low"] + q * (p["high"] - p["low"])
+        if self.kind == "triangular":
+            width = p["high"] - p["low"]
+            if width == 0:
+                return np.full_like(q, p["low"])
+            c = (p["mode"] - p["low"]) / width
+            return stats.triang.ppf(q, c, loc=p["low"], scale=width)
+        if p["sigma"] == 0:
+            return np.full_like(q, p["median"])
+        return p["median"] * np.exp(p["sigma"] * stats.norm.ppf(q))
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` draws (uses ``rng``; deterministic for a seeded generator)."""
+        p = self.params
+        if self.kind == "uniform":
+            return rng.uniform(p["low"], p["high"], n)
+        if self.kind == "triangular":
+            if p["high"] == p["low"]:
+                return np.full(n, p["low"])
+            return rng.triangular(p["low"], p["mode"], p["high"], n)
+        return p["median"] * np.exp(p["sigma"] * rng.standard_normal(n))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dist": self.kind, **self.params, "point": self.point()}
+
+
+_FIELDS = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"), "lognormal": ("median", "sigma")}
+
+
+def _num(v: Any, key: str, what: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ScenarioError(f"{what} must be a number, got {v!r}", key=key)
+    f = float(v)
+    if not math.isfinite(f):
+        raise ScenarioError(f"{what} must be finite, got {v!r}", key=key)
+    return f
+
+
+def parse_distribution(value: Any, param: Param) -> Distribution:
+    """Parse a list ``[low, high]`` or a ``{dist: ...}`` mapping for ``param``; raises ScenarioError."""
+    key = param.key
+    if isinstance(value, (list, tuple)):
+        if len(value) != 2:
+            raise ScenarioError(f"a range is [low, high] (two numbers), got {list(value)!r}", key=key)
+        value = {"dist": "uniform", "low": value[0], "high": value[1]}
+    kind = value.get("dist")
+    if kind not in _FIELDS:
+        raise ScenarioError(
+            f"dist must be one of {', '.join(_FIELDS)}, got {kind!r} "
+            "(write e.g. {dist: triangular, low: 0.94, mode: 0.95, high: 0.96})",
+            key=key,
+        )
+    fields = _FIELDS[kind]
+    extra = sorted(set(value) - set(fields) - {"dist"})
+    missing = [f for f in fields if f not in value]
+    if missing or extra:
+        raise ScenarioError(
+            f"a {kind} distribution needs exactly {', '.join(fields)}"
+            + (f"; missing {', '.join(missing)}" if missing else "")
+            + (f"; unknown {', '.join(extra)}" if extra else ""),
+            key=key,
+        )
+    params = {f: _num(value[f], key, f"{kind} {f}") for f in fields}
+    if kind == "lognormal":
+        if params["median"] <= 0 or params["sigma"] < 0:
+            raise ScenarioError("a lognormal needs median > 0 and sigma >= 0", key=key)
+        if param.hi != math.inf:
+            raise ScenarioError(
+                f"a lognormal is unbounded above but this key is at most {param.hi:g}; "
+                "use uniform or triangular",
+                key=key,
+            )
+        if param.lo_open and params["median"] <= param.lo:
+            raise ScenarioError(f"median must be {param.expected()}", key=key)
+    else:
+        low, high = params["low"], params["high"]
+        if low > high or (kind == "triangular" and not low <= params["mode"] <= high):
+            raise ScenarioError(f"{kind} needs low <= {'mode <= ' if kind == 'triangular' else ''}high, got {params}", key=key)
+        for f in fields:
+            if not param.ok(params[f]):
+                raise ScenarioError(f"{kind} {f} = {params[f]:g} is out of range; expected {param.expected()}", key=key)
+    return Distribution(kind, params)

@@ -1,0 +1,146 @@
+"""Evaluate a Scenario: each option's terms, totals, the cheapest option, and sanity warnings."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .model import OPTIONS, TERMS, derived, terms
+from .scenario import Scenario
+from .spec import MODEL_KEYS
+
+
+@dataclass
+class OptionCost:
+    """One option: ``terms`` (USD over the horizon), their monthly equivalents, and the totals."""
+
+    name: str
+    total_usd: float
+    per_month_usd: float
+    terms: dict[str, float]
+    terms_per_month_usd: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total_usd": self.total_usd,
+            "per_month_usd": self.per_month_usd,
+            "terms": dict(self.terms),
+            "terms_per_month_usd": dict(self.terms_per_month_usd),
+        }
+
+
+@dataclass
+class CostResult:
+    """The cost of every option over ``horizon_months``; ``cheapest`` is the lowest total."""
+
+    horizon_months: float
+    options: dict[str, OptionCost]
+    cheapest: str
+    derived: dict[str, float]
+    warnings: list[str] = field(default_factory=list)
+    prices_used: list[dict[str, Any]] = field(default_factory=list)
+    inputs: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "horizon_months": self.horizon_months,
+            "options": {k: v.to_dict() for k, v in self.options.items()},
+            "cheapest": self.cheapest,
+            "ranking": sorted(self.options, key=lambda k: self.options[k].total_usd),
+            "derived": dict(self.derived),
+            "prices_used": list(self.prices_used),
+            "warnings": list(self.warnings),
+            "inputs": self.inputs,
+        }
+
+    def terms_frame(self) -> pd.DataFrame:
+        """Tidy table, one row per option and term: option, term, total_usd, per_month_usd."""
+        rows = [
+            {"option": o.name, "term": t, "total_usd": v, "per_month_usd": o.terms_per_month_usd[t]}
+            for o in self.options.values()
+            for t, v in o.terms.items()
+        ]
+        return pd.DataFrame(rows, columns=["option", "term", "total_usd", "per_month_usd"])
+
+    def options_frame(self) -> pd.DataFrame:
+        """One row per option: option, total_usd, per_month_usd, cheapest (bool)."""
+        return pd.DataFrame(
+            [
+                {"option": o.name, "total_usd": o.total_usd, "per_month_usd": o.per_month_usd, "cheapest": o.name == self.cheapest}
+                for o in self.options.values()
+            ]
+        )
+
+
+def model_inputs(scenario: Scenario, **arrays: Any) -> dict[str, Any]:
+    """The flat input mapping the model functions take: the scenario's point values, with ``arrays``
+    (keyed by key path; ``.`` may be written ``__``) substituted."""
+    scenario.require_complete()
+    p: dict[str, Any] = {k: scenario.values[k] for k in MODEL_KEYS}
+    for k, v in arrays.items():
+        p[k.replace("__", ".")] = v
+    return p
+
+
+def evaluate(scenario: Scenario) -> CostResult:
+    """Price the three options of ``scenario`` at its point values. Raises ScenarioError when an input
+    (e.g. a measurement) is missing."""
+    p = model_inputs(scenario)
+    t = terms(p)
+    M = float(p["horizon_months"])
+    opts: dict[str, OptionCost] = {}
+    for o in OPTIONS:
+        tv = {name: float(t[o][name]) for name in TERMS[o]}
+        total = float(sum(tv.values()))
+        opts[o] = OptionCost(o, total, total / M, tv, {k: v / M for k, v in tv.items()})
+    cheapest = min(OPTIONS, key=lambda o: opts[o].total_usd)
+    dv = {k: float(np.asarray(v)) for k, v in derived(p).items()}
+    bw = scenario.get("link.bandwidth_gbps")
+    if bw:
+        dv["initial_copy_hours"] = p["dataset.size_gb"] * 8.0 / bw / 3600.0
+        dv["cold_fill_hours"] = dv["working_set_gb"] * 8.0 / bw / 3600.0
+    dv["cross_region_transfer_usd_per_month"] = opts["cross_region"].terms_per_month_usd["transfer_usd"]
+    warnings = list(scenario.warnings) + sanity_warnings(scenario, p, dv)
+    return CostResult(
+        horizon_months=M,
+        options=opts,
+        cheapest=cheapest,
+        derived=dv,
+        warnings=warnings,
+        prices_used=list(scenario.prices_used),
+        inputs=scenario.to_dict(),
+    )
+
+
+def sanity_warnings(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str, float]) -> list[str]:
+    """Warnings about inputs that are legal but probably not meant (cache too small, budget exceeded...)."""
+    out: list[str] = []
+    cap = scenario.get("cache.capacity_gb")
+    if cap is not None and cap < dv["working_set_gb"]:
+        out.append(
+            f"cache.capacity_gb = {cap:g} GB is smaller than the working set ({dv['working_set_gb']:g} GB): "
+            "the cache will evict before reuse, so cache.steady_hit_ratio is probably lower than given"
+        )
+    if p["cache.cold_starts_per_month"] > dv["epochs_per_month"]:
+        out.append(
+            f"cache.cold_starts_per_month = {p['cache.cold_starts_per_month']:g} exceeds the epochs per month "
+            f"({dv['epochs_per_month']:g}); counted as {dv['cold_fills_per_month']:g}"
+        )
+    if p["dataset.monthly_churn_fraction"] > 1:
+        out.append("dataset.monthly_churn_fraction > 1: more than the whole dataset changes every month")
+    budget = scenario.get("transfer_budget_usd_per_month")
+    if budget is not None and dv["cross_region_transfer_usd_per_month"] > budget:
+        out.append(
+            f"cross-region transfer costs {dv['cross_region_transfer_usd_per_month']:.2f} USD/month, "
+            f"above transfer_budget_usd_per_month = {budget:g}"
+        )
+    size = p["dataset.size_gb"]
+    s3 = [u for u in scenario.prices_used if u.get("item") == "s3_standard" and u.get("key") == "replica.storage_usd_per_gb_month"]
+    if s3 and size > 50_000:
+        out.append(
+            "replica.storage_usd_per_gb_month: S3 Standard is tiered (0.022 USD/GB-month above 50 TB, 0.021 above "
+            "500 TB); the first-tier price is used for the whole dataset, an over-estimate for this size"
+        )
+    return out

@@ -1,0 +1,531 @@
+"""The cost Scenario: YAML loading, validation, ``--set`` overrides, price filling, measurements.
+
+A scenario is a small YAML mapping (see ``data/examples/scenario.yaml`` and :mod:`.spec` for every key,
+its unit and range). Sizes are decimal GB (10^9 bytes). Unknown keys are errors with a did-you-mean; a key
+or value written in another unit (``size_tb``, ``"50 TiB"``) is an error that gives the converted number.
+Prices not written in the scenario are filled from ``data/prices`` using the ``prices:`` section
+(provider, src_region = data region, dst_region = GPU region); the row used, its source and ``as_of`` are
+recorded, and a price older than 12 months (relative to ``today``) or undated gives a warning.
+
+Every error is a :class:`~costmodel.errors.ScenarioError` naming the key path and what was expected.
+"""
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import difflib
+import math
+import os
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import yaml
+
+from ..errors import PriceError, ScenarioError
+from ..prices import PriceRow, age_warning, load_prices
+from .dists import Distribution, parse_distribution
+from .spec import (
+    MODEL_KEYS,
+    PARAM_BY_KEY,
+    PASSTHROUGH,
+    SECTIONS,
+    STRINGS,
+    Param,
+    section_keys,
+    unit_dimension,
+)
+
+FILL_ITEM = {"transfer": "inter_region"}
+
+
+@dataclass
+class Scenario:
+    """A validated scenario. ``values`` holds the point value of every cost-model input (USD, GB, hours);
+    ``distributions`` the uncertain ones; ``provenance`` where each value came from."""
+
+    values: dict[str, float]
+    distributions: dict[str, Distribution] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
+    prices_used: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    workload: Any = None
+    source: str = "<dict>"
+    today: dt.date = field(default_factory=dt.date.today)
+
+    @property
+    def horizon_months(self) -> float:
+        return self.values["horizon_months"]
+
+    @property
+    def name(self) -> str:
+        return self.settings.get("name") or Path(self.source).stem
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A value by key path (model inputs, optional numbers and strings)."""
+        if key in self.values:
+            return self.values[key]
+        return self.settings.get(key, default)
+
+    def with_values(self, **changes: float) -> "Scenario":
+        """A copy with some model inputs replaced (key paths with ``.`` written as ``__``)."""
+        vals = dict(self.values)
+        for k, v in changes.items():
+            vals[k.replace("__", ".")] = float(v)
+        return replace(self, values=vals)
+
+    def require_complete(self) -> None:
+        """Raise ScenarioError naming every model input still missing (e.g. a measurement not given)."""
+        if self.missing:
+            k = self.missing[0]
+            p = PARAM_BY_KEY[k]
+            others = f" (also missing: {', '.join(self.missing[1:])})" if len(self.missing) > 1 else ""
+            raise ScenarioError(
+                f"missing; expected {p.expected()}: give it in the scenario or fill it from measurements "
+                f"(costmodel cost --from-compare compare.json){others}",
+                key=k,
+                path=self.source if self.source != "<dict>" else None,
+            )
+
+    def nested(self) -> dict[str, Any]:
+        """The resolved inputs as a nested mapping like the YAML (point values)."""
+        out: dict[str, Any] = {}
+        flat = {**{k: v for k, v in self.settings.items()}, **self.values}
+        for k, v in flat.items():
+            _set_path(out, k.split("."), v)
+        if self.workload is not None:
+            out["workload"] = self.workload
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "name": self.name,
+            "today": self.today.isoformat(),
+            "values": self.nested(),
+            "provenance": self.provenance,
+            "distributions": {k: d.to_dict() for k, d in self.distributions.items()},
+            "missing": list(self.missing),
+        }
+
+
+# ----------------------------------------------------------------------------------------- helpers
+def _set_path(d: dict, parts: list[str], value: Any) -> None:
+    for p in parts[:-1]:
+        nxt = d.get(p)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            d[p] = nxt
+        d = nxt
+    d[parts[-1]] = value
+
+
+def _did_you_mean(word: str, choices: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.10g}"
+
+
+def _unit_variant(section: str, leaf: str, value: Any = None) -> str | None:
+    """If ``leaf`` is a known key written in another unit (``size_tb`` for ``size_gb``), say how to convert."""
+    tokens = leaf.split("_")
+    for known in section_keys(section):
+        ktoks = known.split("_")
+        if len(ktoks) != len(tokens):
+            continue
+        diff = [i for i, (a, b) in enumerate(zip(tokens, ktoks)) if a != b]
+        if len(diff) != 1:
+            continue
+        i = diff[0]
+        mine, theirs = tokens[i].lower(), ktoks[i]
+        dim = unit_dimension(mine)
+        if dim is None or dim is not unit_dimension(theirs):
+            continue
+        factor = dim[mine] / dim[theirs]
+        per = "per" in tokens[:i]
+        a, b = _UNIT_NAMES.get(mine, mine), _UNIT_NAMES.get(theirs, theirs)
+        rel = f"per {a} = per {_fmt(factor)} {b}" if per else f"1 {a} = {_fmt(factor)} {b}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            conv = value / factor if per else value * factor
+            rel += f"; write {known}: {_fmt(conv)}"
+        hint = ""
+        if mine in ("tib", "gib", "mib", "pib", "kib"):
+            hint = " (binary units: 1 TiB = 2^40 bytes = 1099.511627776 GB, 10 % more than 1 TB)"
+        elif theirs == "gb":
+            hint = " (decimal GB = 10^9 bytes)"
+        return f"{known} ({rel}){hint}"
+    return None
+
+
+_UNIT_NAMES = {"gb": "GB", "tb": "TB", "pb": "PB", "mb": "MB", "kb": "kB", "gib": "GiB", "tib": "TiB", "pib": "PiB",
+               "mib": "MiB", "kib": "KiB", "gbps": "Gbit/s", "mbps": "Mbit/s", "tbps": "Tbit/s"}
+_UNIT_VALUE = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]+)\s*$")
+
+
+def _value_with_unit(value: str, param: Param) -> str | None:
+    """For ``"50 TiB"`` given to a ``_gb`` key: the converted number to write instead."""
+    m = _UNIT_VALUE.match(value)
+    if not m:
+        return None
+    num, unit = float(m.group(1)), m.group(2).lower()
+    my_unit = param.key.rsplit("_", 1)[-1]
+    dim = unit_dimension(unit)
+    if dim is None or dim is not unit_dimension(my_unit):
+        return None
+    conv = num * dim[unit] / dim[my_unit]
+    hint = " (1 TiB = 2^40 bytes = 1099.511627776 GB)" if unit.endswith("ib") else ""
+    return f"write {_fmt(conv)} ({value.strip()} in {my_unit.upper() if my_unit == 'gb' else my_unit}){hint}"
+
+
+def _parse_number(value: Any, param: Param, allow_dist: bool) -> tuple[float, Distribution | None]:
+    key = param.key
+    if isinstance(value, bool):
+        raise ScenarioError(f"got {value!r}; expected {param.expected()}", key=key)
+    if isinstance(value, (list, tuple, dict)):
+        if not allow_dist:
+            raise ScenarioError(f"got {value!r}; expected {param.expected()} (ranges only for cost inputs)", key=key)
+        d = parse_distribution(value, param)
+        return d.point(), d
+    if isinstance(value, str):
+        conv = _value_with_unit(value, param)
+        if conv:
+            raise ScenarioError(f"got {value!r}; expected {param.expected()} as a plain number: {conv}", key=key)
+        try:
+            value = float(value)
+        except ValueError:
+            raise ScenarioError(f"got {value!r}; expected {param.expected()}", key=key) from None
+    if not isinstance(value, (int, float)):
+        raise ScenarioError(f"got {value!r}; expected {param.expected()}", key=key)
+    v = float(value)
+    if param.integer and v != int(v):
+        raise ScenarioError(f"got {value!r}; expected {param.expected()}", key=key)
+    if not param.ok(v):
+        neg = " (negative)" if v < 0 <= param.lo else ""
+        raise ScenarioError(f"got {value!r}{neg}; expected {param.expected()}", key=key)
+    return v, None
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``key.path=value`` -> (key path, YAML-parsed value). Raises ScenarioError when malformed."""
+    if "=" not in text:
+        raise ScenarioError(f"--set {text!r}: expected key.path=value, e.g. cache.steady_hit_ratio=0.9", key=text)
+    key, _, raw = text.partition("=")
+    key = key.strip()
+    if not key or any(not p for p in key.split(".")):
+        raise ScenarioError(f"--set {text!r}: expected key.path=value", key=key or text)
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError:
+        value = raw
+    if value is None:
+        raise ScenarioError(f"--set {text!r}: no value after '='", key=key)
+    return key, value
+
+
+# ------------------------------------------------------------------------------------------ loading
+def load_scenario(
+    path: str | os.PathLike[str],
+    overrides: Sequence[str] = (),
+    *,
+    today: dt.date | None = None,
+    prices_dir: str | os.PathLike[str] | None = None,
+) -> Scenario:
+    """Read, validate and fill a scenario YAML; ``overrides`` are ``key.path=value`` strings (``--set``).
+
+    Raises ScenarioError (naming the file and key path) for anything invalid.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ScenarioError(f"scenario file {p} does not exist", path=str(p))
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ScenarioError(f"not valid YAML{where}: {getattr(exc, 'problem', exc)}", path=str(p)) from None
+    return scenario_from_dict(data, source=str(p), overrides=overrides, today=today, prices_dir=prices_dir)
+
+
+def scenario_from_dict(
+    d: Mapping[str, Any],
+    source: str = "<dict>",
+    overrides: Sequence[str] = (),
+    *,
+    today: dt.date | None = None,
+    prices_dir: str | os.PathLike[str] | None = None,
+) -> Scenario:
+    """Validate a scenario mapping (as read from YAML), apply ``overrides``, fill prices and defaults.
+
+    ``today`` (default: the real date) decides which prices are older than 12 months.
+    Raises ScenarioError / PriceError naming the key path.
+    """
+    today = today or dt.date.today()
+    path_for_errors = source if source != "<dict>" else None
+    if not isinstance(d, Mapping):
+        raise ScenarioError(f"expected a mapping of keys (horizon_months, dataset, ...), got {type(d).__name__}", path=path_for_errors)
+    data = copy.deepcopy(dict(d))
+    set_keys: set[str] = set()
+    for text in overrides:
+        key, value = parse_override(text)
+        _check_known_path(key, path_for_errors, value)
+        _set_path(data, key.split("."), value)
+        set_keys.add(key)
+
+    try:
+        return _build(data, source, set_keys, today, prices_dir)
+    except ScenarioError as exc:
+        if exc.path is None and path_for_errors:
+            new = type(exc)(exc.message, path=path_for_errors)
+            new.key = exc.key
+            new.fields["key"] = exc.key
+            raise new from None
+        raise
+
+
+def _check_known_path(key: str, path: str | None, value: Any = None) -> None:
+    parts = key.split(".")
+    if parts[0] in PASSTHROUGH:
+        return
+    if key in PARAM_BY_KEY or key in STRINGS:
+        return
+    section = ".".join(parts[:-1])
+    leaf = parts[-1]
+    if section and section not in SECTIONS:
+        raise ScenarioError(f"unknown section {section!r}{_did_you_mean(section, SECTIONS)}", key=key, path=path)
+    variant = _unit_variant(section, leaf, value)
+    if variant:
+        raise ScenarioError(f"unknown key in another unit; use {variant}", key=key, path=path)
+    raise ScenarioError(
+        f"unknown key{_did_you_mean(leaf, section_keys(section))}; allowed here: {', '.join(section_keys(section))}",
+        key=key,
+        path=path,
+    )
+
+
+def _build(
+    data: dict[str, Any],
+    source: str,
+    set_keys: set[str],
+    today: dt.date,
+    prices_dir: str | os.PathLike[str] | None,
+) -> Scenario:
+    flat: dict[str, Any] = {}
+    for top, val in data.items():
+        top = str(top)
+        if top in PASSTHROUGH:
+            continue
+        if top in SECTIONS:
+            if val is None:
+                continue
+            if not isinstance(val, Mapping):
+                raise ScenarioError(f"expected a mapping of keys ({', '.join(section_keys(top))}), got {val!r}", key=top)
+            for leaf, v in val.items():
+                _check_known_path(f"{top}.{leaf}", None, v)
+                flat[f"{top}.{leaf}"] = v
+        else:
+            _check_known_path(top, None, val)
+            flat[top] = val
+
+    def origin(key: str) -> str:
+        return "--set" if key in set_keys else f"scenario {source}"
+
+    values: dict[str, float] = {}
+    dists: dict[str, Distribution] = {}
+    settings: dict[str, Any] = {}
+    prov: dict[str, dict[str, Any]] = {}
+    for key, raw in flat.items():
+        if key in STRINGS:
+            if raw is None:
+                continue
+            if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
+                raise ScenarioError(f"expected text, got {raw!r}", key=key)
+            settings[key] = str(raw)
+            continue
+        param = PARAM_BY_KEY[key]
+        if raw is None:
+            continue
+        v, dist = _parse_number(raw, param, allow_dist=param.model)
+        if param.model:
+            values[key] = v
+            if dist is not None:
+                dists[key] = dist
+        else:
+            settings[key] = int(v) if param.integer else v
+        prov[key] = {"value": v, "source": origin(key)}
+        if dist is not None:
+            prov[key]["distribution"] = dist.to_dict()
+    for key, default in STRINGS.items():
+        if default is not None and key not in settings:
+            settings[key] = default
+
+    warnings: list[str] = []
+    prices_used: list[dict[str, Any]] = []
+    missing: list[str] = []
+    for param in (PARAM_BY_KEY[k] for k in MODEL_KEYS):
+        key = param.key
+        if key in values:
+            if param.fill in ("transfer", "storage", "instance"):
+                prices_used.append(
+                    {"key": key, "usd": values[key], "unit": param.unit, "source": origin(key), "as_of": None, "verified": None}
+                )
+            continue
+        if param.fill in ("transfer", "storage", "instance"):
+            row, mult = _fill_price(param, settings, prices_dir)
+            values[key] = row.usd * mult
+            prov[key] = {"value": values[key], "source": f"price table {row.ref()}", "as_of": row.as_of or None}
+            entry = {"key": key, **row.to_dict(), "ref": row.ref()}
+            entry["usd_used"] = values[key]
+            if mult != 1:
+                entry["multiplier"] = mult
+            prices_used.append(entry)
+            w = age_warning(row, today)
+            if w and not row.verified:
+                w += " (marked unverified)"
+            elif not row.verified:
+                w = f"price {row.provider}/{row.item} [{row.ref()}] is marked unverified ({row.source})"
+            if w:
+                warnings.append(f"{key}: {w}")
+            continue
+        if param.fill == "measure":
+            missing.append(key)
+            continue
+        if param.required:
+            raise ScenarioError(f"missing; expected {param.expected()}", key=key)
+        if param.default is not None:
+            values[key] = float(param.default)
+            prov[key] = {"value": values[key], "source": "default"}
+    return Scenario(
+        values=values,
+        distributions=dists,
+        settings=settings,
+        provenance=prov,
+        prices_used=prices_used,
+        warnings=warnings,
+        missing=missing,
+        workload=copy.deepcopy(data.get("workload")),
+        source=source,
+        today=today,
+    )
+
+
+def _fill_price(param: Param, settings: dict[str, Any], prices_dir: Any) -> tuple[PriceRow, float]:
+    key = param.key
+    need = ["prices.provider", "prices.dst_region"] + (["prices.src_region"] if param.fill == "transfer" else [])
+    if param.fill == "instance":
+        need.append("training.instance_type")
+    lacking = [k for k in need if not settings.get(k)]
+    if lacking:
+        raise ScenarioError(
+            f"missing; expected {param.expected()}, or {', '.join(lacking)} so it can be looked up in the price tables",
+            key=key,
+        )
+    table = load_prices(prices_dir)
+    provider, dst = settings["prices.provider"], settings["prices.dst_region"]
+    mult = 1.0
+    try:
+        if param.fill == "transfer":
+            row = table.lookup(provider, "inter_region", settings["prices.src_region"], dst, key="prices.dst_region")
+        elif param.fill == "storage":
+            row = table.lookup(provider, settings["prices.storage_item"], dst, key="prices.storage_item")
+        else:
+            row = table.lookup(provider, settings["training.instance_type"], dst, key="training.instance_type")
+            mult = float(settings.get("training.instance_count", 1))
+    except PriceError as exc:
+        raise PriceError(f"{exc.message} (needed for {key})", key=None) from None
+    return row, mult
+
+
+# ------------------------------------------------------------------------------------- measurements
+def apply_measurements(
+    scenario: Scenario,
+    compare: Mapping[str, Any] | None = None,
+    timeline_runs: Sequence[Any] | None = None,
+    source: str = "",
+) -> Scenario:
+    """Fill cache inputs from measured results, recording the source of each filled value.
+
+    From ``compare`` (``costmodel compare --json`` output): ``cache.warmup_lost_s`` <- ``remote_lost_s``;
+    ``cache.steady_slowdown_fraction`` <- ``steady_slowdown_fraction`` or else ``max(0, 1 - ratio)``;
+    ``cache.steady_hit_ratio`` <- ``remote_steady_hit_ratio`` when not null. From ``timeline_runs``
+    (Runs; the ``remote`` ones when roles are set): ``cache.steady_hit_ratio`` <- the mean over runs of
+    the mean ``cache_hit_ratio`` in each run's second half (the steady part). Null or absent fields leave
+    the scenario's value. A measured value replaces the scenario's (and its distribution).
+    Raises ScenarioError for a measured value outside its range.
+    """
+    values = dict(scenario.values)
+    dists = dict(scenario.distributions)
+    prov = dict(scenario.provenance)
+    missing = list(scenario.missing)
+    warnings = list(scenario.warnings)
+    src = source or "<measurements>"
+
+    def put(key: str, v: float, what: str) -> None:
+        param = PARAM_BY_KEY[key]
+        if not math.isfinite(v) or not param.ok(v):
+            raise ScenarioError(f"measured {what} = {v!r} is out of range; expected {param.expected()}", key=key, path=src)
+        old = values.get(key)
+        values[key] = float(v)
+        dists.pop(key, None)
+        prov[key] = {"value": float(v), "source": f"{what} from {src}", "replaced": old}
+        if key in missing:
+            missing.remove(key)
+
+    if compare is not None:
+        if not isinstance(compare, Mapping):
+            raise ScenarioError("compare results must be a JSON object (costmodel compare --json)", path=src)
+        lost = _num_or_none(compare, "remote_lost_s", src)
+        if lost is not None:
+            if lost < 0:
+                warnings.append(f"cache.warmup_lost_s: measured remote_lost_s = {lost:g} < 0 (remote warmed faster); using 0")
+                lost = 0.0
+            put("cache.warmup_lost_s", lost, "compare remote_lost_s")
+        slow = _num_or_none(compare, "steady_slowdown_fraction", src)
+        if slow is not None:
+            put("cache.steady_slowdown_fraction", max(0.0, slow), "compare steady_slowdown_fraction")
+        else:
+            ratio = _num_or_none(compare, "ratio", src)
+            if ratio is not None:
+                put("cache.steady_slowdown_fraction", max(0.0, 1.0 - ratio), "compare max(0, 1 - ratio)")
+        hit = _num_or_none(compare, "remote_steady_hit_ratio", src)
+        if hit is not None:
+            put("cache.steady_hit_ratio", hit, "compare remote_steady_hit_ratio")
+    if timeline_runs:
+        hit = steady_hit_ratio_from_runs(timeline_runs)
+        if hit is None:
+            warnings.append(f"cache.steady_hit_ratio: the timeline {src} has no cache_hit_ratio values; not filled")
+        else:
+            put("cache.steady_hit_ratio", hit, "timeline steady cache_hit_ratio")
+    return replace(scenario, values=values, distributions=dists, provenance=prov, missing=missing, warnings=warnings)
+
+
+def _num_or_none(d: Mapping[str, Any], name: str, src: str) -> float | None:
+    v = d.get(name)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ScenarioError(f"{name} must be a number or null, got {v!r}", key=name, path=src)
+    return float(v)
+
+
+def steady_hit_ratio_from_runs(runs: Sequence[Any]) -> float | None:
+    """Mean over runs of the mean ``cache_hit_ratio`` over each run's second half (remote runs if any)."""
+    remote = [r for r in runs if getattr(r, "role", "") == "remote"]
+    chosen = remote or list(runs)
+    means = []
+    for r in chosen:
+        table = getattr(r, "table", None)
+        if table is None or "cache_hit_ratio" not in table.columns:
+            continue
+        col = table["cache_hit_ratio"].to_numpy(dtype=float)
+        col = col[np.isfinite(col)]
+        if col.size == 0:
+            continue
+        means.append(float(np.mean(col[col.size // 2 :])))
+    return float(np.mean(means)) if means else None

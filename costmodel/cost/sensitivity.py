@@ -1,0 +1,136 @@
+"""Sensitivity: a tornado over low/high values of each input, and vectorised 2-D sweeps.
+
+Tornado ranges, per input: the P5/P95 of its distribution when the scenario gives one; for a hit ratio,
+the miss ratio ``1 - h`` scaled by ``1 -/+ swing``; for an input at 0, a stated high value from
+``ZERO_HIGH`` (e.g. 2 % steady slowdown) or no row; otherwise the point value times ``1 -/+ swing``,
+clipped to the input's range. Rows are sorted by ``swing_usd``, the change of
+``cross_region - replicate`` (positive: replicating is cheaper) between low and high.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ScenarioError
+from .evaluate import model_inputs
+from .model import OPTIONS, cheapest_index, totals
+from .scenario import Scenario
+from .spec import MODEL_KEYS, PARAM_BY_KEY
+
+TORNADO_INPUTS: tuple[str, ...] = tuple(k for k in MODEL_KEYS if k != "horizon_months")
+ZERO_HIGH: dict[str, float] = {
+    "cache.steady_slowdown_fraction": 0.02,
+    "cache.warmup_lost_s": 600.0,
+    "cache.cold_starts_per_month": 1.0,
+    "dataset.monthly_churn_fraction": 0.1,
+}
+
+
+def tornado_range(scenario: Scenario, key: str, swing: float = 0.25) -> tuple[float, float, str] | None:
+    """(low, high, how) for ``key``; None when the input is 0 and has no stated high value."""
+    p = PARAM_BY_KEY[key]
+    x = scenario.values[key]
+    d = scenario.distributions.get(key)
+    if d is not None:
+        lo, hi = (float(v) for v in d.quantile(np.array([0.05, 0.95])))
+        return lo, hi, f"{d.kind} P5/P95"
+    if key.endswith("hit_ratio"):
+        miss = 1.0 - x
+        if miss == 0:
+            return max(0.0, 1.0 - 0.05), 1.0, "miss ratio 0 -> 5 %"
+        return (max(0.0, 1.0 - miss * (1 + swing)), min(1.0, 1.0 - miss * (1 - swing)), f"miss ratio x (1 -/+ {swing:g})")
+    if x == 0:
+        if key in ZERO_HIGH:
+            return 0.0, min(ZERO_HIGH[key], p.hi if not p.hi_open else ZERO_HIGH[key]), "0 to a stated high value"
+        return None
+    lo, hi = x * (1 - swing), x * (1 + swing)
+    if lo > hi:
+        lo, hi = hi, lo
+    lo = max(lo, p.lo) if np.isfinite(p.lo) else lo
+    if np.isfinite(p.hi):
+        top = p.hi - (1e-9 if p.hi_open else 0.0)
+        hi = min(hi, top)
+    return lo, hi, f"x (1 -/+ {swing:g})"
+
+
+def tornado(scenario: Scenario, inputs: Sequence[str] | None = None, swing: float = 0.25) -> pd.DataFrame:
+    """One row per input: ``input, base, low, high, range, delta_low_usd, delta_high_usd, swing_usd``,
+    each option's total at low and high, and the cheapest option at each end; sorted by ``swing_usd``.
+    ``delta`` = cross_region total - replicate total (USD over the horizon)."""
+    keys = list(inputs) if inputs is not None else list(TORNADO_INPUTS)
+    base = totals(model_inputs(scenario))
+    base_delta = float(base["cross_region"] - base["replicate"])
+    rows: list[dict[str, Any]] = []
+    for key in keys:
+        if key not in PARAM_BY_KEY or not PARAM_BY_KEY[key].model:
+            raise ScenarioError("not a numeric cost input", key=key)
+        rng = tornado_range(scenario, key, swing)
+        if rng is None:
+            continue
+        lo, hi, how = rng
+        t = totals(model_inputs(scenario, **{key: np.array([lo, hi])}))
+        tt = {o: np.asarray(t[o], dtype=float) * np.ones(2) for o in OPTIONS}
+        delta = tt["cross_region"] - tt["replicate"]
+        ch = cheapest_index(tt)
+        row = {
+            "input": key,
+            "unit": PARAM_BY_KEY[key].unit,
+            "base": float(scenario.values[key]),
+            "low": lo,
+            "high": hi,
+            "range": how,
+            "base_delta_usd": base_delta,
+            "delta_low_usd": float(delta[0]),
+            "delta_high_usd": float(delta[1]),
+            "swing_usd": float(abs(delta[1] - delta[0])),
+        }
+        for o in OPTIONS:
+            row[f"{o}_low_usd"] = float(tt[o][0])
+            row[f"{o}_high_usd"] = float(tt[o][1])
+        row["cheapest_low"] = OPTIONS[int(ch[0])]
+        row["cheapest_high"] = OPTIONS[int(ch[1])]
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    if not df.empty:
+        df = df.sort_values("swing_usd", ascending=False, kind="stable").reset_index(drop=True)
+    return df
+
+
+def _check_values(key: str, values: Any) -> np.ndarray:
+    if key not in PARAM_BY_KEY or not PARAM_BY_KEY[key].model:
+        raise ScenarioError(f"not a numeric cost input; choose one of {', '.join(MODEL_KEYS)}", key=key)
+    arr = np.asarray(values, dtype=float).ravel()
+    if arr.size == 0:
+        raise ScenarioError("no values to sweep", key=key)
+    p = PARAM_BY_KEY[key]
+    bad = [v for v in arr if not p.ok(float(v))]
+    if bad:
+        raise ScenarioError(f"sweep value {bad[0]:g} is out of range; expected {p.expected()}", key=key)
+    return arr
+
+
+def sweep_2d(scenario: Scenario, x_key: str, x_values: Any, y_key: str, y_values: Any) -> pd.DataFrame:
+    """Evaluate every (x, y) pair at once (vectorised); tidy frame with columns ``x_key``, ``y_key``,
+    ``cross_region_usd, replicate_usd, wait_usd, delta_usd`` (cross - replicate) and ``cheapest``."""
+    xs = _check_values(x_key, x_values)
+    ys = _check_values(y_key, y_values)
+    if x_key == y_key:
+        raise ScenarioError("x and y must be different inputs", key=y_key)
+    X, Y = np.meshgrid(xs, ys, indexing="xy")
+    t = totals(model_inputs(scenario, **{x_key: X.ravel(), y_key: Y.ravel()}))
+    n = X.size
+    tt = {o: np.asarray(t[o], dtype=float) * np.ones(n) for o in OPTIONS}
+    ch = cheapest_index(tt)
+    return pd.DataFrame(
+        {
+            x_key: X.ravel(),
+            y_key: Y.ravel(),
+            "cross_region_usd": tt["cross_region"],
+            "replicate_usd": tt["replicate"],
+            "wait_usd": tt["wait"],
+            "delta_usd": tt["cross_region"] - tt["replicate"],
+            "cheapest": np.asarray(OPTIONS)[ch],
+        }
+    )

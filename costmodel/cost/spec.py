@@ -1,0 +1,140 @@
+"""The scenario's keys: units, allowed ranges, defaults, and which ones prices or measurements fill.
+
+Sizes are decimal GB (10^9 bytes), money USD, time in the unit its key names (``_s``, ``_hours``,
+``_months``). Only the keys listed here are accepted (plus ``name``, ``notes`` and the ``workload:``
+section, which belongs to the simulator and is passed through untouched).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+INF = math.inf
+
+
+@dataclass(frozen=True)
+class Param:
+    """One numeric scenario key: ``lo <= value <= hi`` (``lo_open``: strictly above ``lo``)."""
+
+    key: str
+    unit: str
+    lo: float = 0.0
+    hi: float = INF
+    lo_open: bool = False
+    hi_open: bool = False
+    required: bool = False
+    default: float | None = None
+    fill: str | None = None  # "transfer", "storage", "instance" (price tables) or "measure"
+    model: bool = True  # an input of the vectorised cost model
+    integer: bool = False
+    help: str = ""
+
+    def expected(self) -> str:
+        """Human words for the allowed range, e.g. ``a number in 0..1``."""
+        if self.integer:
+            return f"a whole number >= {self.lo:g}"
+        if self.lo == -INF and self.hi == INF:
+            return "a number"
+        lo = f"> {self.lo:g}" if self.lo_open else f">= {self.lo:g}"
+        if self.hi == INF:
+            return f"a number {lo} ({self.unit})"
+        left = "(" if self.lo_open else "["
+        right = ")" if self.hi_open else "]"
+        return f"a number in {left}{self.lo:g}, {self.hi:g}{right} ({self.unit})"
+
+    def ok(self, v: float) -> bool:
+        if not math.isfinite(v):
+            return False
+        if v < self.lo or (self.lo_open and v == self.lo):
+            return False
+        if v > self.hi or (self.hi_open and v == self.hi):
+            return False
+        return True
+
+
+PARAMS: tuple[Param, ...] = (
+    Param("horizon_months", "months", lo_open=True, required=True, help="months the decision covers"),
+    Param("dataset.size_gb", "GB = 10^9 bytes", lo_open=True, required=True, help="the whole dataset"),
+    Param("dataset.monthly_churn_fraction", "fraction of the dataset changed per month", required=True),
+    Param("dataset.working_set_fraction", "fraction of the dataset one epoch reads", hi=1.0, lo_open=True, default=1.0),
+    Param("training.runs_per_month", "runs/month", required=True),
+    Param("training.epochs_per_run", "epochs/run", required=True),
+    Param("training.run_hours", "hours/run", required=True, help="wall-clock training hours of one run"),
+    Param("training.cluster_usd_per_hour", "USD/hour for the whole cluster", required=True, fill="instance"),
+    Param("link.transfer_usd_per_gb", "USD/GB from the data region to the GPU region", required=True, fill="transfer"),
+    Param("cache.steady_hit_ratio", "fraction of reads served by the cache once warm", hi=1.0, required=True, fill="measure"),
+    Param("cache.cold_starts_per_month", "cold cache fills/month", required=True),
+    Param("cache.warmup_lost_s", "cluster-seconds lost per cold start", required=True, fill="measure"),
+    Param("cache.steady_slowdown_fraction", "fraction of training time lost in steady state", hi=1.0, hi_open=True, required=True, fill="measure"),
+    Param("cache.usd_per_month", "USD/month for cache infrastructure", default=0.0),
+    Param("replica.storage_usd_per_gb_month", "USD per GB-month in the GPU region", required=True, fill="storage"),
+    Param("replica.sync_extra_usd_per_gb", "USD/GB on top of transfer for syncing (e.g. S3 RTC)", default=0.0),
+    Param("replica.ops_usd_per_month", "USD/month for replication tooling and people", default=0.0),
+    Param("wait.expected_wait_hours_per_run", "hours of waiting per run for GPUs in the data region", default=0.0),
+    Param("wait.delay_usd_per_hour", "USD value of one hour of delay", default=0.0),
+    Param(
+        "wait.cluster_premium_usd_per_hour",
+        "USD/hour the cluster costs more in the data region (negative: less)",
+        lo=-INF,
+        default=0.0,
+    ),
+    # optional numbers that do not enter the cost formulas (validated, passed on to the checklist)
+    Param("transfer_budget_usd_per_month", "USD/month", model=False),
+    Param("link.bandwidth_gbps", "Gbit/s = 10^9 bit/s", lo_open=True, model=False),
+    Param("link.rtt_ms", "ms", model=False),
+    Param("cache.capacity_gb", "GB = 10^9 bytes", lo_open=True, model=False),
+    Param("training.instance_count", "instances", lo=1.0, integer=True, model=False),
+)
+
+PARAM_BY_KEY: dict[str, Param] = {p.key: p for p in PARAMS}
+MODEL_KEYS: tuple[str, ...] = tuple(p.key for p in PARAMS if p.model)
+
+# text keys: key -> default (None: optional, no default)
+STRINGS: dict[str, str | None] = {
+    "name": None,
+    "notes": None,
+    "training.instance_type": None,
+    "prices.provider": None,
+    "prices.src_region": None,
+    "prices.dst_region": None,
+    "prices.storage_item": "s3_standard",
+}
+PASSTHROUGH = ("workload",)
+SECTIONS = ("dataset", "training", "link", "cache", "replica", "wait", "prices")
+
+
+def known_keys() -> list[str]:
+    return [p.key for p in PARAMS] + list(STRINGS)
+
+
+def section_keys(section: str) -> list[str]:
+    """Leaf names allowed in ``section`` ('' for the top level)."""
+    out = []
+    for k in known_keys():
+        head, _, leaf = k.rpartition(".")
+        if head == section:
+            out.append(leaf)
+    if section == "":
+        out += list(SECTIONS) + list(PASSTHROUGH)
+    return out
+
+
+# units people write instead of ours: factor to the base unit of their dimension
+SIZE_UNITS = {
+    "bytes": 1e-9, "b": 1e-9, "kb": 1e-6, "mb": 1e-3, "gb": 1.0, "tb": 1e3, "pb": 1e6,
+    "kib": 1024 / 1e9, "mib": 1024**2 / 1e9, "gib": 1024**3 / 1e9, "tib": 1024**4 / 1e9, "pib": 1024**5 / 1e9,
+}
+TIME_UNITS = {
+    "ms": 1e-3, "s": 1.0, "sec": 1.0, "seconds": 1.0, "min": 60.0, "minutes": 60.0,
+    "h": 3600.0, "hours": 3600.0, "hour": 3600.0, "days": 86400.0, "day": 86400.0,
+}
+RATE_UNITS = {"gbps": 1.0, "mbps": 1e-3, "tbps": 1e3}
+DIMENSIONS = (SIZE_UNITS, TIME_UNITS, RATE_UNITS)
+
+
+def unit_dimension(token: str) -> dict[str, float] | None:
+    t = token.lower()
+    for dim in DIMENSIONS:
+        if t in dim:
+            return dim
+    return None

@@ -1,0 +1,264 @@
+"""Dated price tables: ``data/prices/*.csv`` looked up by provider, item and region (pair).
+
+Every CSV has the columns ``provider, item, src_region, dst_region, unit, usd, source, as_of, verified,
+notes``. Region cells may hold alternatives separated by ``|`` and shell-style globs (``us-*``, ``*``);
+a lookup picks the most specific matching row (an exact region beats a glob, a longer literal glob beats
+a shorter one, ``*`` comes last). ``as_of`` is ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` (the date of the
+stored copy or code commit the figure was read from) or empty when the source is undated.
+
+Raises :class:`~costmodel.errors.PriceError` when nothing matches, suggesting the closest known entries.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import difflib
+import fnmatch
+import os
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import PriceError
+
+PRICES_DIR = Path(os.environ.get("COSTMODEL_PRICES_DIR", Path(__file__).resolve().parents[1] / "data" / "prices"))
+COLUMNS = ("provider", "item", "src_region", "dst_region", "unit", "usd", "source", "as_of", "verified", "notes")
+MAX_AGE_DAYS = 365
+
+
+@dataclass(frozen=True)
+class PriceRow:
+    """One dated price: ``usd`` per ``unit`` (``GB`` = 10^9 bytes, ``GB-month``, ``instance-hour``)."""
+
+    provider: str
+    item: str
+    src_region: str
+    dst_region: str
+    unit: str
+    usd: float
+    source: str
+    as_of: str
+    verified: bool
+    notes: str
+    file: str
+    line: int
+
+    def as_of_date(self) -> dt.date | None:
+        """``as_of`` as a date (first day of the month/year when only those are given), None when undated."""
+        return parse_as_of(self.as_of)
+
+    def age_days(self, today: dt.date) -> int | None:
+        d = self.as_of_date()
+        return None if d is None else (today - d).days
+
+    def ref(self) -> str:
+        """Short provenance string: ``file:line``."""
+        return f"{self.file}:{self.line}"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def parse_as_of(text: str) -> dt.date | None:
+    """Parse ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``; None for an empty cell; ValueError otherwise."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    parts = text.split("-")
+    if len(parts) == 1:
+        return dt.date(int(parts[0]), 1, 1)
+    if len(parts) == 2:
+        return dt.date(int(parts[0]), int(parts[1]), 1)
+    return dt.date.fromisoformat(text)
+
+
+def age_warning(row: PriceRow, today: dt.date, max_age_days: int = MAX_AGE_DAYS) -> str | None:
+    """A warning when ``row`` is older than ``max_age_days`` on ``today`` or undated, else None."""
+    regions = _shorten(row.src_region, 30) + (" -> " + _shorten(row.dst_region, 30) if row.dst_region else "")
+    what = f"price {row.provider}/{row.item} ({regions}) = {row.usd} USD/{row.unit} [{row.ref()}]"
+    age = row.age_days(today)
+    if age is None:
+        return f"{what} is undated ({row.source}); verify it and override it in the scenario if it changed"
+    if age > max_age_days:
+        return (
+            f"{what} is {age} days old (as_of {row.as_of}, older than {max_age_days} days); "
+            "verify it and override it in the scenario if it changed"
+        )
+    return None
+
+
+def _match_score(pattern: str, region: str) -> tuple[int, int] | None:
+    """How specifically ``pattern`` (``a|b*|*``) matches ``region``: higher is more specific; None: no match."""
+    region = (region or "").strip()
+    pattern = (pattern or "").strip()
+    if not pattern:
+        return (3, 0) if not region else None
+    best: tuple[int, int] | None = None
+    for alt in pattern.split("|"):
+        alt = alt.strip()
+        if alt == region:
+            score = (3, len(alt))
+        elif alt in ("*", "any"):
+            score = (1, 0)
+        elif fnmatch.fnmatchcase(region, alt):
+            score = (2, len(alt.replace("*", "")))
+        else:
+            continue
+        if best is None or score > best:
+            best = score
+    return best
+
+
+class PriceTable:
+    """All price rows; :meth:`lookup` finds the most specific one."""
+
+    def __init__(self, rows: list[PriceRow]) -> None:
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def providers(self) -> list[str]:
+        return sorted({r.provider for r in self.rows})
+
+    def items(self, provider: str | None = None) -> list[str]:
+        return sorted({r.item for r in self.rows if provider is None or r.provider == provider})
+
+    def lookup(
+        self,
+        provider: str,
+        item: str,
+        src_region: str,
+        dst_region: str = "",
+        *,
+        key: str | None = None,
+    ) -> PriceRow:
+        """The most specific row for ``provider``/``item`` at ``src_region`` (-> ``dst_region``).
+
+        ``key`` is the scenario key path named in errors. Raises PriceError naming the closest known.
+        """
+        if provider not in self.providers():
+            raise PriceError(
+                f"no prices for provider {provider!r}; known providers: {', '.join(self.providers())}"
+                + _did_you_mean(provider, self.providers()),
+                key=key or "prices.provider",
+            )
+        same_item = [r for r in self.rows if r.provider == provider and r.item == item]
+        if not same_item:
+            known = self.items(provider)
+            raise PriceError(
+                f"no {provider} price item {item!r}" + _did_you_mean(item, known) + f"; known items: {', '.join(known)}",
+                key=key,
+            )
+        best: tuple | None = None
+        best_row: PriceRow | None = None
+        for r in same_item:
+            s1 = _match_score(r.src_region, src_region)
+            s2 = _match_score(r.dst_region, dst_region) if (r.dst_region or dst_region) else (3, 0)
+            if s1 is None or s2 is None:
+                continue
+            score = (min(s1[0], s2[0]), s1[0] + s2[0], s1[1] + s2[1])
+            if best is None or score > best:
+                best, best_row = score, r
+        if best_row is None:
+            where = f"{src_region} -> {dst_region}" if dst_region else src_region
+            known = [f"{r.src_region} -> {r.dst_region}" if r.dst_region else r.src_region for r in same_item]
+            closest = _closest_known(src_region, dst_region, same_item)
+            raise PriceError(
+                f"no {provider} {item} price for {where}; closest known: {closest} "
+                f"(known: {'; '.join(_shorten(k) for k in known)}); give the price in the scenario instead",
+                key=key,
+            )
+        return best_row
+
+
+def _shorten(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _closest_known(src: str, dst: str, rows: list[PriceRow]) -> str:
+    """The known region (pair) whose names are closest to the asked ones (string similarity per end)."""
+    def sim(a: str, pattern: str) -> float:
+        alts = [x.strip() for x in pattern.split("|") if x.strip()] or [""]
+        return max(difflib.SequenceMatcher(None, a, alt.replace("*", "")).ratio() for alt in alts)
+
+    def best_alt(a: str, pattern: str) -> str:
+        alts = [x.strip() for x in pattern.split("|") if x.strip()] or [""]
+        return max(alts, key=lambda alt: difflib.SequenceMatcher(None, a, alt.replace("*", "")).ratio())
+
+    scored = sorted(
+        rows, key=lambda r: -(sim(src, r.src_region) + (sim(dst, r.dst_region) if dst else 0.0))
+    )
+    r = scored[0]
+    if dst:
+        return f"{best_alt(src, r.src_region)} -> {best_alt(dst, r.dst_region)} ({r.usd} USD/{r.unit})"
+    return f"{best_alt(src, r.src_region)} ({r.usd} USD/{r.unit})"
+
+
+def _did_you_mean(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.5)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def read_price_csv(path: str | os.PathLike[str]) -> list[PriceRow]:
+    """Read one price CSV; raises PriceError naming the file, line and column for a bad cell."""
+    p = Path(path)
+    rows: list[PriceRow] = []
+    with open(p, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise PriceError(f"price table lacks columns {missing}; expected {list(COLUMNS)}", path=str(p))
+        for lineno, rec in enumerate(reader, start=2):
+            where = f"{p.name}:{lineno}"
+            try:
+                usd = float(rec["usd"])
+            except (TypeError, ValueError):
+                raise PriceError(f"usd {rec['usd']!r} is not a number", key="usd", path=where) from None
+            if usd < 0:
+                raise PriceError(f"usd {usd} is negative; prices are >= 0", key="usd", path=where)
+            try:
+                parse_as_of(rec["as_of"])
+            except ValueError:
+                raise PriceError(
+                    f"as_of {rec['as_of']!r} is not YYYY, YYYY-MM or YYYY-MM-DD", key="as_of", path=where
+                ) from None
+            verified = (rec["verified"] or "").strip().lower()
+            if verified not in ("yes", "no"):
+                raise PriceError(f"verified {verified!r} must be yes or no", key="verified", path=where)
+            rows.append(
+                PriceRow(
+                    provider=rec["provider"].strip(),
+                    item=rec["item"].strip(),
+                    src_region=(rec["src_region"] or "").strip(),
+                    dst_region=(rec["dst_region"] or "").strip(),
+                    unit=rec["unit"].strip(),
+                    usd=usd,
+                    source=rec["source"].strip(),
+                    as_of=(rec["as_of"] or "").strip(),
+                    verified=verified == "yes",
+                    notes=(rec["notes"] or "").strip(),
+                    file=p.name,
+                    line=lineno,
+                )
+            )
+    return rows
+
+
+@lru_cache(maxsize=8)
+def _load_cached(directory: str) -> PriceTable:
+    rows: list[PriceRow] = []
+    for f in sorted(Path(directory).glob("*.csv")):
+        rows.extend(read_price_csv(f))
+    return PriceTable(rows)
+
+
+def load_prices(directory: str | os.PathLike[str] | None = None) -> PriceTable:
+    """All rows of ``directory/*.csv`` (default: the bundled ``data/prices``). Cached per folder."""
+    d = Path(directory) if directory is not None else PRICES_DIR
+    if not d.is_dir():
+        raise PriceError(f"price folder {d} does not exist", path=str(d))
+    return _load_cached(str(d.resolve()))
+
+
+__all__ = ["PriceRow", "PriceTable", "load_prices", "read_price_csv", "age_warning", "parse_as_of", "PRICES_DIR"]
