@@ -201,20 +201,31 @@ def render_adr(
         for b in decision.blockers:
             w(f"* {md_escape(b['id'])}: {md_escape(b['reason'])}")
     w("")
-    w("Reasons:")
-    w("")
-    for reason in decision.reasons:
-        w(f"* {md_escape(reason)}")
+    if decision.verdict == "NO_GO":
+        pass  # the blockers above are the reasons
+    else:
+        support = [r for r in decision.items if r.answer == "yes"]
+        if support:
+            w("What supports it (answer yes; the person's note, else the evidence):")
+            w("")
+            for r in support:
+                w(f"* {md_escape(r.item.id)}: {md_escape(r.note or r.evidence.summary)}")
     w("")
     w("### Consequences")
     w("")
     x, rp, wt = totals["cross_region"], totals["replicate"], totals["wait"]
     if chosen == "cross_region":
         if x is not None and rp is not None:
+            cost_ev = by_id["cost_favourable"].evidence if "cost_favourable" in by_id else None
             if x < rp:
-                w(f"* Good, because the cost model puts cross-region at {_usd(x)} against {_usd(rp)} for a replica{horizon}.")
+                kind = "Good"
+            elif cost_ev is not None and cost_ev.proposed == "yes":
+                kind = "Neutral"  # dearer, but by less than the materiality threshold
             else:
-                w(f"* Bad, because the cost model puts cross-region at {_usd(x)}, not below {_usd(rp)} for a replica{horizon}.")
+                kind = "Bad"
+            detail = md_escape(cost_ev.summary) if cost_ev is not None and cost_ev.proposed != "unknown" else (
+                f"cross-region {_usd(x)} vs replicate {_usd(rp)}{horizon}")
+            w(f"* {kind}, because {detail}.")
         w("* Good, because there is no second copy of the dataset to store, sync and govern.")
         w("* Bad, because training now depends on the inter-region link and on the cache staying warm.")
         for iid in ("warmup_share", "link_headroom", "transfer_budget"):

@@ -40,7 +40,7 @@ LINK_HEADROOM_MAX_UTILISATION = 0.5  # steady cross-region demand at most half t
 WARMUP_MAX_SHARE = 0.05  # warm-up at most 5 % of training time
 CACHE_MIN_HEADROOM = 1.2  # cache capacity at least 1.2 x the working set
 MIN_REPETITIONS = 3  # repetitions of each configuration
-MC_MIN_P_CHEAPEST = 0.5  # Monte Carlo share of draws in which cross-region must be cheapest
+COST_MATERIALITY_FRACTION = 0.01  # cost differences under 1 % of the cluster spend do not decide
 
 
 @dataclass(frozen=True)
@@ -95,9 +95,10 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "cost_favourable",
-        "Is the cross-region traffic bill (with warm-up and slowdown) lower than copying, syncing and "
-        "maintaining a replica?",
-        "If a replica is cheaper over the horizon, the cache architecture has no cost case.",
+        "Does cross-region (transfer, warm-up and slowdown) cost no more than copying, syncing and "
+        f"maintaining a replica, or more by under {COST_MATERIALITY_FRACTION * 100:g} % of the GPU cluster spend?",
+        "If a replica is materially cheaper over the horizon, the cache architecture has no cost case; a "
+        "difference that is noise against the cluster bill does not decide.",
         "blocker",
         "Rerun the cost model with measured inputs; cross-region must cost less than replicating.",
         True,
@@ -145,7 +146,7 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "link_headroom",
-        f"Does the steady cross-region read rate use at most {LINK_HEADROOM_MAX_UTILISATION:.0%} of the "
+        f"Does the steady cross-region read rate use at most {LINK_HEADROOM_MAX_UTILISATION * 100:g} % of the "
         "link's bandwidth?",
         "Without headroom, a burst of misses, a second job or a cold start saturates the link and stalls GPUs.",
         "warning",
@@ -154,7 +155,7 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "warmup_share",
-        f"Is the cache warm-up at most {WARMUP_MAX_SHARE:.0%} of training time?",
+        f"Is the cache warm-up at most {WARMUP_MAX_SHARE * 100:g} % of training time?",
         "A warm-up of minutes is noise for a multi-day run but a real cost for short, frequent runs.",
         "warning",
         "Keep the cache warm between runs, or run longer jobs, so warm-up stays a small share.",
@@ -417,6 +418,12 @@ def _get(d: Any, *path: str) -> Any:
     return cur
 
 
+def _scn(cost: Any, *path: str) -> Any:
+    """A scenario value from the cost result: ``inputs.values.<path>`` (resolved scenario), else ``inputs.<path>``."""
+    v = _get(cost, "inputs", "values", *path)
+    return v if v is not None else _get(cost, "inputs", *path)
+
+
 def _fits_of(compare: Mapping | None, fits: Iterable[Mapping] | None) -> list[dict[str, Any]]:
     """All fit dicts: the given ones plus the compare result's, each tagged with its role."""
     out: list[dict[str, Any]] = []
@@ -439,6 +446,9 @@ def _fits_of(compare: Mapping | None, fits: Iterable[Mapping] | None) -> list[di
 
 
 def _fmt_pct(x: float) -> str:
+    """A share as a percentage: one decimal, two where it would otherwise round to 0.0 or 0.1."""
+    if 0 < abs(x) < 0.0015:
+        return f"{x * 100:.2f} %"
     return f"{x * 100:.1f} %"
 
 
@@ -450,17 +460,20 @@ def _hit_ratio(compare: Mapping | None, cost: Mapping | None) -> tuple[float | N
     h = _num(_get(compare, "remote_steady_hit_ratio"))
     if h is not None:
         return h, "compare"
-    h = _num(_get(cost, "inputs", "cache", "steady_hit_ratio"))
+    h = _num(_scn(cost, "cache", "steady_hit_ratio"))
     if h is not None:
         return h, "cost"
     return None, None
 
 
 def _working_set_gb(cost: Mapping | None) -> float | None:
-    size = _num(_get(cost, "inputs", "dataset", "size_gb"))
+    derived = _num(_get(cost, "derived", "working_set_gb"))
+    if derived is not None:
+        return derived
+    size = _num(_scn(cost, "dataset", "size_gb"))
     if size is None:
         return None
-    frac = _num(_get(cost, "inputs", "dataset", "working_set_fraction"))
+    frac = _num(_scn(cost, "dataset", "working_set_fraction"))
     return size * (frac if frac is not None else 1.0)
 
 
@@ -469,8 +482,8 @@ def _ev_reread(compare: Mapping | None, cost: Mapping | None) -> Evidence:
     sources: set[str] = set()
     reasons_no: list[str] = []
     parts: list[str] = []
-    epochs = _num(_get(cost, "inputs", "training", "epochs_per_run"))
-    runs = _num(_get(cost, "inputs", "training", "runs_per_month"))
+    epochs = _num(_scn(cost, "training", "epochs_per_run"))
+    runs = _num(_scn(cost, "training", "runs_per_month"))
     reads_per_month = None
     if epochs is not None and runs is not None:
         reads_per_month = epochs * runs
@@ -488,7 +501,7 @@ def _ev_reread(compare: Mapping | None, cost: Mapping | None) -> Evidence:
         if h < MIN_HIT_RATIO:
             reasons_no.append(f"hit ratio {_fmt_pct(h)} is below {_fmt_pct(MIN_HIT_RATIO)}")
     ws = _working_set_gb(cost)
-    cap = _num(_get(cost, "inputs", "cache", "capacity_gb"))
+    cap = _num(_scn(cost, "cache", "capacity_gb"))
     if ws is not None:
         facts["working_set_gb"] = ws
     if cap is not None:
@@ -513,6 +526,20 @@ def _option_total(cost: Mapping | None, option: str) -> float | None:
     return _num(_get(cost, "options", option, "total_usd"))
 
 
+def _cluster_spend_usd(cost: Mapping | None) -> float | None:
+    """GPU cluster spend over the horizon: training hours per month x cluster price x months."""
+    months = _num(_get(cost, "horizon_months"))
+    hours = _num(_get(cost, "derived", "training_hours_per_month"))
+    if hours is None:
+        runs = _num(_scn(cost, "training", "runs_per_month"))
+        run_h = _num(_scn(cost, "training", "run_hours"))
+        hours = runs * run_h if runs is not None and run_h is not None else None
+    price = _num(_scn(cost, "training", "cluster_usd_per_hour"))
+    if months is None or hours is None or price is None:
+        return None
+    return months * hours * price
+
+
 def _ev_cost(cost: Mapping | None) -> Evidence:
     if not cost:
         return Evidence("cost_favourable", summary="no cost result given")
@@ -525,22 +552,37 @@ def _ev_cost(cost: Mapping | None) -> Evidence:
     if x is None or r is None:
         return Evidence("cost_favourable", summary="cost result lacks option totals", facts=facts, sources=("cost",))
     horizon = f" over {months:g} months" if months is not None else ""
-    saving = r - x
-    facts["saving_vs_replicate_usd"] = saving
-    p = _num(_get(cost, "monte_carlo", "p_cheapest", "cross_region"))
-    if p is not None:
-        facts["p_cross_region_cheapest"] = p
+    extra = x - r  # what cross-region costs more than a replica (negative: it saves)
+    spend = _cluster_spend_usd(cost)
+    materiality = COST_MATERIALITY_FRACTION * spend if spend is not None else 0.0
+    facts.update(cross_region_extra_usd=extra, cluster_spend_usd=spend, materiality_usd=materiality)
+    p = _get(cost, "monte_carlo", "p_cheapest")
+    p_x = _num(_get(p, "cross_region"))
+    p_r = _num(_get(p, "replicate"))
+    if p_x is not None:
+        facts["p_cross_region_cheapest"] = p_x
+    if p_r is not None:
+        facts["p_replicate_cheapest"] = p_r
     base = f"cross-region {_usd(x)} vs replicate {_usd(r)}{horizon}"
-    if x < r:
-        if p is not None and p < MC_MIN_P_CHEAPEST:
-            return Evidence(
-                "cost_favourable", "unknown",
-                base + f", but cross-region is cheapest in only {_fmt_pct(p)} of Monte Carlo draws",
-                facts, ("cost",),
-            )
-        extra = f"; cheapest in {_fmt_pct(p)} of Monte Carlo draws" if p is not None else ""
-        return Evidence("cost_favourable", "yes", base + f": saves {_usd(saving)}" + extra, facts, ("cost",))
-    return Evidence("cost_favourable", "no", base + f": replicating is cheaper by {_usd(-saving)}", facts, ("cost",))
+    share = f" ({_fmt_pct(abs(extra) / spend)} of the {_usd(spend)} cluster spend)" if spend else ""
+    mc = (f"; Monte Carlo: cross-region cheapest in {_fmt_pct(p_x)} of draws, replicate in {_fmt_pct(p_r)}"
+          if p_x is not None and p_r is not None else "")
+    if extra > materiality:
+        return Evidence("cost_favourable", "no", base + f": replicating is cheaper by {_usd(extra)}{share}" + mc,
+                        facts, ("cost",))
+    if extra > 0:
+        return Evidence(
+            "cost_favourable", "yes",
+            base + f": replicating is cheaper by only {_usd(extra)}{share}, under the "
+            f"{COST_MATERIALITY_FRACTION * 100:g} % materiality threshold" + mc,
+            facts, ("cost",),
+        )
+    if p_x is not None and p_r is not None and p_r > 0.5 and -extra > materiality:
+        return Evidence("cost_favourable", "unknown",
+                        base + f": cross-region saves {_usd(-extra)} on the point estimate, but" + mc[1:],
+                        facts, ("cost",))
+    return Evidence("cost_favourable", "yes", base + f": cross-region saves {_usd(-extra)}{share}" + mc,
+                    facts, ("cost",))
 
 
 _COLD_CLASSES = {"warmup", "invalidation"}
@@ -585,8 +627,13 @@ def _ev_throughput(compare: Mapping | None) -> Evidence:
     margin = _num(compare.get("margin"))
     eq = compare.get("equivalent")
     facts = {"ratio": ratio, "ratio_ci_low": lo, "ratio_ci_high": hi, "margin": margin, "equivalent": eq}
+    verdict = compare.get("verdict")
+    if isinstance(verdict, str):
+        facts["compare_verdict"] = verdict
     if ratio is None:
-        return Evidence("throughput_equivalent", summary="comparison has no steady-state ratio", facts=facts, sources=("compare",))
+        why = f" (compare verdict: {verdict})" if isinstance(verdict, str) else ""
+        return Evidence("throughput_equivalent", summary=f"comparison has no steady-state ratio{why}", facts=facts,
+                        sources=("compare",))
     ci = f" (95 % CI {lo:.3f}-{hi:.3f})" if lo is not None and hi is not None else ""
     m = f" at a {margin * 100:g} % margin" if margin is not None else ""
     base = f"remote/co-located steady ratio {ratio:.3f}{ci}"
@@ -615,7 +662,7 @@ def _ev_repetitions(compare: Mapping | None) -> Evidence:
 
 def _ev_link(compare: Mapping | None, cost: Mapping | None) -> Evidence:
     read = _num(_get(compare, "remote_steady_read_bytes_per_s"))
-    gbps = _num(_get(cost, "inputs", "link", "bandwidth_gbps"))
+    gbps = _num(_scn(cost, "link", "bandwidth_gbps"))
     h, h_src = _hit_ratio(compare, cost)
     facts: dict[str, Any] = {"steady_read_bytes_per_s": read, "link_bandwidth_gbps": gbps, "steady_hit_ratio": h}
     if read is None or gbps is None or gbps <= 0:
@@ -644,9 +691,9 @@ def _ev_warmup(compare: Mapping | None, cost: Mapping | None) -> Evidence:
     warm = _num(_get(compare, "remote_extra_warmup_s"))
     src = "compare"
     if warm is None:
-        warm = _num(_get(cost, "inputs", "cache", "warmup_lost_s"))
+        warm = _num(_scn(cost, "cache", "warmup_lost_s"))
         src = "cost"
-    run_h = _num(_get(cost, "inputs", "training", "run_hours"))
+    run_h = _num(_scn(cost, "training", "run_hours"))
     facts: dict[str, Any] = {"warmup_s": warm, "warmup_source": src if warm is not None else None, "run_hours": run_h}
     if warm is None or run_h is None or run_h <= 0:
         need = []
@@ -655,8 +702,8 @@ def _ev_warmup(compare: Mapping | None, cost: Mapping | None) -> Evidence:
         if run_h is None or run_h <= 0:
             need.append("training.run_hours")
         return Evidence("warmup_share", summary="needs " + " and ".join(need), facts=facts)
-    cold = _num(_get(cost, "inputs", "cache", "cold_starts_per_month"))
-    runs = _num(_get(cost, "inputs", "training", "runs_per_month"))
+    cold = _num(_scn(cost, "cache", "cold_starts_per_month"))
+    runs = _num(_scn(cost, "training", "runs_per_month"))
     if cold is not None and runs is not None and runs > 0:
         cold_per_run = cold / runs
     else:
@@ -671,7 +718,7 @@ def _ev_warmup(compare: Mapping | None, cost: Mapping | None) -> Evidence:
 
 def _ev_cache_headroom(cost: Mapping | None) -> Evidence:
     ws = _working_set_gb(cost)
-    cap = _num(_get(cost, "inputs", "cache", "capacity_gb"))
+    cap = _num(_scn(cost, "cache", "capacity_gb"))
     facts = {"working_set_gb": ws, "cache_capacity_gb": cap}
     if ws is None or cap is None:
         need = "cache.capacity_gb" if cap is None else "dataset.size_gb"
@@ -687,6 +734,11 @@ def _ev_cache_headroom(cost: Mapping | None) -> Evidence:
 
 def _transfer_per_month(cost: Mapping | None) -> float | None:
     """The cross-region option's monthly transfer bill in USD, from whichever shape ``terms`` has."""
+    for path in (("options", "cross_region", "terms_per_month_usd", "transfer_usd"),
+                 ("derived", "cross_region_transfer_usd_per_month")):
+        v = _num(_get(cost, *path))
+        if v is not None:
+            return v
     term = _get(cost, "options", "cross_region", "terms", "transfer_usd")
     months = _num(_get(cost, "horizon_months"))
     if isinstance(term, Mapping):
@@ -706,9 +758,12 @@ def _transfer_per_month(cost: Mapping | None) -> float | None:
 
 
 def _ev_budget(cost: Mapping | None) -> Evidence:
-    budget = _num(_get(cost, "inputs", "transfer_budget_usd_per_month"))
-    if budget is None:
-        budget = _num(_get(cost, "inputs", "link", "transfer_budget_usd_per_month"))
+    budget = None
+    for path in (("transfer_budget_usd_per_month",), ("link", "transfer_budget_usd_per_month"),
+                 ("budget", "transfer_usd_per_month")):
+        budget = _num(_scn(cost, *path))
+        if budget is not None:
+            break
     monthly = _transfer_per_month(cost)
     facts = {"transfer_usd_per_month": monthly, "budget_usd_per_month": budget}
     if monthly is None or budget is None:

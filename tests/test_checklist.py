@@ -187,8 +187,8 @@ def test_reference_evidence_numbers():
     assert r.facts["reads_per_month"] == 12 and r.facts["steady_hit_ratio"] == 0.95
     assert r.facts["steady_hit_ratio_source"] == "compare"
     c = ev["cost_favourable"]
-    assert c.proposed == "yes" and c.facts["saving_vs_replicate_usd"] == 18000.0
-    assert "$18,000" in c.summary
+    assert c.proposed == "yes" and c.facts["cross_region_extra_usd"] == -18000.0
+    assert "saves $18,000" in c.summary
     assert ev["throughput_equivalent"].proposed == "yes"
     assert ev["repetitions"].proposed == "no" and ev["repetitions"].facts["remote_runs"] == 1
     s = ev["states_covered"]
@@ -262,7 +262,59 @@ def test_inconclusive_equivalence_and_uncertain_cost():
     assert ev["throughput_equivalent"].proposed == "unknown"
     assert "inconclusive" in ev["throughput_equivalent"].summary
     assert ev["cost_favourable"].proposed == "unknown"
-    assert "40.0 % of Monte Carlo draws" in ev["cost_favourable"].summary
+    assert "cross-region cheapest in 40.0 % of draws" in ev["cost_favourable"].summary
+
+
+def test_cost_materiality():
+    """A replica cheaper by less than 1 % of the cluster spend does not decide; by more, it does."""
+    cost = reference_cost()
+    cost["inputs"]["training"]["cluster_usd_per_hour"] = 100.0
+    # spend = 12 months x 4 runs x 48 h x 100 USD/h = 230,400; 1 % = 2,304
+    cost["options"]["cross_region"]["total_usd"] = 50000.0  # 2,000 more than the replica
+    ev = cl.gather_evidence(cost=cost)["cost_favourable"]
+    assert ev.facts["cluster_spend_usd"] == pytest.approx(230400.0)
+    assert ev.facts["materiality_usd"] == pytest.approx(2304.0)
+    assert ev.proposed == "yes" and "cheaper by only $2,000 (0.9 % of the $230,400" in ev.summary
+    cost["options"]["cross_region"]["total_usd"] = 50400.0  # 2,400 more: material
+    ev = cl.gather_evidence(cost=cost)["cost_favourable"]
+    assert ev.proposed == "no" and "cheaper by $2,400 (1.0 %" in ev.summary
+
+
+def test_cost_command_shape():
+    """The shape `costmodel cost --json` prints: resolved scenario under inputs.values, derived figures,
+    monthly terms beside the horizon totals."""
+    cost = {
+        "horizon_months": 12,
+        "cheapest": "replicate",
+        "options": {
+            "cross_region": {"total_usd": 497.86, "per_month_usd": 41.49,
+                             "terms": {"transfer_usd": 315.97},
+                             "terms_per_month_usd": {"transfer_usd": 26.33}},
+            "replicate": {"total_usd": 253.76, "per_month_usd": 21.15, "terms": {}},
+            "wait": {"total_usd": 172800.0, "per_month_usd": 14400.0, "terms": {}},
+        },
+        "derived": {"working_set_gb": 792.9856, "training_hours_per_month": 192.0},
+        "inputs": {"source": "scenario.yaml", "values": {
+            "training": {"runs_per_month": 4.0, "epochs_per_run": 3.0, "run_hours": 48.0,
+                         "cluster_usd_per_hour": 196.64},
+            "cache": {"capacity_gb": 61440.0, "steady_hit_ratio": 0.949, "cold_starts_per_month": 1.0,
+                      "warmup_lost_s": 57.7},
+            "dataset": {"size_gb": 792.9856, "working_set_fraction": 1.0},
+            "transfer_budget_usd_per_month": 20.0,
+        }},
+    }
+    ev = cl.gather_evidence(cost=cost)
+    # 12 x 192 h x 196.64 = 453,058.56 USD of cluster time; the replica saves 244.10 = 0.05 %
+    c = ev["cost_favourable"]
+    assert c.facts["cluster_spend_usd"] == pytest.approx(453058.56)
+    assert c.facts["cross_region_extra_usd"] == pytest.approx(244.10)
+    assert c.proposed == "yes" and "0.05 % of the $453,059 cluster spend" in c.summary
+    assert ev["cache_headroom"].facts["capacity_to_working_set"] == pytest.approx(61440.0 / 792.9856)
+    assert ev["reread_fits_cache"].proposed == "yes"
+    assert ev["transfer_budget"].facts["transfer_usd_per_month"] == 26.33
+    assert ev["transfer_budget"].proposed == "no"
+    # warm-up from the scenario: 57.7 s x 1/4 cold start per run / 48 h
+    assert ev["warmup_share"].facts["warmup_share"] == pytest.approx(57.7 * 0.25 / 172800)
 
 
 def test_states_covered_with_invalidation_run_and_separate_fits():
