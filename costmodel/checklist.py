@@ -296,7 +296,18 @@ def _yaml_loader() -> type:
     import yaml
 
     class _WordsLoader(yaml.SafeLoader):
-        pass
+        def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
+            seen: dict[Any, int] = {}
+            for key_node, _value in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if isinstance(key, (str, int, float, bool)) and key in seen:
+                    raise ChecklistError(
+                        f"line {key_node.start_mark.line + 1}: {key!r} is given twice "
+                        f"(first on line {seen[key]}); keep one"
+                    )
+                if isinstance(key, (str, int, float, bool)):
+                    seen[key] = key_node.start_mark.line + 1
+            return super().construct_mapping(node, deep=deep)
 
     resolvers = {}
     for first, entries in yaml.SafeLoader.yaml_implicit_resolvers.items():
@@ -317,6 +328,8 @@ def load_yaml_words(text: str, source: str) -> Any:
 
     try:
         return yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader subclass
+    except ChecklistError as exc:
+        raise ChecklistError(f"{source}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f":{mark.line + 1}" if mark is not None else ""

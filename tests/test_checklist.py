@@ -104,6 +104,13 @@ def test_on_is_not_an_answer(tmp_path):
         cl.load_answers(p)
 
 
+def test_duplicate_item_is_an_error(tmp_path):
+    p = tmp_path / "a.yaml"
+    p.write_text("answers:\n  network_ready: yes\n  repetitions: no\n  network_ready: no\n")
+    with pytest.raises(ChecklistError, match=r"a.yaml: line 4: 'network_ready' is given twice \(first on line 2\)"):
+        cl.load_answers(p)
+
+
 def test_unknown_item_suggests_closest(tmp_path):
     p = tmp_path / "a.yaml"
     p.write_text("answers:\n  governance_allow: {answer: yes, note: x}\n")
