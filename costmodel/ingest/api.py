@@ -1,9 +1,13 @@
 """``load`` / ``load_many``: sniff the format, call the reader, validate, apply run id and role."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
 
 from ..errors import IngestError
 from ..schema import ROLES, Rejection, Run
@@ -64,6 +68,9 @@ def sniff_format(path: str | Path) -> str:
     head = _head(p)
     if not head.strip():
         raise IngestError("file is empty; expected a benchmark output", path=str(p))
+    why = not_an_output(head, p)
+    if why:
+        raise IngestError(why, path=str(p))
     for name, mod in reader_modules():
         if mod.sniff(head, p):
             return getattr(mod, "sniffed_format", lambda h, pth: name)(head, p)
@@ -73,6 +80,27 @@ def sniff_format(path: str | Path) -> str:
         "use --format, or --pattern with named groups",
         path=str(p),
     )
+
+
+def not_an_output(head: str, path: Path) -> str | None:
+    """Why ``path`` is not a benchmark output (a config or metadata file), or None when it may be one."""
+    name = path.name
+    if name.startswith("._"):
+        return "a macOS AppleDouble metadata file ('._' prefix), not a benchmark output; skip it"
+    if name == ".DS_Store":
+        return "a macOS folder metadata file, not a benchmark output"
+    if "\x00" in head or head.count("\ufffd") > max(2, len(head) // 100):
+        if head.startswith("PAR1"):
+            return None
+        return "binary data, not a benchmark output (expected text, JSON or Parquet)"
+    lines = [ln.strip() for ln in head.splitlines() if ln.strip() and not ln.strip().startswith(("#", ";"))]
+    if lines and re.match(r"^\[[^\]]+\]$", lines[0]) and any(re.match(r"^(rw|ioengine|bs|blocksize|size|runtime|numjobs|filename|direct)\s*=", ln) for ln in lines):
+        return ("a fio job file (the input of fio), not its output; run fio with --output-format=json "
+                "and ingest that JSON (or its --write_bw_log logs)")
+    if path.suffix.lower() in (".yaml", ".yml") or (lines and re.match(r"^[A-Za-z_][\w.-]*:\s*$", lines[0]) and not any("," in ln for ln in lines[:3])):
+        return ("a YAML configuration file, not a benchmark output (DLIO/hydra configs are read automatically "
+                "beside the outputs they describe); ingest summary.json, per_epoch_stats.json or {rank}_output.json")
+    return None
 
 
 def load(path: str | Path, options: IngestOptions | None = None) -> list[Run]:
@@ -89,9 +117,9 @@ def load(path: str | Path, options: IngestOptions | None = None) -> list[Run]:
     if not runs:
         raise IngestError("no run could be read from the file", path=str(p))
     for r in runs:
-        if opts.role:
+        if opts.role and (r.role != opts.role or (r.rows and str(r.table["role"].iloc[0]) != opts.role)):
             r.role = opts.role
-            r.table["role"] = opts.role
+            r.table["role"] = pd.array([opts.role] * r.rows, dtype="string")
         if opts.strict and r.rejected:
             first = r.rejected[0]
             raise IngestError(
@@ -107,8 +135,17 @@ def load_many(paths: Sequence[str | Path], options: IngestOptions | None = None)
     """Read several files; each makes one or more runs. Run ids are made unique (suffix ``#2``...)."""
     opts = options or IngestOptions()
     runs: list[Run] = []
+    notes: list[str] = []
     for p in paths:
+        name = Path(p).name
+        if len(paths) > 1 and (name.startswith("._") or name == ".DS_Store"):
+            notes.append(f"{p}: skipped (macOS metadata file, not a benchmark output)")
+            continue
         runs.extend(load(p, opts))
+    if not runs:
+        raise IngestError("no benchmark output among the files given", path=str(paths[0]) if paths else None)
+    runs, merge_notes = merge_gpu(runs)
+    notes += merge_notes
     seen: dict[str, int] = {}
     for r in runs:
         n = seen.get(r.run_id, 0) + 1
@@ -117,6 +154,82 @@ def load_many(paths: Sequence[str | Path], options: IngestOptions | None = None)
             r.run_id = f"{r.run_id}#{n}"
             r.table["run_id"] = r.run_id
     rejected = [x for r in runs for x in r.rejected]
-    warnings = [w for r in runs for w in r.warnings]
+    warnings = notes + [w for r in runs for w in r.warnings]
     warnings += [str(x) for x in rejected[:10]]
     return IngestResult(runs=runs, rejected=rejected, warnings=warnings)
+
+
+GPU_FORMATS = ("nvidia_smi", "dcgmi", "dcgm_exporter")
+
+
+def merge_gpu(runs: list[Run]) -> tuple[list[Run], list[str]]:
+    """Merge GPU telemetry runs onto the training runs loaded with them, by time.
+
+    Telemetry fills ``gpu_util`` / ``gpu_power_w`` where the training run has none: the mean over GPUs of
+    the nearest sample within 2 sampling intervals (at least 1 s) of each training row. Alignment is by
+    absolute time when both sides know it (``metadata['start_epoch_s']``) and their windows overlap;
+    otherwise by time since each start, only when there is exactly one training run (and it says so).
+    Merged telemetry runs are folded in (listed in ``metadata['gpu_merged_from']``); telemetry that
+    cannot be placed stays as its own runs. Returns (runs, notes).
+    """
+    gpus = [r for r in runs if r.format in GPU_FORMATS]
+    train = [r for r in runs if r.format not in GPU_FORMATS]
+    if not gpus or not train:
+        return runs, []
+    notes: list[str] = []
+    used: set[int] = set()
+    for tr in train:
+        t = tr.table["t_s"].to_numpy(dtype="float64")
+        if not np.isfinite(t).any():
+            notes.append(f"{tr.run_id}: no time column, GPU telemetry not merged onto it")
+            continue
+        t0 = tr.metadata.get("start_epoch_s")
+        picks: list[tuple[Run, float]] = []
+        for g in gpus:
+            g0 = g.metadata.get("start_epoch_s")
+            if t0 is not None and g0 is not None:
+                offset = float(g0) - float(t0)  # gpu t_s + offset = training t_s
+                gt = g.table["t_s"].to_numpy(dtype="float64") + offset
+                if np.nanmax(gt) >= np.nanmin(t) and np.nanmin(gt) <= np.nanmax(t):
+                    picks.append((g, offset))
+            elif len(train) == 1:
+                picks.append((g, 0.0))
+        if not picks:
+            notes.append(f"{tr.run_id}: GPU telemetry does not overlap it in time; kept as separate runs")
+            continue
+        merged_cols: dict[str, list[np.ndarray]] = {"gpu_util": [], "gpu_power_w": []}
+        for g, offset in picks:
+            gt = g.table["t_s"].to_numpy(dtype="float64") + offset
+            dt = np.diff(gt[np.isfinite(gt)])
+            tol = max(1.0, 2.0 * float(np.median(dt[dt > 0]))) if (dt > 0).any() else 1.0
+            left = pd.DataFrame({"t": t, "i": np.arange(len(t))}).sort_values("t")
+            left = left[np.isfinite(left["t"])]
+            for col in merged_cols:
+                vals = g.table[col].to_numpy(dtype="float64")
+                if not np.isfinite(vals).any():
+                    continue
+                right = pd.DataFrame({"t": gt, "v": vals}).dropna().sort_values("t")
+                right = right.drop_duplicates("t", keep="last")
+                m = pd.merge_asof(left, right, on="t", direction="nearest", tolerance=tol)
+                out = np.full(len(t), np.nan)
+                out[m["i"].to_numpy()] = m["v"].to_numpy()
+                merged_cols[col].append(out)
+            used.add(id(g))
+        tab = tr.table.copy()
+        for col, parts in merged_cols.items():
+            if not parts:
+                continue
+            with np.errstate(all="ignore"):
+                stack = np.vstack(parts)
+                cnt = np.isfinite(stack).sum(axis=0)
+                mean = np.where(cnt > 0, np.nansum(stack, axis=0) / np.maximum(cnt, 1), np.nan)
+            have = tab[col].to_numpy(dtype="float64")
+            if np.isfinite(have).any():
+                notes.append(f"{tr.run_id}: already has {col}; GPU telemetry fills only its empty rows")
+            tab[col] = np.where(np.isfinite(have), have, mean)
+        tr.table = tab
+        how = "absolute time" if t0 is not None and all(g.metadata.get("start_epoch_s") is not None for g, _ in picks) else "time since each start (no absolute clock on one side)"
+        tr.metadata["gpu_merged_from"] = [g.run_id for g, _ in picks]
+        tr.metadata["gpu_merge"] = f"mean over {len(picks)} GPU run(s), nearest sample, aligned by {how}"
+        notes.append(f"{tr.run_id}: GPU telemetry from {len(picks)} run(s) merged by {how}")
+    return [r for r in runs if id(r) not in used], notes

@@ -122,12 +122,13 @@ def time_to_seconds(values: Any, kind: str) -> tuple[np.ndarray, np.ndarray, dic
             meta["timezone"] = str(s.dt.tz)
             s = s.dt.tz_convert("UTC").dt.tz_localize(None)
         ok = s.notna().to_numpy()
-        a = np.where(ok, s.astype("datetime64[ns]").to_numpy().astype("int64") / 1e9, np.nan)
+        ns = s.astype("datetime64[ns]").to_numpy().astype("int64")
+        a = np.full(len(ns), np.nan)
         if ok.any():
-            start = float(a[ok][0])
-            meta["start_epoch_s"] = start
-            meta["start_time"] = pd.Timestamp(start, unit="s").isoformat()
-            a = a - start
+            start_ns = int(ns[ok][0])
+            meta["start_epoch_s"] = start_ns / 1e9
+            meta["start_time"] = pd.Timestamp(start_ns, unit="ns").isoformat()
+            a = np.where(ok, (ns - start_ns) / 1e9, np.nan)
         return a, np.zeros(len(a), bool), meta
     if not pd.api.types.is_numeric_dtype(s.dtype) and kind in ("auto", "epoch_s", "epoch_ms", "epoch_us", "epoch_ns"):
         nums = pd.to_numeric(s, errors="coerce")
@@ -166,14 +167,15 @@ def time_to_seconds(values: Any, kind: str) -> tuple[np.ndarray, np.ndarray, dic
         meta["timezone"] = str(dt.dt.tz)
         dt = dt.dt.tz_convert("UTC").dt.tz_localize(None)
     ok = dt.notna().to_numpy()
-    ns = dt.astype("datetime64[ns]").to_numpy().astype("int64").astype("float64")
-    a = np.where(ok, ns / 1e9, np.nan)
+    ns = dt.astype("datetime64[ns]").to_numpy().astype("int64")
     invalid = ~na & ~ok
     if ok.any():
-        start = float(a[ok][0])
-        meta["start_epoch_s"] = start
-        meta["start_time"] = pd.Timestamp(start, unit="s").isoformat()
-        a = a - start
+        start_ns = int(ns[ok][0])
+        meta["start_epoch_s"] = start_ns / 1e9
+        meta["start_time"] = pd.Timestamp(start_ns, unit="ns").isoformat()
+        a = np.where(ok, (ns - start_ns) / 1e9, np.nan)  # difference in integer ns: no float rounding
+    else:
+        a = np.full(len(ns), np.nan)
     return a, invalid, meta
 
 

@@ -79,7 +79,7 @@ def _csv(path: Path, options: Any, k: str) -> list[Run]:
     if time_col is not None:
         t_all, bad_t, tmeta = time_to_seconds(df[time_col], "auto")
         if np.isfinite(t_all).any():
-            t_all = t_all - np.nanmin(t_all)
+            t_all = t_all - np.nanmin(t_all)  # all GPUs share the file's first sample as origin
             meta_common.update(tmeta)
     if k == "dcgm_exporter":
         df = df.rename(columns={c: f"{c} [%]" for c in df.columns if c.upper() == "DCGM_FI_DEV_GPU_UTIL"})
