@@ -503,8 +503,17 @@ def _ev_reread(compare: Mapping | None, cost: Mapping | None) -> Evidence:
         facts.update(epochs_per_run=epochs, runs_per_month=runs, reads_per_month=reads_per_month)
         sources.add("cost")
         parts.append(f"{epochs:g} epochs x {runs:g} runs/month = {reads_per_month:g} reads/month")
+        cold = _num(_scn(cost, "cache", "cold_starts_per_month"))
+        warm = _num(_get(cost, "derived", "warm_epochs_per_month"))
+        if warm is None and cold is not None:
+            warm = max(reads_per_month - cold, 0.0)
+        if warm is not None:
+            facts["warm_reads_per_month"] = warm
         if reads_per_month <= 1:
             reasons_no.append("the data is read at most once a month")
+        elif warm is not None and warm <= 0:
+            reasons_no.append(f"every read starts with a cold cache ({cold:g} cold starts/month)" if cold is not None
+                              else "no read finds a warm cache")
     h, h_src = _hit_ratio(compare, cost)
     if h is not None:
         facts["steady_hit_ratio"] = h
@@ -525,12 +534,10 @@ def _ev_reread(compare: Mapping | None, cost: Mapping | None) -> Evidence:
             reasons_no.append("the working set does not fit the cache")
     if reasons_no:
         return Evidence("reread_fits_cache", "no", "; ".join(parts) + ": " + "; ".join(reasons_no), facts, tuple(sorted(sources)))
-    if reads_per_month is not None and reads_per_month > 1 and h is not None and (cap is None or ws is None or cap >= ws):
-        extra = "" if cap is not None and ws is not None else " (cache capacity not stated: fit not checked)"
-        if cap is None or ws is None:
-            # Without capacity the fit is inferred from the hit ratio only: propose yes only if it is high.
-            return Evidence("reread_fits_cache", "yes", "; ".join(parts) + extra, facts, tuple(sorted(sources)))
-        return Evidence("reread_fits_cache", "yes", "; ".join(parts), facts, tuple(sorted(sources)))
+    if reads_per_month is not None and h is not None:
+        # reads > 1 and the hit ratio is high (else a reason above); the fit is checked when capacity is stated
+        unchecked = "" if cap is not None and ws is not None else " (cache capacity not stated: fit not checked)"
+        return Evidence("reread_fits_cache", "yes", "; ".join(parts) + unchecked, facts, tuple(sorted(sources)))
     summary = "; ".join(parts) if parts else "no scenario or measured hit ratio given"
     return Evidence("reread_fits_cache", "unknown", summary + " (not enough to propose an answer)", facts, tuple(sorted(sources)))
 

@@ -260,6 +260,22 @@ def test_read_once_is_no():
     assert cl.gather_evidence(cost=cost)["reread_fits_cache"].proposed == "no"
 
 
+def test_every_read_cold_is_no():
+    cost = reference_cost()
+    cost["inputs"]["training"].update(epochs_per_run=1, runs_per_month=4)
+    cost["inputs"]["cache"]["cold_starts_per_month"] = 4  # cache flushed before every run
+    ev = cl.gather_evidence(cost=cost)["reread_fits_cache"]
+    assert ev.proposed == "no" and ev.facts["warm_reads_per_month"] == 0
+    assert "every read starts with a cold cache" in ev.summary
+
+
+def test_capacity_unknown_still_proposes_from_hit_ratio():
+    cost = reference_cost()
+    del cost["inputs"]["cache"]["capacity_gb"]
+    ev = cl.gather_evidence(cost=cost)["reread_fits_cache"]
+    assert ev.proposed == "yes" and "fit not checked" in ev.summary
+
+
 def test_inconclusive_equivalence_and_uncertain_cost():
     compare = reference_compare()
     compare.update(ratio=0.99, ratio_ci_low=0.95, ratio_ci_high=1.03, equivalent=False)
