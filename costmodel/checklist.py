@@ -383,7 +383,10 @@ def save_answers(path: str | Path, answers: Mapping[str, Answer], meta: Mapping[
     """Write ``answers`` as YAML to ``path`` atomically; returns the path."""
     from .util import write_text_atomic
 
-    write_text_atomic(path, dump_answers(answers, meta))
+    try:
+        write_text_atomic(path, dump_answers(answers, meta))
+    except OSError as exc:
+        raise ChecklistError(f"{path}: cannot write the answers file: {exc.strerror or exc}") from None
     return Path(path)
 
 

@@ -82,6 +82,15 @@ def test_missing_note_blocks_save_and_is_shown(tmp_path):
     assert cl.load_answers(tmp_path / "a.yaml")["network_ready"].answer == "no"
 
 
+def test_unwritable_path_is_reported(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    wiz = ChecklistWizard(cl.gather_evidence(), answers_path=blocker / "sub" / "a.yaml")
+    answer(wiz, "repetitions", "no")
+    wiz.save_button.click()
+    assert "cannot write the answers file" in wiz.status_html.value
+
+
 def test_load_answers_file_on_start_and_button(tmp_path, examples_dir):
     wiz = ChecklistWizard(cl.gather_evidence(), answers_path=examples_dir / "answers.yaml")
     assert wiz.answer_buttons["states_covered"].value == "no"
