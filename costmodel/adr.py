@@ -11,6 +11,7 @@ import json
 import os
 import re
 import tempfile
+import unicodedata
 import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -30,9 +31,10 @@ _ADR_NAME = re.compile(r"^(\d{4})-.*\.md$")
 
 def md_escape(text: Any) -> str:
     """``text`` as inert inline Markdown: HTML characters become entities, Markdown punctuation is
-    backslash-escaped, line breaks become spaces."""
+    backslash-escaped, line breaks and control characters become spaces."""
     s = "" if text is None else str(text)
-    s = s.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    # line breaks of any kind (\n, \r, \x1c-\x1e, \x85, \u2028, ...) and other control characters -> space
+    s = "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in s)
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
     return _MD_SPECIAL.sub(r"\\\1", s)
 

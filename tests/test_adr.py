@@ -136,3 +136,20 @@ def test_slugify():
     assert adr.slugify("***") == "decision"
     long = adr.slugify("word " * 40)
     assert len(long) <= 60 and not long.endswith("-") and long.endswith("word")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=1, max_size=80).filter(lambda s: s.strip()))
+def test_any_note_stays_inert(note):
+    """Whatever a note holds, it stays on its line, opens no HTML tag and breaks no table row."""
+    d = no_go(note)
+    text = adr.render_adr(d, title="t", date="2026-10-01")
+    row = next(line for line in text.splitlines() if line.startswith("| governance\\_allows"))
+    assert len(re.findall(r"(?<!\\)\|", row)) == 8
+    assert "<" not in row and ">" not in row
+    escaped = adr.md_escape(note)
+    assert len(escaped.splitlines()) <= 1
