@@ -801,20 +801,35 @@ def _ev_budget(cost: Mapping | None) -> Evidence:
     return Evidence("transfer_budget", "yes" if monthly <= budget else "no", base, facts, ("cost",))
 
 
+def _as_mapping(obj: Any) -> Mapping[str, Any] | None:
+    """A JSON-like dict from a dict or a result object with ``to_dict()``; None for anything else."""
+    if isinstance(obj, Mapping):
+        return obj
+    to_dict = getattr(obj, "to_dict", None)
+    if callable(to_dict) and not isinstance(obj, type):
+        try:
+            d = to_dict()
+        except Exception:  # noqa: BLE001 - evidence is tolerant: an unreadable object is no evidence
+            return None
+        return d if isinstance(d, Mapping) else None
+    return None
+
+
 def gather_evidence(
     compare: Mapping[str, Any] | None = None,
     cost: Mapping[str, Any] | None = None,
     fits: Iterable[Mapping[str, Any]] | None = None,
 ) -> dict[str, Evidence]:
-    """Evidence for every item from the ``compare``, ``cost`` and ``fit`` JSON dicts.
+    """Evidence for every item from the ``compare``, ``cost`` and ``fit`` JSON dicts (or result
+    objects with ``to_dict()``).
 
     Tolerant by design: any missing key, null or non-numeric value means that piece of evidence is
     unknown; nothing here raises on partial inputs. Items with no automatic evidence get an
     ``unknown`` proposal and say so.
     """
-    compare = compare if isinstance(compare, Mapping) else None
-    cost = cost if isinstance(cost, Mapping) else None
-    fits_list = [f for f in (fits or []) if isinstance(f, Mapping)]
+    compare = _as_mapping(compare)
+    cost = _as_mapping(cost)
+    fits_list = [m for m in (_as_mapping(f) for f in (fits or [])) if m is not None]
     ev = {
         "reread_fits_cache": _ev_reread(compare, cost),
         "cost_favourable": _ev_cost(cost),

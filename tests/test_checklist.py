@@ -373,6 +373,21 @@ def test_missing_keys_and_garbage_never_crash():
     assert ev["throughput_equivalent"].proposed == "unknown"
 
 
+def test_result_objects_with_to_dict_are_accepted():
+    class Result:
+        def __init__(self, d):
+            self.d = d
+
+        def to_dict(self):
+            return self.d
+
+    a = cl.gather_evidence(compare=Result(reference_compare()), cost=Result(reference_cost()),
+                           fits=[Result({"run_id": "x", "classification": "invalidation"})])
+    b = cl.gather_evidence(compare=reference_compare(), cost=reference_cost(),
+                           fits=[{"run_id": "x", "classification": "invalidation"}])
+    assert a == b and a["states_covered"].proposed == "yes"
+
+
 def test_null_hit_ratio_falls_back_to_scenario():
     compare = reference_compare()
     compare["remote_steady_hit_ratio"] = None
