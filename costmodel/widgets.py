@@ -44,10 +44,18 @@ def evidence_html(item: checklist.Item, ev: Evidence) -> str:
     """The HTML shown for one item's evidence (every input string escaped)."""
     proposed = {"yes": "proposes <b>yes</b>", "no": "proposes <b>no</b>"}.get(ev.proposed, "proposes nothing")
     src = f" (from {_e(', '.join(ev.sources))})" if ev.sources else ""
+    facts = [f"{_e(k)} = {_e(_fmt_fact(v))}" for k, v in ev.facts.items() if v is not None and not isinstance(v, dict)]
+    facts_html = f"<br><small>{'; '.join(facts)}</small>" if facts else ""
     return (
-        f"<div><b>Evidence</b>{src}: {_e(ev.summary)}<br>"
+        f"<div><b>Evidence</b>{src}: {_e(ev.summary)}{facts_html}<br>"
         f"The data {proposed}; your answer overrides it (with a note when you disagree).</div>"
     )
+
+
+def _fmt_fact(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+    return str(v)
 
 
 class ChecklistWizard:
