@@ -58,7 +58,8 @@ def dialect(head: str, path: Path) -> str | None:
         return "kv"
     for d in (",", ";"):
         c = first.count(d)
-        if c >= 1 and all(abs(ln.count(d) - c) <= 1 for ln in lines[1:6]):
+        rest = lines[1:10]
+        if c >= 1 and (not rest or sum(ln.count(d) == c for ln in rest) >= max(1, (len(rest) + 1) // 2)):
             return "csv"
     return None
 
@@ -159,8 +160,11 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
         )
     skipped: list[tuple[int | None, str]] = []
 
+    texts: list[str] = []
+
     def on_invalid(row: Any) -> str:
         skipped.append((row.number, f"expected {row.expected_columns} fields, found {row.actual_columns}"))
+        texts.append(row.text)
         return "skip"
 
     include = [n for n in names if n in plan]
@@ -196,6 +200,8 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
     n = table.num_rows
     cols, invalid_nan = _arrow_to_numpy(table, typed)
     del table
+    if skipped and any(num is None for num, _w in skipped):
+        skipped[:] = _locate(path, texts, skipped)
     lines = _line_numbers(n, skip, skipped)
     for number, why in skipped:
         extra.append(Rejection(path=str(path), line=number, reason=f"malformed row: {why}"))
@@ -229,6 +235,22 @@ def _arrow_to_numpy(table: Any, typed: bool) -> tuple[dict[str, Any], dict[str, 
             out[name] = col.to_pandas()
         del col
     return out, nan_cells
+
+
+def _locate(path: Path, texts: list[str], skipped: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
+    """Line numbers of malformed rows that Arrow reported without one (found by their text)."""
+    pending: dict[str, list[int]] = {}
+    for k, t in enumerate(texts):
+        pending.setdefault(t, []).append(k)
+    found: dict[int, int] = {}
+    with open(path, "r", encoding="utf-8", errors="replace") as fh:
+        for i, line in enumerate(fh, start=1):
+            ks = pending.get(line.rstrip("\r\n"))
+            if ks:
+                found[ks.pop(0)] = i
+                if len(found) == len(texts):
+                    break
+    return [(found.get(k), why) for k, (_n, why) in enumerate(skipped)]
 
 
 def _line_numbers(n: int, skip: int, skipped: list[tuple[int | None, str]]) -> np.ndarray:
