@@ -126,6 +126,8 @@ def _set_path(d: dict, parts: list[str], value: Any) -> None:
 
 def _did_you_mean(word: str, choices: Sequence[str]) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    if not close and len(word) >= 3:
+        close = [c for c in choices if word in c][:1]
     return f"; did you mean {close[0]!r}?" if close else ""
 
 

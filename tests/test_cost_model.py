@@ -1,0 +1,250 @@
+"""The cost formulas checked to the cent against hand computations, break-even, sensitivity, Monte Carlo."""
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import pytest
+
+from costmodel.cost import break_even, evaluate, monte_carlo, scenario_from_dict, sweep_2d, tornado
+from costmodel.cost.model import totals, totals_scalar
+from costmodel.errors import ScenarioError
+
+TODAY = dt.date(2026, 12, 2)
+
+# the issue's minimum example, every value given (no price lookups)
+ISSUE = {
+    "horizon_months": 12,
+    "dataset": {"size_gb": 50000, "monthly_churn_fraction": 0.10, "working_set_fraction": 1.0},
+    "training": {"runs_per_month": 4, "epochs_per_run": 3, "run_hours": 48, "cluster_usd_per_hour": 196.64},
+    "link": {"transfer_usd_per_gb": 0.02},
+    "cache": {"steady_hit_ratio": 0.95, "cold_starts_per_month": 1, "warmup_lost_s": 300, "steady_slowdown_fraction": 0.0},
+    "replica": {"storage_usd_per_gb_month": 0.023, "sync_extra_usd_per_gb": 0.0, "ops_usd_per_month": 0},
+    "wait": {"expected_wait_hours_per_run": 0, "delay_usd_per_hour": 0},
+}
+
+# every term non-zero
+RICH = {
+    "horizon_months": 12,
+    "dataset": {"size_gb": 50000, "monthly_churn_fraction": 0.10, "working_set_fraction": 0.8},
+    "training": {"runs_per_month": 4, "epochs_per_run": 3, "run_hours": 48, "cluster_usd_per_hour": 196.64},
+    "link": {"transfer_usd_per_gb": 0.02},
+    "cache": {
+        "steady_hit_ratio": 0.95,
+        "cold_starts_per_month": 2,
+        "warmup_lost_s": 300,
+        "steady_slowdown_fraction": 0.01,
+        "usd_per_month": 100,
+    },
+    "replica": {"storage_usd_per_gb_month": 0.023, "sync_extra_usd_per_gb": 0.015, "ops_usd_per_month": 250},
+    "wait": {"expected_wait_hours_per_run": 24, "delay_usd_per_hour": 40, "cluster_premium_usd_per_hour": 5},
+}
+
+
+def scen(d, **kw):
+    return scenario_from_dict(d, today=TODAY, **kw)
+
+
+def cents(x: float) -> float:
+    return round(x, 2)
+
+
+def test_issue_example_every_term_to_the_cent():
+    r = evaluate(scen(ISSUE))
+    cr, rep, wait = (r.options[o] for o in ("cross_region", "replicate", "wait"))
+    # W = 50,000 GB, N = 12 epochs/month, 1 cold fill, 11 warm epochs:
+    # 50,000 + 0.05 * 50,000 * 11 + 0.1 * 50,000 = 82,500 GB/month x 0.02 x 12 = 19,800
+    assert cents(cr.terms["transfer_usd"]) == 19800.00
+    # 1 cold start x 300 s x 196.64 USD/h / 3600 x 12 months = 196.64
+    assert cents(cr.terms["warmup_usd"]) == 196.64
+    assert cr.terms["slowdown_usd"] == 0.0
+    assert cr.terms["cache_usd"] == 0.0
+    assert cents(cr.total_usd) == 19996.64
+    assert cents(cr.per_month_usd) == cents(19996.64 / 12)
+    assert cents(rep.terms["initial_copy_usd"]) == 1000.00  # 50,000 x 0.02 once
+    assert cents(rep.terms["storage_usd"]) == 13800.00  # 50,000 x 0.023 x 12
+    assert cents(rep.terms["sync_usd"]) == 1200.00  # 0.1 x 50,000 x 0.02 x 12
+    assert rep.terms["ops_usd"] == 0.0
+    assert cents(rep.total_usd) == 16000.00
+    assert wait.total_usd == 0.0
+    assert r.derived["cross_region_gb_per_month"] == pytest.approx(82500.0)
+
+
+def test_rich_example_every_term_to_the_cent():
+    r = evaluate(scen(RICH))
+    cr, rep, wait = (r.options[o] for o in ("cross_region", "replicate", "wait"))
+    # W = 0.8 x 50,000 = 40,000 GB; N = 12; 2 cold fills, 10 warm epochs
+    # GB/month: 2 x 40,000 + 0.05 x 40,000 x 10 + 0.1 x 40,000 = 80,000 + 20,000 + 4,000 = 104,000
+    assert cents(cr.terms["transfer_usd"]) == 24960.00  # 104,000 x 0.02 x 12
+    assert cents(cr.terms["warmup_usd"]) == 393.28  # 2 x 300/3600 x 196.64 x 12
+    assert cents(cr.terms["slowdown_usd"]) == 4530.59  # 0.01 x (4 x 48) x 196.64 x 12 = 4,530.5856
+    assert cents(cr.terms["cache_usd"]) == 1200.00  # 100 x 12
+    assert cents(cr.total_usd) == 31083.87  # 31,083.8656
+    assert cents(rep.terms["initial_copy_usd"]) == 1000.00
+    assert cents(rep.terms["storage_usd"]) == 13800.00
+    assert cents(rep.terms["sync_usd"]) == 2100.00  # 0.1 x 50,000 x (0.02 + 0.015) x 12
+    assert cents(rep.terms["ops_usd"]) == 3000.00
+    assert cents(rep.total_usd) == 19900.00
+    assert cents(wait.terms["delay_usd"]) == 46080.00  # 4 runs x 24 h x 40 USD x 12
+    assert cents(wait.terms["gpu_premium_usd"]) == 11520.00  # 4 x 48 h x 5 USD x 12
+    assert r.cheapest == "replicate"
+    assert r.to_dict()["ranking"] == ["replicate", "cross_region", "wait"]
+    frame = r.terms_frame()
+    assert len(frame) == 10 and set(frame.columns) == {"option", "term", "total_usd", "per_month_usd"}
+    assert frame.groupby("option")["total_usd"].sum()["cross_region"] == pytest.approx(cr.total_usd)
+
+
+def test_cold_starts_are_capped_by_epochs_and_warned():
+    d = {**RICH, "cache": {**RICH["cache"], "cold_starts_per_month": 20}}
+    r = evaluate(scen(d))
+    assert r.derived["cold_fills_per_month"] == 12.0
+    assert r.derived["warm_epochs_per_month"] == 0.0
+    assert any("exceeds the epochs per month" in w for w in r.warnings)
+
+
+def test_vectorised_totals_match_the_scalar_loop(rng):
+    s = scen(RICH)
+    n = 500
+    arrays = {
+        "cache.steady_hit_ratio": rng.uniform(0.5, 1.0, n),
+        "training.runs_per_month": rng.uniform(0.0, 10.0, n),
+        "cache.cold_starts_per_month": rng.uniform(0.0, 40.0, n),
+        "dataset.size_gb": rng.uniform(1.0, 1e5, n),
+    }
+    from costmodel.cost.evaluate import model_inputs
+
+    t = totals(model_inputs(s, **arrays))
+    for i in range(0, n, 37):
+        p = model_inputs(s, **{k: float(v[i]) for k, v in arrays.items()})
+        c, r, w = totals_scalar(p)
+        assert t["cross_region"][i] == pytest.approx(c, rel=1e-12)
+        assert t["replicate"][i] == pytest.approx(r, rel=1e-12)
+        assert np.broadcast_to(t["wait"], (n,))[i] == pytest.approx(w, rel=1e-12)
+
+
+# ------------------------------------------------------------------------------------- break-even
+def test_break_even_transfer_price_closed_form():
+    # cross = 1,248,000 p + 6,123.8656 ; replicate = 110,000 p + 17,700  =>  p* = 11,576.1344 / 1,138,000
+    b = break_even(scen(RICH), ["link.transfer_usd_per_gb"])["link.transfer_usd_per_gb"]
+    assert b["method"] == "closed_form"
+    assert b["value"] == pytest.approx(11576.1344 / 1138000, rel=1e-9)
+    assert b["above"] == "replicate" and b["below"] == "cross_region"
+    assert b["never"] is False
+
+
+def test_break_even_churn_closed_form_cross_region_wins_above():
+    # cross = 30,123.8656 + 9,600 c ; replicate = 17,800 + 21,000 c  =>  c* = 12,323.8656 / 11,400
+    b = break_even(scen(RICH), ["dataset.monthly_churn_fraction"])["dataset.monthly_churn_fraction"]
+    assert b["value"] == pytest.approx(12323.8656 / 11400, rel=1e-9)
+    assert b["above"] == "cross_region"
+
+
+def test_break_even_runs_per_month_needs_root_finding_at_the_kink():
+    # below 2/3 run/month the cold fills are capped (n' = 3R): diff = 30,522.5664 R - 17,740
+    b = break_even(scen(RICH), ["training.runs_per_month"])["training.runs_per_month"]
+    assert b["method"] == "root_finding"
+    assert b["value"] == pytest.approx(17740 / 30522.5664, rel=1e-8)
+    assert b["above"] == "replicate"
+    assert b["below"] == "cross_region"
+
+
+def test_break_even_never_when_lines_do_not_cross():
+    # diff(h) = 96,000 (1 - h) + 6,383.8656 > 0 for every h in [0, 1]: replicate always cheaper
+    out = break_even(scen(RICH), ["cache.steady_hit_ratio", "dataset.size_gb"])
+    for key in out:
+        assert out[key]["never"] is True and out[key]["value"] is None
+        assert out[key]["winner"] == "replicate"
+
+
+def test_break_even_hit_ratio_issue_example():
+    # diff(h) = 132,000 (1 - h) - 2,603.36  =>  h* = 1 - 2,603.36 / 132,000; above it cross-region wins
+    b = break_even(scen(ISSUE), ["cache.steady_hit_ratio"])["cache.steady_hit_ratio"]
+    assert b["value"] == pytest.approx(1 - 2603.36 / 132000, rel=1e-10)
+    assert b["above"] == "cross_region"
+
+
+def test_break_even_input_that_does_not_matter_is_never():
+    # with no sync extra and the whole dataset as working set, churn costs the same on both sides
+    b = break_even(scen(ISSUE), ["dataset.monthly_churn_fraction"])["dataset.monthly_churn_fraction"]
+    assert b["never"] is True and "does not change" in b["note"]
+
+
+def test_break_even_unknown_input_is_scenario_error():
+    with pytest.raises(ScenarioError, match="training.name"):
+        break_even(scen(ISSUE), ["training.name"])
+
+
+# ------------------------------------------------------------------------------------ sensitivity
+def test_tornado_rows_match_direct_evaluation():
+    s = scen(RICH)
+    df = tornado(s)
+    assert list(df["swing_usd"]) == sorted(df["swing_usd"], reverse=True)
+    row = df.set_index("input").loc["cache.steady_hit_ratio"]
+    # miss ratio 0.05 -/+ 25 %: h in [0.9375, 0.9625]
+    assert row["low"] == pytest.approx(0.9375) and row["high"] == pytest.approx(0.9625)
+    lo = evaluate(s.with_values(cache__steady_hit_ratio=0.9375))
+    assert row["cross_region_low_usd"] == pytest.approx(lo.options["cross_region"].total_usd)
+    assert row["delta_low_usd"] == pytest.approx(lo.options["cross_region"].total_usd - lo.options["replicate"].total_usd)
+    # transfer_usd is linear in h: 12 x 0.02 x 40,000 x 10 x 0.025 = 2,400 between the ends
+    assert row["swing_usd"] == pytest.approx(2400.0)
+
+
+def test_tornado_zero_input_uses_stated_high_and_distribution_uses_p5_p95():
+    d = {**ISSUE, "cache": {**ISSUE["cache"], "steady_hit_ratio": [0.9, 1.0]}}
+    df = tornado(scen(d)).set_index("input")
+    assert df.loc["cache.steady_slowdown_fraction", "high"] == 0.02
+    assert df.loc["cache.steady_hit_ratio", "low"] == pytest.approx(0.905)
+    assert df.loc["cache.steady_hit_ratio", "high"] == pytest.approx(0.995)
+
+
+def test_sweep_2d_is_tidy_and_matches_evaluate():
+    s = scen(RICH)
+    xs = np.linspace(0.5, 8, 16)
+    ys = np.linspace(0.8, 1.0, 21)
+    df = sweep_2d(s, "training.runs_per_month", xs, "cache.steady_hit_ratio", ys)
+    assert len(df) == 16 * 21
+    one = df[(df["training.runs_per_month"] == xs[3]) & (df["cache.steady_hit_ratio"] == ys[7])].iloc[0]
+    r = evaluate(s.with_values(training__runs_per_month=xs[3], cache__steady_hit_ratio=ys[7]))
+    assert one["cross_region_usd"] == pytest.approx(r.options["cross_region"].total_usd)
+    assert one["replicate_usd"] == pytest.approx(r.options["replicate"].total_usd)
+    assert one["cheapest"] == r.cheapest
+
+
+def test_sweep_2d_rejects_out_of_range_values():
+    with pytest.raises(ScenarioError, match="cache.steady_hit_ratio"):
+        sweep_2d(scen(RICH), "training.runs_per_month", [1, 2], "cache.steady_hit_ratio", [0.5, 1.5])
+
+
+# ------------------------------------------------------------------------------------ Monte Carlo
+def test_monte_carlo_probability_matches_closed_form():
+    # issue example with h ~ U(0.95, 1.0): cross-region cheaper when h > h* = 1 - 2,603.36/132,000
+    # (waiting is made expensive: at 0 USD it would be the cheapest in every draw)
+    d = {**ISSUE, "cache": {**ISSUE["cache"], "steady_hit_ratio": {"dist": "uniform", "low": 0.95, "high": 1.0}},
+         "wait": {"expected_wait_hours_per_run": 100, "delay_usd_per_hour": 1000}}
+    s = scen(d)
+    mc = monte_carlo(s, 200_000, seed=7)
+    expected = (2603.36 / 132000) / 0.05  # 0.3945
+    assert mc.p_cheapest["cross_region"] == pytest.approx(expected, abs=0.005)
+    assert mc.p_cheapest["replicate"] == pytest.approx(1 - expected, abs=0.005)
+    assert mc.p_cheapest["wait"] == 0.0
+    # median h = 0.975: cross = 13,396.64 + 132,000 x 0.025 = 16,696.64
+    assert mc.p50["cross_region"] == pytest.approx(16696.64, abs=15)
+    assert mc.p5["replicate"] == mc.p95["replicate"] == pytest.approx(16000.0)
+    assert mc.uncertain_inputs == ["cache.steady_hit_ratio"]
+
+
+def test_monte_carlo_is_deterministic_for_a_seed():
+    d = {**RICH, "training": {**RICH["training"], "runs_per_month": {"dist": "triangular", "low": 1, "mode": 4, "high": 8}},
+         "dataset": {**RICH["dataset"], "size_gb": {"dist": "lognormal", "median": 50000, "sigma": 0.3}}}
+    s = scen(d)
+    a, b, c = monte_carlo(s, 5000, 1), monte_carlo(s, 5000, 1), monte_carlo(s, 5000, 2)
+    assert a.to_dict() == b.to_dict()
+    assert a.p50 != c.p50
+    assert a.quantiles_frame().shape == (3, 6)
+    assert len(a.samples_frame(max_rows=100)) == 300
+
+
+@pytest.mark.parametrize("n", [0, -3, 2.5])
+def test_monte_carlo_rejects_bad_n(n):
+    with pytest.raises(ScenarioError, match="draws"):
+        monte_carlo(scen(ISSUE), n, 0)

@@ -1,0 +1,113 @@
+"""The bundled price tables and their lookup."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from costmodel.errors import PriceError
+from costmodel.prices import COLUMNS, PRICES_DIR, age_warning, load_prices, parse_as_of, read_price_csv
+
+
+@pytest.fixture(scope="module")
+def table():
+    return load_prices()
+
+
+def test_every_bundled_row_is_dated_or_marked_and_sourced(table):
+    assert len(table) >= 50
+    for r in table.rows:
+        assert r.usd > 0, r
+        assert r.source, r
+        assert r.unit in {"GB", "GB-month", "instance-hour", "1000 requests"}, r
+        if r.as_of:
+            assert parse_as_of(r.as_of) <= dt.date(2026, 12, 31)
+    assert set(table.providers()) == {"aws", "gcp", "azure"}
+    for provider in ("aws", "gcp", "azure"):
+        assert "inter_region" in table.items(provider)
+
+
+@pytest.mark.parametrize(
+    "args, usd, as_of",
+    [
+        (("aws", "inter_region", "us-east-2", "us-west-2"), 0.02, "2023-04-27"),  # the reference case
+        (("aws", "inter_region", "us-east-2", "us-east-1"), 0.01, "2023-04-27"),
+        (("aws", "inter_region", "us-west-1", "eu-central-1"), 0.02, "2023-04-27"),  # glob us-*
+        (("aws", "inter_region", "af-south-1", "us-east-1"), 0.147, "2023-04-27"),
+        (("gcp", "inter_region", "us-central1", "us-east4"), 0.01, "2022-10"),
+        (("gcp", "inter_region", "europe-west1", "europe-west4"), 0.02, "2022-10"),
+        (("gcp", "inter_region", "us-central1", "asia-east1"), 0.08, "2022-10"),
+        (("gcp", "inter_region", "us-central1", "asia-southeast2"), 0.15, "2022-10"),  # exact beats glob
+        (("azure", "inter_region", "eastus", "westus2"), 0.02, "2024-01-09"),
+        (("azure", "inter_region", "eastus", "westeurope"), 0.05, "2024-01-09"),
+        (("aws", "s3_standard", "us-east-1"), 0.023, ""),
+        (("aws", "s3_standard", "us-west-2"), 0.023, ""),
+        (("aws", "fsx_lustre_persistent_ssd_125", "us-east-1"), 0.145, ""),
+        (("aws", "p5.48xlarge", "us-west-2"), 98.32, ""),
+        (("aws", "p5.48xlarge", "us-west-1"), 122.90, ""),
+        (("aws", "s3_rtc_transfer", "us-east-2", "us-west-2"), 0.015, ""),
+    ],
+)
+def test_lookup_values_from_the_research_notes(table, args, usd, as_of):
+    r = table.lookup(*args)
+    assert r.usd == usd
+    assert r.as_of == as_of
+
+
+def test_exact_row_is_preferred_and_marked(table):
+    east1 = table.lookup("aws", "s3_standard", "us-east-1")
+    west2 = table.lookup("aws", "s3_standard", "us-west-2")
+    assert east1.verified and east1.src_region == "us-east-1"
+    assert not west2.verified and "verify" in west2.notes
+
+
+def test_unknown_pair_item_provider_suggest(table):
+    with pytest.raises(PriceError, match=r"closest known: us-east-2 -> us-west-2"):
+        table.lookup("aws", "inter_region", "us-east-2", "us-wset-2", key="prices.dst_region")
+    with pytest.raises(PriceError, match=r"did you mean 's3_standard'"):
+        table.lookup("aws", "s3_standrd", "us-east-1")
+    with pytest.raises(PriceError, match=r"did you mean 'aws'"):
+        table.lookup("awz", "inter_region", "us-east-2", "us-west-2")
+
+
+def test_age_warning_uses_today_parameter(table):
+    r = table.lookup("aws", "inter_region", "us-east-2", "us-west-2")
+    assert age_warning(r, dt.date(2024, 4, 26)) is None  # 365 days
+    w = age_warning(r, dt.date(2024, 4, 28))
+    assert w is not None and "367 days old" in w and "as_of 2023-04-27" in w
+    undated = table.lookup("aws", "p5.48xlarge", "us-west-2")
+    assert "undated" in age_warning(undated, dt.date(2024, 1, 1))
+
+
+def test_parse_as_of_forms():
+    assert parse_as_of("2022-10") == dt.date(2022, 10, 1)
+    assert parse_as_of("2025") == dt.date(2025, 1, 1)
+    assert parse_as_of("") is None
+    with pytest.raises(ValueError):
+        parse_as_of("June 2025")
+
+
+@pytest.mark.parametrize(
+    "cell, field",
+    [("usd=abc", "usd"), ("usd=-1", "usd"), ("as_of=June", "as_of"), ("verified=maybe", "verified")],
+)
+def test_bad_price_csv_names_file_line_and_column(tmp_path, cell, field):
+    col, val = cell.split("=")
+    row = {"provider": "aws", "item": "x", "src_region": "a", "dst_region": "b", "unit": "GB", "usd": "0.1",
+           "source": "s", "as_of": "2025-01-01", "verified": "no", "notes": ""}
+    row[col] = val
+    p = tmp_path / "t.csv"
+    p.write_text(",".join(COLUMNS) + "\n" + ",".join(row[c] for c in COLUMNS) + "\n")
+    with pytest.raises(PriceError, match=rf"t.csv:2: {field}:"):
+        read_price_csv(p)
+
+
+def test_price_csv_missing_columns(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text("provider,item,usd\naws,x,1\n")
+    with pytest.raises(PriceError, match="lacks columns"):
+        read_price_csv(p)
+
+
+def test_bundled_folder_is_in_the_repo():
+    assert PRICES_DIR.name == "prices" and (PRICES_DIR / "README.md").is_file()
