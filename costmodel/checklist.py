@@ -40,6 +40,7 @@ LINK_HEADROOM_MAX_UTILISATION = 0.5  # steady cross-region demand at most half t
 WARMUP_MAX_SHARE = 0.05  # warm-up at most 5 % of training time
 CACHE_MIN_HEADROOM = 1.2  # cache capacity at least 1.2 x the working set
 MIN_REPETITIONS = 3  # repetitions of each configuration
+DIP_MAX_LOSS = 0.01  # recurring drops costing at most 1 % of steady throughput are tolerated
 COST_MATERIALITY_FRACTION = 0.01  # cost differences under 1 % of the cluster spend do not decide
 
 
@@ -134,6 +135,16 @@ ITEMS: tuple[Item, ...] = (
         "A steady slowdown is paid for every training hour, not only at warm-up.",
         "warning",
         "Show steady-state equivalence (TOST) at the margin, or price the slowdown in the cost model.",
+        True,
+    ),
+    Item(
+        "steady_after_warmup",
+        "After warm-up, does the remote run stay steady (no recurring drops from origin re-fetches, "
+        f"eviction or a slowdown costing over {DIP_MAX_LOSS * 100:g} % of throughput)?",
+        "Periodic fetches from the origin after the cache settled mean the working set does not stay cached: "
+        "the cross-region path is on the critical path for the whole run.",
+        "warning",
+        "Find the cause of the drops (cache size, eviction policy, prefetch depth) and measure again.",
         True,
     ),
     Item(
@@ -669,6 +680,40 @@ def _ev_throughput(compare: Mapping | None) -> Evidence:
     return Evidence("throughput_equivalent", "unknown", base + f": not shown equivalent{m} (inconclusive: more steady steps needed)", facts, ("compare",))
 
 
+def _ev_steady(compare: Mapping | None, fits: Iterable[Mapping] | None) -> Evidence:
+    all_fits = _fits_of(compare, fits)
+    remote = [f for f in all_fits if f["_role"] == "remote"]
+    if not remote:
+        return Evidence("steady_after_warmup", summary="no remote fit given")
+    problems: list[str] = []
+    fine: list[str] = []
+    losses: dict[str, float | None] = {}
+    for f in remote:
+        rid = str(f.get("run_id") or "?")
+        c = str(f.get("classification") or "")
+        loss = _num(f.get("dip_loss_fraction"))
+        if c == "dips":
+            losses[rid] = loss
+            if loss is None or loss > DIP_MAX_LOSS:
+                shown = f"{_fmt_pct(loss)} of throughput" if loss is not None else "an unmeasured share"
+                problems.append(f"{rid}: recurring drops after settling cost {shown}")
+            else:
+                fine.append(f"{rid}: recurring drops cost only {_fmt_pct(loss)} of throughput")
+        elif c in ("slowdown", "no_steady_state"):
+            problems.append(f"{rid}: {c.replace('_', ' ')}")
+        elif c in ("flat", "warmup"):
+            fine.append(f"{rid}: {c}")
+        # invalidation runs are deliberate tests; too_short runs say nothing
+    facts = {"remote_runs": len(remote), "dip_loss_fraction": losses, "max_loss": DIP_MAX_LOSS}
+    src = tuple(sorted({"compare" if compare else "", "fit" if fits else ""} - {""}))
+    if problems:
+        return Evidence("steady_after_warmup", "no", "; ".join(problems + fine), facts, src)
+    if fine:
+        return Evidence("steady_after_warmup", "yes", "; ".join(fine), facts, src)
+    return Evidence("steady_after_warmup", summary="no remote run with a usable steady state", facts=facts,
+                    sources=src)
+
+
 def _ev_repetitions(compare: Mapping | None) -> Evidence:
     if not compare:
         return Evidence("repetitions", summary="no comparison given")
@@ -835,6 +880,7 @@ def gather_evidence(
         "cost_favourable": _ev_cost(cost),
         "states_covered": _ev_states(compare, fits_list),
         "throughput_equivalent": _ev_throughput(compare),
+        "steady_after_warmup": _ev_steady(compare, fits_list),
         "repetitions": _ev_repetitions(compare),
         "link_headroom": _ev_link(compare, cost),
         "warmup_share": _ev_warmup(compare, cost),

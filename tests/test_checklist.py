@@ -65,11 +65,12 @@ def all_yes() -> dict[str, Answer]:
 
 
 def test_catalogue_covers_the_seven_questions_and_expert_items():
-    assert len(ITEM_IDS) == len(set(ITEM_IDS)) == 13
+    assert len(ITEM_IDS) == len(set(ITEM_IDS)) == 14
     for core in ("reread_fits_cache", "network_ready", "governance_allows", "cost_favourable",
                  "failure_recovery", "states_covered", "checkpoints_independent"):
         assert core in ITEM_IDS
-    for expert in ("link_headroom", "warmup_share", "cache_headroom", "transfer_budget"):
+    for expert in ("link_headroom", "warmup_share", "cache_headroom", "transfer_budget", "throughput_equivalent",
+                   "steady_after_warmup", "repetitions"):
         assert expert in ITEM_IDS
     for item in ITEMS:
         assert item.severity in ("blocker", "warning")
@@ -198,6 +199,7 @@ def test_reference_evidence_numbers():
     assert "saves $18,000" in c.summary
     assert ev["throughput_equivalent"].proposed == "yes"
     assert ev["repetitions"].proposed == "no" and ev["repetitions"].facts["remote_runs"] == 1
+    assert ev["steady_after_warmup"].proposed == "yes"
     s = ev["states_covered"]
     assert s.proposed == "no"
     assert s.facts["covered"] == {"cold_start": True, "steady_state": True, "invalidation": False}
@@ -258,6 +260,26 @@ def test_read_once_is_no():
     cost = reference_cost()
     cost["inputs"]["training"].update(epochs_per_run=1, runs_per_month=1)
     assert cl.gather_evidence(cost=cost)["reread_fits_cache"].proposed == "no"
+
+
+@pytest.mark.parametrize(
+    "remote, proposed, text",
+    [
+        ([{"run_id": "s1", "classification": "warmup"}], "yes", "s1: warmup"),
+        ([{"run_id": "s1", "classification": "dips", "dip_loss_fraction": 0.004}], "yes", "cost only 0.4 %"),
+        ([{"run_id": "s1", "classification": "dips", "dip_loss_fraction": 0.03}], "no", "cost 3.0 % of throughput"),
+        ([{"run_id": "s1", "classification": "dips"}], "no", "an unmeasured share"),
+        ([{"run_id": "s1", "classification": "flat"}, {"run_id": "s2", "classification": "slowdown"}], "no",
+         "s2: slowdown"),
+        ([{"run_id": "s1", "classification": "too_short"}], "unknown", "no remote run with a usable steady state"),
+        ([], "unknown", "no remote fit given"),
+    ],
+)
+def test_steady_after_warmup(remote, proposed, text):
+    compare = reference_compare()
+    compare["remote"] = remote
+    ev = cl.gather_evidence(compare=compare)["steady_after_warmup"]
+    assert ev.proposed == proposed and text in ev.summary
 
 
 def test_every_read_cold_is_no():
