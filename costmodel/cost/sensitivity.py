@@ -113,7 +113,8 @@ def _check_values(key: str, values: Any) -> np.ndarray:
 
 def sweep_2d(scenario: Scenario, x_key: str, x_values: Any, y_key: str, y_values: Any) -> pd.DataFrame:
     """Evaluate every (x, y) pair at once (vectorised); tidy frame with columns ``x_key``, ``y_key``,
-    ``cross_region_usd, replicate_usd, wait_usd, delta_usd`` (cross - replicate) and ``cheapest``."""
+    ``cross_region_usd, replicate_usd, wait_usd, delta_usd`` (cross - replicate) and ``cheapest`` (a
+    categorical of the option names)."""
     xs = _check_values(x_key, x_values)
     ys = _check_values(y_key, y_values)
     if x_key == y_key:
@@ -131,6 +132,6 @@ def sweep_2d(scenario: Scenario, x_key: str, x_values: Any, y_key: str, y_values
             "replicate_usd": tt["replicate"],
             "wait_usd": tt["wait"],
             "delta_usd": tt["cross_region"] - tt["replicate"],
-            "cheapest": np.asarray(OPTIONS)[ch],
+            "cheapest": pd.Categorical.from_codes(ch, categories=list(OPTIONS)),
         }
     )
