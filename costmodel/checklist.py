@@ -26,9 +26,12 @@ import difflib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .errors import ChecklistError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 ANSWERS: tuple[str, ...] = ("yes", "no", "unknown")
 SEVERITIES: tuple[str, ...] = ("blocker", "warning")
@@ -974,7 +977,7 @@ class Decision:
             "items": [r.to_dict() for r in self.items],
         }
 
-    def table(self):  # -> pandas.DataFrame
+    def table(self) -> "pd.DataFrame":
         """A static table (one row per item) for the report: answers, evidence and status."""
         import pandas as pd
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from costmodel import adr
 from costmodel import checklist as cl
@@ -136,10 +138,6 @@ def test_slugify():
     assert adr.slugify("***") == "decision"
     long = adr.slugify("word " * 40)
     assert len(long) <= 60 and not long.endswith("-") and long.endswith("word")
-
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 
 @settings(max_examples=200, deadline=None)

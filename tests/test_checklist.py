@@ -2,18 +2,14 @@
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from costmodel import checklist as cl
-from costmodel.checklist import Answer, Evidence, ITEMS, ITEM_IDS
+from costmodel.checklist import ITEM_IDS, ITEMS, Answer
 from costmodel.errors import ChecklistError
-
-REPO = Path(__file__).resolve().parents[1]
-
 
 def reference_compare() -> dict:
     """A compare result shaped like `costmodel compare --json` for the reference case (one run each)."""
