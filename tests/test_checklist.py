@@ -11,6 +11,7 @@ from costmodel import checklist as cl
 from costmodel.checklist import ITEM_IDS, ITEMS, Answer
 from costmodel.errors import ChecklistError
 
+
 def reference_compare() -> dict:
     """A compare result shaped like `costmodel compare --json` for the reference case (one run each)."""
     return {
