@@ -8,9 +8,11 @@ Predicted (simulated) runs are drawn dashed and labelled ``(predicted)``.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import re
+import sys
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -44,8 +46,25 @@ _AXIS_TITLES = {"step": "step (batch index)", "t_s": "time since start (s)"}
 _ROLE_COLORS = {"colocated": "#1f77b4", "remote": "#d62728", "": "#7f7f7f"}
 
 
+@contextlib.contextmanager
+def lean_imports() -> Any:
+    """Import heavy libraries (altair, nbformat, papermill) without jsonschema's optional
+    ``rfc3987_syntax``: it builds a parser grammar at import (seconds on a busy machine) only to check
+    the ``iri`` string format, which neither Altair nor nbformat uses. The block is lifted on exit, so
+    a later explicit ``import rfc3987_syntax`` works as usual."""
+    blocked = "rfc3987_syntax" not in sys.modules and "jsonschema._format" not in sys.modules
+    if blocked:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if blocked and "rfc3987_syntax" in sys.modules and sys.modules["rfc3987_syntax"] is None:
+            del sys.modules["rfc3987_syntax"]
+
+
 def _alt():  # noqa: ANN202 - lazy import keeps `import costmodel.charts` cheap
-    import altair as alt
+    with lean_imports():
+        import altair as alt
 
     return alt
 
@@ -84,13 +103,20 @@ def downsample(df: pd.DataFrame, x: str, ys: Sequence[str], max_points: int = PO
     return out.reset_index(drop=True)
 
 
-def curve_values(curve: Mapping[str, Any] | None, x: np.ndarray, axis: str, warmup_end: float | None) -> np.ndarray | None:
+def curve_values(
+    curve: Mapping[str, Any] | None,
+    x: np.ndarray,
+    axis: str,
+    warmup_end: float | None,
+    x0: float | None = None,
+) -> np.ndarray | None:
     """The fitted warm-up curve at ``x`` (steps or seconds, from the axis start), or None when it
     cannot be drawn. Models as in :mod:`costmodel.warmup` (S plateau, C initial, x from the start):
     ``exp``: ``S - (S - C) exp(-x / tau)`` (``tau_steps`` or ``tau_s``); ``ramp``: ``C + (S - C)
     min(x / t0, 1)``; ``step``: C before t0, S after; ``power``: ``S - (S - C) (1 + x / tau) ** -alpha``;
     ``logistic`` with ``x0``, ``s``; ``constant``: S. Shape parameters come from ``curve["params"]``
-    (on the fitting axis, ``curve["axis"]``); ramp and step fall back to the warm-up end.
+    (on the fitting axis, ``curve["axis"]``); ramp and step fall back to the warm-up end. ``x0`` is
+    the start of the axis (default: the smallest ``x``).
     """
     if not curve:
         return None
@@ -102,7 +128,8 @@ def curve_values(curve: Mapping[str, Any] | None, x: np.ndarray, axis: str, warm
     x = np.asarray(x, dtype=float)
     if x.size == 0:
         return None
-    xr = x - float(np.nanmin(x))
+    start = float(np.nanmin(x)) if x0 is None else float(x0)
+    xr = x - start
     if initial is None or model in ("constant", "flat", "none", ""):
         return np.full_like(x, plateau)
     params = curve.get("params") or {}
@@ -117,7 +144,7 @@ def curve_values(curve: Mapping[str, Any] | None, x: np.ndarray, axis: str, warm
     if model in ("ramp", "step"):
         t0 = _num(params.get("t0")) if same_axis else None
         if t0 is None:
-            t0 = None if warmup_end is None else warmup_end - float(np.nanmin(x))
+            t0 = None if warmup_end is None else warmup_end - start
         if t0 is None or t0 <= 0:
             return np.full_like(x, plateau)
         if model == "ramp":
@@ -144,6 +171,11 @@ def _num(v: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return f if math.isfinite(f) else None
+
+
+def _as_dicts(fits: Iterable[Any]) -> list[Mapping[str, Any]]:
+    """Fit results as dicts (FitResult objects are converted with ``to_dict()``)."""
+    return [f.to_dict() if hasattr(f, "to_dict") else f for f in fits]
 
 
 def _fit_by_run(fits: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
@@ -182,6 +214,7 @@ def throughput(
         raise ReportError(f"axis must be 'step' or 't_s', got {axis!r}")
     if not runs:
         raise ReportError("no runs to draw")
+    fits = _as_dicts(fits)
     metric = _pick_metric(runs, fits, metric)
     by_run = _fit_by_run(fits)
     panels = []
@@ -228,7 +261,9 @@ def throughput(
                 .encode(x="x0:Q", x2="x1:Q", y="y:Q")
             )
         xs = d[ax].to_numpy(dtype=float)
-        yc = curve_values(fit.get("curve"), xs, ax, w_end)
+        curve = dict(fit.get("curve") or {})
+        curve.setdefault("axis", fit.get("axis"))
+        yc = curve_values(curve, xs, ax, w_end, x0=float(run.table[ax].min()))
         if yc is not None:
             layers.append(
                 alt.Chart(pd.DataFrame({ax: xs, "fit": yc}))
@@ -260,6 +295,7 @@ def overlay(runs: Sequence[Any], axis: str = "step", metric: str | None = None, 
     alt = _alt()
     if not runs:
         raise ReportError("no runs to draw")
+    fits = _as_dicts(fits)
     metric = _pick_metric(runs, fits, metric)
     per_run = max(50, min(POINTS_PER_RUN, MAX_ROWS // max(1, len(runs))))
     frames = []
@@ -300,6 +336,7 @@ def overlay(runs: Sequence[Any], axis: str = "step", metric: str | None = None, 
 
 
 _TERM_ORDER = ("cross_region", "replicate", "wait")
+_OPTION_COLORS = {"cross_region": "#d62728", "replicate": "#1f77b4", "wait": "#7f7f7f"}
 
 
 def cost_terms_frame(cost: Mapping[str, Any]) -> pd.DataFrame:
@@ -336,17 +373,17 @@ def cost_terms(cost: Mapping[str, Any]) -> Any:
     df = cost_terms_frame(cost)
     months = cost.get("horizon_months")
     title = f"cost over {months} months by term" if months else "cost by term"
-    chart = (
-        alt.Chart(df)
-        .mark_bar()
-        .encode(
-            y=alt.Y("option:N", title="option", sort=list(_TERM_ORDER)),
-            x=alt.X("sum(usd):Q", title="cost over the horizon (USD)", stack="zero"),
-            color=alt.Color("term:N", title="term"),
-            tooltip=["option:N", "term:N", alt.Tooltip("usd:Q", format=",.0f")],
-        )
-        .properties(width=WIDTH - 120, height=30 * df["option"].nunique() + 40, title=title)
+    totals = df.groupby("option", sort=False, as_index=False)["usd"].sum()
+    totals["label"] = [f"USD {v:,.0f}" for v in totals["usd"]]
+    y = alt.Y("option:N", title="option", sort=list(_TERM_ORDER))
+    bars = alt.Chart(df).mark_bar().encode(
+        y=y,
+        x=alt.X("sum(usd):Q", title="cost over the horizon (USD)", stack="zero"),
+        color=alt.Color("term:N", title="term"),
+        tooltip=["option:N", "term:N", alt.Tooltip("usd:Q", format=",.0f")],
     )
+    text = alt.Chart(totals).mark_text(align="left", dx=4, fontSize=FONT_SIZE).encode(y=y, x="usd:Q", text="label:N")
+    chart = alt.layer(bars, text).properties(width=WIDTH - 160, height=36 * df["option"].nunique() + 20, title=title)
     return _configure(chart)
 
 
@@ -438,7 +475,8 @@ def tornado(tornado_result: Any, output: str = "cross_region minus replicate (US
 
 
 def monte_carlo(samples: pd.DataFrame | Mapping[str, Sequence[float]], bins: int = 40) -> Any:
-    """Distribution of each option's total cost over the Monte Carlo draws (pre-binned histogram)."""
+    """Distribution of each option's total cost over the Monte Carlo draws: one panel per option
+    with its own bins (options differ by orders of magnitude), P5/P50/P95 marked."""
     alt = _alt()
     df = pd.DataFrame(samples)
     if df.empty:
@@ -448,31 +486,31 @@ def monte_carlo(samples: pd.DataFrame | Mapping[str, Sequence[float]], bins: int
     else:
         long = df.melt(var_name="option", value_name="total_usd")
     long = long.dropna()
-    vals = long["total_usd"].to_numpy(dtype=float)
-    lo, hi = float(vals.min()), float(vals.max())
-    if hi <= lo:
-        hi = lo + 1.0
-    edges = np.linspace(lo, hi, bins + 1)
-    rows = []
-    for opt, part in long.groupby("option", sort=True):
-        counts, _ = np.histogram(part["total_usd"].to_numpy(dtype=float), bins=edges)
-        share = counts / max(1, counts.sum())
-        for i in range(bins):
-            rows.append({"option": opt, "x0": edges[i], "x1": edges[i + 1], "share": share[i]})
-    hist = pd.DataFrame(rows)
-    chart = (
-        alt.Chart(hist)
-        .mark_rect(opacity=0.55)
-        .encode(
-            x=alt.X("x0:Q", title="total cost over the horizon (USD)"),
+    panels = []
+    order = [o for o in _TERM_ORDER if o in set(long["option"])] + sorted(set(long["option"]) - set(_TERM_ORDER))
+    for opt in order:
+        vals = long.loc[long["option"] == opt, "total_usd"].to_numpy(dtype=float)
+        lo, hi = float(vals.min()), float(vals.max())
+        if hi <= lo:
+            hi = lo + max(1.0, abs(lo) * 1e-6)
+        edges = np.linspace(lo, hi, bins + 1)
+        counts, _ = np.histogram(vals, bins=edges)
+        hist = pd.DataFrame({"option": opt, "x0": edges[:-1], "x1": edges[1:], "share": counts / max(1, counts.sum())})
+        q = np.percentile(vals, [5, 50, 95])
+        qs = pd.DataFrame({"q": ["P5", "P50", "P95"], "usd": q})
+        bars = alt.Chart(hist).mark_rect(color=_OPTION_COLORS.get(opt, "#7f7f7f")).encode(
+            x=alt.X("x0:Q", title=f"{opt}: total over the horizon (USD)", scale=alt.Scale(zero=False)),
             x2="x1:Q",
-            y=alt.Y("share:Q", title="share of draws", stack=None),
-            color=alt.Color("option:N", title="option"),
-            tooltip=["option:N", alt.Tooltip("share:Q", format=".1%")],
+            y=alt.Y("share:Q", title="share of draws"),
+            tooltip=[alt.Tooltip("share:Q", format=".1%")],
         )
-        .properties(width=WIDTH - 120, height=HEIGHT, title=f"Monte Carlo: {len(df) if 'option' not in df else len(df) // max(1, df['option'].nunique())} draws")
-    )
-    return _configure(chart)
+        rules = alt.Chart(qs).mark_rule(color="black", strokeDash=[3, 3]).encode(x="usd:Q", tooltip=["q:N", alt.Tooltip("usd:Q", format=",.0f")])
+        labels = alt.Chart(qs).mark_text(align="left", dx=3, dy=-4, fontSize=FONT_SIZE - 1).encode(
+            x="usd:Q", y=alt.value(8), text="q:N"
+        )
+        panels.append(alt.layer(bars, rules, labels).properties(width=WIDTH - 120, height=110))
+    n = len(long) // max(1, len(order))
+    return _configure(alt.vconcat(*panels).properties(title=f"Monte Carlo: {n} draws (dashed: P5, P50, P95)"))
 
 
 _STATUS_COLORS = {
@@ -571,20 +609,20 @@ class SVGFigure:
         return {"image/svg+xml": self.svg, "text/plain": f"<{self.title}>"}
 
 
-def show(*charts: Any) -> list[SVGFigure]:
+def show(*charts: Any) -> None:
     """Render each chart to SVG and display it; raise (failing the cell) when one cannot be drawn."""
     figs = [SVGFigure(to_svg(c)) for c in charts]
     try:
         from IPython.display import display
     except ImportError:  # pragma: no cover - IPython comes with ipykernel
-        return figs
+        return
     for f in figs:
         display(f)
-    return figs
 
 
 __all__ = [
     "MAX_ROWS",
+    "lean_imports",
     "metric_title",
     "run_label",
     "downsample",

@@ -1,16 +1,65 @@
-"""`costmodel report` (not implemented yet)."""
+"""`costmodel report`: the rendered report, decision.json and the ADR, in one folder."""
 from __future__ import annotations
 
 import argparse
 
-from ..errors import CostmodelError
+HELP = "render the report notebook to DIR: report.ipynb, report.html (offline), decision.json, adr.md"
+DESCRIPTION = HELP + """
 
-HELP = "(not implemented yet)"
+Executes notebooks/report.ipynb with papermill (ingest -> fit -> compare -> cost -> checklist),
+exports it to one self-contained HTML page (code hidden, charts as inline SVG, no network needed to
+read it), and writes decision.json (fit, compare, cost, checklist and verdict, inputs with SHA-256)
+and the ADR (MADR Markdown). The folder appears whole or not at all: it is built beside DIR and
+renamed into place. An existing non-empty DIR is refused unless --force. One progress line per stage
+on stderr; with --json the list of files written is printed on stdout.
+"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("args", nargs="*")
+    parser.add_argument("--colocated", nargs="+", default=[], metavar="FILE",
+                        help="co-located (hub) run files: any ingestible benchmark output or Timeline Parquet")
+    parser.add_argument("--remote", nargs="+", default=[], metavar="FILE",
+                        help="remote (cross-region spoke) run files")
+    parser.add_argument("--scenario", required=True, metavar="S.yaml", help="cost scenario YAML")
+    parser.add_argument("--answers", required=True, metavar="A.yaml", help="checklist answers YAML")
+    parser.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder (created; see --force)")
+    parser.add_argument("--force", action="store_true", help="replace an existing non-empty output folder")
+    parser.add_argument("--metric", default="", help="throughput column to analyse (default: the analysis default, e.g. samples_per_s)")
+    parser.add_argument("--margin", type=float, default=0.02, help="equivalence margin as a fraction (default 0.02 = 2 %%)")
+    parser.add_argument("--monte-carlo", dest="monte_carlo_n", type=int, default=2000, metavar="N",
+                        help="Monte Carlo draws for the uncertainty section (default 2000; 0 skips it)")
+    parser.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
+    parser.add_argument("--title", default="", help="report and ADR title (default: the answers file's meta.title)")
+    parser.add_argument("--date", default="", metavar="YYYY-MM-DD", help="ADR date (default: today, UTC)")
+    parser.add_argument("--json", action="store_true", help="print the files written and the verdict as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CostmodelError("costmodel report is not implemented yet")
+    from ..errors import ReportError
+    from ..report import render_report
+    from ._common import emit_json, progress
+
+    if not args.colocated and not args.remote:
+        raise ReportError("give run files with --colocated and/or --remote")
+    result = render_report(
+        args.colocated,
+        args.remote,
+        args.scenario,
+        args.answers,
+        args.output,
+        force=args.force,
+        progress=progress,
+        metric=args.metric,
+        margin=args.margin,
+        monte_carlo_n=args.monte_carlo_n,
+        seed=args.seed,
+        title=args.title,
+        date=args.date,
+    )
+    if args.json:
+        emit_json(result.to_dict())
+    else:
+        print(f"verdict: {result.verdict}")
+        for name, path in result.files.items():
+            print(f"{name}\t{path}")
+    return 0

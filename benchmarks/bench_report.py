@@ -1,0 +1,102 @@
+"""Speed of `costmodel report` against the floor of the bare tools (issue 6).
+
+Floor: what a user pays for the bare tools on a trivial notebook that only imports pandas, altair
+and ipywidgets and draws one chart: ``papermill trivial.ipynb out.ipynb`` then
+``jupyter nbconvert --to html out.ipynb``, two commands. Measured: ``costmodel report`` on the
+bundled example (ingest, fit, compare, cost with 2,000 Monte Carlo draws, checklist, 8 charts as
+inline SVG, HTML export, decision.json, ADR). Both run alternately in the same session, ``--repeat``
+times each; the script prints the medians of wall time and of CPU time (user + sys of the child
+processes, kernels included: less sensitive to other load on a shared machine) and the ratios.
+Target: report / floor <= 1.0.
+
+Usage: ``.venv/bin/python benchmarks/bench_report.py [--repeat 3]``
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+EX = REPO / "data" / "examples"
+
+
+def _trivial_notebook(path: Path) -> None:
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nb = new_notebook(
+        cells=[
+            new_code_cell("import pandas as pd\nimport altair as alt\nimport ipywidgets as widgets"),
+            new_code_cell(
+                "df = pd.DataFrame({'x': range(100), 'y': [i * i for i in range(100)]})\n"
+                "alt.Chart(df).mark_line().encode(x='x', y='y')"
+            ),
+        ]
+    )
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+
+
+def _timed(cmds: list[list[str]], cwd: Path) -> tuple[float, float]:
+    """Run commands one after another; (wall s, child CPU s)."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    for cmd in cmds:
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            sys.stderr.write(proc.stderr[-3000:])
+            raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd)}")
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return wall, cpu
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each (default 3)")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench_report.") as td:
+        tmp = Path(td)
+        _trivial_notebook(tmp / "trivial.ipynb")
+        floor_cmds = [
+            [str(BIN / "papermill"), "trivial.ipynb", "out.ipynb", "--no-progress-bar"],
+            [str(BIN / "jupyter"), "nbconvert", "--to", "html", "out.ipynb"],
+        ]
+        report_cmd = [
+            str(BIN / "costmodel"), "report",
+            "--colocated", str(EX / "colocated_steps.csv"),
+            "--remote", str(EX / "remote_steps.csv"),
+            "--scenario", str(EX / "scenario.yaml"),
+            "--answers", str(EX / "answers.yaml"),
+            "-o", str(tmp / "report"), "--force",
+        ]
+        # one warm-up of each (page cache, .pyc files), not counted
+        _timed(floor_cmds, tmp)
+        _timed([report_cmd], tmp)
+        floor, ours = [], []
+        for i in range(args.repeat):
+            floor.append(_timed(floor_cmds, tmp))
+            ours.append(_timed([report_cmd], tmp))
+            print(f"run {i + 1}: floor {floor[-1][0]:.2f} s wall / {floor[-1][1]:.2f} s cpu; "
+                  f"costmodel report {ours[-1][0]:.2f} s wall / {ours[-1][1]:.2f} s cpu", flush=True)
+        fw, fc = statistics.median(w for w, _ in floor), statistics.median(c for _, c in floor)
+        ow, oc = statistics.median(w for w, _ in ours), statistics.median(c for _, c in ours)
+        html = (tmp / "report" / "report.html").stat().st_size
+        print(f"floor (papermill + jupyter nbconvert, trivial notebook): median {fw:.2f} s wall, {fc:.2f} s cpu")
+        print(f"costmodel report (bundled example, {html / 1e6:.2f} MB HTML): median {ow:.2f} s wall, {oc:.2f} s cpu")
+        print(f"ratio report / floor: {ow / fw:.2f}x wall, {oc / fc:.2f}x cpu (target <= 1.0x)")
+        print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
