@@ -1,0 +1,39 @@
+"""The bundled reference example end to end: compare -> cost -> decide gives the README's verdict."""
+from __future__ import annotations
+
+import json
+
+from costmodel.cli import main
+
+
+def _json_of(capsys, argv):
+    rc = main(argv)
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    return json.loads(out.out)
+
+
+def test_reference_example_is_conditional(capsys, tmp_path, examples_dir):
+    compare = _json_of(capsys, ["compare", "--colocated", str(examples_dir / "colocated_steps.csv"),
+                                "--remote", str(examples_dir / "remote_steps.csv"), "--json"])
+    cpath = tmp_path / "compare.json"
+    cpath.write_text(json.dumps(compare))
+    cost = _json_of(capsys, ["cost", str(examples_dir / "scenario.yaml"), "--from-compare", str(cpath), "--json"])
+    kpath = tmp_path / "cost.json"
+    kpath.write_text(json.dumps(cost))
+    out = _json_of(capsys, ["decide", "--answers", str(examples_dir / "answers.yaml"), "--compare", str(cpath),
+                            "--cost", str(kpath), "--json"])
+    assert out["verdict"] == "CONDITIONAL"
+    assert out["blockers"] == []
+    by = {i["id"]: i for i in out["items"]}
+    # what the data can say about the reference case
+    assert by["throughput_equivalent"]["proposed"] == "yes"  # equivalent at 2 %
+    assert by["reread_fits_cache"]["proposed"] == "yes"  # 12 reads a month, ~95 % hits, fits the NVMe
+    assert by["cost_favourable"]["proposed"] in ("yes", "no")  # the cost model spoke
+    assert by["repetitions"]["proposed"] == "no"  # one run per side
+    assert by["states_covered"]["evidence"]["facts"]["covered"]["invalidation"] is False
+    # what it cannot: left unknown with a note by the person
+    for iid in ("network_ready", "governance_allows", "failure_recovery", "checkpoints_independent"):
+        assert by[iid]["answer"] == "unknown" and by[iid]["note"]
+    conditions = {c["id"] for c in out["conditions"]}
+    assert {"states_covered", "repetitions", "governance_allows"} <= conditions
