@@ -131,9 +131,15 @@ def read_pass(
     except KeyboardInterrupt:
         interrupted = True
         stop.set()
-    for th in threads:
-        if th.ident is not None:
-            th.join()
+    while True:  # a Ctrl-C while joining stops the readers too (each stops within one block)
+        try:
+            for th in threads:
+                if th.ident is not None:
+                    th.join()
+            break
+        except KeyboardInterrupt:
+            interrupted = True
+            stop.set()
     t_end = max(end_times) if all(end_times) else clock()
     b, blk = sum(done_bytes), sum(done_blocks)
     tail = Sample(pass_no, k, last_t - t0, t_end - t0, b - last_b, blk - last_k, sum(done_files))

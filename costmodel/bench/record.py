@@ -37,18 +37,27 @@ def json_line(record: dict[str, Any]) -> str:
 
 @contextlib.contextmanager
 def interrupts_deferred() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT) until the block ends, so records are never half-written; then raise it."""
+    """Hold SIGINT (Ctrl-C) and SIGTERM until the block ends, so records are never half-written.
+
+    A signal that arrived meanwhile is re-raised once the old handlers are back. Only the main
+    thread can install handlers; elsewhere this does nothing.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     got: list[int] = []
-    old = signal.signal(signal.SIGINT, lambda signum, frame: got.append(signum))
+    old: dict[int, Any] = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        prev = signal.getsignal(sig)
+        if prev is not None:
+            old[sig] = signal.signal(sig, lambda signum, frame: got.append(signum))
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old)
-        if got and callable(old):
-            old(signal.SIGINT, None)  # the default handler raises KeyboardInterrupt here
+        for sig, prev in old.items():
+            signal.signal(sig, prev)
+        for sig in dict.fromkeys(got):
+            signal.raise_signal(sig)
 
 
 class RecordWriter:

@@ -12,7 +12,7 @@ from .. import __version__
 from ..errors import BenchError
 from . import pagecache
 from .engine import INTERRUPTED, PassData, read_pass
-from .record import SCHEMA, RecordWriter
+from .record import SCHEMA, RecordWriter, interrupts_deferred
 from .result import BenchResult, PassResult, latency_summary
 from .walk import Manifest, walk_files
 
@@ -172,47 +172,49 @@ def run_bench(
         if writer:
             writer.write([run, {"type": "manifest", "files": [
                 {"index": e.index, "path": e.relpath, "bytes": e.size_bytes} for e in manifest.entries]}])
-        for p in range(1, passes + 1):
-            try:
+        try:
+            for p in range(1, passes + 1):
                 pr, data = _one_pass(p, paths, sizes, manifest, method, use_direct, cold_every_pass,
                                      workers, block_bytes, t0, sample_interval_s, on_progress, progress_interval_s)
-            except KeyboardInterrupt:
-                result.status = "interrupted"
-                break
-            _collect_problems(data, manifest, unreadable, result.changed)
-            if p == 1 and pr.files_read == 0 and pr.files_failed > 0 and not pr.interrupted:
-                first = next(iter(unreadable.values()))
-                raise BenchError(
-                    f"all {pr.files_failed} files under {manifest.root} were unreadable; "
-                    f"first: {first['path']}: {first['error']}"
-                )
-            result.passes.append(pr)
-            result.samples.extend(data.samples)
-            result.file_reads.extend(data.reads)
+                with interrupts_deferred():  # the pass is kept whole in the result and the record, or not at all
+                    _collect_problems(data, manifest, unreadable, result.changed)
+                    if p == 1 and pr.files_read == 0 and pr.files_failed > 0 and not pr.interrupted:
+                        first = next(iter(unreadable.values()))
+                        raise BenchError(
+                            f"all {pr.files_failed} files under {manifest.root} were unreadable; "
+                            f"first: {first['path']}: {first['error']}"
+                        )
+                    result.passes.append(pr)
+                    result.samples.extend(data.samples)
+                    result.file_reads.extend(data.reads)
+                    if writer:
+                        writer.write([r.to_record() for r in data.reads] + [s.to_record() for s in data.samples]
+                                     + [pr.to_record()])
+                if pr.interrupted:
+                    result.status = "interrupted"
+                    break
+                if on_pass is not None:
+                    on_pass(pr)
+        except KeyboardInterrupt:
+            result.status = "interrupted"
+        with interrupts_deferred():  # a second Ctrl-C waits until the record is complete
+            result.unreadable = sorted(unreadable.values(), key=lambda u: u["index"])
+            if result.unreadable:
+                notes.append(f"{len(result.unreadable)} file(s) could not be read (listed under 'unreadable')")
+            if result.changed:
+                notes.append(f"{len(result.changed)} read(s) returned a size other than the walk's (files changing during the run)")
             if writer:
-                writer.write([r.to_record() for r in data.reads] + [s.to_record() for s in data.samples] + [pr.to_record()])
-            if pr.interrupted:
-                result.status = "interrupted"
-                break
-            if on_pass is not None:
-                on_pass(pr)
-        result.unreadable = sorted(unreadable.values(), key=lambda u: u["index"])
-        if result.unreadable:
-            notes.append(f"{len(result.unreadable)} file(s) could not be read (listed under 'unreadable')")
-        if result.changed:
-            notes.append(f"{len(result.changed)} read(s) returned a size other than the walk's (files changing during the run)")
-        if writer:
-            writer.finish({
-                "type": "end",
-                "status": result.status,
-                "ended_utc": _utc_now(),
-                "elapsed_s": time.perf_counter() - t0,
-                "passes_completed": sum(1 for x in result.passes if not x.interrupted),
-                "cold_to_warm_throughput_ratio": result.cold_warm_ratio(),
-                "unreadable": result.unreadable,
-                "changed": result.changed,
-                "notes": notes,
-            })
+                writer.finish({
+                    "type": "end",
+                    "status": result.status,
+                    "ended_utc": _utc_now(),
+                    "elapsed_s": time.perf_counter() - t0,
+                    "passes_completed": sum(1 for x in result.passes if not x.interrupted),
+                    "cold_to_warm_throughput_ratio": result.cold_warm_ratio(),
+                    "unreadable": result.unreadable,
+                    "changed": result.changed,
+                    "notes": notes,
+                })
     except BaseException:
         if writer:
             writer.abort()

@@ -60,7 +60,8 @@ class Manifest:
             "total_bytes": self.total_bytes,
             "file_list_sha256": self.sha256,
             "total_files_under_root": self.total_files_under_root,
-            "skipped": list(self.skipped),
+            "skipped_count": len(self.skipped),
+            "skipped": list(self.skipped[:100]),
         }
 
 
