@@ -165,7 +165,7 @@ def analyze_series(s: Series) -> FitResult:
         format=s.fmt, source=s.source, warnings=list(s.warnings),
     )
     mp = None
-    if s.fmt in MULTIPASS_FORMATS or (s.n < MIN_POINTS and s.metric == "read_bytes_per_s"):
+    if s.fmt.split("/")[0] in MULTIPASS_FORMATS or (s.n < MIN_POINTS and s.metric == "read_bytes_per_s"):
         mp = multipass_summary(s)
     if s.n < MIN_POINTS:
         r = _too_short(s, f"{s.n} usable points; at least {MIN_POINTS} are needed to separate a warm-up "
@@ -255,6 +255,7 @@ def analyze_series(s: Series) -> FitResult:
             i_end = 0
     # ---- steady window: bias rule ------------------------------------------------------------
     i_s = i_end
+    resid_bias_rel = 0.0
     if chosen is not None and i_end < n:
         ci0 = ratio_ci(s.w[i_end:], s.d[i_end:], s.y[i_end:])
         if ci0 is not None and ci0.se > 0:
@@ -272,9 +273,12 @@ def analyze_series(s: Series) -> FitResult:
             ok = bias <= 0.25 * se_j
             ok &= (starts[jb0:] - i_end) <= 0.5 * L0
             if ok.any():
-                i_s = max(i_end, int(starts[jb0 + int(np.argmax(ok))]))
+                jj = int(np.argmax(ok))
             else:
-                i_s = int(i_end + 0.5 * L0)
+                jj = int(np.searchsorted(starts[jb0:], i_end + 0.5 * L0))
+                jj = min(jj, len(tail) - 1)
+            i_s = max(i_end, int(starts[jb0 + jj]))
+            resid_bias_rel = float((S - mean_from[jj]) / S) if S else 0.0
     ci = ratio_ci(s.w[i_s:], s.d[i_s:], s.y[i_s:])
     if ci is None:
         evidence["reason"] = "fewer than 20 points in the steady window"
@@ -289,6 +293,14 @@ def analyze_series(s: Series) -> FitResult:
     res.steady_mean = ci.mean
     res.steady_ci_low = ci.ci_low
     res.steady_ci_high = ci.ci_high
+    if resid_bias_rel and abs(resid_bias_rel) * ci.mean > 0.25 * ci.se:
+        # the fitted curve says the window still carries warm-up bias: widen the CI on that side
+        widen = abs(resid_bias_rel) * ci.mean
+        if resid_bias_rel > 0:
+            res.steady_ci_high = ci.ci_high + widen
+        else:
+            res.steady_ci_low = ci.ci_low - widen
+        evidence["ci_widened_for_residual_bias"] = widen
     res.steady_se = ci.se
     res.steady_df = ci.df
     res.steady_cv = ci.cv

@@ -160,7 +160,7 @@ def _grid(model: str, span: float, dx: float, xs: np.ndarray) -> list[tuple[floa
 
 def fit_model(model: str, x: np.ndarray, y: np.ndarray) -> CurveFit:
     """Fit one model to (x, y) (block means). Raises ValueError for an unknown model."""
-    from scipy.optimize import minimize
+    from scipy.optimize import minimize, minimize_scalar
 
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -197,9 +197,18 @@ def fit_model(model: str, x: np.ndarray, y: np.ndarray) -> CurveFit:
         p0 = th0.copy()
         p0[pos] = np.log(p0[pos])
         try:
-            r = minimize(obj, p0, method="Nelder-Mead", options={"xatol": 1e-6, "fatol": 1e-10 * max(tss, 1e-300), "maxiter": 400})
-            if np.isfinite(r.fun) and r.fun < best[3]:
-                th = to_theta(r.x)
+            if len(p0) == 1:
+                # one shape parameter: bounded Brent around the grid optimum (log scale)
+                step = np.log(3.0 * span / max(dx * 0.5, span * 1e-4)) / 59.0 if model == "exp" else 0.05
+                rs = minimize_scalar(lambda v: obj(np.array([v])), bounds=(p0[0] - 2 * step - 1e-9, p0[0] + 2 * step),
+                                     method="bounded", options={"xatol": 1e-5})
+                r_x, r_fun = np.array([rs.x]), float(rs.fun)
+            else:
+                r = minimize(obj, p0, method="Nelder-Mead",
+                             options={"xatol": 1e-4, "fatol": 1e-9 * max(tss, 1e-300), "maxiter": 200})
+                r_x, r_fun = r.x, float(r.fun)
+            if np.isfinite(r_fun) and r_fun < best[3]:
+                th = to_theta(r_x)
                 aa, bb, rr = _profile(y, _basis(model, xs, th)[None, :])
                 best = (float(aa[0]), float(bb[0]), th, float(rr[0]))
         except (ValueError, FloatingPointError):  # pragma: no cover - keep the grid optimum

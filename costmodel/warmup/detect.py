@@ -70,7 +70,8 @@ def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0, dips_from: 
 
     Low points are grouped into events (runs of consecutive points). Dip events are those of at least
     two points; the run "has dips" when there are >= 3 dip events whose inter-event gaps have a
-    coefficient of variation <= 0.25 (periodic), or >= 5 dip events. Isolated one-point drops are
+    coefficient of variation <= 0.2 (periodic), or >= max(5, 3 x chance + 5) dip events, where
+    "chance" is the number of adjacent slow-point pairs expected from isolated outliers. Isolated one-point drops are
     outliers (slow steps), not dips. Only events starting at or after ``dips_from`` count as dips
     (dips are drops after the run settled).
     """
@@ -83,16 +84,19 @@ def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0, dips_from: 
     w = int(min(window, max(5, (n // 5) | 1)))
     if w % 2 == 0:
         w += 1
-    base = median_filter(y.astype(float), size=w, mode="nearest")
+    base = median_filter(y.astype(float), size=w, mode="reflect")
     r = y - base
     sig = robust_sigma(r)
     if sig <= 0:
         z = np.zeros(n, dtype=bool)
         return Anomalies(baseline=base, sigma=0.0, low=z, high=z.copy())
     # local scale: rolling MAD, so a noisier phase (e.g. a cold start) is judged by its own noise
-    sig_loc = np.maximum(1.4826 * median_filter(np.abs(r), size=w, mode="nearest"), 0.25 * sig)
+    sig_loc = np.maximum(1.4826 * median_filter(np.abs(r), size=w, mode="reflect"), 0.5 * sig)
     low = r < -k * sig_loc
     high = r > k * sig_loc
+    # like warmup_stats, never flag the first half-window: a steep warm-up there is not an outlier
+    low[: w // 2] = False
+    high[: w // 2] = False
     events: list[tuple[int, int, float]] = []
     if low.any():
         idx = np.flatnonzero(low)
@@ -110,7 +114,12 @@ def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0, dips_from: 
         period = float(np.median(gaps))
         cvg = float(np.std(gaps) / np.mean(gaps)) if np.mean(gaps) > 0 else None
         periodic = cvg is not None and cvg <= 0.2
-    dips = (len(dip_events) >= 3 and periodic) or len(dip_events) >= 5
+    # multi-point events expected by chance from isolated slow points (two adjacent ones)
+    n_tail = max(n - dips_from, 1)
+    p_low = float(low[dips_from:].sum()) / n_tail
+    chance = n_tail * p_low * p_low
+    many = len(dip_events) >= max(5.0, 3.0 * chance + 5.0)
+    dips = (len(dip_events) >= 3 and periodic and len(dip_events) >= 2.0 * chance) or many
     return Anomalies(
         baseline=base,
         sigma=sig,

@@ -1,0 +1,269 @@
+"""Accuracy and speed of costmodel.warmup against known truth, beside ruptures PELT and MSER-5.
+
+Usage: ``.venv/bin/python benchmarks/bench_warmup.py [--quick] [--no-slow-baseline]``
+
+Generates >= 500 seeded series with :func:`costmodel.synth.generate` (shapes exp, power, logistic,
+ramp, step; CV 0.5-4 %; AR(1) 0-0.8; 1 % slow-step outliers; slow drift; periodic dips; slowdowns;
+invalidations; runs with no steady state), analyses each one and prints, against the issue's targets:
+warm-up-end error (share of n), plateau error, 95 % CI coverage, TOST equivalence calls,
+classification accuracy, dips found / false. The same monotone series are given to MSER-5 and (a
+subset, it is slow) to ``ruptures.Pelt``; their warm-up-end accuracy and time are printed beside
+ours, and the speed at n = 10,000 and n = 1,000,000.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+
+import numpy as np
+
+from costmodel.synth import generate
+from costmodel.warmup import analyze, compare
+from costmodel.warmup.detect import mser
+
+SHAPES = ("exp", "power", "logistic", "ramp", "step")
+
+
+def pct(a: np.ndarray, q: float) -> float:
+    return float(np.percentile(a, q)) if len(a) else float("nan")
+
+
+def monotone_params(rng: np.random.Generator, i: int) -> dict:
+    return dict(
+        n=int(rng.choice([2000, 5000])),
+        shape=SHAPES[i % len(SHAPES)],
+        warmup_frac=float(rng.uniform(0.05, 0.5)),
+        cv=float(rng.choice([0.005, 0.01, 0.02, 0.04])),
+        ar=float(rng.choice([0.0, 0.5, 0.8])),
+        outlier_frac=float(rng.choice([0.0, 0.01])),
+        drift=float(rng.choice([0.0, 0.0, -0.003, 0.003])),
+        alpha=float(rng.choice([1.0, 2.0])),
+        seed=10_000 + i,
+    )
+
+
+def rpt_warmup_end(y: np.ndarray, jump: int = 5) -> int:
+    """Warm-up end by ruptures PELT (l2, penalty 15 sigma^2 log n) + the same 1 % equivalence walk."""
+    import ruptures as rpt
+
+    sig = 1.4826 * np.median(np.abs(np.diff(y) - np.median(np.diff(y)))) / np.sqrt(2)
+    pen = 15 * sig**2 * np.log(len(y))
+    bk = rpt.Pelt(model="l2", min_size=2, jump=jump).fit(y).predict(pen=pen)
+    starts = [0] + bk[:-1]
+    levels = [float(np.mean(y[a:b])) for a, b in zip(starts, bk)]
+    f = levels[-1]
+    start = starts[-1]
+    for a, lv in zip(reversed(starts[:-1]), reversed(levels[:-1])):
+        if abs(lv - f) <= 0.01 * abs(f):
+            start = a
+        else:
+            break
+    return int(start)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="a smaller grid (about a fifth)")
+    ap.add_argument("--no-slow-baseline", action="store_true", help="skip ruptures at n = 10,000 (about a minute)")
+    args = ap.parse_args(argv)
+    k = 5 if args.quick else 1
+    rng = np.random.default_rng(2026)
+    n_series = 0
+    t_ours = 0.0
+
+    def run(series):
+        nonlocal n_series, t_ours
+        t0 = time.perf_counter()
+        r = analyze(series.to_run())
+        t_ours += time.perf_counter() - t0
+        n_series += 1
+        return r
+
+    # --- A: monotone warm-ups ----------------------------------------------------------------
+    end_err, end_err_shape, mser_err, plateau_err, covered, cls_ok = [], {}, [], [], [], []
+    false_dips = 0
+    n_nondip = 0
+    mono = []
+    nA = 300 // k
+    for i in range(nA):
+        p = monotone_params(rng, i)
+        s = generate(**p)
+        r = run(s)
+        mono.append((s, p))
+        tr = s.truth
+        cls_ok.append(r.classification == tr.classification)
+        n_nondip += 1
+        false_dips += r.classification == "dips"
+        if r.warmup_end_step is not None and tr.warmup_end_step is not None:
+            e = abs(r.warmup_end_step - tr.warmup_end_step) / p["n"]
+        else:
+            e = 1.0
+        end_err.append(e)
+        end_err_shape.setdefault(p["shape"], []).append(e)
+        d5, _ = mser(s.table["samples_per_s"].to_numpy(), 5)
+        mser_err.append(abs(d5 - tr.warmup_end_step) / p["n"])
+        if r.steady_mean is not None:
+            plateau_err.append(abs(r.steady_mean / tr.plateau_effective - 1))
+            if p["drift"] == 0:
+                covered.append(r.steady_ci_low <= tr.plateau_effective <= r.steady_ci_high)
+        else:
+            plateau_err.append(1.0)
+    end_err = np.array(end_err)
+    mser_err = np.array(mser_err)
+    plateau_err = np.array(plateau_err)
+
+    # --- B: plateau precision at CV 2 %, 2,500 steady steps -----------------------------------
+    prec = []
+    cov_b = []
+    for i in range(60 // k):
+        wf = 0.2
+        s = generate(n=3125, shape=SHAPES[i % 5], warmup_frac=wf, cv=0.02, ar=0.5, seed=20_000 + i)
+        r = run(s)
+        prec.append(abs(r.steady_mean / s.truth.plateau_effective - 1) if r.steady_mean else 1.0)
+        cov_b.append(r.steady_ci_low is not None and r.steady_ci_low <= s.truth.plateau_effective <= r.steady_ci_high)
+        cls_ok.append(r.classification == s.truth.classification)
+        n_nondip += 1
+        false_dips += r.classification == "dips"
+    prec = np.array(prec)
+
+    # --- C: coverage under AR(1) 0.8 ---------------------------------------------------------
+    cov_c = []
+    for i in range(120 // k):
+        s = generate(n=5000, shape=("exp", "logistic", "ramp", "step")[i % 4], warmup_frac=float(rng.uniform(0.05, 0.4)),
+                     cv=0.02, ar=0.8, seed=30_000 + i)
+        r = run(s)
+        cov_c.append(r.steady_ci_low is not None and r.steady_ci_low <= s.truth.plateau_effective <= r.steady_ci_high)
+        cls_ok.append(r.classification == s.truth.classification)
+        n_nondip += 1
+        false_dips += r.classification == "dips"
+
+    # --- D/E: flat, slowdown, invalidation, no steady state, dips ---------------------------------
+    per_kind: dict[str, list[bool]] = {}
+    confusion: Counter = Counter()
+    dips_found = []
+    for i in range(200 // k):
+        kind = ("flat", "slowdown", "invalidation", "no_steady_state", "dips")[i % 5]
+        p = dict(n=int(rng.choice([2000, 5000])), cv=float(rng.choice([0.01, 0.02, 0.03])),
+                 ar=float(rng.choice([0.0, 0.5, 0.8])), seed=40_000 + i)
+        if kind == "flat":
+            s = generate(shape="flat", warmup_frac=0.0, **p)
+        elif kind == "dips":
+            per = int(rng.choice([100, 250, 500]))
+            s = generate(shape="exp", warmup_frac=float(rng.uniform(0.05, 0.3)), kind="dips",
+                         dips=(per, int(rng.integers(3, 11)), float(rng.uniform(0.2, 0.5))), **p)
+        else:
+            s = generate(shape=str(rng.choice(["exp", "logistic", "ramp"])), warmup_frac=float(rng.uniform(0.05, 0.3)),
+                         kind=kind, **p)
+        r = run(s)
+        ok = r.classification == s.truth.classification
+        per_kind.setdefault(kind, []).append(ok)
+        confusion[(s.truth.classification, r.classification)] += 1
+        cls_ok.append(ok)
+        if kind == "dips":
+            dips_found.append(r.classification == "dips")
+        else:
+            n_nondip += 1
+            false_dips += r.classification == "dips"
+
+    # --- F: TOST equivalence ---------------------------------------------------------------
+    def pair(ratio: float, ar: float, cv: float, steady: int, seed: int) -> bool:
+        a = generate(n=steady, shape="flat", warmup_frac=0.0, plateau=1000.0, cv=cv, ar=ar, seed=seed)
+        wf = 0.2
+        b = generate(n=int(steady / (1 - wf)), shape="exp", warmup_frac=wf, plateau=1000.0 * ratio, cv=cv, ar=ar,
+                     seed=seed + 1)
+        return compare([a.to_run("a", "colocated")], [b.to_run("b", "remote")], margin=0.02).equivalent
+
+    t0 = time.perf_counter()
+    eq_margin = [pair(1.02, 0.8, 0.03, 2500, 50_000 + 2 * i) for i in range(120 // k)]
+    eq_equal = [pair(1.00, 0.5, 0.03, 1000, 60_000 + 2 * i) for i in range(100 // k)]
+    t_ours += time.perf_counter() - t0
+    n_series += 2 * (len(eq_margin) + len(eq_equal))
+
+    # --- baselines on the same monotone series -------------------------------------------------
+    import ruptures  # noqa: F401  (dev dependency)
+
+    sub = [(s, p) for s, p in mono if p["n"] == 2000][: 20 // k + 2]
+    rp_err, our_sub, mser_sub = [], [], []
+    t_rp = 0.0
+    t_our_sub = 0.0
+    for s, p in sub:
+        y = s.table["samples_per_s"].to_numpy()
+        t0 = time.perf_counter()
+        e_rp = rpt_warmup_end(y)
+        t_rp += time.perf_counter() - t0
+        rp_err.append(abs(e_rp - s.truth.warmup_end_step) / p["n"])
+        t0 = time.perf_counter()
+        r = analyze(s.to_run())
+        t_our_sub += time.perf_counter() - t0
+        our_sub.append(abs((r.warmup_end_step if r.warmup_end_step is not None else p["n"]) - s.truth.warmup_end_step) / p["n"])
+        mser_sub.append(abs(mser(y, 5)[0] - s.truth.warmup_end_step) / p["n"])
+
+    # --- speed ---------------------------------------------------------------------------------
+    s10k = generate(n=10_000, shape="exp", warmup_frac=0.2, cv=0.02, ar=0.5, seed=7)
+    reps = 5
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        analyze(s10k.to_run())
+    t_ours_10k = (time.perf_counter() - t0) / reps
+    t_rp_10k = None
+    if not args.no_slow_baseline:
+        t0 = time.perf_counter()
+        rpt_warmup_end(s10k.table["samples_per_s"].to_numpy())
+        t_rp_10k = time.perf_counter() - t0
+    s1m = generate(n=1_000_000, shape="exp", warmup_frac=0.2, cv=0.02, ar=0.5, outlier_frac=0.01, seed=8)
+    run1m = s1m.to_run()
+    t0 = time.perf_counter()
+    r1m = analyze(run1m)
+    t_1m = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    mser(s10k.table["samples_per_s"].to_numpy(), 5)
+    t_mser_10k = time.perf_counter() - t0
+
+    # --- report ----------------------------------------------------------------------------------
+    cov_all = np.array(covered + cov_b + cov_c, dtype=bool)
+    print(f"series analysed: {n_series} (monotone {nA}, precision {len(prec)}, AR 0.8 coverage {len(cov_c)}, "
+          f"other classes {sum(len(v) for v in per_kind.values())}, TOST pairs {len(eq_margin) + len(eq_equal)})")
+    print(f"mean analysis time per series: {t_ours / n_series * 1000:.0f} ms")
+    print("\n== warm-up end error (share of n), monotone warm-ups ==")
+    print(f"ours   : median {np.median(end_err):.2%}  p90 {pct(end_err, 90):.2%}  within 5 %: {np.mean(end_err <= 0.05):.1%}"
+          f"   [target: median <= 1.5 %, within 5 % >= 95 %]")
+    for sh, v in end_err_shape.items():
+        v = np.array(v)
+        print(f"   {sh:9s}: median {np.median(v):.2%}  p90 {pct(v, 90):.2%}  within 5 %: {np.mean(v <= 0.05):.1%}  (n={len(v)})")
+    print(f"MSER-5 : median {np.median(mser_err):.2%}  p90 {pct(mser_err, 90):.2%}  within 5 %: {np.mean(mser_err <= 0.05):.1%}")
+    print(f"subset of {len(sub)} series (n = 2000) for ruptures PELT (l2, jump 5, pen 15 sigma^2 log n + 1 % walk):")
+    for name, v, t in (("ours", our_sub, t_our_sub), ("ruptures", rp_err, t_rp), ("MSER-5", mser_sub, None)):
+        v = np.array(v)
+        ts = f"  time/series {t / len(sub) * 1000:.0f} ms" if t is not None else ""
+        print(f"   {name:8s}: median {np.median(v):.2%}  p90 {pct(v, 90):.2%}  within 5 %: {np.mean(v <= 0.05):.1%}{ts}")
+    print("\n== plateau (steady_mean vs effective truth) ==")
+    print(f"CV 2 %, 2,500 steady steps: median {np.median(prec):.3%}  p90 {pct(prec, 90):.3%}   [target p90 <= 0.3 %]")
+    print(f"monotone grid: within 1 %: {np.mean(plateau_err <= 0.01):.1%}   [target >= 95 %]")
+    print("\n== 95 % CI coverage ==")
+    print(f"all: {np.mean(cov_all):.1%} (n={len(cov_all)});  AR 0.8: {np.mean(cov_c):.1%} (n={len(cov_c)});  "
+          f"CV 2 % precision cell: {np.mean(cov_b):.1%}   [target 92-97 %]")
+    print("\n== TOST at 2 % ==")
+    print(f"true ratio 1.02, AR 0.8: called equivalent {np.mean(eq_margin):.1%} (n={len(eq_margin)})   [target <= 6 %]")
+    print(f"true ratio 1.00, 1,000 steady steps: called equivalent {np.mean(eq_equal):.1%} (n={len(eq_equal)})   [target >= 95 %]")
+    print("\n== classification ==")
+    print(f"accuracy: {np.mean(cls_ok):.1%} (n={len(cls_ok)})   [target >= 97 %]")
+    for kind, v in per_kind.items():
+        print(f"   {kind:16s}: {np.mean(v):.1%} (n={len(v)})")
+    wrong = {k: v for k, v in confusion.items() if k[0] != k[1]}
+    if wrong:
+        print(f"   confusions (truth, ours): {dict(wrong)}")
+    print(f"dips found: {np.mean(dips_found):.1%} (n={len(dips_found)})   [target >= 95 %]")
+    print(f"false dips: {false_dips / max(n_nondip, 1):.1%} (n={n_nondip})   [target <= 2 %]")
+    print("\n== speed ==")
+    print(f"n = 10,000: ours {t_ours_10k * 1000:.0f} ms (whole analysis); MSER-5 {t_mser_10k * 1000:.1f} ms; "
+          + (f"ruptures PELT {t_rp_10k:.1f} s -> ours is {t_rp_10k / t_ours_10k:.0f}x faster   [target >= 100x]"
+             if t_rp_10k else "ruptures skipped"))
+    print(f"n = 1,000,000: whole analysis {t_1m:.2f} s ({r1m.classification}, end step {r1m.warmup_end_step}, "
+          f"truth {s1m.truth.warmup_end_step})   [target <= 5 s]")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
