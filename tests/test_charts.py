@@ -124,11 +124,19 @@ def test_cost_terms_frame_and_tornado_order():
     assert list(t["input"]) == ["b", "a"] and list(t["swing_usd"]) == [10.0, 1.0]
 
 
-def test_monte_carlo_histogram_shares_sum_to_one():
-    mc = pd.DataFrame({"x": np.arange(1000.0), "y": np.arange(1000.0) + 500})
+def test_monte_carlo_histogram_per_option_shares_and_percentiles():
+    mc = pd.DataFrame({"replicate": np.arange(1001.0), "cross_region": np.arange(1001.0) * 100})
     spec = charts.monte_carlo(mc, bins=20).to_dict()
-    data = pd.DataFrame(next(iter(_datasets(spec).values())))
-    assert data.groupby("option")["share"].sum().tolist() == pytest.approx([1.0, 1.0])
+    frames = [pd.DataFrame(v) for v in _datasets(spec).values()]
+    hists = [f for f in frames if "share" in f]
+    assert len(hists) == 2  # one panel per option, each with its own bins
+    for h in hists:
+        assert h["share"].sum() == pytest.approx(1.0)
+        assert len(h) == 20
+    quants = [f for f in frames if "q" in f]
+    # P5/P50/P95 of 0..1000 are 50, 500, 950 (linear interpolation)
+    assert sorted(quants[0]["usd"].tolist() + quants[1]["usd"].tolist()) == pytest.approx(
+        [50.0, 500.0, 950.0, 5000.0, 50000.0, 95000.0])
 
 
 def test_bad_chart_input_is_a_report_error(pair):
