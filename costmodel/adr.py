@@ -140,6 +140,7 @@ def render_adr(
     decision_makers: Sequence[str] = (),
     consulted: Sequence[str] = (),
     informed: Sequence[str] = (),
+    supersedes: str | None = None,
 ) -> str:
     """MADR 4.0 Markdown for ``decision``.
 
@@ -286,6 +287,9 @@ def render_adr(
         w("")
     w("## More Information")
     w("")
+    if supersedes:
+        label = f"ADR-{supersedes[:4]}" if _ADR_NAME.match(supersedes) else supersedes
+        w(f"* Supersedes {_md_link(label, supersedes)}")
     if report_link:
         w(f"* Report: {_md_link(report_link, report_link)}")
     rows = _inputs_rows(inputs)
@@ -337,24 +341,54 @@ def next_number(directory: str | os.PathLike[str]) -> int:
     return max(numbers, default=0) + 1
 
 
+def find_adr(directory: str | os.PathLike[str], number: int) -> Path:
+    """The record numbered ``number`` in ``directory``; ChecklistError when there is none."""
+    d = Path(directory)
+    found = sorted(p for p in d.glob(f"{int(number):04d}-*.md") if _ADR_NAME.match(p.name)) if d.is_dir() else []
+    if not found:
+        raise ChecklistError(f"{d}: no ADR numbered {int(number):04d} to supersede")
+    return found[0]
+
+
+_FRONT_STATUS = re.compile(r"\A(---\n(?:.*\n)*?)status:[^\n]*\n((?:.*\n)*?---\n)")
+
+
+def _superseded_text(old_text: str, new_number: int) -> str | None:
+    """``old_text`` with its front-matter status set to ``superseded by ADR-NNNN`` (None: no status line)."""
+    m = _FRONT_STATUS.match(old_text)
+    if m is None:
+        return None
+    line = f'status: "superseded by ADR-{new_number:04d}"\n'
+    return old_text[: m.start()] + m.group(1) + line + m.group(2) + old_text[m.end():]
+
+
 def write_adr(
     directory: str | os.PathLike[str],
     decision: Decision,
     *,
     title: str,
     date: str | _dt.date | None = None,
+    supersedes: int | None = None,
     **kwargs: Any,
 ) -> Path:
     """Render the record and write it to ``directory/NNNN-<slug>.md``; returns the path.
 
     The number is the next free one; the file appears whole (written beside, then hard-linked into
-    place, which fails rather than overwrite), so an existing record is never replaced.
-    Raises ChecklistError when the folder cannot be written.
+    place, which fails rather than overwrite), so an existing record is never replaced. With
+    ``supersedes=N`` (adr-tools' ``-s``), the new record links to record N and record N's status
+    becomes ``superseded by ADR-<new>`` (its only change, written atomically).
+    Raises ChecklistError when the folder cannot be written or record N is missing or has no status.
     """
-    text = render_adr(decision, title=title, date=date, **kwargs)
     d = Path(directory)
     if d.exists() and not d.is_dir():
         raise ChecklistError(f"{d}: ADR folder is a file, expected a directory")
+    old: Path | None = None
+    if supersedes is not None:
+        old = find_adr(d, supersedes)
+        if _superseded_text(old.read_text(encoding="utf-8"), 0) is None:
+            raise ChecklistError(f"{old}: no front-matter 'status:' line to mark as superseded")
+        kwargs["supersedes"] = old.name
+    text = render_adr(decision, title=title, date=date, **kwargs)
     try:
         d.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".adr.", suffix=".tmp", dir=d)
@@ -378,11 +412,19 @@ def write_adr(
                     continue
                 with os.fdopen(fd2, "w", encoding="utf-8") as fh:
                     fh.write(text)
-            return target
-        raise ChecklistError(f"{d}: could not find a free ADR number")  # pragma: no cover
+            break
+        else:  # pragma: no cover
+            raise ChecklistError(f"{d}: could not find a free ADR number")
     finally:
         tmp_path.unlink(missing_ok=True)
+    if old is not None:
+        from .util import write_text_atomic
+
+        updated = _superseded_text(old.read_text(encoding="utf-8"), int(target.name[:4]))
+        if updated is not None:
+            write_text_atomic(old, updated)
+    return target
 
 
-__all__ = ["OPTION_TITLES", "md_escape", "render_adr", "write_adr", "next_number", "slugify",
+__all__ = ["OPTION_TITLES", "md_escape", "render_adr", "write_adr", "find_adr", "next_number", "slugify",
            "chosen_option", "default_status"]

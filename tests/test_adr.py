@@ -122,6 +122,26 @@ def test_numbering_and_never_overwriting(tmp_path):
                                                    "0007-other.md", "0008-x.md", "notes.md"]
 
 
+def test_supersede_like_adr_tools(tmp_path):
+    first = adr.write_adr(tmp_path, conditional(), title="Cross-region, conditionally", date="2026-10-01")
+    before = first.read_text()
+    second = adr.write_adr(tmp_path, go(), title="Cross-region", date="2026-11-01", supersedes=1)
+    assert second.name == "0002-cross-region.md"
+    assert "* Supersedes [ADR-0001](0001-cross-region-conditionally.md)" in second.read_text()
+    after = first.read_text()
+    assert 'status: "superseded by ADR-0002"' in after
+    # the status line is the only change
+    assert [a for a, b in zip(before.splitlines(), after.splitlines()) if a != b] == ['status: "proposed"']
+    assert len(before.splitlines()) == len(after.splitlines())
+    with pytest.raises(ChecklistError, match="no ADR numbered 0009"):
+        adr.write_adr(tmp_path, go(), title="x", date="2026-11-01", supersedes=9)
+    (tmp_path / "0003-plain.md").write_text("# no front matter\n")
+    with pytest.raises(ChecklistError, match="no front-matter 'status:' line"):
+        adr.write_adr(tmp_path, go(), title="x", date="2026-11-01", supersedes=3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0001-cross-region-conditionally.md",
+                                                         "0002-cross-region.md", "0003-plain.md"]
+
+
 def test_write_adr_errors_leave_nothing(tmp_path):
     f = tmp_path / "file"
     f.write_text("")

@@ -121,6 +121,26 @@ def test_bad_input_exits_2_one_line_nothing_written(capsys, tmp_path, inputs, an
     assert not adr_dir.exists()
 
 
+def test_supersedes(capsys, tmp_path, examples_dir):
+    adr_dir = tmp_path / "adr"
+    answers = str(examples_dir / "answers.yaml")
+    rc, out, err = run_cli(capsys, "decide", "--answers", answers, "--adr", str(adr_dir), "--json")
+    assert rc == 0, err
+    first = Path(json.loads(out)["adr_path"])
+    rc, out, err = run_cli(capsys, "decide", "--answers", answers, "--adr", str(adr_dir), "--supersedes", "1",
+                           "--json")
+    assert rc == 0, err
+    data = json.loads(out)
+    assert Path(data["adr_path"]).name.startswith("0002-")
+    assert Path(data["superseded_adr_path"]) == first
+    assert 'status: "superseded by ADR-0002"' in first.read_text()
+    rc, out, err = run_cli(capsys, "decide", "--answers", answers, "--supersedes", "1", "--json")
+    assert rc == 2 and "needs --adr" in err and out == ""
+    rc, out, err = run_cli(capsys, "decide", "--answers", answers, "--adr", str(adr_dir), "--supersedes", "7")
+    assert rc == 2 and "no ADR numbered 0007" in err
+    assert len(list(adr_dir.iterdir())) == 2
+
+
 def test_missing_answers_file_exit_2(capsys, tmp_path):
     rc, out, err = run_cli(capsys, "decide", "--answers", str(tmp_path / "nope.yaml"), "--json")
     assert rc == 2 and out == "" and "answers file not found" in err

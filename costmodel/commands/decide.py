@@ -32,6 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="output of `costmodel fit --json` (a list of fits; repeatable)")
     parser.add_argument("--adr", metavar="DIR",
                         help="write an architecture decision record (MADR) as DIR/NNNN-title.md (next free number)")
+    parser.add_argument("--supersedes", type=int, metavar="N",
+                        help="with --adr: the new record supersedes record N (its status becomes 'superseded by ADR-<new>')")
     parser.add_argument("--title", help="ADR title (default: the answers file's meta.title, else a generic title)")
     parser.add_argument("--date", metavar="YYYY-MM-DD", help="ADR date (default: today, UTC)")
     parser.add_argument("--report-link", metavar="URL", help="link to the rendered report, cited in the ADR")
@@ -113,7 +115,11 @@ def run(args: argparse.Namespace) -> int:
             informed=_people(meta, "informed", args.answers),
         )
         adr.render_adr(decision, **kwargs)  # validate (date, ...) before touching the folder
-        out["adr_path"] = str(adr.write_adr(args.adr, decision, **kwargs))
+        out["adr_path"] = str(adr.write_adr(args.adr, decision, supersedes=args.supersedes, **kwargs))
+        if args.supersedes is not None:
+            out["superseded_adr_path"] = str(adr.find_adr(args.adr, args.supersedes))
+    elif args.supersedes is not None:
+        raise ChecklistError("--supersedes needs --adr DIR (the folder of the records)")
     elif args.date:
         adr._as_date(args.date)  # a bad date is bad input even without --adr
 
