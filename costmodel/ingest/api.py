@@ -113,7 +113,16 @@ def load(path: str | Path, options: IngestOptions | None = None) -> list[Run]:
         raise IngestError("no such file", path=str(p))
     fmt = opts.fmt or ("freeform" if opts.pattern else sniff_format(p))
     mod = reader_for(fmt)
-    runs = mod.read(p, opts)
+    try:
+        runs = mod.read(p, opts)
+    except IngestError:
+        raise
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, OverflowError, UnicodeError, RecursionError) as exc:
+        # a reader met content it does not expect: still the user's file, still one clear line (--debug shows the cause)
+        raise IngestError(
+            f"could not be read as {fmt}: {type(exc).__name__}: {str(exc)[:200]}; expected a well-formed {fmt} output",
+            path=str(p),
+        ) from exc
     if not runs:
         raise IngestError("no run could be read from the file", path=str(p))
     for r in runs:

@@ -35,7 +35,7 @@ FORMATS = ["dlio", "dlio_summary", "dlio_epochs", "dlio_output", "mlperf_storage
 
 STEP_RE = re.compile(
     r"(?:\[(?P<level>\w+)\]\s+)?(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)?.*?Rank (?P<rank>\d+) step (?P<step>\d+)"
-    r"(?::| processed)\s*(?:loaded\s+)?(?P<n>\d+) samples in (?P<t>[\d.eE+-]+)\s*s"
+    r"(?::| processed)\s*(?:loaded\s+)?(?P<n>\d+) samples in (?P<t>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*s"
 )
 
 

@@ -37,12 +37,12 @@ FORMATS = ["freeform", "mllog", "speed", "tf", "throughput", "superbench", "elbe
 
 MLLOG_RE = re.compile(r":::MLLOG\s+(\{.*\})\s*$")
 SPEED_RE = re.compile(
-    r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d+)?)?.*?(?:Node\[(?P<node>\d+)\]\s*)?Epoch\[(?P<epoch>\d+)\]\s*Batch\s*\[(?:\d+-)?(?P<batch>\d+)\]\s*Speed:\s*(?P<v>[\d.eE+-]+)\s*samples/sec"
+    r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d+)?)?.*?(?:Node\[(?P<node>\d+)\]\s*)?Epoch\[(?P<epoch>\d+)\]\s*Batch\s*\[(?:\d+-)?(?P<batch>\d+)\]\s*Speed:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*samples/sec"
 )
-SPEED_ANY_RE = re.compile(r"Speed:\s*[\d.]+\s*samples/sec")
-TF_STEP_RE = re.compile(r"step = (?P<step>\d+) \((?P<sec>[\d.]+) sec\)")
-TF_GS_RE = re.compile(r"global_step/sec:\s*(?P<v>[\d.eE+-]+)")
-THR_RE = re.compile(r"throughput\s*:\s*(?P<v>[-+\d.eE]+|nan|inf)", re.I)
+SPEED_ANY_RE = re.compile(r"Speed:\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*samples/sec")
+TF_STEP_RE = re.compile(r"step = (?P<step>\d+) \((?P<sec>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?) sec\)")
+TF_GS_RE = re.compile(r"global_step/sec:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)")
+THR_RE = re.compile(r"throughput\s*:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)", re.I)
 HF_RE = re.compile(r"^LOG (?P<date>\w{3} \w{3}\s+\d+ \d\d:\d\d:\d\d \d{4}) - \((?P<epoch>\d+), (?P<step>\d+)\)")
 
 
@@ -301,7 +301,7 @@ def _elbencho(path: Path, text: str, options: Any, suffix: str = "") -> list[Run
     phases: list[dict[str, Any]] = []
     cur: dict[str, Any] | None = None
     label = ""
-    row_re = re.compile(r"^(?P<op>[A-Z]+)?\s+(?P<what>[A-Za-z%/ ]+?)\s*:\s*(?P<first>[-\d.]+)\s+(?P<last>[-\d.]+)\s*$")
+    row_re = re.compile(r"^(?P<op>[A-Z]+)?\s+(?P<what>[A-Za-z%/ ]+?)\s*:\s*(?P<first>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s+(?P<last>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
     for i, line in enumerate(text.splitlines(), start=1):
         if line.startswith("Working on"):
             label = line[len("Working on"):].strip().rstrip(".")

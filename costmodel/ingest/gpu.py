@@ -131,7 +131,7 @@ def _dcgmi(path: Path, options: Any) -> list[Run]:
             bad += 1
             continue
         g = per_gpu.setdefault(m.group(2), {"rows": [], "lines": []})
-        g["rows"].append([np.nan if v.upper() in ("N/A", "[N/A]") else float(v) if re.fullmatch(r"[-+\d.eE]+", v) else np.nan for v in vals])
+        g["rows"].append([np.nan if v.upper() in ("N/A", "[N/A]") else float(v) if re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", v) else np.nan for v in vals])
         g["lines"].append(i)
     if not per_gpu:
         raise IngestError("no 'GPU N value ...' rows after a '#Entity' header (dcgmi dmon)", path=src)

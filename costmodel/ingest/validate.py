@@ -132,7 +132,7 @@ def build_run(
     if "step" in cols:
         sv = np.asarray(cols["step"], dtype="float64")
         with np.errstate(invalid="ignore"):
-            nonint = ~np.isfinite(sv) | (np.floor(sv) != sv)
+            nonint = ~np.isfinite(sv) | (np.floor(sv) != sv) | (np.abs(sv) > 2.0**53)
         if nonint.any():
             _reject_rows(nonint, lambda i: f"step = {sv[i]!r} (expected an integer)", rejected, reasons, "step")
         if check_step_order and n > 1:
