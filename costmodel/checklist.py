@@ -630,7 +630,7 @@ def _ev_states(compare: Mapping | None, fits: Iterable[Mapping] | None) -> Evide
     all_fits = _fits_of(compare, fits)
     if not all_fits:
         return Evidence("states_covered", summary="no fit results given")
-    classes = [str(f.get("classification") or "") for f in all_fits]
+    classes = [str(f.get("classification") or "unclassified") for f in all_fits]
     remote = [f for f in all_fits if f["_role"] == "remote"] or all_fits
     cold = any(str(f.get("classification")) in _COLD_CLASSES for f in remote) or any(
         (_num(f.get("warmup_end_step")) or 0) > 0 for f in remote
