@@ -330,3 +330,15 @@ def test_cli_set_override_changes_the_prediction(tmp_path, capsys):
     base = _main_json(capsys, scen)
     slow = _main_json(capsys, scen, "--set", "workload.link.rtt_s=0.2")
     assert slow["cold_samples_per_s"] == pytest.approx(base["cold_samples_per_s"] / 4, rel=0.05)
+
+
+def test_shuffled_epochs_lru_hit_ratio_matches_the_closed_form():
+    # reshuffled epochs over N blocks, LRU of f*N blocks: a block hits when the blocks after it in one
+    # epoch plus the new ones before it in the next are fewer than f*N:
+    # hit = integral_0^f (f - x) / (1 - x) dx = f + (1 - f) ln(1 - f)   (0.1534 for f = 1/2)
+    f = 0.5
+    doc = small(dataset__samples=20000, dataset__files=100, access__pattern="shuffled", access__epochs=4,
+                step__samples_per_step=500, cache__capacity_bytes=f * 20000 * 16384)
+    res = simulate(doc, seed=2)
+    assert res.summary["steady_window"] == "epoch 3"
+    assert res.summary["steady_hit_ratio"] == pytest.approx(f + (1 - f) * np.log(1 - f), abs=0.004)

@@ -129,3 +129,30 @@ def test_policy_none_never_hits_and_lru_zero_capacity_never_hits():
     assert run_policy("none", blocks, steps, 100, total_blocks=10).hit.sum() == 0
     assert run_policy("lru", blocks, steps, 0, total_blocks=10).hit.sum() == 0
     assert run_policy("lru", blocks, steps, 10, total_blocks=10).hit.sum() == 90
+
+
+@pytest.mark.parametrize("cap,acc,look,learn,ramp", [(50, 0.7, 1, 0, 0), (300, 0.9, 2, 3, 4), (5, 1.0, 3, 0, 2),
+                                                     (2000, 0.5, 1, 2, 0)])
+def test_predictive_kernel_matches_the_ordereddict_event_list(cap, acc, look, learn, ramp):
+    rng = np.random.default_rng(cap)
+    blocks = rng.integers(0, 400, size=6000)
+    steps = np.arange(6000) // 60
+    starts = np.array([0, 2400, 4200])  # three runs
+    for reset in (True, False):
+        kw = dict(total_blocks=400, run_starts=starts, reset_between_runs=reset, accuracy=acc,
+                  lookahead_steps=look, learning_steps=learn, ramp_steps=ramp, seed=3)
+        fast = run_policy("predictive", blocks, steps, cap, **kw)
+        ref = run_policy("predictive", blocks, steps, cap, reference=True, **kw)
+        assert np.array_equal(fast.hit, ref.hit)
+        assert np.array_equal(fast.prefetch_by_step, ref.prefetch_by_step)
+        assert fast.prefetch_useful == ref.prefetch_useful and fast.prefetch_fetched == ref.prefetch_fetched
+        assert 0 < fast.hit.sum() < len(blocks)
+
+
+def test_lru_policy_resets_between_runs_only_when_asked():
+    blocks = np.tile(np.arange(100), 4)
+    steps = np.arange(400) // 10
+    starts = np.array([0, 200])
+    kept = run_policy("lru", blocks, steps, 100, total_blocks=100, run_starts=starts, reset_between_runs=False)
+    reset = run_policy("lru", blocks, steps, 100, total_blocks=100, run_starts=starts, reset_between_runs=True)
+    assert kept.hit.sum() == 300 and reset.hit.sum() == 200

@@ -144,10 +144,11 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
     p = w.cache.prefetch
     outcome = run_policy(
         w.cache.policy, blocks, access_step, w.capacity_blocks, total_blocks=layout.total_blocks,
-        run_starts=None if w.cache.survives_between_runs else run_starts[1:],
+        run_starts=run_starts, reset_between_runs=not w.cache.survives_between_runs,
         accuracy=p.accuracy * in_time, lookahead_steps=p.lookahead_steps, learning_steps=p.learning_steps,
         ramp_steps=p.ramp_steps, learn_step_offset=learn_offset, seed=seed)
-    pf_by_step = np.bincount(outcome.prefetch_slot, minlength=int(sum(steps_each)))
+    pf_by_step = np.zeros(int(sum(steps_each)), dtype=np.int64)
+    pf_by_step[: len(outcome.prefetch_by_step)] = outcome.prefetch_by_step
     runs: list[Run] = []
     per_run: list[dict[str, Any]] = []
     colocated_run: Run | None = None
@@ -171,7 +172,8 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
         wu, method = warmup_end_step(run)
         s = summarise_run(run.table, wu, steps_per_run=w.steps_per_run, epochs=w.access.epochs,
                           truncated=tr.truncated, colocated=co_table,
-                          edge_steps=p.lookahead_steps if w.cache.policy == "predictive" else 0)
+                          edge_steps=p.lookahead_steps if w.cache.policy == "predictive" else 0,
+                          dataset_samples=w.dataset.samples)
         s["warmup_method"] = method
         s["run_id"] = run_id
         if method != "rule":

@@ -43,11 +43,11 @@ DIRECT_ID_FACTOR = 4
 
 @njit(cache=True, nogil=True)
 def _lru_present_kernel(ids, n_ids, capacity, reset):  # pragma: no cover - compiled
+    # link[b, 0] = previous (towards MRU), link[b, 1] = next (towards LRU); both in one cache line.
+    # link[b, 0] == -2 marks "not cached". int32 halves the memory traffic of the random accesses.
     n = ids.shape[0]
     out = np.zeros(n, dtype=np.bool_)
-    prev = np.empty(n_ids, dtype=np.int64)
-    nxt = np.empty(n_ids, dtype=np.int64)
-    inc = np.zeros(n_ids, dtype=np.bool_)
+    link = np.full((n_ids, 2), -2, dtype=np.int32)
     head = -1
     tail = -1
     size = 0
@@ -55,41 +55,41 @@ def _lru_present_kernel(ids, n_ids, capacity, reset):  # pragma: no cover - comp
         if reset[i]:
             b = head
             while b != -1:
-                inc[b] = False
-                b = nxt[b]
+                nb = link[b, 1]
+                link[b, 0] = -2
+                b = nb
             head = -1
             tail = -1
             size = 0
         b = ids[i]
-        if inc[b]:
+        if link[b, 0] != -2:
             out[i] = True
             if b != head:
-                p = prev[b]
-                q = nxt[b]
-                nxt[p] = q
+                p = link[b, 0]
+                q = link[b, 1]
+                link[p, 1] = q
                 if q != -1:
-                    prev[q] = p
+                    link[q, 0] = p
                 else:
                     tail = p
-                prev[b] = -1
-                nxt[b] = head
-                prev[head] = b
+                link[b, 0] = -1
+                link[b, 1] = head
+                link[head, 0] = b
                 head = b
         elif capacity > 0:
-            inc[b] = True
-            prev[b] = -1
-            nxt[b] = head
+            link[b, 0] = -1
+            link[b, 1] = head
             if head != -1:
-                prev[head] = b
+                link[head, 0] = b
             head = b
             if tail == -1:
                 tail = b
             size += 1
             if size > capacity:
                 t = tail
-                tail = prev[t]
-                nxt[tail] = -1
-                inc[t] = False
+                tail = link[t, 0]
+                link[tail, 1] = -1
+                link[t, 0] = -2
                 size -= 1
     return out
 
@@ -119,7 +119,7 @@ def lru_present(blocks: np.ndarray, capacity_blocks: int, resets: np.ndarray | N
         return np.zeros(0, dtype=bool)
     if not HAVE_NUMBA:  # pragma: no cover
         return lru_present_reference(ids, capacity_blocks, reset)
-    return _lru_present_kernel(ids, n_ids, int(max(0, capacity_blocks)), reset)
+    return _lru_present_kernel(ids, n_ids, int(max(0, min(capacity_blocks, n_ids + 1))), reset)
 
 
 def lru_present_reference(blocks, capacity_blocks: int, resets=None) -> np.ndarray:
@@ -144,15 +144,13 @@ def lru_present_reference(blocks, capacity_blocks: int, resets=None) -> np.ndarr
 class CacheOutcome:
     """What the cache did over one or more runs' demand accesses.
 
-    ``hit[a]``: demand access ``a`` was served locally. ``prefetch_slot``: the step (global, across runs)
-    in which each transferred prefetch was issued; ``prefetch_owner``: the demand access it was made for
-    (``-1`` for a wrong prediction). ``prefetch_fetched`` counts blocks prefetched across the link;
-    ``prefetch_useful`` those later used by their access.
+    ``hit[a]``: demand access ``a`` was served locally. ``prefetch_by_step[s]``: blocks the prefetcher
+    fetched across the link during (global) step ``s``; ``prefetch_fetched`` their total;
+    ``prefetch_useful`` the right predictions that were fetched and then used by their access.
     """
 
     hit: np.ndarray
-    prefetch_slot: np.ndarray
-    prefetch_owner: np.ndarray
+    prefetch_by_step: np.ndarray
     prefetch_fetched: int
     prefetch_useful: int
 
@@ -172,62 +170,224 @@ def merge_order(slot_a: np.ndarray, slot_b: np.ndarray) -> tuple[np.ndarray, np.
     return pos_a, pos_b
 
 
-def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray, capacity_blocks: int, *,
-               total_blocks: int, run_starts: np.ndarray | None = None, accuracy: float = 0.95,
-               lookahead_steps: int = 1, learning_steps: int = 0, ramp_steps: int = 0,
-               learn_step_offset: np.ndarray | None = None, seed: int = 0) -> CacheOutcome:
-    """Run ``policy`` over the demand accesses ``blocks`` (with their global step ``access_step``).
+@dataclass
+class PredictorDraws:
+    """The prefetcher's random choices for each demand access (seeded): issue when ``issue_u < coverage``,
+    right when ``right_u < accuracy``, else it fetches ``wrong_block``."""
 
-    ``run_starts``: indices of accesses where the cache is emptied (a new run on a cold cache).
-    ``learn_step_offset[a]``: the step from which the prefetcher's learning clock counts for access ``a``
-    (its run's first step when the predictor restarts each run, else 0). Deterministic in ``seed``.
+    issue_u: np.ndarray
+    right_u: np.ndarray
+    wrong_block: np.ndarray
+
+
+def predictor_draws(n: int, total_blocks: int, seed: int) -> PredictorDraws:
+    rng = np.random.default_rng([seed, 17])
+    return PredictorDraws(rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32),
+                          rng.integers(0, max(1, total_blocks), size=n, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _predictive_kernel(ids, wrong_ids, issue_u, right_u, step_start, cover, accuracy, lookahead,
+                       run_of_step, reset_step, n_ids, capacity):  # pragma: no cover - compiled
+    n = ids.shape[0]
+    n_steps = step_start.shape[0] - 1
+    hit = np.zeros(n, dtype=np.bool_)
+    fetched_right = np.zeros(n, dtype=np.bool_)
+    pf_by_step = np.zeros(n_steps, dtype=np.int64)
+    link = np.full((n_ids, 2), -2, dtype=np.int32)
+    head = -1
+    tail = -1
+    size = 0
+    acc = np.float32(accuracy)
+    for s in range(n_steps):
+        if reset_step[s]:
+            b = head
+            while b != -1:
+                nb = link[b, 1]
+                link[b, 0] = -2
+                b = nb
+            head = -1
+            tail = -1
+            size = 0
+        # prefetches issued now: for step s + lookahead, or, at a run's first step, for s .. s + lookahead
+        first_t = s + lookahead
+        if s == 0 or run_of_step[s - 1] != run_of_step[s]:
+            first_t = s
+        for t in range(first_t, min(s + lookahead + 1, n_steps)):
+            if run_of_step[t] != run_of_step[s]:
+                break
+            cov = np.float32(cover[t])
+            for j in range(step_start[t], step_start[t + 1]):
+                if issue_u[j] >= cov:
+                    continue
+                right = right_u[j] < acc
+                b = ids[j] if right else wrong_ids[j]
+                # touch b (prefetch): fetched across the link when not cached
+                if link[b, 0] != -2:
+                    if b != head:
+                        p = link[b, 0]
+                        q = link[b, 1]
+                        link[p, 1] = q
+                        if q != -1:
+                            link[q, 0] = p
+                        else:
+                            tail = p
+                        link[b, 0] = -1
+                        link[b, 1] = head
+                        link[head, 0] = b
+                        head = b
+                else:
+                    pf_by_step[s] += 1
+                    if right:
+                        fetched_right[j] = True
+                    link[b, 0] = -1
+                    link[b, 1] = head
+                    if head != -1:
+                        link[head, 0] = b
+                    head = b
+                    if tail == -1:
+                        tail = b
+                    size += 1
+                    if size > capacity:
+                        tt = tail
+                        tail = link[tt, 0]
+                        link[tail, 1] = -1
+                        link[tt, 0] = -2
+                        size -= 1
+        # the step's demand accesses
+        for j in range(step_start[s], step_start[s + 1]):
+            b = ids[j]
+            if link[b, 0] != -2:
+                hit[j] = True
+                if b != head:
+                    p = link[b, 0]
+                    q = link[b, 1]
+                    link[p, 1] = q
+                    if q != -1:
+                        link[q, 0] = p
+                    else:
+                        tail = p
+                    link[b, 0] = -1
+                    link[b, 1] = head
+                    link[head, 0] = b
+                    head = b
+            else:
+                link[b, 0] = -1
+                link[b, 1] = head
+                if head != -1:
+                    link[head, 0] = b
+                head = b
+                if tail == -1:
+                    tail = b
+                size += 1
+                if size > capacity:
+                    tt = tail
+                    tail = link[tt, 0]
+                    link[tail, 1] = -1
+                    link[tt, 0] = -2
+                    size -= 1
+    return hit, fetched_right, pf_by_step
+
+
+def _step_arrays(access_step: np.ndarray, run_starts: np.ndarray | None, reset_between_runs: bool,
+                 learn_step_offset: np.ndarray | None, learning_steps: int,
+                 ramp_steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per global step: first access index, coverage, run index, whether the cache is emptied first."""
+    n_steps = int(access_step[-1]) + 1 if len(access_step) else 0
+    step_start = np.searchsorted(access_step, np.arange(n_steps + 1), side="left").astype(np.int64)
+    new_run = np.zeros(n_steps, dtype=np.int64)
+    reset_step = np.zeros(n_steps, dtype=np.bool_)
+    if run_starts is not None and len(run_starts):
+        first_steps = access_step[np.asarray(run_starts, dtype=np.int64)]
+        first_steps = first_steps[first_steps > 0]
+        new_run[first_steps] = 1
+        if reset_between_runs:
+            reset_step[first_steps] = True
+    run_of_step = np.cumsum(new_run)
+    local = np.arange(n_steps, dtype=np.int64)
+    if learn_step_offset is not None and len(learn_step_offset):
+        local = local - learn_step_offset[np.minimum(step_start[:-1], len(learn_step_offset) - 1)]
+    cover = coverage_by_step(local, learning_steps, ramp_steps)
+    return step_start, cover, run_of_step, reset_step
+
+
+def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray, capacity_blocks: int, *,
+               total_blocks: int, run_starts: np.ndarray | None = None, reset_between_runs: bool = True,
+               accuracy: float = 0.95, lookahead_steps: int = 1, learning_steps: int = 0, ramp_steps: int = 0,
+               learn_step_offset: np.ndarray | None = None, seed: int = 0,
+               reference: bool = False) -> CacheOutcome:
+    """Run ``policy`` over the demand accesses ``blocks`` (with their global, non-decreasing ``access_step``).
+
+    ``run_starts``: indices of the accesses that start a new run; the cache is emptied there when
+    ``reset_between_runs``; prefetches never cross into the next run. ``learn_step_offset[a]``: the step from which the prefetcher's learning clock
+    counts for access ``a`` (its run's first step when the predictor restarts each run, else 0).
+    ``reference=True`` runs the same algorithm as a merged event list through the ``OrderedDict`` LRU
+    (slow; for tests). Deterministic in ``seed``. O(accesses) time, O(distinct blocks) memory.
     """
     n = len(blocks)
-    resets = np.zeros(n, dtype=bool)
-    if run_starts is not None and len(run_starts):
-        resets[np.asarray(run_starts, dtype=np.int64)] = True
-        resets[0] = False
-    empty = np.zeros(0, dtype=np.int64)
-    if policy == "none" or capacity_blocks <= 0:
-        return CacheOutcome(np.zeros(n, dtype=bool), empty, empty, 0, 0)
+    blocks = np.asarray(blocks, dtype=np.int64)
+    access_step = np.asarray(access_step, dtype=np.int64)
+    n_steps = int(access_step[-1]) + 1 if n else 0
+    none = np.zeros(n_steps, dtype=np.int64)
+    if policy == "none" or capacity_blocks <= 0 or n == 0:
+        return CacheOutcome(np.zeros(n, dtype=bool), none, 0, 0)
     if policy == "lru":
-        hit = lru_present(blocks, capacity_blocks, resets, id_space=total_blocks)
-        return CacheOutcome(hit, empty, empty, 0, 0)
+        resets = np.zeros(n, dtype=bool)
+        if run_starts is not None and len(run_starts) and reset_between_runs:
+            resets[np.asarray(run_starts, dtype=np.int64)] = True
+        resets[0] = False
+        if reference:
+            return CacheOutcome(lru_present_reference(blocks, capacity_blocks, resets), none, 0, 0)
+        return CacheOutcome(lru_present(blocks, capacity_blocks, resets, id_space=total_blocks), none, 0, 0)
     if policy != "predictive":  # pragma: no cover - validated in workload.py
         raise ValueError(policy)
-    rng = np.random.default_rng([seed, 17])
-    local_step = access_step - (learn_step_offset if learn_step_offset is not None else 0)
-    cover = coverage_by_step(local_step, learning_steps, ramp_steps)
-    u = rng.random(n)
-    issued = u < cover
-    right = rng.random(n) < accuracy
+    draws = predictor_draws(n, total_blocks, seed)
+    step_start, cover, run_of_step, reset_step = _step_arrays(access_step, run_starts, reset_between_runs,
+                                                              learn_step_offset, learning_steps, ramp_steps)
+    if reference or not HAVE_NUMBA:
+        return _predictive_reference(blocks, access_step, draws, step_start, cover, run_of_step, reset_step,
+                                     accuracy, lookahead_steps, capacity_blocks)
+    both, n_ids = dense_ids(np.concatenate([blocks, draws.wrong_block]), id_space=total_blocks)
+    ids, wrong_ids = both[:n], both[n:]
+    cap = int(max(0, min(capacity_blocks, n_ids + 1)))
+    hit, fetched_right, pf_by_step = _predictive_kernel(
+        ids, wrong_ids, draws.issue_u, draws.right_u, step_start, cover, float(accuracy), int(lookahead_steps),
+        run_of_step, reset_step, n_ids, cap)
+    return CacheOutcome(hit, pf_by_step, int(pf_by_step.sum()), int(np.count_nonzero(fetched_right & hit)))
+
+
+def _predictive_reference(blocks, access_step, draws, step_start, cover, run_of_step, reset_step,
+                          accuracy, lookahead, capacity) -> CacheOutcome:
+    """The predictive policy as an explicit merged event list (prefetches of a step before its demand
+    accesses) run through :func:`lru_present_reference`. Same draws, same result as the kernel."""
+    n = len(blocks)
+    n_steps = len(step_start) - 1
+    issued = draws.issue_u < cover[access_step].astype(np.float32)
+    right = draws.right_u < np.float32(accuracy)
     idx = np.flatnonzero(issued)
-    pf_block = np.where(right[idx], blocks[idx], rng.integers(0, max(1, total_blocks), size=len(idx)))
-    pf_owner = np.where(right[idx], idx, -1)
-    pf_slot = np.maximum(access_step[idx] - lookahead_steps, 0)
-    # a prefetch may not cross back over the start of its own run
-    if run_starts is not None and len(run_starts):
-        run_first_step = access_step[np.asarray(run_starts, dtype=np.int64)]
-        r = np.searchsorted(np.asarray(run_starts), idx, side="right") - 1
-        pf_slot = np.maximum(pf_slot, run_first_step[r])
+    pf_block = np.where(right[idx], blocks[idx], draws.wrong_block[idx])
+    run_first = np.zeros(n_steps, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], run_of_step[1:] != run_of_step[:-1]]))
+    run_first[:] = starts[run_of_step - run_of_step[0]] if n_steps else 0
+    pf_slot = np.maximum(access_step[idx] - lookahead, run_first[access_step[idx]])
     order = np.argsort(pf_slot, kind="stable")
-    pf_block, pf_owner, pf_slot = pf_block[order], pf_owner[order], pf_slot[order]
+    idx, pf_block, pf_slot = idx[order], pf_block[order], pf_slot[order]
     pos_pf, pos_dm = merge_order(pf_slot, access_step)
     m = n + len(pf_block)
     ev = np.empty(m, dtype=np.int64)
     ev[pos_pf] = pf_block
     ev[pos_dm] = blocks
     ev_reset = np.zeros(m, dtype=bool)
-    if resets.any():
-        # empty the cache before the first event of each new run (its first prefetch or access)
-        first_pos = pos_dm[resets]
-        rs = access_step[resets]
-        pf_first = np.searchsorted(pf_slot, rs, side="left")
-        has_pf = pf_first < len(pf_slot)
-        cand = np.where(has_pf, np.minimum(first_pos, pos_pf[np.minimum(pf_first, len(pf_slot) - 1)]), first_pos)
-        ev_reset[cand] = True
-    present = lru_present(ev, capacity_blocks, ev_reset, id_space=total_blocks)
+    for s in np.flatnonzero(reset_step):
+        cands = [pos_dm[step_start[s]]] if step_start[s] < n else []
+        k = np.searchsorted(pf_slot, s, side="left")
+        if k < len(pf_slot) and pf_slot[k] == s:
+            cands.append(pos_pf[k])
+        if cands:
+            ev_reset[min(cands)] = True
+    present = lru_present_reference(ev, capacity, ev_reset)
     hit = present[pos_dm]
     fetched = ~present[pos_pf]
-    useful = int(np.count_nonzero(fetched & (pf_owner >= 0) & hit[np.maximum(pf_owner, 0)]))
-    return CacheOutcome(hit, pf_slot[fetched], pf_owner[fetched], int(fetched.sum()), useful)
+    pf_by_step = np.bincount(pf_slot[fetched], minlength=n_steps).astype(np.int64)
+    useful = int(np.count_nonzero(fetched & right[idx] & hit[idx]))
+    return CacheOutcome(hit, pf_by_step, int(fetched.sum()), useful)

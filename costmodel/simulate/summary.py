@@ -77,9 +77,12 @@ def warmup_end_step(run: Any) -> tuple[int, str]:
 
 
 def summarise_run(table: pd.DataFrame, warmup_step: int, *, steps_per_run: int, epochs: float,
-                  truncated: bool, colocated: pd.DataFrame | None = None, edge_steps: int = 0) -> dict[str, Any]:
+                  truncated: bool, colocated: pd.DataFrame | None = None, edge_steps: int = 0,
+                  dataset_samples: int | None = None) -> dict[str, Any]:
     """The summary of one predicted run (see :class:`costmodel.simulate.SimulationResult`).
 
+    The steady window is the last complete epoch when the run simulated at least two (the steady state
+    of repeated epochs is periodic), else the steps after both samples/s and the hit ratio settled.
     When the run was cut short (``truncated``), its remaining steps are assumed to cross the link at the
     steady per-step rate, measured over the steady steps less the last ``edge_steps`` (whose prefetches
     for steps beyond the window were never issued).
@@ -87,8 +90,23 @@ def summarise_run(table: pd.DataFrame, warmup_step: int, *, steps_per_run: int, 
     n = len(table)
     hit = table["cache_hit_ratio"].to_numpy()
     hit_settle = settle_index(hit, relative=False)
-    start = min(max(warmup_step, hit_settle), max(n - 1, 0))
-    steady = table.iloc[start:]
+    settled = hit_settle <= 0.75 * n
+    start = min(max(warmup_step, hit_settle if settled else 0), max(n - 1, 0))
+    window = "after_warmup"
+    if dataset_samples and "epoch" in table and n:
+        # several epochs: the steady state is periodic, so read it over the last complete epoch
+        per_epoch = table.groupby("epoch")["samples"].sum()
+        # a step belongs to the epoch of its first sample, so an epoch may be short by < one step
+        spp = float(table["samples"].max())
+        complete = per_epoch.index[per_epoch > dataset_samples - spp].tolist()
+        if len(complete) >= 2:
+            idx = np.flatnonzero(table["epoch"].to_numpy() == complete[-1])
+            if idx[0] >= warmup_step:
+                start = int(idx[0])
+                window = f"epoch {int(complete[-1])}"
+                steady = table.iloc[idx[0]: idx[-1] + 1]
+    if window == "after_warmup":
+        steady = table.iloc[start:]
     steps_sim = n
     xr = table["cross_region_bytes"].to_numpy()
     simulated_xr = float(np.nansum(xr))
@@ -101,6 +119,7 @@ def summarise_run(table: pd.DataFrame, warmup_step: int, *, steps_per_run: int, 
         xr_run = simulated_xr + steady_xr_per_step * (steps_per_run - steps_sim)
     else:
         xr_run = simulated_xr
+    w_samples = steady["samples"].to_numpy()
     blocks_hit = steady["cache_hit_ratio"].to_numpy()
     steady_time = float(steady["step_time_s"].sum())
     steady_samples = float(steady["samples"].sum())
@@ -109,8 +128,10 @@ def summarise_run(table: pd.DataFrame, warmup_step: int, *, steps_per_run: int, 
         "warmup_end_t_s": float(table["t_s"].iloc[min(warmup_step, n - 1)]) if n else 0.0,
         "hit_ratio_settled_step": int(table["step"].iloc[hit_settle]) if n else 0,
         "steady_from_step": int(table["step"].iloc[start]) if n else 0,
+        "steady_window": window,
+        "hit_ratio_settled": bool(settled),
         "steady_samples_per_s": steady_samples / steady_time if steady_time > 0 else float("nan"),
-        "steady_hit_ratio": float(np.nanmean(blocks_hit)) if len(blocks_hit) else float("nan"),
+        "steady_hit_ratio": float(np.nansum(blocks_hit * w_samples) / np.sum(w_samples)) if len(blocks_hit) else float("nan"),
         "steady_gpu_util": float(np.nanmean(steady["gpu_util"])) if len(steady) else float("nan"),
         "steady_read_latency_s": float(np.nanmean(steady["read_latency_s"])) if len(steady) else float("nan"),
         "cold_samples_per_s": float(np.nanmean(table["samples_per_s"].iloc[: max(1, warmup_step)])) if n else float("nan"),
