@@ -1,13 +1,16 @@
 """The cost formulas checked to the cent against hand computations, break-even, sensitivity, Monte Carlo."""
 from __future__ import annotations
 
+import copy
 import datetime as dt
 
 import numpy as np
 import pytest
 
 from costmodel.cost import break_even, evaluate, monte_carlo, scenario_from_dict, sweep_2d, tornado
+from costmodel.cost.evaluate import model_inputs
 from costmodel.cost.model import totals, totals_scalar
+from costmodel.cost.spec import PARAM_BY_KEY
 from costmodel.errors import ScenarioError
 
 TODAY = dt.date(2026, 12, 2)
@@ -248,3 +251,45 @@ def test_monte_carlo_is_deterministic_for_a_seed():
 def test_monte_carlo_rejects_bad_n(n):
     with pytest.raises(ScenarioError, match="draws"):
         monte_carlo(scen(ISSUE), n, 0)
+
+
+# -------------------------------------------------------------------------- break-even properties
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    size=st.floats(100, 1e6),
+    hit=st.floats(0.5, 1.0),
+    runs=st.floats(0.1, 20),
+    epochs=st.floats(0.5, 10),
+    cold=st.floats(0, 10),
+    storage=st.floats(0.005, 0.2),
+    key=st.sampled_from(["training.runs_per_month", "training.epochs_per_run", "cache.cold_starts_per_month",
+                         "cache.steady_hit_ratio", "link.transfer_usd_per_gb", "dataset.size_gb"]),
+)
+def test_break_even_is_a_real_crossing(size, hit, runs, epochs, cold, storage, key):
+    d = copy.deepcopy(RICH)
+    d["dataset"]["size_gb"] = size
+    d["cache"].update(steady_hit_ratio=hit, cold_starts_per_month=cold)
+    d["training"].update(runs_per_month=runs, epochs_per_run=epochs)
+    d["replica"]["storage_usd_per_gb_month"] = storage
+    s = scen(d)
+    b = break_even(s, [key])[key]
+    if b["never"]:
+        # one option is cheaper over the whole searched range
+        g = np.linspace(*b["search_range"], 257)
+        t = totals(model_inputs(s, **{key: g}))
+        diff = np.asarray(t["cross_region"] - t["replicate"]) * np.ones_like(g)
+        assert np.all(diff >= -1e-6) or np.all(diff <= 1e-6)
+        return
+    x = b["value"]
+    t = totals(model_inputs(s, **{key: np.array([x])}))
+    scale = abs(float(t["replicate"][0] if np.ndim(t["replicate"]) else t["replicate"])) + 1.0
+    assert abs(float(np.asarray(t["cross_region"] - t["replicate"]).ravel()[0])) <= 1e-6 * scale
+    step = max(abs(x), 1.0) * 1e-3
+    above = evaluate(s.with_values(**{key.replace(".", "__"): x + step}))
+    if PARAM_BY_KEY[key].ok(x + step):
+        assert above.options[b["above"]].total_usd <= min(above.options["cross_region"].total_usd,
+                                                          above.options["replicate"].total_usd) + 1e-6

@@ -236,3 +236,21 @@ def test_bundled_example_loads_and_is_sized_from_the_reference(examples_dir):
     assert s.get("link.rtt_ms") == 60
     r = evaluate(s)
     assert r.cheapest in ("cross_region", "replicate")
+
+
+def test_compare_ci_gives_slowdown_distribution_and_warning():
+    s = scenario_from_dict(ISSUE, today=TODAY)
+    cmp = {"ratio": 0.999, "ratio_ci_low": 0.995, "ratio_ci_high": 1.002, "steady_slowdown_fraction": 0.001}
+    f = apply_measurements(s, compare=cmp, source="c.json")
+    d = f.distributions["cache.steady_slowdown_fraction"]
+    assert d.kind == "triangular"
+    assert d.params["low"] == 0.0 and d.params["mode"] == 0.001 and d.params["high"] == pytest.approx(0.005)
+    assert any("not distinguishable from 0" in w for w in f.warnings)
+
+
+def test_set_value_wins_over_measurement():
+    s = scenario_from_dict(ISSUE, overrides=["cache.warmup_lost_s=10"], today=TODAY)
+    f = apply_measurements(s, compare={"remote_lost_s": 500.0, "ratio": 0.99, "ratio_ci_low": 0.98, "ratio_ci_high": 1.0})
+    assert f.values["cache.warmup_lost_s"] == 10.0
+    assert f.values["cache.steady_slowdown_fraction"] == pytest.approx(0.01)
+    assert any("kept the --set value 10" in w for w in f.warnings)

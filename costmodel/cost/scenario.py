@@ -455,10 +455,14 @@ def apply_measurements(
 
     From ``compare`` (``costmodel compare --json`` output): ``cache.warmup_lost_s`` <- ``remote_lost_s``;
     ``cache.steady_slowdown_fraction`` <- ``steady_slowdown_fraction`` or else ``max(0, 1 - ratio)``;
-    ``cache.steady_hit_ratio`` <- ``remote_steady_hit_ratio`` when not null. From ``timeline_runs``
+    ``cache.steady_hit_ratio`` <- ``remote_steady_hit_ratio`` when not null. When ``ratio_ci_low`` and
+    ``ratio_ci_high`` are given, the slowdown also gets a triangular distribution over
+    ``[max(0, 1 - ci_high), max(0, 1 - ci_low)]`` (mode: the measured value) for Monte Carlo, and a
+    warning when that CI includes a ratio of 1. A value given with ``--set`` is kept over a measured
+    one (with a warning). From ``timeline_runs``
     (Runs; the ``remote`` ones when roles are set): ``cache.steady_hit_ratio`` <- the mean over runs of
     the mean ``cache_hit_ratio`` in each run's second half (the steady part). Null or absent fields leave
-    the scenario's value. A measured value replaces the scenario's (and its distribution).
+    the scenario's value. A measured value replaces the scenario file's (and its distribution).
     Raises ScenarioError for a measured value outside its range.
     """
     values = dict(scenario.values)
@@ -467,11 +471,16 @@ def apply_measurements(
     missing = list(scenario.missing)
     warnings = list(scenario.warnings)
     src = source or "<measurements>"
+    kept: set[str] = set()
 
     def put(key: str, v: float, what: str) -> None:
         param = PARAM_BY_KEY[key]
         if not math.isfinite(v) or not param.ok(v):
             raise ScenarioError(f"measured {what} = {v!r} is out of range; expected {param.expected()}", key=key, path=src)
+        if prov.get(key, {}).get("source") == "--set":
+            kept.add(key)
+            warnings.append(f"{key}: kept the --set value {values[key]:g} over the measured {what} = {v:.6g}")
+            return
         old = values.get(key)
         values[key] = float(v)
         dists.pop(key, None)
@@ -489,12 +498,29 @@ def apply_measurements(
                 lost = 0.0
             put("cache.warmup_lost_s", lost, "compare remote_lost_s")
         slow = _num_or_none(compare, "steady_slowdown_fraction", src)
-        if slow is not None:
-            put("cache.steady_slowdown_fraction", max(0.0, slow), "compare steady_slowdown_fraction")
+        ratio = _num_or_none(compare, "ratio", src)
+        key = "cache.steady_slowdown_fraction"
+        if slow is None and ratio is not None:
+            slow, what = max(0.0, 1.0 - ratio), "compare max(0, 1 - ratio)"
         else:
-            ratio = _num_or_none(compare, "ratio", src)
-            if ratio is not None:
-                put("cache.steady_slowdown_fraction", max(0.0, 1.0 - ratio), "compare max(0, 1 - ratio)")
+            what = "compare steady_slowdown_fraction"
+        if slow is not None:
+            put(key, max(0.0, slow), what)
+        if slow is not None and key not in kept:
+            ci_lo = _num_or_none(compare, "ratio_ci_low", src)
+            ci_hi = _num_or_none(compare, "ratio_ci_high", src)
+            if ci_lo is not None and ci_hi is not None and ci_lo <= ci_hi:
+                lo, hi = max(0.0, 1.0 - ci_hi), min(max(0.0, 1.0 - ci_lo), 0.999999)
+                mode = min(max(values[key], lo), hi)
+                if hi > lo:
+                    dists[key] = Distribution("triangular", {"low": lo, "mode": mode, "high": hi})
+                    prov[key]["distribution"] = {**dists[key].to_dict(), "from": "95 % CI of the throughput ratio"}
+                if ci_lo <= 1.0 <= ci_hi and values[key] > 0:
+                    warnings.append(
+                        f"{key}: the measured slowdown {values[key]:.4g} is not distinguishable from 0 (ratio 95 % CI "
+                        f"[{ci_lo:.4g}, {ci_hi:.4g}] includes 1) yet costs "
+                        "slowdown_usd; --set cache.steady_slowdown_fraction=0 to price it as none"
+                    )
         hit = _num_or_none(compare, "remote_steady_hit_ratio", src)
         if hit is not None:
             put("cache.steady_hit_ratio", hit, "compare remote_steady_hit_ratio")
