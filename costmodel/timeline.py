@@ -52,6 +52,8 @@ def is_timeline_parquet(path: str | os.PathLike[str]) -> bool:
             if fh.read(4) != b"PAR1":
                 return False
         md = pq.read_schema(path).metadata or {}
+        if METADATA_KEY not in md:  # files streamed batch by batch carry it in the file-level metadata
+            md = pq.read_metadata(path).metadata or {}
     except Exception:  # noqa: BLE001 - any unreadable file is simply "not a timeline"
         return False
     return METADATA_KEY in md
@@ -64,6 +66,8 @@ def read_runs(path: str | os.PathLike[str]) -> list[Run]:
     except Exception as exc:  # noqa: BLE001
         raise IngestError(f"not a readable Parquet file ({exc})", path=str(path)) from None
     md = table.schema.metadata or {}
+    if METADATA_KEY not in md:  # files streamed batch by batch carry it in the file-level metadata
+        md = pq.read_metadata(path).metadata or {}
     if METADATA_KEY not in md:
         raise IngestError("Parquet file has no costmodel run metadata; ingest it as a tabular log instead", path=str(path))
     meta = json.loads(md[METADATA_KEY])
