@@ -1,0 +1,132 @@
+"""`costmodel bench` on the command line: the familiar stdout, errors, Ctrl-C, and ingesting its outputs."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from costmodel.ingest import IngestOptions, load
+from test_bench import GIB, LINE_RE, SIZES, make_tree
+
+TOTAL = sum(SIZES.values())
+
+
+def bench(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "costmodel", "bench", *args], capture_output=True, text=True,
+                          timeout=120, **kw)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return make_tree(tmp_path / "data", SIZES)
+
+
+def test_stdout_is_the_familiar_client_and_ingests_as_benchtext(tree: Path, tmp_path: Path):
+    out = tmp_path / "run.jsonl"
+    proc = bench(str(tree), "--passes", "3", "--workers", "4", "--out", str(out), "--role", "remote")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == f"files={len(SIZES)} workers=4"
+    assert len(lines) == 4
+    for i, line in enumerate(lines[1:], start=1):
+        m = LINE_RE.match(line)
+        assert m and int(m.group(1)) == i and m.group(2) == f"{TOTAL / GIB:.2f}"
+    assert "Traceback" not in proc.stderr and "evicted 6 files" in proc.stderr
+    text = tmp_path / "client.txt"
+    text.write_text(proc.stdout)
+    [run] = load(text)
+    assert run.format == "benchtext"
+    assert run.table["step"].tolist() == [1, 2, 3]
+    assert run.metadata["files"] == len(SIZES) and run.metadata["workers"] == 4
+    # the JSONL of the same run
+    [jr] = load(out)
+    assert jr.format == "bench_jsonl" and jr.role == "remote"
+    assert jr.metadata["passes_completed"] == 3 and jr.metadata["status"] == "complete"
+
+
+def test_json_output(tree: Path):
+    proc = bench(str(tree), "--passes", "2", "--workers", "2", "--json", "-q")
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    assert d["files"] == len(SIZES) and d["total_bytes"] == TOTAL and d["workers"] == 2
+    assert [p["bytes"] for p in d["passes"]] == [TOTAL, TOTAL]
+    assert proc.stderr == ""
+
+
+@pytest.mark.parametrize(
+    "make, args, expect",
+    [
+        (lambda t: None, ["{t}/missing"], "no such directory"),
+        (lambda t: (t / "empty" / "sub").mkdir(parents=True), ["{t}/empty"], "No files found under {t}/empty"),
+        (lambda t: make_tree(t / "d", {"a": 1}), ["{t}/d", "--passes", "0"], "--passes must be at least 1"),
+        (lambda t: make_tree(t / "d", {"a": 1}), ["{t}/d", "--no-evict", "--direct"], "--no-evict contradicts"),
+        (lambda t: make_tree(t / "d", {"a": 1}), ["{t}/d", "--block-mib", "0.0001"], "4 KiB pages"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path: Path, make, args, expect):
+    make(tmp_path)
+    out = tmp_path / "o.jsonl"
+    proc = bench(*[a.format(t=tmp_path) for a in args], "--out", str(out))
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in proc.stderr
+    assert expect.format(t=tmp_path) in err[0]
+    assert not out.exists() and not list(tmp_path.glob("*.partial"))
+
+
+def test_unreadable_file_listed_on_stderr_not_fatal(tree: Path, tmp_path: Path):
+    if os.geteuid() == 0:
+        pytest.skip("root reads files whatever their mode (the API test covers vanished files)")
+    (tree / "m.bin").chmod(0)
+    proc = bench(str(tree), "--passes", "1", "--workers", "2")
+    assert proc.returncode == 0
+    assert "unreadable: m.bin: PermissionError" in proc.stderr
+
+
+def _wait_for_line(proc: subprocess.Popen, prefix: str, timeout_s: float = 60) -> str:
+    t_end = time.monotonic() + timeout_s
+    while time.monotonic() < t_end:
+        line = proc.stdout.readline()
+        if line.startswith(prefix):
+            return line
+        if not line and proc.poll() is not None:
+            break
+    raise AssertionError(f"no line starting with {prefix!r}")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_keeps_a_complete_record_marked_interrupted(tree: Path, tmp_path: Path, sig):
+    out = tmp_path / "int.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "costmodel", "bench", str(tree), "--passes", "1000000", "--workers", "2",
+         "--out", str(out), "-q"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background shell ignores SIGINT
+    )
+    try:
+        _wait_for_line(proc, "pass=3 ")
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "interrupted: kept" in err and "Traceback" not in err
+    assert not (tmp_path / "int.jsonl.partial").exists()
+    recs = [json.loads(line) for line in out.read_text().splitlines()]  # every line is whole JSON
+    assert recs[0]["type"] == "run" and recs[-1]["type"] == "end"
+    assert recs[-1]["status"] == "interrupted"
+    done = [r for r in recs if r["type"] == "pass" and not r["interrupted"]]
+    assert recs[-1]["passes_completed"] == len(done) >= 3
+    assert all(r["bytes"] == TOTAL for r in done)
+    [run] = load(out)
+    assert run.metadata["status"] == "interrupted"
+    assert any("interrupted (Ctrl-C)" in w for w in run.warnings)
