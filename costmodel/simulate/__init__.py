@@ -174,7 +174,7 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
                           truncated=tr.truncated, colocated=co_table,
                           edge_steps=p.lookahead_steps if w.cache.policy == "predictive" else 0,
                           dataset_samples=w.dataset.samples)
-        s["warmup_method"] = method
+        s["warmup_method"] = "epoch rule (periodic series)" if s["warmup_by_epoch"] else method
         s["run_id"] = run_id
         if method != "rule":
             from .summary import settle_index

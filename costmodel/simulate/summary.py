@@ -4,7 +4,10 @@
 returns a step; otherwise (and always as ``warmup_end_step_rule``) from the simulator's own rule:
 the steady level is the median of the last quarter of the steps, and warm-up ends at the first step
 from which every later step's rolling mean (window ``max(5, n // 100)``) stays within
-``tolerance`` (1 %) of that level.
+``tolerance`` (1 %) of that level. When samples/s never settles step by step because it follows each
+epoch's cycle (a cache smaller than a reshuffled dataset), and at least two complete epochs were simulated,
+warm-up ends at the first epoch from which every complete epoch's samples/s is within 1 % of the last one's
+(``warmup_method`` says which rule was used).
 """
 from __future__ import annotations
 
@@ -93,13 +96,24 @@ def summarise_run(table: pd.DataFrame, warmup_step: int, *, steps_per_run: int, 
     settled = hit_settle <= 0.75 * n
     start = min(max(warmup_step, hit_settle if settled else 0), max(n - 1, 0))
     window = "after_warmup"
+    epoch_rule = False
     if dataset_samples and "epoch" in table and n:
         # several epochs: the steady state is periodic, so read it over the last complete epoch
-        per_epoch = table.groupby("epoch")["samples"].sum()
-        # a step belongs to the epoch of its first sample, so an epoch may be short by < one step
+        # (a step belongs to the epoch of its first sample, so an epoch may be short by < one step)
         spp = float(table["samples"].max())
+        g = table.groupby("epoch")
+        per_epoch = g["samples"].sum()
         complete = per_epoch.index[per_epoch > dataset_samples - spp].tolist()
         if len(complete) >= 2:
+            if warmup_step > 0.75 * n:
+                # samples/s never settled step by step (it follows the epoch's cycle): compare whole epochs
+                rate = (g["samples"].sum() / g["step_time_s"].sum()).loc[complete]
+                ok = (np.abs(rate / rate.iloc[-1] - 1) <= TOLERANCE).to_numpy()
+                first_ok = len(ok) - 1
+                while first_ok > 0 and ok[first_ok - 1]:
+                    first_ok -= 1
+                warmup_step = int(np.flatnonzero(table["epoch"].to_numpy() == complete[first_ok])[0])
+                epoch_rule = True
             idx = np.flatnonzero(table["epoch"].to_numpy() == complete[-1])
             if idx[0] >= warmup_step:
                 start = int(idx[0])
@@ -125,6 +139,7 @@ def summarise_run(table: pd.DataFrame, warmup_step: int, *, steps_per_run: int, 
     steady_samples = float(steady["samples"].sum())
     out: dict[str, Any] = {
         "warmup_end_step": int(warmup_step),
+        "warmup_by_epoch": epoch_rule,
         "warmup_end_t_s": float(table["t_s"].iloc[min(warmup_step, n - 1)]) if n else 0.0,
         "hit_ratio_settled_step": int(table["step"].iloc[hit_settle]) if n else 0,
         "steady_from_step": int(table["step"].iloc[start]) if n else 0,
