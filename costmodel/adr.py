@@ -109,6 +109,16 @@ def _usd(x: float | None) -> str:
     return "unknown" if x is None else f"USD {x:,.0f}"
 
 
+def _relative_to(path: str, base_dir: str | os.PathLike[str] | None) -> str:
+    """``path`` as a link from a record in ``base_dir`` (unchanged without one, or for a URL)."""
+    if base_dir is None or urllib.parse.urlsplit(path).scheme in ("http", "https"):
+        return path
+    try:
+        return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(base_dir))).as_posix()
+    except ValueError:  # another drive on Windows
+        return path
+
+
 def _inputs_rows(inputs: Iterable[Any]) -> list[tuple[str, str, str]]:
     rows = []
     for entry in inputs:
@@ -141,12 +151,15 @@ def render_adr(
     consulted: Sequence[str] = (),
     informed: Sequence[str] = (),
     supersedes: str | None = None,
+    base_dir: str | os.PathLike[str] | None = None,
 ) -> str:
     """MADR 4.0 Markdown for ``decision``.
 
     ``date`` (``YYYY-MM-DD`` or a date; None means today in UTC) is injectable for reproducible
     records. ``inputs`` are paths (or ``(label, path)`` pairs) listed with their SHA-256.
     ``compare`` and ``cost`` are the JSON dicts the decision used (for figures in the text).
+    ``base_dir`` is the folder the record will live in: input links are made relative to it
+    (:func:`write_adr` passes its folder); the text still shows each path as given.
     Raises ChecklistError for a bad date.
     """
     day = _as_date(date)
@@ -300,7 +313,7 @@ def render_adr(
         w("| --- | --- | --- |")
         for label, path, digest in rows:
             shown = f"`{digest}`" if not digest.startswith("(") else md_escape(digest)
-            w(f"| {_md_cell(label)} | {_md_link(path, path)} | {shown} |")
+            w(f"| {_md_cell(label)} | {_md_link(path, _relative_to(path, base_dir))} | {shown} |")
     w("")
     w("Checklist as decided (answer: what counts; source: person, evidence or none):")
     w("")
@@ -388,6 +401,7 @@ def write_adr(
         if _superseded_text(old.read_text(encoding="utf-8"), 0) is None:
             raise ChecklistError(f"{old}: no front-matter 'status:' line to mark as superseded")
         kwargs["supersedes"] = old.name
+    kwargs.setdefault("base_dir", d)
     text = render_adr(decision, title=title, date=date, **kwargs)
     try:
         d.mkdir(parents=True, exist_ok=True)

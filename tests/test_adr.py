@@ -106,6 +106,16 @@ def test_inputs_listed_with_sha256(tmp_path):
     assert "[report/index.html](report/index.html)" in text
 
 
+def test_input_links_are_relative_to_the_record(tmp_path):
+    inp = tmp_path / "in" / "cost.json"
+    inp.parent.mkdir()
+    inp.write_text("{}")
+    path = adr.write_adr(tmp_path / "doc" / "adr", go(), title="t", date="2026-10-01", inputs=[("cost", inp)])
+    row = next(line for line in path.read_text().splitlines() if line.startswith("| cost |"))
+    assert "](../../in/cost.json)" in row and f"[{inp}]".replace("_", "\\_") in row
+    assert (path.parent / "../../in/cost.json").resolve() == inp.resolve()
+
+
 def test_numbering_and_never_overwriting(tmp_path):
     d = tmp_path / "doc" / "adr"
     p1 = adr.write_adr(d, go(), title="Use the cache!", date="2026-10-01")
