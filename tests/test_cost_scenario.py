@@ -254,3 +254,16 @@ def test_set_value_wins_over_measurement():
     assert f.values["cache.warmup_lost_s"] == 10.0
     assert f.values["cache.steady_slowdown_fraction"] == pytest.approx(0.01)
     assert any("kept the --set value 10" in w for w in f.warnings)
+
+
+def test_sync_extra_from_the_replication_table():
+    d = priced(sync_extra_item="s3_rtc_transfer")
+    del d["replica"]["sync_extra_usd_per_gb"]
+    s = scenario_from_dict(d, today=TODAY)
+    assert s.values["replica.sync_extra_usd_per_gb"] == 0.015
+    assert s.provenance["replica.sync_extra_usd_per_gb"]["source"] == "price table replication.csv:2"
+    plain = scenario_from_dict(priced(), today=TODAY)
+    assert plain.values["replica.sync_extra_usd_per_gb"] == 0.0
+    d["prices"]["sync_extra_item"] = "s3_rtc"
+    with pytest.raises(PriceError, match="did you mean 's3_rtc_transfer'"):
+        scenario_from_dict(d, today=TODAY)

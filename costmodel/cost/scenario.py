@@ -378,7 +378,7 @@ def _build(
                     {"key": key, "usd": values[key], "unit": param.unit, "source": origin(key), "as_of": None, "verified": None}
                 )
             continue
-        if param.fill in ("transfer", "storage", "instance"):
+        if param.fill in ("transfer", "storage", "instance") or (param.fill == "sync" and settings.get("prices.sync_extra_item")):
             row, mult = _fill_price(param, settings, prices_dir)
             values[key] = row.usd * mult
             prov[key] = {"value": values[key], "source": f"price table {row.ref()}", "as_of": row.as_of or None}
@@ -419,7 +419,7 @@ def _build(
 
 def _fill_price(param: Param, settings: dict[str, Any], prices_dir: Any) -> tuple[PriceRow, float]:
     key = param.key
-    need = ["prices.provider", "prices.dst_region"] + (["prices.src_region"] if param.fill == "transfer" else [])
+    need = ["prices.provider", "prices.dst_region"] + (["prices.src_region"] if param.fill in ("transfer", "sync") else [])
     if param.fill == "instance":
         need.append("training.instance_type")
     lacking = [k for k in need if not settings.get(k)]
@@ -434,6 +434,9 @@ def _fill_price(param: Param, settings: dict[str, Any], prices_dir: Any) -> tupl
     try:
         if param.fill == "transfer":
             row = table.lookup(provider, "inter_region", settings["prices.src_region"], dst, key="prices.dst_region")
+        elif param.fill == "sync":
+            row = table.lookup(provider, settings["prices.sync_extra_item"], settings["prices.src_region"], dst,
+                               key="prices.sync_extra_item")
         elif param.fill == "storage":
             row = table.lookup(provider, settings["prices.storage_item"], dst, key="prices.storage_item")
         else:

@@ -24,7 +24,7 @@ class Param:
     hi_open: bool = False
     required: bool = False
     default: float | None = None
-    fill: str | None = None  # "transfer", "storage", "instance" (price tables) or "measure"
+    fill: str | None = None  # "transfer", "storage", "instance", "sync" (price tables) or "measure"
     model: bool = True  # an input of the vectorised cost model
     integer: bool = False
     help: str = ""
@@ -68,7 +68,7 @@ PARAMS: tuple[Param, ...] = (
     Param("cache.steady_slowdown_fraction", "fraction of training time lost in steady state", hi=1.0, hi_open=True, required=True, fill="measure"),
     Param("cache.usd_per_month", "USD/month for cache infrastructure", default=0.0),
     Param("replica.storage_usd_per_gb_month", "USD per GB-month in the GPU region", required=True, fill="storage"),
-    Param("replica.sync_extra_usd_per_gb", "USD/GB on top of transfer for syncing (e.g. S3 RTC)", default=0.0),
+    Param("replica.sync_extra_usd_per_gb", "USD/GB on top of transfer for syncing (e.g. S3 RTC)", default=0.0, fill="sync"),
     Param("replica.ops_usd_per_month", "USD/month for replication tooling and people", default=0.0),
     Param("wait.expected_wait_hours_per_run", "hours of waiting per run for GPUs in the data region", default=0.0),
     Param("wait.delay_usd_per_hour", "USD value of one hour of delay", default=0.0),
@@ -98,6 +98,7 @@ STRINGS: dict[str, str | None] = {
     "prices.src_region": None,
     "prices.dst_region": None,
     "prices.storage_item": "s3_standard",
+    "prices.sync_extra_item": None,  # e.g. s3_rtc_transfer: fills replica.sync_extra_usd_per_gb
 }
 PASSTHROUGH = ("workload",)
 SECTIONS = ("dataset", "training", "link", "cache", "replica", "wait", "prices")
