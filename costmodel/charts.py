@@ -178,8 +178,13 @@ def _as_dicts(fits: Iterable[Any]) -> list[Mapping[str, Any]]:
     return [f.to_dict() if hasattr(f, "to_dict") else f for f in fits]
 
 
-def _fit_by_run(fits: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
-    return {str(f.get("run_id")): f for f in fits}
+def _fit_by_run(fits: Iterable[Mapping[str, Any]]) -> dict[Any, Mapping[str, Any]]:
+    """Fits keyed by run id and by (role, run id): the same id may appear on both sides."""
+    out: dict[Any, Mapping[str, Any]] = {}
+    for f in fits:
+        out.setdefault(str(f.get("run_id")), f)
+        out[(str(f.get("role") or ""), str(f.get("run_id")))] = f
+    return out
 
 
 def _pick_metric(runs: Sequence[Any], fits: Sequence[Mapping[str, Any]], metric: str | None) -> str:
@@ -228,7 +233,7 @@ def throughput(
             continue
         pred = _is_predicted(run)
         label = run_label(run.run_id, pred)
-        fit = by_run.get(str(run.run_id), {})
+        fit = by_run.get((run.role or "", str(run.run_id))) or by_run.get(str(run.run_id), {})
         end_key = "warmup_end_step" if ax == "step" else "warmup_end_t_s"
         w_end = _num(fit.get(end_key))
         x0, x1 = float(d[ax].min()), float(d[ax].max())

@@ -247,6 +247,7 @@ class Inputs:
     colocated: list[Any]
     remote: list[Any]
     files: list[InputFile]
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def runs(self) -> list[Any]:
@@ -273,16 +274,23 @@ class Inputs:
 
 
 def load_inputs(params: ReportParams) -> Inputs:
-    """Ingest the co-located and remote files (with their roles) and hash every input."""
-    from .ingest import IngestOptions, load
+    """Ingest each side's files as ``costmodel compare`` does (``load_many`` with the side's role)
+    and hash every input file. Raises IngestError for an unreadable input."""
+    from .ingest import IngestOptions, load_many
     from .util import sha256_file
 
     sides: dict[str, list[Any]] = {"colocated": [], "remote": []}
     files: list[InputFile] = []
+    warnings: list[str] = []
     for role in ("colocated", "remote"):
-        for path in getattr(params, role):
-            runs = load(path, IngestOptions(role=role))
-            sides[role].extend(runs)
+        paths = list(getattr(params, role))
+        if not paths:
+            continue
+        result = load_many(paths, IngestOptions(role=role))
+        sides[role] = list(result.runs)
+        warnings += [f"{role}: {w}" for w in result.warnings]
+        for path in paths:
+            runs = [r for r in result.runs if r.source == path]
             files.append(
                 InputFile(
                     role=role,
@@ -296,19 +304,7 @@ def load_inputs(params: ReportParams) -> Inputs:
             )
     for role, path in (("scenario", params.scenario), ("answers", params.answers)):
         files.append(InputFile(role=role, path=path, sha256=sha256_file(path), size_bytes=os.path.getsize(path)))
-    _unique_run_ids(sides["colocated"] + sides["remote"])
-    return Inputs(colocated=sides["colocated"], remote=sides["remote"], files=files)
-
-
-def _unique_run_ids(runs: Sequence[Any]) -> None:
-    """Suffix repeated run ids ``#2``, ``#3``... (as ``ingest.load_many`` does), in place."""
-    seen: dict[str, int] = {}
-    for r in runs:
-        n = seen.get(r.run_id, 0) + 1
-        seen[r.run_id] = n
-        if n > 1:
-            r.run_id = f"{r.run_id}#{n}"
-            r.table["run_id"] = r.run_id
+    return Inputs(colocated=sides["colocated"], remote=sides["remote"], files=files, warnings=warnings)
 
 
 def fit_runs(inputs: Inputs, params: ReportParams) -> list[Any]:
