@@ -288,3 +288,34 @@ def test_unknown_format_option(tmp_path: Path) -> None:
     with pytest.raises(IngestError, match="expected one of"):
         load(p, IngestOptions(fmt="nope"))
     assert np.isnan(load(p, IngestOptions(fmt="csv"))[0].table["t_s"]).all()
+
+
+# ------------------------------------------------------------------ streaming (inputs larger than memory)
+
+
+def test_streaming_matches_whole_file_load(tmp_path: Path) -> None:
+    from costmodel.ingest.stream import ingest_to_parquet
+
+    n = 20000
+    rows = [f"{i},{100 + i % 7},{250 + i % 3},{80 + i % 20},{1000 + i % 11}" for i in range(1, n + 1)]
+    rows[12000] = f"{12000},5,250,80,1000"  # duplicate of the previous step, far from the first batch
+    p = _w(tmp_path, "big.csv", "step,samples/s,step_time_ms,gpu_util_pct,read_MiBps\n" + "\n".join(rows) + "\n")
+    whole = load(p)[0]
+    out = tmp_path / "t.parquet"
+    res = ingest_to_parquet([p], out, IngestOptions(), stream_bytes=0, block_bytes=64 * 1024)  # many small batches
+    assert res.runs[0].rows == whole.rows == n - 1 and res.rejected_rows == 1
+    assert res.rejected[0].line == 12002 and "duplicate step 12000" in res.rejected[0].reason
+    (back,) = read_runs(out)
+    for c in ("step", "samples_per_s", "step_time_s", "gpu_util", "read_bytes_per_s", "t_s"):
+        np.testing.assert_allclose(back.table[c].to_numpy(dtype=float), whole.table[c].to_numpy(dtype=float))
+    assert back.metadata["streamed"] is True
+
+
+def test_streaming_bad_file_writes_nothing(tmp_path: Path) -> None:
+    from costmodel.ingest.stream import ingest_to_parquet
+
+    p = _w(tmp_path, "bad.csv", "step,samples_per_s\n" + "".join(f"{i},-1\n" for i in range(1, 5000)))
+    out = tmp_path / "t.parquet"
+    with pytest.raises(IngestError, match="rows are bad"):
+        ingest_to_parquet([p], out, IngestOptions(), stream_bytes=0, block_bytes=16 * 1024)
+    assert not out.exists() and [x.name for x in tmp_path.iterdir()] == ["bad.csv"]

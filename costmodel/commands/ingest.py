@@ -10,7 +10,15 @@ DESCRIPTION = HELP + """
 
 Formats are sniffed from the content; --format overrides. Each file makes one or more runs.
 Units are converted to SI (bytes, seconds, bytes/s, fractions 0..1). Bad rows in a good file are
-rejected, counted and reported (first 10 with line numbers); --strict makes them fatal.
+rejected, counted and reported (first 10 with line numbers); --strict makes them fatal. A file with
+more than 10 % bad rows is a bad file (exit 2, nothing written).
+With -o, CSV/TSV inputs of 512 MiB or more (COSTMODEL_STREAM_BYTES) are streamed batch by batch into
+the Parquet file, so inputs larger than memory work. GPU telemetry given with a training run is
+merged onto it by time (gpu_util, gpu_power_w).
+Formats (--format): timeline, benchtext, tabular (csv, tsv, jsonl, parquet, kv), fio_json, fio_log
+(fio_bw, fio_iops, fio_lat, fio_clat_hist), dlio (dlio_summary, dlio_epochs, dlio_output,
+mlperf_storage_report, dlio_log, iostat), gpu (nvidia_smi, dcgmi, dcgm_exporter), freeform (mllog,
+speed, tf, throughput, superbench, elbencho, pattern).
 """
 
 
@@ -51,6 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..timeline import write_runs
     from ..ingest import IngestOptions, load_many
+    from ..ingest.stream import ingest_to_parquet, should_stream
     from ._common import emit_json, progress
 
     opts = IngestOptions(
@@ -61,9 +70,13 @@ def run(args: argparse.Namespace) -> int:
         pattern=args.pattern,
         strict=args.strict,
     )
-    result = load_many(args.files, opts)
-    if args.output:
-        write_runs(result.runs, args.output)
+    if args.output and any(should_stream(f) for f in args.files):
+        # CSV/TSV inputs too big to hold: converted batch by batch straight into the Parquet file
+        result = ingest_to_parquet(args.files, args.output, opts)
+    else:
+        result = load_many(args.files, opts)
+        if args.output:
+            write_runs(result.runs, args.output)
     if args.json:
         emit_json(result.to_dict())
     else:

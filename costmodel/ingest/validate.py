@@ -35,6 +35,11 @@ USABLE_COLUMNS = tuple(METRIC_COLUMNS) + ("gpu_power_w", "samples", "tokens_per_
 FLOAT_COLUMNS = tuple(c for c, (dt, _u, _m) in TIMELINE_COLUMNS.items() if dt == "float64")
 
 
+def too_many_bad(n_bad: int, total: int) -> bool:
+    """The rule that turns "a good file with a few bad rows" into "a bad file"."""
+    return n_bad > MIN_BAD_ALLOWED and n_bad > MAX_BAD_FRACTION * max(total, 1)
+
+
 def run_id_for(path: Path, options: Any, suffix: str = "") -> str:
     """Default run id: ``--run-id`` or the file name without extension, plus ``:suffix`` for sub-runs."""
     base = getattr(options, "run_id", None) or path.stem
@@ -66,6 +71,9 @@ def build_run(
     source_rows: int | None = None,
     check_step_order: bool = True,
     strict: bool = False,
+    carry_step: float | None = None,
+    carry_t: float | None = None,
+    check_threshold: bool = True,
 ) -> Run:
     """Validate ``columns`` (Timeline name -> array, SI units) and return a Run.
 
@@ -135,9 +143,9 @@ def build_run(
             nonint = ~np.isfinite(sv) | (np.floor(sv) != sv) | (np.abs(sv) > 2.0**53)
         if nonint.any():
             _reject_rows(nonint, lambda i: f"step = {sv[i]!r} (expected an integer)", rejected, reasons, "step")
-        if check_step_order and n > 1:
+        if check_step_order and (n > 1 or carry_step is not None):
             s_ok = np.where(rejected, -np.inf, sv)
-            prev = np.maximum.accumulate(np.concatenate(([-np.inf], s_ok[:-1])))
+            prev = np.maximum.accumulate(np.concatenate(([-np.inf if carry_step is None else carry_step], s_ok[:-1])))
             dup = (sv == prev) & ~rejected
             back = (sv < prev) & ~rejected
             if dup.any():
@@ -151,14 +159,14 @@ def build_run(
         step = np.arange(n, dtype="int64")
 
     # time: never backwards
-    if "t_s" in floats and n > 1:
+    if "t_s" in floats and (n > 1 or carry_t is not None):
         t = floats["t_s"]
         with np.errstate(invalid="ignore"):
             bad_t = np.isinf(t)
         if bad_t.any():
             _reject_rows(bad_t, lambda i: f"t_s = {t[i]} (expected a finite time)", rejected, reasons, "t_s")
         t_ok = np.where(rejected | np.isnan(t), -np.inf, t)
-        prev_t = np.maximum.accumulate(np.concatenate(([-np.inf], t_ok[:-1])))
+        prev_t = np.maximum.accumulate(np.concatenate(([-np.inf if carry_t is None else carry_t], t_ok[:-1])))
         with np.errstate(invalid="ignore"):
             back_t = (t < prev_t) & ~rejected
         if back_t.any():
@@ -183,7 +191,7 @@ def build_run(
                 f"{n_bad} bad row(s) and --strict is set; first: {first.reason}", path=first.path, line=first.line, field=first.field
             )
         kept = n - int(rejected.sum())
-        if kept == 0 or (n_bad > MIN_BAD_ALLOWED and n_bad > MAX_BAD_FRACTION * max(total, 1)):
+        if check_threshold and (kept == 0 or too_many_bad(n_bad, total)):
             raise IngestError(
                 f"{n_bad} of {total} rows are bad (a file may lose at most {MAX_BAD_FRACTION:.0%} of its rows); "
                 f"first: {first.reason}",
@@ -206,7 +214,7 @@ def build_run(
             warnings.append(f"{src}: t_s is the cumulative step time; {int(np.isnan(st).sum())} step(s) without a step time count as 0 s")
         metadata.setdefault("t_s_from", "cumsum(step_time_s)")
 
-    if not any(np.isfinite(floats[c]).any() for c in floats if c in USABLE_COLUMNS):
+    if check_threshold and not any(np.isfinite(floats[c]).any() for c in floats if c in USABLE_COLUMNS):
         raise IngestError(
             f"no usable value: every {', '.join(c for c in floats if c in USABLE_COLUMNS)} cell is empty", path=src
         )

@@ -1,0 +1,242 @@
+"""Streaming ingestion: CSV/TSV logs larger than memory into a Timeline Parquet, batch by batch.
+
+``costmodel ingest BIG.csv -o timeline.parquet`` streams every CSV/TSV input whose size is at least
+:data:`STREAM_BYTES` (other inputs are read whole and written into the same file). Memory stays at
+about one Arrow batch (``block_bytes``, 64 MiB of CSV text by default) whatever the file size:
+``pyarrow.csv.open_csv`` reads a batch, the same vectorised conversion and validation as
+:func:`costmodel.ingest.load` runs on it (step order and time order carried across batches), and a
+``pyarrow.parquet.ParquetWriter`` appends it. The file appears only when everything succeeded
+(temporary name, then rename); the bad-row threshold is checked over the whole file.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import IngestError
+from ..schema import TIMELINE_COLUMNS, Rejection, Run, to_timeline
+from ..util import atomic_path, to_jsonable
+from .frame import convert
+from .validate import build_run, run_id_for, too_many_bad
+
+#: CSV/TSV inputs at least this large are streamed when writing with -o
+STREAM_BYTES = int(os.environ.get("COSTMODEL_STREAM_BYTES", str(512 * 1024 * 1024)))
+BLOCK_BYTES = 64 * 1024 * 1024
+
+
+class StreamedRun(Run):
+    """A Run whose rows went straight to Parquet: ``table`` is empty, ``rows``/``columns`` are counted."""
+
+    n_rows: int = 0
+    present: list[str] = []
+
+    @property
+    def rows(self) -> int:  # type: ignore[override]
+        return self.n_rows
+
+    @property
+    def columns(self) -> list[str]:  # type: ignore[override]
+        return list(self.present)
+
+
+def should_stream(path: str | Path, stream_bytes: int | None = None) -> bool:
+    """True when ``path`` is a CSV/TSV log big enough to stream."""
+    from .api import _head
+    from .tabular import dialect
+
+    p = Path(path)
+    limit = STREAM_BYTES if stream_bytes is None else stream_bytes
+    try:
+        if not p.is_file() or p.stat().st_size < limit:
+            return False
+        return dialect(_head(p), p) in ("csv", "tsv")
+    except OSError:
+        return False
+
+
+def _arrow_schema() -> Any:
+    import pyarrow as pa
+
+    fields = []
+    for col, (dtype, _u, _m) in TIMELINE_COLUMNS.items():
+        fields.append(pa.field(col, pa.string() if dtype == "string" else pa.int64() if dtype == "int64" else pa.float64()))
+    return pa.schema(fields)
+
+
+def _to_arrow(table: Any, schema: Any) -> Any:
+    """A Timeline frame as an Arrow table of ``schema`` (constant string columns built without Python objects)."""
+    import pyarrow as pa
+
+    arrays = []
+    m = len(table)
+    for f in schema:
+        col = table[f.name]
+        if f.type == pa.string():
+            value = str(col.iloc[0]) if m else ""
+            arrays.append(pa.DictionaryArray.from_arrays(pa.array(np.zeros(m, dtype="int32")), pa.array([value])).dictionary_decode())
+        else:
+            arrays.append(pa.array(col.to_numpy(dtype="int64" if f.type == pa.int64() else "float64"), type=f.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: int = BLOCK_BYTES,
+               run_id: str | None = None) -> StreamedRun:
+    """Append one CSV/TSV file to ``writer`` batch by batch; returns its summary Run (no rows in memory)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    from .api import _head
+    from .tabular import NULL_VALUES, _delimiter, arrow_csv_plan, dialect
+
+    src = str(path)
+    head = _head(path)
+    delim = "\t" if dialect(head, path) == "tsv" else _delimiter(head)
+    names, skip, plan, _notes = arrow_csv_plan(path, options, delim)
+    if not plan:
+        raise IngestError(f"no usable column: header has {', '.join(names[:15])}", path=src, line=skip + 1)
+    include = [n for n in names if n in plan]
+    types = {n: pa.float64() for n in include if not (plan[n].column == "t_s" and plan[n].time_kind)}
+    skipped: list[str] = []
+
+    def on_invalid(row: Any) -> str:
+        skipped.append(f"expected {row.expected_columns} fields, found {row.actual_columns}")
+        return "skip"
+
+    try:
+        reader = pacsv.open_csv(
+            path,
+            read_options=pacsv.ReadOptions(skip_rows=skip, block_size=block_bytes),
+            parse_options=pacsv.ParseOptions(delimiter=delim, invalid_row_handler=on_invalid),
+            convert_options=pacsv.ConvertOptions(include_columns=include, column_types=types, null_values=NULL_VALUES,
+                                                 strings_can_be_null=True),
+        )
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise IngestError(f"cannot stream as CSV: {exc}", path=src) from None
+    rid = run_id or run_id_for(path, options)
+    role = getattr(options, "role", "") or ""
+    strict = getattr(options, "strict", False)
+    rows = 0
+    source_rows = 0
+    carry_step: float | None = None
+    carry_t: float | None = None
+    t_offset = 0.0
+    start_abs: float | None = None
+    rejected: list[Rejection] = []
+    warnings: list[str] = []
+    meta: dict[str, Any] = {}
+    present: set[str] = set()
+    first = True
+    while True:
+        try:
+            batch = reader.read_next_batch()
+        except StopIteration:
+            break
+        except pa.ArrowInvalid as exc:
+            raise IngestError(
+                f"a cell is not a number ({exc}); streaming needs numeric cells: fix the file or ingest without -o",
+                path=src,
+            ) from None
+        n = batch.num_rows
+        if n == 0:
+            continue
+        from .tabular import _arrow_to_numpy
+
+        cols, nan_cells = _arrow_to_numpy(pa.Table.from_batches([batch]), True)
+        del batch
+        conv = convert(cols, options, source=src)
+        for s, mask in nan_cells.items():
+            c = conv.mapped.get(s.strip())
+            if c:
+                conv.invalid[c] = conv.invalid[c] | mask if c in conv.invalid else mask
+        if "start_epoch_s" in conv.metadata and "t_s" in conv.columns:
+            if start_abs is None:
+                start_abs = conv.metadata["start_epoch_s"]
+            conv.columns["t_s"] = conv.columns["t_s"] + (conv.metadata["start_epoch_s"] - start_abs)
+        derived_t = "t_s" not in conv.columns and "step_time_s" in conv.columns
+        lines = np.arange(n, dtype="int64") + skip + 2 + source_rows
+        run = build_run(conv.columns, path=path, run_id=rid, fmt="tabular/csv" if delim != "\t" else "tabular/tsv",
+                        role=role, lines=lines, invalid=conv.invalid, metadata={}, strict=strict,
+                        carry_step=carry_step, carry_t=carry_t, check_threshold=False)
+        if derived_t:
+            run.table["t_s"] = run.table["t_s"].to_numpy() + t_offset
+        if first:
+            meta = {**conv.metadata, **run.metadata, "streamed": True}
+            meta.pop("start_epoch_s", None)
+            if start_abs is not None:
+                meta["start_epoch_s"] = start_abs
+            warnings += conv.warnings
+            first = False
+        rejected += run.rejected
+        source_rows += n
+        if run.rows:
+            tab = run.table
+            present |= set(run.columns)
+            carry_step = float(tab["step"].iloc[-1])
+            tv = tab["t_s"].to_numpy(dtype="float64")
+            if np.isfinite(tv).any():
+                carry_t = float(np.nanmax(tv)) if carry_t is None else max(carry_t, float(np.nanmax(tv)))
+                if derived_t:
+                    t_offset = float(tv[-1])
+            writer.write_table(_to_arrow(tab, schema))
+            rows += run.rows
+    total = source_rows + len(skipped)
+    rejected += [Rejection(path=src, line=None, reason=f"malformed row: {why}") for why in skipped]
+    if rejected and (strict or rows == 0 or too_many_bad(len(rejected), total)):
+        first_bad = rejected[0]
+        raise IngestError(f"{len(rejected)} of {total} rows are bad; first: {first_bad.reason}", path=first_bad.path,
+                          line=first_bad.line, field=first_bad.field)
+    if rows == 0:
+        raise IngestError("no data rows", path=src)
+    out = StreamedRun(run_id=rid, table=to_timeline(__import__("pandas").DataFrame(), rid, role), format="tabular/csv",
+                      source=src, role=role, metadata=meta, rejected=rejected, warnings=warnings)
+    out.n_rows = rows
+    out.present = [c for c in TIMELINE_COLUMNS if c in present and c not in ("run_id", "role")]
+    return out
+
+
+def ingest_to_parquet(
+    paths: Sequence[str | Path], out: str | Path, options: Any, stream_bytes: int | None = None, block_bytes: int = BLOCK_BYTES
+) -> Any:
+    """Read ``paths`` into one Timeline Parquet at ``out``, streaming big CSV/TSV inputs. Returns an IngestResult."""
+    import pyarrow.parquet as pq
+
+    from .api import IngestResult, load_many
+    from ..timeline import METADATA_KEY
+
+    big = [p for p in paths if should_stream(p, stream_bytes)]
+    small = [p for p in paths if p not in big]
+    schema = _arrow_schema()
+    runs: list[Run] = []
+    res_small = load_many(small, options) if small else None
+    with atomic_path(out) as tmp:
+        writer = pq.ParquetWriter(tmp, schema)
+        try:
+            if res_small is not None:
+                for r in res_small.runs:
+                    writer.write_table(_to_arrow(to_timeline(r.table, r.run_id, r.role), schema))
+                runs += res_small.runs
+            seen = {r.run_id for r in runs}
+            for p in big:
+                base = run_id_for(Path(p), options)
+                rid, k = base, 2
+                while rid in seen:
+                    rid, k = f"{base}#{k}", k + 1
+                seen.add(rid)
+                runs.append(stream_csv(Path(p), options, writer, schema, block_bytes=block_bytes, run_id=rid))
+            meta = [
+                {"run_id": r.run_id, "format": r.format, "source": r.source, "role": r.role,
+                 "metadata": to_jsonable(r.metadata), "rejected": [x.to_dict() for x in r.rejected[:1000]],
+                 "warnings": list(r.warnings)}
+                for r in runs
+            ]
+            writer.add_key_value_metadata({METADATA_KEY.decode(): json.dumps(meta)})
+        finally:
+            writer.close()
+    rejected = [x for r in runs for x in r.rejected]
+    warnings = (res_small.warnings if res_small else []) + [w for r in runs if isinstance(r, StreamedRun) for w in r.warnings]
+    warnings += [str(x) for x in rejected[:10] if res_small is None or x not in res_small.rejected]
+    return IngestResult(runs=runs, rejected=rejected, warnings=warnings)
