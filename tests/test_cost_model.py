@@ -293,3 +293,16 @@ def test_break_even_is_a_real_crossing(size, hit, runs, epochs, cold, storage, k
     if PARAM_BY_KEY[key].ok(x + step):
         assert above.options[b["above"]].total_usd <= min(above.options["cross_region"].total_usd,
                                                           above.options["replicate"].total_usd) + 1e-6
+
+
+def test_wait_break_even_closed_form():
+    from costmodel.cost import wait_break_even
+
+    # RICH: replicate 19,900 is the cheaper other option; M*R = 48; T*P = 240
+    # Wh* = (19,900 / 48 - 240) / 40 = 4.3645833...
+    b = wait_break_even(scen(RICH))
+    assert b["value"] == pytest.approx((19900 / 48 - 240) / 40)
+    assert b["below"] == "wait" and b["above"] == "replicate"
+    r = evaluate(scen(RICH).with_values(wait__expected_wait_hours_per_run=b["value"]))
+    assert r.options["wait"].total_usd == pytest.approx(r.options["replicate"].total_usd)
+    assert wait_break_even(scen(ISSUE))["never"] is True  # delay_usd_per_hour = 0

@@ -122,6 +122,9 @@ def _summary(out: dict) -> str:
             lines.append(f"  {k:<38} never ({b.get('winner')} always cheaper)")
         else:
             lines.append(f"  {k:<38} {b['value']:.6g} (now {b['current']:.6g}; {b['above']} cheaper above)")
+    wb = out.get("wait_break_even") or {}
+    if wb.get("value") is not None:
+        lines.append(f"  waiting beats {wb['above']} below {wb['value']:.4g} hours of wait per run (now {wb['current']:g})")
     if "monte_carlo" in out:
         mc = out["monte_carlo"]
         lines.append(f"Monte Carlo ({mc['n']} draws, seed {mc['seed']}):")

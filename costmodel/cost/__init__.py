@@ -2,7 +2,7 @@
 
 Formulas: :mod:`costmodel.cost.model`. Scenario keys and units: :mod:`costmodel.cost.spec`.
 """
-from .breakeven import break_even
+from .breakeven import break_even, wait_break_even
 from .evaluate import CostResult, OptionCost, evaluate
 from .model import OPTIONS, TERMS
 from .montecarlo import MonteCarloResult, monte_carlo
@@ -21,6 +21,7 @@ __all__ = [
     "CostResult",
     "OptionCost",
     "break_even",
+    "wait_break_even",
     "tornado",
     "sweep_2d",
     "monte_carlo",

@@ -132,3 +132,25 @@ def break_even(scenario: Scenario, inputs: Sequence[str] | None = None) -> dict[
     path; each has ``value`` (None when never), ``above`` (the option cheaper above it), ``method``."""
     keys = list(inputs) if inputs is not None else list(BREAK_EVEN_INPUTS)
     return {k: break_even_one(scenario, k) for k in keys}
+
+
+def wait_break_even(scenario: Scenario) -> dict[str, Any]:
+    """The expected wait per run (hours) at which waiting costs as much as the cheaper of cross_region
+    and replicate: ``Wh* = (min(cross, replicate) / (M*R) - T*P) / V`` (closed form; ``wait`` is cheaper
+    below it). ``value`` is None (``never``) when ``R`` or ``V`` is 0 or ``Wh*`` < 0."""
+    p = model_inputs(scenario)
+    t = totals(p)
+    other = "cross_region" if float(t["cross_region"]) <= float(t["replicate"]) else "replicate"
+    best = float(t[other])
+    M, R, T = p["horizon_months"], p["training.runs_per_month"], p["training.run_hours"]
+    V, P = p["wait.delay_usd_per_hour"], p["wait.cluster_premium_usd_per_hour"]
+    out: dict[str, Any] = {"input": "wait.expected_wait_hours_per_run", "current": p["wait.expected_wait_hours_per_run"],
+                           "unit": "hours/run", "compared_with": other, "method": "closed_form"}
+    if M * R == 0 or V == 0:
+        return {**out, "value": None, "never": True, "above": None, "below": None,
+                "note": "waiting costs nothing per hour (no runs or wait.delay_usd_per_hour = 0)"}
+    ws = (best / (M * R) - T * P) / V
+    if ws < 0:
+        return {**out, "value": None, "never": True, "above": None, "below": None, "winner": other,
+                "note": "the cluster premium in the data region alone costs more than the other options"}
+    return {**out, "value": float(ws), "never": False, "above": other, "below": "wait"}
