@@ -404,6 +404,33 @@ def save_answers(path: str | Path, answers: Mapping[str, Answer], meta: Mapping[
     return Path(path)
 
 
+def answers_template(evidence: Mapping[str, "Evidence"] | None = None) -> str:
+    """An answers YAML to fill in: every item with its question, severity and (given evidence) what the
+    data proposes, as comments; every answer ``unknown``. It loads as is (see :func:`parse_answers`)."""
+    import json
+
+    lines = [
+        "# Go/no-go answers: yes / no / unknown, each with a note saying why (and linking the evidence).",
+        "# A note is required for `no` on a blocker, for an answer against the evidence, and for `yes` on",
+        "# a blocker the data does not support. Delete an item to let the evidence's proposal count.",
+        "meta:",
+        '  title: "Cross-region training with a cache, replication or waiting"',
+        "  decision-makers: []",
+        "  consulted: []",
+        "  informed: []",
+        "answers:",
+    ]
+    for item in ITEMS:
+        lines.append(f"  # [{item.severity}] {item.question}")
+        ev = (evidence or {}).get(item.id)
+        if ev is not None and ev.proposed in ("yes", "no"):
+            lines.append(f"  # evidence proposes {ev.proposed}: {' '.join(ev.summary.split())}")
+        elif not item.automatic:
+            lines.append("  # no automatic evidence: a question for people")
+        lines.append(f'  {item.id}: {{answer: unknown, note: {json.dumps("")}}}')
+    return "\n".join(lines) + "\n"
+
+
 # --------------------------------------------------------------------------------------------
 # Evidence
 # --------------------------------------------------------------------------------------------
@@ -1111,6 +1138,7 @@ __all__ = [
     "load_yaml_words",
     "answers_to_mapping",
     "dump_answers",
+    "answers_template",
     "save_answers",
     "gather_evidence",
     "note_problem",

@@ -173,6 +173,20 @@ def test_save_and_load_round_trip(tmp_path):
     assert cl.read_answers_file(p)[1] == {"title": "T"}
 
 
+def test_answers_template_loads_and_lists_every_item(tmp_path):
+    ev = cl.gather_evidence(compare=reference_compare(), cost=reference_cost())
+    text = cl.answers_template(ev)
+    p = tmp_path / "t.yaml"
+    p.write_text(text)
+    answers, meta = cl.read_answers_file(p)
+    assert list(answers) == list(ITEM_IDS)
+    assert all(a.answer == "unknown" and a.note == "" for a in answers.values())
+    assert meta["title"]
+    assert "# evidence proposes yes: cross-region $30,000 vs replicate $48,000" in text
+    assert "# evidence proposes no: 1 co-located and 1 remote runs" in text
+    assert text.count("no automatic evidence") == 4
+
+
 def test_example_answers_file_is_valid(examples_dir):
     answers, meta = cl.read_answers_file(examples_dir / "answers.yaml")
     assert meta["title"]

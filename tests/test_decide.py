@@ -141,6 +141,21 @@ def test_supersedes(capsys, tmp_path, examples_dir):
     assert len(list(adr_dir.iterdir())) == 2
 
 
+def test_template(capsys, tmp_path, inputs):
+    c, k, _ = inputs
+    rc, out, err = run_cli(capsys, "decide", "--template", "--compare", str(c), "--cost", str(k))
+    assert rc == 0, err
+    assert "# evidence proposes yes: remote/co-located steady ratio 0.998" in out
+    t = tmp_path / "t.yaml"
+    t.write_text(out)
+    rc, out, err = run_cli(capsys, "decide", "--answers", str(t), "--json")
+    assert rc == 0 and json.loads(out)["verdict"] == "CONDITIONAL"
+    rc, out, err = run_cli(capsys, "decide", "--template", "--answers", str(t))
+    assert rc == 2 and out == "" and "takes no --answers" in err
+    rc, out, err = run_cli(capsys, "decide", "--json")
+    assert rc == 2 and out == "" and "--answers ANSWERS.yaml is required" in err
+
+
 def test_missing_answers_file_exit_2(capsys, tmp_path):
     rc, out, err = run_cli(capsys, "decide", "--answers", str(tmp_path / "nope.yaml"), "--json")
     assert rc == 2 and out == "" and "answers file not found" in err

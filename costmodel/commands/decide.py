@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,12 @@ answers file:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--answers", required=True, metavar="ANSWERS.yaml",
-                        help="checklist answers (YAML: answers: {item_id: {answer: yes|no|unknown, note: ...}})")
+    parser.add_argument("--answers", metavar="ANSWERS.yaml",
+                        help="checklist answers (YAML: answers: {item_id: {answer: yes|no|unknown, note: ...}}); "
+                             "required unless --template")
+    parser.add_argument("--template", action="store_true",
+                        help="print an answers YAML to fill in (every item, its question and what the evidence "
+                             "from --compare/--cost/--fit proposes) and exit")
     parser.add_argument("--compare", metavar="compare.json", help="output of `costmodel compare --json`")
     parser.add_argument("--cost", metavar="cost.json", help="output of `costmodel cost --json`")
     parser.add_argument("--fit", metavar="fit.json", action="append", default=[],
@@ -76,7 +81,10 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import ChecklistError
     from ._common import emit_json
 
-    answers, meta = checklist.read_answers_file(args.answers)
+    if not args.template and not args.answers:
+        raise ChecklistError("--answers ANSWERS.yaml is required (or --template to print one to fill in)")
+    if args.template and (args.answers or args.adr):
+        raise ChecklistError("--template prints an answers file; it takes no --answers or --adr")
     compare = _read_json(args.compare, "compare") if args.compare else None
     cost = _read_json(args.cost, "cost") if args.cost else None
     if compare is not None and not isinstance(compare, dict):
@@ -92,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
         fits.extend(items)
 
     evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fits)
+    if args.template:
+        sys.stdout.write(checklist.answers_template(evidence))
+        return 0
+    answers, meta = checklist.read_answers_file(args.answers)
     decision = checklist.evaluate(answers, evidence, strict=True)
 
     out = decision.to_dict()
