@@ -139,3 +139,19 @@ def test_missing_scenario_file_and_missing_measurement(capsys, tmp_path):
     assert main(["cost", str(s), "--json"]) == 2
     err = capsys.readouterr().err
     assert "cache.steady_hit_ratio: missing" in err and "--from-compare" in err
+
+
+def test_from_timeline_parquet_fills_hit_ratio(capsys, issue_yaml, tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    from costmodel.schema import Run, to_timeline
+    from costmodel.timeline import write_runs
+
+    hits = np.r_[np.linspace(0.0, 0.9, 10), np.full(10, 0.97)]
+    df = pd.DataFrame({"step": np.arange(20), "samples_per_s": np.full(20, 100.0), "cache_hit_ratio": hits})
+    run = Run("remote-1", to_timeline(df, "remote-1", role="remote"), "csv", "r.csv", role="remote")
+    path = write_runs([run], tmp_path / "t.parquet")
+    out = run_json(capsys, issue_yaml, "--from-timeline", path)
+    assert out["inputs"]["values"]["cache"]["steady_hit_ratio"] == pytest.approx(0.97)
+    assert "timeline" in out["inputs"]["provenance"]["cache.steady_hit_ratio"]["source"]
