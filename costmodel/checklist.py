@@ -1099,6 +1099,7 @@ def evaluate(
                 "answer": answer,
                 "condition": item.condition,
                 "evidence": ev.summary,
+                "note": note,
             })
         results.append(ItemResult(item, answer, source, a.answer if a else None, note, ev, status, overrides, problem))
     if blockers:
