@@ -295,7 +295,7 @@ def _check_known_path(key: str, path: str | None, value: Any = None) -> None:
     parts = key.split(".")
     if parts[0] in PASSTHROUGH:
         return
-    if key in PARAM_BY_KEY or key in STRINGS:
+    if key in PARAM_BY_KEY or key in STRINGS or key in SECTIONS:
         return
     section = ".".join(parts[:-1])
     leaf = parts[-1]
