@@ -263,3 +263,42 @@ def test_to_dict_has_per_pass_results_and_is_strict_json(tree: Path):
         assert key in p1
     assert p1["throughput_bytes_per_s"] == pytest.approx(p1["bytes"] / p1["elapsed_s"])
     assert set(p1["latency_s"]) >= {"p50", "p95", "p99", "max"}
+
+
+def test_direct_falls_back_to_eviction_before_every_pass(tree: Path, monkeypatch):
+    monkeypatch.setattr(pagecache, "direct_support", lambda path: (False, "the file system does not support O_DIRECT"))
+    res = run_bench(tree, passes=2, workers=2, direct=True)
+    assert res.run["eviction_method"] == "posix_fadvise_dontneed"
+    assert res.run["options"]["cold_every_pass"] is True
+    assert [p.page_cache for p in res.passes] == ["evicted", "evicted"]
+    assert res.notes == ["--direct: the file system does not support O_DIRECT; fell back to posix_fadvise(DONTNEED) before every pass"]
+
+
+def test_eviction_that_does_not_work_is_reported_and_ingest_warns(tree: Path, tmp_path: Path, monkeypatch):
+    from costmodel.ingest import load
+
+    monkeypatch.setattr(pagecache, "resident_bytes", lambda path: os.path.getsize(path))  # pages stay (tmpfs-like)
+    out = tmp_path / "r.jsonl"
+    msgs: list[str] = []
+    res = run_bench(tree, passes=2, workers=2, out=out, on_progress=msgs.append)
+    ev = res.passes[0].eviction
+    assert ev.worked is False and ev.after.fraction == 1.0
+    assert any("still in the page cache" in n for n in ev.notes)
+    assert any(m.startswith("pass 1: eviction did not work") for m in msgs)
+    [run] = load(out)
+    assert run.metadata["passes"][0]["eviction_worked"] is False
+    assert any("pass 1: eviction did not work (100% of the data still cached)" in w for w in run.warnings)
+
+
+def test_progress_lines_during_a_long_pass(tmp_path: Path):
+    tree = make_tree(tmp_path / "d", {f"f{i}": 1_000_000 for i in range(8)})
+    msgs: list[str] = []
+    # 4 KiB O_DIRECT reads of 8 MB from a cold cache: far longer than the 5 ms progress interval
+    res = run_bench(tree, passes=1, workers=1, block_mib=4096 / 2**20, direct=True, sample_interval_s=0.01,
+                    on_progress=msgs.append, progress_interval_s=0.005)
+    assert res.passes[0].elapsed_s > 0.02, "the pass was too fast to show progress"
+    prog = [m for m in msgs if m.startswith("pass 1: ")]
+    assert prog, msgs
+    m = re.match(r"pass 1: (\d+)/8 files, (\d+\.\d\d)/0\.01 GiB, (\d+\.\d\d) GiB/s over the last \d+\.\d s$", prog[0])
+    assert m, prog[0]
+    assert len(res.samples) >= 2  # several 10 ms slices in one pass
