@@ -130,3 +130,19 @@ def test_interrupt_keeps_a_complete_record_marked_interrupted(tree: Path, tmp_pa
     [run] = load(out)
     assert run.metadata["status"] == "interrupted"
     assert any("interrupted (Ctrl-C)" in w for w in run.warnings)
+
+
+@pytest.mark.parametrize("axis", ["step", "t_s"])
+def test_fit_analyses_the_record_on_both_axes(tree: Path, tmp_path: Path, axis: str, capsys):
+    from costmodel.bench import run_bench
+    from costmodel.cli import main
+
+    out = tmp_path / "fit.jsonl"
+    run_bench(tree, passes=4, workers=2, block_mib=0.0625, out=out, sample_interval_s=0.01)
+    [run] = load(out)
+    capsys.readouterr()
+    assert main(["fit", str(out), "--axis", axis, "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    res = res[0] if isinstance(res, list) else res
+    assert res["metric"] == "read_bytes_per_s" and res["axis"] == axis
+    assert res["n_points"] == run.rows
