@@ -1,0 +1,239 @@
+"""Validate the what-if simulator against real measurements: the client's page cache under a memory limit.
+
+The Linux page cache is a real LRU-like cache. This script imposes a memory limit (a cgroup v1 memory
+controller child of this process's own cgroup, or cgroup v2 ``memory.max``; without either it says so and
+stops), writes file sets smaller and larger than the limit, runs ``costmodel.bench.run_bench`` on each
+inside the limit (cold first pass: the client's pages are evicted), and compares each pass's measured
+throughput and hit ratio with what ``costmodel.simulate`` predicts for the same files, passes and workers.
+
+Measured hit ratio of a pass: ``1 - read_bytes / rchar`` from ``/proc/self/io`` (bytes that had to come
+from the block device over bytes the reads returned). The simulator's two speeds are calibrated on
+separate file sets first: the miss speed (a set 1.5x the limit read twice: the second pass misses
+everywhere), and the hit speed (a set a quarter of the limit read three times). Cache capacity = the limit
+minus the reading process's own resident memory.
+
+Usage: .venv/bin/python benchmarks/validate_simulate_vs_bench.py [--limit-mib 384] [--workers 4]
+       [--passes 3] [--dir /tmp/costmodel-validate-simulate] [--keep]
+Disk use: about 6.4 x the limit (3.2 GiB for 512 MiB), removed afterwards unless --keep.
+Throughput per pass is the median of ``--repeats`` runs (the machine is shared; single passes are noisy).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+MIB = 1 << 20
+FILE_BYTES = 4 * MIB
+REPO = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, os, sys
+cg = sys.argv[1]
+with open(os.path.join(cg, "cgroup.procs"), "w") as fh:
+    fh.write(str(os.getpid()))
+from costmodel.bench import run_bench
+
+def io():
+    d = {}
+    for line in open("/proc/self/io"):
+        k, v = line.split(":")
+        d[k] = int(v)
+    return d["rchar"], d["read_bytes"]
+
+def rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+snaps = [io()]
+rss0 = rss()
+res = run_bench(sys.argv[2], passes=int(sys.argv[3]), workers=int(sys.argv[4]), max_files=100000,
+                block_mib=8.0, evict=True, on_pass=lambda pr: snaps.append(io()))
+out = []
+for i, pr in enumerate(res.passes):
+    d_rchar = snaps[i + 1][0] - snaps[i][0]
+    d_read = snaps[i + 1][1] - snaps[i][1]
+    out.append({"pass": pr.pass_no, "bytes": pr.bytes, "elapsed_s": pr.elapsed_s,
+                "throughput_bytes_per_s": pr.throughput_bytes_per_s,
+                "rchar": d_rchar, "read_bytes": d_read,
+                "hit_ratio": max(0.0, 1.0 - d_read / d_rchar) if d_rchar else None,
+                "resident_before": pr.residency_before.fraction if pr.residency_before else None})
+print(json.dumps({"rss_bytes": rss0, "passes": out, "eviction": res.run.get("eviction_method")}))
+"""
+
+
+def own_memory_cgroup() -> tuple[str, str] | None:
+    """(kind, path) of a writable memory cgroup directory to make children in, or None."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _id, ctrls, path = line.split(":", 2)
+        if "memory" in ctrls.split(","):
+            base = Path("/sys/fs/cgroup/memory") / path.lstrip("/")
+            if (base / "memory.limit_in_bytes").exists() and os.access(base, os.W_OK):
+                return "v1", str(base)
+    for line in lines:
+        if line.startswith("0::"):
+            base = Path("/sys/fs/cgroup") / line[3:].lstrip("/")
+            if (base / "cgroup.controllers").exists() and os.access(base, os.W_OK):
+                return "v2", str(base)
+    return None
+
+
+def make_limit(kind: str, parent: str, limit_bytes: int) -> Path:
+    cg = Path(parent) / f"costmodel-validate-{os.getpid()}"
+    cg.mkdir(exist_ok=True)
+    (cg / ("memory.limit_in_bytes" if kind == "v1" else "memory.max")).write_text(str(limit_bytes))
+    return cg
+
+
+def write_set(root: Path, total_bytes: int, multiple: int = 1) -> int:
+    """Files of 4 MiB (random bytes) totalling about ``total_bytes``, a multiple of ``multiple`` files
+    (so a simulated step of ``workers`` files never straddles two passes); returns the file count."""
+    root.mkdir(parents=True, exist_ok=True)
+    n = max(multiple, round(total_bytes / FILE_BYTES / multiple) * multiple)
+    chunk = os.urandom(FILE_BYTES)
+    for i in range(n):
+        p = root / f"part-{i:05d}.bin"
+        if not p.exists() or p.stat().st_size != FILE_BYTES:
+            with open(p, "wb") as fh:
+                fh.write(chunk[i % 97:] + chunk[: i % 97])
+    os.sync()
+    return n
+
+
+def bench_once(cg: Path, root: Path, passes: int, workers: int) -> dict:
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(cg), str(root), str(passes), str(workers)],
+                          capture_output=True, text=True, cwd=REPO, timeout=900)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench child failed: {proc.stderr.strip()[-500:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def bench_in_limit(cg: Path, root: Path, passes: int, workers: int, repeats: int) -> dict:
+    """``repeats`` bench runs (each a fresh process, cold first pass); per pass the median throughput and
+    the mean hit ratio, with every repeat kept under ``repeats``."""
+    import statistics
+
+    runs = [bench_once(cg, root, passes, workers) for _ in range(repeats)]
+    merged = []
+    for i in range(passes):
+        ps = [r["passes"][i] for r in runs]
+        merged.append({"pass": i + 1,
+                       "throughput_bytes_per_s": statistics.median(p["throughput_bytes_per_s"] for p in ps),
+                       "throughput_min": min(p["throughput_bytes_per_s"] for p in ps),
+                       "throughput_max": max(p["throughput_bytes_per_s"] for p in ps),
+                       "hit_ratio": statistics.fmean(p["hit_ratio"] or 0.0 for p in ps),
+                       "resident_before": statistics.fmean(p["resident_before"] or 0.0 for p in ps)})
+    return {"rss_bytes": max(r["rss_bytes"] for r in runs), "passes": merged, "repeats": runs}
+
+
+def predict(n_files: int, passes: int, workers: int, capacity_bytes: float, miss_bps: float, hit_bps: float):
+    from costmodel.simulate import simulate
+
+    doc = {"workload": {
+        "name": "bench-pagecache",
+        "dataset": {"samples": n_files, "sample_bytes": FILE_BYTES, "files": n_files, "block_bytes": 4096},
+        "access": {"pattern": "sequential", "epochs": passes},
+        "step": {"samples_per_step": workers, "compute_s": 0.0, "loader_workers": workers, "prefetch_depth": 0},
+        "link": {"rtt_s": 0.0, "origin_latency_s": 0.0, "bandwidth_bytes_per_s": miss_bps,
+                 "parallel_streams": workers, "request_bytes": 8 * MIB},
+        "local": {"read_latency_s": 0.0, "read_bytes_per_s": hit_bps},
+        "cache": {"policy": "lru", "capacity_bytes": capacity_bytes},
+    }}
+    res = simulate(doc, seed=0)
+    t = res.runs[0].table
+    out = []
+    for e, g in t.groupby("epoch"):
+        out.append({"pass": int(e) + 1, "throughput_bytes_per_s": float(g["bytes_read"].sum() / g["step_time_s"].sum()),
+                    "hit_ratio": float((g["cache_hit_ratio"] * g["samples"]).sum() / g["samples"].sum())})
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--limit-mib", type=int, default=512)
+    ap.add_argument("--repeats", type=int, default=3, help="bench runs per set (median throughput per pass)")
+    ap.add_argument("--workers", type=int, default=4)
+    ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument("--dir", default="/tmp/costmodel-validate-simulate")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--json-out", default=str(REPO / "benchmarks" / "out" / "validate_simulate.json"))
+    args = ap.parse_args()
+    found = own_memory_cgroup()
+    if found is None:
+        print("no writable memory cgroup here: cannot impose a page-cache limit; nothing validated")
+        return 0
+    kind, parent = found
+    limit = args.limit_mib * MIB
+    base = Path(args.dir)
+    sets = {"calib_miss": 1.5, "calib_hit": 0.25, "smaller": 0.5, "fits": 0.85, "near": 1.25, "larger": 2.0}
+    cg = make_limit(kind, parent, limit)
+    results: dict = {"limit_bytes": limit, "cgroup": kind, "workers": args.workers, "passes": args.passes,
+                     "file_bytes": FILE_BYTES, "sets": {}}
+    try:
+        t0 = time.perf_counter()
+        counts = {name: write_set(base / name, int(f * limit), args.workers) for name, f in sets.items()}
+        print(f"memory limit {args.limit_mib} MiB (cgroup {kind}); file sets written in {time.perf_counter() - t0:.0f} s: "
+              + ", ".join(f"{k} {v * FILE_BYTES / MIB:.0f} MiB" for k, v in counts.items()))
+        miss = bench_in_limit(cg, base / "calib_miss", 2, args.workers, args.repeats)
+        hit = bench_in_limit(cg, base / "calib_hit", 3, args.workers, args.repeats)
+        miss_bps = miss["passes"][-1]["throughput_bytes_per_s"]
+        hit_bps = hit["passes"][-1]["throughput_bytes_per_s"]
+        rss = max(miss["rss_bytes"], hit["rss_bytes"])
+        capacity = limit - rss
+        print(f"calibration: miss speed {miss_bps / 1e9:.2f} GB/s (measured hit ratio "
+              f"{miss['passes'][-1]['hit_ratio']:.3f}), hit speed {hit_bps / 1e9:.2f} GB/s (hit ratio "
+              f"{hit['passes'][-1]['hit_ratio']:.3f}); cache capacity = limit - reader RSS "
+              f"{rss / MIB:.0f} MiB = {capacity / MIB:.0f} MiB")
+        results.update({"miss_bytes_per_s": miss_bps, "hit_bytes_per_s": hit_bps, "capacity_bytes": capacity,
+                        "calibration": {"miss": miss, "hit": hit}})
+        rows = []
+        print(f"{'set':8s} {'size/limit':>10s} {'pass':>4s} {'meas GB/s':>9s} {'pred GB/s':>9s} {'err':>7s} "
+              f"{'meas hit':>8s} {'pred hit':>8s} {'|err|':>6s}")
+        for name in ("smaller", "fits", "near", "larger"):
+            meas = bench_in_limit(cg, base / name, args.passes, args.workers, args.repeats)
+            pred = predict(counts[name], args.passes, args.workers, capacity, miss_bps, hit_bps)
+            results["sets"][name] = {"files": counts[name], "bytes": counts[name] * FILE_BYTES,
+                                     "measured": meas, "predicted": pred}
+            for m, p in zip(meas["passes"], pred):
+                err = p["throughput_bytes_per_s"] / m["throughput_bytes_per_s"] - 1
+                herr = abs(p["hit_ratio"] - (m["hit_ratio"] or 0.0))
+                rows.append((name, err, herr))
+                print(f"{name:8s} {counts[name] * FILE_BYTES / limit:10.2f} {m['pass']:4d} "
+                      f"{m['throughput_bytes_per_s'] / 1e9:9.2f} {p['throughput_bytes_per_s'] / 1e9:9.2f} "
+                      f"{err:+7.1%} {m['hit_ratio']:8.3f} {p['hit_ratio']:8.3f} {herr:6.3f}")
+        errs = [abs(r[1]) for r in rows]
+        herrs = [r[2] for r in rows]
+        results["summary"] = {"throughput_abs_rel_error_mean": sum(errs) / len(errs),
+                              "throughput_abs_rel_error_max": max(errs),
+                              "hit_ratio_abs_error_mean": sum(herrs) / len(herrs),
+                              "hit_ratio_abs_error_max": max(herrs)}
+        print("throughput |error| mean {throughput_abs_rel_error_mean:.1%} max {throughput_abs_rel_error_max:.1%}; "
+              "hit ratio |error| mean {hit_ratio_abs_error_mean:.3f} max {hit_ratio_abs_error_max:.3f}"
+              .format(**results["summary"]))
+        out = Path(args.json_out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2))
+        print(f"details: {out}")
+    finally:
+        try:
+            cg.rmdir()
+        except OSError as exc:
+            print(f"note: could not remove {cg}: {exc}")
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
