@@ -306,3 +306,20 @@ def test_wait_break_even_closed_form():
     r = evaluate(scen(RICH).with_values(wait__expected_wait_hours_per_run=b["value"]))
     assert r.options["wait"].total_usd == pytest.approx(r.options["replicate"].total_usd)
     assert wait_break_even(scen(ISSUE))["never"] is True  # delay_usd_per_hour = 0
+
+
+def test_distribution_points_and_quantiles():
+    from costmodel.cost.dists import parse_distribution
+
+    size = PARAM_BY_KEY["dataset.size_gb"]
+    ln = parse_distribution({"dist": "lognormal", "median": 1000, "sigma": 0.5}, size)
+    assert ln.point() == 1000
+    # P95 of a lognormal = median * exp(1.6448536 * sigma)
+    assert ln.quantile(0.95) == pytest.approx(1000 * np.exp(1.6448536 * 0.5), rel=1e-6)
+    tri = parse_distribution({"dist": "triangular", "low": 0, "mode": 0, "high": 0.02}, PARAM_BY_KEY["cache.steady_slowdown_fraction"])
+    # right-triangle with mode at 0: F(x) = 1 - (1 - x/0.02)^2  ->  P50 = 0.02 (1 - sqrt(0.5))
+    assert tri.quantile(0.5) == pytest.approx(0.02 * (1 - np.sqrt(0.5)))
+    draws = tri.sample(np.random.default_rng(0), 100_000)
+    assert np.median(draws) == pytest.approx(0.02 * (1 - np.sqrt(0.5)), rel=0.02)
+    uni = parse_distribution([2, 6], PARAM_BY_KEY["training.runs_per_month"])
+    assert uni.point() == 4 and uni.quantile(0.25) == 3
