@@ -113,6 +113,10 @@ def _assumptions(w: Workload, in_time: float) -> list[str]:
             f"{p.ramp_steps} steps; {in_time:.0%} of predictions arrive in time (closed form in "
             "costmodel.simulate.model.prefetch_in_time_fraction), late ones count as not predicted")
     a.append("a co-located run reads every block from the origin storage with no RTT and no cache")
+    a.append(
+        "when only the first steps of a run are simulated (simulation.max_steps / max_block_accesses), the "
+        "rest of that epoch crosses the link at the simulated steady per-step rate, and later epochs cross "
+        "nothing if the cache holds the whole dataset, else the same rate (flagged extrapolated)")
     return a
 
 
@@ -164,6 +168,7 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
         run_id = f"{w.name}-predicted" + (f"-run{r + 1}" if n_runs > 1 else "")
         meta = {
             "predicted": True, "simulator": "costmodel.simulate", "seed": seed, "run_index": r,
+            "workload_name": w.name,
             "source": source, "cache_policy": w.cache.policy, "access_pattern": w.access.pattern,
             "link_rtt_s": w.link.rtt_s, "truncated": tr.truncated, "steps_per_run": w.steps_per_run,
         }
@@ -173,7 +178,8 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
         s = summarise_run(run.table, wu, steps_per_run=w.steps_per_run, epochs=w.access.epochs,
                           truncated=tr.truncated, colocated=co_table,
                           edge_steps=p.lookahead_steps if w.cache.policy == "predictive" else 0,
-                          dataset_samples=w.dataset.samples)
+                          dataset_samples=w.dataset.samples,
+                          cache_holds_dataset=w.cache.policy != "none" and w.capacity_blocks >= layout.total_blocks)
         s["warmup_method"] = "epoch rule (periodic series)" if s["warmup_by_epoch"] else method
         s["run_id"] = run_id
         if method != "rule":

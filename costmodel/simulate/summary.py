@@ -81,14 +81,15 @@ def warmup_end_step(run: Any) -> tuple[int, str]:
 
 def summarise_run(table: pd.DataFrame, warmup_step: int, *, steps_per_run: int, epochs: float,
                   truncated: bool, colocated: pd.DataFrame | None = None, edge_steps: int = 0,
-                  dataset_samples: int | None = None) -> dict[str, Any]:
+                  dataset_samples: int | None = None, cache_holds_dataset: bool = False) -> dict[str, Any]:
     """The summary of one predicted run (see :class:`costmodel.simulate.SimulationResult`).
 
     The steady window is the last complete epoch when the run simulated at least two (the steady state
     of repeated epochs is periodic), else the steps after both samples/s and the hit ratio settled.
-    When the run was cut short (``truncated``), its remaining steps are assumed to cross the link at the
-    steady per-step rate, measured over the steady steps less the last ``edge_steps`` (whose prefetches
-    for steps beyond the window were never issued).
+    When the run was cut short (``truncated``), the rest of the simulated epoch is assumed to cross the
+    link at the steady per-step rate (measured over the steady steps less the last ``edge_steps``, whose
+    prefetches for steps beyond the window were never issued); later epochs cross nothing when
+    ``cache_holds_dataset`` (the cache keeps every block of the dataset), else the same steady rate.
     """
     n = len(table)
     hit = table["cache_hit_ratio"].to_numpy()
@@ -128,11 +129,19 @@ def summarise_run(table: pd.DataFrame, warmup_step: int, *, steps_per_run: int, 
     if truncated and len(xr_window) > 2 * edge_steps:
         xr_window = xr_window.iloc[: len(xr_window) - edge_steps]
     steady_xr_per_step = float(np.nanmean(xr_window)) if len(xr_window) else 0.0
+    epoch_col = table["epoch"].to_numpy() if "epoch" in table else np.zeros(n)
+    n_epochs = max(1, int(np.ceil(epochs)))
+    by_epoch = [float(np.nansum(xr[epoch_col == e])) for e in range(n_epochs)]
     if truncated and steps_per_run > steps_sim:
-        # the rest of the run is assumed to behave like the simulated steady state
-        xr_run = simulated_xr + steady_xr_per_step * (steps_per_run - steps_sim)
-    else:
-        xr_run = simulated_xr
+        steps_per_epoch = steps_per_run / max(epochs, 1e-12)
+        last_e = int(epoch_col[-1]) if n else 0
+        done_in_last = float(np.sum(epoch_col == last_e))
+        rest_of_epoch = max(0.0, min(steps_per_epoch, steps_per_run) - done_in_last)
+        by_epoch[last_e] += steady_xr_per_step * rest_of_epoch
+        for e in range(last_e + 1, n_epochs):
+            share = min(1.0, epochs - e)  # a fractional last epoch
+            by_epoch[e] = 0.0 if cache_holds_dataset else steady_xr_per_step * steps_per_epoch * share
+    xr_run = float(sum(by_epoch))
     w_samples = steady["samples"].to_numpy()
     blocks_hit = steady["cache_hit_ratio"].to_numpy()
     steady_time = float(steady["step_time_s"].sum())
@@ -156,6 +165,7 @@ def summarise_run(table: pd.DataFrame, warmup_step: int, *, steps_per_run: int, 
         "cross_region_bytes_simulated": simulated_xr,
         "cross_region_bytes_per_run": xr_run,
         "cross_region_bytes_per_epoch": xr_run / epochs if epochs > 0 else float("nan"),
+        "cross_region_bytes_by_epoch": by_epoch,
         "cross_region_bytes_steady_per_step": steady_xr_per_step,
         "run_time_s_simulated": float(table["t_s"].iloc[-1]) if n else 0.0,
     }
