@@ -128,7 +128,7 @@ def load(path: str | Path, options: IngestOptions | None = None) -> list[Run]:
     for r in runs:
         if opts.role and (r.role != opts.role or (r.rows and str(r.table["role"].iloc[0]) != opts.role)):
             r.role = opts.role
-            r.table["role"] = pd.array([opts.role] * r.rows, dtype="string")
+            r.table["role"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype="int8"), categories=[opts.role])
         if opts.strict and r.rejected:
             first = r.rejected[0]
             raise IngestError(
@@ -161,7 +161,7 @@ def load_many(paths: Sequence[str | Path], options: IngestOptions | None = None)
         seen[r.run_id] = n
         if n > 1:
             r.run_id = f"{r.run_id}#{n}"
-            r.table["run_id"] = r.run_id
+            r.table["run_id"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype="int8"), categories=[r.run_id])
     rejected = [x for r in runs for x in r.rejected]
     warnings = notes + [w for r in runs for w in r.warnings]
     warnings += [str(x) for x in rejected[:10]]

@@ -80,7 +80,7 @@ def numeric_cells(values: Any) -> tuple[np.ndarray, np.ndarray, str]:
     """
     if isinstance(values, np.ndarray) and values.dtype.kind in "fiub":
         a = values.astype("float64", copy=False)
-        return a, ~np.isfinite(a) & ~np.isnan(a) if a.dtype.kind == "f" else np.zeros(len(a), bool), ""
+        return a, np.isinf(a), ""
     s = pd.Series(values, copy=False)
     if pd.api.types.is_bool_dtype(s.dtype):
         return s.astype("float64").to_numpy(), np.zeros(len(s), bool), ""

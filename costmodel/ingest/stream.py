@@ -157,7 +157,7 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
                 start_abs = conv.metadata["start_epoch_s"]
             conv.columns["t_s"] = conv.columns["t_s"] + (conv.metadata["start_epoch_s"] - start_abs)
         derived_t = "t_s" not in conv.columns and "step_time_s" in conv.columns
-        lines = np.arange(n, dtype="int64") + skip + 2 + source_rows
+        lines = skip + 2 + source_rows  # line of the batch's first row
         run = build_run(conv.columns, path=path, run_id=rid, fmt="tabular/csv" if delim != "\t" else "tabular/tsv",
                         role=role, lines=lines, invalid=conv.invalid, metadata={}, strict=strict,
                         carry_step=carry_step, carry_t=carry_t, check_threshold=False)

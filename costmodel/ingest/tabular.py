@@ -181,12 +181,22 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
         conv_opts = pacsv.ConvertOptions(
             include_columns=include, column_types=types, null_values=NULL_VALUES, strings_can_be_null=True
         )
+        if len(types) == len(include):  # all numeric: stream into preallocated numpy columns (memory ~ the result)
+            cols, invalid_nan, n = _read_numeric_streaming(path, skip, parse_opts, conv_opts, include)
+            lines = _line_numbers(n, skip, skipped)
+            if skipped and any(num is None for num, _w in skipped):
+                skipped[:] = _locate(path, texts, skipped)
+                lines = _line_numbers(n, skip, skipped)
+            extra = [Rejection(path=str(path), line=num, reason=f"malformed row: {why}") for num, why in skipped]
+            return _finish(path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra,
+                           source_rows=n + len(skipped), src_invalid=invalid_nan)
         table = pacsv.read_csv(path, read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
         typed = True
     except pa.ArrowInvalid as exc:
         if "CSV parse error" in str(exc) and "conversion" not in str(exc).lower():
             raise IngestError(f"not a well-formed CSV: {exc}", path=str(path)) from None
         skipped.clear()
+        texts.clear()
         conv_opts = pacsv.ConvertOptions(
             include_columns=include, column_types={n: pa.string() for n in include}, strings_can_be_null=False
         )
@@ -209,6 +219,64 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
     return _finish(
         path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra, source_rows=n + len(skipped), src_invalid=invalid_nan
     )
+
+
+#: CSV text per Arrow batch on the streaming path (small blocks keep the working set small)
+STREAM_BLOCK_BYTES = 4 * 1024 * 1024
+
+
+def _estimate_rows(path: Path, skip: int) -> int:
+    """Upper estimate of the data rows from the mean line length of the first 64 KiB."""
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(64 * 1024)
+    lines = head.split(b"\n")[skip + 1 : -1] or [head]
+    mean = max(1.0, sum(len(x) + 1 for x in lines) / len(lines))
+    return int(size / mean * 1.25) + 1024
+
+
+def _read_numeric_streaming(
+    path: Path, skip: int, parse_opts: Any, conv_opts: Any, include: list[str]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    """Read float columns batch by batch into preallocated numpy arrays.
+
+    Peak memory is the result plus one batch (the Arrow table is never whole). Untouched tail pages
+    of the preallocation are never resident; the arrays returned are views of the filled part.
+    Raises ``pyarrow.ArrowInvalid`` when a cell is not a number (the caller falls back to text parsing).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    cap = _estimate_rows(path, skip)
+    out = {n: np.empty(cap, dtype="float64") for n in include}
+    nan_cells: dict[str, np.ndarray] = {}
+    reader = pacsv.open_csv(
+        path, read_options=pacsv.ReadOptions(skip_rows=skip, block_size=STREAM_BLOCK_BYTES),
+        parse_options=parse_opts, convert_options=conv_opts,
+    )
+    i = 0
+    for batch in reader:
+        n = batch.num_rows
+        if i + n > cap:  # the estimate was short: grow (rare)
+            cap = int((i + n) * 1.5) + 1024
+            for k in out:
+                bigger = np.empty(cap, dtype="float64")
+                bigger[:i] = out[k][:i]
+                out[k] = bigger
+            for k in nan_cells:
+                grown = np.zeros(cap, dtype=bool)
+                grown[:i] = nan_cells[k][:i]
+                nan_cells[k] = grown
+        for name, col in zip(batch.schema.names, batch.columns):
+            out[name][i : i + n] = col.to_numpy(zero_copy_only=False)
+            if col.null_count < n and pc.any(pc.is_nan(col)).as_py():
+                if name not in nan_cells:
+                    nan_cells[name] = np.zeros(cap, dtype=bool)
+                nan_cells[name][i : i + n] = pc.fill_null(pc.is_nan(col), False).to_numpy(zero_copy_only=False)
+        i += n
+    del reader
+    return {k: v[:i] for k, v in out.items()}, {k: v[:i] for k, v in nan_cells.items()}, i
 
 
 def _arrow_to_numpy(table: Any, typed: bool) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -253,7 +321,10 @@ def _locate(path: Path, texts: list[str], skipped: list[tuple[int | None, str]])
     return [(found.get(k), why) for k, (_n, why) in enumerate(skipped)]
 
 
-def _line_numbers(n: int, skip: int, skipped: list[tuple[int | None, str]]) -> np.ndarray:
+def _line_numbers(n: int, skip: int, skipped: list[tuple[int | None, str]]) -> np.ndarray | int:
+    """Source line of each data row (an int offset when no row was skipped: no per-row array)."""
+    if not any(s[0] is not None for s in skipped):
+        return skip + 2
     lines = np.arange(n, dtype="int64") + skip + 2
     for number, _why in sorted((s for s in skipped if s[0] is not None), key=lambda s: s[0]):
         lines[lines >= number] += 1

@@ -63,7 +63,7 @@ def build_run(
     run_id: str,
     fmt: str,
     role: str = "",
-    lines: np.ndarray | None = None,
+    lines: np.ndarray | int | None = None,
     invalid: TMapping[str, np.ndarray] | None = None,
     metadata: dict[str, Any] | None = None,
     warnings: list[str] | None = None,
@@ -77,7 +77,8 @@ def build_run(
 ) -> Run:
     """Validate ``columns`` (Timeline name -> array, SI units) and return a Run.
 
-    ``lines``: 1-based source line of each row (for messages). ``invalid``: column -> bool mask of
+    ``lines``: 1-based source line of each row (for messages), or an int: the line of row 0 when rows
+    follow each other line by line (no array needed for 10 M rows). ``invalid``: column -> bool mask of
     cells that were present in the source but not a valid number. ``extra_rejected``: rows the
     reader already dropped (unparseable lines); they count against the bad-row threshold.
     Raises IngestError for a bad file (see module docstring).
@@ -96,7 +97,11 @@ def build_run(
     metadata = dict(metadata or {})
 
     def line_of(i: int) -> int | None:
-        return int(lines[i]) if lines is not None else None
+        if lines is None:
+            return None
+        if isinstance(lines, (int, np.integer)):
+            return int(lines) + i  # row i sits on line offset + i
+        return int(lines[i])
 
     usable = [c for c in cols if c in USABLE_COLUMNS]
     if n == 0 or not usable:
@@ -143,7 +148,8 @@ def build_run(
             nonint = ~np.isfinite(sv) | (np.floor(sv) != sv) | (np.abs(sv) > 2.0**53)
         if nonint.any():
             _reject_rows(nonint, lambda i: f"step = {sv[i]!r} (expected an integer)", rejected, reasons, "step")
-        if check_step_order and (n > 1 or carry_step is not None):
+        in_order = (carry_step is None or sv[0] > carry_step) and not rejected.any() and bool(np.all(sv[1:] > sv[:-1]))
+        if check_step_order and (n > 1 or carry_step is not None) and not in_order:
             s_ok = np.where(rejected, -np.inf, sv)
             prev = np.maximum.accumulate(np.concatenate(([-np.inf if carry_step is None else carry_step], s_ok[:-1])))
             dup = (sv == prev) & ~rejected
@@ -154,7 +160,10 @@ def build_run(
                 _reject_rows(
                     back, lambda i: f"step {int(sv[i])} after step {int(prev[i])} (steps must increase)", rejected, reasons, "step"
                 )
-        step = np.where(rejected, 0, np.nan_to_num(sv, nan=0.0, posinf=0.0, neginf=0.0)).astype("int64")
+        if rejected.any():
+            step = np.where(rejected, 0, np.nan_to_num(sv, nan=0.0, posinf=0.0, neginf=0.0)).astype("int64")
+        else:
+            step = sv.astype("int64")
     else:
         step = np.arange(n, dtype="int64")
 
@@ -165,10 +174,14 @@ def build_run(
             bad_t = np.isinf(t)
         if bad_t.any():
             _reject_rows(bad_t, lambda i: f"t_s = {t[i]} (expected a finite time)", rejected, reasons, "t_s")
-        t_ok = np.where(rejected | np.isnan(t), -np.inf, t)
-        prev_t = np.maximum.accumulate(np.concatenate(([-np.inf if carry_t is None else carry_t], t_ok[:-1])))
         with np.errstate(invalid="ignore"):
-            back_t = (t < prev_t) & ~rejected
+            t_sorted = (carry_t is None or not t[0] < carry_t) and not rejected.any() and bool(np.all(t[1:] >= t[:-1]))
+        back_t = np.zeros(0, dtype=bool)
+        if not t_sorted:  # NaN gaps, rejected rows or real disorder: the exact (slower) check
+            t_ok = np.where(rejected | np.isnan(t), -np.inf, t)
+            prev_t = np.maximum.accumulate(np.concatenate(([-np.inf if carry_t is None else carry_t], t_ok[:-1])))
+            with np.errstate(invalid="ignore"):
+                back_t = (t < prev_t) & ~rejected
         if back_t.any():
             _reject_rows(
                 back_t,
@@ -233,7 +246,8 @@ def build_run(
 
 
 def _frame(step: np.ndarray, floats: dict[str, np.ndarray], run_id: str, role: str, m: int) -> pd.DataFrame:
-    """The full-width Timeline frame; absent columns are read-only NaN views (no memory per row)."""
+    """The full-width Timeline frame; absent columns are read-only NaN views (no memory per row),
+    ``run_id`` and ``role`` are categorical (one value per run)."""
     nan_col = np.broadcast_to(np.float64(np.nan), (m,))
     data: dict[str, Any] = {}
     for col, (dtype, _u, _m) in TIMELINE_COLUMNS.items():
@@ -249,9 +263,5 @@ def _frame(step: np.ndarray, floats: dict[str, np.ndarray], run_id: str, role: s
 
 
 def _const_str(value: str, m: int) -> Any:
-    """A ``string`` column of one repeated value, built in Arrow (no Python object per row)."""
-    import pyarrow as pa
-
-    codes = pa.array(np.zeros(m, dtype="int32"))
-    arr = pa.DictionaryArray.from_arrays(codes, pa.array([value], type=pa.string())).dictionary_decode()
-    return pd.arrays.ArrowStringArray(arr)
+    """A column of one repeated string: categorical (1 byte per row), written as string in Parquet."""
+    return pd.Categorical.from_codes(np.zeros(m, dtype="int8"), categories=[value])

@@ -1,0 +1,149 @@
+"""Scale benchmark for ingestion: a 10-million-row per-step CSV, ``costmodel.ingest.load`` against
+``pyarrow.csv.read_csv`` of the same file, in the same run.
+
+Each measurement runs in a fresh subprocess (so peak RSS is that reader's alone) and is repeated;
+the median wall time and the peak RSS are reported, with the ratios the issue targets:
+load wall <= 1.5 x pyarrow wall, load peak RSS <= 2 x the Arrow table's size.
+Also timed: the CLI (``costmodel ingest FILE --json``, process start and imports included) and the
+streaming path (``-o`` with streaming forced) whose memory does not grow with the file.
+
+    .venv/bin/python benchmarks/bench_ingest_scale.py [--rows 10000000] [--repeat 3]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+PY = sys.executable
+
+CHILD = r"""
+import json, resource, sys, time
+kind, path = sys.argv[1], sys.argv[2]
+import numpy, pandas, pyarrow, pyarrow.csv  # imports are not part of the timing
+from costmodel.ingest import load
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+t = time.perf_counter()
+if kind == "pyarrow":
+    table = pyarrow.csv.read_csv(path)
+    rows, nbytes = table.num_rows, table.nbytes
+else:
+    (run,) = load(path)
+    rows, nbytes = run.rows, None
+wall = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"wall_s": wall, "peak_rss_bytes": peak, "rss_after_imports_bytes": base, "rows": rows, "table_bytes": nbytes}))
+"""
+
+
+def generate(path: Path, rows: int, seed: int = 7) -> None:
+    """Write the per-step CSV in 1 M-row chunks (deterministic)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    rng = np.random.default_rng(seed)
+    tmp = path.with_suffix(".tmp")
+    chunk = 1_000_000
+    t_s = 0.0
+    with pacsv.CSVWriter(tmp, pa.schema([("step", pa.int64()), ("t_s", pa.float64()), ("samples_per_s", pa.float64()),
+                                         ("step_time_ms", pa.float64()), ("gpu_util_pct", pa.float64()),
+                                         ("read_MBps", pa.float64())])) as w:
+        for start in range(0, rows, chunk):
+            n = min(chunk, rows - start)
+            step = np.arange(start, start + n, dtype="int64")
+            st_ms = np.round(rng.normal(280.0, 10.0, n).clip(200, 400), 3)
+            t = t_s + np.cumsum(st_ms) / 1e3
+            t_s = float(t[-1])
+            w.write_table(pa.table({
+                "step": step,
+                "t_s": np.round(t, 3),
+                "samples_per_s": np.round(24 * 16 / (st_ms / 1e3), 2),
+                "step_time_ms": st_ms,
+                "gpu_util_pct": np.round(rng.uniform(85, 100, n), 1),
+                "read_MBps": np.round(rng.normal(1100, 80, n).clip(0), 1),
+            }))
+    os.replace(tmp, path)
+
+
+def child(kind: str, path: Path) -> dict:
+    out = subprocess.run([PY, "-c", CHILD, kind, str(path)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def timed_cmd(cmd: list[str]) -> tuple[float, int]:
+    """Wall time and peak RSS (bytes) of a command run as a child process."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return wall, after * 1024 if after > before else -1
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--skip-cli", action="store_true")
+    args = ap.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"steps_{args.rows}.csv"
+    if not path.exists():
+        t = time.perf_counter()
+        generate(path, args.rows)
+        print(f"generated {path} ({path.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - t:.1f} s")
+    size_mib = path.stat().st_size / 2**20
+    res: dict[str, list[dict]] = {"pyarrow": [], "load": []}
+    for _ in range(args.repeat):  # interleaved so both see the same machine load
+        res["pyarrow"].append(child("pyarrow", path))
+        res["load"].append(child("load", path))
+    pa_wall = statistics.median(r["wall_s"] for r in res["pyarrow"])
+    ld_wall = statistics.median(r["wall_s"] for r in res["load"])
+    table_bytes = res["pyarrow"][0]["table_bytes"]
+    pa_peak = max(r["peak_rss_bytes"] for r in res["pyarrow"])
+    ld_peak = max(r["peak_rss_bytes"] for r in res["load"])
+    ld_base = statistics.median(r["rss_after_imports_bytes"] for r in res["load"])
+    report = {
+        "rows": args.rows,
+        "csv_mib": round(size_mib, 1),
+        "arrow_table_mib": round(table_bytes / 2**20, 1),
+        "pyarrow_read_csv_wall_s": round(pa_wall, 3),
+        "load_wall_s": round(ld_wall, 3),
+        "wall_ratio_load_over_pyarrow": round(ld_wall / pa_wall, 3),
+        "pyarrow_peak_rss_mib": round(pa_peak / 2**20, 1),
+        "load_peak_rss_mib": round(ld_peak / 2**20, 1),
+        "load_rss_after_imports_mib": round(ld_base / 2**20, 1),
+        "peak_ratio_load_over_table": round(ld_peak / table_bytes, 3),
+        "peak_ratio_load_minus_imports_over_table": round((ld_peak - ld_base) / table_bytes, 3),
+        "all_wall_s": {k: [round(r["wall_s"], 3) for r in v] for k, v in res.items()},
+    }
+    if not args.skip_cli:
+        cli = [str(Path(PY).parent / "costmodel"), "ingest", str(path), "--json"]
+        w, _ = timed_cmd(cli)
+        report["cli_ingest_json_wall_s"] = round(w, 3)
+        pq_out = OUT / "steps_stream.parquet"
+        env_cmd = ["env", "COSTMODEL_STREAM_BYTES=0"] + cli[:3] + ["-o", str(pq_out)]
+        t = time.perf_counter()
+        proc = subprocess.run([PY, "-c", "import resource,subprocess,sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL);"
+                               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"] + env_cmd,
+                              capture_output=True, text=True, check=True)
+        report["cli_stream_to_parquet_wall_s"] = round(time.perf_counter() - t, 3)
+        report["cli_stream_peak_rss_mib"] = round(int(proc.stdout.strip()) / 1024, 1)
+    print(json.dumps(report, indent=2))
+    ok = report["wall_ratio_load_over_pyarrow"] <= 1.5 and report["peak_ratio_load_over_table"] <= 2.0
+    print(f"targets (wall <= 1.5x pyarrow, peak <= 2x table): {'met' if ok else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
