@@ -13,6 +13,7 @@ import itertools
 import math
 import re
 import sys
+import threading
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -23,7 +24,7 @@ from .errors import ReportError
 #: Altair refuses data beyond this many rows; charts pre-aggregate to stay under it.
 MAX_ROWS = 5000
 #: Points per run drawn in a timeline (bins of equal width on the x axis).
-POINTS_PER_RUN = 600
+POINTS_PER_RUN = 400
 WIDTH = 640
 HEIGHT = 220
 FONT_SIZE = 12
@@ -62,7 +63,38 @@ def lean_imports() -> Any:
             del sys.modules["rfc3987_syntax"]
 
 
+_preload_thread: threading.Thread | None = None
+_TINY_SPEC = {"mark": "point", "data": {"values": [{"x": 1}]}, "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+
+
+def preload() -> None:
+    """Import Altair and start vl-convert's renderer in a background thread, so a notebook loads and
+    fits its data meanwhile (two cores: the first chart no longer waits seconds). Idempotent; errors
+    are left for the first real chart to report."""
+    global _preload_thread
+    if _preload_thread is not None:
+        return
+    import pandas  # noqa: F401 - imported here first: threads must not import the same package at once
+
+    def work() -> None:
+        with contextlib.suppress(Exception):
+            _alt()
+            import vl_convert as vlc
+
+            vlc.vegalite_to_svg(_TINY_SPEC)
+
+    _preload_thread = threading.Thread(target=work, name="costmodel-charts-preload", daemon=True)
+    _preload_thread.start()
+
+
+def _wait_preload() -> None:
+    t = _preload_thread
+    if t is not None and t is not threading.current_thread():
+        t.join()
+
+
 def _alt():  # noqa: ANN202 - lazy import keeps `import costmodel.charts` cheap
+    _wait_preload()
     with lean_imports():
         import altair as alt
 
@@ -590,6 +622,7 @@ def to_svg(chart: Any, prefix: str | None = None) -> str:
     Element ids are prefixed (``prefix`` or a counter) so several charts inlined in one HTML page do
     not share clip-path ids. Raises :class:`ReportError` when the chart cannot be rendered.
     """
+    _wait_preload()
     import vl_convert as vlc
 
     try:
@@ -628,6 +661,7 @@ def show(*charts: Any) -> None:
 __all__ = [
     "MAX_ROWS",
     "lean_imports",
+    "preload",
     "metric_title",
     "run_label",
     "downsample",

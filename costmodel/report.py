@@ -935,6 +935,7 @@ def render_report(
             if not (tmp / name).is_file():
                 raise ReportError(f"the report notebook did not write {name}")
         record = json.loads((tmp / "decision.json").read_text(encoding="utf-8"))
+        _usual_permissions(tmp)
         _swap_into_place(tmp, dest)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -946,6 +947,15 @@ def render_report(
         verdict=record.get("verdict"),
         title=str(record.get("title", "")),
     )
+
+
+def _usual_permissions(folder: Path) -> None:
+    """mkdtemp/mkstemp create private (0700/0600) entries: give the output the umask's usual modes."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(folder, 0o777 & ~umask)
+    for f in folder.iterdir():
+        os.chmod(f, 0o666 & ~umask)
 
 
 def _swap_into_place(tmp: Path, dest: Path) -> None:

@@ -136,6 +136,10 @@ def test_report_cli_writes_four_files_with_a_progress_line_per_stage(rendered):
     out, proc = rendered
     assert sorted(p.name for p in out.iterdir()) == sorted(report.OUTPUT_FILES)
     assert [p.name for p in out.parent.iterdir()] == ["report"]  # no temp folder left beside it
+    umask = os.umask(0)
+    os.umask(umask)
+    assert {p.name: p.stat().st_mode & 0o777 for p in out.iterdir()} == {n: 0o666 & ~umask for n in report.OUTPUT_FILES}
+    assert out.stat().st_mode & 0o777 == 0o777 & ~umask
     res = json.loads(proc.stdout)
     assert res["verdict"] == "CONDITIONAL" and res["out_dir"] == str(out.resolve())
     for stage in ("ingesting inputs", "fitting warm-up", "comparing", "pricing", "walking the checklist",
