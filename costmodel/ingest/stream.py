@@ -2,7 +2,7 @@
 
 ``costmodel ingest BIG.csv -o timeline.parquet`` streams every CSV/TSV input whose size is at least
 :data:`STREAM_BYTES` (other inputs are read whole and written into the same file). Memory stays at
-about one Arrow batch (``block_bytes``, 64 MiB of CSV text by default) whatever the file size:
+about one Arrow batch (``block_bytes``, 16 MiB of CSV text by default) whatever the file size:
 ``pyarrow.csv.open_csv`` reads a batch, the same vectorised conversion and validation as
 :func:`costmodel.ingest.load` runs on it (step order and time order carried across batches), and a
 ``pyarrow.parquet.ParquetWriter`` appends it. The file appears only when everything succeeded
@@ -25,7 +25,7 @@ from .validate import build_run, run_id_for, too_many_bad
 
 #: CSV/TSV inputs at least this large are streamed when writing with -o
 STREAM_BYTES = int(os.environ.get("COSTMODEL_STREAM_BYTES", str(512 * 1024 * 1024)))
-BLOCK_BYTES = 64 * 1024 * 1024
+BLOCK_BYTES = 16 * 1024 * 1024
 
 
 class StreamedRun(Run):

@@ -95,13 +95,14 @@ def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], line
             src_invalid: dict[str, np.ndarray] | None = None) -> Run:
     conv = convert(conv_table, options, source=str(path))
     conv_table.clear()
+    columns, conv.columns = conv.columns, {}
     for src, mask in (src_invalid or {}).items():
         col = conv.mapped.get(src.strip())
         if col is not None:
             conv.invalid[col] = conv.invalid[col] | mask if col in conv.invalid else mask
     meta = {"dialect": fmt, **(metadata or {}), **conv.metadata}
     return build_run(
-        conv.columns,
+        columns,
         path=path,
         run_id=run_id_for(path, options),
         fmt=f"tabular/{fmt}",
