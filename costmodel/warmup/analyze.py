@@ -10,7 +10,8 @@ Pipeline (each step a pure function of the previous one's output):
 4. :func:`~costmodel.warmup.classify.classify_segments` -> class and steady group;
 5. for warm-ups: curve models chosen by BIC against a one-sided isotonic fit; the warm-up end is the
    chosen estimator's first point within 1 % of the plateau; the steady window then starts where the
-   fitted curve's residual bias is below a quarter of the standard error (bias rule);
+   fitted curve's residual bias is below a tenth of the standard error (bias rule); a steady window
+   whose level drifts by more than 2 % (Theil-Sen) and significantly (z >= 4) is ``no_steady_state``;
 6. steady level = ratio of sums over the steady window (dips and slow steps included), with a
    batch-means 95 % CI; ``lost_s`` = seconds lost during the warm-up relative to the plateau.
 """
@@ -24,7 +25,7 @@ import numpy as np
 from ..errors import AnalysisError
 from . import curve as curvemod
 from . import detect
-from .classify import Segment, Verdict, classify_segments
+from .classify import Segment, classify_segments, theil_sen_rel
 from .multipass import multipass_summary
 from .series import Series, prepare
 from .stats import ratio_ci, tau_int
@@ -32,6 +33,8 @@ from .stats import ratio_ci, tau_int
 EPS = 0.01  # warm-up end convention: within 1 % of the steady level
 MIN_POINTS = 20  # below this a run is "too_short"
 PENALTY_C = 15.0  # PELT penalty constant (Barrett et al.)
+BIAS_SE_FRACTION = 0.1  # bias rule: residual warm-up bias of the steady window <= 0.1 SE
+DRIFT_Z = 4.0  # a drift must also be significant: |head - tail| >= 4 standard errors
 AUX_COLUMNS = ("cache_hit_ratio", "read_bytes_per_s", "gpu_util", "read_latency_s", "data_wait_s",
                "cross_region_bytes")
 MULTIPASS_FORMATS = ("benchtext", "bench_jsonl")
@@ -187,10 +190,6 @@ def analyze_series(s: Series) -> FitResult:
     xb, _ = detect.block_means(s.x, m)
     # tail block means of the final group for the drift check are taken after the verdict
     verdict = classify_segments(segs, n, EPS)
-    if verdict.steady_start is not None:
-        j0 = int(np.searchsorted(starts, verdict.steady_start))
-        tx, ty = xb[j0:], yb[j0:]
-        verdict = classify_segments(segs, n, EPS, tail_x=tx, tail_y=ty)
     evidence: dict[str, Any] = {
         "rule": verdict.reason,
         "pelt_penalty": f"{PENALTY_C:g} * log(n_blocks)",
@@ -236,7 +235,7 @@ def analyze_series(s: Series) -> FitResult:
         if cls == "flat" and sel.best != "constant":
             # a warm-up PELT could not resolve: accept it only if clear (rise > 1 %, BIC better by 10)
             rise = abs(best.plateau - best.initial) / abs(best.plateau) if best.plateau else 0.0
-            if rise > EPS and sel.fits["constant"].bic - best.bic > 10 and (best.time_within(EPS) or 0) > xb[0]:
+            if rise > 3 * EPS and sel.fits["constant"].bic - best.bic > 20 and (best.time_within(EPS) or 0) > xb[0]:
                 cls = "warmup"
                 res.classification = cls
                 evidence["rule"] = "the curve fit finds a warm-up shorter than the segmentation resolves"
@@ -270,7 +269,7 @@ def analyze_series(s: Series) -> FitResult:
             L0 = n - i_end
             Lj = np.maximum(n - starts[jb0:], 1)
             se_j = ci0.se * np.sqrt(L0 / Lj)
-            ok = bias <= 0.25 * se_j
+            ok = bias <= BIAS_SE_FRACTION * se_j
             ok &= (starts[jb0:] - i_end) <= 0.5 * L0
             if ok.any():
                 jj = int(np.argmax(ok))
@@ -279,6 +278,23 @@ def analyze_series(s: Series) -> FitResult:
                 jj = min(jj, len(tail) - 1)
             i_s = max(i_end, int(starts[jb0 + jj]))
             resid_bias_rel = float((S - mean_from[jj]) / S) if S else 0.0
+    # drift check on the steady window (block means, Theil-Sen): a level that keeps moving is not steady
+    j_s = int(np.searchsorted(starts, i_s))
+    if len(yb) - j_s >= 8:
+        drift = theil_sen_rel(xb[j_s:], yb[j_s:])
+        evidence["drift_rel"] = drift
+        # significance (Geweke-style): first vs last 40 % of the window, batch-means errors
+        L = n - i_s
+        h = ratio_ci(s.w[i_s:i_s + int(0.4 * L)], s.d[i_s:i_s + int(0.4 * L)])
+        t = ratio_ci(s.w[n - int(0.4 * L):], s.d[n - int(0.4 * L):])
+        z = abs(t.mean - h.mean) / float(np.hypot(t.se, h.se)) if h and t and (t.se or h.se) else float("inf")
+        evidence["drift_z"] = z
+        if abs(drift) > 2 * EPS and z >= DRIFT_Z:
+            res.classification = "no_steady_state"
+            evidence["rule"] = (f"the level after the warm-up drifts by {drift:+.1%} over its span "
+                                f"(limit {2 * EPS:.0%})")
+            evidence["last_level"] = segs[-1].level
+            return res
     ci = ratio_ci(s.w[i_s:], s.d[i_s:], s.y[i_s:])
     if ci is None:
         evidence["reason"] = "fewer than 20 points in the steady window"
@@ -293,7 +309,7 @@ def analyze_series(s: Series) -> FitResult:
     res.steady_mean = ci.mean
     res.steady_ci_low = ci.ci_low
     res.steady_ci_high = ci.ci_high
-    if resid_bias_rel and abs(resid_bias_rel) * ci.mean > 0.25 * ci.se:
+    if resid_bias_rel and abs(resid_bias_rel) * ci.mean > BIAS_SE_FRACTION * ci.se:
         # the fitted curve says the window still carries warm-up bias: widen the CI on that side
         widen = abs(resid_bias_rel) * ci.mean
         if resid_bias_rel > 0:

@@ -7,7 +7,8 @@ throughput. Walking backwards from the final segment:
 
 - the steady group is the final segment plus the contiguous earlier segments equivalent to it;
 - ``no_steady_state``: the steady group is shorter than ``steady_frac`` (25 %) of the run, or its level
-  drifts by more than ``2 * delta`` over the group (Theil-Sen slope);
+  drifts by more than ``2 * delta`` over the group (Theil-Sen slope; the analysis applies the same
+  check to the steady window after the warm-up end);
 - ``invalidation``: an earlier segment equivalent to the final level lies before a lower,
   non-equivalent one (the run had settled, fell back to a cold level and warmed again);
 - ``slowdown``: some earlier non-equivalent segment is faster than the final level;

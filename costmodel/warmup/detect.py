@@ -116,7 +116,7 @@ def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0, dips_from: 
         periodic = cvg is not None and cvg <= 0.2
     # multi-point events expected by chance from isolated slow points (two adjacent ones)
     n_tail = max(n - dips_from, 1)
-    p_low = float(low[dips_from:].sum()) / n_tail
+    p_low = sum(1 for ev in events if ev[1] - ev[0] == 1 and ev[0] >= dips_from) / n_tail  # isolated slow points
     chance = n_tail * p_low * p_low
     many = len(dip_events) >= max(5.0, 3.0 * chance + 5.0)
     dips = (len(dip_events) >= 3 and periodic and len(dip_events) >= 2.0 * chance) or many
