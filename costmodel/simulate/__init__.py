@@ -179,7 +179,8 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
                           truncated=tr.truncated, colocated=co_table,
                           edge_steps=p.lookahead_steps if w.cache.policy == "predictive" else 0,
                           dataset_samples=w.dataset.samples,
-                          cache_holds_dataset=w.cache.policy != "none" and w.capacity_blocks >= layout.total_blocks)
+                          cache_holds_dataset=w.cache.policy != "none" and w.capacity_blocks >= layout.total_blocks,
+                          dataset_bytes=float(layout.total_blocks) * w.dataset.block_bytes)
         s["warmup_method"] = "epoch rule (periodic series)" if s["warmup_by_epoch"] else method
         s["run_id"] = run_id
         if method != "rule":

@@ -81,7 +81,8 @@ def warmup_end_step(run: Any) -> tuple[int, str]:
 
 def summarise_run(table: pd.DataFrame, warmup_step: int, *, steps_per_run: int, epochs: float,
                   truncated: bool, colocated: pd.DataFrame | None = None, edge_steps: int = 0,
-                  dataset_samples: int | None = None, cache_holds_dataset: bool = False) -> dict[str, Any]:
+                  dataset_samples: int | None = None, cache_holds_dataset: bool = False,
+                  dataset_bytes: float | None = None) -> dict[str, Any]:
     """The summary of one predicted run (see :class:`costmodel.simulate.SimulationResult`).
 
     The steady window is the last complete epoch when the run simulated at least two (the steady state
@@ -89,7 +90,8 @@ def summarise_run(table: pd.DataFrame, warmup_step: int, *, steps_per_run: int, 
     When the run was cut short (``truncated``), the rest of the simulated epoch is assumed to cross the
     link at the steady per-step rate (measured over the steady steps less the last ``edge_steps``, whose
     prefetches for steps beyond the window were never issued); later epochs cross nothing when
-    ``cache_holds_dataset`` (the cache keeps every block of the dataset), else the same steady rate.
+    ``cache_holds_dataset`` (the cache keeps every block of the dataset; then epoch 1 is also capped at
+    ``dataset_bytes``, each block crossing at most once), else the same steady rate.
     """
     n = len(table)
     hit = table["cache_hit_ratio"].to_numpy()
@@ -138,6 +140,10 @@ def summarise_run(table: pd.DataFrame, warmup_step: int, *, steps_per_run: int, 
         done_in_last = float(np.sum(epoch_col == last_e))
         rest_of_epoch = max(0.0, min(steps_per_epoch, steps_per_run) - done_in_last)
         by_epoch[last_e] += steady_xr_per_step * rest_of_epoch
+        if cache_holds_dataset and dataset_bytes and last_e == 0:
+            # nothing is evicted: every block crosses at most once per run, so epoch 1 is at most the
+            # dataset (a wrong prediction fetches a block some later access would have fetched anyway)
+            by_epoch[0] = min(by_epoch[0], max(float(dataset_bytes), simulated_xr))
         for e in range(last_e + 1, n_epochs):
             share = min(1.0, epochs - e)  # a fractional last epoch
             by_epoch[e] = 0.0 if cache_holds_dataset else steady_xr_per_step * steps_per_epoch * share
