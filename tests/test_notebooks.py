@@ -99,20 +99,23 @@ def test_papermill_unknown_parameter_stops_the_run(tmp_path):
     assert "unknown report parameter 'margni' (did you mean 'margin'?)" in exc.value.evalue
 
 
-# ------------------------------------------------------------------ costmodel report, hostile inputs
+# ------------------------------------------------------------------ costmodel report on real outputs, hostile strings
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory, examples_dir):
-    """The bundled example with input strings that would run code if they were not escaped."""
+def hostile(tmp_path_factory, real_dir, examples_dir):
+    """Real MLPerf Storage / DLIO per-step outputs (an HPE rank as co-located, three Volumez ranks as
+    remote), with input strings that would run code if they were not escaped: the co-located file's
+    name (it becomes the run id), the answers file's title and a checklist note."""
     d = tmp_path_factory.mktemp("hostile")
-    colo = d / "hub<img src=x onerror=alert(1)>.csv"
-    shutil.copy(examples_dir / "colocated_steps.csv", colo)
-    remote = d / "spoke.csv"
-    shutil.copy(examples_dir / "remote_steps.csv", remote)
+    run_dir = d / "hub<img src=x onerror=alert(1)>"  # the run id is made of the folder and file names
+    shutil.copytree(real_dir / "mlperf_storage/v1.0/HPE_unet3d_h100/run-2", run_dir)  # configs/ give the batch size
+    colo = run_dir / "4_output.json"
+    remote = d / "10.0.98.137.log"
+    shutil.copy(real_dir / "mlperf_storage/v1.0/Volumez_unet3d_h100_run3/10.0.98.137.log", remote)
     answers = (examples_dir / "answers.yaml").read_text()
     answers = re.sub(r'(?m)^  title: .*$', f'  title: "ADR <img src=x onerror=\\"{PWN}\\">"', answers, count=1)
     answers = answers.replace('note: "Not part of the technical validation',
                               f'note: "<script>{PWN}</script> Not part of the technical validation')
-    assert "<script>" in answers
+    assert "<script>" in answers and "<img src=x" in answers
     (d / "answers.yaml").write_text(answers)
     shutil.copy(examples_dir / "scenario.yaml", d / "scenario.yaml")
     return {"colocated": colo, "remote": remote, "scenario": d / "scenario.yaml", "answers": d / "answers.yaml", "dir": d}
@@ -141,7 +144,7 @@ def test_report_cli_writes_four_files_with_a_progress_line_per_stage(rendered):
     assert {p.name: p.stat().st_mode & 0o777 for p in out.iterdir()} == {n: 0o666 & ~umask for n in report.OUTPUT_FILES}
     assert out.stat().st_mode & 0o777 == 0o777 & ~umask
     res = json.loads(proc.stdout)
-    assert res["verdict"] == "CONDITIONAL" and res["out_dir"] == str(out.resolve())
+    assert res["verdict"] in ("GO", "CONDITIONAL", "NO_GO") and res["out_dir"] == str(out.resolve())
     for stage in ("ingesting inputs", "fitting warm-up", "comparing", "pricing", "walking the checklist",
                   "writing decision.json", "exporting HTML", "wrote "):
         assert f"report: {stage}" in proc.stderr
@@ -201,7 +204,7 @@ def test_decision_json_matches_what_the_cli_verbs_print(rendered, hostile, tmp_p
 
     shas = {f["role"] + ":" + Path(f["path"]).name: f["sha256"] for f in dec["inputs"]["files"]}
     assert shas["answers:answers.yaml"] == sha256_file(hostile["answers"])
-    assert shas["remote:spoke.csv"] == sha256_file(hostile["remote"])
+    assert shas["remote:10.0.98.137.log"] == sha256_file(hostile["remote"])
 
 
 def _values(obj):
@@ -268,15 +271,12 @@ def test_report_cli_failing_stage_leaves_nothing_behind(tmp_path, examples_dir):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["garbage.csv"]  # no DIR, no temp folder
 
 
-# ------------------------------------------------------------------ a real fixture
-def test_report_on_real_mlperf_storage_dlio_outputs(real_dir, tmp_path):
-    colo = real_dir / "mlperf_storage/v1.0/HPE_unet3d_h100/run-2/4_output.json"
-    remote = real_dir / "mlperf_storage/v1.0/Volumez_unet3d_h100_run3/10.0.98.137.log"
-    res = report.render_report([colo], [remote], REPO / "data/examples/scenario.yaml",
-                               REPO / "data/examples/answers.yaml", tmp_path / "out", monte_carlo_n=200)
-    dec = json.loads(Path(res.files["decision.json"]).read_text())
+def test_report_on_real_outputs_covers_every_run(rendered):
+    out, _ = rendered
+    dec = json.loads((out / "decision.json").read_text())
     assert [f["role"] for f in dec["fit"]] == ["colocated", "remote", "remote", "remote"]
+    assert [f["format"] for f in dec["inputs"]["files"][:2]] == ["dlio_output", "dlio_log"]
     assert len(dec["compare"]["remote"]) == 3 and dec["compare"]["ratio"] is not None
-    page = Path(res.files["report.html"]).read_text()
-    assert page.count("<svg") >= CHARTS_IN_REPORT and report.external_references(page) == []
-    assert "run-2:4_output" in page and "10.0.98.137:rank9" in page
+    page = (out / "report.html").read_text()
+    for run in ("10.0.98.137:rank9", "10.0.98.137:rank146", "10.0.98.137:rank283"):
+        assert run in page
