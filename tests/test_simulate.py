@@ -58,7 +58,8 @@ def small(**changes) -> dict:
     ({"step__compute_s": "fast"}, "workload.step.compute_s"),
     ({"step__samples_per_step": None}, "workload.step.samples_per_step"),
     ({"link__rtt_ms": 60}, "workload.link.rtt_ms"),
-    ({"cache__prefetch": {"accuracy": 0.9}}, "workload.cache.prefetch"),
+    ({"cache__prefetch": {"accuracy": 1.5}}, "workload.cache.prefetch.accuracy"),
+    ({"cache__prefetch": {"lookahead": 2}}, "workload.cache.prefetch.lookahead"),
 ])
 def test_bad_workload_raises_simulate_error_naming_the_key(change, key):
     with pytest.raises(SimulateError) as exc:

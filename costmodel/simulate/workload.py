@@ -310,8 +310,7 @@ def parse_workload(section: Mapping[str, Any], *, scenario: Mapping[str, Any] | 
                             f"{policy!r}, got {capacity:.6g}; use policy: none for no cache", key=f"{p}.capacity_bytes")
     pp = f"{p}.prefetch"
     pf = _section(c, "prefetch", p, required=False)
-    if pf and policy != "predictive":
-        raise SimulateError(f"{pp}: only used with policy: predictive (policy is {policy!r})", key=pp)
+    # a prefetch: section with another policy is validated and ignored (handy when toggling the policy)
     _unknown(pf, {"accuracy", "lookahead_steps", "learning_steps", "ramp_steps"}, pp)
     prefetch = Prefetch(
         accuracy=_num(pf, "accuracy", pp, 0.95, max_value=1.0),
