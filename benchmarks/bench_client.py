@@ -2,7 +2,7 @@
 
 Baseline (issue 7): Debian's ``fio`` (``apt-get install -y fio``), ``--ioengine=psync --thread``, one
 job per worker, each job reading its share of the files one after another
-(``file_service_type=sequential``), ``--bs`` = block size; ``--invalidate=1`` for cold reads (fio drops
+(``file_service_type=sequential``; ``opendir`` on a folder of hard links to its files), ``--bs`` = block size; ``--invalidate=1`` for cold reads (fio drops
 the files' cached pages with POSIX_FADV_DONTNEED before reading, as costmodel bench does), and
 ``--invalidate=0`` after a warming read for warm reads. Targets: costmodel bench >= 0.9x fio's
 throughput, warm and cold. Also measured: the cost of time-slice sampling and of the JSONL record
@@ -73,8 +73,13 @@ def fio_jobfile(paths: list[str], workers: int, block_bytes: int, invalidate: bo
     ]
     for w in range(workers):
         mine = paths[w::workers]
-        if mine:
-            lines += [f"[reader{w}]", "filename=" + ":".join(mine)]
+        if mine:  # a folder of hard links (same inodes, same page cache) per job: fio's option strings
+            share = tmp / f"share{w}"  # are too short for long file lists, and opendir skips symlinks
+            if not share.exists():
+                share.mkdir()
+                for p in mine:
+                    os.link(p, share / Path(p).name)
+            lines += [f"[reader{w}]", f"opendir={share}"]
     job = tmp / f"read-{'cold' if invalidate else 'warm'}.fio"
     job.write_text("\n".join(lines) + "\n")
     return job
@@ -102,6 +107,25 @@ def _cpu_s() -> float:
 
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
+
+
+def familiar_client_pass(paths: list[str], workers: int, block_bytes: int) -> float:
+    """The familiar stdlib client's pass (thread pool, ``f.read(block)`` per file): bytes/s, as a reference."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def read_one(p: str) -> int:
+        n = 0
+        with open(p, "rb") as fh:
+            while True:
+                chunk = fh.read(block_bytes)
+                if not chunk:
+                    return n
+                n += len(chunk)
+
+    t = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        n = sum(pool.map(read_one, paths))
+    return n / (time.perf_counter() - t)
 
 
 def warm_up(paths: list[str]) -> None:
@@ -139,7 +163,7 @@ def main(argv: list[str]) -> int:
     print(f"data set: {len(paths)} files, {total / GIB:.2f} GiB under {root} (made in {time.perf_counter() - t0:.1f} s)")
     print(f"fio: {fio_version}; workers={args.workers} block={args.block_mib:g} MiB; "
           f"{os.cpu_count()} CPUs; file system {_fs(root)}; load average at start {os.getloadavg()[0]:.1f}")
-    tmp = Path(tempfile.mkdtemp(prefix="bench-client-"))
+    tmp = Path(tempfile.mkdtemp(prefix="run-", dir=args.dir))  # same file system as the data (hard links)
     try:
         cold_job = fio_jobfile(paths, args.workers, block_bytes, True, tmp)
         warm_job = fio_jobfile(paths, args.workers, block_bytes, False, tmp)
@@ -155,10 +179,11 @@ def main(argv: list[str]) -> int:
         # --- warm: everything cached, alternating ----------------------------------------------
         warm_up(paths)
         resid_warm = pagecache.residency(paths).fraction
-        fio_warm, cm_warm = [], []
+        fio_warm, cm_warm, fam_warm = [], [], []
         for _ in range(args.reps):
             fio_warm.append(run_fio(warm_job))
             cm_warm.append(bench_pass(root, args.workers, args.block_mib, cold=False)[0])
+            fam_warm.append(familiar_client_pass(paths, args.workers, block_bytes))
 
         # --- overhead of sampling and of the JSONL record (warm, where overhead shows most) ---
         variants = {
@@ -191,6 +216,8 @@ def main(argv: list[str]) -> int:
           f"{_fmt(fio_cold)} | {_fmt(cm_cold)}")
     print(f"{'warm':<8} {med(fio_warm) / GIB:>20.2f} {med(cm_warm) / GIB:>22.2f} {r_warm:>7.2f}   "
           f"{_fmt(fio_warm)} | {_fmt(cm_warm)}")
+    print(f"{'warm':<8} {'familiar stdlib client':>20} {med(fam_warm) / GIB:>22.2f} "
+          f"{med(cm_warm) / med(fam_warm):>7.2f}   {_fmt(fam_warm)} (costmodel bench / familiar client)")
     print()
     print("is the evicted pass cold?")
     print(f"  page-cache residency after eviction (mincore): {', '.join(f'{x:.1%}' for x in resid_after)}; "
