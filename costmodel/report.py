@@ -274,37 +274,51 @@ class Inputs:
 
 
 def load_inputs(params: ReportParams) -> Inputs:
-    """Ingest each side's files as ``costmodel compare`` does (``load_many`` with the side's role)
-    and hash every input file. Raises IngestError for an unreadable input."""
-    from .ingest import IngestOptions, load_many
+    """Ingest each side's files as ``costmodel compare`` does (``ingest.load`` per file with the side's
+    role, run ids made unique within the side like ``load_many``) and hash every input file.
+    Raises IngestError for an unreadable input."""
+    from .ingest import IngestOptions, load
     from .util import sha256_file
 
     sides: dict[str, list[Any]] = {"colocated": [], "remote": []}
-    files: list[InputFile] = []
+    per_file: list[tuple[str, str, list[Any]]] = []
     warnings: list[str] = []
     for role in ("colocated", "remote"):
-        paths = list(getattr(params, role))
-        if not paths:
-            continue
-        result = load_many(paths, IngestOptions(role=role))
-        sides[role] = list(result.runs)
-        warnings += [f"{role}: {w}" for w in result.warnings]
-        for path in paths:
-            runs = [r for r in result.runs if r.source == path]
-            files.append(
-                InputFile(
-                    role=role,
-                    path=path,
-                    sha256=sha256_file(path),
-                    size_bytes=os.path.getsize(path),
-                    format=",".join(sorted({r.format for r in runs})),
-                    run_ids=[r.run_id for r in runs],
-                    predicted=any(bool(r.metadata.get("predicted")) for r in runs),
-                )
-            )
+        opts = IngestOptions(role=role)
+        for path in getattr(params, role):
+            runs = load(path, opts)
+            sides[role].extend(runs)
+            per_file.append((role, path, runs))
+        _unique_run_ids(sides[role])  # as ingest.load_many does for one `compare` side
+        rejected = [x for r in sides[role] for x in r.rejected]
+        warnings += [f"{role}: {w}" for r in sides[role] for w in r.warnings]
+        warnings += [f"{role}: rejected row {x}" for x in rejected[:10]]
+    files = [
+        InputFile(
+            role=role,
+            path=path,
+            sha256=sha256_file(path),
+            size_bytes=os.path.getsize(path),
+            format=",".join(sorted({r.format for r in runs})),
+            run_ids=[r.run_id for r in runs],
+            predicted=any(bool(r.metadata.get("predicted")) for r in runs),
+        )
+        for role, path, runs in per_file
+    ]
     for role, path in (("scenario", params.scenario), ("answers", params.answers)):
         files.append(InputFile(role=role, path=path, sha256=sha256_file(path), size_bytes=os.path.getsize(path)))
     return Inputs(colocated=sides["colocated"], remote=sides["remote"], files=files, warnings=warnings)
+
+
+def _unique_run_ids(runs: Sequence[Any]) -> None:
+    """Suffix repeated run ids ``#2``, ``#3``... in place, exactly as ``ingest.load_many`` does."""
+    seen: dict[str, int] = {}
+    for r in runs:
+        n = seen.get(r.run_id, 0) + 1
+        seen[r.run_id] = n
+        if n > 1:
+            r.run_id = f"{r.run_id}#{n}"
+            r.table["run_id"] = r.run_id
 
 
 def fit_runs(inputs: Inputs, params: ReportParams) -> list[Any]:

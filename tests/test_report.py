@@ -215,3 +215,26 @@ def test_write_outputs_atomic_and_adr_escapes(stages, tmp_path):
     assert "date: 2026-12-02" in adr
     assert "<script>" not in adr and "&lt;script&gt;" in adr
     assert sorted(x.name for x in tmp_path.iterdir()) == ["adr.md", "d.json"]  # no temp files left
+
+
+def test_predicted_runs_are_marked_in_tables_and_charts(tmp_path, examples_dir):
+    from costmodel import charts
+    from costmodel.ingest import IngestOptions, load
+    from costmodel.timeline import write_runs
+
+    run = load(examples_dir / "remote_steps.csv", IngestOptions(role="remote"))[0]
+    run.run_id = "sim"
+    run.table["run_id"] = "sim"
+    run.metadata["predicted"] = True
+    write_runs([run], tmp_path / "sim.parquet")
+    p = report.validate_parameters(remote=[str(tmp_path / "sim.parquet")], monte_carlo_n=0)
+    inputs = report.load_inputs(p)
+    table = inputs.table().set_index("role")
+    assert table.loc["colocated", "kind"] == "measured" and table.loc["remote", "kind"] == "predicted"
+    fits = report.fit_runs(inputs, p)
+    assert report.fit_table(fits, inputs.runs)["run"].tolist() == ["colocated_steps", "sim (predicted)"]
+    spec = charts.overlay(inputs.runs, fits=fits).to_dict()
+    rows = [r for v in spec["datasets"].values() for r in v]
+    assert {(r["run"], r["kind"]) for r in rows} == {("colocated_steps", "measured"), ("sim (predicted)", "predicted")}
+    panels = charts.throughput(inputs.runs, fits).to_dict()["vconcat"]
+    assert panels[1]["title"]["text"] == "sim (predicted) [remote]"
