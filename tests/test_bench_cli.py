@@ -67,6 +67,7 @@ def test_json_output(tree: Path):
         (lambda t: make_tree(t / "d", {"a": 1}), ["{t}/d", "--passes", "0"], "--passes must be at least 1"),
         (lambda t: make_tree(t / "d", {"a": 1}), ["{t}/d", "--no-evict", "--direct"], "--no-evict contradicts"),
         (lambda t: make_tree(t / "d", {"a": 1}), ["{t}/d", "--block-mib", "0.0001"], "4 KiB pages"),
+        (lambda t: make_tree(t / "o.jsonl", {"a": 1}), ["{t}/o.jsonl"], "--out {t}/o.jsonl: is a directory"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path: Path, make, args, expect):
@@ -78,7 +79,7 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path: Path, make
     err = proc.stderr.strip().splitlines()
     assert len(err) == 1 and "Traceback" not in proc.stderr
     assert expect.format(t=tmp_path) in err[0]
-    assert not out.exists() and not list(tmp_path.glob("*.partial"))
+    assert (not out.exists() or out.is_dir()) and not list(tmp_path.glob("*.partial"))
 
 
 def test_unreadable_file_listed_on_stderr_not_fatal(tree: Path, tmp_path: Path):

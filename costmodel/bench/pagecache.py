@@ -221,7 +221,10 @@ def _advise(path: str, sync: bool) -> bool:
 
 
 def direct_support(path: str) -> tuple[bool, str]:
-    """Whether ``path`` can be read with O_DIRECT and an aligned buffer; ``(False, why)`` when not."""
+    """Whether ``path`` can be read with O_DIRECT and an aligned buffer; ``(False, why)`` when not.
+
+    Raises OSError when the file cannot be opened at all (missing, no permission).
+    """
     if not _HAVE_DIRECT:
         return False, "O_DIRECT is not available on this system"
     try:
@@ -229,7 +232,7 @@ def direct_support(path: str) -> tuple[bool, str]:
     except OSError as exc:
         if exc.errno == errno.EINVAL:
             return False, "the file system does not support O_DIRECT (EINVAL on open)"
-        return False, f"O_DIRECT open failed: {exc.strerror}"
+        raise  # the file itself cannot be opened (missing, permissions): not an answer about O_DIRECT
     try:
         buf = mmap.mmap(-1, DIRECT_ALIGN_BYTES)
         try:

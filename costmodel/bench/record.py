@@ -16,6 +16,8 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from ..errors import BenchError
+
 #: The first line's ``schema`` value; the ingest reader sniffs it.
 SCHEMA = "costmodel.bench/1"
 
@@ -60,14 +62,30 @@ def interrupts_deferred() -> Iterator[None]:
             signal.raise_signal(sig)
 
 
+def check_out_path(path: str | os.PathLike[str]) -> None:
+    """Raise BenchError when ``path`` cannot receive the record (a directory, or a folder we cannot write)."""
+    p = Path(path)
+    if p.is_dir():
+        raise BenchError(f"--out {p}: is a directory; expected a file name such as run.jsonl")
+    parent = p.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise BenchError(f"--out {p}: cannot write in {parent}")
+
+
 class RecordWriter:
     """Append records to ``OUT.partial``; :meth:`finish` renames it onto ``OUT``, :meth:`abort` removes it."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
+        check_out_path(path)
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.partial = self.path.with_name(self.path.name + ".partial")
-        self._fh = open(self.partial, "w", encoding="utf-8")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = open(self.partial, "w", encoding="utf-8")
+        except OSError as exc:
+            raise BenchError(f"--out {self.path}: cannot write ({exc.strerror or exc})") from None
 
     def write(self, records: Iterable[dict[str, Any]]) -> None:
         chunk = "".join(json_line(r) for r in records)

@@ -56,6 +56,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..bench import run_bench, validate_options, walk_files
+    from ..bench.record import check_out_path
     from ..bench.result import format_header
     from ._common import emit_json, progress
 
@@ -64,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         sample_interval_s=args.sample_interval_s, direct=args.direct, cold_every_pass=args.cold_every_pass,
         evict=not args.no_evict, role=args.role,
     )
+    if args.out:
+        check_out_path(args.out)
     manifest = walk_files(args.root, args.max_files)
     say = (lambda msg: None) if args.quiet else (lambda msg: progress(f"costmodel bench: {msg}"))
     if not args.json:
