@@ -29,6 +29,18 @@ class PassData:
     interrupted: bool
 
 
+def make_buffers(workers: int, block_bytes: int) -> list[mmap.mmap]:
+    """One read buffer per worker: anonymous mmap (page-aligned, as O_DIRECT needs), pages touched now
+    so that neither allocation nor first-touch page faults fall inside a timed pass."""
+    zeros = bytes(block_bytes)
+    bufs = []
+    for _ in range(workers):
+        b = mmap.mmap(-1, block_bytes)
+        b[:] = zeros
+        bufs.append(b)
+    return bufs
+
+
 def read_pass(
     paths: Sequence[str],
     *,
@@ -41,10 +53,16 @@ def read_pass(
     total_bytes: int,
     on_progress: Callable[[str], None] | None = None,
     progress_interval_s: float = 5.0,
+    buffers: Sequence[mmap.mmap] | None = None,
 ) -> PassData:
-    """Read every path once with ``workers`` threads; Ctrl-C stops the pass and marks it interrupted."""
+    """Read every path once with ``workers`` threads; Ctrl-C stops the pass and marks it interrupted.
+
+    ``buffers`` (from :func:`make_buffers`, at least ``workers`` of ``block_bytes``) are reused across
+    passes; without them each pass allocates its own.
+    """
     n_files = len(paths)
     workers = max(1, min(workers, n_files))
+    bufs = list(buffers) if buffers is not None else make_buffers(workers, block_bytes)
     flags = os.O_RDONLY | (getattr(os, "O_DIRECT", 0) if direct else 0)
     next_index = iter(range(n_files)).__next__  # atomic under the GIL: each file goes to one thread
     done_bytes = [0] * workers
@@ -59,8 +77,7 @@ def read_pass(
     clock = time.perf_counter
 
     def work(w: int) -> None:
-        buf = mmap.mmap(-1, block_bytes) if direct else bytearray(block_bytes)
-        view = [memoryview(buf)]
+        view = [memoryview(bufs[w])[:block_bytes]]
         try:
             while not stop.is_set():
                 try:
@@ -93,8 +110,6 @@ def read_pass(
         finally:
             end_times[w] = clock()
             view[0].release()
-            if direct:
-                buf.close()  # type: ignore[union-attr]
             with lock:
                 remaining[0] -= 1
                 if remaining[0] == 0:

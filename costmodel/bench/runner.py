@@ -11,7 +11,7 @@ from typing import Any, Callable
 from .. import __version__
 from ..errors import BenchError
 from . import pagecache
-from .engine import INTERRUPTED, PassData, read_pass
+from .engine import INTERRUPTED, PassData, make_buffers, read_pass
 from .record import SCHEMA, RecordWriter, interrupts_deferred
 from .result import BenchResult, PassResult, latency_summary
 from .walk import Manifest, walk_files
@@ -173,6 +173,7 @@ def run_bench(
     result = BenchResult(run=run, passes=[], samples=[], file_reads=[], notes=notes,
                          out=os.fspath(out) if out is not None else None)
     unreadable: dict[int, dict[str, Any]] = {}
+    buffers = make_buffers(max(1, min(workers, len(paths))), block_bytes)
     t0 = time.perf_counter()
     try:
         if writer:
@@ -180,8 +181,8 @@ def run_bench(
                 {"index": e.index, "path": e.relpath, "bytes": e.size_bytes} for e in manifest.entries]}])
         try:
             for p in range(1, passes + 1):
-                pr, data = _one_pass(p, paths, sizes, manifest, method, use_direct, cold_every_pass,
-                                     workers, block_bytes, t0, sample_interval_s, on_progress, progress_interval_s)
+                pr, data = _one_pass(p, paths, sizes, manifest, method, use_direct, cold_every_pass, workers,
+                                     block_bytes, t0, sample_interval_s, on_progress, progress_interval_s, buffers)
                 with interrupts_deferred():  # the pass is kept whole in the result and the record, or not at all
                     _collect_problems(data, manifest, unreadable, result.changed)
                     if p == 1 and pr.files_read == 0 and pr.files_failed > 0 and not pr.interrupted:
@@ -231,7 +232,7 @@ def run_bench(
 def _one_pass(
     p: int, paths: list[str], sizes: list[int], manifest: Manifest, method: str, use_direct: bool,
     cold_every_pass: bool, workers: int, block_bytes: int, t0: float, sample_interval_s: float,
-    on_progress: Callable[[str], None] | None, progress_interval_s: float,
+    on_progress: Callable[[str], None] | None, progress_interval_s: float, buffers: list[Any],
 ) -> tuple[PassResult, PassData]:
     eviction = None
     if use_direct:
@@ -248,7 +249,7 @@ def _one_pass(
     data = read_pass(
         paths, pass_no=p, workers=workers, block_bytes=block_bytes, direct=use_direct, t0=t0,
         sample_interval_s=sample_interval_s, total_bytes=manifest.total_bytes,
-        on_progress=on_progress, progress_interval_s=progress_interval_s,
+        on_progress=on_progress, progress_interval_s=progress_interval_s, buffers=buffers,
     )
     ok = [r for r in data.reads if r.error is None]
     failed = [r for r in data.reads if r.error is not None and r.error != INTERRUPTED]
