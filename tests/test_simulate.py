@@ -343,3 +343,31 @@ def test_shuffled_epochs_lru_hit_ratio_matches_the_closed_form():
     res = simulate(doc, seed=2)
     assert res.summary["steady_window"] == "epoch 3"
     assert res.summary["steady_hit_ratio"] == pytest.approx(f + (1 - f) * np.log(1 - f), abs=0.004)
+
+
+def test_predictive_cache_relearns_after_a_reset_between_runs():
+    # one 1 MiB request per sample: 100 requests / 8 streams * 50 ms = 0.65 s of prefetching per step,
+    # 2 steps x 0.5 s of lookahead: every prediction arrives in time
+    pf = {"accuracy": 1.0, "lookahead_steps": 2, "learning_steps": 5, "ramp_steps": 0}
+    base = dict(simulation={"runs": 2}, access__pattern="shuffled", access__epochs=1, cache__policy="predictive",
+                cache__prefetch=pf, link__request_bytes=1 << 20)
+    kept = simulate(small(**base))
+    reset = simulate(small(cache__survives_between_runs=False, **base))
+    assert kept.summary["prefetch_in_time_fraction"] == 1.0
+    for res in (kept, reset):  # run 1: cold while the predictor learns (5 steps), then every block prefetched
+        h = res.runs[0].table["cache_hit_ratio"]
+        assert h.iloc[:5].max() == 0.0 and (h.iloc[5:] == 1.0).all()
+    assert (kept.runs[1].table["cache_hit_ratio"] == 1.0).all()  # the cache kept the whole dataset
+    h2 = reset.runs[1].table["cache_hit_ratio"]
+    assert h2.iloc[:5].max() == 0.0 and (h2.iloc[5:] == 1.0).all()  # emptied, and the predictor relearns
+
+
+def test_late_predictions_count_as_not_predicted():
+    # 4 requests per sample (4 KiB each): 400 / 8 streams * 50 ms = 2.5 s to prefetch a step; one step of
+    # 0.5 s lookahead: a fifth of the predictions arrive in time, the rest miss (no wrong blocks fetched)
+    doc = small(access__pattern="shuffled", access__epochs=1, cache__policy="predictive",
+                cache__prefetch={"accuracy": 1.0, "lookahead_steps": 1}, dataset__samples=20000, dataset__files=100)
+    res = simulate(doc)
+    assert res.summary["prefetch_in_time_fraction"] == pytest.approx(0.5 / (2.5 + 400 * 4096 / 1e9))
+    assert res.summary["steady_hit_ratio"] == pytest.approx(res.summary["prefetch_in_time_fraction"], abs=0.02)
+    assert res.summary["prefetched_blocks"] == res.summary["prefetched_blocks_used"]

@@ -139,17 +139,18 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
     steps_each = [t.steps_simulated for t in traces]
     step_offset = np.concatenate([[0], np.cumsum(steps_each)[:-1]]).astype(np.int64)
     blocks = np.concatenate([t.blocks for t in traces])
-    access_step = np.concatenate([t.access_step + off for t, off in zip(traces, step_offset)])
+    step_start = np.concatenate([t.step_start[:-1] + a for t, a in zip(traces, np.concatenate(
+        [[0], np.cumsum([len(t.blocks) for t in traces])[:-1]]))] + [[len(blocks)]]).astype(np.int64)
     acc_counts = np.array([len(t.blocks) for t in traces], dtype=np.int64)
     run_starts = np.concatenate([[0], np.cumsum(acc_counts)[:-1]]).astype(np.int64)
     learn_offset = None
     if w.cache.policy == "predictive" and not w.cache.survives_between_runs:
-        learn_offset = np.repeat(step_offset, acc_counts)
+        learn_offset = np.repeat(step_offset, steps_each)
     p = w.cache.prefetch
     outcome = run_policy(
-        w.cache.policy, blocks, access_step, w.capacity_blocks, total_blocks=layout.total_blocks,
+        w.cache.policy, blocks, None, w.capacity_blocks, total_blocks=layout.total_blocks, step_start=step_start,
         run_starts=run_starts, reset_between_runs=not w.cache.survives_between_runs,
-        accuracy=p.accuracy * in_time, lookahead_steps=p.lookahead_steps, learning_steps=p.learning_steps,
+        accuracy=p.accuracy, coverage_scale=in_time, lookahead_steps=p.lookahead_steps, learning_steps=p.learning_steps,
         ramp_steps=p.ramp_steps, learn_step_offset=learn_offset, seed=seed)
     pf_by_step = np.zeros(int(sum(steps_each)), dtype=np.int64)
     pf_by_step[: len(outcome.prefetch_by_step)] = outcome.prefetch_by_step
@@ -159,7 +160,7 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
     for r, tr in enumerate(traces):
         a0, a1 = run_starts[r], run_starts[r] + acc_counts[r]
         s0, s1 = step_offset[r], step_offset[r] + steps_each[r]
-        io = step_io(w, outcome.hit[a0:a1], tr.access_sample, tr.sample_bytes, pf_by_step[s0:s1], steps_each[r])
+        io = step_io(w, outcome.hit[a0:a1], tr.block_counts, tr.sample_bytes, pf_by_step[s0:s1], steps_each[r])
         table = step_timeline(w, io, seed=seed, run=r)
         co_table = step_timeline(w, colocated_io(io), rtt_s=0.0, seed=seed, run=r)
         epoch = (np.arange(steps_each[r]) * w.step.samples_per_step) // w.dataset.samples

@@ -289,16 +289,15 @@ def _predictive_kernel(ids, wrong_ids, issue_u, right_u, step_start, cover, accu
     return hit, fetched_right, pf_by_step
 
 
-def _step_arrays(access_step: np.ndarray, run_starts: np.ndarray | None, reset_between_runs: bool,
+def _step_arrays(step_start: np.ndarray, run_starts: np.ndarray | None, reset_between_runs: bool,
                  learn_step_offset: np.ndarray | None, learning_steps: int,
-                 ramp_steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per global step: first access index, coverage, run index, whether the cache is emptied first."""
-    n_steps = int(access_step[-1]) + 1 if len(access_step) else 0
-    step_start = np.searchsorted(access_step, np.arange(n_steps + 1), side="left").astype(np.int64)
+                 ramp_steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per global step: coverage, run index, whether the cache is emptied first."""
+    n_steps = len(step_start) - 1
     new_run = np.zeros(n_steps, dtype=np.int64)
     reset_step = np.zeros(n_steps, dtype=np.bool_)
     if run_starts is not None and len(run_starts):
-        first_steps = access_step[np.asarray(run_starts, dtype=np.int64)]
+        first_steps = np.searchsorted(step_start, np.asarray(run_starts, dtype=np.int64), side="right") - 1
         first_steps = first_steps[first_steps > 0]
         new_run[first_steps] = 1
         if reset_between_runs:
@@ -306,16 +305,17 @@ def _step_arrays(access_step: np.ndarray, run_starts: np.ndarray | None, reset_b
     run_of_step = np.cumsum(new_run)
     local = np.arange(n_steps, dtype=np.int64)
     if learn_step_offset is not None and len(learn_step_offset):
-        local = local - learn_step_offset[np.minimum(step_start[:-1], len(learn_step_offset) - 1)]
+        local = local - np.asarray(learn_step_offset, dtype=np.int64)[:n_steps]
     cover = coverage_by_step(local, learning_steps, ramp_steps)
-    return step_start, cover, run_of_step, reset_step
+    return cover, run_of_step, reset_step
 
 
-def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray, capacity_blocks: int, *,
+def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray | None, capacity_blocks: int, *,
                total_blocks: int, run_starts: np.ndarray | None = None, reset_between_runs: bool = True,
                accuracy: float = 0.95, lookahead_steps: int = 1, learning_steps: int = 0, ramp_steps: int = 0,
                learn_step_offset: np.ndarray | None = None, seed: int = 0,
-               reference: bool = False) -> CacheOutcome:
+               reference: bool = False, step_start: np.ndarray | None = None,
+               coverage_scale: float = 1.0) -> CacheOutcome:
     """Run ``policy`` over the demand accesses ``blocks`` (with their global, non-decreasing ``access_step``).
 
     ``run_starts``: indices of the accesses that start a new run; the cache is emptied there when
@@ -326,8 +326,12 @@ def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray, capacit
     """
     n = len(blocks)
     blocks = np.asarray(blocks, dtype=np.int64)
-    access_step = np.asarray(access_step, dtype=np.int64)
-    n_steps = int(access_step[-1]) + 1 if n else 0
+    if step_start is None:
+        access_step = np.asarray(access_step, dtype=np.int64)
+        n_steps = int(access_step[-1]) + 1 if n else 0
+        step_start = np.searchsorted(access_step, np.arange(n_steps + 1), side="left").astype(np.int64)
+    step_start = np.asarray(step_start, dtype=np.int64)
+    n_steps = len(step_start) - 1
     none = np.zeros(n_steps, dtype=np.int64)
     if policy == "none" or capacity_blocks <= 0 or n == 0:
         return CacheOutcome(np.zeros(n, dtype=bool), none, 0, 0)
@@ -342,9 +346,11 @@ def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray, capacit
     if policy != "predictive":  # pragma: no cover - validated in workload.py
         raise ValueError(policy)
     draws = predictor_draws(n, total_blocks, seed)
-    step_start, cover, run_of_step, reset_step = _step_arrays(access_step, run_starts, reset_between_runs,
-                                                              learn_step_offset, learning_steps, ramp_steps)
+    cover, run_of_step, reset_step = _step_arrays(step_start, run_starts, reset_between_runs,
+                                                  learn_step_offset, learning_steps, ramp_steps)
+    cover = cover * float(coverage_scale)
     if reference or not HAVE_NUMBA:
+        access_step = np.repeat(np.arange(n_steps, dtype=np.int64), np.diff(step_start))
         return _predictive_reference(blocks, access_step, draws, step_start, cover, run_of_step, reset_step,
                                      accuracy, lookahead_steps, capacity_blocks)
     both, n_ids = dense_ids(np.concatenate([blocks, draws.wrong_block]), id_space=total_blocks)

@@ -47,15 +47,17 @@ def prefetch_in_time_fraction(w: Workload) -> float:
     return float(min(1.0, have / need))
 
 
-def step_io(w: Workload, hit: np.ndarray, access_sample: np.ndarray, sample_bytes: np.ndarray,
+def step_io(w: Workload, hit: np.ndarray, block_counts: np.ndarray, sample_bytes: np.ndarray,
             prefetch_blocks_by_step: np.ndarray, steps: int) -> dict[str, np.ndarray]:
-    """Per-step I/O counts of one run from its demand hits (see the module docstring)."""
+    """Per-step I/O counts of one run from its demand hits; sample j owns the next ``block_counts[j]``
+    entries of ``hit`` (see the module docstring)."""
     B = w.dataset.block_bytes
     per_req = max(1, w.link.request_bytes // B)
     n_samples = len(sample_bytes)
-    miss_blocks = np.bincount(access_sample, weights=(~hit).astype(np.float64), minlength=n_samples)
-    hit_blocks = np.bincount(access_sample, weights=hit.astype(np.float64), minlength=n_samples)
-    total_blocks = miss_blocks + hit_blocks
+    first = np.concatenate([[0], np.cumsum(block_counts)[:-1]]).astype(np.int64)
+    hit_blocks = np.add.reduceat(hit.astype(np.int64), first).astype(np.float64) if n_samples else np.zeros(0)
+    total_blocks = np.asarray(block_counts, dtype=np.float64)
+    miss_blocks = total_blocks - hit_blocks
     remote_req = np.ceil(miss_blocks / per_req)
     local_req = np.ceil(hit_blocks / per_req)
     # bytes the job reads from each part: split the sample's bytes in proportion to its blocks

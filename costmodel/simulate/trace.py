@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SimulateError
+from .cache import njit
 from .workload import Workload
 
 #: Largest dataset (samples) for which per-sample arrays are materialised (zipf, varying sizes).
@@ -178,30 +179,61 @@ def sample_order(w: Workload, k: int, seed: int, run: int = 0) -> np.ndarray:
 class RunTrace:
     """One run's demand trace: the samples in read order and their blocks.
 
-    ``sample_ids[j]`` is the j-th sample read; ``blocks`` are the block accesses in order,
-    ``access_sample[a]`` the index j of the sample each block access belongs to.
-    ``steps_simulated`` whole steps; ``truncated`` when the run has more steps than were simulated.
+    ``sample_ids[j]`` is the j-th sample read, covering ``block_counts[j]`` consecutive entries of
+    ``blocks`` (the block accesses in order). ``steps_simulated`` whole steps; ``truncated`` when the run
+    has more steps than were simulated.
     """
 
     sample_ids: np.ndarray
     sample_bytes: np.ndarray
     blocks: np.ndarray
-    access_sample: np.ndarray
+    block_counts: np.ndarray
     samples_per_step: int
     steps_simulated: int
     truncated: bool
+
+    @property
+    def sample_first_access(self) -> np.ndarray:
+        """Index in ``blocks`` of each sample's first block access."""
+        return np.concatenate([[0], np.cumsum(self.block_counts)[:-1]]).astype(np.int64)
+
+    @property
+    def step_start(self) -> np.ndarray:
+        """Index in ``blocks`` where each step starts, plus the end (length ``steps_simulated + 1``)."""
+        edges = np.concatenate([[0], np.cumsum(self.block_counts)]).astype(np.int64)
+        idx = np.minimum(np.arange(self.steps_simulated + 1) * self.samples_per_step, len(self.block_counts))
+        return edges[idx]
+
+    @property
+    def access_sample(self) -> np.ndarray:
+        """The sample index j of each block access (materialised on demand)."""
+        return np.repeat(np.arange(len(self.block_counts), dtype=np.int64), self.block_counts)
 
     @property
     def access_step(self) -> np.ndarray:
         return self.access_sample // self.samples_per_step
 
 
+@njit(cache=True, nogil=True)
+def _expand(starts, counts):  # pragma: no cover - compiled
+    total = 0
+    for i in range(counts.shape[0]):
+        total += counts[i]
+    out = np.empty(total, dtype=np.int64)
+    k = 0
+    for i in range(counts.shape[0]):
+        b = starts[i]
+        for c in range(counts[i]):
+            out[k] = b + c
+            k += 1
+    return out
+
+
 def expand_blocks(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Expand per-sample (first block, count) into the block access sequence and its owner index."""
-    total = int(counts.sum())
+    blocks = _expand(np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(counts, dtype=np.int64))
     owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-    offs = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    return np.repeat(starts, counts) + offs, owner
+    return blocks, owner
 
 
 def steps_to_simulate(w: Workload, layout: Layout) -> tuple[int, bool]:
@@ -223,6 +255,6 @@ def build_run_trace(w: Workload, layout: Layout, seed: int, run: int = 0) -> Run
     k = min(w.samples_per_run, steps * w.step.samples_per_step)
     ids = sample_order(w, k, seed, run)
     starts, counts = layout.blocks_of(ids)
-    blocks, owner = expand_blocks(starts, counts)
-    return RunTrace(ids, layout.bytes_of(ids), blocks, owner, w.step.samples_per_step,
+    blocks = _expand(np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(counts, dtype=np.int64))
+    return RunTrace(ids, layout.bytes_of(ids), blocks, counts.astype(np.int64), w.step.samples_per_step,
                     math.ceil(k / w.step.samples_per_step), truncated)
