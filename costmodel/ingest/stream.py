@@ -3,7 +3,8 @@
 ``costmodel ingest BIG.csv -o timeline.parquet`` streams every CSV/TSV input whose size is at least
 :data:`STREAM_BYTES` (other inputs are read whole and written into the same file). Memory stays at
 about one Arrow batch (``block_bytes``, 16 MiB of CSV text by default) whatever the file size:
-``pyarrow.csv.open_csv`` reads a batch, the same vectorised conversion and validation as
+:func:`costmodel.ingest.tabular.csv_blocks` cuts the text at line ends and parses one block with
+``pyarrow.csv`` (Arrow's own streaming reader reads the whole file ahead), the same vectorised conversion and validation as
 :func:`costmodel.ingest.load` runs on it (step order and time order carried across batches), and a
 ``pyarrow.parquet.ParquetWriter`` appends it. The file appears only when everything succeeded
 (temporary name, then rename); the bad-row threshold is checked over the whole file.
@@ -90,7 +91,7 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
     import pyarrow.csv as pacsv
 
     from .api import _head
-    from .tabular import NULL_VALUES, _delimiter, arrow_csv_plan, dialect
+    from .tabular import NULL_VALUES, _delimiter, arrow_csv_plan, csv_blocks, dialect
 
     src = str(path)
     head = _head(path)
@@ -106,16 +107,20 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
         skipped.append(f"expected {row.expected_columns} fields, found {row.actual_columns}")
         return "skip"
 
-    try:
-        reader = pacsv.open_csv(
-            path,
-            read_options=pacsv.ReadOptions(skip_rows=skip, block_size=block_bytes),
-            parse_options=pacsv.ParseOptions(delimiter=delim, invalid_row_handler=on_invalid),
-            convert_options=pacsv.ConvertOptions(include_columns=include, column_types=types, null_values=NULL_VALUES,
-                                                 strings_can_be_null=True),
-        )
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise IngestError(f"cannot stream as CSV: {exc}", path=src) from None
+    parse_opts = pacsv.ParseOptions(delimiter=delim, invalid_row_handler=on_invalid)
+    conv_opts = pacsv.ConvertOptions(include_columns=include, column_types=types, null_values=NULL_VALUES,
+                                     strings_can_be_null=True)
+    blocks = csv_blocks(path, skip, names, parse_opts, conv_opts, block_bytes)
+    return _stream_blocks(path, options, writer, schema, blocks, skip, skipped, run_id, delim)
+
+
+def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: Any, skip: int, skipped: list[str],
+                   run_id: str | None, delim: str) -> StreamedRun:
+    import pyarrow as pa
+
+    from .tabular import _arrow_to_numpy
+
+    src = str(path)
     rid = run_id or run_id_for(path, options)
     role = getattr(options, "role", "") or ""
     strict = getattr(options, "strict", False)
@@ -132,20 +137,18 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
     first = True
     while True:
         try:
-            batch = reader.read_next_batch()
+            batch = next(blocks)
         except StopIteration:
             break
         except pa.ArrowInvalid as exc:
             raise IngestError(
-                f"a cell is not a number ({exc}); streaming needs numeric cells: fix the file or ingest without -o",
+                f"a cell is not a number ({str(exc)[:200]}); streaming needs numeric cells: fix the file or ingest without -o",
                 path=src,
             ) from None
         n = batch.num_rows
         if n == 0:
             continue
-        from .tabular import _arrow_to_numpy
-
-        cols, nan_cells = _arrow_to_numpy(pa.Table.from_batches([batch]), True)
+        cols, nan_cells = _arrow_to_numpy(batch, True)
         del batch
         conv = convert(cols, options, source=src)
         for s, mask in nan_cells.items():

@@ -183,7 +183,7 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
             include_columns=include, column_types=types, null_values=NULL_VALUES, strings_can_be_null=True
         )
         if len(types) == len(include):  # all numeric: stream into preallocated numpy columns (memory ~ the result)
-            cols, invalid_nan, n = _read_numeric_streaming(path, skip, parse_opts, conv_opts, include)
+            cols, invalid_nan, n = _read_numeric_streaming(path, skip, parse_opts, conv_opts, include, names)
             lines = _line_numbers(n, skip, skipped)
             if skipped and any(num is None for num, _w in skipped):
                 skipped[:] = _locate(path, texts, skipped)
@@ -236,26 +236,59 @@ def _estimate_rows(path: Path, skip: int) -> int:
     return int(size / mean * 1.25) + 1024
 
 
-def _read_numeric_streaming(
-    path: Path, skip: int, parse_opts: Any, conv_opts: Any, include: list[str]
-) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
-    """Read float columns batch by batch into preallocated numpy arrays.
+def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_opts: Any,
+               block_bytes: int = STREAM_BLOCK_BYTES) -> Any:
+    """Yield the data rows of a CSV as Arrow tables of about ``block_bytes`` of text each.
 
-    Peak memory is the result plus one batch (the Arrow table is never whole). Untouched tail pages
+    The file is cut at line ends by us and each block parsed with ``pyarrow.csv.read_csv`` (multi-
+    threaded) under the known column names, so at most one block of text and its table are in memory
+    (Arrow's own streaming reader reads ahead without bound). Fields with embedded newlines are not
+    supported on this path. Raises ``pyarrow.ArrowInvalid`` on a cell that does not convert.
+    """
+    import io
+
+    import pyarrow.csv as pacsv
+
+    read_opts = pacsv.ReadOptions(column_names=names, block_size=max(1 << 20, block_bytes // 4))
+    with open(path, "rb") as fh:
+        for _ in range(skip + 1):  # preamble and header
+            fh.readline()
+        rest = b""
+        while True:
+            chunk = fh.read(block_bytes)
+            if not chunk:
+                break
+            buf = rest + chunk
+            cut = buf.rfind(b"\n")
+            if cut < 0:
+                rest = buf
+                continue
+            block, rest = buf[: cut + 1], buf[cut + 1 :]
+            del buf, chunk
+            if block.strip():
+                yield pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
+        if rest.strip():
+            yield pacsv.read_csv(io.BytesIO(rest), read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
+
+
+def _read_numeric_streaming(
+    path: Path, skip: int, parse_opts: Any, conv_opts: Any, include: list[str], names: list[str]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    """Read float columns block by block into preallocated numpy arrays.
+
+    Peak memory is the result plus one block (the whole Arrow table never exists). Untouched tail pages
     of the preallocation are never resident; the arrays returned are views of the filled part.
     Raises ``pyarrow.ArrowInvalid`` when a cell is not a number (the caller falls back to text parsing).
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pacsv
-
     cap = _estimate_rows(path, skip)
     out = {n: np.empty(cap, dtype="float64") for n in include}
+    return _fill(csv_blocks(path, skip, names, parse_opts, conv_opts), out, cap)
+
+
+def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    import pyarrow.compute as pc
+
     nan_cells: dict[str, np.ndarray] = {}
-    reader = pacsv.open_csv(
-        path, read_options=pacsv.ReadOptions(skip_rows=skip, block_size=STREAM_BLOCK_BYTES),
-        parse_options=parse_opts, convert_options=conv_opts,
-    )
     i = 0
     for batch in reader:
         n = batch.num_rows
@@ -270,7 +303,10 @@ def _read_numeric_streaming(
                 grown[:i] = nan_cells[k][:i]
                 nan_cells[k] = grown
         for name, col in zip(batch.schema.names, batch.columns):
-            out[name][i : i + n] = col.to_numpy(zero_copy_only=False)
+            j = i
+            for chunk in getattr(col, "chunks", [col]):  # copy chunk by chunk: no intermediate concatenation
+                out[name][j : j + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
+                j += len(chunk)
             if col.null_count < n and pc.any(pc.is_nan(col)).as_py():
                 if name not in nan_cells:
                     nan_cells[name] = np.zeros(cap, dtype=bool)
