@@ -32,6 +32,7 @@ from .stats import ratio_ci, tau_int
 
 EPS = 0.01  # warm-up end convention: within 1 % of the steady level
 MIN_POINTS = 20  # below this a run is "too_short"
+STEADY_FRAC = 0.25  # a steady state must last at least this share of the run
 PENALTY_C = 15.0  # PELT penalty constant (Barrett et al.)
 BIAS_SE_FRACTION = 0.1  # bias rule: residual warm-up bias of the steady window <= 0.1 SE
 DRIFT_Z = 4.0  # a drift must also be significant: |head - tail| >= 4 standard errors
@@ -64,6 +65,7 @@ class FitResult:
     steady_cv: float | None = None
     steady_n: int | None = None
     steady_duration_s: float | None = None
+    steady_bias_bound: float | None = None
     steady_mean_baseline: float | None = None
     dip_loss_fraction: float | None = None
     cold_mean: float | None = None
@@ -243,13 +245,22 @@ def analyze_series(s: Series) -> FitResult:
             if best.model != "constant" and best.bic <= iso_bic:
                 chosen = best
                 x_end = best.time_within(EPS)
-                i_end = s.n if x_end is None else _index_at(s, x_end)
+                last_x = float(s.x[-1]) if s.axis == "t_s" else float(s.step[-1])
+                i_end = s.n if (x_end is None or x_end > last_x) else _index_at(s, x_end)
                 evidence["warmup_end_estimator"] = f"curve:{best.model}"
             else:
-                i_end = int(starts[min(j_iso, len(starts) - 1)]) if j_iso < len(yb) else verdict.steady_start or 0
+                i_end = int(starts[j_iso]) if j_iso < len(yb) else s.n
                 evidence["warmup_end_estimator"] = "isotonic"
-            i_end = int(np.clip(i_end, 0, int(n * (1 - 0.25))))
             evidence["pelt_steady_start_step"] = int(s.step[int(verdict.steady_start or 0)])
+            if i_end > int(n * (1 - STEADY_FRAC)):
+                res.classification = "no_steady_state"
+                where = "after the end of the data" if i_end >= n else f"at step {int(s.step[i_end])}"
+                evidence["rule"] = (f"the level comes within {EPS:.0%} of its plateau only {where}: "
+                                    f"less than {STEADY_FRAC:.0%} of the run is steady")
+                evidence["last_level"] = segs[-1].level
+                if sel is not None:
+                    res.curve = _curve_dict(s, best, float(np.mean(s.d[-max(n // 4, 1):])))
+                return res
         else:
             i_end = 0
     # ---- steady window: bias rule ------------------------------------------------------------
@@ -298,6 +309,7 @@ def analyze_series(s: Series) -> FitResult:
     ci = ratio_ci(s.w[i_s:], s.d[i_s:], s.y[i_s:])
     if ci is None:
         evidence["reason"] = "fewer than 20 points in the steady window"
+        evidence["rule"] = f"fewer than 20 points after the warm-up end ({verdict.reason})"
         res.classification = "too_short" if cls in ("flat", "warmup") else cls
         return res
     steady_d = float(np.sum(s.d[i_s:]) / max(n - i_s, 1)) if s.is_rate else float(np.mean(s.d[i_s:]))
@@ -317,6 +329,7 @@ def analyze_series(s: Series) -> FitResult:
         else:
             res.steady_ci_low = ci.ci_low - widen
         evidence["ci_widened_for_residual_bias"] = widen
+        res.steady_bias_bound = widen
     res.steady_se = ci.se
     res.steady_df = ci.df
     res.steady_cv = ci.cv

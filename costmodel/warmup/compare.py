@@ -57,7 +57,8 @@ def _side(fits: list[FitResult]) -> dict[str, Any]:
     if not ok:
         return out
     logs = np.log([f.steady_mean for f in ok])
-    rel_se = np.array([f.steady_se / f.steady_mean for f in ok])
+    # residual warm-up bias the curve could not rule out counts as uncertainty too
+    rel_se = np.array([np.hypot(f.steady_se, f.steady_bias_bound or 0.0) / f.steady_mean for f in ok])
     dfs = np.array([max(f.steady_df or 1, 1) for f in ok], dtype=float)
     k = len(ok)
     within = float(np.sqrt(np.sum(rel_se**2)) / k)
