@@ -405,32 +405,40 @@ def _term_usd(val: Any) -> float | None:
 
 
 def cost_terms(cost: Mapping[str, Any]) -> Any:
-    """Cost terms stacked per option (USD over the horizon)."""
+    """Cost terms stacked per option (USD over the horizon): one bar per option on its own scale
+    (options can differ by orders of magnitude), the total in each panel's title."""
     alt = _alt()
     df = cost_terms_frame(cost)
     months = cost.get("horizon_months")
-    title = f"cost over {months} months by term" if months else "cost by term"
-    totals = df.groupby("option", sort=False, as_index=False)["usd"].sum()
-    totals["label"] = [f"USD {v:,.0f}" for v in totals["usd"]]
-    y = alt.Y("option:N", title="option", sort=list(_TERM_ORDER))
-    bars = alt.Chart(df).mark_bar().encode(
-        y=y,
-        x=alt.X("sum(usd):Q", title="cost over the horizon (USD)", stack="zero"),
-        color=alt.Color("term:N", title="term"),
-        tooltip=["option:N", "term:N", alt.Tooltip("usd:Q", format=",.0f")],
-    )
-    text = alt.Chart(totals).mark_text(align="left", dx=4, fontSize=FONT_SIZE).encode(y=y, x="usd:Q", text="label:N")
-    chart = alt.layer(bars, text).properties(width=WIDTH - 160, height=36 * df["option"].nunique() + 20, title=title)
-    return _configure(chart)
+    title = f"cost over {months:g} months by term (each option on its own scale)" if isinstance(months, (int, float)) else "cost by term"
+    panels = []
+    for opt in df["option"].unique():
+        part = df[(df["option"] == opt)]
+        total = float(part["usd"].sum())
+        nonzero = part[part["usd"] != 0]
+        panels.append(
+            alt.Chart(nonzero if not nonzero.empty else part)
+            .mark_bar()
+            .encode(
+                x=alt.X("sum(usd):Q", title="USD over the horizon", stack="zero"),
+                color=alt.Color("term:N", title="term"),
+                tooltip=["term:N", alt.Tooltip("usd:Q", format=",.0f")],
+            )
+            .properties(width=WIDTH - 200, height=28, title=f"{opt}: USD {total:,.0f}")
+        )
+    return _configure(alt.vconcat(*panels, spacing=6).properties(title=title))
 
 
 def break_even(curve: pd.DataFrame, input_name: str, value: float | None = None, above: str | None = None) -> Any:
-    """Total cost of each option against one input (``curve``: columns ``value``, ``option``,
-    ``total_usd``), with a rule at the break-even value when there is one."""
+    """Total cost of cross-region and replicate (the break-even is between those two; other options
+    are left out) against one input (``curve``: columns ``value``, ``option``, ``total_usd``), with a
+    rule at the break-even value when there is one."""
     alt = _alt()
     need = {"value", "option", "total_usd"}
     if not need <= set(curve.columns):
         raise ReportError(f"break-even curve needs columns {sorted(need)}, got {sorted(curve.columns)}")
+    pair = curve[curve["option"].isin(["cross_region", "replicate"])]
+    curve = pair if not pair.empty else curve
     base = alt.Chart(curve).mark_line(point=True).encode(
         x=alt.X("value:Q", title=input_name),
         y=alt.Y("total_usd:Q", title="cost over the horizon (USD)"),
@@ -478,8 +486,8 @@ def tornado_frame(tornado: Any) -> pd.DataFrame:
             "high_usd": col("high_usd", "high_output", "delta_high_usd", "high"),
         }
     )
-    if "base_usd" in df.columns or "base_output" in df.columns:
-        out["base_usd"] = col("base_usd", "base_output")
+    if {"base_usd", "base_output", "base_delta_usd"} & set(df.columns):
+        out["base_usd"] = col("base_usd", "base_delta_usd", "base_output")
     else:
         out["base_usd"] = 0.0
     out["swing_usd"] = (out["high_usd"] - out["low_usd"]).abs()
@@ -497,12 +505,14 @@ def tornado(tornado_result: Any, output: str = "cross_region minus replicate (US
         ],
         ignore_index=True,
     )
+    long["reach"] = -(long["usd"] - long["base_usd"]).abs()  # longer bar first, the shorter on top
     order = list(df["input"])
     bars = alt.Chart(long).mark_bar().encode(
         y=alt.Y("input:N", sort=order, title="input"),
         x=alt.X("base_usd:Q", title=output),
         x2="usd:Q",
         color=alt.Color("end:N", title="input at", scale=alt.Scale(domain=["low value", "high value"], range=["#9ecae1", "#3182bd"])),
+        order=alt.Order("reach:Q"),
         tooltip=["input:N", "end:N", alt.Tooltip("usd:Q", format=",.0f")],
     )
     rule = alt.Chart(pd.DataFrame({"base": [float(df["base_usd"].iloc[0])]})).mark_rule(color="black").encode(x="base:Q")

@@ -623,9 +623,18 @@ class _HTML:
 def html_table(df: Any, caption: str = "", max_rows: int = 200) -> _HTML:
     """An escaped HTML table of a DataFrame (pandas escapes cell text; the caption is escaped here)."""
     cap = f"<p><b>{html.escape(caption)}</b></p>" if caption else ""
-    body = df.head(max_rows).to_html(index=False, escape=True, na_rep="-", border=0, classes="cm-table")
+    body = df.head(max_rows).to_html(
+        index=False, escape=True, na_rep="-", border=0, classes="cm-table", float_format=_fmt_float
+    )
     more = f"<p>({len(df) - max_rows} more rows not shown)</p>" if len(df) > max_rows else ""
     return _HTML(cap + body + more)
+
+
+def _fmt_float(x: float) -> str:
+    """Six significant digits, thousands separated: readable tables, no float noise."""
+    if not math.isfinite(x):
+        return "-"
+    return f"{x:,.0f}" if abs(x) >= 1e6 else f"{x:,.6g}"
 
 
 def html_text(text: str, tag: str = "p") -> _HTML:
@@ -742,7 +751,8 @@ _TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block extra_css -%}
 <style type="text/css">
 .cm-table { border-collapse: collapse; font-size: 12px; margin: 4px 0 12px 0; }
-.cm-table th, .cm-table td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
+.cm-table th, .cm-table td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top;
+  max-width: 30em; overflow-wrap: anywhere; }
 .jp-RenderedSVG svg { max-width: 100%; height: auto; }
 @media print { .jp-Cell { break-inside: avoid; } }
 </style>
@@ -863,6 +873,7 @@ def execute_notebook(
             progress_bar=False,
             request_save_on_cell_execute=False,
             cwd=str(cwd) if cwd else None,
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],  # no transport warning on the user's terminal
         )
     except PapermillExecutionError as exc:
         msg = str(exc.evalue).replace("\n", " ").strip()

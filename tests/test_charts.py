@@ -122,6 +122,19 @@ def test_cost_terms_frame_and_tornado_order():
         {"input": "b", "low_usd": -5.0, "high_usd": 5.0},
     ])
     assert list(t["input"]) == ["b", "a"] and list(t["swing_usd"]) == [10.0, 1.0]
+    # rows as costmodel.cost.tornado writes them: bars start at the base difference
+    t = charts.tornado_frame([{"input": "x", "base": 4.0, "low": 2.0, "high": 6.0, "base_delta_usd": 235.0,
+                               "delta_low_usd": 180.0, "delta_high_usd": 290.0, "swing_usd": 110.0}])
+    assert t.iloc[0][["low_usd", "high_usd", "base_usd"]].tolist() == [180.0, 290.0, 235.0]
+
+
+def test_break_even_draws_only_the_two_options_that_cross():
+    curve = pd.DataFrame([{"value": v, "option": o, "total_usd": v * k}
+                          for v in (1, 2) for o, k in (("cross_region", 1.0), ("replicate", 2.0), ("wait", 1e6))])
+    spec = charts.break_even(curve, "training.runs_per_month", None).to_dict()
+    rows = [r for v in spec["datasets"].values() for r in v if "option" in r]
+    assert {r["option"] for r in rows} == {"cross_region", "replicate"}
+    assert "never in this range" in str(spec["title"])
 
 
 def test_monte_carlo_histogram_per_option_shares_and_percentiles():
