@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -82,13 +83,40 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path: Path, make
     assert (not out.exists() or out.is_dir()) and not list(tmp_path.glob("*.partial"))
 
 
-def test_unreadable_file_listed_on_stderr_not_fatal(tree: Path, tmp_path: Path):
-    if os.geteuid() == 0:
-        pytest.skip("root reads files whatever their mode (the API test covers vanished files)")
+def _no_read_override() -> list[str]:
+    """A command prefix under which even root obeys file modes (drops CAP_DAC_OVERRIDE and friends)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    drop = [setpriv, "--bounding-set", "-dac_override,-dac_read_search", "--"] if setpriv else []
+    if not setpriv or subprocess.run([*drop, "true"]).returncode != 0:
+        pytest.skip("running as root without setpriv to drop the file-mode override")
+    return drop
+
+
+def test_unreadable_files_listed_not_fatal_unless_all(tree: Path, tmp_path: Path):
+    prefix = _no_read_override()
     (tree / "m.bin").chmod(0)
-    proc = bench(str(tree), "--passes", "1", "--workers", "2")
-    assert proc.returncode == 0
-    assert "unreadable: m.bin: PermissionError" in proc.stderr
+    out = tmp_path / "u.jsonl"
+    cmd = [*prefix, sys.executable, "-m", "costmodel", "bench", str(tree), "--passes", "2", "--workers", "2"]
+    proc = subprocess.run([*cmd, "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 3 and all(LINE_RE.match(x) for x in lines[1:])
+    assert "pass 1: 1 file(s) unreadable" in proc.stderr
+    assert "unreadable: m.bin: PermissionError: Permission denied" in proc.stderr
+    end = json.loads(out.read_text().splitlines()[-1])
+    assert [(u["path"], u["passes"]) for u in end["unreadable"]] == [("m.bin", [1, 2])]
+    passes = [json.loads(x) for x in out.read_text().splitlines() if '"type":"pass"' in x]
+    assert [p["bytes"] for p in passes] == [TOTAL - SIZES["m.bin"]] * 2
+    for f in tree.rglob("*"):
+        if f.is_file():
+            f.chmod(0)
+    proc = subprocess.run([*cmd, "--out", str(tmp_path / "all.jsonl")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 1 and f"all {len(SIZES)} files under {tree} were unreadable" in err[0]
+    assert not (tmp_path / "all.jsonl").exists() and not (tmp_path / "all.jsonl.partial").exists()
 
 
 def _wait_for_line(proc: subprocess.Popen, prefix: str, timeout_s: float = 60) -> str:
