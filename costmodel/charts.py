@@ -429,7 +429,13 @@ def cost_terms(cost: Mapping[str, Any]) -> Any:
     return _configure(alt.vconcat(*panels, spacing=6).properties(title=title))
 
 
-def break_even(curve: pd.DataFrame, input_name: str, value: float | None = None, above: str | None = None) -> Any:
+def break_even(
+    curve: pd.DataFrame,
+    input_name: str,
+    value: float | None = None,
+    above: str | None = None,
+    unit: str | None = None,
+) -> Any:
     """Total cost of cross-region and replicate (the break-even is between those two; other options
     are left out) against one input (``curve``: columns ``value``, ``option``, ``total_usd``), with a
     rule at the break-even value when there is one."""
@@ -440,7 +446,7 @@ def break_even(curve: pd.DataFrame, input_name: str, value: float | None = None,
     pair = curve[curve["option"].isin(["cross_region", "replicate"])]
     curve = pair if not pair.empty else curve
     base = alt.Chart(curve).mark_line(point=True).encode(
-        x=alt.X("value:Q", title=input_name),
+        x=alt.X("value:Q", title=f"{input_name} ({unit})" if unit else input_name),
         y=alt.Y("total_usd:Q", title="cost over the horizon (USD)"),
         color=alt.Color("option:N", title="option"),
         tooltip=["option:N", alt.Tooltip("value:Q"), alt.Tooltip("total_usd:Q", format=",.0f")],

@@ -444,10 +444,10 @@ def _total_curve(scen: Any, key: str, be: Mapping[str, Any], n: int):  # -> Data
     return pd.DataFrame(rows)
 
 
-def break_even_point(cost: CostStage) -> tuple[float | None, str | None]:
-    """(value, option cheaper above it) of the charted break-even input."""
+def break_even_point(cost: CostStage) -> tuple[float | None, str | None, str | None]:
+    """(value, option cheaper above it, unit) of the charted break-even input."""
     be = (cost.result.get("break_even") or {}).get(cost.break_even_input) or {}
-    return be.get("value"), be.get("above")
+    return be.get("value"), be.get("above"), be.get("unit")
 
 
 def break_even_table(result: Mapping[str, Any]):  # -> DataFrame

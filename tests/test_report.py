@@ -196,9 +196,9 @@ def test_decision_record_contract(stages, examples_dir):
     assert set(cost.result["monte_carlo"]["p_cheapest"]) == {"cross_region", "replicate", "wait"}
     curve = cost.break_even_curve
     assert set(curve["option"]) == {"cross_region", "replicate", "wait"}
-    value, above = report.break_even_point(cost)
+    value, above, unit = report.break_even_point(cost)
     be = cost.result["break_even"][cost.break_even_input]
-    assert value == be["value"] and above == be["above"]
+    assert value == be["value"] and above == be["above"] and unit == be["unit"]
 
 
 def test_write_outputs_atomic_and_adr_escapes(stages, tmp_path):
@@ -238,3 +238,17 @@ def test_predicted_runs_are_marked_in_tables_and_charts(tmp_path, examples_dir):
     assert {(r["run"], r["kind"]) for r in rows} == {("colocated_steps", "measured"), ("sim (predicted)", "predicted")}
     panels = charts.throughput(inputs.runs, fits).to_dict()["vconcat"]
     assert panels[1]["title"]["text"] == "sim (predicted) [remote]"
+
+
+def test_stages_with_only_colocated_runs_skip_the_comparison():
+    p = report.validate_parameters(remote=[], monte_carlo_n=0)
+    inputs = report.load_inputs(p)
+    fits = report.fit_runs(inputs, p)
+    assert report.compare_runs(inputs, p, fits) is None
+    cost = report.cost_stage(p, None)
+    assert cost.mc_samples is None and "monte_carlo" not in cost.result
+    decision = report.checklist_stage(p, None, cost.result, fits)
+    record = report.decision_record(inputs, fits, None, cost, decision, p)
+    assert record["compare"] is None and len(record["fit"]) == 1
+    assert report.compare_table(None).iloc[0]["value"].startswith("not available")
+    assert report.monte_carlo_table(cost.result).columns.tolist() == ["Monte Carlo"]
