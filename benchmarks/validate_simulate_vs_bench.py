@@ -9,12 +9,12 @@ throughput and hit ratio with what ``costmodel.simulate`` predicts for the same 
 Measured hit ratio of a pass: ``1 - read_bytes / rchar`` from ``/proc/self/io`` (bytes that had to come
 from the block device over bytes the reads returned). The simulator's two speeds are calibrated on
 separate file sets first: the miss speed (a set 1.5x the limit read twice: the second pass misses
-everywhere), and the hit speed (a set a quarter of the limit read three times). Cache capacity = the limit
-minus the reading process's own resident memory.
+everywhere), and the hit speed (a set 0.35x the limit read three times). Cache capacity = the limit
+minus the reading process's peak resident memory (its read buffers are charged to the same cgroup).
 
 Usage: .venv/bin/python benchmarks/validate_simulate_vs_bench.py [--limit-mib 384] [--workers 4]
        [--passes 3] [--dir /tmp/costmodel-validate-simulate] [--keep]
-Disk use: about 6.4 x the limit (3.2 GiB for 512 MiB), removed afterwards unless --keep.
+Disk use: about 7.2 x the limit (3.6 GiB for 512 MiB), removed afterwards unless --keep.
 Throughput per pass is the median of ``--repeats`` runs (the machine is shared; single passes are noisy).
 """
 from __future__ import annotations
@@ -46,14 +46,13 @@ def io():
         d[k] = int(v)
     return d["rchar"], d["read_bytes"]
 
-def rss():
+def rss(field="VmHWM:"):
     for line in open("/proc/self/status"):
-        if line.startswith("VmRSS:"):
+        if line.startswith(field):
             return int(line.split()[1]) * 1024
     return 0
 
 snaps = [io()]
-rss0 = rss()
 res = run_bench(sys.argv[2], passes=int(sys.argv[3]), workers=int(sys.argv[4]), max_files=100000,
                 block_mib=8.0, evict=True, on_pass=lambda pr: snaps.append(io()))
 out = []
@@ -65,7 +64,7 @@ for i, pr in enumerate(res.passes):
                 "rchar": d_rchar, "read_bytes": d_read,
                 "hit_ratio": max(0.0, 1.0 - d_read / d_rchar) if d_rchar else None,
                 "resident_before": pr.residency_before.fraction if pr.residency_before else None})
-print(json.dumps({"rss_bytes": rss0, "passes": out, "eviction": res.run.get("eviction_method")}))
+print(json.dumps({"rss_bytes": rss(), "passes": out, "eviction": res.run.get("eviction_method")}))
 """
 
 
@@ -176,7 +175,8 @@ def main() -> int:
     kind, parent = found
     limit = args.limit_mib * MIB
     base = Path(args.dir)
-    sets = {"calib_miss": 1.5, "calib_hit": 0.25, "smaller": 0.5, "fits": 0.85, "near": 1.25, "larger": 2.0}
+    sets = {"calib_miss": 1.5, "calib_hit": 0.35, "smaller": 0.5, "fits": 0.7, "edge": 0.85, "near": 1.25,
+            "larger": 2.0}
     cg = make_limit(kind, parent, limit)
     results: dict = {"limit_bytes": limit, "cgroup": kind, "workers": args.workers, "passes": args.passes,
                      "file_bytes": FILE_BYTES, "sets": {}}
@@ -193,14 +193,14 @@ def main() -> int:
         capacity = limit - rss
         print(f"calibration: miss speed {miss_bps / 1e9:.2f} GB/s (measured hit ratio "
               f"{miss['passes'][-1]['hit_ratio']:.3f}), hit speed {hit_bps / 1e9:.2f} GB/s (hit ratio "
-              f"{hit['passes'][-1]['hit_ratio']:.3f}); cache capacity = limit - reader RSS "
+              f"{hit['passes'][-1]['hit_ratio']:.3f}); cache capacity = limit - reader peak RSS "
               f"{rss / MIB:.0f} MiB = {capacity / MIB:.0f} MiB")
         results.update({"miss_bytes_per_s": miss_bps, "hit_bytes_per_s": hit_bps, "capacity_bytes": capacity,
                         "calibration": {"miss": miss, "hit": hit}})
         rows = []
         print(f"{'set':8s} {'size/limit':>10s} {'pass':>4s} {'meas GB/s':>9s} {'pred GB/s':>9s} {'err':>7s} "
               f"{'meas hit':>8s} {'pred hit':>8s} {'|err|':>6s}")
-        for name in ("smaller", "fits", "near", "larger"):
+        for name in ("smaller", "fits", "edge", "near", "larger"):
             meas = bench_in_limit(cg, base / name, args.passes, args.workers, args.repeats)
             pred = predict(counts[name], args.passes, args.workers, capacity, miss_bps, hit_bps)
             results["sets"][name] = {"files": counts[name], "bytes": counts[name] * FILE_BYTES,
