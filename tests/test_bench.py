@@ -153,6 +153,8 @@ def test_eviction_makes_pass_one_cold_and_says_whether_it_worked(tree: Path):
         assert ev.worked is True and ev.after.fraction <= 0.02
         # pass 2 follows pass 1's reads: everything is cached again
         assert res.passes[1].residency_before.fraction == pytest.approx(1.0, abs=0.01)
+        assert res.passes[0].residency_after.fraction == pytest.approx(1.0, abs=0.01)
+    assert res.passes[0].direct_verified is None
     assert res.passes[1].eviction is None and res.passes[1].cold is False
 
 
@@ -186,6 +188,10 @@ def test_direct_reads_every_byte_or_falls_back_with_a_note(tree: Path):
     if ok:
         assert res.run["eviction_method"] == "o_direct"
         assert [p.page_cache for p in res.passes] == ["bypassed", "bypassed"]
+        # checked with mincore: the O_DIRECT passes left the page cache as it was
+        assert [p.direct_verified for p in res.passes] == [True, True]
+        for p in res.passes:
+            assert p.residency_after.resident_bytes - p.residency_before.resident_bytes <= 0.02 * total
     else:
         assert res.run["eviction_method"] == "posix_fadvise_dontneed"
         assert any("fell back" in n for n in res.notes) and why
@@ -302,3 +308,25 @@ def test_progress_lines_during_a_long_pass(tmp_path: Path):
     m = re.match(r"pass 1: (\d+)/8 files, (\d+\.\d\d)/0\.01 GiB, (\d+\.\d\d) GiB/s over the last \d+\.\d s$", prog[0])
     assert m, prog[0]
     assert len(res.samples) >= 2  # several 10 ms slices in one pass
+
+
+def test_direct_that_fills_the_page_cache_is_flagged(tree: Path, tmp_path: Path, monkeypatch):
+    from costmodel.ingest import load
+
+    if not pagecache.direct_support(walk_files(tree).path(0))[0]:
+        pytest.skip("no O_DIRECT on this file system")
+    total = sum(SIZES.values())
+    calls = []
+
+    def fake_residency(paths, sizes=None):  # before each pass: nothing cached; after it: everything
+        calls.append(1)
+        return pagecache.Residency(len(paths), total, 0 if len(calls) % 2 else total)
+
+    monkeypatch.setattr(pagecache, "residency", fake_residency)
+    msgs: list[str] = []
+    out = tmp_path / "d.jsonl"
+    res = run_bench(tree, passes=2, workers=2, direct=True, out=out, on_progress=msgs.append)
+    assert [p.direct_verified for p in res.passes] == [False, False]
+    assert any("does not honour O_DIRECT" in m for m in msgs)
+    [run] = load(out)
+    assert any("O_DIRECT reads filled the page cache" in w for w in run.warnings)

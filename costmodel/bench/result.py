@@ -97,6 +97,9 @@ class PassResult:
 
     ``page_cache`` is ``evicted`` (this client's cached pages of the files were dropped before the
     pass), ``bypassed`` (O_DIRECT) or ``as_found`` (nothing done: warm if an earlier pass read them).
+    ``residency_before`` / ``residency_after`` are mincore measurements around the pass;
+    ``direct_verified`` (O_DIRECT passes) is True when the pass added no more than 2 % of the bytes
+    to the page cache, i.e. the file system really bypassed it.
     Throughput is successful bytes over the pass's wall time (first open to last close).
     """
 
@@ -114,6 +117,8 @@ class PassResult:
     residency_before: Residency | None = None
     eviction: Eviction | None = None
     interrupted: bool = False
+    residency_after: Residency | None = None
+    direct_verified: bool | None = None
 
     @property
     def throughput_bytes_per_s(self) -> float:
@@ -149,6 +154,8 @@ class PassResult:
             "latency_s": dict(self.latency_s),
             "residency_before": self.residency_before.to_dict() if self.residency_before else None,
             "eviction": self.eviction.to_dict() if self.eviction else None,
+            "residency_after": self.residency_after.to_dict() if self.residency_after else None,
+            "direct_verified": self.direct_verified,
             "interrupted": self.interrupted,
         }
 

@@ -236,7 +236,7 @@ def _one_pass(
 ) -> tuple[PassResult, PassData]:
     eviction = None
     if use_direct:
-        cold, page_cache, before = True, "bypassed", None
+        cold, page_cache, before = True, "bypassed", pagecache.residency(paths)
     elif method == METHOD_FADVISE and (p == 1 or cold_every_pass):
         eviction = pagecache.evict(paths)
         cold = eviction.method == METHOD_FADVISE
@@ -251,6 +251,14 @@ def _one_pass(
         sample_interval_s=sample_interval_s, total_bytes=manifest.total_bytes,
         on_progress=on_progress, progress_interval_s=progress_interval_s, buffers=buffers,
     )
+    after = pagecache.residency(paths)
+    direct_verified = None
+    if use_direct and before.resident_bytes is not None and after.resident_bytes is not None and after.checked_bytes:
+        added = after.resident_bytes - before.resident_bytes
+        direct_verified = added <= pagecache.RESIDENT_OK_FRACTION * after.checked_bytes
+        if not direct_verified and on_progress is not None:
+            on_progress(f"pass {p}: O_DIRECT reads filled the page cache ({added / after.checked_bytes:.0%} of the "
+                        "bytes): the file system does not honour O_DIRECT")
     ok = [r for r in data.reads if r.error is None]
     failed = [r for r in data.reads if r.error is not None and r.error != INTERRUPTED]
     changed = sum(1 for r in ok if r.bytes != sizes[r.index])
@@ -269,6 +277,8 @@ def _one_pass(
         residency_before=before,
         eviction=eviction,
         interrupted=data.interrupted,
+        residency_after=after,
+        direct_verified=direct_verified,
     )
     return pr, data
 

@@ -164,6 +164,8 @@ def _pass_summary(rec: dict[str, Any]) -> dict[str, Any]:
     out["eviction_method"] = ev.get("method")
     out["eviction_worked"] = ev.get("worked")
     out["resident_fraction_before"] = res.get("resident_fraction")
+    out["resident_fraction_after"] = (rec.get("residency_after") or {}).get("resident_fraction")
+    out["direct_verified"] = rec.get("direct_verified")
     return out
 
 
@@ -185,6 +187,9 @@ def _warnings(src: str, run_rec: dict[str, Any], end_rec: dict[str, Any] | None,
             frac = p.get("resident_fraction_before")
             frac_s = f"{frac:.0%} of the data still cached" if isinstance(frac, (int, float)) else "residency unknown"
             warnings.append(f"{src}: pass {p.get('pass')}: eviction did not work ({frac_s}); it is not a cold read")
+        if p.get("direct_verified") is False:
+            warnings.append(f"{src}: pass {p.get('pass')}: O_DIRECT reads filled the page cache; "
+                            "the file system did not bypass it")
     if end_rec is not None:
         if end_rec.get("unreadable"):
             warnings.append(f"{src}: {len(end_rec['unreadable'])} file(s) were unreadable (metadata 'unreadable')")
