@@ -895,13 +895,34 @@ class ReportResult:
         return dataclasses.asdict(self)
 
 
-def check_output_dir(out_dir: str | os.PathLike[str], force: bool) -> Path:
-    """The output folder, refused when it exists and is not empty (unless ``force``) or is a file."""
+def check_output_dir(out_dir: str | os.PathLike[str], force: bool, inputs: Sequence[str] = ()) -> Path:
+    """The output folder, checked before anything runs.
+
+    Refused: a file; an existing non-empty folder without ``force``; with ``force``, a folder holding
+    anything but a previous report's files (``force`` replaces a report, never a folder of other
+    files); the current folder or one above it; a folder that contains an input file.
+    """
     d = Path(out_dir)
     if d.exists() and not d.is_dir():
         raise ReportError(f"output {d} exists and is not a folder")
-    if d.is_dir() and any(d.iterdir()) and not force:
-        raise ReportError(f"output folder {d} exists and is not empty; pass --force to replace it")
+    full = d.resolve()
+    cwd = Path.cwd().resolve()
+    if full == cwd or full in cwd.parents:
+        raise ReportError(f"output folder {d} is the current folder or above it; name a new folder, e.g. -o reports")
+    for path in inputs:
+        if full in Path(path).resolve().parents:
+            raise ReportError(f"output folder {d} contains the input {path}; write the report elsewhere")
+    if d.is_dir():
+        entries = sorted(p.name for p in d.iterdir())
+        if entries and not force:
+            raise ReportError(f"output folder {d} exists and is not empty; pass --force to replace it")
+        foreign = [e for e in entries if e not in OUTPUT_FILES]
+        if foreign:
+            shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+            raise ReportError(
+                f"output folder {d} holds files that are not part of a report ({shown}); "
+                "--force only replaces a previous report: choose another folder"
+            )
     return d
 
 
@@ -935,7 +956,7 @@ def render_report(
         **options,
     }
     params = validate_parameters(**values)
-    dest = check_output_dir(out_dir, force).resolve()
+    dest = check_output_dir(out_dir, force, [*params.colocated, *params.remote, params.scenario, params.answers]).resolve()
     nb_path = Path(notebook) if notebook else REPORT_NOTEBOOK
     if not nb_path.is_file():
         raise ReportError(f"report notebook {nb_path} not found")
@@ -944,8 +965,11 @@ def render_report(
     _import_papermill()  # first, in this thread: concurrent imports of shared modules can deadlock
     warm = threading.Thread(target=html_exporter, daemon=True)  # import nbconvert while the kernel runs
     warm.start()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+    except OSError as exc:
+        raise ReportError(f"cannot create the output folder beside {dest}: {exc.strerror or exc}") from None
     try:
         nb_params = {k: v for k, v in params.to_dict().items()}
         nb_params["decision_path"] = str(tmp / "decision.json")

@@ -129,10 +129,19 @@ def test_output_folder_rules(tmp_path):
     assert report.check_output_dir(d, force=False) == d  # absent: fine
     d.mkdir()
     report.check_output_dir(d, force=False)  # empty: fine
-    (d / "old.txt").write_text("x")
+    (d / "report.html").write_text("x")
     with pytest.raises(ReportError, match="exists and is not empty; pass --force"):
         report.check_output_dir(d, force=False)
-    report.check_output_dir(d, force=True)
+    report.check_output_dir(d, force=True)  # a previous report: replaced with --force
+    (d / "thesis.tex").write_text("x")
+    with pytest.raises(ReportError, match=r"not part of a report \(thesis.tex\); --force only replaces a previous report"):
+        report.check_output_dir(d, force=True)
+    with pytest.raises(ReportError, match="current folder or above"):
+        report.check_output_dir(".", force=True)
+    with pytest.raises(ReportError, match="current folder or above"):
+        report.check_output_dir("..", force=True)
+    with pytest.raises(ReportError, match="contains the input"):
+        report.check_output_dir(tmp_path, force=True, inputs=[str(d / "thesis.tex")])
     f = tmp_path / "file"
     f.write_text("x")
     with pytest.raises(ReportError, match="not a folder"):
