@@ -165,7 +165,10 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
 
     def on_invalid(row: Any) -> str:
         skipped.append((row.number, f"expected {row.expected_columns} fields, found {row.actual_columns}"))
-        texts.append(row.text)
+        try:
+            texts.append(row.text)
+        except UnicodeDecodeError:  # not UTF-8: the line cannot be located by its text
+            texts.append("\x00")
         return "skip"
 
     include = [n for n in names if n in plan]
