@@ -81,8 +81,6 @@ def run(args: argparse.Namespace) -> int:
             verdict = "worked" if p.eviction.worked else "DID NOT WORK"
             say(f"pass {p.pass_no}: evicted {p.eviction.files} files with posix_fadvise(DONTNEED); "
                 f"{p.eviction.after.fraction:.1%} resident afterwards (mincore): {verdict}")
-        for note in (p.eviction.notes if p.eviction else []):
-            say(f"pass {p.pass_no}: {note}")
         if p.files_failed:
             say(f"pass {p.pass_no}: {p.files_failed} file(s) unreadable")
         if p.files_changed:
