@@ -55,3 +55,9 @@ def test_cross_region_bytes_are_about_one_dataset_per_epoch(ref):
     assert s["cross_region_bytes_per_run"] == pytest.approx(sum(s["cross_region_bytes_by_epoch"]))
     assert s["extrapolated"] is True and s["steps_per_run"] == 378125  # 3 x 48.4e6 / 384
     assert s["warmup_lost_s"] == pytest.approx(100 * (3.968 - 3.31), rel=0.15)
+
+
+def test_warmup_end_agrees_with_the_simulators_own_rule(ref):
+    s = ref.summary
+    assert s["warmup_method"] in ("costmodel.warmup.analyze", "rule")
+    assert abs(s["warmup_end_step"] - s["warmup_end_step_rule"]) <= 5

@@ -92,7 +92,7 @@ def _assumptions(w: Workload, in_time: float) -> list[str]:
         + (f" (lognormal sigma {w.dataset.sample_bytes_sigma})" if w.dataset.sample_bytes_sigma else " each")
         + f" in {w.dataset.files:,} files, {w.dataset.block_bytes}-byte blocks, files block-aligned",
         f"access: {w.access.pattern}, {w.access.epochs:g} epoch(s) per run; {w.step.samples_per_step} samples "
-        f"per step, {w.steps_per_run:,} steps per run",
+        f"per step ({w.bytes_per_step:,.0f} bytes), {w.steps_per_run:,} steps per run",
         f"compute {w.step.compute_s:g} s per step (cv {w.step.compute_cv:g}); the loader prepares batches one "
         f"after another, {w.step.prefetch_depth} ahead, with min(loader_workers={w.step.loader_workers}, "
         f"parallel_streams={w.link.parallel_streams}) reads in flight",
