@@ -209,3 +209,12 @@ def test_appledouble_skipped_in_many(real_dir: Path, tmp_path: Path) -> None:
     assert len(res.runs) == 1 and any("skipped" in w for w in res.warnings)
     with pytest.raises(IngestError, match="AppleDouble"):
         load(ad)
+
+
+def test_whole_real_folder_in_one_call(real_dir: Path) -> None:
+    res = load_many([real_dir])
+    skipped = [w for w in res.warnings if "skipped" in w]
+    # skipped with a note: SOURCES.md, 5 YAML configs (dlio/.hydra x2, HPE configs x2, Volumez config), the fio job file
+    assert len(skipped) == 7 and any("fio job file" in w for w in skipped) and any("SOURCES.md" in w for w in skipped)
+    assert res.rejected_rows == 0
+    assert len({r.run_id for r in res.runs}) == len(res.runs) >= 60

@@ -103,6 +103,36 @@ def not_an_output(head: str, path: Path) -> str | None:
     return None
 
 
+def expand_dir(root: Path, options: IngestOptions) -> tuple[list[Path], list[str]]:
+    """The benchmark outputs under folder ``root`` (recursive, sorted), and notes on the files skipped.
+
+    Skipped, each with a note: macOS metadata, configs (YAML, fio job files), empty files, and files of
+    no known format (unless ``--format``/``--pattern`` says how to read them). Nothing else is skipped.
+    """
+    found: list[Path] = []
+    notes: list[str] = []
+    for f in sorted(x for x in root.rglob("*") if x.is_file()):
+        if options.fmt or options.pattern:
+            found.append(f)
+            continue
+        try:
+            head = _head(f)
+        except OSError as exc:
+            notes.append(f"{f}: skipped (unreadable: {exc})")
+            continue
+        why = "empty" if not head.strip() else not_an_output(head, f)
+        if why:
+            notes.append(f"{f}: skipped ({why.split(';')[0]})")
+            continue
+        if not any(mod.sniff(head, f) for _n, mod in reader_modules()):
+            notes.append(f"{f}: skipped (not a known benchmark output format)")
+            continue
+        found.append(f)
+    if not found:
+        raise IngestError("no benchmark output found in the folder", path=str(root))
+    return found, notes
+
+
 def load(path: str | Path, options: IngestOptions | None = None) -> list[Run]:
     """Read one file into one or more Runs. Raises IngestError on unusable input."""
     opts = options or IngestOptions()
@@ -147,6 +177,12 @@ def load_many(paths: Sequence[str | Path], options: IngestOptions | None = None)
     notes: list[str] = []
     for p in paths:
         name = Path(p).name
+        if Path(p).is_dir():
+            found, skipped = expand_dir(Path(p), opts)
+            notes += skipped
+            for f in found:
+                runs.extend(load(f, opts))
+            continue
         if len(paths) > 1 and (name.startswith("._") or name == ".DS_Store"):
             notes.append(f"{p}: skipped (macOS metadata file, not a benchmark output)")
             continue
@@ -187,10 +223,11 @@ def merge_gpu(runs: list[Run]) -> tuple[list[Run], list[str]]:
         return runs, []
     notes: list[str] = []
     used: set[int] = set()
+    timeless: list[str] = []
     for tr in train:
         t = tr.table["t_s"].to_numpy(dtype="float64")
         if not np.isfinite(t).any():
-            notes.append(f"{tr.run_id}: no time column, GPU telemetry not merged onto it")
+            timeless.append(tr.run_id)
             continue
         t0 = tr.metadata.get("start_epoch_s")
         picks: list[tuple[Run, float]] = []
@@ -241,4 +278,9 @@ def merge_gpu(runs: list[Run]) -> tuple[list[Run], list[str]]:
         tr.metadata["gpu_merged_from"] = [g.run_id for g, _ in picks]
         tr.metadata["gpu_merge"] = f"mean over {len(picks)} GPU run(s), nearest sample, aligned by {how}"
         notes.append(f"{tr.run_id}: GPU telemetry from {len(picks)} run(s) merged by {how}")
+    if timeless:
+        notes.append(
+            f"{len(timeless)} run(s) without a time column, GPU telemetry not merged onto them: "
+            + ", ".join(timeless[:5]) + (" ..." if len(timeless) > 5 else "")
+        )
     return [r for r in runs if id(r) not in used], notes

@@ -48,13 +48,13 @@ HF_RE = re.compile(r"^LOG (?P<date>\w{3} \w{3}\s+\d+ \d\d:\d\d:\d\d \d{4}) - \((
 
 def dialects(head: str) -> list[str]:
     found = []
-    if ":::MLLOG" in head:
+    if re.search(r":::MLLOG\s+\{", head):
         found.append("mllog")
     if SPEED_ANY_RE.search(head):
         found.append("speed")
     if TF_GS_RE.search(head) or TF_STEP_RE.search(head):
         found.append("tf")
-    if THR_RE.search(head) and "throughput_train" not in head and ":::MLLOG" not in head:
+    if THR_RE.search(head) and "throughput_train" not in head and "mllog" not in found:
         found.append("throughput")
     if '"raw_data"' in head and ("steptime_train" in head or "throughput_train" in head):
         found.append("superbench")
