@@ -319,3 +319,27 @@ def test_streaming_bad_file_writes_nothing(tmp_path: Path) -> None:
     with pytest.raises(IngestError, match="rows are bad"):
         ingest_to_parquet([p], out, IngestOptions(), stream_bytes=0, block_bytes=16 * 1024)
     assert not out.exists() and [x.name for x in tmp_path.iterdir()] == ["bad.csv"]
+
+
+def test_cli_streams_big_inputs_with_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import costmodel.ingest.stream as stream
+
+    monkeypatch.setattr(stream, "STREAM_BYTES", 1)  # every CSV counts as big
+    p = _w(tmp_path, "s.csv", "step,samples_per_s\n" + "".join(f"{i},{i}\n" for i in range(1, 101)))
+    out = tmp_path / "o.parquet"
+    assert main(["ingest", str(p), "-o", str(out), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["runs"][0]["rows"] == 100 and d["runs"][0]["metadata"]["streamed"] is True
+    assert read_runs(out)[0].table["samples_per_s"].sum() == 5050
+
+
+def test_dcgm_exporter_csv(tmp_path: Path) -> None:
+    p = _w(tmp_path, "dcgm.csv", "timestamp,gpu,DCGM_FI_DEV_GPU_UTIL,DCGM_FI_DEV_POWER_USAGE\n"
+           "1700000000,0,0.5,100\n1700000000,1,1,120\n1700000001,0,95,300\n1700000001,1,97,310\n")
+    runs = load(p)
+    assert [r.run_id for r in runs] == ["dcgm:gpu0", "dcgm:gpu1"] and runs[0].format == "dcgm_exporter"
+    # DCGM_FI_DEV_GPU_UTIL is a percentage even when a value is <= 1
+    assert runs[0].table["gpu_util"].tolist() == pytest.approx([0.005, 0.95])
+    assert runs[0].table["gpu_power_w"].tolist() == [100.0, 300.0]
+    assert runs[1].table["t_s"].tolist() == [0.0, 1.0]

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import IngestError
-from ..schema import Rejection, Run
+from ..schema import Run
 from .units import MIB
 from .validate import build_run, run_id_for
 

@@ -162,7 +162,8 @@ _alias("data_wait_s", "data_wait", "dataloader_time", "data_time", "data_loading
 _alias("bytes_read", "bytes_read", "read_bytes", "data_read")
 _alias("cross_region_bytes", "cross_region_bytes", "cross_region")
 _alias("samples", "samples", "num_samples", "samples_processed")
-_alias("gpu_power_w", "power", "power.draw", "power_draw", "gpu_power", "power.draw.average", "power.draw.instant")
+_alias("gpu_power_w", "power", "power.draw", "power_draw", "gpu_power", "power.draw.average", "power.draw.instant",
+       "dcgm_fi_dev_power_usage")
 
 # Units that may end a name, longest first (so "_mibps" wins over "_bps"). Value: canonical unit.
 _SUFFIX_UNITS: list[tuple[str, str]] = [
