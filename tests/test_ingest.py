@@ -343,3 +343,52 @@ def test_dcgm_exporter_csv(tmp_path: Path) -> None:
     assert runs[0].table["gpu_util"].tolist() == pytest.approx([0.005, 0.95])
     assert runs[0].table["gpu_power_w"].tolist() == [100.0, 300.0]
     assert runs[1].table["t_s"].tolist() == [0.0, 1.0]
+
+
+def test_fio_client_stats_mixed_and_old_clat(tmp_path: Path) -> None:
+    doc = {"fio version": "fio-2.99", "client_stats": [
+        {"jobname": "rw", "hostname": "node1",
+         "mixed": {"io_bytes": 2048, "io_kbytes": 2, "bw": 4, "iops": 1.0, "runtime": 2000,
+                   "clat": {"mean": 250.0, "percentile": {"99.000000": 400, "0.00": 0}}}},
+        {"jobname": "All clients", "read": {"io_kbytes": 0, "bw": 0, "iops": 0, "runtime": 0}}]}
+    runs = load(_w(tmp_path, "cs.json", json.dumps(doc)))
+    assert len(runs) == 1 and runs[0].run_id == "cs:node1/rw"  # the all-zero aggregate gives no row
+    row = runs[0].table.iloc[0]
+    assert row["read_bytes_per_s"] == 4 * 1024 and row["t_s"] == 2.0
+    assert row["read_latency_s"] == pytest.approx(250e-6)  # "clat" without _ns is in us
+    assert runs[0].metadata["mixed"]["clat_percentiles_s"] == pytest.approx({"p99": 400e-6})
+
+
+def test_fio_lat_log_and_format_override(tmp_path: Path) -> None:
+    (lat,) = load(_w(tmp_path, "job_lat.1.log", "100, 250000, 0, 4096, 0\n200, 260000, 0, 4096, 0\n300, 900, 1, 4096, 0\n"))
+    assert lat.rows == 2 and lat.table["read_latency_s"].tolist() == pytest.approx([250e-6, 260e-6])
+    assert any("write latency" in w for w in lat.warnings)
+    p = _w(tmp_path, "noname.log", "0, 100, 0, 4096\n500, 200, 0, 4096\n")
+    with pytest.raises(IngestError, match="--format fio_bw"):
+        load(p)
+    (bw,) = load(p, IngestOptions(fmt="fio_bw"))
+    assert bw.table["read_bytes_per_s"].tolist() == [102400.0, 204800.0]
+
+
+def test_dlio_log_line_variants(tmp_path: Path) -> None:
+    text = (
+        "[INFO] 2025-02-01T10:00:00.000000 Rank 0 step 1 processed 4 samples in 2.0000s) [x.py:1]\n"
+        "[INFO] 2025-02-01T10:00:00.500000 Rank 0 step 2: loaded 4 samples in 0.5000 s [x.py:2]\n"
+        "[INFO] 2025-02-01T10:00:01.000000 Rank 0 step 1 processed 4 samples in 0.4000s) [x.py:1]\n"
+        "[INFO] 2025-02-01T10:00:01.000000 Epoch 1 - Block 1 [Training] Throughput (samples/second): 4.7693\n"
+    )
+    (r,) = load(_w(tmp_path, "dlio.log", text))
+    assert r.table["step_time_s"].tolist() == [2.0, 0.5, 0.4]
+    assert r.table["epoch"].tolist() == [1, 1, 2]  # the step number restarts: a new epoch
+    assert r.table["t_s"].tolist() == [0.0, 0.5, 1.0]
+    assert r.metadata["summary_lines"] and any("not imported" in w for w in r.warnings)
+
+
+def test_elbencho_read_phase(tmp_path: Path) -> None:
+    text = ("OPERATION RESULT TYPE        FIRST DONE  LAST DONE\n========= ================   ==========  =========\n"
+            "READ      Elapsed ms       :       1000       2000\n          IOPS             :        100         90\n"
+            "          Throughput MiB/s :        200        180\n          Total MiB        :        300        360\n---\n")
+    (r,) = load(_w(tmp_path, "elb.txt", text))
+    row = r.table.iloc[0]
+    assert row["read_bytes_per_s"] == 180 * 2**20 and row["read_iops"] == 90 and row["bytes_read"] == 360 * 2**20
+    assert row["step_time_s"] == 2.0 and np.isnan(row["write_bytes_per_s"])
