@@ -15,7 +15,7 @@ more than 10 % bad rows is a bad file (exit 2, nothing written).
 With -o, CSV/TSV inputs of 512 MiB or more (COSTMODEL_STREAM_BYTES) are streamed batch by batch into
 the Parquet file, so inputs larger than memory work. GPU telemetry given with a training run is
 merged onto it by time (gpu_util, gpu_power_w).
-Formats (--format): timeline, benchtext, tabular (csv, tsv, jsonl, parquet, kv), fio_json, fio_log
+Formats (--format): timeline, bench_jsonl, benchtext, tabular (csv, tsv, jsonl, parquet, kv), fio_json, fio_log
 (fio_bw, fio_iops, fio_lat, fio_clat_hist), dlio (dlio_summary, dlio_epochs, dlio_output,
 mlperf_storage_report, dlio_log, iostat), gpu (nvidia_smi, dcgmi, dcgm_exporter), freeform (mllog,
 speed, tf, throughput, superbench, elbencho, pattern).
@@ -39,7 +39,7 @@ def parse_map(items: list[str]) -> dict[str, tuple[str, str | None]]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help="benchmark outputs to read")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="benchmark outputs to read (a folder is read recursively)")
     parser.add_argument("-o", "--output", metavar="TIMELINE.parquet", help="write the Timeline as Parquet (atomically)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
     parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip sniffing and use this reader")
