@@ -222,15 +222,22 @@ def analyze_series(s: Series) -> FitResult:
     sel = None
     chosen = None
     increasing = True
-    if cls in ("flat", "warmup"):
-        sel = curvemod.select(xb, yb)
+    if cls in ("flat", "warmup", "invalidation"):
+        # the final warm-up episode: the whole run, or what follows the drop of an invalidation
+        j0 = int(np.searchsorted(starts, verdict.episode_start)) if cls == "invalidation" else 0
+        j0 = min(j0, len(yb) - 4) if len(yb) > 4 else 0
+        xe, ye = xb[j0:], yb[j0:]
+        if j0:
+            evidence["episode_start_step"] = int(s.step[int(starts[j0])])
+        sel = curvemod.select(xe, ye)
         best = sel.fits[sel.best]
-        plateau0 = s.level(i_end) if s.is_rate else float(np.mean(ym[i_end:]))
         pl_m = float(np.sum(ym[i_end:] * s.d[i_end:]) / np.sum(s.d[i_end:]))
-        increasing = segs[0].level <= segs[-1].level if len(segs) > 1 else best.plateau >= best.initial
-        j_iso, iso_fit = detect.isotonic_end(yb, pl_m, EPS, increasing=increasing)
-        iso_bic = float(len(yb) * np.log(max(float(np.sum((yb - iso_fit) ** 2)), 1e-300) / len(yb))
-                        + _isotonic_df(iso_fit) * np.log(len(yb)))
+        seg_e = [g for g in segs if g.start >= int(starts[j0])] or segs
+        increasing = seg_e[0].level <= seg_e[-1].level if len(seg_e) > 1 else best.plateau >= best.initial
+        j_iso, iso_fit = detect.isotonic_end(ye, pl_m, EPS, increasing=increasing)
+        j_iso = j_iso + j0 if j_iso < len(ye) else len(yb)
+        iso_bic = float(len(ye) * np.log(max(float(np.sum((ye - iso_fit) ** 2)), 1e-300) / len(ye))
+                        + _isotonic_df(iso_fit) * np.log(len(ye)))
         evidence["models"] = sel.table()
         evidence["isotonic"] = {"bic": iso_bic, "df": _isotonic_df(iso_fit), "end_block": j_iso}
         evidence["selection"] = "lowest BIC on block means among the curve models and the isotonic fit"
@@ -241,7 +248,7 @@ def analyze_series(s: Series) -> FitResult:
                 cls = "warmup"
                 res.classification = cls
                 evidence["rule"] = "the curve fit finds a warm-up shorter than the segmentation resolves"
-        if cls == "warmup":
+        if cls in ("warmup", "invalidation"):
             if best.model != "constant" and best.bic <= iso_bic:
                 chosen = best
                 x_end = best.time_within(EPS)
@@ -252,6 +259,8 @@ def analyze_series(s: Series) -> FitResult:
                 i_end = int(starts[j_iso]) if j_iso < len(yb) else s.n
                 evidence["warmup_end_estimator"] = "isotonic"
             evidence["pelt_steady_start_step"] = int(s.step[int(verdict.steady_start or 0)])
+            if cls == "invalidation":
+                i_end = max(i_end, int(starts[j0]))
             if i_end > int(n * (1 - STEADY_FRAC)):
                 res.classification = "no_steady_state"
                 where = "after the end of the data" if i_end >= n else f"at step {int(s.step[i_end])}"

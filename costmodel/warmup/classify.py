@@ -9,8 +9,9 @@ throughput. Walking backwards from the final segment:
 - ``no_steady_state``: the steady group is shorter than ``steady_frac`` (25 %) of the run, or its level
   drifts by more than ``2 * delta`` over the group (Theil-Sen slope; the analysis applies the same
   check to the steady window after the warm-up end);
-- ``invalidation``: an earlier segment equivalent to the final level lies before a lower,
-  non-equivalent one (the run had settled, fell back to a cold level and warmed again);
+- ``invalidation``: an earlier segment equivalent to (or within 2 % of) the final level lies before a
+  cold one (more than 5 % below the final level): the run had settled, fell back to a cold level and
+  warmed again; the warm-up analysis then runs on the episode after the drop;
 - ``slowdown``: some earlier non-equivalent segment is faster than the final level;
 - ``warmup``: every earlier non-equivalent segment is slower;
 - ``flat``: there is no non-equivalent earlier segment.
@@ -22,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+COLD = 0.05  # a segment more than 5 % below the final level is "cold"
+SETTLED = 0.02  # within 2 % of the final level counts as settled for the invalidation rule
 CLASSES = ("flat", "warmup", "slowdown", "no_steady_state", "dips", "invalidation", "too_short")
 
 
@@ -48,6 +51,7 @@ class Verdict:
     steady_start: int | None  # observation index where the steady group starts
     reason: str
     drift_rel: float | None = None
+    episode_start: int = 0  # where the final warm-up episode starts (after an invalidation)
 
 
 def theil_sen_rel(x: np.ndarray, y: np.ndarray) -> float:
@@ -78,20 +82,26 @@ def classify_segments(
     seen_lower = False
     seen_higher = False
     invalid = False
+    seen_cold = False
+    episode_start = 0
     for s in reversed(segs[:-1]):
         tol = max(delta * abs(mu_f), 2.0 * float(np.hypot(s.se, f.se)))
         eq = abs(s.level - mu_f) <= tol
+        if seen_cold and not invalid and (eq or s.level >= (1.0 - SETTLED) * mu_f):
+            # settled (near the final level) before a cold segment: the cache was invalidated
+            invalid = True
+            episode_start = s.end
         if eq:
             if not seen_noneq:
                 group_start = s.start
-            elif seen_lower:
-                invalid = True
             continue
         seen_noneq = True
         if s.level > mu_f:
             seen_higher = True
         else:
             seen_lower = True
+            if s.level < (1.0 - COLD) * mu_f:
+                seen_cold = True
     if n - group_start < steady_len:
         return Verdict("no_steady_state", None,
                        f"the final steady level lasts {n - group_start} of {n} points (< {steady_frac:.0%})")
@@ -102,8 +112,8 @@ def classify_segments(
             return Verdict("no_steady_state", None,
                            f"the final level drifts by {drift:+.1%} over its span (limit {2 * delta:.0%})", drift)
     if invalid:
-        return Verdict("invalidation", group_start,
-                       "settled at the final level, fell back to a lower level, then warmed again", drift)
+        return Verdict("invalidation", group_start, episode_start=episode_start, reason=
+                       "settled at the final level, fell back to a lower level, then warmed again", drift_rel=drift)
     if seen_higher:
         return Verdict("slowdown", group_start, "an earlier segment was faster than the final level", drift)
     if seen_lower:
