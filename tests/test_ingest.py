@@ -392,3 +392,19 @@ def test_elbencho_read_phase(tmp_path: Path) -> None:
     row = r.table.iloc[0]
     assert row["read_bytes_per_s"] == 180 * 2**20 and row["read_iops"] == 90 and row["bytes_read"] == 360 * 2**20
     assert row["step_time_s"] == 2.0 and np.isnan(row["write_bytes_per_s"])
+
+
+def test_many_files_written_one_at_a_time(tmp_path: Path) -> None:
+    from costmodel.ingest.stream import ingest_to_parquet
+
+    d = tmp_path / "logs"
+    d.mkdir()
+    for k in range(3):
+        _w(d, f"n{k}.csv", "step,samples_per_s\n" + "".join(f"{i},{10 * k + i}\n" for i in range(1, 21)))
+    (d / "._n0.csv").write_bytes(b"\x00\x05\x16\x07" + bytes(60))
+    out = tmp_path / "t.parquet"
+    res = ingest_to_parquet([d], out, IngestOptions(), stream_bytes=10)  # tiny limit: as if they did not fit
+    assert [r.run_id for r in res.runs] == ["n0", "n1", "n2"] and all(r.rows == 20 for r in res.runs)
+    assert any("._n0.csv: skipped" in w for w in res.warnings)
+    back = read_runs(out)
+    assert [r.table["samples_per_s"].iloc[0] for r in back] == [1.0, 11.0, 21.0]

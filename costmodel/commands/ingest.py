@@ -59,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..timeline import write_runs
     from ..ingest import IngestOptions, load_many
-    from ..ingest.stream import ingest_to_parquet, should_stream
+    from ..ingest.stream import ingest_to_parquet, needs_streaming
     from ._common import emit_json, progress
 
     opts = IngestOptions(
@@ -70,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
         pattern=args.pattern,
         strict=args.strict,
     )
-    if args.output and any(should_stream(f) for f in args.files):
-        # CSV/TSV inputs too big to hold: converted batch by batch straight into the Parquet file
+    if args.output and needs_streaming(args.files):
+        # inputs too big to hold: big CSV/TSV batch by batch, many files one at a time, straight into the Parquet file
         result = ingest_to_parquet(args.files, args.output, opts)
     else:
         result = load_many(args.files, opts)

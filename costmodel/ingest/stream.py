@@ -201,6 +201,58 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
     return out
 
 
+def input_bytes(paths: Sequence[str | Path]) -> int:
+    """Total size of the files (folders counted recursively)."""
+    total = 0
+    for p in paths:
+        q = Path(p)
+        if q.is_dir():
+            total += sum(f.stat().st_size for f in q.rglob("*") if f.is_file())
+        elif q.is_file():
+            total += q.stat().st_size
+    return total
+
+
+def needs_streaming(paths: Sequence[str | Path], stream_bytes: int | None = None) -> bool:
+    """True when ``-o`` should go through :func:`ingest_to_parquet` (a big CSV, or many files adding up)."""
+    limit = STREAM_BYTES if stream_bytes is None else stream_bytes
+    return any(should_stream(p, stream_bytes) for p in paths) or input_bytes(paths) >= limit
+
+
+def _one_by_one(paths: Sequence[str | Path], options: Any, writer: Any, schema: Any) -> list[Run]:
+    """Load and write each input in turn, keeping only a summary of each run (GPU telemetry is not merged here)."""
+    from .api import expand_dir, load
+
+    files: list[Path] = []
+    notes: list[str] = []
+    for p in paths:
+        if Path(p).is_dir():
+            found, skipped = expand_dir(Path(p), options)
+            files += found
+            notes += skipped
+        else:
+            files.append(Path(p))
+    out: list[Run] = []
+    seen: dict[str, int] = {}
+    for f in files:
+        if f.name.startswith("._") or f.name == ".DS_Store":
+            notes.append(f"{f}: skipped (macOS metadata file, not a benchmark output)")
+            continue
+        for r in load(f, options):
+            k = seen.get(r.run_id, 0) + 1
+            seen[r.run_id] = k
+            rid = r.run_id if k == 1 else f"{r.run_id}#{k}"
+            writer.write_table(_to_arrow(to_timeline(r.table, rid, r.role), schema))
+            summary = StreamedRun(run_id=rid, table=r.table.iloc[:0], format=r.format, source=r.source, role=r.role,
+                                  metadata={**r.metadata, "written_one_file_at_a_time": True}, rejected=r.rejected,
+                                  warnings=r.warnings + notes)
+            notes = []
+            summary.n_rows = r.rows
+            summary.present = r.columns
+            out.append(summary)
+    return out
+
+
 def ingest_to_parquet(
     paths: Sequence[str | Path], out: str | Path, options: Any, stream_bytes: int | None = None, block_bytes: int = BLOCK_BYTES
 ) -> Any:
@@ -210,11 +262,14 @@ def ingest_to_parquet(
     from .api import IngestResult, load_many
     from ..timeline import METADATA_KEY
 
+    limit = STREAM_BYTES if stream_bytes is None else stream_bytes
     big = [p for p in paths if should_stream(p, stream_bytes)]
     small = [p for p in paths if p not in big]
     schema = _arrow_schema()
     runs: list[Run] = []
-    res_small = load_many(small, options) if small else None
+    # many files that together exceed the limit: one file at a time, tables released once written
+    one_by_one = input_bytes(small) >= limit and len(small) > 1
+    res_small = load_many(small, options) if small and not one_by_one else None
     with atomic_path(out) as tmp:
         writer = pq.ParquetWriter(tmp, schema)
         try:
@@ -222,6 +277,8 @@ def ingest_to_parquet(
                 for r in res_small.runs:
                     writer.write_table(_to_arrow(to_timeline(r.table, r.run_id, r.role), schema))
                 runs += res_small.runs
+            if one_by_one:
+                runs += _one_by_one(small, options, writer, schema)
             seen = {r.run_id for r in runs}
             for p in big:
                 base = run_id_for(Path(p), options)
