@@ -754,7 +754,10 @@ _TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 .cm-table th, .cm-table td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top;
   max-width: 30em; overflow-wrap: anywhere; }
 .jp-RenderedSVG svg { max-width: 100%; height: auto; }
-@media print { .jp-Cell { break-inside: avoid; } }
+@media print {
+  .jp-Cell { break-inside: avoid; }
+  .jp-OutputArea-output { overflow: visible !important; }
+}
 </style>
 {%- endblock extra_css -%}
 {% block data_svg scoped -%}

@@ -101,16 +101,28 @@ def test_papermill_unknown_parameter_stops_the_run(tmp_path):
 
 # ------------------------------------------------------------------ costmodel report on real outputs, hostile strings
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory, real_dir, examples_dir):
-    """Real MLPerf Storage / DLIO per-step outputs (an HPE rank as co-located, three Volumez ranks as
-    remote), with input strings that would run code if they were not escaped: the co-located file's
-    name (it becomes the run id), the answers file's title and a checklist note."""
+def hostile(request, tmp_path_factory, examples_dir):
+    """Inputs whose strings would run code if they were not escaped: the co-located run's name (its
+    folder and file name make the run id), the answers file's title and a checklist note. The runs are
+    real MLPerf Storage / DLIO per-step outputs (an HPE rank co-located, three Volumez ranks remote)
+    where the real fixtures are visible, else the bundled example."""
     d = tmp_path_factory.mktemp("hostile")
-    run_dir = d / "hub<img src=x onerror=alert(1)>"  # the run id is made of the folder and file names
-    shutil.copytree(real_dir / "mlperf_storage/v1.0/HPE_unet3d_h100/run-2", run_dir)  # configs/ give the batch size
-    colo = run_dir / "4_output.json"
-    remote = d / "10.0.98.137.log"
-    shutil.copy(real_dir / "mlperf_storage/v1.0/Volumez_unet3d_h100_run3/10.0.98.137.log", remote)
+    try:
+        real = request.getfixturevalue("real_dir")
+    except pytest.skip.Exception:
+        real = None
+    run_dir = d / "hub<img src=x onerror=alert(1)>"
+    if real is not None:
+        shutil.copytree(real / "mlperf_storage/v1.0/HPE_unet3d_h100/run-2", run_dir)  # configs/ give the batch size
+        colo = run_dir / "4_output.json"
+        remote = d / "10.0.98.137.log"
+        shutil.copy(real / "mlperf_storage/v1.0/Volumez_unet3d_h100_run3/10.0.98.137.log", remote)
+    else:
+        run_dir.mkdir()
+        colo = run_dir / "colocated_steps.csv"
+        shutil.copy(examples_dir / "colocated_steps.csv", colo)
+        remote = d / "remote_steps.csv"
+        shutil.copy(examples_dir / "remote_steps.csv", remote)
     answers = (examples_dir / "answers.yaml").read_text()
     answers = re.sub(r'(?m)^  title: .*$', f'  title: "ADR <img src=x onerror=\\"{PWN}\\">"', answers, count=1)
     answers = answers.replace('note: "Not part of the technical validation',
@@ -118,7 +130,8 @@ def hostile(tmp_path_factory, real_dir, examples_dir):
     assert "<script>" in answers and "<img src=x" in answers
     (d / "answers.yaml").write_text(answers)
     shutil.copy(examples_dir / "scenario.yaml", d / "scenario.yaml")
-    return {"colocated": colo, "remote": remote, "scenario": d / "scenario.yaml", "answers": d / "answers.yaml", "dir": d}
+    return {"colocated": colo, "remote": remote, "scenario": d / "scenario.yaml", "answers": d / "answers.yaml",
+            "real": real is not None}
 
 
 def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -204,7 +217,7 @@ def test_decision_json_matches_what_the_cli_verbs_print(rendered, hostile, tmp_p
 
     shas = {f["role"] + ":" + Path(f["path"]).name: f["sha256"] for f in dec["inputs"]["files"]}
     assert shas["answers:answers.yaml"] == sha256_file(hostile["answers"])
-    assert shas["remote:10.0.98.137.log"] == sha256_file(hostile["remote"])
+    assert shas["remote:" + hostile["remote"].name] == sha256_file(hostile["remote"])
 
 
 def _values(obj):
@@ -271,7 +284,8 @@ def test_report_cli_failing_stage_leaves_nothing_behind(tmp_path, examples_dir):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["garbage.csv"]  # no DIR, no temp folder
 
 
-def test_report_on_real_outputs_covers_every_run(rendered):
+def test_report_on_real_outputs_covers_every_run(rendered, hostile, real_dir):
+    assert hostile["real"]
     out, _ = rendered
     dec = json.loads((out / "decision.json").read_text())
     assert [f["role"] for f in dec["fit"]] == ["colocated", "remote", "remote", "remote"]

@@ -210,6 +210,15 @@ def test_decision_record_contract(stages, examples_dir):
     assert value == be["value"] and above == be["above"] and unit == be["unit"]
 
 
+def test_decision_record_is_deterministic(stages):
+    from costmodel.util import dumps
+
+    p, inputs, fits, cmp, cost, decision, record = stages
+    again = report.decision_record(report.load_inputs(p), report.fit_runs(report.load_inputs(p), p), cmp,
+                                   report.cost_stage(p, cmp), decision, p)
+    assert dumps(again) == dumps(record)
+
+
 def test_write_outputs_atomic_and_adr_escapes(stages, tmp_path):
     import dataclasses
     import json
