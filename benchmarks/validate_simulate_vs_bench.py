@@ -3,7 +3,8 @@
 The Linux page cache is a real LRU-like cache. This script imposes a memory limit (a cgroup v1 memory
 controller child of this process's own cgroup, or cgroup v2 ``memory.max``; without either it says so and
 stops), writes file sets smaller and larger than the limit, runs ``costmodel.bench.run_bench`` on each
-inside the limit (cold first pass: the client's pages are evicted), and compares each pass's measured
+inside the limit, each run in a fresh cgroup so no earlier run's pages compete (cold first pass: the
+client's pages are evicted), and compares each pass's measured
 throughput and hit ratio with what ``costmodel.simulate`` predicts for the same files, passes and workers.
 
 Measured hit ratio of a pass: ``1 - read_bytes / rchar`` from ``/proc/self/io`` (bytes that had to come
@@ -89,7 +90,7 @@ def own_memory_cgroup() -> tuple[str, str] | None:
 
 
 def make_limit(kind: str, parent: str, limit_bytes: int) -> Path:
-    cg = Path(parent) / f"costmodel-validate-{os.getpid()}"
+    cg = Path(parent) / f"costmodel-validate-{os.getpid()}-{time.monotonic_ns()}"
     cg.mkdir(exist_ok=True)
     (cg / ("memory.limit_in_bytes" if kind == "v1" else "memory.max")).write_text(str(limit_bytes))
     return cg
@@ -110,15 +111,27 @@ def write_set(root: Path, total_bytes: int, multiple: int = 1) -> int:
     return n
 
 
-def bench_once(cg: Path, root: Path, passes: int, workers: int) -> dict:
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(cg), str(root), str(passes), str(workers)],
-                          capture_output=True, text=True, cwd=REPO, timeout=900)
+def bench_once(limit: tuple[str, str, int], root: Path, passes: int, workers: int) -> dict:
+    """One bench run in a fresh memory cgroup (so no page cache of an earlier run competes for the
+    limit); the cgroup is removed afterwards (its remaining pages move to the parent, which has none)."""
+    kind, parent, limit_bytes = limit
+    cg = make_limit(kind, parent, limit_bytes)
+    try:
+        proc = subprocess.run([sys.executable, "-c", CHILD, str(cg), str(root), str(passes), str(workers)],
+                              capture_output=True, text=True, cwd=REPO, timeout=900)
+    finally:
+        for _ in range(20):
+            try:
+                cg.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)
     if proc.returncode != 0:
         raise SystemExit(f"bench child failed: {proc.stderr.strip()[-500:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def bench_in_limit(cg: Path, root: Path, passes: int, workers: int, repeats: int) -> dict:
+def bench_in_limit(cg: tuple[str, str, int], root: Path, passes: int, workers: int, repeats: int) -> dict:
     """``repeats`` bench runs (each a fresh process, cold first pass); per pass the median throughput and
     the mean hit ratio, with every repeat kept under ``repeats``."""
     import statistics
@@ -177,7 +190,7 @@ def main() -> int:
     base = Path(args.dir)
     sets = {"calib_miss": 1.5, "calib_hit": 0.35, "smaller": 0.5, "fits": 0.7, "edge": 0.85, "near": 1.25,
             "larger": 2.0}
-    cg = make_limit(kind, parent, limit)
+    cg = (kind, parent, limit)
     results: dict = {"limit_bytes": limit, "cgroup": kind, "workers": args.workers, "passes": args.passes,
                      "file_bytes": FILE_BYTES, "sets": {}}
     try:
@@ -226,10 +239,6 @@ def main() -> int:
         out.write_text(json.dumps(results, indent=2))
         print(f"details: {out}")
     finally:
-        try:
-            cg.rmdir()
-        except OSError as exc:
-            print(f"note: could not remove {cg}: {exc}")
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
     return 0
