@@ -3,7 +3,8 @@
 Column names are matched to the Timeline by alias and unit suffix (:mod:`costmodel.ingest.units`);
 ``--map`` overrides. CSV/TSV go through ``pyarrow.csv`` with explicit float types (vectorised, multi-
 threaded); a file whose cells carry units or text falls back to a string read and per-column parsing.
-Very large CSVs can be streamed batch by batch into a Timeline Parquet (:func:`stream_to_parquet`).
+Numeric CSVs are read in line-aligned blocks into preallocated numpy columns (memory ~ the result);
+inputs larger than memory are streamed into Parquet by :mod:`costmodel.ingest.stream`.
 """
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ from .validate import build_run, run_id_for
 FORMAT = "tabular"
 FORMATS = ["tabular", "csv", "tsv", "jsonl", "parquet", "kv"]
 
-_KV = re.compile(r"(?:^|\s|,|\|)([A-Za-z_][\w./%\[\]-]*)\s*[=:]\s*([-+]?[\w.+-]+(?:\s?%|[A-Za-z/%]*)?)")
 _KV_EQ = re.compile(r"([A-Za-z_][\w./%\[\]-]*)=([^\s,]+)")
-NULL_VALUES = sorted({t for t in NA_TOKENS} | {"NaN", "nan", "N/A", "NA", "NULL", "None"} - {"NaN", "nan"})
+#: cells read as missing (NaN, not a bad value); a literal "nan" is NOT here: it is a bad value
+NULL_VALUES = sorted(set(NA_TOKENS) | {"N/A", "NA", "NULL", "None"})
 
 
 def _lines(head: str, n: int = 20) -> list[str]:
