@@ -371,3 +371,21 @@ def test_late_predictions_count_as_not_predicted():
     assert res.summary["prefetch_in_time_fraction"] == pytest.approx(0.5 / (2.5 + 400 * 4096 / 1e9))
     assert res.summary["steady_hit_ratio"] == pytest.approx(res.summary["prefetch_in_time_fraction"], abs=0.02)
     assert res.summary["prefetched_blocks"] == res.summary["prefetched_blocks_used"]
+
+
+def test_fit_and_compare_take_predicted_runs_like_measured_ones(tmp_path, capsys):
+    from costmodel.cli import main
+    from costmodel.timeline import write_runs
+
+    res = simulate(small(access__pattern="shuffled", step__compute_cv=0.02, access__epochs=3,
+                         simulation={"with_colocated": True}), seed=1)
+    remote = write_runs([res.runs[0]], tmp_path / "remote.parquet")
+    co = write_runs([res.runs[1]], tmp_path / "colocated.parquet")
+    assert main(["fit", str(remote), "--json"]) == 0
+    fit = json.loads(capsys.readouterr().out)
+    fits = fit if isinstance(fit, list) else fit.get("fits", fit.get("runs", [fit]))
+    assert fits[0]["predicted"] is True and fits[0]["run_id"] == "small-predicted"
+    assert main(["compare", "--colocated", str(co), "--remote", str(remote), "--json"]) == 0
+    cmp = json.loads(capsys.readouterr().out)
+    # steady state: compute-bound on both sides once the dataset is cached
+    assert cmp["ratio"] == pytest.approx(1.0, abs=0.02)
