@@ -259,13 +259,15 @@ def throughput(
         ax = _axis_of(run, axis)
         if metric not in run.table:
             continue
-        d = downsample(run.table, ax, [metric])
+        fit = by_run.get((run.role or "", str(run.run_id))) or by_run.get(str(run.run_id), {})
+        fit_axis = fit.get("axis") or "step"
+        extra = [fit_axis] if fit_axis != ax and fit_axis in run.table and run.table[fit_axis].notna().any() else []
+        d = downsample(run.table, ax, [metric, *extra])
         d = d.dropna(subset=[metric])
         if d.empty:
             continue
         pred = _is_predicted(run)
         label = run_label(run.run_id, pred)
-        fit = by_run.get((run.role or "", str(run.run_id))) or by_run.get(str(run.run_id), {})
         end_key = "warmup_end_step" if ax == "step" else "warmup_end_t_s"
         w_end = _num(fit.get(end_key))
         x0, x1 = float(d[ax].min()), float(d[ax].max())
@@ -299,8 +301,13 @@ def throughput(
             )
         xs = d[ax].to_numpy(dtype=float)
         curve = dict(fit.get("curve") or {})
-        curve.setdefault("axis", fit.get("axis"))
-        yc = curve_values(curve, xs, ax, w_end, x0=float(run.table[ax].min()))
+        curve.setdefault("axis", fit_axis)
+        if extra:  # the curve lives on the fit's axis: evaluate it there, draw it against this axis
+            fx = d[fit_axis].to_numpy(dtype=float)
+            f_end = _num(fit.get("warmup_end_step" if fit_axis == "step" else "warmup_end_t_s"))
+            yc = curve_values(curve, fx, fit_axis, f_end, x0=float(run.table[fit_axis].min()))
+        else:
+            yc = curve_values(curve, xs, ax, w_end, x0=float(run.table[ax].min()))
         if yc is not None:
             layers.append(
                 alt.Chart(pd.DataFrame({ax: xs, "fit": yc}))

@@ -164,3 +164,18 @@ def test_bad_chart_input_is_a_report_error(pair):
         charts.break_even(pd.DataFrame({"x": [1]}), "runs")
     with pytest.raises(ReportError, match="rendered"):
         charts.to_svg({"mark": "no-such-mark", "data": {"values": []}})
+
+
+def test_time_panel_draws_a_curve_fitted_on_steps(pair):
+    runs, fits = pair
+    fits = [dict(f) for f in fits]
+    fits[1] = {**fits[1], "axis": "step",
+               "curve": {"model": "ramp", "plateau": 116.0, "initial": 100.0, "params": {"t0": 130.0}}}
+    spec = charts.throughput(runs, fits, axis="t_s").to_dict()
+    curves = [pd.DataFrame(v) for v in spec["datasets"].values() if v and "fit" in v[0]]
+    assert len(curves) == 2  # the hub's constant curve and the spoke's ramp
+    c = [x for x in curves if x["fit"].min() < 110][0].sort_values("t_s")
+    # time axis, step-space ramp: the first of 400 bins holds steps 0..29 (mean 14.5), so the ramp is
+    # at 100 + 16 * 14.5 / 130 there; the plateau from step 130 (t = 262 s) on
+    assert c["fit"].iloc[0] == pytest.approx(100 + 16 * 14.5 / 130)
+    assert (c.loc[c["t_s"] > 300, "fit"] == 116.0).all()
