@@ -4,11 +4,13 @@ Baseline (issue 7): Debian's ``fio`` (``apt-get install -y fio``), ``--ioengine=
 job per worker, each job reading its share of the files one after another
 (``file_service_type=sequential``; ``opendir`` on a folder of hard links to its files), ``--bs`` = block size; ``--invalidate=1`` for cold reads (fio drops
 the files' cached pages with POSIX_FADV_DONTNEED before reading, as costmodel bench does), and
-``--invalidate=0`` after a warming read for warm reads. Targets: costmodel bench >= 0.9x fio's
+``--invalidate=0`` after a warming read for warm reads; each with fio's default buffers (``mem=malloc``)
+and with page-aligned ones (``mem=mmap``, as costmodel bench uses), judged against the faster. Targets: costmodel bench >= 0.9x fio's
 throughput, warm and cold. Also measured: the cost of time-slice sampling and of the JSONL record
 (per-file records), and how cold the evicted pass really is (mincore residency, cold/warm ratio).
 
-Measurements alternate fio and costmodel bench and report medians, because the machine is shared.
+Measurements alternate fio and costmodel bench (in an order rotated every repetition) and report
+medians, because the machine is shared.
 
 Usage: ``.venv/bin/python benchmarks/bench_client.py [--gib 2] [--files 128] [--workers 16]
 [--block-mib 8] [--reps 5] [--dir /tmp/costmodel-bench-client] [--keep]``
@@ -58,8 +60,12 @@ def make_dataset(root: Path, n_files: int, total_gib: float) -> list[str]:
     return paths
 
 
-def fio_jobfile(paths: list[str], workers: int, block_bytes: int, invalidate: bool, tmp: Path) -> Path:
-    """One fio job per worker; files dealt round-robin so every job gets the same bytes."""
+def fio_jobfile(paths: list[str], workers: int, block_bytes: int, invalidate: bool, tmp: Path, mem: str = "malloc") -> Path:
+    """One fio job per worker; files dealt round-robin so every job gets the same bytes.
+
+    ``mem``: fio's buffer allocation: ``malloc`` (its default) or ``mmap`` (page-aligned anonymous
+    memory, like costmodel bench's buffers; markedly faster for page-cache reads on this machine).
+    """
     lines = [
         "[global]",
         "ioengine=psync",
@@ -70,6 +76,7 @@ def fio_jobfile(paths: list[str], workers: int, block_bytes: int, invalidate: bo
         "file_service_type=sequential",
         f"invalidate={1 if invalidate else 0}",
         "direct=0",
+        f"mem={mem}",
     ]
     for w in range(workers):
         mine = paths[w::workers]
@@ -80,7 +87,7 @@ def fio_jobfile(paths: list[str], workers: int, block_bytes: int, invalidate: bo
                 for p in mine:
                     os.link(p, share / Path(p).name)
             lines += [f"[reader{w}]", f"opendir={share}"]
-    job = tmp / f"read-{'cold' if invalidate else 'warm'}.fio"
+    job = tmp / f"read-{'cold' if invalidate else 'warm'}-{mem}.fio"
     job.write_text("\n".join(lines) + "\n")
     return job
 
@@ -165,25 +172,34 @@ def main(argv: list[str]) -> int:
           f"{os.cpu_count()} CPUs; file system {_fs(root)}; load average at start {os.getloadavg()[0]:.1f}")
     tmp = Path(tempfile.mkdtemp(prefix="run-", dir=args.dir))  # same file system as the data (hard links)
     try:
-        cold_job = fio_jobfile(paths, args.workers, block_bytes, True, tmp)
-        warm_job = fio_jobfile(paths, args.workers, block_bytes, False, tmp)
+        jobs = {(cold, mem): fio_jobfile(paths, args.workers, block_bytes, cold, tmp, mem)
+                for cold in (True, False) for mem in ("malloc", "mmap")}
 
         # --- cold: evicted before each read, alternating -------------------------------------
-        fio_cold, cm_cold, resid_after = [], [], []
-        for _ in range(args.cold_reps):
-            fio_cold.append(run_fio(cold_job))
+        fio_cold: dict[str, list[float]] = {"malloc": [], "mmap": []}
+        cm_cold, resid_after = [], []
+        def cold_bench() -> None:
             tput, p = bench_pass(root, args.workers, args.block_mib, cold=True)
             cm_cold.append(tput)
             resid_after.append(p["eviction"]["residency_after"]["resident_fraction"])
 
+        cold_steps = [lambda m=m: fio_cold[m].append(run_fio(jobs[True, m])) for m in fio_cold] + [cold_bench]
+        for i in range(args.cold_reps):
+            for step in _rotated(cold_steps, i):  # rotate the order: no tool always reads right after another
+                step()
+
         # --- warm: everything cached, alternating ----------------------------------------------
         warm_up(paths)
         resid_warm = pagecache.residency(paths).fraction
-        fio_warm, cm_warm, fam_warm = [], [], []
-        for _ in range(args.reps):
-            fio_warm.append(run_fio(warm_job))
-            cm_warm.append(bench_pass(root, args.workers, args.block_mib, cold=False)[0])
-            fam_warm.append(familiar_client_pass(paths, args.workers, block_bytes))
+        fio_warm: dict[str, list[float]] = {"malloc": [], "mmap": []}
+        cm_warm, fam_warm = [], []
+        warm_steps = [lambda m=m: fio_warm[m].append(run_fio(jobs[False, m])) for m in fio_warm] + [
+            lambda: cm_warm.append(bench_pass(root, args.workers, args.block_mib, cold=False)[0]),
+            lambda: fam_warm.append(familiar_client_pass(paths, args.workers, block_bytes)),
+        ]
+        for i in range(args.reps):
+            for step in _rotated(warm_steps, i):
+                step()
 
         # --- overhead of sampling and of the JSONL record (warm, where overhead shows most) ---
         variants = {
@@ -195,8 +211,9 @@ def main(argv: list[str]) -> int:
         over: dict[str, list[float]] = {k: [] for k in variants}
         wall: dict[str, list[float]] = {k: [] for k in variants}
         cpu: dict[str, list[float]] = {k: [] for k in variants}
-        for _ in range(args.reps):
-            for name, kw in variants.items():
+        for i in range(args.reps):
+            for name in _rotated(list(variants), i):
+                kw = variants[name]
                 w0, c0 = time.perf_counter(), _cpu_s()
                 over[name].append(bench_pass(root, args.workers, args.block_mib, cold=False, **kw)[0])
                 wall[name].append(time.perf_counter() - w0)
@@ -208,22 +225,25 @@ def main(argv: list[str]) -> int:
         if not args.keep:
             shutil.rmtree(Path(args.dir), ignore_errors=True)
 
-    r_cold = med(cm_cold) / med(fio_cold)
-    r_warm = med(cm_warm) / med(fio_warm)
+    # the target is judged against the faster fio variant (the stricter baseline)
+    best_cold = max(med(v) for v in fio_cold.values())
+    best_warm = max(med(v) for v in fio_warm.values())
+    r_cold = med(cm_cold) / best_cold
+    r_warm = med(cm_warm) / best_warm
     print()
-    print(f"{'reads':<8} {'fio GiB/s (median)':>20} {'costmodel bench GiB/s':>22} {'ratio':>7}   all runs (fio | bench)")
-    print(f"{'cold':<8} {med(fio_cold) / GIB:>20.2f} {med(cm_cold) / GIB:>22.2f} {r_cold:>7.2f}   "
-          f"{_fmt(fio_cold)} | {_fmt(cm_cold)}")
-    print(f"{'warm':<8} {med(fio_warm) / GIB:>20.2f} {med(cm_warm) / GIB:>22.2f} {r_warm:>7.2f}   "
-          f"{_fmt(fio_warm)} | {_fmt(cm_warm)}")
-    print(f"{'warm':<8} {'familiar stdlib client':>20} {med(fam_warm) / GIB:>22.2f} "
-          f"{med(cm_warm) / med(fam_warm):>7.2f}   {_fmt(fam_warm)} (costmodel bench / familiar client)")
+    print(f"{'reads':<6} {'baseline':<22} {'baseline GiB/s':>14} {'costmodel bench':>16} {'ratio':>6}   all runs (baseline | bench)")
+    for label, fio_d, cm in (("cold", fio_cold, cm_cold), ("warm", fio_warm, cm_warm)):
+        for mem, runs in fio_d.items():
+            print(f"{label:<6} {'fio mem=' + mem + (' (default)' if mem == 'malloc' else ''):<22} {med(runs) / GIB:>14.2f} "
+                  f"{med(cm) / GIB:>16.2f} {med(cm) / med(runs):>6.2f}   {_fmt(runs)} | {_fmt(cm)}")
+    print(f"{'warm':<6} {'familiar stdlib client':<22} {med(fam_warm) / GIB:>14.2f} {med(cm_warm) / GIB:>16.2f} "
+          f"{med(cm_warm) / med(fam_warm):>6.2f}   {_fmt(fam_warm)}")
     print()
     print("is the evicted pass cold?")
     print(f"  page-cache residency after eviction (mincore): {', '.join(f'{x:.1%}' for x in resid_after)}; "
           f"before the warm passes: {resid_warm:.1%}")
     print(f"  cold / warm throughput, costmodel bench: {med(cm_cold) / med(cm_warm):.3f} "
-          f"(fio: {med(fio_cold) / med(fio_warm):.3f})")
+          f"(fio mem=mmap: {med(fio_cold['mmap']) / med(fio_warm['mmap']):.3f})")
     print()
     base = med(over["no --out, no sampling (interval 1e6 s)"])
     cbase = med(cpu["no --out, no sampling (interval 1e6 s)"])
@@ -236,7 +256,7 @@ def main(argv: list[str]) -> int:
     print(f"  load average at the end: {os.getloadavg()[0]:.1f} (the machine is shared: runs vary)")
     ok = r_cold >= 0.9 and r_warm >= 0.9
     print()
-    print(f"target >= 0.90x fio: cold {r_cold:.2f}x, warm {r_warm:.2f}x -> {'MET' if ok else 'MISSED'}")
+    print(f"target >= 0.90x the faster fio: cold {r_cold:.2f}x, warm {r_warm:.2f}x -> {'MET' if ok else 'MISSED'}")
     return 0 if ok else 1
 
 
@@ -244,6 +264,11 @@ def _fs(root: Path) -> str:
     from costmodel.bench.runner import _filesystem
 
     return _filesystem(str(root)) or "unknown"
+
+
+def _rotated(items: list, i: int) -> list:
+    k = i % len(items)
+    return items[k:] + items[:k]
 
 
 def _fmt(xs: list[float]) -> str:
