@@ -10,7 +10,8 @@ Executes notebooks/report.ipynb with papermill (ingest -> fit -> compare -> cost
 exports it to one self-contained HTML page (code hidden, charts as inline SVG, no network needed to
 read it), and writes decision.json (fit, compare, cost, checklist and verdict, inputs with SHA-256)
 and the ADR (MADR Markdown). The folder appears whole or not at all: it is built beside DIR and
-renamed into place. An existing non-empty DIR is refused unless --force. One progress line per stage
+renamed into place. An existing non-empty DIR is refused unless --force, which replaces a previous
+report only (never a folder of other files, the current folder or one holding an input). One progress line per stage
 on stderr; with --json the list of files written is printed on stdout.
 """
 
@@ -23,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", required=True, metavar="S.yaml", help="cost scenario YAML")
     parser.add_argument("--answers", required=True, metavar="A.yaml", help="checklist answers YAML")
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder (created; see --force)")
-    parser.add_argument("--force", action="store_true", help="replace an existing non-empty output folder")
+    parser.add_argument("--force", action="store_true", help="replace a previous report in DIR (a folder holding other files is still refused)")
     parser.add_argument("--metric", default="", help="throughput column to analyse (default: the analysis default, e.g. samples_per_s)")
     parser.add_argument("--margin", type=float, default=0.02, help="equivalence margin as a fraction (default 0.02 = 2 %%)")
     parser.add_argument("--monte-carlo", dest="monte_carlo_n", type=int, default=2000, metavar="N",
