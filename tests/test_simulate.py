@@ -389,3 +389,15 @@ def test_fit_and_compare_take_predicted_runs_like_measured_ones(tmp_path, capsys
     cmp = json.loads(capsys.readouterr().out)
     # steady state: compute-bound on both sides once the dataset is cached
     assert cmp["ratio"] == pytest.approx(1.0, abs=0.02)
+
+
+def test_cache_invalidation_refetches_the_dataset():
+    res = simulate(small(simulation={"invalidate_at_steps": [20]}))  # start of epoch 2 (20 steps per epoch)
+    t = res.runs[0].table
+    assert t["cache_hit_ratio"].iloc[20:40].max() == 0.0 and (t["cache_hit_ratio"].iloc[40:] == 1.0).all()
+    assert res.summary["cross_region_bytes_per_run"] == 2 * 2000 * 16384
+    assert any("emptied before step(s) 20" in a for a in res.assumptions)
+    with pytest.raises(SimulateError, match="workload.simulation.invalidate_at_steps"):
+        simulate(small(simulation={"invalidate_at_steps": "soon"}))
+    with pytest.raises(SimulateError, match="workload.simulation.invalidate_at_steps: must be >= 1"):
+        simulate(small(simulation={"invalidate_at_steps": [0]}))

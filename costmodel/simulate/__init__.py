@@ -113,6 +113,9 @@ def _assumptions(w: Workload, in_time: float) -> list[str]:
             f"{p.ramp_steps} steps; {in_time:.0%} of predictions arrive in time (closed form in "
             "costmodel.simulate.model.prefetch_in_time_fraction), late ones count as not predicted")
     a.append("a co-located run reads every block from the origin storage with no RTT and no cache")
+    if w.simulation.invalidate_at_steps:
+        a.append(f"the cache is emptied before step(s) {', '.join(map(str, w.simulation.invalidate_at_steps))} "
+                 "of each run (invalidation); the predictor keeps what it learned")
     a.append(
         "when only the first steps of a run are simulated (simulation.max_steps / max_block_accesses), the "
         "rest of that epoch crosses the link at the simulated steady per-step rate, and later epochs cross "
@@ -147,11 +150,13 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
     if w.cache.policy == "predictive" and not w.cache.survives_between_runs:
         learn_offset = np.repeat(step_offset, steps_each)
     p = w.cache.prefetch
+    invalidate = np.array([off + k for off, n_s in zip(step_offset, steps_each)
+                           for k in w.simulation.invalidate_at_steps if k < n_s], dtype=np.int64)
     outcome = run_policy(
         w.cache.policy, blocks, None, w.capacity_blocks, total_blocks=layout.total_blocks, step_start=step_start,
         run_starts=run_starts, reset_between_runs=not w.cache.survives_between_runs,
         accuracy=p.accuracy, coverage_scale=in_time, lookahead_steps=p.lookahead_steps, learning_steps=p.learning_steps,
-        ramp_steps=p.ramp_steps, learn_step_offset=learn_offset, seed=seed)
+        ramp_steps=p.ramp_steps, learn_step_offset=learn_offset, seed=seed, invalidate_steps=invalidate)
     pf_by_step = np.zeros(int(sum(steps_each)), dtype=np.int64)
     pf_by_step[: len(outcome.prefetch_by_step)] = outcome.prefetch_by_step
     runs: list[Run] = []

@@ -315,7 +315,7 @@ def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray | None, 
                accuracy: float = 0.95, lookahead_steps: int = 1, learning_steps: int = 0, ramp_steps: int = 0,
                learn_step_offset: np.ndarray | None = None, seed: int = 0,
                reference: bool = False, step_start: np.ndarray | None = None,
-               coverage_scale: float = 1.0) -> CacheOutcome:
+               coverage_scale: float = 1.0, invalidate_steps: np.ndarray | None = None) -> CacheOutcome:
     """Run ``policy`` over the demand accesses ``blocks`` (with their global, non-decreasing ``access_step``).
 
     ``run_starts``: indices of the accesses that start a new run; the cache is emptied there when
@@ -339,6 +339,10 @@ def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray | None, 
         resets = np.zeros(n, dtype=bool)
         if run_starts is not None and len(run_starts) and reset_between_runs:
             resets[np.asarray(run_starts, dtype=np.int64)] = True
+        if invalidate_steps is not None and len(invalidate_steps):
+            inv = np.asarray(invalidate_steps, dtype=np.int64)
+            inv = inv[(inv > 0) & (inv < n_steps)]
+            resets[step_start[inv]] = True
         resets[0] = False
         if reference:
             return CacheOutcome(lru_present_reference(blocks, capacity_blocks, resets), none, 0, 0)
@@ -349,6 +353,9 @@ def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray | None, 
     cover, run_of_step, reset_step = _step_arrays(step_start, run_starts, reset_between_runs,
                                                   learn_step_offset, learning_steps, ramp_steps)
     cover = cover * float(coverage_scale)
+    if invalidate_steps is not None and len(invalidate_steps):
+        inv = np.asarray(invalidate_steps, dtype=np.int64)
+        reset_step[inv[(inv > 0) & (inv < n_steps)]] = True
     if reference or not HAVE_NUMBA:
         access_step = np.repeat(np.arange(n_steps, dtype=np.int64), np.diff(step_start))
         return _predictive_reference(blocks, access_step, draws, step_start, cover, run_of_step, reset_step,

@@ -101,12 +101,15 @@ class Cache:
 @dataclass(frozen=True)
 class Simulation:
     """How much to simulate: at most ``max_steps`` steps of each run (the rest is extrapolated and
-    flagged), at most ``max_block_accesses`` block accesses in total, ``runs`` consecutive runs."""
+    flagged), at most ``max_block_accesses`` block accesses in total, ``runs`` consecutive runs;
+    ``invalidate_at_steps``: steps of each run (0-based) before which the cache is emptied (dataset change,
+    eviction, node replacement); the predictor keeps what it learned."""
 
     max_steps: int | None = None
     max_block_accesses: int = 50_000_000
     runs: int = 1
     with_colocated: bool = False
+    invalidate_at_steps: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -323,12 +326,23 @@ def parse_workload(section: Mapping[str, Any], *, scenario: Mapping[str, Any] | 
 
     p = f"{path}.simulation"
     sm = _section(section, "simulation", path, required=False)
-    _unknown(sm, {"max_steps", "max_block_accesses", "runs", "with_colocated"}, p)
+    _unknown(sm, {"max_steps", "max_block_accesses", "runs", "with_colocated", "invalidate_at_steps"}, p)
+    inv = sm.get("invalidate_at_steps", [])
+    if inv is None:
+        inv = []
+    if isinstance(inv, (int, float)) and not isinstance(inv, bool):
+        inv = [inv]
+    if not isinstance(inv, (list, tuple)):
+        raise SimulateError(f"{p}.invalidate_at_steps: expected a list of step numbers, got {inv!r}",
+                            key=f"{p}.invalidate_at_steps")
+    invalidate = tuple(sorted({_num({"invalidate_at_steps": v}, "invalidate_at_steps", p, integer=True, min_value=1)
+                               for v in inv}))
     simulation = Simulation(
         max_steps=_num(sm, "max_steps", p, None, integer=True, min_value=1),
         max_block_accesses=_num(sm, "max_block_accesses", p, 50_000_000, integer=True, min_value=1),
         runs=_num(sm, "runs", p, 1, integer=True, min_value=1, max_value=100),
         with_colocated=_bool(sm, "with_colocated", p, False),
+        invalidate_at_steps=invalidate,
     )
     return Workload(name=name.strip(), role=role, dataset=dataset, access=access, step=step, link=link,
                     local=local, cache=cache, simulation=simulation)
