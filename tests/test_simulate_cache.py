@@ -156,3 +156,17 @@ def test_lru_policy_resets_between_runs_only_when_asked():
     kept = run_policy("lru", blocks, steps, 100, total_blocks=100, run_starts=starts, reset_between_runs=False)
     reset = run_policy("lru", blocks, steps, 100, total_blocks=100, run_starts=starts, reset_between_runs=True)
     assert kept.hit.sum() == 300 and reset.hit.sum() == 200
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(trace=st.lists(st.integers(0, 30), min_size=1, max_size=300), capacity=st.integers(0, 40),
+       reset_at=st.lists(st.integers(0, 299), max_size=3))
+def test_lru_kernel_equals_ordereddict_property(trace, capacity, reset_at):
+    arr = np.array(trace, dtype=np.int64)
+    resets = np.zeros(len(arr), dtype=bool)
+    resets[[r for r in reset_at if r < len(arr)]] = True
+    assert np.array_equal(lru_present(arr, capacity, resets), lru_present_reference(arr, capacity, resets))
