@@ -1,7 +1,6 @@
 """The what-if simulator: workload validation, traces, the timing model, predicted runs and the CLI."""
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 import sys
