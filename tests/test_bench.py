@@ -230,10 +230,28 @@ def test_files_changing_size_are_flagged(tree: Path):
         fh.write(b"z" * 1000)
     res = run_bench(tree, passes=2, workers=2, manifest=manifest)
     assert res.changed == [
-        {"index": idx, "path": "m.bin", "pass": 1, "expected_bytes": 4096, "read_bytes": 5096},
-        {"index": idx, "path": "m.bin", "pass": 2, "expected_bytes": 4096, "read_bytes": 5096},
+        {"index": idx, "path": "m.bin", "pass": 1, "expected_bytes": 4096, "read_bytes": 5096, "reason": "size"},
+        {"index": idx, "path": "m.bin", "pass": 2, "expected_bytes": 4096, "read_bytes": 5096, "reason": "size"},
     ]
     assert [p.files_changed for p in res.passes] == [1, 1]
+
+
+def test_files_rewritten_in_place_with_the_same_size_are_flagged(tree: Path):
+    manifest = walk_files(tree)
+    idx = next(e.index for e in manifest.entries if e.relpath == "a/b.bin")
+    st = os.stat(manifest.path(idx))
+    with open(manifest.path(idx), "r+b") as fh:
+        fh.write(b"new bytes")
+    os.utime(manifest.path(idx), ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))  # coarse clocks
+    out = tree.parent / "changed.jsonl"
+    res = run_bench(tree, passes=1, workers=2, manifest=manifest, out=out)
+    assert res.changed == [{"index": idx, "path": "a/b.bin", "pass": 1, "expected_bytes": 300_000,
+                            "read_bytes": 300_000, "reason": "mtime"}]
+    from costmodel.ingest import load
+
+    [run] = load(out)
+    assert run.metadata["changed"] == res.changed
+    assert any("1 read(s) found a file changed since the walk" in w for w in run.warnings)
 
 
 @pytest.mark.parametrize(

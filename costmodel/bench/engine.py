@@ -87,6 +87,7 @@ def read_pass(
                 start = clock()
                 n = 0
                 err = None
+                st = None
                 try:
                     fd = os.open(paths[i], flags)
                     try:
@@ -100,12 +101,14 @@ def read_pass(
                             if stop.is_set():
                                 err = INTERRUPTED
                                 break
+                        st = os.fstat(fd)  # size and mtime after the read: was the file changing?
                     finally:
                         os.close(fd)
                 except OSError as exc:
                     err = f"{type(exc).__name__}: {exc.strerror or exc}"
                 end = clock()
-                reads.append(FileRead(pass_no, i, n, start - t0, end - t0, w, err))
+                reads.append(FileRead(pass_no, i, n, start - t0, end - t0, w, err,
+                                      st.st_size if st else None, st.st_mtime_ns if st else None))
                 done_files[w] += 1
         finally:
             end_times[w] = clock()

@@ -21,6 +21,8 @@ class FileRead:
     end_s: float
     worker: int
     error: str | None = None
+    size_after: int | None = None
+    mtime_ns_after: int | None = None
 
     @property
     def latency_s(self) -> float:

@@ -118,7 +118,6 @@ def run_bench(
     if manifest is None:
         manifest = walk_files(root, max_files)
     paths = manifest.paths()
-    sizes = [e.size_bytes for e in manifest.entries]
     notes: list[str] = []
     use_direct = False
     if direct:
@@ -181,7 +180,7 @@ def run_bench(
                 {"index": e.index, "path": e.relpath, "bytes": e.size_bytes} for e in manifest.entries]}])
         try:
             for p in range(1, passes + 1):
-                pr, data = _one_pass(p, paths, sizes, manifest, method, use_direct, cold_every_pass, workers,
+                pr, data = _one_pass(p, paths, manifest, method, use_direct, cold_every_pass, workers,
                                      block_bytes, t0, sample_interval_s, on_progress, progress_interval_s, buffers)
                 with interrupts_deferred():  # the pass is kept whole in the result and the record, or not at all
                     _collect_problems(data, manifest, unreadable, result.changed)
@@ -209,7 +208,7 @@ def run_bench(
             if result.unreadable:
                 notes.append(f"{len(result.unreadable)} file(s) could not be read (listed under 'unreadable')")
             if result.changed:
-                notes.append(f"{len(result.changed)} read(s) returned a size other than the walk's (files changing during the run)")
+                notes.append(f"{len(result.changed)} read(s) found a file changed since the walk (size or mtime; listed under 'changed')")
             if writer:
                 writer.finish({
                     "type": "end",
@@ -230,7 +229,7 @@ def run_bench(
 
 
 def _one_pass(
-    p: int, paths: list[str], sizes: list[int], manifest: Manifest, method: str, use_direct: bool,
+    p: int, paths: list[str], manifest: Manifest, method: str, use_direct: bool,
     cold_every_pass: bool, workers: int, block_bytes: int, t0: float, sample_interval_s: float,
     on_progress: Callable[[str], None] | None, progress_interval_s: float, buffers: list[Any],
 ) -> tuple[PassResult, PassData]:
@@ -261,7 +260,7 @@ def _one_pass(
                         "bytes): the file system does not honour O_DIRECT")
     ok = [r for r in data.reads if r.error is None]
     failed = [r for r in data.reads if r.error is not None and r.error != INTERRUPTED]
-    changed = sum(1 for r in ok if r.bytes != sizes[r.index])
+    changed = sum(1 for r in ok if _changed_reason(manifest.entries[r.index], r))
     pr = PassResult(
         pass_no=p,
         cold=cold,
@@ -287,11 +286,23 @@ def _collect_problems(data: PassData, manifest: Manifest, unreadable: dict[int, 
                       changed: list[dict[str, Any]]) -> None:
     for r in data.reads:
         if r.error is None:
-            expected = manifest.entries[r.index].size_bytes
-            if r.bytes != expected:
-                changed.append({"index": r.index, "path": manifest.entries[r.index].relpath, "pass": r.pass_no,
-                                "expected_bytes": expected, "read_bytes": r.bytes})
+            entry = manifest.entries[r.index]
+            why = _changed_reason(entry, r)
+            if why:
+                changed.append({"index": r.index, "path": entry.relpath, "pass": r.pass_no,
+                                "expected_bytes": entry.size_bytes, "read_bytes": r.bytes, "reason": why})
         elif r.error != INTERRUPTED:
             u = unreadable.setdefault(r.index, {"index": r.index, "path": manifest.entries[r.index].relpath,
                                                 "error": r.error, "passes": []})
             u["passes"].append(r.pass_no)
+
+
+def _changed_reason(entry: Any, r: Any) -> str:
+    """Why a successful read shows the file changed since the walk ('' when it did not)."""
+    if r.bytes != entry.size_bytes:
+        return "size"
+    if r.size_after is not None and r.size_after != entry.size_bytes:
+        return "size"
+    if r.mtime_ns_after is not None and entry.mtime_ns is not None and r.mtime_ns_after != entry.mtime_ns:
+        return "mtime"
+    return ""

@@ -17,11 +17,12 @@ from ..errors import BenchError
 
 @dataclass(frozen=True)
 class FileEntry:
-    """One file of the walk: its path relative to ROOT ('/'-separated) and its size in bytes at walk time."""
+    """One file of the walk: its path relative to ROOT ('/'-separated), size in bytes and mtime (ns) at walk time."""
 
     index: int
     relpath: str
     size_bytes: int
+    mtime_ns: int | None = None
 
 
 @dataclass
@@ -108,11 +109,12 @@ def walk_files(root: str | os.PathLike[str], max_files: int = 1000) -> Manifest:
         if len(entries) >= max_files:
             break
         try:
-            size = os.stat(full).st_size
+            st = os.stat(full)
         except OSError as exc:
             skipped.append(f"{full}: {exc.strerror or exc}")
             continue
-        entries.append(FileEntry(index=len(entries), relpath="/".join(parts), size_bytes=int(size)))
+        entries.append(FileEntry(index=len(entries), relpath="/".join(parts), size_bytes=int(st.st_size),
+                                 mtime_ns=int(st.st_mtime_ns)))
     if not entries:
         raise BenchError(f"No files found under {root_s}")
     return Manifest(root=root_abs, entries=entries, total_files_under_root=len(found), skipped=skipped)

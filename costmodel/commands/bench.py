@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         if p.files_failed:
             say(f"pass {p.pass_no}: {p.files_failed} file(s) unreadable")
         if p.files_changed:
-            say(f"pass {p.pass_no}: {p.files_changed} file(s) changed size since the walk")
+            say(f"pass {p.pass_no}: {p.files_changed} file(s) changed since the walk")
 
     old_term = signal.getsignal(signal.SIGTERM)
     try:
@@ -107,7 +107,10 @@ def run(args: argparse.Namespace) -> int:
     for u in result.unreadable[:20]:
         say(f"unreadable: {u['path']}: {u['error']}")
     for c in result.changed[:20]:
-        say(f"changed: {c['path']} (pass {c['pass']}): walk said {c['expected_bytes']} bytes, read {c['read_bytes']}")
+        if c.get("reason") == "mtime":
+            say(f"changed: {c['path']} (pass {c['pass']}): modified since the walk (same size, new mtime)")
+        else:
+            say(f"changed: {c['path']} (pass {c['pass']}): walk said {c['expected_bytes']} bytes, read {c['read_bytes']}")
     if args.json:
         emit_json(result.to_dict())
     if result.interrupted:

@@ -17,7 +17,7 @@ Per-pass summaries (bytes, elapsed, throughput, per-file latency p50/p95/p99/max
 eviction verdict) are in ``run.metadata["passes"]``; host, kernel, options, file count, total bytes
 and the file list's SHA-256 in the rest of ``run.metadata``. Per-file records are counted, not
 imported. An interrupted run, a record without its ``end`` line (killed run: ``FILE.jsonl.partial``),
-an eviction that did not work, unreadable files and files that changed size become warnings.
+an eviction that did not work, unreadable files and files that changed during the run become warnings.
 """
 from __future__ import annotations
 
@@ -194,7 +194,7 @@ def _warnings(src: str, run_rec: dict[str, Any], end_rec: dict[str, Any] | None,
         if end_rec.get("unreadable"):
             warnings.append(f"{src}: {len(end_rec['unreadable'])} file(s) were unreadable (metadata 'unreadable')")
         if end_rec.get("changed"):
-            warnings.append(f"{src}: {len(end_rec['changed'])} read(s) found a file changing size during the run "
+            warnings.append(f"{src}: {len(end_rec['changed'])} read(s) found a file changed since the walk (size or mtime) "
                             "(metadata 'changed')")
     if unknown_types:
         warnings.append(f"{src}: record types not understood, ignored: {', '.join(sorted(unknown_types))}")
