@@ -155,7 +155,7 @@ def test_swap_into_place_replaces_whole_folder(tmp_path):
     new = tmp_path / ".out.tmp"
     new.mkdir()
     (new / "report.html").write_text("new")
-    report._swap_into_place(new, dest)
+    report.render._swap_into_place(new, dest)
     assert sorted(p.name for p in dest.iterdir()) == ["report.html"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # nothing left beside it
 

@@ -1,0 +1,114 @@
+"""The rendered report: notebook parameters, the report's stages, and ``costmodel report``.
+
+One module per job:
+
+* :mod:`.params`: :data:`PARAMETERS` and :func:`validate_parameters` (the report notebook's
+  ``parameters`` cell mirrors them; the cell after papermill's injection validates).
+* :mod:`.stages`: :func:`load_inputs`, :func:`fit_runs`, :func:`compare_runs`, :func:`cost_stage`,
+  :func:`checklist_stage`, :func:`decision_record`, :func:`write_outputs`: what the notebook calls,
+  one per section, calling the package's functions exactly as the CLI verbs do.
+* :mod:`.display`: escaped HTML tables and text for the notebook's sections.
+* :mod:`.render`: :func:`render_report` (papermill, in-process offline HTML export, atomic output
+  folder) behind ``costmodel report``.
+
+The notebook uses ``from costmodel import report`` and the names re-exported here.
+"""
+from __future__ import annotations
+
+from .display import (
+    break_even_table,
+    compare_table,
+    cost_table,
+    fit_table,
+    html_table,
+    html_text,
+    monte_carlo_table,
+    show,
+    verdict_html,
+)
+from .params import (
+    DEFAULT_TITLE,
+    NOTEBOOK_NAMES,
+    PACKAGE_ROOT,
+    PARAMETERS,
+    Param,
+    ReportParams,
+    resolve_path,
+    validate_parameters,
+)
+from .render import (
+    OUTPUT_FILES,
+    REPORT_NOTEBOOK,
+    ReportResult,
+    check_output_dir,
+    execute_notebook,
+    export_html,
+    external_references,
+    html_exporter,
+    render_report,
+)
+from .stages import (
+    BREAK_EVEN_CHART_INPUTS,
+    DECISION_SCHEMA,
+    CostStage,
+    InputFile,
+    Inputs,
+    answers_meta,
+    break_even_point,
+    checklist_stage,
+    compare_runs,
+    cost_stage,
+    decision_record,
+    fit_dicts,
+    fit_runs,
+    load_inputs,
+    render_adr_text,
+    report_title,
+    write_outputs,
+)
+
+__all__ = [
+    "PARAMETERS",
+    "Param",
+    "ReportParams",
+    "DEFAULT_TITLE",
+    "NOTEBOOK_NAMES",
+    "PACKAGE_ROOT",
+    "validate_parameters",
+    "resolve_path",
+    "Inputs",
+    "InputFile",
+    "CostStage",
+    "BREAK_EVEN_CHART_INPUTS",
+    "DECISION_SCHEMA",
+    "load_inputs",
+    "fit_runs",
+    "fit_dicts",
+    "compare_runs",
+    "cost_stage",
+    "break_even_point",
+    "checklist_stage",
+    "answers_meta",
+    "report_title",
+    "decision_record",
+    "render_adr_text",
+    "write_outputs",
+    "html_table",
+    "html_text",
+    "show",
+    "fit_table",
+    "compare_table",
+    "cost_table",
+    "break_even_table",
+    "monte_carlo_table",
+    "verdict_html",
+    "OUTPUT_FILES",
+    "REPORT_NOTEBOOK",
+    "ReportResult",
+    "check_output_dir",
+    "execute_notebook",
+    "export_html",
+    "external_references",
+    "html_exporter",
+    "render_report",
+]

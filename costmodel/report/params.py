@@ -1,0 +1,189 @@
+"""Report parameters: the notebook's ``parameters`` cell mirrors :data:`PARAMETERS`; the cell after
+papermill's injection calls :func:`validate_parameters`, so an unknown or wrongly typed parameter
+stops the run with a :class:`~costmodel.errors.ReportError`. Values are data, never evaluated."""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import difflib
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..errors import ReportError
+
+#: The repository (or source tree) root: relative default paths are tried here after the cwd.
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+#: Names the report notebook itself binds (not parameters); the notebook test checks this list.
+NOTEBOOK_NAMES = frozenset(
+    {"P", "inputs", "fits", "cmp", "cost", "decision", "record", "written", "report", "charts"}
+)
+
+
+
+@dataclass(frozen=True)
+class Param:
+    """One notebook parameter: kind (``paths``, ``path``, ``str``, ``float``, ``int``), default, help."""
+
+    kind: str
+    default: Any
+    help: str
+
+
+PARAMETERS: dict[str, Param] = {
+    "colocated": Param("paths", ["data/examples/colocated_steps.csv"], "co-located run files (list; relative to the cwd or the repository)"),
+    "remote": Param("paths", ["data/examples/remote_steps.csv"], "remote (cross-region) run files (list)"),
+    "scenario": Param("path", "data/examples/scenario.yaml", "cost scenario YAML"),
+    "answers": Param("path", "data/examples/answers.yaml", "checklist answers YAML"),
+    "metric": Param("str", "", "throughput column to analyse ('' = the warm-up analysis default)"),
+    "margin": Param("float", 0.02, "equivalence margin of the comparison (fraction, 0 < margin < 0.5)"),
+    "monte_carlo_n": Param("int", 2000, "Monte Carlo draws (0 = skip)"),
+    "seed": Param("int", 0, "Monte Carlo seed"),
+    "title": Param("str", "", "report and ADR title ('' = the answers file's meta.title or a generic title)"),
+    "date": Param("str", "", "ADR date YYYY-MM-DD ('' = today, UTC)"),
+    "decision_path": Param("str", "", "write decision.json here ('' = do not write)"),
+    "adr_path": Param("str", "", "write the ADR Markdown here ('' = do not write)"),
+}
+
+DEFAULT_TITLE = "Cross-region training with a cache, replication or waiting"
+
+
+@dataclass(frozen=True)
+class ReportParams:
+    """Validated report parameters (paths resolved to absolute paths)."""
+
+    colocated: tuple[str, ...]
+    remote: tuple[str, ...]
+    scenario: str
+    answers: str
+    metric: str = ""
+    margin: float = 0.02
+    monte_carlo_n: int = 2000
+    seed: int = 0
+    title: str = ""
+    date: str = ""
+    decision_path: str = ""
+    adr_path: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["colocated"] = list(self.colocated)
+        d["remote"] = list(self.remote)
+        return d
+
+
+def _user_names(namespace: Mapping[str, Any]) -> dict[str, Any]:
+    """Names a user (or papermill) bound in an IPython namespace: not hidden, not private, data only."""
+    hidden: Mapping[str, Any] = {}
+    with contextlib.suppress(Exception):
+        from IPython import get_ipython
+
+        ip = get_ipython()
+        if ip is not None and ip.user_ns is namespace:
+            hidden = ip.user_ns_hidden
+    import types
+
+    out = {}
+    for k, v in namespace.items():
+        if k.startswith("_") or k in hidden or k in ("In", "Out", "get_ipython", "exit", "quit", "open"):
+            continue
+        if isinstance(v, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)):
+            continue
+        if k in NOTEBOOK_NAMES:
+            continue
+        out[k] = v
+    return out
+
+
+def validate_parameters(namespace: Mapping[str, Any] | None = None, **values: Any) -> ReportParams:
+    """Check the report parameters and return them typed, with input paths resolved.
+
+    ``namespace`` is the notebook's ``globals()`` (every data name bound there must be a known
+    parameter), or pass ``values`` as keywords. Missing parameters take their defaults. Raises
+    :class:`ReportError` naming the parameter, the value received and what was expected: unknown
+    names (with the closest known one), wrong types, out-of-range numbers, input files not found.
+    Values are never evaluated (a string stays a string).
+    """
+    given = dict(_user_names(namespace) if namespace is not None else {})
+    given.update(values)
+    unknown = [k for k in given if k not in PARAMETERS]
+    if unknown:
+        k = sorted(unknown)[0]
+        close = difflib.get_close_matches(k, PARAMETERS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ReportError(
+            f"unknown report parameter {k!r}{hint}; known parameters: {', '.join(PARAMETERS)}"
+        )
+    out: dict[str, Any] = {}
+    for name, spec in PARAMETERS.items():
+        value = given.get(name, spec.default)
+        out[name] = _coerce(name, spec, value)
+    if not (0.0 < out["margin"] < 0.5):
+        raise ReportError(f"parameter 'margin': expected a fraction with 0 < margin < 0.5, got {out['margin']!r}")
+    if not (0 <= out["monte_carlo_n"] <= 1_000_000):
+        raise ReportError(f"parameter 'monte_carlo_n': expected 0..1000000 draws, got {out['monte_carlo_n']!r}")
+    if out["seed"] < 0:
+        raise ReportError(f"parameter 'seed': expected an integer >= 0, got {out['seed']!r}")
+    if out["date"] and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", out["date"]):
+        raise ReportError(f"parameter 'date': expected YYYY-MM-DD or '', got {out['date']!r}")
+    if not out["colocated"] and not out["remote"]:
+        raise ReportError("parameters 'colocated' and 'remote': expected at least one run file")
+    out["colocated"] = tuple(str(resolve_path(p, "colocated")) for p in out["colocated"])
+    out["remote"] = tuple(str(resolve_path(p, "remote")) for p in out["remote"])
+    out["scenario"] = str(resolve_path(out["scenario"], "scenario"))
+    out["answers"] = str(resolve_path(out["answers"], "answers"))
+    return ReportParams(**out)
+
+
+def _coerce(name: str, spec: Param, value: Any) -> Any:
+    def bad(expected: str) -> ReportError:
+        return ReportError(
+            f"parameter {name!r}: expected {expected}, got {type(value).__name__} {value!r}"
+        )
+
+    if spec.kind == "paths":
+        if isinstance(value, (str, os.PathLike)):
+            value = [value]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, os.PathLike)) for v in value):
+            raise bad("a list of file paths (strings)")
+        return tuple(os.fspath(v) for v in value)
+    if spec.kind == "path":
+        if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
+            raise bad("a file path (a non-empty string)")
+        return os.fspath(value)
+    if spec.kind == "str":
+        if not isinstance(value, str):
+            raise bad("a string")
+        return value
+    if spec.kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
+            raise bad("a finite number")
+        return float(value)
+    if spec.kind == "int":
+        if isinstance(value, bool):
+            raise bad("an integer")
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if not isinstance(value, int):
+            raise bad("an integer")
+        return int(value)
+    raise ReportError(f"parameter {name!r}: unknown kind {spec.kind!r}")  # pragma: no cover
+
+
+def resolve_path(path: str | os.PathLike[str], what: str = "input") -> Path:
+    """An input path made absolute: as given when absolute; else the first that exists of
+    ``cwd/path`` and ``<repository>/path`` (papermill may run the kernel in another folder).
+    Raises :class:`ReportError` naming the places tried when none exists."""
+    p = Path(os.fspath(path)).expanduser()
+    if p.is_absolute():
+        candidates = [p]
+    else:
+        candidates = [Path.cwd() / p, PACKAGE_ROOT / p]
+    for c in candidates:
+        if c.is_file():
+            return c.resolve()
+    tried = ", ".join(dict.fromkeys(str(c) for c in candidates))
+    raise ReportError(f"parameter {what!r}: file {os.fspath(path)!r} not found (tried {tried})")

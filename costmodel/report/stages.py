@@ -1,0 +1,357 @@
+"""The report's stages: plain functions the notebook calls one per section. They call the package's
+ingest, warm-up, cost, checklist and ADR functions exactly as the CLI verbs do, so ``decision.json``
+matches what ``costmodel fit``, ``compare``, ``cost`` and ``decide`` print for the same inputs."""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from .params import DEFAULT_TITLE, ReportParams
+
+#: Schema tag written into decision.json.
+DECISION_SCHEMA = "costmodel.decision/1"
+
+
+
+@dataclass
+class InputFile:
+    """One input file with its provenance."""
+
+    role: str
+    path: str
+    sha256: str
+    size_bytes: int
+    format: str = ""
+    run_ids: list[str] = field(default_factory=list)
+    predicted: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class Inputs:
+    """The runs of both sides and every input file's provenance."""
+
+    colocated: list[Any]
+    remote: list[Any]
+    files: list[InputFile]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def runs(self) -> list[Any]:
+        return [*self.colocated, *self.remote]
+
+    def table(self):  # -> pandas.DataFrame
+        """One row per input file: role, file name, format, runs, rows, predicted, SHA-256."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [
+                {
+                    "role": f.role,
+                    "file": Path(f.path).name,
+                    "format": f.format,
+                    "runs": ", ".join(f.run_ids),
+                    "kind": "predicted" if f.predicted else "measured",
+                    "bytes": f.size_bytes,
+                    "sha256": f.sha256,
+                }
+                for f in self.files
+            ]
+        )
+
+
+def load_inputs(params: ReportParams) -> Inputs:
+    """Ingest each side's files as ``costmodel compare`` does (``ingest.load`` per file with the side's
+    role, run ids made unique within the side like ``load_many``) and hash every input file.
+    Raises IngestError for an unreadable input."""
+    from ..ingest import IngestOptions, load
+    from ..util import sha256_file
+
+    sides: dict[str, list[Any]] = {"colocated": [], "remote": []}
+    per_file: list[tuple[str, str, list[Any]]] = []
+    warnings: list[str] = []
+    for role in ("colocated", "remote"):
+        opts = IngestOptions(role=role)
+        for path in getattr(params, role):
+            runs = load(path, opts)
+            sides[role].extend(runs)
+            per_file.append((role, path, runs))
+        _unique_run_ids(sides[role])  # as ingest.load_many does for one `compare` side
+        rejected = [x for r in sides[role] for x in r.rejected]
+        warnings += [f"{role}: {w}" for r in sides[role] for w in r.warnings]
+        warnings += [f"{role}: rejected row {x}" for x in rejected[:10]]
+    files = [
+        InputFile(
+            role=role,
+            path=path,
+            sha256=sha256_file(path),
+            size_bytes=os.path.getsize(path),
+            format=",".join(sorted({r.format for r in runs})),
+            run_ids=[r.run_id for r in runs],
+            predicted=any(bool(r.metadata.get("predicted")) for r in runs),
+        )
+        for role, path, runs in per_file
+    ]
+    for role, path in (("scenario", params.scenario), ("answers", params.answers)):
+        files.append(InputFile(role=role, path=path, sha256=sha256_file(path), size_bytes=os.path.getsize(path)))
+    return Inputs(colocated=sides["colocated"], remote=sides["remote"], files=files, warnings=warnings)
+
+
+def _unique_run_ids(runs: Sequence[Any]) -> None:
+    """Suffix repeated run ids ``#2``, ``#3``... in place, exactly as ``ingest.load_many`` does."""
+    seen: dict[str, int] = {}
+    for r in runs:
+        n = seen.get(r.run_id, 0) + 1
+        seen[r.run_id] = n
+        if n > 1:
+            r.run_id = f"{r.run_id}#{n}"
+            r.table["run_id"] = r.run_id
+
+
+def fit_runs(inputs: Inputs, params: ReportParams) -> list[Any]:
+    """``warmup.analyze`` on every run, co-located first (FitResults; ``[f.to_dict() for f in ...]``
+    is the list ``costmodel fit --json`` prints)."""
+    from .. import warmup
+
+    metric = params.metric or None
+    return [warmup.analyze(r, metric=metric) for r in inputs.runs]
+
+
+def fit_dicts(fits: Sequence[Any]) -> list[dict[str, Any]]:
+    """FitResults (or dicts) as JSON-able dicts."""
+    from ..util import to_jsonable
+
+    return [to_jsonable(f.to_dict() if hasattr(f, "to_dict") else dict(f)) for f in fits]
+
+
+def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | None = None) -> dict[str, Any] | None:
+    """``warmup.compare`` of the co-located and remote runs, reusing ``fits`` when given (None when a
+    side has no run): the dict ``costmodel compare --json`` prints."""
+    from .. import warmup
+    from ..util import to_jsonable
+
+    if not inputs.colocated or not inputs.remote:
+        return None
+    n = len(inputs.colocated)
+    if fits is not None and len(fits) == len(inputs.runs) and all(hasattr(f, "steady_mean") for f in fits):
+        colo, rem = list(fits[:n]), list(fits[n:])
+    else:
+        colo, rem = inputs.colocated, inputs.remote
+    res = warmup.compare(colo, rem, metric=params.metric or None, margin=params.margin)
+    return to_jsonable(res.to_dict())
+
+
+@dataclass
+class CostStage:
+    """The cost stage: the scenario (with measurements applied), the ``costmodel cost --json`` dict,
+    the Monte Carlo draws and a break-even curve to draw."""
+
+    scenario: Any
+    result: dict[str, Any]
+    mc_samples: Any = None  # DataFrame, one column of totals (USD) per option, or None
+    break_even_input: str = ""
+    break_even_curve: Any = None  # DataFrame (value, option, total_usd)
+
+    @property
+    def tornado(self) -> list[dict[str, Any]]:
+        return list(self.result.get("sensitivity") or [])
+
+
+#: Inputs tried in order for the break-even chart (the first with a finite break-even wins).
+BREAK_EVEN_CHART_INPUTS = (
+    "training.runs_per_month",
+    "training.epochs_per_run",
+    "cache.steady_hit_ratio",
+    "link.transfer_usd_per_gb",
+    "dataset.size_gb",
+)
+
+
+def cost_stage(params: ReportParams, compare: Mapping[str, Any] | None, curve_points: int = 41) -> CostStage:
+    """Load the scenario, apply the measured comparison (``--from-compare``) and analyse it with
+    :func:`costmodel.cost.analyze`: ``result`` is what ``costmodel cost S.yaml --from-compare
+    compare.json [--monte-carlo N --seed S] --json`` prints. Adds the Monte Carlo draws and each
+    option's total along one input for the break-even chart."""
+    import numpy as np
+    import pandas as pd
+
+    from .. import cost as cm
+    from ..util import to_jsonable
+
+    scen = cm.load_scenario(params.scenario)
+    if compare:
+        scen = cm.apply_measurements(scen, compare=compare, source="compare")
+    result = to_jsonable(cm.analyze(scen, monte_carlo_n=params.monte_carlo_n, seed=params.seed))
+    samples = None
+    if params.monte_carlo_n:
+        mc = cm.monte_carlo(scen, params.monte_carlo_n, params.seed)
+        samples = pd.DataFrame({k: np.asarray(v, dtype=float) for k, v in mc.totals.items()})
+    key = _break_even_key(result.get("break_even") or {})
+    curve = _total_curve(scen, key, (result.get("break_even") or {}).get(key, {}), curve_points) if key else None
+    return CostStage(scenario=scen, result=result, mc_samples=samples, break_even_input=key, break_even_curve=curve)
+
+
+def _break_even_key(be: Mapping[str, Any]) -> str:
+    for k in BREAK_EVEN_CHART_INPUTS:
+        if k in be and be[k].get("value") is not None:
+            return k
+    for k, v in be.items():
+        if v.get("value") is not None:
+            return k
+    for k in BREAK_EVEN_CHART_INPUTS:
+        if k in be:
+            return k
+    return next(iter(be), "")
+
+
+def _total_curve(scen: Any, key: str, be: Mapping[str, Any], n: int):  # -> DataFrame
+    """Each option's total over the horizon at ``n`` values of ``key`` spanning the current value and
+    the break-even (vectorised through the cost model)."""
+    import numpy as np
+    import pandas as pd
+
+    from ..cost.evaluate import model_inputs
+    from ..cost.model import OPTIONS, totals
+    from ..cost.spec import PARAM_BY_KEY
+
+    cur = float(scen.values[key])
+    v = be.get("value")
+    hi = max(cur, float(v) if v is not None else 0.0) * 2.0 or 1.0
+    p = PARAM_BY_KEY[key]
+    if math.isfinite(p.hi):
+        hi = min(hi, p.hi)
+    lo = max(0.0, p.lo) if math.isfinite(p.lo) else 0.0
+    xs = np.linspace(lo, hi, n)
+    xs = np.array([x for x in xs if p.ok(float(x))])
+    t = totals(model_inputs(scen, **{key: xs}))
+    rows = []
+    for o in OPTIONS:
+        vals = np.asarray(t[o], dtype=float) * np.ones(len(xs))
+        rows += [{"value": float(x), "option": o, "total_usd": float(y)} for x, y in zip(xs, vals)]
+    return pd.DataFrame(rows)
+
+
+def break_even_point(cost: CostStage) -> tuple[float | None, str | None, str | None]:
+    """(value, option cheaper above it, unit) of the charted break-even input."""
+    be = (cost.result.get("break_even") or {}).get(cost.break_even_input) or {}
+    return be.get("value"), be.get("above"), be.get("unit")
+
+
+
+def checklist_stage(
+    params: ReportParams,
+    compare: Mapping[str, Any] | None,
+    cost: Mapping[str, Any] | None,
+    fits: Sequence[Mapping[str, Any]],
+):
+    """Read the answers and evaluate the checklist with evidence from compare, cost and fits
+    (strict batch mode): what ``costmodel decide --json`` prints is ``Decision.to_dict()``."""
+    from .. import checklist
+
+    answers, _meta = checklist.read_answers_file(params.answers)
+    evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fit_dicts(fits))
+    return checklist.evaluate(answers, evidence, strict=True)
+
+
+def answers_meta(params: ReportParams) -> dict[str, Any]:
+    """The ``meta`` section of the answers file (title, decision-makers, ...)."""
+    from .. import checklist
+
+    _answers, meta = checklist.read_answers_file(params.answers)
+    return dict(meta or {})
+
+
+def report_title(params: ReportParams) -> str:
+    """The title: the parameter, else the answers file's ``meta.title``, else a generic title."""
+    return params.title or str(answers_meta(params).get("title") or DEFAULT_TITLE)
+
+
+def decision_record(
+    inputs: Inputs,
+    fits: Sequence[Mapping[str, Any]],
+    compare: Mapping[str, Any] | None,
+    cost: CostStage | Mapping[str, Any] | None,
+    decision: Any,
+    params: ReportParams,
+) -> dict[str, Any]:
+    """The contents of ``decision.json``: fit (list), compare, cost, checklist and verdict, and the
+    inputs with their SHA-256. Deterministic for the same inputs (no timestamps)."""
+    from .. import __version__
+    from ..util import to_jsonable
+
+    cost_dict = cost.result if isinstance(cost, CostStage) else cost
+    dec = decision.to_dict() if hasattr(decision, "to_dict") else dict(decision)
+    return to_jsonable(
+        {
+            "schema": DECISION_SCHEMA,
+            "costmodel_version": __version__,
+            "title": report_title(params),
+            "verdict": dec.get("verdict"),
+            "inputs": {
+                "files": [f.to_dict() for f in inputs.files],
+                "parameters": {k: v for k, v in params.to_dict().items() if k not in ("decision_path", "adr_path")},
+            },
+            "runs": [
+                {
+                    "run_id": r.run_id,
+                    "role": r.role,
+                    "format": r.format,
+                    "source": r.source,
+                    "rows": r.rows,
+                    "predicted": bool(r.metadata.get("predicted", False)),
+                }
+                for r in inputs.runs
+            ],
+            "fit": fit_dicts(fits),
+            "compare": compare,
+            "cost": cost_dict,
+            "checklist": dec,
+        }
+    )
+
+
+def render_adr_text(decision: Any, record: Mapping[str, Any], params: ReportParams, report_link: str | None = "report.html") -> str:
+    """The ADR (MADR Markdown, via :func:`costmodel.adr.render_adr`) for this report."""
+    from .. import adr
+
+    meta = answers_meta(params)
+
+    def people(key: str) -> list[str]:
+        v = meta.get(key, meta.get(key.replace("-", "_"), []))
+        if isinstance(v, str):
+            return [v]
+        return [str(x) for x in v] if isinstance(v, list) else []
+
+    inputs = [(f["role"], f["path"]) for f in record["inputs"]["files"]]
+    return adr.render_adr(
+        decision,
+        title=report_title(params),
+        date=params.date or None,
+        report_link=report_link,
+        inputs=inputs,
+        compare=record.get("compare"),
+        cost=record.get("cost"),
+        decision_makers=people("decision-makers"),
+        consulted=people("consulted"),
+        informed=people("informed"),
+    )
+
+
+def write_outputs(record: Mapping[str, Any], decision: Any, params: ReportParams) -> list[str]:
+    """Write ``decision.json`` and the ADR where the parameters say (atomically); returns the paths."""
+    from ..util import dumps, write_text_atomic
+
+    written = []
+    if params.decision_path:
+        write_text_atomic(params.decision_path, dumps(record) + "\n")
+        written.append(params.decision_path)
+    if params.adr_path:
+        write_text_atomic(params.adr_path, render_adr_text(decision, record, params))
+        written.append(params.adr_path)
+    return written
