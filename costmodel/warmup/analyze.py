@@ -10,7 +10,8 @@ Pipeline (each step a pure function of the previous one's output):
 4. :func:`~costmodel.warmup.classify.classify_segments` -> class and steady group;
 5. for warm-ups: curve models chosen by BIC against a one-sided isotonic fit; the warm-up end is the
    chosen estimator's first point within 1 % of the plateau; the steady window then starts where the
-   fitted curve's residual bias is below a tenth of the standard error (bias rule); a steady window
+   fitted curve's residual bias is below a tenth of the standard error (bias rule) and at least half
+   a warm-up length after the warm-up end (the curve is uncertain too); a steady window
    whose level drifts by more than 2 % (Theil-Sen) and significantly (z >= 4) is ``no_steady_state``;
 6. steady level = ratio of sums over the steady window (dips and slow steps included), with a
    batch-means 95 % CI; ``lost_s`` = seconds lost during the warm-up relative to the plateau.
@@ -35,6 +36,7 @@ MIN_POINTS = 20  # below this a run is "too_short"
 STEADY_FRAC = 0.25  # a steady state must last at least this share of the run
 PENALTY_C = 15.0  # PELT penalty constant (Barrett et al.)
 BIAS_SE_FRACTION = 0.1  # bias rule: residual warm-up bias of the steady window <= 0.1 SE
+SAFETY_MARGIN = 0.5  # and the steady window starts at least half a warm-up length after its end
 DRIFT_Z = 4.0  # a drift must also be significant: |head - tail| >= 4 standard errors
 AUX_COLUMNS = ("cache_hit_ratio", "read_bytes_per_s", "gpu_util", "read_latency_s", "data_wait_s",
                "cross_region_bytes")
@@ -296,6 +298,12 @@ def analyze_series(s: Series) -> FitResult:
             else:
                 jj = int(np.searchsorted(starts[jb0:], i_end + 0.5 * L0))
                 jj = min(jj, len(tail) - 1)
+            # safety margin: the fitted curve is itself uncertain, so skip a further share of the
+            # warm-up length (residual bias otherwise pulls the mean towards the cold level)
+            e0 = int(starts[j0]) if cls == "invalidation" else 0
+            i_margin = i_end + int(SAFETY_MARGIN * (i_end - e0))
+            jm = int(np.searchsorted(starts[jb0:], i_margin))
+            jj = min(max(jj, jm), int(np.searchsorted(starts[jb0:], i_end + 0.5 * L0)), len(tail) - 1)
             i_s = max(i_end, int(starts[jb0 + jj]))
             resid_bias_rel = float((S - mean_from[jj]) / S) if S else 0.0
     # drift check on the steady window (block means, Theil-Sen): a level that keeps moving is not steady
