@@ -92,11 +92,17 @@ def test_papermill_unknown_parameter_stops_the_run(tmp_path):
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
+    marker = tmp_path / "pwned"
+    evil = f'x"; __import__("pathlib").Path({str(marker)!r}).touch(); y = "\\'  # a value that tries to be code
     with pytest.raises(PapermillExecutionError) as exc:
-        pm.execute_notebook(str(REPORT_NB), str(tmp_path / "out.ipynb"), parameters={"margni": 0.1},
+        pm.execute_notebook(str(REPORT_NB), str(tmp_path / "out.ipynb"), parameters={"margni": 0.1, "title": evil},
                             kernel_name="python3", progress_bar=False)
     assert exc.value.ename == "ReportError"
     assert "unknown report parameter 'margni' (did you mean 'margin'?)" in exc.value.evalue
+    assert not marker.exists()  # the injected title stayed a string
+    injected = [c for c in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells
+                if "injected-parameters" in c.metadata.get("tags", [])]
+    assert str(marker) in injected[0].source  # it was injected, as data
 
 
 # ------------------------------------------------------------------ costmodel report on real outputs, hostile strings
