@@ -69,6 +69,56 @@ print(json.dumps({"rss_bytes": rss(), "passes": out, "eviction": res.run.get("ev
 """
 
 
+#: A minimal read loop for reshuffled passes (the bench client reads in sorted order only): the parent
+#: passes the exact file order the simulator generates, so both see the same trace.
+CHILD_SHUFFLED = r"""
+import json, os, sys, time
+from concurrent.futures import ThreadPoolExecutor
+cg, root, order_path, workers = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+with open(os.path.join(cg, "cgroup.procs"), "w") as fh:
+    fh.write(str(os.getpid()))
+order = json.load(open(order_path))
+files = sorted(os.path.join(root, f) for f in os.listdir(root))
+for f in files:  # cold start: evict this client's pages of exactly these files
+    fd = os.open(f, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+
+def io():
+    d = {}
+    for line in open("/proc/self/io"):
+        k, v = line.split(":")
+        d[k] = int(v)
+    return d["rchar"], d["read_bytes"]
+
+def read(i):
+    n = 0
+    with open(files[i], "rb", buffering=0) as fh:
+        while True:
+            b = fh.read(8 << 20)
+            if not b:
+                return n
+            n += len(b)
+
+out = []
+with ThreadPoolExecutor(workers) as ex:
+    for p, ids in enumerate(order):
+        r0, b0 = io()
+        t0 = time.perf_counter()
+        nbytes = sum(ex.map(read, ids))
+        dt = time.perf_counter() - t0
+        r1, b1 = io()
+        out.append({"pass": p + 1, "bytes": nbytes, "elapsed_s": dt, "throughput_bytes_per_s": nbytes / dt,
+                    "rchar": r1 - r0, "read_bytes": b1 - b0,
+                    "hit_ratio": max(0.0, 1.0 - (b1 - b0) / (r1 - r0)) if r1 > r0 else None})
+peak = 0
+for line in open("/proc/self/status"):
+    if line.startswith("VmHWM:"):
+        peak = int(line.split()[1]) * 1024
+print(json.dumps({"rss_bytes": peak, "passes": out}))
+"""
+
+
 def own_memory_cgroup() -> tuple[str, str] | None:
     """(kind, path) of a writable memory cgroup directory to make children in, or None."""
     try:
@@ -111,14 +161,19 @@ def write_set(root: Path, total_bytes: int, multiple: int = 1) -> int:
     return n
 
 
-def bench_once(limit: tuple[str, str, int], root: Path, passes: int, workers: int) -> dict:
+def bench_once(limit: tuple[str, str, int], root: Path, passes: int, workers: int,
+               order_file: Path | None = None) -> dict:
     """One bench run in a fresh memory cgroup (so no page cache of an earlier run competes for the
-    limit); the cgroup is removed afterwards (its remaining pages move to the parent, which has none)."""
+    limit); the cgroup is removed afterwards (its remaining pages move to the parent, which has none).
+    With ``order_file`` the minimal shuffled read loop runs instead of ``costmodel bench``."""
     kind, parent, limit_bytes = limit
     cg = make_limit(kind, parent, limit_bytes)
+    if order_file is None:
+        cmd = [sys.executable, "-c", CHILD, str(cg), str(root), str(passes), str(workers)]
+    else:
+        cmd = [sys.executable, "-c", CHILD_SHUFFLED, str(cg), str(root), str(order_file), str(workers)]
     try:
-        proc = subprocess.run([sys.executable, "-c", CHILD, str(cg), str(root), str(passes), str(workers)],
-                              capture_output=True, text=True, cwd=REPO, timeout=900)
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=900)
     finally:
         for _ in range(20):
             try:
@@ -131,12 +186,13 @@ def bench_once(limit: tuple[str, str, int], root: Path, passes: int, workers: in
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def bench_in_limit(cg: tuple[str, str, int], root: Path, passes: int, workers: int, repeats: int) -> dict:
+def bench_in_limit(cg: tuple[str, str, int], root: Path, passes: int, workers: int, repeats: int,
+                   order_file: Path | None = None) -> dict:
     """``repeats`` bench runs (each a fresh process, cold first pass); per pass the median throughput and
     the mean hit ratio, with every repeat kept under ``repeats``."""
     import statistics
 
-    runs = [bench_once(cg, root, passes, workers) for _ in range(repeats)]
+    runs = [bench_once(cg, root, passes, workers, order_file) for _ in range(repeats)]
     merged = []
     for i in range(passes):
         ps = [r["passes"][i] for r in runs]
@@ -145,24 +201,40 @@ def bench_in_limit(cg: tuple[str, str, int], root: Path, passes: int, workers: i
                        "throughput_min": min(p["throughput_bytes_per_s"] for p in ps),
                        "throughput_max": max(p["throughput_bytes_per_s"] for p in ps),
                        "hit_ratio": statistics.fmean(p["hit_ratio"] or 0.0 for p in ps),
-                       "resident_before": statistics.fmean(p["resident_before"] or 0.0 for p in ps)})
+                       "resident_before": statistics.fmean(p.get("resident_before") or 0.0 for p in ps)})
     return {"rss_bytes": max(r["rss_bytes"] for r in runs), "passes": merged, "repeats": runs}
 
 
-def predict(n_files: int, passes: int, workers: int, capacity_bytes: float, miss_bps: float, hit_bps: float):
-    from costmodel.simulate import simulate
-
-    doc = {"workload": {
+def workload_doc(n_files: int, passes: int, workers: int, capacity_bytes: float, miss_bps: float,
+                 hit_bps: float, pattern: str = "sequential") -> dict:
+    return {"workload": {
         "name": "bench-pagecache",
         "dataset": {"samples": n_files, "sample_bytes": FILE_BYTES, "files": n_files, "block_bytes": 4096},
-        "access": {"pattern": "sequential", "epochs": passes},
+        "access": {"pattern": pattern, "epochs": passes},
         "step": {"samples_per_step": workers, "compute_s": 0.0, "loader_workers": workers, "prefetch_depth": 0},
         "link": {"rtt_s": 0.0, "origin_latency_s": 0.0, "bandwidth_bytes_per_s": miss_bps,
                  "parallel_streams": workers, "request_bytes": 8 * MIB},
         "local": {"read_latency_s": 0.0, "read_bytes_per_s": hit_bps},
         "cache": {"policy": "lru", "capacity_bytes": capacity_bytes},
     }}
-    res = simulate(doc, seed=0)
+
+
+def shuffled_order(n_files: int, passes: int, workers: int, seed: int) -> list[list[int]]:
+    """The file order per pass that the simulator generates for a reshuffled workload (same seed)."""
+    from costmodel.simulate.trace import sample_order
+    from costmodel.simulate.workload import parse_workload
+
+    w = parse_workload(workload_doc(n_files, passes, workers, 1e9, 1e9, 1e9, "shuffled")["workload"])
+    ids = sample_order(w, n_files * passes, seed)
+    return [ids[p * n_files:(p + 1) * n_files].tolist() for p in range(passes)]
+
+
+def predict(n_files: int, passes: int, workers: int, capacity_bytes: float, miss_bps: float, hit_bps: float,
+            pattern: str = "sequential", seed: int = 0):
+    from costmodel.simulate import simulate
+
+    doc = workload_doc(n_files, passes, workers, capacity_bytes, miss_bps, hit_bps, pattern)
+    res = simulate(doc, seed=seed)
     t = res.runs[0].table
     out = []
     for e, g in t.groupby("epoch"):
@@ -223,6 +295,23 @@ def main() -> int:
                 herr = abs(p["hit_ratio"] - (m["hit_ratio"] or 0.0))
                 rows.append((name, err, herr))
                 print(f"{name:8s} {counts[name] * FILE_BYTES / limit:10.2f} {m['pass']:4d} "
+                      f"{m['throughput_bytes_per_s'] / 1e9:9.2f} {p['throughput_bytes_per_s'] / 1e9:9.2f} "
+                      f"{err:+7.1%} {m['hit_ratio']:8.3f} {p['hit_ratio']:8.3f} {herr:6.3f}")
+        seed = 7
+        for name in ("fits", "near", "larger"):
+            label = f"{name}/shuf"
+            order = shuffled_order(counts[name], args.passes, args.workers, seed)
+            order_file = base / f"order-{name}.json"
+            order_file.write_text(json.dumps(order))
+            meas = bench_in_limit(cg, base / name, args.passes, args.workers, args.repeats, order_file)
+            pred = predict(counts[name], args.passes, args.workers, capacity, miss_bps, hit_bps, "shuffled", seed)
+            results["sets"][label] = {"files": counts[name], "bytes": counts[name] * FILE_BYTES,
+                                      "measured": meas, "predicted": pred, "order": "reshuffled every pass"}
+            for m, p in zip(meas["passes"], pred):
+                err = p["throughput_bytes_per_s"] / m["throughput_bytes_per_s"] - 1
+                herr = abs(p["hit_ratio"] - (m["hit_ratio"] or 0.0))
+                rows.append((label, err, herr))
+                print(f"{label:12s} {counts[name] * FILE_BYTES / limit:6.2f} {m['pass']:4d} "
                       f"{m['throughput_bytes_per_s'] / 1e9:9.2f} {p['throughput_bytes_per_s'] / 1e9:9.2f} "
                       f"{err:+7.1%} {m['hit_ratio']:8.3f} {p['hit_ratio']:8.3f} {herr:6.3f}")
         errs = [abs(r[1]) for r in rows]
