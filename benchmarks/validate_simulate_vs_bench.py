@@ -6,6 +6,8 @@ stops), writes file sets smaller and larger than the limit, runs ``costmodel.ben
 inside the limit, each run in a fresh cgroup so no earlier run's pages compete (cold first pass: the
 client's pages are evicted), and compares each pass's measured
 throughput and hit ratio with what ``costmodel.simulate`` predicts for the same files, passes and workers.
+Sorted passes use ``costmodel.bench.run_bench``; reshuffled passes ("/shuf", the partial-hit regime) use a
+minimal thread-pool read loop fed the exact file order the simulator generates (same seed).
 
 Measured hit ratio of a pass: ``1 - read_bytes / rchar`` from ``/proc/self/io`` (bytes that had to come
 from the block device over bytes the reads returned). The simulator's two speeds are calibrated on
