@@ -408,3 +408,10 @@ def test_many_files_written_one_at_a_time(tmp_path: Path) -> None:
     assert any("._n0.csv: skipped" in w for w in res.warnings)
     back = read_runs(out)
     assert [r.table["samples_per_s"].iloc[0] for r in back] == [1.0, 11.0, 21.0]
+
+
+def test_csv_with_spaces_after_commas(tmp_path: Path) -> None:
+    (a,) = load(_w(tmp_path, "a.csv", "step, time, samples/s\n1, 2024-01-01T00:00:00, 5\n2, 2024-01-01T00:00:01.5, 6\n"))
+    assert a.table["t_s"].tolist() == [0.0, 1.5] and a.table["samples_per_s"].tolist() == [5.0, 6.0]
+    (b,) = load(_w(tmp_path, "b.csv", "step, samples/s, gpu_util\n1, 5, 87%\n2, 6.5, 90 %\n"))
+    assert b.table["gpu_util"].tolist() == [0.87, 0.90] and b.table["samples_per_s"].tolist() == [5.0, 6.5]

@@ -179,7 +179,7 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
         if m.column == "t_s" and m.time_kind:
             continue
         types[n] = pa.float64()
-    read_opts = pacsv.ReadOptions(skip_rows=skip, column_names=None)
+    read_opts = pacsv.ReadOptions(skip_rows=skip + 1, column_names=names)  # our stripped header names
     parse_opts = pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=on_invalid)
     extra: list[Rejection] = []
     try:
