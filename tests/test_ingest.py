@@ -415,3 +415,13 @@ def test_csv_with_spaces_after_commas(tmp_path: Path) -> None:
     assert a.table["t_s"].tolist() == [0.0, 1.5] and a.table["samples_per_s"].tolist() == [5.0, 6.0]
     (b,) = load(_w(tmp_path, "b.csv", "step, samples/s, gpu_util\n1, 5, 87%\n2, 6.5, 90 %\n"))
     assert b.table["gpu_util"].tolist() == [0.87, 0.90] and b.table["samples_per_s"].tolist() == [5.0, 6.5]
+
+
+def test_byte_order_mark_is_not_content(tmp_path: Path) -> None:
+    p = tmp_path / "bom.csv"
+    p.write_bytes("\ufeffstep,samples_per_s\n1,5\n2,6\n".encode("utf-8"))
+    (r,) = load(p)
+    assert r.table["step"].tolist() == [1, 2] and r.warnings == []
+    q = tmp_path / "bom.jsonl"
+    q.write_bytes('\ufeff{"step": 1, "throughput": 5}\n{"step": 2, "throughput": 6}\n'.encode("utf-8"))
+    assert load(q)[0].table["samples_per_s"].tolist() == [5.0, 6.0]

@@ -62,7 +62,7 @@ class IngestResult:
 def _head(path: Path) -> str:
     with open(path, "rb") as fh:
         raw = fh.read(SNIFF_BYTES)
-    return raw.decode("utf-8", errors="replace")
+    return raw.decode("utf-8-sig", errors="replace")  # a byte-order mark is not content
 
 
 def sniff_format(path: str | Path) -> str:

@@ -52,7 +52,7 @@ def read(path: Path, options: Any) -> list[Run]:
     meta: dict[str, Any] = {}
     warnings: list[str] = []
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
         raise IngestError(f"cannot read: {exc}", path=src) from None
     for i, line in enumerate(text.splitlines(), start=1):

@@ -62,7 +62,7 @@ def sniff(head: str, path: Path) -> bool:
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        return json.loads(path.read_text(encoding="utf-8-sig", errors="replace"))
     except json.JSONDecodeError as exc:
         raise IngestError(f"not valid JSON ({exc.msg}); expected a complete DLIO output", path=str(path), line=exc.lineno) from None
 
@@ -94,7 +94,7 @@ def read(path: Path, options: Any) -> list[Run]:
         raise IngestError("a macOS AppleDouble metadata file ('._' prefix), not a benchmark output; skip it", path=str(path))
     fmt = getattr(options, "fmt", None)
     with open(path, "rb") as fh:
-        head = fh.read(64 * 1024).decode("utf-8", errors="replace")
+        head = fh.read(64 * 1024).decode("utf-8-sig", errors="replace")
     k = fmt if fmt in FORMATS[1:] else kind(head, path)
     if k is None:
         raise IngestError("not a DLIO / MLPerf Storage output (summary, per-epoch stats, rank output, report or log)", path=str(path))
@@ -296,7 +296,7 @@ def _log(path: Path, options: Any) -> list[Run]:
     by_rank: dict[int, dict[str, list[Any]]] = {}
     other = 0
     meta_lines: list[str] = []
-    with open(path, "r", encoding="utf-8", errors="replace") as fh:
+    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             m = STEP_RE.search(line)
             if not m:

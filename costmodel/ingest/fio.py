@@ -126,7 +126,7 @@ def direction(d: dict[str, Any]) -> dict[str, Any] | None:
 def read(path: Path, options: Any) -> list[Run]:
     src = str(path)
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
         raise IngestError(f"cannot read: {exc}", path=src) from None
     docs, notes = documents(text, src)

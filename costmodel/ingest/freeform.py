@@ -70,7 +70,7 @@ def sniff(head: str, path: Path) -> bool:
 def read(path: Path, options: Any) -> list[Run]:
     src = str(path)
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
         raise IngestError(f"cannot read: {exc}", path=src) from None
     if getattr(options, "pattern", None):

@@ -51,7 +51,7 @@ def sniff(head: str, path: Path) -> bool:
 
 def read(path: Path, options: Any) -> list[Run]:
     with open(path, "rb") as fh:
-        head = fh.read(64 * 1024).decode("utf-8", errors="replace")
+        head = fh.read(64 * 1024).decode("utf-8-sig", errors="replace")
     fmt = getattr(options, "fmt", None)
     k = fmt if fmt in GPU_TELEMETRY_FORMATS else kind(head)
     if k == "dcgmi":
@@ -65,7 +65,7 @@ def _csv(path: Path, options: Any, k: str) -> list[Run]:
     import pandas as pd
 
     src = str(path)
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = path.read_text(encoding="utf-8-sig", errors="replace")
     try:
         df = pd.read_csv(io.StringIO(text), dtype=str, skipinitialspace=True, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -113,7 +113,7 @@ def _dcgmi(path: Path, options: Any) -> list[Run]:
     fields: list[str] = []
     per_gpu: dict[str, dict[str, Any]] = {}
     bad = 0
-    for i, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+    for i, line in enumerate(path.read_text(encoding="utf-8-sig", errors="replace").splitlines(), start=1):
         s = line.strip()
         if not s:
             continue

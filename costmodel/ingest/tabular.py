@@ -72,7 +72,7 @@ def sniff(head: str, path: Path) -> bool:
 def read(path: Path, options: Any) -> list[Run]:
     fmt = getattr(options, "fmt", None)
     with open(path, "rb") as fh:
-        head = fh.read(64 * 1024).decode("utf-8", errors="replace")
+        head = fh.read(64 * 1024).decode("utf-8-sig", errors="replace")
     kind = fmt if fmt in ("csv", "tsv", "jsonl", "parquet", "kv") else dialect(head, path)
     if kind is None:
         raise IngestError("not a table: expected CSV/TSV with a header row, JSON lines, Parquet or key=value lines", path=str(path))
@@ -124,7 +124,7 @@ def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], line
 def _header(path: Path, delimiter: str) -> tuple[list[str], int]:
     """Column names and the number of preamble lines (``#`` comments, blank lines) before them."""
     skip = 0
-    with open(path, "r", encoding="utf-8", errors="replace") as fh:
+    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
         for line in fh:
             if not line.strip() or line.lstrip().startswith("#"):
                 skip += 1
@@ -352,7 +352,7 @@ def _locate(path: Path, texts: list[str], skipped: list[tuple[int | None, str]])
     for k, t in enumerate(texts):
         pending.setdefault(t, []).append(k)
     found: dict[int, int] = {}
-    with open(path, "r", encoding="utf-8", errors="replace") as fh:
+    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             ks = pending.get(line.rstrip("\r\n"))
             if ks:
@@ -413,7 +413,7 @@ def _read_jsonl(path: Path, options: Any) -> Run:
     records: list[dict[str, Any]] = []
     lines: list[int] = []
     extra: list[Rejection] = []
-    with open(path, "r", encoding="utf-8", errors="replace") as fh:
+    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             s = line.strip()
             if not s:
@@ -450,7 +450,7 @@ def _read_kv(path: Path, options: Any) -> Run:
     lines: list[int] = []
     other = 0
     first_other: int | None = None
-    with open(path, "r", encoding="utf-8", errors="replace") as fh:
+    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             kv = parse_kv_line(line)
             if len(kv) >= 1 and any(_known(k, options) for k in kv):
