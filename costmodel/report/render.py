@@ -158,6 +158,7 @@ def execute_notebook(
             request_save_on_cell_execute=False,
             cwd=str(cwd) if cwd else None,
             extra_arguments=["--IPKernelApp.log_level=ERROR"],  # no transport warning on the user's terminal
+            shutdown_kernel="immediate",  # the notebook is done: no graceful shutdown handshake to wait for
         )
     except PapermillExecutionError as exc:
         msg = str(exc.evalue).replace("\n", " ").strip()
