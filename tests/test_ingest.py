@@ -425,3 +425,13 @@ def test_byte_order_mark_is_not_content(tmp_path: Path) -> None:
     q = tmp_path / "bom.jsonl"
     q.write_bytes('\ufeff{"step": 1, "throughput": 5}\n{"step": 2, "throughput": 6}\n'.encode("utf-8"))
     assert load(q)[0].table["samples_per_s"].tolist() == [5.0, 6.0]
+
+
+def test_unit_guesses_are_said(tmp_path: Path) -> None:
+    (r,) = load(_w(tmp_path, "g.csv", "step,latency,read_mbps\n1,5,100\n2,6,110\n"))
+    assert r.table["read_latency_s"].tolist() == [5.0, 6.0]  # bare "latency": seconds, with a warning
+    assert r.table["read_bytes_per_s"].tolist() == [100e6, 110e6]
+    assert any("'latency' has no unit" in w for w in r.warnings)
+    assert any("megabytes per second" in w for w in r.warnings)
+    (m,) = load(r.source, IngestOptions(mapping={"read_mbps": ("read_bytes_per_s", "Mbit/s"), "latency": ("read_latency_s", "ms")}))
+    assert m.table["read_bytes_per_s"].tolist() == [12.5e6, 13.75e6] and m.table["read_latency_s"].tolist() == [0.005, 0.006]

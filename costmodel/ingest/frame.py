@@ -212,10 +212,18 @@ def convert(table: TMapping[str, Any], options: Any, *, source: str = "") -> Con
                     a = a / 100.0
                     out.warnings.append(f"{source}: column {src.strip()!r} has values up to {mx:g}: read as percent (divided by 100)")
             elif m.ambiguous and col not in FRACTION_COLUMNS:
-                out.warnings.append(
-                    f"{source}: column {src.strip()!r} read as {col} with unit {m.unit or 'bytes'!s}; "
-                    f"use --map {src.strip()}={col}:UNIT if that is wrong"
-                )
+                name = src.strip()
+                if m.unit == "mb/s":
+                    out.warnings.append(
+                        f"{source}: column {name!r}: 'mbps' read as megabytes per second (10^6 B/s), not megabits; "
+                        f"use --map {name}={col}:Mbit/s if it is megabits"
+                    )
+                else:
+                    assumed = m.unit or ("B/s" if col.endswith("per_s") else "s" if col.endswith("_s") else "B")
+                    out.warnings.append(
+                        f"{source}: column {name!r} has no unit in its name: read as {col} in {assumed}; "
+                        f"use --map {name}={col}:UNIT if that is wrong"
+                    )
         out.columns[col] = a
         if bad.any():
             out.invalid[col] = bad
