@@ -179,3 +179,21 @@ def test_time_panel_draws_a_curve_fitted_on_steps(pair):
     # at 100 + 16 * 14.5 / 130 there; the plateau from step 130 (t = 262 s) on
     assert c["fit"].iloc[0] == pytest.approx(100 + 16 * 14.5 / 130)
     assert (c.loc[c["t_s"] > 300, "fit"] == 116.0).all()
+
+
+def test_lean_imports_skip_the_slow_optional_module_only_while_loading():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from costmodel import charts\n"
+        "charts.preload(); charts._alt()\n"
+        "assert 'altair' in sys.modules and 'jsonschema' in sys.modules\n"
+        "assert 'rfc3987_syntax' not in sys.modules\n"  # skipped while altair loaded, block lifted
+        "import importlib.util\n"
+        "print(importlib.util.find_spec('rfc3987_syntax') is not None)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() in ("True", "False")
