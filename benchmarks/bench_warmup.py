@@ -176,7 +176,7 @@ def main(argv: list[str]) -> int:
         return compare([a.to_run("a", "colocated")], [b.to_run("b", "remote")], margin=0.02).equivalent
 
     t0 = time.perf_counter()
-    eq_margin = [pair(1.02, 0.8, 0.03, 2500, 50_000 + 2 * i) for i in range(120 // k)]
+    eq_margin = [pair(1.02, 0.8, 0.03, 2500, 50_000 + 2 * i) for i in range(300 // k)]
     eq_equal = [pair(1.00, 0.5, 0.03, 1000, 60_000 + 2 * i) for i in range(100 // k)]
     t_ours += time.perf_counter() - t0
     n_series += 2 * (len(eq_margin) + len(eq_equal))

@@ -36,7 +36,7 @@ MIN_POINTS = 20  # below this a run is "too_short"
 STEADY_FRAC = 0.25  # a steady state must last at least this share of the run
 PENALTY_C = 15.0  # PELT penalty constant (Barrett et al.)
 BIAS_SE_FRACTION = 0.1  # bias rule: residual warm-up bias of the steady window <= 0.1 SE
-SAFETY_MARGIN = 0.5  # and the steady window starts at least half a warm-up length after its end
+SAFETY_MARGIN = 1.0  # and the steady window starts at least one warm-up length after its end
 DRIFT_Z = 4.0  # a drift must also be significant: |head - tail| >= 4 standard errors
 AUX_COLUMNS = ("cache_hit_ratio", "read_bytes_per_s", "gpu_util", "read_latency_s", "data_wait_s",
                "cross_region_bytes")
