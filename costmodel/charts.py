@@ -25,6 +25,8 @@ from .errors import ReportError
 MAX_ROWS = 5000
 #: Points per run drawn in a timeline (bins of equal width on the x axis).
 POINTS_PER_RUN = 400
+#: Panels drawn by :func:`throughput` (one per run); further runs are only in :func:`overlay`.
+MAX_PANELS = 12
 WIDTH = 640
 HEIGHT = 220
 FONT_SIZE = 12
@@ -255,7 +257,7 @@ def throughput(
     metric = _pick_metric(runs, fits, metric)
     by_run = _fit_by_run(fits)
     panels = []
-    for run in runs:
+    for run in runs[:MAX_PANELS]:
         ax = _axis_of(run, axis)
         if metric not in run.table:
             continue
@@ -324,7 +326,10 @@ def throughput(
         )
     if not panels:
         raise ReportError(f"no run has data for metric {metric!r} to draw")
-    return _configure(alt.vconcat(*panels))
+    chart = alt.vconcat(*panels)
+    if len(runs) > MAX_PANELS:
+        chart = chart.properties(title=f"the first {MAX_PANELS} of {len(runs)} runs (every run is in the overlay)")
+    return _configure(chart)
 
 
 def _fmt(v: float | None) -> str:
@@ -341,7 +346,7 @@ def overlay(runs: Sequence[Any], axis: str = "step", metric: str | None = None, 
         raise ReportError("no runs to draw")
     fits = _as_dicts(fits)
     metric = _pick_metric(runs, fits, metric)
-    per_run = max(50, min(POINTS_PER_RUN, MAX_ROWS // max(1, len(runs))))
+    per_run = max(1, min(POINTS_PER_RUN, MAX_ROWS // max(1, len(runs))))  # all runs together <= MAX_ROWS
     frames = []
     for run in runs:
         if metric not in run.table:

@@ -197,3 +197,13 @@ def test_lean_imports_skip_the_slow_optional_module_only_while_loading():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() in ("True", "False")
+
+
+def test_many_runs_stay_within_altair_row_limit_and_panel_cap(rng):
+    runs = [_run(f"rank{i}", "remote", 100 + rng.normal(0, 1, 300)) for i in range(40)]
+    spec = charts.overlay(runs).to_dict()  # Altair raises MaxRowsError beyond 5,000 rows
+    assert sum(len(v) for v in spec["datasets"].values()) <= charts.MAX_ROWS
+    assert len({r["run"] for v in spec["datasets"].values() for r in v}) == 40
+    panels = charts.throughput(runs, []).to_dict()
+    assert len(panels["vconcat"]) == charts.MAX_PANELS
+    assert "the first 12 of 40 runs" in str(panels["title"])
