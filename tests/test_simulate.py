@@ -376,7 +376,7 @@ def test_fit_and_compare_take_predicted_runs_like_measured_ones(tmp_path, capsys
     from costmodel.cli import main
     from costmodel.timeline import write_runs
 
-    res = simulate(small(access__pattern="shuffled", step__compute_cv=0.02, access__epochs=3,
+    res = simulate(small(access__pattern="shuffled", step__compute_cv=0.02, access__epochs=10,
                          simulation={"with_colocated": True}), seed=1)
     remote = write_runs([res.runs[0]], tmp_path / "remote.parquet")
     co = write_runs([res.runs[1]], tmp_path / "colocated.parquet")
