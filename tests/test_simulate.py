@@ -320,6 +320,8 @@ def test_cli_bad_override_exit_2(tmp_path, capsys):
     assert "workload.link.rtt_s" in err and len(err.strip().splitlines()) == 1
     assert main(["simulate", str(scen), "--set", "rtt"]) == 2
     assert "KEY.PATH=VALUE" in capsys.readouterr().err
+    assert main(["simulate", str(scen), "-o", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
 
 
 def test_cli_set_override_changes_the_prediction(tmp_path, capsys):

@@ -53,6 +53,13 @@ def run(args: argparse.Namespace) -> int:
     from ..timeline import write_runs
     from ._common import emit_json
 
+    from pathlib import Path
+
+    from ..errors import SimulateError
+
+    if args.output and Path(args.output).is_dir():
+        raise SimulateError(f"-o {args.output}: is a directory; give a file name such as predicted.parquet",
+                            key="output")
     overrides = _parse_overrides(args.overrides)
     if args.with_colocated:
         overrides.setdefault("workload.simulation.with_colocated", True)
