@@ -197,7 +197,7 @@ def generate(
         params["invalidation_step"] = t_inv
     if drift:
         mu = mu * (1.0 + drift * t / n)
-    S_final = float(mu[-1]) if drift else S
+    S_final = S * (1.0 + drift)  # the plateau at the end of the run (no warm-up residual)
     f = np.ones(n)
     dip_starts: list[int] = []
     dip_period = dip_width = None

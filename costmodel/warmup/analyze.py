@@ -10,8 +10,8 @@ Pipeline (each step a pure function of the previous one's output):
 4. :func:`~costmodel.warmup.classify.classify_segments` -> class and steady group;
 5. for warm-ups: curve models chosen by BIC against a one-sided isotonic fit; the warm-up end is the
    chosen estimator's first point within 1 % of the plateau; the steady window then starts where the
-   fitted curve's residual bias is below a tenth of the standard error (bias rule) and at least half
-   a warm-up length after the warm-up end (the curve is uncertain too); a steady window
+   fitted curve's residual bias is below a tenth of the standard error (bias rule) and at least one
+   warm-up length after the warm-up end (the curve is uncertain too); a steady window
    whose level drifts by more than 2 % (Theil-Sen) and significantly (z >= 4) is ``no_steady_state``;
 6. steady level = ratio of sums over the steady window (dips and slow steps included), with a
    batch-means 95 % CI; ``lost_s`` = seconds lost during the warm-up relative to the plateau.
@@ -298,8 +298,7 @@ def analyze_series(s: Series) -> FitResult:
             else:
                 jj = int(np.searchsorted(starts[jb0:], i_end + 0.5 * L0))
                 jj = min(jj, len(tail) - 1)
-            # safety margin: the fitted curve is itself uncertain, so skip a further share of the
-            # warm-up length (residual bias otherwise pulls the mean towards the cold level)
+            # safety margin: the fitted curve is itself uncertain, so skip a further warm-up length (residual bias otherwise pulls the mean towards the cold level)
             e0 = int(starts[j0]) if cls == "invalidation" else 0
             i_margin = i_end + int(SAFETY_MARGIN * (i_end - e0))
             jm = int(np.searchsorted(starts[jb0:], i_margin))
@@ -376,7 +375,7 @@ def analyze_series(s: Series) -> FitResult:
         res.curve = {"model": "none", "plateau": None, "initial": None, "tau_steps": None, "tau_s": None,
                      "r2": None, "t95_steps": None, "t95_s": None, "t99_steps": None, "t99_s": None,
                      "note": f"no curve is fitted to a run classified {cls}"}
-    an = detect.find_anomalies(s.y, dips_from=i_s) if i_s > 0 else an
+    an = detect.find_anomalies(s.y, dips_from=i_end) if i_end > 0 else an
     evidence["dip_events"] = len(an.dip_events)
     evidence["dips_periodic"] = an.periodic
     evidence["dip_period_steps"] = an.period
