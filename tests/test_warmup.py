@@ -331,3 +331,51 @@ def test_compare_bad_input_and_verdicts():
 def test_deterministic():
     s = generate(n=2000, shape="logistic", warmup_frac=0.2, cv=0.02, ar=0.5, outlier_frac=0.01, seed=21)
     assert dumps(analyze(s.to_run()).to_dict()) == dumps(analyze(s.to_run()).to_dict())
+
+
+# ---- robustness: any input gives a result or an AnalysisError, never a crash --------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_values = st.one_of(
+    st.floats(min_value=-10, max_value=1e6),
+    st.sampled_from([0.0, 100.0, np.nan, np.inf, -np.inf]),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_values, min_size=0, max_size=120), st.booleans())
+def test_any_series_gives_a_result_or_an_analysis_error(values, with_time):
+    df = pd.DataFrame({"step": np.arange(len(values)), "samples_per_s": np.array(values, dtype=float)})
+    if with_time:
+        df["t_s"] = np.arange(1, len(values) + 1, dtype=float)
+    try:
+        r = analyze(df)
+    except AnalysisError as exc:
+        assert str(exc)
+        return
+    d = json.loads(dumps(r.to_dict()))
+    assert d["classification"] in ("flat", "warmup", "slowdown", "no_steady_state", "dips", "invalidation",
+                                   "too_short")
+    if d["steady_mean"] is not None:
+        assert d["steady_ci_low"] <= d["steady_mean"] <= d["steady_ci_high"]
+        assert np.isfinite(d["steady_mean"])
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(20, 400), st.integers(0, 10_000),
+       st.lists(st.tuples(st.floats(0, 1), st.sampled_from([np.nan, 0.0, -5.0, 1e9, np.inf])), max_size=20))
+def test_corrupted_series_never_crash(n, seed, corruptions):
+    s = generate(n=n, shape="exp", warmup_frac=0.3, cv=0.03, ar=0.5, seed=seed)
+    df = s.table.drop(columns=["step_time_s"]).copy()
+    y = df["samples_per_s"].to_numpy().copy()
+    for pos, val in corruptions:
+        y[int(pos * (n - 1))] = val
+    df["samples_per_s"] = y
+    try:
+        r = analyze(df)
+    except AnalysisError:
+        return
+    d = json.loads(dumps(r.to_dict()))
+    if d["steady_mean"] is not None:
+        assert d["steady_ci_low"] <= d["steady_mean"] <= d["steady_ci_high"]

@@ -35,6 +35,9 @@ def multipass_summary(s: Series) -> dict[str, Any] | None:
         note = f"{n - 1} warm passes, CV {cv:.1%}. " + cache_note
     # does the warm state still improve? compare the last warm pass with the first warm pass
     trend = float(s.y[-1] / s.y[1] - 1.0) if n >= 3 and s.y[1] > 0 else None
+    if trend is not None and abs(trend) > 0.05:
+        note += (f" The warm passes still change (last vs pass 2: {trend:+.0%}), so the warm level is not "
+                 "settled yet.")
     unit = "bytes_per_s" if s.metric.endswith("bytes_per_s") else s.metric
     return {
         "passes": n,
