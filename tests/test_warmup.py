@@ -379,3 +379,19 @@ def test_corrupted_series_never_crash(n, seed, corruptions):
     d = json.loads(dumps(r.to_dict()))
     if d["steady_mean"] is not None:
         assert d["steady_ci_low"] <= d["steady_mean"] <= d["steady_ci_high"]
+
+
+# ---- real outputs written by other people ----------------------------------------------------------
+def test_real_mlperf_storage_rank_log_has_epoch_boundary_dips(real_dir):
+    """MLPerf Storage v1.0 (HPE, unet3d, rank 4): 571 steps per epoch, the first step of each epoch
+    waits 2-3.4 s for data; the analysis finds the short warm-up and the once-per-epoch stalls."""
+    from costmodel.ingest import load
+
+    run = load(real_dir / "mlperf_storage/v1.0/HPE_unet3d_h100/run-2/4_output.json")[0]
+    r = analyze(run)
+    assert r.n_points == 2855
+    assert r.classification == "dips"
+    assert r.evidence["dip_period_steps"] == 571
+    assert r.warmup_end_step <= 20
+    assert 0 < r.dip_loss_fraction < 0.05
+    assert r.steady_ci_low < r.steady_mean < r.steady_ci_high < r.steady_mean_baseline * 1.01

@@ -71,7 +71,8 @@ def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0, dips_from: 
     Low points are grouped into events (runs of consecutive points). Dip events are those of at least
     two points; the run "has dips" when there are >= 3 dip events whose inter-event gaps have a
     coefficient of variation <= 0.2 (periodic), or >= max(5, 3 x chance + 5) dip events, where
-    "chance" is the number of adjacent slow-point pairs expected from isolated outliers. Isolated one-point drops are
+    "chance" is the number of adjacent slow-point pairs expected from isolated outliers; or when >= 4
+    drops of at least 10 % (even one step wide) recur with a gap CV <= 0.1 (epoch-boundary stalls). Isolated one-point drops are
     outliers (slow steps), not dips. Only events starting at or after ``dips_from`` count as dips
     (dips are drops after the run settled).
     """
@@ -120,6 +121,14 @@ def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0, dips_from: 
     chance = n_tail * p_low * p_low
     many = len(dip_events) >= max(5.0, 3.0 * chance + 5.0)
     dips = (len(dip_events) >= 3 and periodic and len(dip_events) >= 2.0 * chance) or many
+    if not dips:
+        # one-step stalls that recur like clockwork (e.g. the first step of every epoch)
+        deep = [ev for ev in events if ev[2] >= 0.1 and ev[0] >= dips_from]
+        if len(deep) >= 4:
+            g = np.diff([ev[0] for ev in deep]).astype(float)
+            cv1 = float(np.std(g) / np.mean(g)) if np.mean(g) > 0 else 1.0
+            if cv1 <= 0.1:
+                dips, periodic, period, cvg, dip_events = True, True, float(np.median(g)), cv1, deep
     return Anomalies(
         baseline=base,
         sigma=sig,
