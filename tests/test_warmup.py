@@ -82,9 +82,11 @@ def test_level_is_a_ratio_of_sums_not_a_mean_of_rates():
     r = analyze(pd.DataFrame({"step": np.arange(60), "samples_per_s": y}))
     assert r.classification == "flat"
     assert r.steady_mean == pytest.approx(200.0 / 3.0)
+    assert r.time_source == "constant_work" and any("same work" in w for w in r.warnings)
     # with equal step durations the time-weighted level is the plain mean
     r2 = analyze(pd.DataFrame({"step": np.arange(60), "samples_per_s": y, "step_time_s": np.ones(60)}))
     assert r2.steady_mean == pytest.approx(75.0)
+    assert r2.time_source == "step_time_s" and not r2.warnings
 
 
 def test_lost_seconds_of_a_cold_phase_hand_computed():

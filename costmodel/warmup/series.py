@@ -155,7 +155,12 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
             d[keep] = d_k
             time_source = "t_s"
     if d is None:
+        if ts is not None:
+            warnings.append("t_s is not strictly increasing over the kept rows; durations are taken as equal work "
+                            "per observation instead")
         if is_rate:
+            warnings.append(f"no usable step_time_s or t_s: every observation is assumed to do the same work, so "
+                            f"levels are harmonic means of {metric}")
             keep &= y > 0
             d = np.where(keep, 1.0 / np.where(y > 0, y, 1.0), np.nan)
         else:
