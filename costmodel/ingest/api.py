@@ -198,13 +198,7 @@ def load_many(paths: Sequence[str | Path], options: IngestOptions | None = None)
         raise IngestError("no benchmark output among the files given", path=str(paths[0]) if paths else None)
     runs, merge_notes = merge_gpu(runs)
     notes += merge_notes
-    seen: dict[str, int] = {}
-    for r in runs:
-        n = seen.get(r.run_id, 0) + 1
-        seen[r.run_id] = n
-        if n > 1:
-            r.run_id = f"{r.run_id}#{n}"
-            r.table["run_id"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype="int8"), categories=[r.run_id])
+    unique_run_ids(runs)
     rejected = [x for r in runs for x in r.rejected]
     warnings = notes + [w for r in runs for w in r.warnings]
     warnings += [str(x) for x in rejected[:10]]
@@ -212,6 +206,21 @@ def load_many(paths: Sequence[str | Path], options: IngestOptions | None = None)
 
 
 GPU_FORMATS = ("nvidia_smi", "dcgmi", "dcgm_exporter")
+
+
+def unique_run_ids(runs: Sequence[Run]) -> None:
+    """Make run ids unique in place: the second ``x`` becomes ``x#2``, the third ``x#3``, ...
+
+    The table's ``run_id`` column follows the new id. Used by :func:`load_many` and by the report,
+    so the same inputs get the same ids everywhere.
+    """
+    seen: dict[str, int] = {}
+    for r in runs:
+        n = seen.get(r.run_id, 0) + 1
+        seen[r.run_id] = n
+        if n > 1:
+            r.run_id = f"{r.run_id}#{n}"
+            r.table["run_id"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype="int8"), categories=[r.run_id])
 
 
 def merge_gpu(runs: list[Run]) -> tuple[list[Run], list[str]]:
