@@ -89,3 +89,14 @@ def _is_pandas(obj: Any) -> bool:
 def dumps(obj: Any, indent: int | None = 2) -> str:
     """Strict JSON (no NaN tokens) of ``obj`` after :func:`to_jsonable`."""
     return json.dumps(to_jsonable(obj), indent=indent, allow_nan=False, sort_keys=False)
+
+
+def yaml_problem(exc: BaseException) -> str:
+    """A one-line description of a YAML syntax error: ``not valid YAML at line N: problem``.
+
+    Every loader of a user's YAML (scenario, workload, answers) raises its own error class with it.
+    """
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1}" if mark is not None else ""
+    problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["syntax error"])[0]
+    return f"not valid YAML{where}: {problem}"

@@ -25,6 +25,7 @@ import numpy as np
 import yaml
 
 from ..errors import PriceError, ScenarioError
+from ..util import yaml_problem
 from ..prices import PriceRow, age_warning, load_prices
 from .dists import Distribution, parse_distribution
 from .spec import (
@@ -249,9 +250,7 @@ def load_scenario(
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise ScenarioError(f"not valid YAML{where}: {getattr(exc, 'problem', exc)}", path=str(p)) from None
+        raise ScenarioError(yaml_problem(exc), path=str(p)) from None
     return scenario_from_dict(data, source=str(p), overrides=overrides, today=today, prices_dir=prices_dir)
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import SimulateError
+from ..util import yaml_problem
 
 PATTERNS = ("sequential", "shuffled", "shard_shuffle", "single_pass", "zipf")
 POLICIES = ("none", "lru", "predictive")
@@ -387,9 +388,7 @@ def load_workload_doc(source: str | os.PathLike[str] | Mapping[str, Any]) -> tup
     try:
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise SimulateError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}", key=str(path)) from None
+        raise SimulateError(f"{path}: {yaml_problem(exc)}", key=str(path)) from None
     if not isinstance(doc, Mapping):
         raise SimulateError(f"{path}: expected a YAML mapping with a workload: section", key=str(path))
     if "workload" not in doc:
