@@ -250,7 +250,7 @@ def test_predicted_runs_are_marked_in_tables_and_charts(tmp_path, examples_dir):
     table = inputs.table().set_index("role")
     assert table.loc["colocated", "kind"] == "measured" and table.loc["remote", "kind"] == "predicted"
     fits = report.fit_runs(inputs, p)
-    assert report.fit_table(fits, inputs.runs)["run"].tolist() == ["colocated_steps", "sim (predicted)"]
+    assert [r[0] for r in report.fit_table(fits, inputs.runs)["run (metric)"]] == ["colocated_steps", "sim (predicted)"]
     spec = charts.overlay(inputs.runs, fits=fits).to_dict()
     rows = [r for v in spec["datasets"].values() for r in v]
     assert {(r["run"], r["kind"]) for r in rows} == {("colocated_steps", "measured"), ("sim (predicted)", "predicted")}

@@ -7,7 +7,8 @@ One module per job:
 * :mod:`.stages`: :func:`load_inputs`, :func:`fit_runs`, :func:`compare_runs`, :func:`cost_stage`,
   :func:`checklist_stage`, :func:`decision_record`, :func:`write_outputs`: what the notebook calls,
   one per section, calling the package's functions exactly as the CLI verbs do.
-* :mod:`.display`: escaped HTML tables and text for the notebook's sections.
+* :mod:`.display`: escaped HTML tables (columns aligned, wrapped and formatted by kind) and text
+  for the notebook's sections.
 * :mod:`.render`: :func:`render_report` (papermill, in-process offline HTML export, atomic output
   folder) behind ``costmodel report``.
 
@@ -16,15 +17,23 @@ The notebook uses ``from costmodel import report`` and the names re-exported her
 from __future__ import annotations
 
 from .display import (
+    COLUMN_KINDS,
     break_even_table,
+    checklist_table,
     compare_table,
     cost_table,
     fit_table,
+    fmt_pct,
+    fmt_s,
+    fmt_sig,
+    fmt_usd,
+    fmt_value,
     html_table,
     html_text,
     monte_carlo_table,
     show,
     verdict_html,
+    with_kinds,
 )
 from .params import (
     DEFAULT_TITLE,
@@ -62,6 +71,7 @@ from .stages import (
     fit_dicts,
     fit_runs,
     load_inputs,
+    ADR_PRODUCER,
     render_adr_text,
     report_title,
     write_outputs,
@@ -91,8 +101,16 @@ __all__ = [
     "answers_meta",
     "report_title",
     "decision_record",
+    "ADR_PRODUCER",
     "render_adr_text",
     "write_outputs",
+    "COLUMN_KINDS",
+    "with_kinds",
+    "fmt_sig",
+    "fmt_usd",
+    "fmt_pct",
+    "fmt_s",
+    "fmt_value",
     "html_table",
     "html_text",
     "show",
@@ -101,6 +119,7 @@ __all__ = [
     "cost_table",
     "break_even_table",
     "monte_carlo_table",
+    "checklist_table",
     "verdict_html",
     "OUTPUT_FILES",
     "REPORT_NOTEBOOK",

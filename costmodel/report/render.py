@@ -31,13 +31,18 @@ _TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 {%- block extra_css -%}
 <style type="text/css">
-.cm-table { border-collapse: collapse; font-size: 12px; margin: 4px 0 12px 0; }
-.cm-table th, .cm-table td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top;
-  max-width: 30em; overflow-wrap: anywhere; }
+.jp-RenderedHTMLCommon table.cm-table { table-layout: auto; margin-left: 0; margin-right: 0; }
+.jp-RenderedHTMLCommon table.cm-table tbody tr:nth-child(odd) { background: #f7f7f7; }
+.jp-RenderedHTMLCommon table.cm-table tbody tr:hover { background: #eef3fb; }
 .jp-RenderedSVG svg { max-width: 100%; height: auto; }
 @media print {
+  @page { size: A4; margin: 12mm; }
   .jp-Cell { break-inside: avoid; }
   .jp-OutputArea-output { overflow: visible !important; }
+  .jp-RenderedHTMLCommon table.cm-table { font-size: 8pt !important; }
+  .jp-RenderedHTMLCommon table.cm-table td, .jp-RenderedHTMLCommon table.cm-table th { padding: 1px 3px !important; }
+  .jp-RenderedHTMLCommon table.cm-table td.cm-text { min-width: 7em !important; }
+  .jp-RenderedHTMLCommon table.cm-table tr { break-inside: avoid; }
 }
 </style>
 {%- endblock extra_css -%}

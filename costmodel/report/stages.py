@@ -47,23 +47,29 @@ class Inputs:
         return [*self.colocated, *self.remote]
 
     def table(self):  # -> pandas.DataFrame
-        """One row per input file: role, file name, format, runs, rows, predicted, SHA-256."""
+        """One row per input file: role, file name, format, runs, measured or predicted (runs only),
+        size in bytes, SHA-256 (display kinds in ``attrs["column_kinds"]``: the report shows the hash
+        shortened, the full one in the cell's title and in decision.json)."""
         import pandas as pd
 
-        return pd.DataFrame(
+        df = pd.DataFrame(
             [
                 {
                     "role": f.role,
                     "file": Path(f.path).name,
                     "format": f.format,
                     "runs": ", ".join(f.run_ids),
-                    "kind": "predicted" if f.predicted else "measured",
+                    "kind": ("predicted" if f.predicted else "measured") if f.role in ("colocated", "remote") else "",
                     "bytes": f.size_bytes,
                     "sha256": f.sha256,
                 }
                 for f in self.files
-            ]
+            ],
+            columns=["role", "file", "format", "runs", "kind", "bytes", "sha256"],
         )
+        df.attrs["column_kinds"] = {"role": "id", "file": "path", "format": "id", "runs": "text", "kind": "id",
+                                    "bytes": "int", "sha256": "sha"}
+        return df
 
 
 def load_inputs(params: ReportParams) -> Inputs:
@@ -71,6 +77,7 @@ def load_inputs(params: ReportParams) -> Inputs:
     role, run ids made unique within the side like ``load_many``) and hash every input file.
     Raises IngestError for an unreadable input."""
     from ..ingest import IngestOptions, load
+    from ..ingest.api import unique_run_ids
     from ..util import sha256_file
 
     sides: dict[str, list[Any]] = {"colocated": [], "remote": []}
@@ -82,7 +89,7 @@ def load_inputs(params: ReportParams) -> Inputs:
             runs = load(path, opts)
             sides[role].extend(runs)
             per_file.append((role, path, runs))
-        _unique_run_ids(sides[role])  # as ingest.load_many does for one `compare` side
+        unique_run_ids(sides[role])  # as ingest.load_many does for one `compare` side
         rejected = [x for r in sides[role] for x in r.rejected]
         warnings += [f"{role}: {w}" for r in sides[role] for w in r.warnings]
         warnings += [f"{role}: rejected row {x}" for x in rejected[:10]]
@@ -101,17 +108,6 @@ def load_inputs(params: ReportParams) -> Inputs:
     for role, path in (("scenario", params.scenario), ("answers", params.answers)):
         files.append(InputFile(role=role, path=path, sha256=sha256_file(path), size_bytes=os.path.getsize(path)))
     return Inputs(colocated=sides["colocated"], remote=sides["remote"], files=files, warnings=warnings)
-
-
-def _unique_run_ids(runs: Sequence[Any]) -> None:
-    """Suffix repeated run ids ``#2``, ``#3``... in place, exactly as ``ingest.load_many`` does."""
-    seen: dict[str, int] = {}
-    for r in runs:
-        n = seen.get(r.run_id, 0) + 1
-        seen[r.run_id] = n
-        if n > 1:
-            r.run_id = f"{r.run_id}#{n}"
-            r.table["run_id"] = r.run_id
 
 
 def fit_runs(inputs: Inputs, params: ReportParams) -> list[Any]:
@@ -316,8 +312,20 @@ def decision_record(
     )
 
 
-def render_adr_text(decision: Any, record: Mapping[str, Any], params: ReportParams, report_link: str | None = "report.html") -> str:
-    """The ADR (MADR Markdown, via :func:`costmodel.adr.render_adr`) for this report."""
+#: The command named in the ADR as the one that wrote it.
+ADR_PRODUCER = "costmodel report"
+
+
+def render_adr_text(
+    decision: Any,
+    record: Mapping[str, Any],
+    params: ReportParams,
+    report_link: str | None = "report.html",
+    base_dir: str | os.PathLike[str] | None = None,
+) -> str:
+    """The ADR (MADR Markdown, via :func:`costmodel.adr.render_adr`) for this report, drafted by
+    ``costmodel report``. ``base_dir`` is the folder the ADR is written to: the input-file links are
+    relative to it (None: the folder of ``params.adr_path``, else the paths as given)."""
     from .. import adr
 
     meta = answers_meta(params)
@@ -329,6 +337,8 @@ def render_adr_text(decision: Any, record: Mapping[str, Any], params: ReportPara
         return [str(x) for x in v] if isinstance(v, list) else []
 
     inputs = [(f["role"], f["path"]) for f in record["inputs"]["files"]]
+    if base_dir is None and params.adr_path:
+        base_dir = os.path.dirname(os.path.abspath(params.adr_path))
     return adr.render_adr(
         decision,
         title=report_title(params),
@@ -340,6 +350,8 @@ def render_adr_text(decision: Any, record: Mapping[str, Any], params: ReportPara
         decision_makers=people("decision-makers"),
         consulted=people("consulted"),
         informed=people("informed"),
+        base_dir=base_dir,
+        producer=ADR_PRODUCER,
     )
 
 
