@@ -27,6 +27,7 @@ OPTION_TITLES: dict[str, str] = {
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!|~^$])")
 _ADR_NAME = re.compile(r"^(\d{4})-.*\.md$")
+_PRODUCER = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,60}")
 
 
 def md_escape(text: Any) -> str:
@@ -152,6 +153,7 @@ def render_adr(
     informed: Sequence[str] = (),
     supersedes: str | None = None,
     base_dir: str | os.PathLike[str] | None = None,
+    producer: str = "costmodel decide",
 ) -> str:
     """MADR 4.0 Markdown for ``decision``.
 
@@ -160,9 +162,13 @@ def render_adr(
     ``compare`` and ``cost`` are the JSON dicts the decision used (for figures in the text).
     ``base_dir`` is the folder the record will live in: input links are made relative to it
     (:func:`write_adr` passes its folder); the text still shows each path as given.
-    Raises ChecklistError for a bad date.
+    ``producer`` is the command that wrote the record (``costmodel decide``, ``costmodel report``),
+    named in the context and in what to re-run.
+    Raises ChecklistError for a bad date or a producer that is not a plain command name.
     """
     day = _as_date(date)
+    if not isinstance(producer, str) or not _PRODUCER.fullmatch(producer):
+        raise ChecklistError(f"producer {producer!r}: expected a plain command such as 'costmodel report'")
     status = status or default_status(decision)
     totals = _totals(cost)
     chosen = chosen_option(decision, cost)
@@ -186,7 +192,7 @@ def render_adr(
     w("")
     w("The GPUs we can get are in a different region from the training data. Should we train there and "
       "read the dataset across regions through a prefetching cache, replicate the dataset to the GPU "
-      "region, or wait for GPUs next to the data? This record is drafted by `costmodel decide` from the "
+      f"region, or wait for GPUs next to the data? This record is drafted by `{producer}` from the "
       "benchmark comparison, the cost model and the go/no-go checklist; figures below come from those "
       "inputs (listed under More Information with their SHA-256).")
     w("")
@@ -265,7 +271,7 @@ def render_adr(
         w("")
     if decision.conditions:
         lead = "Also open" if decision.blockers else "Conditions to meet before adopting"
-        w(f"{lead} (re-run `costmodel decide` with the new answers and measurements):")
+        w(f"{lead} (re-run `{producer}` with the new answers and measurements):")
         w("")
         for c in decision.conditions:
             w(f"* [ ] {md_escape(c['id'])} ({c['severity']}, now {c['answer']}): {by_id[c['id']].item.condition}")
