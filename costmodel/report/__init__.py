@@ -9,6 +9,8 @@ One module per job:
   one per section, calling the package's functions exactly as the CLI verbs do.
 * :mod:`.display`: escaped HTML tables (columns aligned, wrapped and formatted by kind) and text
   for the notebook's sections.
+* :mod:`.walkthrough`: the checklist notebook's parameters (:func:`validate_checklist_parameters`),
+  :func:`evidence_sources`, :func:`checklist_wizard` and :func:`batch_decision`.
 * :mod:`.render`: :func:`render_report` (papermill, in-process offline HTML export, atomic output
   folder) behind ``costmodel report``.
 
@@ -55,6 +57,16 @@ from .render import (
     external_references,
     html_exporter,
     render_report,
+)
+from .walkthrough import (
+    CHECKLIST_NOTEBOOK_NAMES,
+    CHECKLIST_PARAMETERS,
+    ChecklistParams,
+    EvidenceSources,
+    batch_decision,
+    checklist_wizard,
+    evidence_sources,
+    validate_checklist_parameters,
 )
 from .stages import (
     BREAK_EVEN_CHART_INPUTS,
@@ -130,4 +142,12 @@ __all__ = [
     "external_references",
     "html_exporter",
     "render_report",
+    "CHECKLIST_PARAMETERS",
+    "CHECKLIST_NOTEBOOK_NAMES",
+    "ChecklistParams",
+    "EvidenceSources",
+    "validate_checklist_parameters",
+    "evidence_sources",
+    "checklist_wizard",
+    "batch_decision",
 ]

@@ -75,8 +75,9 @@ class ReportParams:
         return d
 
 
-def _user_names(namespace: Mapping[str, Any]) -> dict[str, Any]:
-    """Names a user (or papermill) bound in an IPython namespace: not hidden, not private, data only."""
+def _user_names(namespace: Mapping[str, Any], notebook_names: frozenset[str] = NOTEBOOK_NAMES) -> dict[str, Any]:
+    """Names a user (or papermill) bound in an IPython namespace: not hidden, not private, data only,
+    not one of the notebook's own ``notebook_names``."""
     hidden: Mapping[str, Any] = {}
     with contextlib.suppress(Exception):
         from IPython import get_ipython
@@ -92,7 +93,7 @@ def _user_names(namespace: Mapping[str, Any]) -> dict[str, Any]:
             continue
         if isinstance(v, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)):
             continue
-        if k in NOTEBOOK_NAMES:
+        if k in notebook_names:
             continue
         out[k] = v
     return out
@@ -109,18 +110,7 @@ def validate_parameters(namespace: Mapping[str, Any] | None = None, **values: An
     """
     given = dict(_user_names(namespace) if namespace is not None else {})
     given.update(values)
-    unknown = [k for k in given if k not in PARAMETERS]
-    if unknown:
-        k = sorted(unknown)[0]
-        close = difflib.get_close_matches(k, PARAMETERS, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ReportError(
-            f"unknown report parameter {k!r}{hint}; known parameters: {', '.join(PARAMETERS)}"
-        )
-    out: dict[str, Any] = {}
-    for name, spec in PARAMETERS.items():
-        value = given.get(name, spec.default)
-        out[name] = _coerce(name, spec, value)
+    out = check_parameters(given, PARAMETERS, "report")
     if not (0.0 < out["margin"] < 0.5):
         raise ReportError(f"parameter 'margin': expected a fraction with 0 < margin < 0.5, got {out['margin']!r}")
     if not (0 <= out["monte_carlo_n"] <= 1_000_000):
@@ -136,6 +126,19 @@ def validate_parameters(namespace: Mapping[str, Any] | None = None, **values: An
     out["scenario"] = str(resolve_path(out["scenario"], "scenario"))
     out["answers"] = str(resolve_path(out["answers"], "answers"))
     return ReportParams(**out)
+
+
+def check_parameters(given: Mapping[str, Any], spec: Mapping[str, Param], what: str = "report") -> dict[str, Any]:
+    """``given`` checked against ``spec``: every name known (ReportError naming the closest known
+    one otherwise), every value of its kind (missing ones take their defaults). Values are data,
+    never evaluated. Returns the typed values."""
+    unknown = [k for k in given if k not in spec]
+    if unknown:
+        k = sorted(unknown)[0]
+        close = difflib.get_close_matches(k, spec, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ReportError(f"unknown {what} parameter {k!r}{hint}; known parameters: {', '.join(spec)}")
+    return {name: _coerce(name, p, given.get(name, p.default)) for name, p in spec.items()}
 
 
 def _coerce(name: str, spec: Param, value: Any) -> Any:
