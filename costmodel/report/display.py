@@ -250,7 +250,7 @@ def fit_table(fits: Sequence[Any], runs: Sequence[Any] = ()):  # -> DataFrame
                 "curve": curve.get("model"),
                 "tau (steps)": curve.get("tau_steps"),
                 "r2": curve.get("r2"),
-                "lost (cluster-s)": f.get("lost_s"),
+                "lost (cluster\u2011s)": f.get("lost_s"),
             }
         )
     df = pd.DataFrame(rows, columns=list(_FIT_KINDS))
@@ -260,7 +260,7 @@ def fit_table(fits: Sequence[Any], runs: Sequence[Any] = ()):  # -> DataFrame
 _FIT_KINDS = {
     "run (metric)": "stack", "classification": "id", "warm-up end (step)": "int", "warm-up end (s)": "s",
     "steady mean": "num", "95 % CI": "numstr", "steady CV": "pct", "curve": "id", "tau (steps)": "num",
-    "r2": "num", "lost (cluster-s)": "s",
+    "r2": "num", "lost (cluster\u2011s)": "s",
 }
 
 #: The comparison's rows: key, label, display kind.
