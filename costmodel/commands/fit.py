@@ -12,13 +12,18 @@ classification (flat, warmup, slowdown, no_steady_state, dips, invalidation, too
 warmup_end_step, warmup_end_t_s (seconds), steady_mean (metric unit, samples over seconds),
 steady_ci_low / steady_ci_high (95 %, batch means), steady_cv, cold_mean, curve {model, plateau,
 initial, tau_steps, tau_s, r2, t95_*, t99_*}, lost_s (cluster seconds lost to the warm-up), segments.
+
+Without --metric each run gets the first of samples_per_s, tokens_per_s, read_bytes_per_s,
+write_bytes_per_s, read_iops, write_iops it has. A run that cannot be analysed (no such metric, or
+the --metric it lacks) is left out with a one-line warning on stderr; exit 2 only when no run can be.
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="benchmark outputs or Timeline Parquet files")
     parser.add_argument("--metric", default=None,
-                        help="Timeline column to analyse (default samples_per_s, then tokens_per_s, read_bytes_per_s)")
+                        help="Timeline column to analyse (default, per run: the first of samples_per_s, tokens_per_s, "
+                             "read_bytes_per_s, write_bytes_per_s, read_iops, write_iops that the run has)")
     parser.add_argument("--axis", choices=["step", "t_s"], default="step",
                         help="axis of the curve fit: steps or seconds (default step)")
     parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip format sniffing and use this reader")
@@ -38,11 +43,15 @@ def _fmt(v: Any, spec: str = ".2f") -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..warmup import analyze_runs
+    import sys
+
+    from ..warmup import fit_runs
     from ._common import emit_json
 
     runs = load_runs(args.files, args.fmt, args.role or "")
-    fits = analyze_runs(runs, args.metric, args.axis)
+    fits, skipped = fit_runs(runs, args.metric, args.axis)
+    for w in skipped:
+        print(f"costmodel fit: warning: {w}", file=sys.stderr)
     if args.json:
         emit_json([f.to_dict() for f in fits])
         return 0

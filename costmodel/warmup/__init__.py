@@ -8,7 +8,7 @@ Public API::
 """
 from __future__ import annotations
 
-from .analyze import EPS, MIN_POINTS, FitResult, analyze, analyze_runs, analyze_series
+from .analyze import EPS, MIN_POINTS, FitResult, analyze, analyze_runs, analyze_series, fit_runs
 from .classify import CLASSES, Segment, classify_segments
 from .compare import CompareResult, compare
 from .curve import MODELS, CurveFit, fit_model, select
@@ -30,6 +30,7 @@ __all__ = [
     "Series",
     "analyze",
     "analyze_runs",
+    "fit_runs",
     "analyze_series",
     "classify_segments",
     "compare",

@@ -436,3 +436,26 @@ def analyze_runs(runs: Sequence[Any], metric: str | None = None, axis: str = "st
     if not runs:
         raise AnalysisError("no runs to analyse")
     return [analyze(r, metric, axis) for r in runs]
+
+
+def fit_runs(runs: Sequence[Any], metric: str | None = None,
+             axis: str = "step") -> tuple[list[FitResult], list[str]]:
+    """:func:`analyze` each run, leaving out the runs that cannot be analysed.
+
+    Returns the fits (in input order) and one warning per left-out run naming the run and why (for
+    instance a write-only fio job when the metric is ``read_bytes_per_s``). Raises AnalysisError when
+    ``runs`` is empty or no run at all can be analysed (the message lists every run's reason).
+    """
+    if not runs:
+        raise AnalysisError("no runs to analyse")
+    fits: list[FitResult] = []
+    skipped: list[str] = []
+    for r in runs:
+        try:
+            fits.append(analyze(r, metric, axis))
+        except AnalysisError as e:
+            skipped.append(f"left out: {e}")
+    if not fits:
+        raise AnalysisError(f"no run could be analysed ({len(skipped)} run(s)): " +
+                            "; ".join(w.removeprefix("left out: ") for w in skipped))
+    return fits, skipped

@@ -19,8 +19,15 @@ import pandas as pd
 
 from ..errors import AnalysisError
 
-#: Default metric and its fall-backs, in order.
-DEFAULT_METRICS = ("samples_per_s", "tokens_per_s", "read_bytes_per_s")
+#: Default metric and its fall-backs, in order (chosen per run when no metric is given).
+DEFAULT_METRICS = (
+    "samples_per_s",
+    "tokens_per_s",
+    "read_bytes_per_s",
+    "write_bytes_per_s",
+    "read_iops",
+    "write_iops",
+)
 #: Metrics that are rates (their level is a ratio of sums); any other is averaged per observation.
 RATE_METRICS = (
     "samples_per_s",
