@@ -4,7 +4,8 @@ Every function returns an ``altair`` chart and computes nothing but what it draw
 rendered offline to inline SVG by :func:`to_svg` (vl-convert, no CDN, no JavaScript); :func:`show`
 displays them in a notebook and fails loudly when a chart cannot be drawn (Altair's display hook
 would swallow the error). Data beyond :data:`MAX_ROWS` rows is pre-aggregated (:func:`downsample`).
-Predicted (simulated) runs are drawn dashed and labelled ``(predicted)``.
+Predicted (simulated) runs are drawn dashed and labelled ``(predicted)`` (once: not when the run id
+already says so, see :func:`run_label`).
 """
 from __future__ import annotations
 
@@ -114,26 +115,48 @@ def _is_predicted(run: Any) -> bool:
     return bool(meta.get("predicted", False))
 
 
+_SAYS_PREDICTED_RE = re.compile(r"(?<![a-z])predicted(?![a-z])", re.IGNORECASE)
+
+
 def run_label(run_id: str, predicted: bool) -> str:
-    """The label a run carries in charts and tables; predicted runs say so."""
-    return f"{run_id} (predicted)" if predicted else str(run_id)
+    """The label a run carries in charts and tables; predicted runs say so, once: ``(predicted)`` is
+    appended unless the run id already names it as a word (``reference-spoke-predicted``)."""
+    rid = str(run_id)
+    if not predicted or _SAYS_PREDICTED_RE.search(rid):
+        return rid
+    return f"{rid} (predicted)"
 
 
-def downsample(df: pd.DataFrame, x: str, ys: Sequence[str], max_points: int = POINTS_PER_RUN) -> pd.DataFrame:
+def downsample(
+    df: pd.DataFrame, x: str, ys: Sequence[str], max_points: int = POINTS_PER_RUN, envelope: bool = False
+) -> pd.DataFrame:
     """Mean of ``ys`` in at most ``max_points`` equal-width bins of ``x`` (rows without x dropped).
 
     Returns ``df[[x, *ys]]`` unchanged when it is already small enough. Bin x is the bin's mean x.
+    With ``envelope`` each y also gets ``{y}_min`` and ``{y}_max``, the extremes in its bin (equal to
+    the value itself when nothing is binned), so a one-step stall stays visible after binning.
     """
     cols = [x, *[y for y in ys if y != x]]
     d = df[cols].dropna(subset=[x])
+    ycols = cols[1:]
     if len(d) <= max_points:
-        return d.reset_index(drop=True)
+        out = d.reset_index(drop=True)
+        if envelope:
+            for y in ycols:
+                out[f"{y}_min"] = out[y]
+                out[f"{y}_max"] = out[y]
+        return out
     xv = d[x].to_numpy(dtype=float)
     lo, hi = float(np.min(xv)), float(np.max(xv))
     if hi <= lo:
-        return d.iloc[:max_points].reset_index(drop=True)
+        return downsample(d.iloc[:max_points], x, ys, max_points, envelope)
     idx = np.minimum(((xv - lo) / (hi - lo) * max_points).astype(np.int64), max_points - 1)
-    out = d.groupby(idx, sort=True).mean(numeric_only=True)
+    grouped = d.groupby(idx, sort=True)
+    out = grouped.mean(numeric_only=True)
+    if envelope and ycols:
+        mins = grouped[ycols].min().add_suffix("_min")
+        maxs = grouped[ycols].max().add_suffix("_max")
+        out = out.join(mins).join(maxs)
     return out.reset_index(drop=True)
 
 
@@ -264,8 +287,9 @@ def throughput(
         fit = by_run.get((run.role or "", str(run.run_id))) or by_run.get(str(run.run_id), {})
         fit_axis = fit.get("axis") or "step"
         extra = [fit_axis] if fit_axis != ax and fit_axis in run.table and run.table[fit_axis].notna().any() else []
-        d = downsample(run.table, ax, [metric, *extra])
+        d = downsample(run.table, ax, [metric, *extra], envelope=True)
         d = d.dropna(subset=[metric])
+        binned = len(d) < int(run.table[metric].notna().sum())
         if d.empty:
             continue
         pred = _is_predicted(run)
@@ -291,10 +315,16 @@ def throughput(
                 .mark_rect(opacity=0.25, color="#2ca02c")
                 .encode(x="x0:Q", x2="x1:Q", y="lo:Q", y2="hi:Q")
             )
-        line = alt.Chart(d).mark_line(
-            color=_ROLE_COLORS.get(run.role, "#7f7f7f"), strokeWidth=1.2, strokeDash=[5, 3] if pred else [1, 0]
-        )
-        layers.append(line.encode(x=x, y=alt.Y(f"{metric}:Q", title=metric_title(metric), scale=alt.Scale(zero=False))))
+        color = _ROLE_COLORS.get(run.role, "#7f7f7f")
+        y_enc = alt.Y(f"{metric}:Q", title=metric_title(metric), scale=alt.Scale(zero=False))
+        if binned:  # min-max per bin behind the mean: one-step stalls and spikes stay visible
+            layers.append(
+                alt.Chart(d)
+                .mark_area(color=color, opacity=0.35, interpolate="step-after")
+                .encode(x=x, y=alt.Y(f"{metric}_min:Q", title=metric_title(metric), scale=alt.Scale(zero=False)), y2=f"{metric}_max:Q")
+            )
+        line = alt.Chart(d).mark_line(color=color, strokeWidth=1.2, strokeDash=[5, 3] if pred else [1, 0])
+        layers.append(line.encode(x=x, y=y_enc))
         if mean is not None:
             layers.append(
                 alt.Chart(pd.DataFrame({"x0": [s0], "x1": [x1], "y": [mean]}))
@@ -318,7 +348,11 @@ def throughput(
             )
         model = (fit.get("curve") or {}).get("model", "-")
         cls = fit.get("classification", "-")
-        subtitle = f"{cls}; warm-up ends at {_fmt(w_end)} ({ax}); curve: {model}; shaded: warm-up; green: steady state 95 % CI"
+        subtitle = [
+            f"{cls}; warm-up ends at {_fmt(w_end)} ({ax}); curve: {model}; shaded: warm-up; green: steady state 95 % CI",
+            ("line: mean per bin of steps; light band: min-max per bin (stalls stay visible); " if binned else "")
+            + "steady levels are ratios of sums (work done / time taken over the window, stalls included)",
+        ]
         panels.append(
             alt.layer(*layers).properties(
                 width=WIDTH, height=HEIGHT, title=alt.TitleParams(text=f"{label} [{run.role or 'no role'}]", subtitle=subtitle)

@@ -231,6 +231,8 @@ def fit_table(fits: Sequence[Any], runs: Sequence[Any] = ()):  # -> DataFrame
     kinds recorded for :func:`html_table`)."""
     import pandas as pd
 
+    from ..charts import run_label
+
     fits = fit_dicts(fits)
     pred = {r.run_id: bool(r.metadata.get("predicted", False)) for r in runs}
     rows = []
@@ -240,7 +242,7 @@ def fit_table(fits: Sequence[Any], runs: Sequence[Any] = ()):  # -> DataFrame
         lo, hi = f.get("steady_ci_low"), f.get("steady_ci_high")
         rows.append(
             {
-                "run (metric)": (rid + (" (predicted)" if pred.get(rid) else ""), f.get("metric")),
+                "run (metric)": (run_label(rid, pred.get(rid, False)), f.get("metric")),
                 "classification": f.get("classification"),
                 "warm-up end (step)": f.get("warmup_end_step"),
                 "warm-up end (s)": f.get("warmup_end_t_s"),
