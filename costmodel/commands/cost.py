@@ -22,6 +22,17 @@ Prices missing from the scenario are filled from data/prices (dated; a price old
 """
 
 
+def seed_type(text: str) -> int:
+    """argparse type for ``--seed``: a whole number >= 0 (what numpy's generators accept)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("scenario", metavar="SCENARIO.yaml", help="the scenario file")
     parser.add_argument(
@@ -37,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--from-compare",
         metavar="COMPARE.json",
         help="fill cache.warmup_lost_s (remote_lost_s), cache.steady_slowdown_fraction and "
-        "cache.steady_hit_ratio from `costmodel compare --json` output",
+        "cache.steady_hit_ratio from `costmodel compare --json` output (the object with the keys ratio "
+        "and remote_lost_s) or a report's decision.json (its compare key); anything else exits 2",
     )
     parser.add_argument(
         "--from-timeline",
@@ -46,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "output (remote runs' steady cache_hit_ratio)",
     )
     parser.add_argument("--monte-carlo", type=int, default=0, metavar="N", help="number of Monte Carlo draws (0: none)")
-    parser.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
+    parser.add_argument("--seed", type=seed_type, default=0, help="Monte Carlo seed, a whole number >= 0 (default 0)")
     parser.add_argument(
         "--today",
         metavar="YYYY-MM-DD",
@@ -90,11 +102,9 @@ def _read_json(path: str) -> dict:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ScenarioError(f"{p} is not JSON: {exc}", key="--from-compare") from None
-    if isinstance(data, list) and len(data) == 1:
-        data = data[0]
-    if not isinstance(data, dict):
-        raise ScenarioError(f"{p}: expected the JSON object of `costmodel compare --json`", key="--from-compare")
-    return data
+    from ..cost.scenario import compare_from_json
+
+    return compare_from_json(data, f"--from-compare {p}")
 
 
 def _read_runs(path: str) -> list:

@@ -31,10 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--template", action="store_true",
                         help="print an answers YAML to fill in (every item, its question and what the evidence "
                              "from --compare/--cost/--fit proposes) and exit")
-    parser.add_argument("--compare", metavar="compare.json", help="output of `costmodel compare --json`")
-    parser.add_argument("--cost", metavar="cost.json", help="output of `costmodel cost --json`")
+    parser.add_argument("--compare", metavar="compare.json",
+                        help="output of `costmodel compare --json` (keys ratio, remote_lost_s) or a report's decision.json")
+    parser.add_argument("--cost", metavar="cost.json",
+                        help="output of `costmodel cost --json` (keys options, horizon_months) or a report's decision.json")
     parser.add_argument("--fit", metavar="fit.json", action="append", default=[],
-                        help="output of `costmodel fit --json` (a list of fits; repeatable)")
+                        help="output of `costmodel fit --json` (a list of fits with run_id, classification; "
+                             "repeatable) or a report's decision.json")
     parser.add_argument("--adr", metavar="DIR",
                         help="write an architecture decision record (MADR) as DIR/NNNN-title.md (next free number)")
     parser.add_argument("--supersedes", type=int, metavar="N",
@@ -63,6 +66,66 @@ def _read_json(path: str, what: str) -> Any:
         raise ChecklistError(f"{p}:{exc.lineno}: {what} file is not valid JSON ({exc.msg})") from None
 
 
+#: Keys each verb's JSON always has (values may be null): how `decide` tells its inputs apart.
+REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
+    "compare": ("ratio", "remote_lost_s"),
+    "cost": ("options", "horizon_months"),
+    "fit": ("run_id", "classification"),
+}
+
+
+def _looks_like(data: Any) -> str:
+    """Which verb's output ``data`` looks like ('' when none), for the error message."""
+    items = data if isinstance(data, list) else [data]
+    for verb, keys in REQUIRED_KEYS.items():
+        if items and all(isinstance(d, dict) and all(k in d for k in keys) for d in items):
+            return verb
+    return ""
+
+
+def _shaped(data: Any, path: str, verb: str) -> dict[str, Any]:
+    """``data`` as the JSON object `costmodel VERB --json` prints (a report's decision.json gives its
+    ``VERB`` key); ChecklistError naming the file, the missing keys and what it looks like otherwise."""
+    from ..errors import ChecklistError
+
+    if isinstance(data, list) and len(data) == 1:
+        data = data[0]
+    if isinstance(data, dict) and isinstance(data.get(verb), dict) and "verdict" in data and "checklist" in data:
+        data = data[verb]  # a report's decision.json
+    keys = REQUIRED_KEYS[verb]
+    expected = f"the JSON object printed by `costmodel {verb} --json` (keys {', '.join(keys)})"
+    if not isinstance(data, dict):
+        like = _looks_like(data)
+        got = f"`costmodel {like} --json` output" if like else (
+            f"a list of {len(data)} items" if isinstance(data, list) else type(data).__name__)
+        raise ChecklistError(f"--{verb} {path}: expected {expected}, got {got}")
+    missing = [k for k in keys if k not in data]
+    if missing:
+        like = _looks_like(data)
+        got = f" (this looks like `costmodel {like} --json` output)" if like else ""
+        raise ChecklistError(f"--{verb} {path}: expected {expected}; missing key(s) {', '.join(missing)}{got}")
+    return data
+
+
+def _fit_list(data: Any, path: str) -> list[dict[str, Any]]:
+    """The fits in ``data`` (the list `costmodel fit --json` prints, one fit object, or a report's
+    decision.json); ChecklistError naming the file and the first item without the fit keys."""
+    from ..errors import ChecklistError
+
+    if isinstance(data, dict) and isinstance(data.get("fit"), list) and "checklist" in data:
+        data = data["fit"]
+    items = data if isinstance(data, list) else [data]
+    keys = REQUIRED_KEYS["fit"]
+    for i, f in enumerate(items):
+        missing = [k for k in keys if not isinstance(f, dict) or k not in f]
+        if missing:
+            like = _looks_like(data)
+            got = f" (this looks like `costmodel {like} --json` output)" if like else ""
+            raise ChecklistError(f"--fit {path}: item {i}: expected a fit from `costmodel fit --json` "
+                                 f"(keys {', '.join(keys)}); missing key(s) {', '.join(missing)}{got}")
+    return items
+
+
 def _people(meta: dict[str, Any], key: str, source: str) -> list[str]:
     from ..errors import ChecklistError
 
@@ -85,19 +148,11 @@ def run(args: argparse.Namespace) -> int:
         raise ChecklistError("--answers ANSWERS.yaml is required (or --template to print one to fill in)")
     if args.template and (args.answers or args.adr):
         raise ChecklistError("--template prints an answers file; it takes no --answers or --adr")
-    compare = _read_json(args.compare, "compare") if args.compare else None
-    cost = _read_json(args.cost, "cost") if args.cost else None
-    if compare is not None and not isinstance(compare, dict):
-        raise ChecklistError(f"{args.compare}: expected the JSON object printed by `costmodel compare --json`")
-    if cost is not None and not isinstance(cost, dict):
-        raise ChecklistError(f"{args.cost}: expected the JSON object printed by `costmodel cost --json`")
+    compare = _shaped(_read_json(args.compare, "compare"), args.compare, "compare") if args.compare else None
+    cost = _shaped(_read_json(args.cost, "cost"), args.cost, "cost") if args.cost else None
     fits: list[dict[str, Any]] = []
     for path in args.fit:
-        data = _read_json(path, "fit")
-        items = data if isinstance(data, list) else [data]
-        if not all(isinstance(f, dict) for f in items):
-            raise ChecklistError(f"{path}: expected the JSON list printed by `costmodel fit --json`")
-        fits.extend(items)
+        fits.extend(_fit_list(_read_json(path, "fit"), path))
 
     evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fits)
     if args.template:

@@ -18,11 +18,23 @@ example: costmodel simulate data/examples/whatif.yaml --set workload.link.rtt_s=
 """
 
 
+def seed_type(text: str) -> int:
+    """argparse type for ``--seed``: a whole number >= 0 (what numpy's generators accept)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("scenario", metavar="SCENARIO.yaml", help="cost scenario with a workload: section")
     parser.add_argument("-o", "--output", metavar="TIMELINE.parquet",
                         help="write the predicted Timeline (Parquet) here")
-    parser.add_argument("--seed", type=int, default=0, help="random seed of the trace and the predictor (default 0)")
+    parser.add_argument("--seed", type=seed_type, default=0,
+                        help="random seed of the trace and the predictor, a whole number >= 0 (default 0)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE",
                         help="override a scenario value, e.g. workload.link.rtt_s=0.1 (repeatable)")
     parser.add_argument("--with-colocated", action="store_true",

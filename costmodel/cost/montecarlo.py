@@ -20,6 +20,13 @@ from .scenario import Scenario
 MAX_DRAWS = 50_000_000
 
 
+def check_seed(seed: Any) -> int:
+    """``seed`` as a non-negative int (what ``numpy.random.default_rng`` accepts); ScenarioError otherwise."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ScenarioError(f"Monte Carlo seed must be a whole number >= 0, got {seed!r}", key="monte_carlo.seed")
+    return int(seed)
+
+
 @dataclass
 class MonteCarloResult:
     """``p_cheapest``: share of draws where each option is cheapest; ``p5/p50/p95/mean``: each option's
@@ -67,11 +74,13 @@ class MonteCarloResult:
 
 
 def monte_carlo(scenario: Scenario, n: int, seed: int = 0) -> MonteCarloResult:
-    """``n`` seeded draws over the uncertain inputs. Raises ScenarioError for ``n`` < 1 or too large."""
+    """``n`` seeded draws over the uncertain inputs. Raises ScenarioError for ``n`` < 1 or too large, or a
+    ``seed`` that is not a whole number >= 0."""
     if isinstance(n, bool) or int(n) != n or n < 1 or n > MAX_DRAWS:
         raise ScenarioError(f"number of draws must be a whole number in 1..{MAX_DRAWS}, got {n!r}", key="monte_carlo.n")
     n = int(n)
-    rng = np.random.default_rng(int(seed))
+    seed = check_seed(seed)
+    rng = np.random.default_rng(seed)
     keys = sorted(scenario.distributions)
     draws = {k: scenario.distributions[k].sample(rng, n) for k in keys}
     t = totals(model_inputs(scenario, **draws))
@@ -84,7 +93,7 @@ def monte_carlo(scenario: Scenario, n: int, seed: int = 0) -> MonteCarloResult:
         warnings.append("the scenario has no uncertain inputs (ranges or distributions): every draw is the point value")
     return MonteCarloResult(
         n=n,
-        seed=int(seed),
+        seed=seed,
         uncertain_inputs=keys,
         p_cheapest={o: float(counts[i] / n) for i, o in enumerate(OPTIONS)},
         p5={o: float(q[o][0]) for o in OPTIONS},

@@ -465,7 +465,8 @@ def apply_measurements(
     (Runs; the ``remote`` ones when roles are set): ``cache.steady_hit_ratio`` <- the mean over runs of
     the mean ``cache_hit_ratio`` in each run's second half (the steady part). Null or absent fields leave
     the scenario's value. A measured value replaces the scenario file's (and its distribution).
-    Raises ScenarioError for a measured value outside its range.
+    Raises ScenarioError for a measured value outside its range, or a ``compare`` with none of the
+    measurement keys (not a compare result).
     """
     values = dict(scenario.values)
     dists = dict(scenario.distributions)
@@ -493,6 +494,10 @@ def apply_measurements(
     if compare is not None:
         if not isinstance(compare, Mapping):
             raise ScenarioError("compare results must be a JSON object (costmodel compare --json)", path=src)
+        if not any(k in compare for k in COMPARE_MEASUREMENT_KEYS):
+            raise ScenarioError(
+                "not a compare result: none of the keys " + ", ".join(COMPARE_MEASUREMENT_KEYS) + " is present",
+                path=src)
         lost = _num_or_none(compare, "remote_lost_s", src)
         if lost is not None:
             if lost < 0:
@@ -533,6 +538,42 @@ def apply_measurements(
         else:
             put("cache.steady_hit_ratio", hit, "timeline steady cache_hit_ratio")
     return replace(scenario, values=values, distributions=dists, provenance=prov, missing=missing, warnings=warnings)
+
+
+#: Keys every ``costmodel compare --json`` object has (values may be null); ``--from-compare`` requires them.
+COMPARE_REQUIRED_KEYS: tuple[str, ...] = ("ratio", "remote_lost_s")
+#: Keys :func:`apply_measurements` reads from a compare result.
+COMPARE_MEASUREMENT_KEYS: tuple[str, ...] = (
+    "remote_lost_s", "steady_slowdown_fraction", "ratio", "ratio_ci_low", "ratio_ci_high", "remote_steady_hit_ratio",
+)
+
+
+def compare_from_json(data: Any, source: str) -> dict[str, Any]:
+    """The compare result in ``data`` (parsed JSON from ``source``): the object ``costmodel compare --json``
+    prints, a one-element list of it, or a report's ``decision.json`` (its ``compare`` key).
+
+    Raises ScenarioError naming ``source`` and the missing keys when ``data`` is not compare output (a
+    cost result, a fit list, ``{}``): it must carry the keys ``ratio`` and ``remote_lost_s`` (null allowed).
+    """
+    if isinstance(data, list) and len(data) == 1:
+        data = data[0]
+    if isinstance(data, Mapping) and isinstance(data.get("compare"), Mapping) and "ratio" not in data:
+        data = data["compare"]  # a report's decision.json
+    if not isinstance(data, Mapping):
+        what = f"a list of {len(data)} items" if isinstance(data, list) else type(data).__name__
+        raise ScenarioError(
+            f"expected the JSON object printed by `costmodel compare --json` (keys {', '.join(COMPARE_REQUIRED_KEYS)}), "
+            f"got {what}", path=source)
+    missing = [k for k in COMPARE_REQUIRED_KEYS if k not in data]
+    if missing:
+        hint = ""
+        if "options" in data and "cheapest" in data:
+            hint = " (this looks like `costmodel cost --json` output)"
+        elif "classification" in data or "warmup_end_step" in data:
+            hint = " (this looks like `costmodel fit --json` output)"
+        raise ScenarioError(
+            f"not `costmodel compare --json` output{hint}: missing key(s) {', '.join(missing)}", path=source)
+    return dict(data)
 
 
 def _num_or_none(d: Mapping[str, Any], name: str, src: str) -> float | None:

@@ -29,6 +29,13 @@ from .workload import Workload
 MAX_MATERIALISED_SAMPLES = 20_000_000
 
 
+def check_seed(seed: object) -> int:
+    """``seed`` as a non-negative int (what ``numpy.random.default_rng`` accepts); SimulateError otherwise."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise SimulateError(f"seed: expected a whole number >= 0, got {seed!r}", key="seed")
+    return int(seed)
+
+
 @dataclass
 class Layout:
     """Where each sample lives, in blocks. Sample ``i`` covers blocks ``[start(i), start(i)+count(i))``."""
@@ -65,7 +72,10 @@ class Layout:
 
 
 def build_layout(w: Workload, seed: int = 0) -> Layout:
-    """Lay the dataset out in blocks (deterministic in ``seed`` when sample sizes vary)."""
+    """Lay the dataset out in blocks (deterministic in ``seed`` when sample sizes vary).
+
+    Raises SimulateError for a seed that is not a whole number >= 0."""
+    seed = check_seed(seed)
     d = w.dataset
     S, F, B = int(d.samples), int(d.files), int(d.block_bytes)
     if d.sample_bytes_sigma > 0:
@@ -143,7 +153,9 @@ def _shard_epoch(rng: np.random.Generator, S: int, F: int, k: int) -> np.ndarray
 
 
 def sample_order(w: Workload, k: int, seed: int, run: int = 0) -> np.ndarray:
-    """The first ``k`` sample ids read by run ``run`` (int64). Deterministic in ``(seed, run)``."""
+    """The first ``k`` sample ids read by run ``run`` (int64). Deterministic in ``(seed, run)``.
+    Raises SimulateError for a seed that is not a whole number >= 0."""
+    seed = check_seed(seed)
     S = int(w.dataset.samples)
     F = int(w.dataset.files)
     rng = np.random.default_rng([seed, run, 11])

@@ -1,0 +1,63 @@
+"""Round-3 audit fixes in `costmodel decide`: the shape of --compare/--cost/--fit is checked."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from costmodel.cli import main
+
+from test_decide import COMPARE, COST  # noqa: E402  (tests/ is on sys.path under pytest)
+
+FIT = [{"run_id": "spoke-2", "classification": "invalidation"}]
+
+
+def run(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+@pytest.fixture
+def files(tmp_path):
+    out = {}
+    for name, data in {"compare": COMPARE, "cost": COST, "fit": FIT, "empty": {}}.items():
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(data))
+        out[name] = p
+    return out
+
+
+@pytest.mark.parametrize(
+    "flag, given, words",
+    [
+        ("--compare", "cost", "missing key(s) ratio, remote_lost_s (this looks like `costmodel cost --json` output)"),
+        ("--cost", "compare", "missing key(s) options, horizon_months (this looks like `costmodel compare --json` output)"),
+        ("--compare", "fit", "missing key(s) ratio, remote_lost_s (this looks like `costmodel fit --json` output)"),
+        ("--cost", "empty", "missing key(s) options, horizon_months"),
+        ("--fit", "cost", "item 0: expected a fit from `costmodel fit --json` (keys run_id, classification)"),
+        ("--fit", "empty", "missing key(s) run_id, classification"),
+    ],
+)
+def test_swapped_or_wrong_inputs_exit_2_naming_the_file(capsys, examples_dir, files, tmp_path, flag, given, words):
+    adr_dir = tmp_path / "adr"
+    rc, out, err = run(capsys, "decide", "--answers", examples_dir / "answers.yaml", flag, files[given],
+                       "--adr", adr_dir, "--json")
+    assert rc == 2 and out == "" and not adr_dir.exists()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and f"{flag} {files[given]}" in lines[0] and words in lines[0], lines
+
+
+def test_right_inputs_and_a_reports_decision_json_are_accepted(capsys, examples_dir, files, tmp_path):
+    argv = ["decide", "--answers", examples_dir / "answers.yaml", "--json"]
+    rc, out, err = run(capsys, *argv, "--compare", files["compare"], "--cost", files["cost"], "--fit", files["fit"])
+    assert rc == 0, err
+    direct = json.loads(out)
+    d = tmp_path / "decision.json"
+    d.write_text(json.dumps({"verdict": "GO", "checklist": {}, "compare": COMPARE, "cost": COST, "fit": FIT}))
+    rc, out, err = run(capsys, *argv, "--compare", d, "--cost", d, "--fit", d)
+    assert rc == 0, err
+    assert json.loads(out)["items"] == direct["items"]
+    by = {i["id"]: i for i in direct["items"]}
+    assert by["cost_favourable"]["proposed"] == "yes"  # 30,000 vs 48,000 USD: the cost file was read
+    assert by["states_covered"]["evidence"]["facts"]["covered"]["invalidation"] is True  # the fit file was read

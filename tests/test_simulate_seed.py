@@ -1,0 +1,28 @@
+"""A seed that numpy cannot take is bad input (SimulateError, exit 2), not an internal error."""
+from __future__ import annotations
+
+import pytest
+
+from costmodel.cli import main
+from costmodel.errors import SimulateError
+from costmodel.simulate import simulate
+from costmodel.simulate.trace import check_seed
+
+
+def test_negative_seed_cli_exits_2_one_line(capsys, examples_dir, tmp_path):
+    out_file = tmp_path / "p.parquet"
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", str(examples_dir / "whatif.yaml"), "--seed", "-1", "-o", str(out_file), "--json"])
+    assert exc.value.code == 2
+    out = capsys.readouterr()
+    assert out.out == "" and not out_file.exists()
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1 and "argument --seed: expected a whole number >= 0, got '-1'" in lines[0]
+
+
+def test_negative_seed_library_raises_simulate_error(examples_dir):
+    with pytest.raises(SimulateError, match=r"seed: expected a whole number >= 0, got -1"):
+        simulate(examples_dir / "whatif.yaml", seed=-1)
+    with pytest.raises(SimulateError, match="got 'a'"):
+        check_seed("a")
+    assert check_seed(7) == 7
