@@ -445,6 +445,8 @@ class Evidence:
     summary: str = "no automatic evidence"
     facts: dict[str, Any] = field(default_factory=dict)  # the numbers, units in the names
     sources: tuple[str, ...] = ()  # which inputs spoke: "compare", "cost", "fit"
+    condition: str = ""  # what to do instead of the item's own condition ('' = the item's)
+    predicted: bool = False  # built on predicted (simulated) runs, not measurements
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -452,7 +454,36 @@ class Evidence:
             "summary": self.summary,
             "facts": dict(self.facts),
             "sources": list(self.sources),
+            "condition": self.condition,
+            "predicted": self.predicted,
         }
+
+
+#: Items whose evidence asserts measured behaviour: built on predicted runs they never propose ``yes``.
+MEASURED_ITEMS: tuple[str, ...] = (
+    "reread_fits_cache", "states_covered", "throughput_equivalent", "steady_after_warmup", "repetitions",
+    "link_headroom", "warmup_share",
+)
+PREDICTION_CONDITION = "confirm with a measured benchmark (the evidence is a prediction)"
+
+
+def _as_prediction(ev: "Evidence", run_ids: Iterable[str]) -> "Evidence":
+    """``ev`` marked as resting on the predicted runs ``run_ids``: the summary says so, a ``yes`` becomes
+    ``unknown`` with :data:`PREDICTION_CONDITION` (a predicted ``no`` stays: the model foresees a problem)."""
+    ids = sorted(set(run_ids))
+    summary = (f"PREDICTION, not a measurement (predicted run{'s' if len(ids) > 1 else ''} {', '.join(ids)}): "
+               + ev.summary.replace("(measured)", "(predicted)"))
+    proposed, condition = ev.proposed, ev.condition
+    if ev.proposed == "yes":
+        proposed, condition = "unknown", PREDICTION_CONDITION
+        summary += "; would propose yes if measured"
+    facts = {**ev.facts, "predicted_runs": ids}
+    return Evidence(ev.item_id, proposed, summary, facts, ev.sources, condition, True)
+
+
+def _predicted(fits: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Run ids of the fits marked ``predicted: true`` (runs from ``costmodel simulate``)."""
+    return [str(f.get("run_id") or "?") for f in fits if f.get("predicted") is True]
 
 
 def _num(value: Any) -> float | None:
@@ -900,7 +931,9 @@ def gather_evidence(
 
     Tolerant by design: any missing key, null or non-numeric value means that piece of evidence is
     unknown; nothing here raises on partial inputs. Items with no automatic evidence get an
-    ``unknown`` proposal and say so.
+    ``unknown`` proposal and say so. Evidence of a :data:`MEASURED_ITEMS` item that rests on a run
+    marked ``predicted: true`` (``costmodel simulate``) says so in its summary and proposes ``unknown``
+    instead of ``yes``, with the condition :data:`PREDICTION_CONDITION`.
     """
     compare = _as_mapping(compare)
     cost = _as_mapping(cost)
@@ -917,6 +950,23 @@ def gather_evidence(
         "cache_headroom": _ev_cache_headroom(cost),
         "transfer_budget": _ev_budget(cost),
     }
+    # The runs each measured item's evidence rests on; any predicted one makes it a prediction.
+    all_fits = _fits_of(compare, fits_list)
+    cmp_fits = _fits_of(compare, None)
+    cmp_remote = [f for f in cmp_fits if f["_role"] == "remote"]
+    behind: dict[str, list[dict[str, Any]]] = {
+        "states_covered": all_fits,
+        "steady_after_warmup": [f for f in all_fits if f["_role"] == "remote"],
+        "throughput_equivalent": cmp_fits,
+        "repetitions": cmp_fits,
+        "reread_fits_cache": cmp_remote if ev["reread_fits_cache"].facts.get("steady_hit_ratio_source") == "compare" else [],
+        "link_headroom": cmp_remote if ev["link_headroom"].facts.get("steady_read_bytes_per_s") is not None else [],
+        "warmup_share": cmp_fits if ev["warmup_share"].facts.get("warmup_source") == "compare" else [],
+    }
+    for iid in MEASURED_ITEMS:
+        ids = _predicted(behind[iid])
+        if ids and ev[iid].sources and (ev[iid].proposed in ("yes", "no") or "(measured)" in ev[iid].summary):
+            ev[iid] = _as_prediction(ev[iid], ids)
     out: dict[str, Evidence] = {}
     for item in ITEMS:
         if item.id in ev:
@@ -963,7 +1013,7 @@ class ItemResult:
             "evidence": self.evidence.to_dict(),
             "overrides_evidence": self.overrides_evidence,
             "status": self.status,
-            "condition": self.item.condition,
+            "condition": self.evidence.condition or self.item.condition,
             "problem": self.problem,
         }
 
@@ -1097,7 +1147,7 @@ def evaluate(
                 "question": item.question,
                 "severity": item.severity,
                 "answer": answer,
-                "condition": item.condition,
+                "condition": ev.condition or item.condition,
                 "evidence": ev.summary,
                 "note": note,
             })
@@ -1142,6 +1192,8 @@ __all__ = [
     "answers_template",
     "save_answers",
     "gather_evidence",
+    "MEASURED_ITEMS",
+    "PREDICTION_CONDITION",
     "note_problem",
     "evaluate",
     "decide",
