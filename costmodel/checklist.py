@@ -248,7 +248,9 @@ def _coerce_answer(value: Any, item_id: str, where: str) -> str:
 def parse_answers(mapping: Any, source: str = "answers") -> dict[str, Answer]:
     """Validate ``{"answers": {item_id: {"answer": ..., "note": ...}}}`` (or the inner mapping).
 
-    An item may also be given as a bare word (``item_id: yes``). Raises ChecklistError naming the
+    An item may also be given as a bare word (``item_id: yes``). An empty answer (``answer:`` or
+    ``answer: null``, as in :func:`answers_template`, or ``item_id:`` alone) is no answer: the item is left
+    out and the evidence's proposal counts. Raises ChecklistError naming the
     item for an unknown id (with the closest known id), a bad answer value, a note that is not text,
     unknown keys, or a ``no`` on a blocker without a note.
     """
@@ -282,8 +284,18 @@ def parse_answers(mapping: Any, source: str = "answers") -> dict[str, Answer]:
                 )
             if "answer" not in entry:
                 raise ChecklistError(f"{where}item {item_id!r}: missing 'answer' (yes, no or unknown)")
+            if entry["answer"] is None or (isinstance(entry["answer"], str) and not entry["answer"].strip()):
+                # an empty answer (the template's) takes the evidence's proposal
+                if isinstance(entry.get("note"), str) and entry["note"].strip():
+                    raise ChecklistError(
+                        f"{where}item {item_id!r}: a note without an answer; write answer: yes, no or unknown "
+                        "(an empty answer takes the evidence's proposal and has no note)"
+                    )
+                continue
             answer = _coerce_answer(entry["answer"], item_id, where)
             note = entry.get("note", "")
+        elif entry is None:
+            continue  # `item_id:` with nothing after it: the evidence's proposal counts
         else:
             answer = _coerce_answer(entry, item_id, where)
             note = ""
@@ -406,13 +418,15 @@ def save_answers(path: str | Path, answers: Mapping[str, Answer], meta: Mapping[
 
 def answers_template(evidence: Mapping[str, "Evidence"] | None = None) -> str:
     """An answers YAML to fill in: every item with its question, severity and (given evidence) what the
-    data proposes, as comments; every answer ``unknown``. It loads as is (see :func:`parse_answers`)."""
+    data proposes, as comments; every answer empty (null: the evidence's proposal counts until a person
+    writes yes, no or unknown). It loads as is (see :func:`parse_answers`)."""
     import json
 
     lines = [
         "# Go/no-go answers: yes / no / unknown, each with a note saying why (and linking the evidence).",
+        "# An empty answer (as written here) lets the evidence's proposal count; `unknown` replaces it.",
         "# A note is required for `no` on a blocker, for an answer against the evidence, and for `yes` on",
-        "# a blocker the data does not support. Delete an item to let the evidence's proposal count.",
+        "# a blocker the data does not support.",
         "meta:",
         '  title: "Cross-region training with a cache, replication or waiting"',
         "  decision-makers: []",
@@ -427,7 +441,7 @@ def answers_template(evidence: Mapping[str, "Evidence"] | None = None) -> str:
             lines.append(f"  # evidence proposes {ev.proposed}: {' '.join(ev.summary.split())}")
         elif not item.automatic:
             lines.append("  # no automatic evidence: a question for people")
-        lines.append(f'  {item.id}: {{answer: unknown, note: {json.dumps("")}}}')
+        lines.append(f'  {item.id}: {{answer: null, note: {json.dumps("")}}}')
     return "\n".join(lines) + "\n"
 
 
@@ -1095,8 +1109,11 @@ def evaluate(
     evidence: Mapping[str, Evidence] | None,
     *,
     strict: bool = True,
+    source: str | None = None,
 ) -> Decision:
     """Combine answers and evidence into a :class:`Decision` by the rules in the module docstring.
+
+    ``source`` (the answers file) prefixes every error message, like :func:`read_answers_file`'s.
 
     ``strict`` (batch mode) raises ChecklistError naming the first item whose answer lacks a
     required note; with ``strict=False`` (the widgets) such an answer is not accepted: the item
@@ -1105,9 +1122,10 @@ def evaluate(
     """
     answers = dict(answers or {})
     evidence = dict(evidence or {})
+    where = f"{source}: " if source else ""
     for iid in answers:
         if iid not in _BY_ID:
-            raise ChecklistError(f"unknown checklist item {iid!r}{_suggest(iid)}")
+            raise ChecklistError(f"{where}unknown checklist item {iid!r}{_suggest(iid)}")
     results: list[ItemResult] = []
     blockers: list[dict[str, str]] = []
     conditions: list[dict[str, str]] = []
@@ -1118,10 +1136,10 @@ def evaluate(
         problem = ""
         if a is not None:
             if a.answer not in ANSWERS:
-                raise ChecklistError(f"item {item.id!r}: answer {a.answer!r} is not one of yes, no, unknown")
+                raise ChecklistError(f"{where}item {item.id!r}: answer {a.answer!r} is not one of yes, no, unknown")
             problem = note_problem(item, a, ev)
             if problem and strict:
-                raise ChecklistError(f"item {item.id!r}: {problem}")
+                raise ChecklistError(f"{where}item {item.id!r}: {problem}")
         if a is not None and not problem:
             answer, source, note = a.answer, "person", a.note
         elif ev.proposed in ("yes", "no"):
@@ -1130,9 +1148,8 @@ def evaluate(
             answer, source, note = "unknown", ("person" if a is not None and not problem else "none"), (a.note if a else "")
         if problem:
             problems.append(f"{item.id}: {problem}")
-        overrides = (
-            source == "person" and ev.proposed in ("yes", "no") and answer in ("yes", "no") and answer != ev.proposed
-        )
+        # the person's answer counts and differs from what the evidence proposed (unknown over yes included)
+        overrides = source == "person" and ev.proposed in ("yes", "no") and answer != ev.proposed
         if answer == "no" and item.severity == "blocker":
             status = "blocker"
             reason = note or ev.summary

@@ -1,9 +1,13 @@
-"""Evidence resting on predicted (simulated) runs says so and never proposes `yes` for measured items."""
+"""Evidence resting on predicted (simulated) runs says so and never proposes `yes` for measured items;
+answers that differ from the proposal override it; empty answers take the proposal."""
 from __future__ import annotations
 
 import copy
 
+import pytest
+
 import costmodel.checklist as cl
+from costmodel.errors import ChecklistError
 
 from test_checklist import reference_compare, reference_cost  # noqa: E402
 
@@ -76,3 +80,40 @@ def test_decision_conditions_ask_for_a_measured_benchmark():
     assert d.verdict == "CONDITIONAL"
     item = [i for i in d.to_dict()["items"] if i["id"] == "steady_after_warmup"][0]
     assert item["evidence"]["predicted"] is True and item["condition"] == cl.PREDICTION_CONDITION
+
+
+# ------------------------------------------------------------ answers vs proposals (audit findings 5-7)
+
+
+def test_unknown_over_an_evidence_yes_overrides_it():
+    ev = cl.gather_evidence(compare=reference_compare(), cost=reference_cost())
+    assert ev["transfer_budget"].proposed == "yes"  # 2,000 USD/month transfer vs a 2,500 budget
+    answers = {"transfer_budget": cl.Answer("transfer_budget", "unknown", "budget not agreed by finance"),
+               "cache_headroom": cl.Answer("cache_headroom", "yes", ""),
+               "network_ready": cl.Answer("network_ready", "yes", "network team, ticket N-1")}
+    by = {r.item.id: r for r in cl.evaluate(answers, ev).items}
+    assert by["transfer_budget"].answer == "unknown" and by["transfer_budget"].overrides_evidence is True
+    assert by["cache_headroom"].overrides_evidence is False  # agrees with the proposal
+    assert by["network_ready"].overrides_evidence is False  # no proposal to override
+
+
+def test_example_answers_override_the_transfer_budget_yes_and_say_why(examples_dir):
+    answers, _ = cl.read_answers_file(examples_dir / "answers.yaml")
+    note = answers["transfer_budget"].note
+    assert "50 USD/month" in note and "not agreed" in note
+    cost = reference_cost()
+    cost["inputs"]["transfer_budget_usd_per_month"] = 50.0
+    cost["options"]["cross_region"]["terms"]["transfer_usd"] = 12 * 26.0
+    r = {r.item.id: r for r in cl.decide(answers, cost=cost).items}["transfer_budget"]
+    assert r.proposed == "yes" and r.answer == "unknown" and r.overrides_evidence is True
+
+
+def test_empty_answers_take_the_proposal_and_a_lone_note_is_an_error(tmp_path):
+    p = tmp_path / "a.yaml"
+    p.write_text("answers:\n  network_ready:\n  governance_allows: {answer: null, note: ''}\n"
+                 "  repetitions: {answer: '', note: ''}\n  failure_recovery: {answer: unknown}\n")
+    answers, _ = cl.read_answers_file(p)
+    assert list(answers) == ["failure_recovery"]
+    p.write_text("answers:\n  repetitions: {answer: null, note: 'three runs each'}\n")
+    with pytest.raises(ChecklistError, match=r"a.yaml: item 'repetitions': a note without an answer"):
+        cl.read_answers_file(p)

@@ -88,3 +88,27 @@ def test_compare_shape_in_the_library(examples_dir):
     s = load_scenario(examples_dir / "scenario.yaml")
     with pytest.raises(ScenarioError, match="x.json: not a compare result"):
         apply_measurements(s, compare={"options": {}, "cheapest": "replicate"}, source="x.json")
+
+
+@pytest.mark.parametrize(
+    "setting, expected",
+    [
+        ("cache.steady_hit_ratio=1.2", "--set cache.steady_hit_ratio=1.2: got 1.2; expected a number in [0, 1]"),
+        ("dataset.size_tb=50", "--set dataset.size_tb=50: unknown key in another unit; use size_gb"),
+        ("cache.nope=1", "--set cache.nope=1: unknown key; allowed here: steady_hit_ratio"),
+    ],
+)
+def test_set_errors_name_the_set_value_not_the_file(capsys, examples_dir, setting, expected):
+    rc, out, err = run(capsys, "cost", examples_dir / "scenario.yaml", "--set", setting, "--json", *TODAY)
+    assert rc == 2 and out == ""
+    line = one_line(err)
+    assert line.startswith(f"costmodel cost: error: {expected}"), line
+    assert "scenario.yaml" not in line
+
+
+def test_file_errors_still_name_the_file(capsys, examples_dir, tmp_path):
+    p = tmp_path / "s.yaml"
+    p.write_text((examples_dir / "scenario.yaml").read_text().replace("horizon_months: 12", "horizon_months: -3"))
+    assert "horizon_months: -3" in p.read_text()
+    rc, out, err = run(capsys, "cost", p, "--json", *TODAY)
+    assert rc == 2 and one_line(err).startswith(f"costmodel cost: error: {p}: horizon_months: got -3")

@@ -61,3 +61,27 @@ def test_right_inputs_and_a_reports_decision_json_are_accepted(capsys, examples_
     by = {i["id"]: i for i in direct["items"]}
     assert by["cost_favourable"]["proposed"] == "yes"  # 30,000 vs 48,000 USD: the cost file was read
     assert by["states_covered"]["evidence"]["facts"]["covered"]["invalidation"] is True  # the fit file was read
+
+
+def test_template_used_as_is_takes_every_proposal(capsys, files, tmp_path):
+    rc, tmpl, err = run(capsys, "decide", "--template", "--compare", files["compare"], "--cost", files["cost"])
+    assert rc == 0, err
+    assert "answer: unknown" not in tmpl and tmpl.count("{answer: null, note: \"\"}") == 14
+    t = tmp_path / "t.yaml"
+    t.write_text(tmpl)
+    rc, out, err = run(capsys, "decide", "--answers", t, "--compare", files["compare"], "--cost", files["cost"], "--json")
+    assert rc == 0, err
+    items = {i["id"]: i for i in json.loads(out)["items"]}
+    assert items["throughput_equivalent"]["answer"] == "yes" and items["throughput_equivalent"]["source"] == "evidence"
+    assert items["cost_favourable"]["answer"] == "yes" and items["cost_favourable"]["source"] == "evidence"
+    assert not any(i["overrides_evidence"] for i in items.values())
+    assert all(i["person_answer"] is None for i in items.values())
+
+
+def test_note_errors_name_the_answers_file(capsys, tmp_path):
+    a = tmp_path / "a.yaml"
+    a.write_text("answers:\n  governance_allows: yes\n")
+    rc, out, err = run(capsys, "decide", "--answers", a, "--json")
+    assert rc == 2 and out == ""
+    assert err.strip() == (f"costmodel decide: error: {a}: item 'governance_allows': a 'yes' on a blocker without "
+                           "supporting evidence needs a note saying who or what confirms it")

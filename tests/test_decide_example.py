@@ -37,3 +37,13 @@ def test_reference_example_is_conditional(capsys, tmp_path, examples_dir):
         assert by[iid]["answer"] == "unknown" and by[iid]["note"]
     conditions = {c["id"] for c in out["conditions"]}
     assert {"states_covered", "repetitions", "governance_allows"} <= conditions
+    # the person's unknown replaces the evidence's yes on the transfer budget, and says so
+    assert by["transfer_budget"]["proposed"] == "yes" and by["transfer_budget"]["answer"] == "unknown"
+    assert by["transfer_budget"]["overrides_evidence"] is True
+    assert "50 USD/month" in by["transfer_budget"]["note"]
+    # the README's cost section quotes what the CLI prints for this example
+    readme = (examples_dir.parent.parent / "README.md").read_text()
+    section = readme[readme.index("<!-- section:cost -->"):readme.index("<!-- /section:cost -->")]
+    measured = cost["options"]["cross_region"]["total_usd"]
+    assert f"{measured:.2f} USD with the bundled" in section, measured
+    assert f"replicating costs {cost['options']['replicate']['total_usd']:.2f} USD a year" in section

@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(checklist.answers_template(evidence))
         return 0
     answers, meta = checklist.read_answers_file(args.answers)
-    decision = checklist.evaluate(answers, evidence, strict=True)
+    decision = checklist.evaluate(answers, evidence, strict=True, source=args.answers)
 
     out = decision.to_dict()
     if args.adr:

@@ -273,21 +273,39 @@ def scenario_from_dict(
         raise ScenarioError(f"expected a mapping of keys (horizon_months, dataset, ...), got {type(d).__name__}", path=path_for_errors)
     data = copy.deepcopy(dict(d))
     set_keys: set[str] = set()
+    set_text: dict[str, str] = {}
     for text in overrides:
         key, value = parse_override(text)
-        _check_known_path(key, path_for_errors, value)
+        try:
+            _check_known_path(key, None, value)
+        except ScenarioError as exc:
+            raise _as_set_error(exc, key, text) from None
         _set_path(data, key.split("."), value)
         set_keys.add(key)
+        set_text[key] = text.strip()
 
     try:
         return _build(data, source, set_keys, today, prices_dir)
     except ScenarioError as exc:
+        if exc.path is None and exc.key in set_text:
+            raise _as_set_error(exc, exc.key, set_text[exc.key]) from None
         if exc.path is None and path_for_errors:
             new = type(exc)(exc.message, path=path_for_errors)
             new.key = exc.key
             new.fields["key"] = exc.key
             raise new from None
         raise
+
+
+def _as_set_error(exc: ScenarioError, key: str, text: str) -> ScenarioError:
+    """``exc`` (about ``key``) re-attributed to the ``--set`` value ``text`` instead of the scenario file."""
+    msg = exc.message
+    if msg.startswith(f"{key}: "):
+        msg = msg[len(key) + 2:]
+    new = type(exc)(msg, path=f"--set {text}")
+    new.key = key
+    new.fields["key"] = key
+    return new
 
 
 def _check_known_path(key: str, path: str | None, value: Any = None) -> None:
