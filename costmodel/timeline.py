@@ -6,24 +6,83 @@ import os
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import IngestError
-from .schema import TIMELINE_COLUMNS, Rejection, Run, to_timeline
+from .schema import TIMELINE_COLUMNS, Rejection, Run
 from .util import atomic_path, to_jsonable
 
 METADATA_KEY = b"costmodel.runs"
 FORMAT_NAME = "timeline"
 
 
+#: rows per Arrow slice (and Parquet row group) when writing: memory beyond the Runs stays at about one slice
+WRITE_SLICE_ROWS = 1 << 17
+
+
+def arrow_schema() -> pa.Schema:
+    """The Arrow schema of a Timeline Parquet file (strings, int64 step, float64 metrics)."""
+    fields = []
+    for col, (dtype, _u, _m) in TIMELINE_COLUMNS.items():
+        fields.append(pa.field(col, pa.string() if dtype == "string" else pa.int64() if dtype == "int64" else pa.float64()))
+    return pa.schema(fields)
+
+
+def _run_columns(r: Run) -> dict[str, np.ndarray | None]:
+    """Column -> numpy array (views where the dtype already fits), None for an absent or all-NaN-view column."""
+    table = r.table
+    out: dict[str, np.ndarray | None] = {}
+    for col, (dtype, _u, _m) in TIMELINE_COLUMNS.items():
+        if col in ("run_id", "role"):
+            continue
+        if col not in table.columns:
+            out[col] = np.arange(len(table), dtype="int64") if dtype == "int64" else None
+            continue
+        s = table[col]
+        if dtype == "int64":
+            out[col] = s.to_numpy() if s.dtype == np.int64 else pd.to_numeric(s).astype("int64").to_numpy()
+            continue
+        a = s.to_numpy(dtype="float64", na_value=np.nan) if s.dtype != np.float64 else s.to_numpy()
+        if a.ndim == 1 and len(a) > 1 and a.strides[0] == 0 and np.isnan(a[0]):
+            out[col] = None  # a zero-stride NaN view: the column is absent
+        else:
+            out[col] = a
+    return out
+
+
+def _arrow_slices(r: Run, schema: pa.Schema, slice_rows: int | None = None):
+    """Yield the Run as Arrow tables of at most ``slice_rows`` rows (NaN written as null, absent columns as nulls)."""
+    cols = _run_columns(r)
+    n = len(r.table)
+    slice_rows = slice_rows or WRITE_SLICE_ROWS
+    for start in range(0, max(n, 1), slice_rows):
+        stop = min(n, start + slice_rows)
+        m = stop - start
+        arrays = []
+        for f in schema:
+            if f.name in ("run_id", "role"):
+                arrays.append(pa.repeat(pa.scalar(r.run_id if f.name == "run_id" else r.role, pa.string()), m))
+                continue
+            a = cols[f.name]
+            if a is None:
+                arrays.append(pa.nulls(m, f.type))
+            else:
+                arrays.append(pa.array(a[start:stop], type=f.type, from_pandas=True))
+        yield pa.Table.from_arrays(arrays, schema=schema)
+
+
 def write_runs(runs: Sequence[Run], path: str | os.PathLike[str]) -> Path:
-    """Write ``runs`` as one Timeline Parquet file, atomically. Returns the path."""
+    """Write ``runs`` as one Timeline Parquet file, atomically. Returns the path.
+
+    Each run goes to the file in slices of :data:`WRITE_SLICE_ROWS` rows built straight from its
+    numpy columns (no pandas concat, no full-width copy), so memory beyond the Runs is one slice.
+    Raises IngestError when ``runs`` is empty.
+    """
     if not runs:
         raise IngestError("nothing to write: no runs", path=str(path))
-    frames = [to_timeline(r.table, r.run_id, r.role) for r in runs]
-    table = pa.Table.from_pandas(pd.concat(frames, ignore_index=True), preserve_index=False)
     meta = [
         {
             "run_id": r.run_id,
@@ -36,12 +95,15 @@ def write_runs(runs: Sequence[Run], path: str | os.PathLike[str]) -> Path:
         }
         for r in runs
     ]
-    schema_meta = dict(table.schema.metadata or {})
-    schema_meta[METADATA_KEY] = json.dumps(meta).encode()
-    table = table.replace_schema_metadata(schema_meta)
+    schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(meta).encode()})
     out = Path(path)
     with atomic_path(out) as tmp:
-        pq.write_table(table, tmp)
+        # dictionary-encode only the constant string columns: trying it on float metrics costs time for nothing
+        with pq.ParquetWriter(tmp, schema, use_dictionary=["run_id", "role"]) as writer:
+            for r in runs:
+                for part in _arrow_slices(r, schema):
+                    if part.num_rows:
+                        writer.write_table(part)
     return out
 
 

@@ -22,7 +22,7 @@ from ..errors import IngestError
 from ..schema import TIMELINE_COLUMNS, Rejection, Run, to_timeline
 from ..util import atomic_path, to_jsonable
 from .frame import convert
-from .validate import build_run, run_id_for, too_many_bad
+from .validate import build_run, epoch_note, run_id_for, too_many_bad
 
 #: CSV/TSV inputs at least this large are streamed when writing with -o
 STREAM_BYTES = int(os.environ.get("COSTMODEL_STREAM_BYTES", str(512 * 1024 * 1024)))
@@ -91,7 +91,9 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
     import pyarrow.csv as pacsv
 
     from .api import _head
-    from .tabular import NULL_VALUES, _delimiter, arrow_csv_plan, csv_blocks, dialect
+    import io
+
+    from .tabular import NULL_VALUES, _delimiter, arrow_csv_plan, dialect, line_blocks
 
     src = str(path)
     head = _head(path)
@@ -110,8 +112,26 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
     parse_opts = pacsv.ParseOptions(delimiter=delim, invalid_row_handler=on_invalid)
     conv_opts = pacsv.ConvertOptions(include_columns=include, column_types=types, null_values=NULL_VALUES,
                                      strings_can_be_null=True)
-    blocks = csv_blocks(path, skip, names, parse_opts, conv_opts, block_bytes)
-    return _stream_blocks(path, options, writer, schema, blocks, skip, skipped, run_id, delim)
+    # a block with a cell that is not a number is parsed again as text: convert() then rejects just those rows
+    text_opts = pacsv.ConvertOptions(include_columns=include, column_types={n: pa.string() for n in include},
+                                     strings_can_be_null=False)
+    read_opts = pacsv.ReadOptions(column_names=names, block_size=max(1 << 20, block_bytes // 4))
+
+    def blocks() -> Any:
+        for block in line_blocks(path, skip, block_bytes):
+            mark = len(skipped)
+            try:
+                table = pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
+                                       convert_options=conv_opts)
+            except pa.ArrowInvalid as exc:
+                if "CSV parse error" in str(exc) and "conversion" not in str(exc).lower():
+                    raise IngestError(f"not a well-formed CSV: {str(exc)[:200]}", path=src) from None
+                del skipped[mark:]  # the malformed rows of this block are reported again by the text parse
+                table = pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
+                                       convert_options=text_opts)
+            yield table
+
+    return _stream_blocks(path, options, writer, schema, blocks(), skip, skipped, run_id, delim)
 
 
 def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: Any, skip: int, skipped: list[str],
@@ -134,6 +154,7 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
     warnings: list[str] = []
     meta: dict[str, Any] = {}
     present: set[str] = set()
+    epoch_state: dict[str, Any] = {}  # per-epoch step counters carried across batches
     first = True
     while True:
         try:
@@ -141,10 +162,7 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
         except StopIteration:
             break
         except pa.ArrowInvalid as exc:
-            raise IngestError(
-                f"a cell is not a number ({str(exc)[:200]}); streaming needs numeric cells: fix the file or ingest without -o",
-                path=src,
-            ) from None
+            raise IngestError(f"not a well-formed CSV: {str(exc)[:200]}", path=src) from None
         n = batch.num_rows
         if n == 0:
             continue
@@ -163,7 +181,7 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
         lines = skip + 2 + source_rows  # line of the batch's first row
         run = build_run(conv.columns, path=path, run_id=rid, fmt="tabular/csv" if delim != "\t" else "tabular/tsv",
                         role=role, lines=lines, invalid=conv.invalid, metadata={}, strict=strict,
-                        carry_step=carry_step, carry_t=carry_t, check_threshold=False)
+                        carry_step=carry_step, carry_t=carry_t, check_threshold=False, epoch_state=epoch_state)
         if derived_t:
             run.table["t_s"] = run.table["t_s"].to_numpy() + t_offset
         if first:
@@ -194,6 +212,13 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
                           line=first_bad.line, field=first_bad.field)
     if rows == 0:
         raise IngestError("no data rows", path=src)
+    if epoch_state.get("restart_rows"):
+        meta["epoch_steps"] = epoch_note(epoch_state)
+        first_line = epoch_state["restart_lines"][0] if epoch_state["restart_lines"] else None
+        warnings.append(f"{src}: the step counter restarts at {epoch_state['first']:g}"
+                        + (f" on line {first_line}" if first_line else "")
+                        + ": read as per-epoch steps (new epoch at each restart); Timeline step is the global step, "
+                        "the original counter is kept in metadata epoch_steps")
     out = StreamedRun(run_id=rid, table=to_timeline(__import__("pandas").DataFrame(), rid, role), format="tabular/csv",
                       source=src, role=role, metadata=meta, rejected=rejected, warnings=warnings)
     out.n_rows = rows

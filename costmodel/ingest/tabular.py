@@ -254,6 +254,13 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
     import pyarrow.csv as pacsv
 
     read_opts = pacsv.ReadOptions(column_names=names, block_size=max(1 << 20, block_bytes // 4))
+    for block in line_blocks(path, skip, block_bytes):
+        yield pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
+
+
+def line_blocks(path: Path, skip: int, block_bytes: int = STREAM_BLOCK_BYTES) -> Any:
+    """Yield the data rows of a CSV (after ``skip`` preamble lines and the header) as byte blocks of
+    about ``block_bytes``, each cut at a line end."""
     with open(path, "rb") as fh:
         for _ in range(skip + 1):  # preamble and header
             fh.readline()
@@ -270,9 +277,9 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
             block, rest = buf[: cut + 1], buf[cut + 1 :]
             del buf, chunk
             if block.strip():
-                yield pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
+                yield block
         if rest.strip():
-            yield pacsv.read_csv(io.BytesIO(rest), read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
+            yield rest
 
 
 def _read_numeric_streaming(

@@ -46,6 +46,89 @@ def run_id_for(path: Path, options: Any, suffix: str = "") -> str:
     return f"{base}:{suffix}" if suffix else base
 
 
+#: a step counter that drops back to one of these values starts a new epoch (PyTorch batch_idx, 1-based counters)
+EPOCH_FIRST_STEPS = (0.0, 1.0)
+#: at most this many restart lines / offsets are kept in run metadata
+MAX_EPOCH_NOTES = 1000
+
+
+def renumber_epochs(sv: np.ndarray, epoch: np.ndarray | None, state: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Per-epoch step counters to a global running step.
+
+    A row starts a new epoch when its step drops back to the counter's first value (0 or 1), or when
+    the ``epoch`` column increases at that row while the step does not. The step of each later epoch is
+    shifted by an offset so that steps keep increasing: ``global = step + offset[epoch index]``, with
+    ``offset[k] = offset[k-1] + max step of epoch k-1 - first step of epoch k + 1``. ``state`` carries
+    the counter across batches (streaming) and collects the restarts; it is updated in place.
+    Returns (steps, epoch numbers counted from the first step value where the source has no epoch
+    column (else None), row indexes of the restarts). Non-integer steps are left for the caller to reject.
+    """
+    n = len(sv)
+    with np.errstate(invalid="ignore"):
+        valid = np.isfinite(sv) & (np.floor(sv) == sv)
+    idx = np.flatnonzero(valid)
+    no_restart = np.zeros(0, dtype="int64")
+    if not len(idx):
+        return sv, None, no_restart
+    v = sv[idx]
+    if "first" not in state:
+        state.update(first=float(v[0]), last=None, last_epoch=None, offset=0.0, seg_max=-np.inf, seg=0,
+                     restart_rows=0, restart_lines=[], offsets=[])
+    first = state["first"]
+    prev = np.concatenate(([np.inf if state["last"] is None else state["last"]], v[:-1]))
+    if first in EPOCH_FIRST_STEPS:
+        restart = (v < prev) & (v == first)
+    else:
+        restart = np.zeros(len(v), dtype=bool)
+    ep = None
+    if epoch is not None:
+        ep = np.asarray(epoch, dtype="float64")[idx]
+        ep_prev = np.concatenate(([np.nan if state["last_epoch"] is None else state["last_epoch"]], ep[:-1]))
+        with np.errstate(invalid="ignore"):
+            restart |= (ep > ep_prev) & (v <= prev)
+    if state["last"] is None:
+        restart[0] = False
+    starts = np.flatnonzero(restart)
+    state["last"] = float(v[-1])
+    if ep is not None and np.isfinite(ep).any():
+        state["last_epoch"] = float(ep[np.isfinite(ep)][-1])
+    if not len(starts) and not state["seg"]:
+        state["seg_max"] = max(state["seg_max"], float(v.max()))
+        return sv, None, no_restart
+    # segment maxima: the carried segment's max joins this batch's first segment
+    bounds = np.concatenate(([0], starts))
+    seg_max = np.maximum.reduceat(v, bounds)
+    seg_max[0] = max(seg_max[0], state["seg_max"])
+    incr = seg_max[:-1] - v[starts] + 1.0  # offset added at each restart
+    offsets = state["offset"] + np.concatenate(([0.0], np.cumsum(incr)))
+    seg_of = np.cumsum(restart)  # 0 = carried segment
+    out = np.array(sv, dtype="float64", copy=True)
+    out[idx] = v + offsets[seg_of]
+    epoch_no = None
+    if epoch is None:
+        epoch_no = np.full(n, np.nan)
+        epoch_no[idx] = first + state["seg"] + seg_of
+    state["offset"] = float(offsets[-1])
+    state["seg_max"] = float(seg_max[-1])
+    state["seg"] += int(len(starts))
+    state["restart_rows"] += int(len(starts))
+    state["offsets"] += [float(x) for x in offsets[1:]][: max(0, MAX_EPOCH_NOTES - len(state["offsets"]))]
+    return out, epoch_no, idx[starts]
+
+
+def epoch_note(state: dict[str, Any], field: str = "the source's step/batch/iteration column") -> dict[str, Any]:
+    """The run metadata that keeps the per-epoch counter recoverable: ``original = step - offsets[epoch index]``."""
+    return {
+        "rule": "the step counter restarted at its first value (or the epoch column increased): each restart is a new epoch; "
+                "Timeline step is the global running step; original per-epoch step = step - epoch_offsets[k] in epoch k (k from 0)",
+        "source_column": field,
+        "first_step": state["first"],
+        "restarts": state["restart_rows"],
+        "restart_lines": state["restart_lines"][:MAX_EPOCH_NOTES],
+        "epoch_offsets": [0.0] + state["offsets"][:MAX_EPOCH_NOTES],
+    }
+
+
 def _reject_rows(
     bad: np.ndarray, reason_of: Any, rejected_mask: np.ndarray, reasons: dict[int, tuple[str, str | None]], field: str | None
 ) -> None:
@@ -74,6 +157,7 @@ def build_run(
     carry_step: float | None = None,
     carry_t: float | None = None,
     check_threshold: bool = True,
+    epoch_state: dict[str, Any] | None = None,
 ) -> Run:
     """Validate ``columns`` (Timeline name -> array, SI units) and return a Run.
 
@@ -83,6 +167,8 @@ def build_run(
     follow each other line by line (no array needed for 10 M rows). ``invalid``: column -> bool mask of
     cells that were present in the source but not a valid number. ``extra_rejected``: rows the
     reader already dropped (unparseable lines); they count against the bad-row threshold.
+    A step counter that restarts each epoch becomes a global step (:func:`renumber_epochs`);
+    ``epoch_state`` carries that across batches when streaming.
     Raises IngestError for a bad file (see module docstring).
     """
     src = str(path)
@@ -146,6 +232,35 @@ def build_run(
     # step: integer, strictly increasing
     if "step" in cols:
         sv = np.asarray(cols["step"], dtype="float64")
+        if check_step_order:
+            estate = {} if epoch_state is None else epoch_state
+            fresh = "first" not in estate
+            cheap_sorted = bool(np.all(sv[1:] > sv[:-1])) and (fresh or not (sv[0] < estate.get("last", np.inf)))
+            if not (cheap_sorted and not estate.get("seg")):
+                sv, epoch_no, restarts = renumber_epochs(sv, floats.get("epoch"), estate)
+                if len(restarts):
+                    if epoch_no is not None:
+                        floats["epoch"] = epoch_no
+                    estate["restart_lines"] += [line_of(int(i)) for i in restarts[: max(0, MAX_EPOCH_NOTES - len(estate["restart_lines"]))]]
+                    metadata["epoch_steps"] = epoch_note(estate)
+                    if epoch_state is None:  # streaming reports it once for the whole file
+                        warnings.append(
+                            f"{src}: the step counter restarts at {estate['first']:g}"
+                            + (f" on line {estate['restart_lines'][0]}" if estate["restart_lines"] and estate["restart_lines"][0] else "")
+                            + ": read as per-epoch steps (new epoch at each restart); Timeline step is the global step, "
+                            "the original counter is kept in metadata epoch_steps"
+                        )
+                elif estate.get("seg"):
+                    if epoch_no is not None:
+                        floats["epoch"] = epoch_no
+            elif len(sv):  # strictly increasing, no epoch so far: only carry the counter
+                if fresh:
+                    estate.update(first=float(sv[0]), last_epoch=None, offset=0.0, seg=0, restart_rows=0,
+                                  restart_lines=[], offsets=[])
+                estate.update(last=float(sv[-1]), seg_max=float(sv[-1]))
+                ep = floats.get("epoch")
+                if ep is not None and np.isfinite(ep).any():
+                    estate["last_epoch"] = float(ep[np.isfinite(ep)][-1])
         with np.errstate(invalid="ignore"):
             nonint = ~np.isfinite(sv) | (np.floor(sv) != sv) | (np.abs(sv) > 2.0**53)
         if nonint.any():
