@@ -64,6 +64,8 @@ class FitResult:
     steady_ci_high: float | None = None
     steady_se: float | None = None
     steady_df: int | None = None
+    steady_se_10: float | None = None
+    steady_df_10: int | None = None
     steady_cv: float | None = None
     steady_n: int | None = None
     steady_duration_s: float | None = None
@@ -71,6 +73,7 @@ class FitResult:
     steady_mean_baseline: float | None = None
     dip_loss_fraction: float | None = None
     cold_mean: float | None = None
+    warmup_mean: float | None = None
     curve: dict[str, Any] | None = None
     lost_s: float | None = None
     lost_work: float | None = None
@@ -330,6 +333,9 @@ def analyze_series(s: Series) -> FitResult:
         return res
     steady_d = float(np.sum(s.d[i_s:]) / max(n - i_s, 1)) if s.is_rate else float(np.mean(s.d[i_s:]))
     res.warmup_end_index = i_end
+    # level over the whole warm-up window [0, warm-up end): unlike cold_mean (the first segment, which
+    # can be a few very first steps), this is the average speed the cold phase actually ran at
+    res.warmup_mean = s.level(0, i_end) if i_end > 0 else None
     res.warmup_end_step = int(s.step[min(i_end, n - 1)])
     res.warmup_end_t_s = float(s.t0[min(i_end, n - 1)]) if i_end > 0 else 0.0
     res.steady_start_step = int(s.step[i_s])
@@ -348,6 +354,11 @@ def analyze_series(s: Series) -> FitResult:
         res.steady_bias_bound = widen
     res.steady_se = ci.se
     res.steady_df = ci.df
+    # the same standard error from 10 long batches (df 9): what compare's TOST uses (see compare.py)
+    ci10 = ratio_ci(s.w[i_s:], s.d[i_s:], min_batches=10, max_batches=10)
+    if ci10 is not None:
+        res.steady_se_10 = ci10.se
+        res.steady_df_10 = ci10.df
     res.steady_cv = ci.cv
     res.steady_n = ci.n
     res.steady_duration_s = float(np.sum(s.d[i_s:]))
