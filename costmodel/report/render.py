@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 import re
 import shutil
+import signal
+import sys
 import tempfile
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -172,6 +176,76 @@ def execute_notebook(
         papermill_engines._engines.pop(name, None)
 
 
+#: Loggers that report the asyncio tasks and kernel channels an interrupt leaves behind
+#: ("Task exception was never retrieved ... DeadKernelError").
+_NOISY_LOGGERS = ("asyncio", "papermill", "nbclient", "traitlets", "jupyter_client")
+
+
+def _drop_record(record: logging.LogRecord) -> bool:
+    return False
+
+
+def quiet_shutdown() -> None:
+    """After Ctrl-C: silence what the interrupted kernel client leaves behind (pending asyncio tasks
+    that fail with DeadKernelError when collected, coroutines never awaited, KeyboardInterrupt in
+    callbacks Python ignores), so the CLI's one line is all the user sees. Idempotent; other
+    warnings and unraisable errors still reach their usual hooks."""
+    for name in _NOISY_LOGGERS:
+        logger = logging.getLogger(name)
+        if _drop_record not in logger.filters:
+            logger.addFilter(_drop_record)
+    warnings.filterwarnings("ignore", message=r"coroutine .* was never awaited", category=RuntimeWarning)
+    prev = sys.unraisablehook
+    if getattr(prev, "_costmodel_quiet", False):
+        return
+
+    def hook(unraisable: Any) -> None:
+        exc = unraisable.exc_type
+        if exc is not None and (issubclass(exc, (KeyboardInterrupt, RuntimeWarning)) or exc.__name__ in ("DeadKernelError", "CancelledError")):
+            return
+        prev(unraisable)
+
+    hook._costmodel_quiet = True  # type: ignore[attr-defined]
+    sys.unraisablehook = hook
+
+
+class _Interrupts:
+    """SIGINT while a report renders (main thread only): the first silences the shutdown noise
+    (:func:`quiet_shutdown`) and raises KeyboardInterrupt; while the temporary folder is cleaned up
+    further ones are only noted. :meth:`check` raises when an interrupt was swallowed on the way
+    (Python ignores exceptions raised in weakref callbacks and ``__del__``), so a Ctrl-C never ends
+    in a finished report."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        self.cleaning = False
+        self._prev: Any = None
+        self._installed = False
+
+    def __enter__(self) -> "_Interrupts":
+        if threading.current_thread() is threading.main_thread():
+            prev = signal.getsignal(signal.SIGINT)
+            if prev is signal.default_int_handler:  # leave ignored or custom handlers alone
+                self._prev = prev
+                signal.signal(signal.SIGINT, self._handler)
+                self._installed = True
+        return self
+
+    def _handler(self, signum: int, frame: Any) -> None:  # noqa: ARG002
+        self.seen = True
+        quiet_shutdown()
+        if not self.cleaning:
+            raise KeyboardInterrupt
+
+    def check(self) -> None:
+        if self.seen:
+            raise KeyboardInterrupt
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._installed:
+            signal.signal(signal.SIGINT, self._prev)
+
+
 @dataclass
 class ReportResult:
     """What ``costmodel report`` wrote."""
@@ -252,33 +326,39 @@ def render_report(
         raise ReportError(f"report notebook {nb_path} not found")
     say("report: inputs checked")
 
-    _import_papermill()  # first, in this thread: concurrent imports of shared modules can deadlock
-    warm = threading.Thread(target=html_exporter, daemon=True)  # import nbconvert while the kernel runs
-    warm.start()
-    try:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
-    except OSError as exc:
-        raise ReportError(f"cannot create the output folder beside {dest}: {exc.strerror or exc}") from None
-    try:
-        nb_params = {k: v for k, v in params.to_dict().items()}
-        nb_params["decision_path"] = str(tmp / "decision.json")
-        nb_params["adr_path"] = str(tmp / "adr.md")
-        nb = execute_notebook(nb_path, tmp / "report.ipynb", nb_params, progress=say, cwd=PACKAGE_ROOT)
-        say("report: exporting HTML (inputs hidden, offline)")
-        warm.join()
-        nb.metadata["title"] = report_title(params)
-        page = export_html(nb)
-        (tmp / "report.html").write_text(page, encoding="utf-8")
-        for name in OUTPUT_FILES:
-            if not (tmp / name).is_file():
-                raise ReportError(f"the report notebook did not write {name}")
-        record = json.loads((tmp / "decision.json").read_text(encoding="utf-8"))
-        _usual_permissions(tmp)
-        _swap_into_place(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    with _Interrupts() as interrupts:
+        _import_papermill()  # first, in this thread: concurrent imports of shared modules can deadlock
+        warm = threading.Thread(target=html_exporter, daemon=True)  # import nbconvert while the kernel runs
+        warm.start()
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+        except OSError as exc:
+            raise ReportError(f"cannot create the output folder beside {dest}: {exc.strerror or exc}") from None
+        try:
+            nb_params = {k: v for k, v in params.to_dict().items()}
+            nb_params["decision_path"] = str(tmp / "decision.json")
+            nb_params["adr_path"] = str(tmp / "adr.md")
+            nb = execute_notebook(nb_path, tmp / "report.ipynb", nb_params, progress=say, cwd=PACKAGE_ROOT)
+            interrupts.check()
+            say("report: exporting HTML (inputs hidden, offline)")
+            warm.join()
+            nb.metadata["title"] = report_title(params)
+            page = export_html(nb)
+            (tmp / "report.html").write_text(page, encoding="utf-8")
+            for name in OUTPUT_FILES:
+                if not (tmp / name).is_file():
+                    raise ReportError(f"the report notebook did not write {name}")
+            record = json.loads((tmp / "decision.json").read_text(encoding="utf-8"))
+            _usual_permissions(tmp)
+            interrupts.check()
+            _swap_into_place(tmp, dest)
+        except BaseException as exc:
+            interrupts.cleaning = True
+            if isinstance(exc, KeyboardInterrupt):
+                quiet_shutdown()
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     say(f"report: wrote {dest}")
     return ReportResult(
         out_dir=str(dest),
