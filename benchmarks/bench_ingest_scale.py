@@ -5,7 +5,8 @@ Each measurement runs in a fresh subprocess (so peak RSS is that reader's alone)
 the median wall time and the peak RSS are reported, with the ratios the issue targets:
 load wall <= 1.5 x pyarrow wall, load peak RSS <= 2 x the Arrow table's size.
 Also timed: the CLI (``costmodel ingest FILE --json``, process start and imports included) and the
-streaming path (``-o`` with streaming forced) whose memory does not grow with the file.
+streaming path (``-o`` with streaming forced) whose memory does not grow with the file, and ``costmodel ingest FILE -o
+t.parquet`` (unstreamed: read whole, written in slices) against pyarrow processes (``--only-o`` for that row alone).
 
     .venv/bin/python benchmarks/bench_ingest_scale.py [--rows 10000000] [--repeat 3]
 """
@@ -90,6 +91,42 @@ def timed_cmd(cmd: list[str]) -> tuple[float, int]:
     return wall, after * 1024 if after > before else -1
 
 
+def proc_peak(cmd: list[str], env: dict | None = None) -> tuple[float, int]:
+    """Wall time and peak RSS (bytes) of ``cmd`` alone (measured by a wrapper process, like /usr/bin/time -v)."""
+    t = time.perf_counter()
+    proc = subprocess.run([PY, "-c", "import resource,subprocess,sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL);"
+                           "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"] + cmd,
+                          capture_output=True, text=True, check=True, env=env)
+    return time.perf_counter() - t, int(proc.stdout.strip()) * 1024
+
+
+def cli_output_rows(path: Path, repeat: int) -> dict:
+    """``costmodel ingest FILE -o t.parquet`` (the unstreamed -o path) against pyarrow in processes of their own."""
+    out = OUT / "steps_o.parquet"
+    cli = [str(Path(PY).parent / "costmodel"), "ingest", str(path), "-o", str(out)]
+    read_only = [PY, "-c", "import sys, pyarrow.csv as c; c.read_csv(sys.argv[1])", str(path)]
+    read_write = [PY, "-c", "import sys, pyarrow.csv as c, pyarrow.parquet as pq; pq.write_table(c.read_csv(sys.argv[1]), sys.argv[2])",
+                  str(path), str(OUT / "steps_pyarrow.parquet")]
+    res: dict[str, list[tuple[float, int]]] = {"cli_o": [], "pyarrow_read": [], "pyarrow_read_write": []}
+    for _ in range(repeat):  # interleaved
+        res["pyarrow_read"].append(proc_peak(read_only))
+        res["cli_o"].append(proc_peak(cli))
+        res["pyarrow_read_write"].append(proc_peak(read_write))
+    med = {k: statistics.median(w for w, _p in v) for k, v in res.items()}
+    peak = {k: max(p for _w, p in v) for k, v in res.items()}
+    return {
+        "cli_o_wall_s": round(med["cli_o"], 3),
+        "cli_o_peak_rss_mib": round(peak["cli_o"] / 2**20, 1),
+        "pyarrow_read_process_wall_s": round(med["pyarrow_read"], 3),
+        "pyarrow_read_write_process_wall_s": round(med["pyarrow_read_write"], 3),
+        "pyarrow_read_write_peak_rss_mib": round(peak["pyarrow_read_write"] / 2**20, 1),
+        "wall_ratio_cli_o_over_pyarrow_read": round(med["cli_o"] / med["pyarrow_read"], 3),
+        "wall_ratio_cli_o_over_pyarrow_read_write": round(med["cli_o"] / med["pyarrow_read_write"], 3),
+        "all_cli_o_wall_s": [round(w, 3) for w, _p in res["cli_o"]],
+        "all_pyarrow_read_wall_s": [round(w, 3) for w, _p in res["pyarrow_read"]],
+    }
+
+
 def stream_only(rows: int) -> int:
     """Stream a CSV bigger than the machine's spare memory would allow as one Arrow table into Parquet."""
     OUT.mkdir(parents=True, exist_ok=True)
@@ -120,6 +157,7 @@ def main() -> int:
     ap.add_argument("--skip-cli", action="store_true")
     ap.add_argument("--stream-rows", type=int, default=0,
                     help="only the streaming check: generate this many rows (e.g. 100000000, 4.5 GB) and time -o")
+    ap.add_argument("--only-o", action="store_true", help="only time `costmodel ingest FILE -o` against pyarrow")
     args = ap.parse_args()
     if args.stream_rows:
         return stream_only(args.stream_rows)
@@ -130,6 +168,10 @@ def main() -> int:
         generate(path, args.rows)
         print(f"generated {path} ({path.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - t:.1f} s")
     size_mib = path.stat().st_size / 2**20
+    if args.only_o:
+        report = {"rows": args.rows, "csv_mib": round(size_mib, 1), **cli_output_rows(path, args.repeat)}
+        print(json.dumps(report, indent=2))
+        return 0
     res: dict[str, list[dict]] = {"pyarrow": [], "load": []}
     for _ in range(args.repeat):  # interleaved so both see the same machine load
         res["pyarrow"].append(child("pyarrow", path))
@@ -155,6 +197,8 @@ def main() -> int:
         "all_wall_s": {k: [round(r["wall_s"], 3) for r in v] for k, v in res.items()},
     }
     if not args.skip_cli:
+        report.update(cli_output_rows(path, args.repeat))
+        report["peak_ratio_cli_o_over_table"] = round(report["cli_o_peak_rss_mib"] * 2**20 / table_bytes, 3)
         cli = [str(Path(PY).parent / "costmodel"), "ingest", str(path), "--json"]
         w, _ = timed_cmd(cli)
         report["cli_ingest_json_wall_s"] = round(w, 3)

@@ -213,3 +213,38 @@ def test_streaming_carries_epochs_across_batches(tmp_path: Path) -> None:
     assert run.table["epoch"].iloc[[0, 299, 300, 1499]].tolist() == [0.0, 0.0, 1.0, 4.0]
     assert run.metadata["epoch_steps"]["restart_lines"] == [302, 602, 902, 1202]
     assert run.metadata["epoch_steps"]["epoch_offsets"] == [0.0, 300.0, 600.0, 900.0, 1200.0]
+
+
+# --------------------------------------------------------------------------- 4. missing cells, truncated JSON
+
+
+def test_empty_and_na_cells_are_kept_as_missing_and_reported(tmp_path: Path) -> None:
+    p = _w(tmp_path, "na.csv", "step,samples_per_s,gpu_util\n0,1,0.5\n1,,0.5\n2,N/A,0.5\n3,4,0.5\n4,5,0.5\n")
+    (run,) = load(p)
+    assert run.rows == 5 and not run.rejected
+    assert np.isnan(run.table["samples_per_s"].iloc[[1, 2]]).all() and run.table["samples_per_s"].iloc[3] == 4.0
+    notes = [w for w in run.warnings if "empty or N/A" in w]
+    assert notes == [f"{p}: samples_per_s: 2 empty or N/A cell(s) kept as missing (not measured); "
+                     "a literal NaN or inf is a bad value and rejects its row"]
+    # a literal NaN is still a bad value: its row is rejected, not kept as missing
+    q = _w(tmp_path, "nan.csv", "step,samples_per_s\n0,1\n1,NaN\n2,3\n3,4\n4,5\n")
+    (bad,) = load(q)
+    assert bad.rows == 4 and [x.line for x in bad.rejected] == [3]
+    assert not [w for w in bad.warnings if "empty or N/A" in w]
+
+
+@pytest.mark.parametrize("text", ['{"runs": [1,2,', '[{"step": 1, "samples_per_s": 2},', '{"a": "unterminated'])
+def test_truncated_json_is_named_as_such(tmp_path: Path, text: str, capsys: pytest.CaptureFixture[str]) -> None:
+    p = _w(tmp_path, "t.json", text)
+    with pytest.raises(IngestError, match="truncated JSON: the document ends at line 1"):
+        load(p)
+    assert main(["ingest", str(p), "-o", str(tmp_path / "o.parquet")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "truncated JSON" in err[0]
+    assert not (tmp_path / "o.parquet").exists()
+
+
+def test_json_lines_and_complete_json_are_not_truncated(tmp_path: Path) -> None:
+    p = _w(tmp_path, "a.jsonl", '{"step": 1, "samples_per_s": 3}\n{"step": 2, "samples_per_s": 4}\n')
+    (run,) = load(p)
+    assert run.table["samples_per_s"].tolist() == [3.0, 4.0]

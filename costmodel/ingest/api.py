@@ -80,13 +80,54 @@ def sniff_format(path: str | Path) -> str:
         raise IngestError(why, path=str(p))
     for name, mod in reader_modules():
         if mod.sniff(head, p):
+            if name == "tabular":  # a JSON document cut short must not be read as a one-column CSV
+                truncated = truncated_json(head, p)
+                if truncated:
+                    raise IngestError(truncated, path=str(p))
             return getattr(mod, "sniffed_format", lambda h, pth: name)(head, p)
+    truncated = truncated_json(head, p)
+    if truncated:
+        raise IngestError(truncated, path=str(p))
     raise IngestError(
         "unknown format: not the read client's text, a training log (CSV/TSV/JSONL/Parquet/key=value), "
         "fio JSON or log, DLIO/MLPerf Storage, GPU telemetry or a known framework log; "
         "use --format, or --pattern with named groups",
         path=str(p),
     )
+
+
+#: files up to this size that look like JSON are parsed whole to tell truncated JSON from other formats
+JSON_CHECK_BYTES = 64 * 1024 * 1024
+
+
+def truncated_json(head: str, path: Path) -> str | None:
+    """A message when ``path`` is a JSON document cut short (the parser runs out of text), else None.
+
+    Only text starting with ``{`` or ``[`` is checked; JSON Lines and JSON followed by other text are not
+    truncated (their parse fails before the end), so their readers still get them.
+    """
+    import json
+
+    text = head.lstrip()
+    if not text.startswith(("{", "[")):
+        return None
+    try:
+        if path.stat().st_size > JSON_CHECK_BYTES:
+            return None
+        full = path.read_bytes().decode("utf-8-sig", errors="replace") if path.stat().st_size > SNIFF_BYTES else head
+    except OSError:
+        return None
+    body = full.rstrip()
+    try:
+        json.loads(body)
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(body) - 1 or (exc.msg.startswith("Unterminated string") and "\n" not in body[exc.pos:]):
+            return (f"truncated JSON: the document ends at line {exc.lineno} column {exc.colno} before it is closed "
+                    f"({exc.msg}); expected a complete JSON document")
+        return None
+    except RecursionError:
+        return None
+    return None
 
 
 def not_an_output(head: str, path: Path) -> str | None:

@@ -102,6 +102,8 @@ def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], line
         if col is not None:
             conv.invalid[col] = conv.invalid[col] | mask if col in conv.invalid else mask
     meta = {"dialect": fmt, **(metadata or {}), **conv.metadata}
+    if fmt in ("csv", "tsv"):
+        conv.warnings += missing_cell_notes(str(path), columns, conv.invalid)
     return build_run(
         columns,
         path=path,
@@ -116,6 +118,24 @@ def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], line
         source_rows=source_rows,
         strict=getattr(options, "strict", False),
     )
+
+
+def missing_cell_notes(src: str, columns: dict[str, np.ndarray], invalid: dict[str, np.ndarray]) -> list[str]:
+    """One warning per metric column with some empty or ``N/A`` cells: they are kept as missing (NaN, "not
+    measured"), unlike a literal ``NaN``/``inf``, which is a bad value and rejects its row. A column with
+    no value at all is not warned about (it is simply absent from the run's columns)."""
+    notes = []
+    for col, a in columns.items():
+        if col in ("step", "t_s", "epoch") or a is None or getattr(a, "dtype", None) != np.float64:
+            continue
+        miss = np.isnan(a)
+        if col in invalid:
+            miss &= ~invalid[col]
+        k = int(miss.sum())
+        if k and k < len(a):  # a wholly empty column is simply not measured: it is not in the run's columns
+            notes.append(f"{src}: {col}: {k} empty or N/A cell(s) kept as missing (not measured); "
+                         "a literal NaN or inf is a bad value and rejects its row")
+    return notes
 
 
 # ---------------------------------------------------------------------------------------- CSV / TSV
