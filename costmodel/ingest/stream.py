@@ -298,7 +298,7 @@ def ingest_to_parquet(
     one_by_one = input_bytes(small) >= limit and len(small) > 1
     res_small = load_many(small, options) if small and not one_by_one else None
     with atomic_path(out) as tmp:
-        writer = pq.ParquetWriter(tmp, schema)
+        writer = pq.ParquetWriter(tmp, schema, use_dictionary=["run_id", "role"])  # no dictionary attempts on float metrics
         try:
             if res_small is not None:
                 for r in res_small.runs:
