@@ -248,3 +248,17 @@ def test_json_lines_and_complete_json_are_not_truncated(tmp_path: Path) -> None:
     p = _w(tmp_path, "a.jsonl", '{"step": 1, "samples_per_s": 3}\n{"step": 2, "samples_per_s": 4}\n')
     (run,) = load(p)
     assert run.table["samples_per_s"].tolist() == [3.0, 4.0]
+
+
+def test_write_runs_coerces_foreign_tables(tmp_path: Path) -> None:
+    """Runs built by other code (ints, text, missing step) are written as the Timeline, like to_timeline did."""
+    import pandas as pd
+
+    from costmodel.schema import Run
+
+    table = pd.DataFrame({"samples_per_s": [1, 2, 3], "gpu_util": ["0.5", "x", None]})
+    out = write_runs([Run(run_id="sim", table=table, format="simulated", source="-")], tmp_path / "t.parquet")
+    (back,) = read_runs(out)
+    assert back.table["step"].tolist() == [0, 1, 2]
+    assert back.table["samples_per_s"].tolist() == [1.0, 2.0, 3.0]
+    assert back.table["gpu_util"].iloc[0] == 0.5 and back.table["gpu_util"].iloc[1:].isna().all()
