@@ -262,3 +262,51 @@ def test_write_runs_coerces_foreign_tables(tmp_path: Path) -> None:
     assert back.table["step"].tolist() == [0, 1, 2]
     assert back.table["samples_per_s"].tolist() == [1.0, 2.0, 3.0]
     assert back.table["gpu_util"].iloc[0] == 0.5 and back.table["gpu_util"].iloc[1:].isna().all()
+
+
+# ------------------------------------------------------------------ -o streams CSV inputs from 64 MiB
+
+
+def test_csv_streams_from_the_csv_limit_unless_gpu_telemetry_comes_with_it(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from costmodel.ingest import stream
+
+    monkeypatch.setattr(stream, "STREAM_CSV_BYTES", 100)
+    tr = _w(tmp_path, "train.csv", "step,samples_per_s\n" + "".join(f"{i},{i + 1}\n" for i in range(50)))
+    assert stream.needs_streaming([tr])
+    smi = _w(tmp_path, "smi.csv", "timestamp, index, utilization.gpu [%]\n2024/01/01 00:00:01.000, 0, 50 %\n")
+    assert not stream.needs_streaming([tr, smi])  # read whole, so the telemetry is merged onto it
+    assert stream.csv_stream_limit([tr, smi]) == stream.STREAM_BYTES
+    assert stream.csv_stream_limit([tr]) == 100
+
+
+def test_cli_o_streams_csv_above_the_csv_limit(tmp_path: Path) -> None:
+    p = _epoch_csv(tmp_path, epochs=2, per=50)
+    out = tmp_path / "o.parquet"
+    env = {**os.environ, "COSTMODEL_STREAM_CSV_BYTES": "10"}
+    proc = subprocess.run([sys.executable, "-m", "costmodel", "ingest", str(p), "-o", str(out), "--json"],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["runs"][0]["metadata"]["streamed"] is True
+    (run,) = read_runs(out)
+    assert run.table["step"].tolist() == list(range(100))
+
+
+def test_background_writer_reraises_a_write_error() -> None:
+    from costmodel.ingest.stream import _BackgroundWriter
+
+    class Boom:
+        closed = False
+
+        def write_table(self, table: object) -> None:
+            raise OSError("disk full")
+
+        def close(self) -> None:
+            self.closed = True
+
+    inner = Boom()
+    w = _BackgroundWriter(inner)
+    w.write_table("t1")
+    with pytest.raises(OSError, match="disk full"):
+        w.close()
+    assert inner.closed
