@@ -15,8 +15,9 @@ more than 10 % bad rows is a bad file (exit 2, nothing written). Empty or N/A ce
 missing (counted in a warning); a literal NaN/inf rejects its row. A step counter that restarts at
 its first value (0 or 1) each epoch, or whose epoch column increases, becomes a global step (epoch
 filled, original counter in metadata epoch_steps).
-With -o, CSV/TSV inputs of 512 MiB or more (COSTMODEL_STREAM_BYTES) are streamed batch by batch into
-the Parquet file, so inputs larger than memory work (bad cells rejected row by row there too). GPU telemetry given with a training run is
+With -o, CSV/TSV inputs of 64 MiB or more (COSTMODEL_STREAM_CSV_BYTES; 512 MiB, COSTMODEL_STREAM_BYTES,
+when GPU telemetry comes with them) are streamed batch by batch into the Parquet file, so inputs larger
+than memory work (bad cells rejected row by row there too). GPU telemetry given with a training run is
 merged onto it by time (gpu_util, gpu_power_w).
 Formats (--format): timeline, bench_jsonl, benchtext, tabular (csv, tsv, jsonl, parquet, kv), fio_json, fio_log
 (fio_bw, fio_iops, fio_lat, fio_clat_hist), dlio (dlio_summary, dlio_epochs, dlio_output,
