@@ -6,7 +6,7 @@ the median wall time and the peak RSS are reported, with the ratios the issue ta
 load wall <= 1.5 x pyarrow wall, load peak RSS <= 2 x the Arrow table's size.
 Also timed: the CLI (``costmodel ingest FILE --json``, process start and imports included) and the
 streaming path (``-o`` with streaming forced) whose memory does not grow with the file, and ``costmodel ingest FILE -o
-t.parquet`` (unstreamed: read whole, written in slices) against pyarrow processes (``--only-o`` for that row alone).
+t.parquet`` (streamed, as CSV inputs from 64 MiB are) against pyarrow processes (``--only-o`` for that row alone).
 
     .venv/bin/python benchmarks/bench_ingest_scale.py [--rows 10000000] [--repeat 3]
 """
@@ -101,7 +101,7 @@ def proc_peak(cmd: list[str], env: dict | None = None) -> tuple[float, int]:
 
 
 def cli_output_rows(path: Path, repeat: int) -> dict:
-    """``costmodel ingest FILE -o t.parquet`` (the unstreamed -o path) against pyarrow in processes of their own."""
+    """``costmodel ingest FILE -o t.parquet`` (streamed: CSV from 64 MiB) against pyarrow in processes of their own."""
     out = OUT / "steps_o.parquet"
     cli = [str(Path(PY).parent / "costmodel"), "ingest", str(path), "-o", str(out)]
     read_only = [PY, "-c", "import sys, pyarrow.csv as c; c.read_csv(sys.argv[1])", str(path)]
