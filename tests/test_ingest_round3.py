@@ -183,7 +183,8 @@ def test_other_backwards_or_duplicate_steps_stay_rejections(tmp_path: Path) -> N
     p = _w(tmp_path, "x.csv", "step,samples_per_s\n0,1\n1,1\n2,1\n1,1\n3,1\n0,1\n1,1\n1,1\n")
     (run,) = load(p)
     assert [(x.line, x.field) for x in run.rejected] == [(5, "step"), (9, "step")]
-    assert "step 1 after step 2" in run.rejected[0].reason
+    assert "step 1 after global step 2" in run.rejected[0].reason
+    assert "duplicate step 1 (global step 5)" in run.rejected[1].reason  # the file's value, then the global one
     assert run.table["step"].tolist() == [0, 1, 2, 3, 4, 5]
     assert run.table["epoch"].tolist() == [0.0] * 4 + [1.0] * 2
     # a counter that starts at 5 and drops to 0 (no epoch column) is not an epoch restart

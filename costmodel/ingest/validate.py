@@ -129,6 +129,13 @@ def epoch_note(state: dict[str, Any], field: str = "the source's step/batch/iter
     }
 
 
+def _step_text(sv: np.ndarray, raw: np.ndarray | None, i: int) -> str:
+    """A step for a message: the source's value, and the global step when per-epoch steps were renumbered."""
+    if raw is None or raw[i] == sv[i]:
+        return str(int(sv[i]))
+    return f"{int(raw[i])} (global step {int(sv[i])})"
+
+
 def _reject_rows(
     bad: np.ndarray, reason_of: Any, rejected_mask: np.ndarray, reasons: dict[int, tuple[str, str | None]], field: str | None
 ) -> None:
@@ -230,6 +237,7 @@ def build_run(
                     _reject_rows(over, lambda i, c=c, a=a: f"{c} = {a[i]:g} (expected a fraction 0..1)", rejected, reasons, c)
 
     # step: integer, strictly increasing
+    renumbered: np.ndarray | None = None  # the source's per-epoch steps, when they were made global
     if "step" in cols:
         sv = np.asarray(cols["step"], dtype="float64")
         if check_step_order:
@@ -237,7 +245,10 @@ def build_run(
             fresh = "first" not in estate
             cheap_sorted = bool(np.all(sv[1:] > sv[:-1])) and (fresh or not (sv[0] < estate.get("last", np.inf)))
             if not (cheap_sorted and not estate.get("seg")):
+                raw_sv = sv
                 sv, epoch_no, restarts = renumber_epochs(sv, floats.get("epoch"), estate)
+                if sv is not raw_sv:
+                    renumbered = raw_sv
                 if len(restarts):
                     if epoch_no is not None:
                         floats["epoch"] = epoch_no
@@ -272,10 +283,14 @@ def build_run(
             dup = (sv == prev) & ~rejected
             back = (sv < prev) & ~rejected
             if dup.any():
-                _reject_rows(dup, lambda i: f"duplicate step {int(sv[i])} (steps must increase)", rejected, reasons, "step")
+                _reject_rows(dup, lambda i: f"duplicate step {_step_text(sv, renumbered, i)} (steps must increase)",
+                             rejected, reasons, "step")
             if back.any():
                 _reject_rows(
-                    back, lambda i: f"step {int(sv[i])} after step {int(prev[i])} (steps must increase)", rejected, reasons, "step"
+                    back,
+                    lambda i: f"step {_step_text(sv, renumbered, i)} after global step {int(prev[i])} (steps must increase)"
+                    if renumbered is not None else f"step {int(sv[i])} after step {int(prev[i])} (steps must increase)",
+                    rejected, reasons, "step",
                 )
         if rejected.any():
             step = np.where(rejected, 0, np.nan_to_num(sv, nan=0.0, posinf=0.0, neginf=0.0)).astype("int64")
