@@ -252,7 +252,7 @@ def checklist_stage(
 
     answers, _meta = checklist.read_answers_file(params.answers)
     evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fit_dicts(fits))
-    return checklist.evaluate(answers, evidence, strict=True)
+    return checklist.evaluate(answers, evidence, strict=True, source=str(params.answers))
 
 
 def answers_meta(params: ReportParams) -> dict[str, Any]:
