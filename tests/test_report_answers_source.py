@@ -11,8 +11,8 @@ from costmodel.report import stages, validate_parameters
 
 def test_missing_note_error_names_the_answers_file(tmp_path, examples_dir):
     answers = tmp_path / "my_answers.yaml"
-    # 'no' on a blocker needs a note: leave it out
-    answers.write_text("answers:\n  governance_allows: {answer: 'no'}\n", encoding="utf-8")
+    # a 'yes' on a blocker that no data supports needs a note: checked when evaluating, not when reading
+    answers.write_text("answers:\n  network_ready: {answer: 'yes'}\n", encoding="utf-8")
     for name in ("colocated_steps.csv", "remote_steps.csv", "scenario.yaml"):
         shutil.copy(examples_dir / name, tmp_path / name)
     params = validate_parameters(
