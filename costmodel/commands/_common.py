@@ -1,6 +1,7 @@
 """Helpers shared by the verb modules: JSON output, reading inputs as Runs, parsing --set/--map."""
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import Any
 
@@ -17,3 +18,14 @@ def progress(msg: str) -> None:
     """One progress line on stderr."""
     sys.stderr.write(msg + "\n")
     sys.stderr.flush()
+
+
+def seed_type(text: str) -> int:
+    """argparse type for ``--seed``: a whole number >= 0 (what numpy's generators accept)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return value

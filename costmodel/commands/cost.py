@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from ..errors import ScenarioError
+from ._common import seed_type
 
 HELP = "cross-region vs replicate vs wait: cost terms, break-even, sensitivity, Monte Carlo"
 DESCRIPTION = """\
@@ -20,17 +21,6 @@ Price three options for a scenario YAML (units in key names; GB = 10^9 bytes; US
 Prices missing from the scenario are filled from data/prices (dated; a price older than
 12 months warns). Example: costmodel cost data/examples/scenario.yaml --json
 """
-
-
-def seed_type(text: str) -> int:
-    """argparse type for ``--seed``: a whole number >= 0 (what numpy's generators accept)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._common import seed_type
+
 HELP = "render the report notebook to DIR: report.ipynb, report.html (offline), decision.json, adr.md"
 DESCRIPTION = HELP + """
 
@@ -29,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--margin", type=float, default=0.02, help="equivalence margin as a fraction (default 0.02 = 2 %%)")
     parser.add_argument("--monte-carlo", dest="monte_carlo_n", type=int, default=2000, metavar="N",
                         help="Monte Carlo draws for the uncertainty section (default 2000; 0 skips it)")
-    parser.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
+    parser.add_argument("--seed", type=seed_type, default=0, help="Monte Carlo seed (default 0)")
     parser.add_argument("--title", default="", help="report and ADR title (default: the answers file's meta.title)")
     parser.add_argument("--date", default="", metavar="YYYY-MM-DD", help="ADR date (default: today, UTC)")
     parser.add_argument("--json", action="store_true", help="print the files written and the verdict as JSON")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._common import seed_type
+
 HELP = "predicted run from a what-if model of link and cache"
 DESCRIPTION = """\
 Simulate the scenario's workload: section (dataset, access pattern, training step, link, cache) and
@@ -16,17 +18,6 @@ assumptions, not_modelled, per_run, runs, workload, ...
 
 example: costmodel simulate data/examples/whatif.yaml --set workload.link.rtt_s=0.1 --json
 """
-
-
-def seed_type(text: str) -> int:
-    """argparse type for ``--seed``: a whole number >= 0 (what numpy's generators accept)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
