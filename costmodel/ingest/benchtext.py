@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import IngestError
 from ..schema import Run
 from .units import UNIT_FACTORS
-from .validate import build_run, run_id_for
+from .validate import build_run, read_text, run_id_for
 
 FORMAT = "benchtext"
 
@@ -51,10 +51,7 @@ def read(path: Path, options: Any) -> list[Run]:
     lines: list[int] = []
     meta: dict[str, Any] = {}
     warnings: list[str] = []
-    try:
-        text = path.read_text(encoding="utf-8-sig", errors="replace")
-    except OSError as exc:
-        raise IngestError(f"cannot read: {exc}", path=src) from None
+    text = read_text(path)
     for i, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import IngestError
 from ..schema import Run
 from .units import MIB
-from .validate import build_run, run_id_for
+from .validate import build_run, read_text, run_id_for
 
 FORMAT = "dlio"
 FORMATS = ["dlio", "dlio_summary", "dlio_epochs", "dlio_output", "mlperf_storage_report", "dlio_log", "iostat"]
@@ -62,7 +62,7 @@ def sniff(head: str, path: Path) -> bool:
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8-sig", errors="replace"))
+        return json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise IngestError(f"not valid JSON ({exc.msg}); expected a complete DLIO output", path=str(path), line=exc.lineno) from None
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import IngestError
 from ..schema import Run
-from .validate import build_run, run_id_for
+from .validate import build_run, read_text, run_id_for
 
 FORMAT = "fio_json"
 FORMATS = ["fio_json", "fio"]
@@ -125,10 +125,7 @@ def direction(d: dict[str, Any]) -> dict[str, Any] | None:
 
 def read(path: Path, options: Any) -> list[Run]:
     src = str(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig", errors="replace")
-    except OSError as exc:
-        raise IngestError(f"cannot read: {exc}", path=src) from None
+    text = read_text(path)
     docs, notes = documents(text, src)
     fio_docs = [d for d in docs if isinstance(d.get("jobs"), list) or isinstance(d.get("client_stats"), list)]
     if not fio_docs:

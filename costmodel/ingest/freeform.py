@@ -30,7 +30,7 @@ from ..errors import IngestError
 from ..schema import Run
 from .frame import convert
 from .units import MIB
-from .validate import build_run, run_id_for
+from .validate import build_run, read_text, run_id_for
 
 FORMAT = "freeform"
 FORMATS = ["freeform", "mllog", "speed", "tf", "throughput", "superbench", "elbencho", "pattern"]
@@ -69,10 +69,7 @@ def sniff(head: str, path: Path) -> bool:
 
 def read(path: Path, options: Any) -> list[Run]:
     src = str(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig", errors="replace")
-    except OSError as exc:
-        raise IngestError(f"cannot read: {exc}", path=src) from None
+    text = read_text(path)
     if getattr(options, "pattern", None):
         return [_pattern(path, text, options)]
     fmt = getattr(options, "fmt", None)

@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import IngestError
 from ..schema import Run
 from .frame import convert, time_to_seconds
-from .validate import build_run, run_id_for
+from .validate import build_run, read_text, run_id_for
 
 FORMAT = "gpu"
 FORMATS = ["gpu", "nvidia_smi", "dcgmi", "dcgm_exporter"]
@@ -65,7 +65,7 @@ def _csv(path: Path, options: Any, k: str) -> list[Run]:
     import pandas as pd
 
     src = str(path)
-    text = path.read_text(encoding="utf-8-sig", errors="replace")
+    text = read_text(path)
     try:
         df = pd.read_csv(io.StringIO(text), dtype=str, skipinitialspace=True, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -113,7 +113,7 @@ def _dcgmi(path: Path, options: Any) -> list[Run]:
     fields: list[str] = []
     per_gpu: dict[str, dict[str, Any]] = {}
     bad = 0
-    for i, line in enumerate(path.read_text(encoding="utf-8-sig", errors="replace").splitlines(), start=1):
+    for i, line in enumerate(read_text(path).splitlines(), start=1):
         s = line.strip()
         if not s:
             continue

@@ -35,6 +35,14 @@ USABLE_COLUMNS = tuple(METRIC_COLUMNS) + ("gpu_power_w", "samples", "tokens_per_
 FLOAT_COLUMNS = tuple(c for c, (dt, _u, _m) in TIMELINE_COLUMNS.items() if dt == "float64")
 
 
+def read_text(path: Path) -> str:
+    """A source file's text (UTF-8, BOM dropped, undecodable bytes replaced); IngestError when unreadable."""
+    try:
+        return path.read_text(encoding="utf-8-sig", errors="replace")
+    except OSError as exc:
+        raise IngestError(f"cannot read: {exc}", path=str(path)) from None
+
+
 def too_many_bad(n_bad: int, total: int) -> bool:
     """The rule that turns "a good file with a few bad rows" into "a bad file"."""
     return n_bad > MIN_BAD_ALLOWED and n_bad > MAX_BAD_FRACTION * max(total, 1)
