@@ -100,3 +100,8 @@ def yaml_problem(exc: BaseException) -> str:
     where = f" at line {mark.line + 1}" if mark is not None else ""
     problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["syntax error"])[0]
     return f"not valid YAML{where}: {problem}"
+
+
+def is_seed(value: Any) -> bool:
+    """True for a whole number >= 0, what ``numpy.random.default_rng`` accepts (a bool is not a seed)."""
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value >= 0

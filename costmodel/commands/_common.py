@@ -5,7 +5,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..util import dumps
+from ..util import dumps, is_seed
 
 
 def emit_json(obj: Any) -> None:
@@ -25,7 +25,7 @@ def seed_type(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
+        value = -1
+    if not is_seed(value):
         raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
     return value

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScenarioError
+from ..util import is_seed
 from .evaluate import model_inputs
 from .model import OPTIONS, cheapest_index, totals
 from .scenario import Scenario
@@ -22,7 +23,7 @@ MAX_DRAWS = 50_000_000
 
 def check_seed(seed: Any) -> int:
     """``seed`` as a non-negative int (what ``numpy.random.default_rng`` accepts); ScenarioError otherwise."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_seed(seed):
         raise ScenarioError(f"Monte Carlo seed must be a whole number >= 0, got {seed!r}", key="monte_carlo.seed")
     return int(seed)
 

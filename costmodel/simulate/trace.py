@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SimulateError
+from ..util import is_seed
 from .cache import njit
 from .workload import Workload
 
@@ -31,7 +32,7 @@ MAX_MATERIALISED_SAMPLES = 20_000_000
 
 def check_seed(seed: object) -> int:
     """``seed`` as a non-negative int (what ``numpy.random.default_rng`` accepts); SimulateError otherwise."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_seed(seed):
         raise SimulateError(f"seed: expected a whole number >= 0, got {seed!r}", key="seed")
     return int(seed)
 
