@@ -40,3 +40,19 @@ def examples_dir() -> Path:
 def artifacts_dir() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def report_stages():
+    """The report's stages run once on the bundled example (200 Monte Carlo draws):
+    ``(params, inputs, fits, compare, cost, decision, record)``. Treat as read-only."""
+    from costmodel import report
+
+    p = report.validate_parameters(monte_carlo_n=200)
+    inputs = report.load_inputs(p)
+    fits = report.fit_runs(inputs, p)
+    cmp = report.compare_runs(inputs, p, fits)
+    cost = report.cost_stage(p, cmp)
+    decision = report.checklist_stage(p, cmp, cost.result, fits)
+    record = report.decision_record(inputs, fits, cmp, cost, decision, p)
+    return p, inputs, fits, cmp, cost, decision, record

@@ -170,15 +170,8 @@ def test_render_report_refuses_bad_input_before_starting_a_kernel(tmp_path, exam
 
 # ------------------------------------------------------------------ stages on the bundled example
 @pytest.fixture(scope="module")
-def stages():
-    p = report.validate_parameters(monte_carlo_n=200)
-    inputs = report.load_inputs(p)
-    fits = report.fit_runs(inputs, p)
-    cmp = report.compare_runs(inputs, p, fits)
-    cost = report.cost_stage(p, cmp)
-    decision = report.checklist_stage(p, cmp, cost.result, fits)
-    record = report.decision_record(inputs, fits, cmp, cost, decision, p)
-    return p, inputs, fits, cmp, cost, decision, record
+def stages(report_stages):
+    return report_stages
 
 
 def test_stages_reproduce_the_reference_case(stages):

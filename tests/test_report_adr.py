@@ -14,14 +14,8 @@ from costmodel.errors import ChecklistError
 
 
 @pytest.fixture(scope="module")
-def stages():
-    p = report.validate_parameters(monte_carlo_n=0)
-    inputs = report.load_inputs(p)
-    fits = report.fit_runs(inputs, p)
-    cmp = report.compare_runs(inputs, p, fits)
-    cost = report.cost_stage(p, cmp)
-    decision = report.checklist_stage(p, cmp, cost.result, fits)
-    record = report.decision_record(inputs, fits, cmp, cost, decision, p)
+def stages(report_stages):
+    p, _inputs, _fits, _cmp, _cost, decision, record = report_stages
     return p, decision, record
 
 
