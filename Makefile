@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed-stamp
 help:
 	@echo "make report   render the bundled example report into reports/"
 	@echo "make test     run the test suite (sets up .venv, kernel and headless Chromium)"
-	@echo "make lab      JupyterLab on notebooks/ with the project kernel"
+	@echo "make lab      JupyterLab on costmodel/notebooks/ with the project kernel"
 	@echo "make bench    run the benchmarks (see BENCHMARKS.md)"
 
 $(STAMP): pyproject.toml
@@ -34,14 +34,14 @@ test: venv browser
 
 report: venv
 	$(BIN)/costmodel report \
-	  --colocated data/examples/colocated_steps.csv \
-	  --remote data/examples/remote_steps.csv \
-	  --scenario data/examples/scenario.yaml \
-	  --answers data/examples/answers.yaml \
+	  --colocated costmodel/data/examples/colocated_steps.csv \
+	  --remote costmodel/data/examples/remote_steps.csv \
+	  --scenario costmodel/data/examples/scenario.yaml \
+	  --answers costmodel/data/examples/answers.yaml \
 	  -o reports --force
 
 lab: venv
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab costmodel/notebooks/
 
 bench: venv
 	$(BIN)/python benchmarks/run_all.py

@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args(argv)
 
-    scenario = load_scenario(ROOT / "data/examples/scenario.yaml", today=dt.date(2026, 12, 2))
+    scenario = load_scenario(ROOT / "costmodel/data/examples/scenario.yaml", today=dt.date(2026, 12, 2))
     rng = np.random.default_rng(2026)
     n = args.n
     varied = {

@@ -25,7 +25,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-EX = REPO / "data" / "examples"
+EX = REPO / "costmodel" / "data" / "examples"
 
 
 def _trivial_notebook(path: Path) -> None:

@@ -20,8 +20,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from .errors import PriceError
+from .resources import PRICES_DIR as _BUNDLED_PRICES_DIR
 
-PRICES_DIR = Path(os.environ.get("COSTMODEL_PRICES_DIR", Path(__file__).resolve().parents[1] / "data" / "prices"))
+PRICES_DIR = Path(os.environ.get("COSTMODEL_PRICES_DIR", _BUNDLED_PRICES_DIR))
 COLUMNS = ("provider", "item", "src_region", "dst_region", "unit", "usd", "source", "as_of", "verified", "notes")
 MAX_AGE_DAYS = 365
 

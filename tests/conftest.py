@@ -9,7 +9,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 REAL_DIR = Path(os.environ.get("COSTMODEL_REAL_FIXTURES", REPO.parent / "shared" / "fixtures" / "real"))
-EXAMPLES = REPO / "data" / "examples"
+EXAMPLES = REPO / "costmodel" / "data" / "examples"
 ARTIFACTS = REPO / "tests" / "artifacts"
 
 

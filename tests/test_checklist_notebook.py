@@ -15,7 +15,7 @@ from costmodel.cli import main
 from costmodel.errors import ReportError
 
 REPO = Path(__file__).resolve().parents[1]
-CHECKLIST_NB = REPO / "notebooks" / "checklist.ipynb"
+CHECKLIST_NB = REPO / "costmodel" / "notebooks" / "checklist.ipynb"
 
 
 def test_parameters_cell_mirrors_the_package_and_the_notebook_holds_no_logic():

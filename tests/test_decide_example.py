@@ -1,4 +1,4 @@
-"""The bundled reference example end to end: compare -> cost -> decide gives the README's verdict."""
+"""The bundled reference example end to end: compare -> cost -> decide gives the verdict docs/prices.md quotes."""
 from __future__ import annotations
 
 import json
@@ -41,9 +41,8 @@ def test_reference_example_is_conditional(capsys, tmp_path, examples_dir):
     assert by["transfer_budget"]["proposed"] == "yes" and by["transfer_budget"]["answer"] == "unknown"
     assert by["transfer_budget"]["overrides_evidence"] is True
     assert "50 USD/month" in by["transfer_budget"]["note"]
-    # the README's cost section quotes what the CLI prints for this example
-    readme = (examples_dir.parent.parent / "README.md").read_text()
-    section = readme[readme.index("<!-- section:cost -->"):readme.index("<!-- /section:cost -->")]
+    # the prices docs page quotes what the CLI prints for this example
+    section = (examples_dir.parents[2] / "docs" / "prices.md").read_text()
     measured = cost["options"]["cross_region"]["total_usd"]
     assert f"{measured:.2f} USD with the bundled" in section, measured
     assert f"replicating costs {cost['options']['replicate']['total_usd']:.2f} USD a year" in section

@@ -19,8 +19,8 @@ from costmodel import report
 from costmodel.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
-REPORT_NB = REPO / "notebooks" / "report.ipynb"
+NOTEBOOKS = sorted((REPO / "costmodel" / "notebooks").glob("*.ipynb"))
+REPORT_NB = REPO / "costmodel" / "notebooks" / "report.ipynb"
 CHARTS_IN_REPORT = 8
 PWN = "document.body.setAttribute('data-pwned','1')"
 

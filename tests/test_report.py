@@ -18,9 +18,9 @@ REPO = Path(__file__).resolve().parents[1]
 def test_defaults_resolve_to_the_bundled_example_from_any_cwd(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # papermill may run the kernel elsewhere
     p = report.validate_parameters()
-    assert p.colocated == (str(REPO / "data/examples/colocated_steps.csv"),)
-    assert p.remote == (str(REPO / "data/examples/remote_steps.csv"),)
-    assert p.scenario == str(REPO / "data/examples/scenario.yaml")
+    assert p.colocated == (str(REPO / "costmodel/data/examples/colocated_steps.csv"),)
+    assert p.remote == (str(REPO / "costmodel/data/examples/remote_steps.csv"),)
+    assert p.scenario == str(REPO / "costmodel/data/examples/scenario.yaml")
     assert p.margin == 0.02 and p.monte_carlo_n == 2000 and p.seed == 0
 
 
@@ -65,7 +65,7 @@ def test_parameter_coercions_papermill_makes_harmless():
         report.validate_parameters(margin=1)  # papermill -p margin 1 arrives as an int: checked as 1.0
     p = report.validate_parameters(monte_carlo_n=500.0, colocated="data/examples/colocated_steps.csv", remote=[])
     assert p.monte_carlo_n == 500 and isinstance(p.monte_carlo_n, int)
-    assert p.colocated == (str(REPO / "data/examples/colocated_steps.csv"),) and p.remote == ()
+    assert p.colocated == (str(REPO / "costmodel/data/examples/colocated_steps.csv"),) and p.remote == ()
 
 
 def test_parameter_values_are_data_never_evaluated(tmp_path):

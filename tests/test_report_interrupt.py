@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-EX = REPO / "data" / "examples"
+EX = REPO / "costmodel" / "data" / "examples"
 
 
 def _cli_args(out: Path) -> list[str]:

@@ -14,7 +14,7 @@ from costmodel.simulate import whatif
 from costmodel.simulate.workload import load_workload_doc
 
 REPO = Path(__file__).resolve().parents[1]
-NB = REPO / "notebooks" / "whatif.ipynb"
+NB = REPO / "costmodel" / "notebooks" / "whatif.ipynb"
 
 
 def test_parameters_cell_mirrors_the_package_and_notebook_is_stripped():
@@ -59,7 +59,7 @@ def test_bad_parameters_are_refused():
 
 
 def test_sliders_redraw_real_predictions():
-    doc, _ = load_workload_doc(REPO / "data" / "examples" / "whatif.yaml")
+    doc, _ = load_workload_doc(REPO / "costmodel" / "data" / "examples" / "whatif.yaml")
     scale = 0.002
 
     def at(rtt_ms: float, cache_gb: float, pattern: str = "shuffled"):
@@ -77,6 +77,6 @@ def test_sliders_redraw_real_predictions():
     assert small.result.summary["cross_region_bytes_per_run"] > 1.5 * base.result.summary["cross_region_bytes_per_run"]
     assert base.cost is not None and small.cost is not None
     assert small.cost.options["cross_region"].total_usd > base.cost.options["cross_region"].total_usd
-    box = whatif.widgets({"scenario": str(REPO / "data" / "examples" / "whatif.yaml"), "widget_scale": scale,
+    box = whatif.widgets({"scenario": str(REPO / "costmodel" / "data" / "examples" / "whatif.yaml"), "widget_scale": scale,
                           "seed": 0, "overrides": {}})
     assert len(box.children) == 5

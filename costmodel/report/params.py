@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import ReportError
+from ..resources import PACKAGE_DIR
 
-#: The repository (or source tree) root: relative default paths are tried here after the cwd.
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+#: The installed package folder: relative default paths (``data/examples/...``) are tried here after the cwd.
+PACKAGE_ROOT = PACKAGE_DIR
 #: Names the report notebook itself binds (not parameters); the notebook test checks this list.
 NOTEBOOK_NAMES = frozenset(
     {"P", "inputs", "fits", "cmp", "cost", "decision", "record", "written", "report", "charts"}

@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import ReportError
+from ..resources import notebook_path
 from .params import PACKAGE_ROOT, validate_parameters
 from .stages import report_title
 
-#: The report notebook shipped with the repository.
-REPORT_NOTEBOOK = PACKAGE_ROOT / "notebooks" / "report.ipynb"
+#: The report notebook shipped inside the package.
+REPORT_NOTEBOOK = notebook_path("report")
 #: Output files of ``costmodel report``.
 OUTPUT_FILES = ("report.ipynb", "report.html", "decision.json", "adr.md")
 

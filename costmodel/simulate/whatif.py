@@ -14,10 +14,11 @@ from typing import Any, Mapping
 import pandas as pd
 
 from ..errors import SimulateError
+from ..resources import PACKAGE_DIR
 from . import SimulationResult, simulate
 from .workload import PATTERNS, load_workload_doc
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = PACKAGE_DIR  # relative defaults (data/examples/...) resolve inside the installed package
 
 
 @dataclass(frozen=True)
