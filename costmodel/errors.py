@@ -99,3 +99,7 @@ __all__ = [
     "BenchError",
     "SimulateError",
 ]
+
+
+class MissingExtraError(CostmodelError):
+    """An optional dependency is not installed; the message names the ``pip install "costmodel[extra]"``."""

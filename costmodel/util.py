@@ -105,3 +105,22 @@ def yaml_problem(exc: BaseException) -> str:
 def is_seed(value: Any) -> bool:
     """True for a whole number >= 0, what ``numpy.random.default_rng`` accepts (a bool is not a seed)."""
     return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value >= 0
+
+
+def require(module: str, extra: str, feature: str) -> Any:
+    """Import and return the optional dependency ``module`` (dotted name).
+
+    Raises :class:`~costmodel.errors.MissingExtraError` when it is not installed, naming the
+    ``pip install "costmodel[extra]"`` that brings it, e.g. ``require("duckdb", "fleet", "fleet aggregation")``.
+    """
+    import importlib
+
+    from .errors import MissingExtraError
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        top = module.split(".")[0]
+        raise MissingExtraError(
+            f"{feature} needs {top} ({exc.name or top} is not installed): pip install \"costmodel[{extra}]\""
+        ) from None
