@@ -2,12 +2,13 @@
 
 Forms accepted for any numeric model key:
 
-- ``[low, high]`` or ``{dist: uniform, low: a, high: b}``: uniform; point value the midpoint.
-- ``{dist: triangular, low: a, mode: m, high: b}``: point value the mode.
+- ``[low, high]`` or ``{dist: uniform, low: a, high: b}``: uniform; point value the midpoint (its mean).
+- ``{dist: triangular, low: a, mode: m, high: b}``: point value the mean ``(a + m + b) / 3``.
 - ``{dist: lognormal, median: m, sigma: s}`` (``s`` = standard deviation of ``ln x``): point value the
-  median; only for keys without an upper bound.
+  mean ``m * exp(s^2 / 2)``; only for keys without an upper bound.
 
-The point value is what :func:`~costmodel.cost.evaluate` uses; Monte Carlo samples the distribution.
+The point value (the expected value, never the mode: a triangular 0/0/2 % slowdown headlines 0.667 %,
+not 0) is what :func:`~costmodel.cost.evaluate` uses; Monte Carlo samples the distribution.
 """
 from __future__ import annotations
 
@@ -31,12 +32,17 @@ class Distribution:
     params: dict[str, float]
 
     def point(self) -> float:
+        """The value the headline uses: the expected value (mean) of the distribution."""
+        return self.mean()
+
+    def mean(self) -> float:
+        """Expected value: uniform (low+high)/2, triangular (low+mode+high)/3, lognormal median*exp(sigma^2/2)."""
         p = self.params
         if self.kind == "uniform":
             return 0.5 * (p["low"] + p["high"])
         if self.kind == "triangular":
-            return p["mode"]
-        return p["median"]
+            return (p["low"] + p["mode"] + p["high"]) / 3.0
+        return p["median"] * math.exp(0.5 * p["sigma"] ** 2)
 
     def quantile(self, q: float | np.ndarray) -> np.ndarray:
         """Inverse CDF at ``q`` in [0, 1]."""

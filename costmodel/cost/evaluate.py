@@ -7,7 +7,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from .model import OPTIONS, TERMS, derived, terms
+from .model import INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms
 from .scenario import Scenario
 from .spec import MODEL_KEYS
 
@@ -21,6 +21,9 @@ class OptionCost:
     per_month_usd: float
     terms: dict[str, float]
     terms_per_month_usd: dict[str, float]
+    priced: bool = True
+    not_priced_reason: str | None = None
+    terms_not_priced: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -28,27 +31,40 @@ class OptionCost:
             "per_month_usd": self.per_month_usd,
             "terms": dict(self.terms),
             "terms_per_month_usd": dict(self.terms_per_month_usd),
+            "priced": self.priced,
+            "not_priced_reason": self.not_priced_reason,
+            "terms_not_priced": dict(self.terms_not_priced),
         }
 
 
 @dataclass
 class CostResult:
-    """The cost of every option over ``horizon_months``; ``cheapest`` is the lowest total."""
+    """The cost of every option over ``horizon_months``; ``cheapest`` is the lowest total among the priced
+    options (None when none is priced); ``margin_usd`` the second-lowest priced total minus the lowest."""
 
     horizon_months: float
     options: dict[str, OptionCost]
-    cheapest: str
+    cheapest: str | None
     derived: dict[str, float]
     warnings: list[str] = field(default_factory=list)
     prices_used: list[dict[str, Any]] = field(default_factory=list)
     inputs: dict[str, Any] = field(default_factory=dict)
+    consistency: list[dict[str, Any]] = field(default_factory=list)
+    margin_usd: float | None = None
+
+    def ranking(self) -> list[str]:
+        """Priced options by total (cheapest first), then the options that are not priced."""
+        priced = sorted((o for o in self.options if self.options[o].priced), key=lambda k: self.options[k].total_usd)
+        return priced + [o for o in self.options if not self.options[o].priced]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "horizon_months": self.horizon_months,
             "options": {k: v.to_dict() for k, v in self.options.items()},
             "cheapest": self.cheapest,
-            "ranking": sorted(self.options, key=lambda k: self.options[k].total_usd),
+            "ranking": self.ranking(),
+            "margin_usd": self.margin_usd,
+            "consistency": list(self.consistency),
             "derived": dict(self.derived),
             "prices_used": list(self.prices_used),
             "warnings": list(self.warnings),
@@ -79,6 +95,8 @@ def model_inputs(scenario: Scenario, **arrays: Any) -> dict[str, Any]:
     (keyed by key path; ``.`` may be written ``__``) substituted."""
     scenario.require_complete()
     p: dict[str, Any] = {k: scenario.values[k] for k in MODEL_KEYS}
+    p.update(INTERNAL_DEFAULTS)
+    p.update(scenario.internal)
     for k, v in arrays.items():
         p[k.replace("__", ".")] = v
     return p
@@ -91,18 +109,28 @@ def evaluate(scenario: Scenario) -> CostResult:
     t = terms(p)
     M = float(p["horizon_months"])
     opts: dict[str, OptionCost] = {}
+    extra_warnings: list[str] = []
     for o in OPTIONS:
         tv = {name: float(t[o][name]) for name in TERMS[o]}
         total = float(sum(tv.values()))
-        opts[o] = OptionCost(o, total, total / M, tv, {k: v / M for k, v in tv.items()})
-    cheapest = min(OPTIONS, key=lambda o: opts[o].total_usd)
+        reason = scenario.not_priced.get(o)
+        opts[o] = OptionCost(o, total, total / M, tv, {k: v / M for k, v in tv.items()}, priced=reason is None,
+                             not_priced_reason=reason, terms_not_priced=dict(scenario.term_notes.get(o, {})))
+        if reason is None and total == 0:
+            extra_warnings.append(f"{o} is priced at 0 USD: every one of its terms is 0 with the inputs given")
+    priced = [o for o in OPTIONS if opts[o].priced]
+    ordered = sorted(priced, key=lambda o: opts[o].total_usd)
+    cheapest = ordered[0] if ordered else None
+    margin = opts[ordered[1]].total_usd - opts[ordered[0]].total_usd if len(ordered) >= 2 else None
+    if cheapest is None:
+        extra_warnings.append("no option can be priced: see each option's not_priced_reason")
     dv = {k: float(np.asarray(v)) for k, v in derived(p).items()}
     bw = scenario.get("link.bandwidth_gbps")
     if bw:
         dv["initial_copy_hours"] = p["dataset.size_gb"] * 8.0 / bw / 3600.0
         dv["cold_fill_hours"] = dv["working_set_gb"] * 8.0 / bw / 3600.0
     dv["cross_region_transfer_usd_per_month"] = opts["cross_region"].terms_per_month_usd["transfer_usd"]
-    warnings = list(scenario.warnings) + sanity_warnings(scenario, p, dv)
+    warnings = list(scenario.warnings) + sanity_warnings(scenario, p, dv) + extra_warnings
     return CostResult(
         horizon_months=M,
         options=opts,
@@ -111,6 +139,8 @@ def evaluate(scenario: Scenario) -> CostResult:
         warnings=warnings,
         prices_used=list(scenario.prices_used),
         inputs=scenario.to_dict(),
+        consistency=list(scenario.consistency),
+        margin_usd=margin,
     )
 
 
@@ -138,7 +168,7 @@ def sanity_warnings(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str, f
         )
     size = p["dataset.size_gb"]
     s3 = [u for u in scenario.prices_used if u.get("item") == "s3_standard" and u.get("key") == "replica.storage_usd_per_gb_month"]
-    if s3 and size > 50_000:
+    if s3 and size > 50_000 and not scenario.internal.get("_storage_tiers"):
         out.append(
             "replica.storage_usd_per_gb_month: S3 Standard is tiered (0.022 USD/GB-month above 50 TB, 0.021 above "
             "500 TB); the first-tier price is used for the whole dataset, an over-estimate for this size"

@@ -1,68 +1,154 @@
 r"""The three options and their cost terms, vectorised over numpy arrays.
 
-Notation (per month unless stated; every input is a scenario key):
+Notation (per month unless stated; every input is a scenario key, all sizes in decimal GB = 10^9 bytes and
+every per-byte price converted to USD per decimal GB, whatever unit the price row bills in):
 
-=========  ==========================================  =========================================
-symbol     key                                          unit
-=========  ==========================================  =========================================
-``M``      ``horizon_months``                           months
-``D``      ``dataset.size_gb``                          GB (10^9 bytes)
-``c``      ``dataset.monthly_churn_fraction``           1/month
-``w``      ``dataset.working_set_fraction``             fraction of D one epoch reads
-``R``      ``training.runs_per_month``                  runs/month
-``E``      ``training.epochs_per_run``                  epochs/run
-``T``      ``training.run_hours``                       hours/run
-``G``      ``training.cluster_usd_per_hour``            USD/hour (whole cluster)
-``p``      ``link.transfer_usd_per_gb``                 USD/GB, data region -> GPU region
-``h``      ``cache.steady_hit_ratio``                   0..1
-``n``      ``cache.cold_starts_per_month``              cold fills/month
-``L``      ``cache.warmup_lost_s``                      cluster-seconds lost per cold start
-``d``      ``cache.steady_slowdown_fraction``           0..1
-``K``      ``cache.usd_per_month``                      USD/month
-``s``      ``replica.storage_usd_per_gb_month``         USD/GB-month
-``x``      ``replica.sync_extra_usd_per_gb``            USD/GB (e.g. S3 RTC)
-``O``      ``replica.ops_usd_per_month``                USD/month
-``Wh``     ``wait.expected_wait_hours_per_run``         hours/run
-``V``      ``wait.delay_usd_per_hour``                  USD/hour of delay
-``P``      ``wait.cluster_premium_usd_per_hour``        USD/hour
-=========  ==========================================  =========================================
+=========  ==============================================  =========================================
+symbol     key                                              unit
+=========  ==============================================  =========================================
+``M``      ``horizon_months``                               months
+``D``      ``dataset.size_gb``                              GB (10^9 bytes)
+``c``      ``dataset.monthly_churn_fraction``               1/month
+``w``      ``dataset.working_set_fraction``                 fraction of D one epoch reads
+``O``      ``dataset.objects``                              objects (0: requests not counted)
+``R``      ``training.runs_per_month``                      runs/month
+``E``      ``training.epochs_per_run``                      epochs/run
+``T``      ``training.run_hours``                           hours/run
+``G``      ``training.cluster_usd_per_hour``                USD/hour (whole cluster)
+``p``      ``link.transfer_usd_per_gb``                     USD/GB, data region -> GPU region
+``q``      ``link.path_processing_usd_per_gb``              USD/GB processed by NAT / TGW / PrivateLink
+``z``      ``link.inter_az_usd_per_gb``                     USD/GB, each direction
+``h``      ``cache.steady_hit_ratio``                       0..1
+``C``      ``cache.capacity_gb``                            GB (optional)
+``n``      ``cache.cold_starts_per_month``                  cold fills/month
+``L``      ``cache.warmup_lost_s``                          cluster-seconds lost per cold start
+``d``      ``cache.steady_slowdown_fraction``               0..1
+``K``      ``cache.usd_per_month``                          USD/month
+``s``      ``replica.storage_usd_per_gb_month``             USD/GB-month
+``x``      ``replica.sync_extra_usd_per_gb``                USD/GB (e.g. S3 RTC)
+``Op``     ``replica.ops_usd_per_month``                    USD/month
+``r``      ``replica.noncurrent_retention_days``/30.4375     months a non-current version stays billed
+``Tc``     ``replica.copy_hours``                           hours until the replica is usable
+``g``      ``requests.gets_per_object_read``                GETs per object read
+``Pg``     ``requests.get_usd_per_1000``                    USD/1000 GETs
+``Pp``     ``requests.put_usd_per_1000``                    USD/1000 PUTs
+``Pb``     ``requests.batch_replication_usd_per_million``   USD/1M objects (batch replication)
+``Pj``     ``requests.batch_job_usd``                       USD/job
+``Wh``     ``wait.expected_wait_hours_per_run``             hours/run
+``V``      ``wait.delay_usd_per_hour``                      USD/hour of delay
+``P``      ``wait.cluster_premium_usd_per_hour``            USD/hour
+=========  ==============================================  =========================================
 
-Derived: working set ``W = w*D``; epochs per month ``N = E*R``; cold fills that happen ``n' = min(n, N)``
-(a cache cannot start cold more often than it is read); warm epochs ``N - n'``.
+Derived: working set ``W = w*D``; epochs per month ``N = E*R``; cold fills that happen ``n' = min(n, N)``;
+warm epochs ``N - n'``; the warm-epoch hit ratio ``hw = h`` when ``C`` is not stated, ``1`` when ``C >= W``
+(re-reads of a working set the cache holds are hits), else ``min(h, C/W)``.
+
+Bytes across the link per month (each byte counted once):
+
+``X = n'*W  +  (1-hw)*W*(N-n')  +  c*W*max(0, 1-n')``
+
+a cold fill moves the working set once (prefetched or not); warm epochs move their misses; churned data
+moves once, and only when no cold fill re-reads it that month (a fill after the change moves it inside ``n'*W``).
 
 cross_region (read across regions through the cache)
-  - ``transfer_usd   = M * p * (n'*W + (1-h)*W*(N-n') + c*W)``  cold fills of the working set, misses in
-    every warm epoch, and re-fetch of the churned part of the working set
-  - ``warmup_usd     = M * n' * L/3600 * G``  cluster time lost while the cache warms
-  - ``slowdown_usd   = M * d * R*T * G``  steady slowdown times training hours times cluster price
-    (first order: a run ``T/(1-d)`` long would cost ``d/(1-d)``; the issue's linear form is kept)
-  - ``cache_usd      = M * K``
+  - ``transfer_usd        = M * p * X``  (tiered: ``M * p * tier(X)``, see below)
+  - ``warmup_usd          = M * n' * L/3600 * G``
+  - ``slowdown_usd        = M * d * R*T * G``
+  - ``cache_usd           = M * K``
+  - ``path_processing_usd = M * q * X``
+  - ``requests_usd        = M * g * X*O/D * Pg/1000``  GETs for every object that enters the cache
+  - ``inter_az_usd        = M * 2*z * N*W`` when the cache is in another zone (every epoch's bytes cross
+    the zone boundary; billed out and in)
 replicate (copy the dataset to the GPU region and keep it in sync)
-  - ``initial_copy_usd = D * p``  once
-  - ``storage_usd    = M * D * s``
-  - ``sync_usd       = M * c * D * (p + x)``
-  - ``ops_usd        = M * O``
+  - ``initial_copy_usd = p * D``  once
+  - ``storage_usd      = M * s * D``  (tiered: ``M * s * tier(D)``)
+  - ``sync_usd         = M * c*D * (p + x)``
+  - ``ops_usd          = M * Op``
+  - ``requests_usd     = M * g * X*O/D * Pg/1000 + (O + M*c*O) * Pp/1000 + O * Pb/1e6 + Pj``: the same
+    reads through the cache (now from the local replica), a PUT per object copied and per changed object,
+    and batch replication of the objects that existed before replication was switched on
+  - ``versioning_usd   = s * c*D * (M^2/2 if r >= M else r*M - r^2/2)``: replication needs versioning; the
+    overwritten versions (``c*D`` per month) stay billed ``r`` months
+  - ``inter_az_usd     = M * 2*z * N*W`` when the replica is in another zone than the GPUs
+  - ``copy_delay_usd   = Tc * V``  once: training waits for the initial copy
 wait (train in the data region once GPUs are free there)
-  - ``delay_usd      = M * R * Wh * V``
+  - ``delay_usd       = M * R * Wh * V``
   - ``gpu_premium_usd = M * R * T * P``
 
+Tiers (``_transfer_tiers``, ``_storage_tiers``): tuples ``(start_gb, end_gb, ratio)`` of monthly volume with
+the tier's price as a ratio of the first tier's (``p`` or ``s``); ``tier(V) = sum ratio_i * clip(V - start_i,
+0, end_i - start_i)``; no tiers: ``tier(V) = V``.
+
 ``total_usd`` is the sum of an option's terms over the horizon; ``per_month_usd = total_usd / M`` (the
-one-off initial copy is spread over the horizon). All functions broadcast: pass arrays for any inputs.
+one-off terms spread over the horizon). All functions broadcast: pass arrays for any inputs.
 """
 from __future__ import annotations
 
+import math
 from typing import Mapping
 
 import numpy as np
 
 OPTIONS: tuple[str, ...] = ("cross_region", "replicate", "wait")
 TERMS: dict[str, tuple[str, ...]] = {
-    "cross_region": ("transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd"),
-    "replicate": ("initial_copy_usd", "storage_usd", "sync_usd", "ops_usd"),
+    "cross_region": ("transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd", "requests_usd",
+                     "inter_az_usd"),
+    "replicate": ("initial_copy_usd", "storage_usd", "sync_usd", "ops_usd", "requests_usd", "versioning_usd",
+                  "inter_az_usd", "copy_delay_usd"),
     "wait": ("delay_usd", "gpu_premium_usd"),
+}
+DAYS_PER_MONTH = 365.25 / 12.0  # 30.4375
+
+#: Internal (non-scenario) inputs of the model and their neutral values.
+INTERNAL_DEFAULTS: dict[str, object] = {
+    "_capacity_gb": float("nan"),  # cache capacity (nan: not stated)
+    "_cold_starts_per_run": float("nan"),  # cold starts follow runs (per_run / per_cluster): n = R * this
+    "_cache_cross_az": 0.0,
+    "_replica_cross_az": 0.0,
+    "_transfer_tiers": None,
+    "_storage_tiers": None,
 }
 
 ArrayMap = Mapping[str, "np.ndarray | float"]
+
+
+def _get(p: ArrayMap, key: str):
+    v = p.get(key) if hasattr(p, "get") else None
+    return INTERNAL_DEFAULTS[key] if v is None else v
+
+
+def tier_volume(v, tiers):
+    """``sum ratio_i * clip(v - start_i, 0, end_i - start_i)`` (``v`` when ``tiers`` is None)."""
+    if not tiers:
+        return v
+    out = 0.0
+    for start, end, ratio in tiers:
+        out = out + ratio * np.clip(v - start, 0.0, end - start)
+    return out
+
+
+def _tier_scalar(v: float, tiers) -> float:
+    if not tiers:
+        return v
+    out = 0.0
+    for start, end, ratio in tiers:
+        out += ratio * min(max(v - start, 0.0), end - start)
+    return out
+
+
+def _cold_starts(p: ArrayMap):
+    per_run = _get(p, "_cold_starts_per_run")
+    if isinstance(per_run, float) and math.isnan(per_run):
+        return p["cache.cold_starts_per_month"]
+    return p["training.runs_per_month"] * per_run
+
+
+def warm_hit_ratio(h, W, cap):
+    """The warm-epoch hit ratio: ``h`` (capacity not stated), 1 when the cache holds ``W``, else min(h, C/W)."""
+    if isinstance(cap, float) and math.isnan(cap):
+        return h
+    ratio = cap / W  # W > 0: size_gb > 0 and working_set_fraction > 0
+    return np.where(ratio >= 1.0, 1.0, np.minimum(h, ratio))
 
 
 def derived(p: ArrayMap) -> dict[str, np.ndarray]:
@@ -70,24 +156,37 @@ def derived(p: ArrayMap) -> dict[str, np.ndarray]:
     D = p["dataset.size_gb"]
     W = p["dataset.working_set_fraction"] * D
     N = p["training.epochs_per_run"] * p["training.runs_per_month"]
-    n = np.minimum(p["cache.cold_starts_per_month"], N)
+    n = np.minimum(_cold_starts(p), N)
     h = p["cache.steady_hit_ratio"]
+    hw = warm_hit_ratio(h, W, _get(p, "_capacity_gb"))
     c = p["dataset.monthly_churn_fraction"]
     cold_gb = n * W
-    miss_gb = (1.0 - h) * W * (N - n)
-    churn_gb = c * W
+    miss_gb = (1.0 - hw) * W * (N - n)
+    churn_gb = c * W * np.maximum(0.0, 1.0 - n)
+    X = cold_gb + miss_gb + churn_gb
+    O = p["dataset.objects"]
     return {
         "working_set_gb": W,
         "epochs_per_month": N,
+        "cold_starts_per_month": _cold_starts(p),
         "cold_fills_per_month": n,
         "warm_epochs_per_month": N - n,
+        "warm_hit_ratio": hw,
         "cold_fill_gb_per_month": cold_gb,
         "miss_gb_per_month": miss_gb,
         "churn_refetch_gb_per_month": churn_gb,
-        "cross_region_gb_per_month": cold_gb + miss_gb + churn_gb,
+        "cross_region_gb_per_month": X,
+        "cache_fill_objects_per_month": X * O / D,
         "training_hours_per_month": p["training.runs_per_month"] * p["training.run_hours"],
+        "training_read_gb_per_month": N * W,
         "replica_sync_gb_per_month": c * D,
+        "replica_sync_objects_per_month": c * O,
     }
+
+
+def _versioning_months(M, r):
+    """Integral over the horizon of the non-current stock in units of (c*D): M^2/2 if r >= M else r*M - r^2/2."""
+    return np.where(r >= M, 0.5 * M * M, r * M - 0.5 * r * r)
 
 
 def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
@@ -98,22 +197,40 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
     D = p["dataset.size_gb"]
     R = p["training.runs_per_month"]
     T = p["training.run_hours"]
+    c = p["dataset.monthly_churn_fraction"]
+    s = p["replica.storage_usd_per_gb_month"]
+    V = p["wait.delay_usd_per_hour"]
+    O = p["dataset.objects"]
     dv = derived(p)
+    X = dv["cross_region_gb_per_month"]
+    tt = _get(p, "_transfer_tiers")
+    gets = M * p["requests.gets_per_object_read"] * dv["cache_fill_objects_per_month"] * p["requests.get_usd_per_1000"] / 1000.0
+    az = 2.0 * p["link.inter_az_usd_per_gb"] * M * dv["training_read_gb_per_month"]
+    r_months = p["replica.noncurrent_retention_days"] / DAYS_PER_MONTH
     return {
         "cross_region": {
-            "transfer_usd": M * px * dv["cross_region_gb_per_month"],
+            "transfer_usd": M * px * tier_volume(X, tt),
             "warmup_usd": M * dv["cold_fills_per_month"] * p["cache.warmup_lost_s"] / 3600.0 * G,
             "slowdown_usd": M * p["cache.steady_slowdown_fraction"] * R * T * G,
             "cache_usd": M * p["cache.usd_per_month"],
+            "path_processing_usd": M * p["link.path_processing_usd_per_gb"] * X,
+            "requests_usd": gets,
+            "inter_az_usd": _get(p, "_cache_cross_az") * az,
         },
         "replicate": {
-            "initial_copy_usd": D * px + 0.0 * M,
-            "storage_usd": M * D * p["replica.storage_usd_per_gb_month"],
-            "sync_usd": M * p["dataset.monthly_churn_fraction"] * D * (px + p["replica.sync_extra_usd_per_gb"]),
+            "initial_copy_usd": px * tier_volume(D, tt) + 0.0 * M,
+            "storage_usd": M * s * tier_volume(D, _get(p, "_storage_tiers")),
+            "sync_usd": M * c * D * (px + p["replica.sync_extra_usd_per_gb"]),
             "ops_usd": M * p["replica.ops_usd_per_month"],
+            "requests_usd": gets + (O + M * c * O) * p["requests.put_usd_per_1000"] / 1000.0
+            + O * p["requests.batch_replication_usd_per_million"] / 1e6
+            + np.where(O > 0, 1.0, 0.0) * p["requests.batch_job_usd"],
+            "versioning_usd": s * c * D * _versioning_months(M, r_months),
+            "inter_az_usd": _get(p, "_replica_cross_az") * az,
+            "copy_delay_usd": p["replica.copy_hours"] * V + 0.0 * M,
         },
         "wait": {
-            "delay_usd": M * R * p["wait.expected_wait_hours_per_run"] * p["wait.delay_usd_per_hour"],
+            "delay_usd": M * R * p["wait.expected_wait_hours_per_run"] * V,
             "gpu_premium_usd": M * R * T * p["wait.cluster_premium_usd_per_hour"],
         },
     }
@@ -132,28 +249,53 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     W = p["dataset.working_set_fraction"] * D
     R = p["training.runs_per_month"]
     N = p["training.epochs_per_run"] * R
-    n = min(p["cache.cold_starts_per_month"], N)
+    per_run = _get(p, "_cold_starts_per_run")
+    n0 = p["cache.cold_starts_per_month"] if math.isnan(per_run) else R * per_run
+    n = min(n0, N)
     h = p["cache.steady_hit_ratio"]
+    cap = _get(p, "_capacity_gb")
+    if math.isnan(cap):
+        hw = h
+    else:
+        ratio = cap / W if W > 0 else 1.0
+        hw = 1.0 if ratio >= 1.0 else min(h, ratio)
     c = p["dataset.monthly_churn_fraction"]
     px = p["link.transfer_usd_per_gb"]
     G = p["training.cluster_usd_per_hour"]
     T = p["training.run_hours"]
+    O = p["dataset.objects"]
+    s = p["replica.storage_usd_per_gb_month"]
+    V = p["wait.delay_usd_per_hour"]
+    X = n * W + (1.0 - hw) * W * (N - n) + c * W * max(0.0, 1.0 - n)
+    tt = _get(p, "_transfer_tiers")
+    gets = M * p["requests.gets_per_object_read"] * X * O / D * p["requests.get_usd_per_1000"] / 1000.0
+    az = 2.0 * p["link.inter_az_usd_per_gb"] * M * N * W
     cross = M * (
-        px * (n * W + (1.0 - h) * W * (N - n) + c * W)
+        px * _tier_scalar(X, tt)
         + n * p["cache.warmup_lost_s"] / 3600.0 * G
         + p["cache.steady_slowdown_fraction"] * R * T * G
         + p["cache.usd_per_month"]
-    )
-    rep = D * px + M * (
-        D * p["replica.storage_usd_per_gb_month"]
+        + p["link.path_processing_usd_per_gb"] * X
+    ) + gets + _get(p, "_cache_cross_az") * az
+    r = p["replica.noncurrent_retention_days"] / DAYS_PER_MONTH
+    vm = 0.5 * M * M if r >= M else r * M - 0.5 * r * r
+    rep = px * _tier_scalar(D, tt) + M * (
+        s * _tier_scalar(D, _get(p, "_storage_tiers"))
         + c * D * (px + p["replica.sync_extra_usd_per_gb"])
         + p["replica.ops_usd_per_month"]
-    )
-    wait = M * R * (p["wait.expected_wait_hours_per_run"] * p["wait.delay_usd_per_hour"] + T * p["wait.cluster_premium_usd_per_hour"])
+    ) + gets + (O + M * c * O) * p["requests.put_usd_per_1000"] / 1000.0 \
+        + O * p["requests.batch_replication_usd_per_million"] / 1e6 \
+        + (p["requests.batch_job_usd"] if O > 0 else 0.0) \
+        + s * c * D * vm + _get(p, "_replica_cross_az") * az + p["replica.copy_hours"] * V
+    wait = M * R * (p["wait.expected_wait_hours_per_run"] * V + T * p["wait.cluster_premium_usd_per_hour"])
     return cross, rep, wait
 
 
-def cheapest_index(tot: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Index into OPTIONS of the cheapest option per element (ties go to the earlier option)."""
-    stacked = np.stack([np.asarray(tot[o], dtype=float) for o in OPTIONS])
+def cheapest_index(tot: Mapping[str, np.ndarray], priced: Mapping[str, bool] | None = None) -> np.ndarray:
+    """Index into OPTIONS of the cheapest option per element (ties go to the earlier option); options not
+    ``priced`` (``priced[o]`` False) never win."""
+    arrays = [np.asarray(tot[o], dtype=float) for o in OPTIONS]
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    stacked = np.stack([np.broadcast_to(a, shape) if (priced is None or priced.get(o, True))
+                        else np.full(shape, np.inf) for o, a in zip(OPTIONS, arrays)])
     return np.argmin(stacked, axis=0)

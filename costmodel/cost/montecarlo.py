@@ -36,7 +36,7 @@ class MonteCarloResult:
     n: int
     seed: int
     uncertain_inputs: list[str]
-    p_cheapest: dict[str, float]
+    p_cheapest: dict[str, float]  # options that are not priced are never cheapest (0)
     p5: dict[str, float]
     p50: dict[str, float]
     p95: dict[str, float]
@@ -86,7 +86,7 @@ def monte_carlo(scenario: Scenario, n: int, seed: int = 0) -> MonteCarloResult:
     draws = {k: scenario.distributions[k].sample(rng, n) for k in keys}
     t = totals(model_inputs(scenario, **draws))
     tt = {o: np.asarray(t[o], dtype=float) * np.ones(n) for o in OPTIONS}
-    ch = cheapest_index(tt)
+    ch = cheapest_index(tt, scenario.priced())
     counts = np.bincount(ch, minlength=len(OPTIONS))
     q = {o: np.percentile(tt[o], [5, 50, 95]) for o in OPTIONS}
     warnings = []

@@ -28,7 +28,19 @@ from ..errors import PriceError, ScenarioError
 from ..util import yaml_problem
 from ..prices import PriceRow, age_warning, load_prices
 from .dists import Distribution, parse_distribution
+from .pricing import (
+    bytes_per_unit,
+    lookup_tiers,
+    price_entry,
+    row_warning,
+    scenario_entry,
+    tier_bounds,
+    usd_per_decimal_gb,
+)
 from .spec import (
+    ALIASES,
+    BOOLS,
+    CHOICES,
     MODEL_KEYS,
     PARAM_BY_KEY,
     PASSTHROUGH,
@@ -40,6 +52,14 @@ from .spec import (
 )
 
 FILL_ITEM = {"transfer": "inter_region"}
+#: fills done after the stated values are known (costmodel.cost.resolve.finalize)
+DEFERRED_FILLS = ("derive", "objects", "path", "inter_az", "get", "put", "batch_objects", "batch_job")
+DERIVE_HINTS = {
+    "training.run_hours": "give training.epochs_per_run with dataset.samples and training.samples_per_s "
+                          "(or --from-compare) to derive it",
+    "training.epochs_per_run": "give training.run_hours with dataset.samples and training.samples_per_s "
+                               "(or --from-compare) to derive it",
+}
 
 
 @dataclass
@@ -57,6 +77,17 @@ class Scenario:
     workload: Any = None
     source: str = "<dict>"
     today: dt.date = field(default_factory=dt.date.today)
+    #: the consistency checks (run_hours vs throughput, cold fill and copy vs bandwidth, cache capacity ...)
+    consistency: list[dict[str, Any]] = field(default_factory=list)
+    #: option -> why it cannot be priced (an option missing here is priced)
+    not_priced: dict[str, str] = field(default_factory=dict)
+    #: option -> term -> why the term is 0 although it could apply (inputs not given)
+    term_notes: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: internal model inputs (``_capacity_gb``, tiers, zone flags, ...; see costmodel.cost.model)
+    internal: dict[str, Any] = field(default_factory=dict)
+    #: the scenario before derivation (what was stated or measured); derivations are redone from it
+    base: "Scenario | None" = field(default=None, repr=False)
+    prices_dir: Any = None
 
     @property
     def horizon_months(self) -> float:
@@ -79,15 +110,21 @@ class Scenario:
             vals[k.replace("__", ".")] = float(v)
         return replace(self, values=vals)
 
+    def priced(self) -> dict[str, bool]:
+        """Option -> whether it can be priced (see ``not_priced``)."""
+        from .model import OPTIONS
+
+        return {o: o not in self.not_priced for o in OPTIONS}
+
     def require_complete(self) -> None:
         """Raise ScenarioError naming every model input still missing (e.g. a measurement not given)."""
         if self.missing:
             k = self.missing[0]
             p = PARAM_BY_KEY[k]
             others = f" (also missing: {', '.join(self.missing[1:])})" if len(self.missing) > 1 else ""
+            how = DERIVE_HINTS.get(k, "fill it from measurements (costmodel cost --from-compare compare.json)")
             raise ScenarioError(
-                f"missing; expected {p.expected()}: give it in the scenario or fill it from measurements "
-                f"(costmodel cost --from-compare compare.json){others}",
+                f"missing; expected {p.expected()}: give it in the scenario or {how}{others}",
                 key=k,
                 path=self.source if self.source != "<dict>" else None,
             )
@@ -111,6 +148,7 @@ class Scenario:
             "provenance": self.provenance,
             "distributions": {k: d.to_dict() for k, d in self.distributions.items()},
             "missing": list(self.missing),
+            "derived_keys": sorted(k for k, v in self.provenance.items() if str(v.get("source", "")).startswith("derived")),
         }
 
 
@@ -308,11 +346,39 @@ def _as_set_error(exc: ScenarioError, key: str, text: str) -> ScenarioError:
     return new
 
 
+GIB_PER_GB = 1e9 / 2**30  # a price per GiB times this is the price per decimal GB
+
+
+def _gib_variant(key: str) -> str | None:
+    """The decimal-GB price key that ``key`` writes per GiB (``..._usd_per_gib[_month]``), or None."""
+    for tail, gb in (("_per_gib", "_per_gb"), ("_per_gib_month", "_per_gb_month")):
+        if key.endswith(tail):
+            cand = key[: -len(tail)] + gb
+            if cand in PARAM_BY_KEY:
+                return cand
+    return None
+
+
+def _scale_value(value: Any, factor: float) -> Any:
+    """A number, range or distribution mapping multiplied by ``factor`` (sigma kept)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value * factor
+    if isinstance(value, (list, tuple)):
+        return [_scale_value(v, factor) for v in value]
+    if isinstance(value, Mapping):
+        return {k: (_scale_value(v, factor) if k in ("low", "mode", "high", "median") else v) for k, v in value.items()}
+    return value
+
+
 def _check_known_path(key: str, path: str | None, value: Any = None) -> None:
     parts = key.split(".")
     if parts[0] in PASSTHROUGH:
         return
-    if key in PARAM_BY_KEY or key in STRINGS or key in SECTIONS:
+    if key in PARAM_BY_KEY or key in STRINGS or key in SECTIONS or key in BOOLS or key in ALIASES:
+        return
+    if _gib_variant(key):
         return
     section = ".".join(parts[:-1])
     leaf = parts[-1]
@@ -352,8 +418,27 @@ def _build(
             _check_known_path(top, None, val)
             flat[top] = val
 
+    converted: dict[str, str] = {}
+    for key in list(flat):
+        gb = _gib_variant(key)
+        alias = ALIASES.get(key)
+        target = gb or alias
+        if target is None:
+            continue
+        if target in flat:
+            raise ScenarioError(f"given twice, as {key} and as {target}; keep one", key=key)
+        raw = flat.pop(key)
+        flat[target] = _scale_value(raw, GIB_PER_GB) if gb else raw
+        converted[target] = key
+        if key in set_keys:
+            set_keys.add(target)
+
     def origin(key: str) -> str:
-        return "--set" if key in set_keys else f"scenario {source}"
+        src = "--set" if key in set_keys else f"scenario {source}"
+        if key in converted:
+            how = " (per GiB x 10^9/2^30 = per GB)" if _gib_variant(converted[key]) else ""
+            src += f" as {converted[key]}{how}"
+        return src
 
     values: dict[str, float] = {}
     dists: dict[str, Distribution] = {}
@@ -365,7 +450,19 @@ def _build(
                 continue
             if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
                 raise ScenarioError(f"expected text, got {raw!r}", key=key)
+            if key in CHOICES and str(raw) not in CHOICES[key]:
+                raise ScenarioError(
+                    f"got {raw!r}; expected one of {' | '.join(CHOICES[key])}{_did_you_mean(str(raw), CHOICES[key])}",
+                    key=key)
             settings[key] = str(raw)
+            continue
+        if key in BOOLS:
+            if raw is None:
+                continue
+            if not isinstance(raw, bool):
+                raise ScenarioError(f"got {raw!r}; expected true or false", key=key)
+            settings[key] = raw
+            prov[key] = {"value": raw, "source": origin(key)}
             continue
         param = PARAM_BY_KEY[key]
         if raw is None:
@@ -383,44 +480,52 @@ def _build(
     for key, default in STRINGS.items():
         if default is not None and key not in settings:
             settings[key] = default
+    for key, bdefault in BOOLS.items():
+        settings.setdefault(key, bdefault)
 
     warnings: list[str] = []
     prices_used: list[dict[str, Any]] = []
     missing: list[str] = []
+    tier_info: dict[str, Any] = {}
     for param in (PARAM_BY_KEY[k] for k in MODEL_KEYS):
         key = param.key
         if key in values:
             if param.fill in ("transfer", "storage", "instance"):
-                prices_used.append(
-                    {"key": key, "usd": values[key], "unit": param.unit, "source": origin(key), "as_of": None, "verified": None}
-                )
+                prices_used.append(scenario_entry(key, values[key], param.unit, origin(key)))
             continue
         if param.fill in ("transfer", "storage", "instance") or (param.fill == "sync" and settings.get("prices.sync_extra_item")):
-            row, mult = _fill_price(param, settings, prices_dir)
-            values[key] = row.usd * mult
+            rows, mult = _fill_price(param, settings, prices_dir)
+            row = rows[0]
+            if param.fill == "instance":
+                values[key] = row.usd * mult
+            else:
+                values[key] = usd_per_decimal_gb(row) * mult
+                tiers = tier_bounds(rows) if param.fill in ("transfer", "storage") else None
+                if tiers:
+                    tier_info["_transfer_tiers" if param.fill == "transfer" else "_storage_tiers"] = tiers
             prov[key] = {"value": values[key], "source": f"price table {row.ref()}", "as_of": row.as_of or None}
-            entry = {"key": key, **row.to_dict(), "ref": row.ref()}
-            entry["usd_used"] = values[key]
-            if mult != 1:
-                entry["multiplier"] = mult
-            prices_used.append(entry)
-            w = age_warning(row, today)
-            if w and not row.verified:
-                w += " (marked unverified)"
-            elif not row.verified:
-                w = f"price {row.provider}/{row.item} [{row.ref()}] is marked unverified ({row.source})"
+            if param.fill != "instance" and bytes_per_unit(row) != 1e9:
+                prov[key]["converted_from"] = f"{row.usd} USD/{row.unit}"
+            prices_used.append(price_entry(key, row, values[key], today, multiplier=mult,
+                                           tiers=rows if len(rows) > 1 else None))
+            w = row_warning(key, row, today)
             if w:
-                warnings.append(f"{key}: {w}")
+                warnings.append(w)
             continue
         if param.fill == "measure":
             missing.append(key)
             continue
+        if param.fill in DEFERRED_FILLS:
+            continue  # derived or looked up by resolve.finalize
         if param.required:
             raise ScenarioError(f"missing; expected {param.expected()}", key=key)
         if param.default is not None:
             values[key] = float(param.default)
             prov[key] = {"value": values[key], "source": "default"}
-    return Scenario(
+    internal: dict[str, Any] = {}
+    for name, tiers in tier_info.items():
+        internal[name] = tiers
+    base = Scenario(
         values=values,
         distributions=dists,
         settings=settings,
@@ -431,10 +536,15 @@ def _build(
         workload=copy.deepcopy(data.get("workload")),
         source=source,
         today=today,
+        internal=internal,
+        prices_dir=prices_dir,
     )
+    from .resolve import finalize
+
+    return finalize(base)
 
 
-def _fill_price(param: Param, settings: dict[str, Any], prices_dir: Any) -> tuple[PriceRow, float]:
+def _fill_price(param: Param, settings: dict[str, Any], prices_dir: Any) -> tuple[list[PriceRow], float]:
     key = param.key
     need = ["prices.provider", "prices.dst_region"] + (["prices.src_region"] if param.fill in ("transfer", "sync") else [])
     if param.fill == "instance":
@@ -449,19 +559,25 @@ def _fill_price(param: Param, settings: dict[str, Any], prices_dir: Any) -> tupl
     provider, dst = settings["prices.provider"], settings["prices.dst_region"]
     mult = 1.0
     try:
+        if param.fill == "transfer" and settings.get("link.path") == "internet":
+            rows = lookup_tiers(table, provider, "internet_egress", settings["prices.src_region"], "internet",
+                                key="link.path")
+            return rows, mult
         if param.fill == "transfer":
-            row = table.lookup(provider, "inter_region", settings["prices.src_region"], dst, key="prices.dst_region")
-        elif param.fill == "sync":
+            rows = lookup_tiers(table, provider, "inter_region", settings["prices.src_region"], dst, key="prices.dst_region")
+            return rows, mult
+        if param.fill == "storage":
+            rows = lookup_tiers(table, provider, settings["prices.storage_item"], dst, key="prices.storage_item")
+            return rows, mult
+        if param.fill == "sync":
             row = table.lookup(provider, settings["prices.sync_extra_item"], settings["prices.src_region"], dst,
                                key="prices.sync_extra_item")
-        elif param.fill == "storage":
-            row = table.lookup(provider, settings["prices.storage_item"], dst, key="prices.storage_item")
         else:
             row = table.lookup(provider, settings["training.instance_type"], dst, key="training.instance_type")
             mult = float(settings.get("training.instance_count", 1))
     except PriceError as exc:
         raise PriceError(f"{exc.message} (needed for {key})", key=None) from None
-    return row, mult
+    return [row], mult
 
 
 # ------------------------------------------------------------------------------------- measurements
@@ -486,11 +602,14 @@ def apply_measurements(
     Raises ScenarioError for a measured value outside its range, or a ``compare`` with none of the
     measurement keys (not a compare result).
     """
+    if scenario.base is not None:
+        scenario = scenario.base  # measurements replace stated values; derivations are redone below
     values = dict(scenario.values)
     dists = dict(scenario.distributions)
     prov = dict(scenario.provenance)
     missing = list(scenario.missing)
     warnings = list(scenario.warnings)
+    settings = dict(scenario.settings)
     src = source or "<measurements>"
     kept: set[str] = set()
 
@@ -549,13 +668,38 @@ def apply_measurements(
         hit = _num_or_none(compare, "remote_steady_hit_ratio", src)
         if hit is not None:
             put("cache.steady_hit_ratio", hit, "compare remote_steady_hit_ratio")
+        thr = _remote_samples_per_s(compare)
+        if thr is not None:
+            tkey = "training.samples_per_s"
+            stated = settings.get(tkey)
+            if stated is not None:
+                if abs(stated - thr) > 0.1 * thr:
+                    warnings.append(f"{tkey}: the scenario's {stated:g} samples/s differs by more than 10 % from the "
+                                    f"measured remote steady throughput {thr:.6g} (compare pooled.remote.mean); kept {stated:g}")
+            else:
+                settings[tkey] = thr
+                prov[tkey] = {"value": thr, "source": f"compare pooled.remote.mean from {src}"}
     if timeline_runs:
         hit = steady_hit_ratio_from_runs(timeline_runs)
         if hit is None:
             warnings.append(f"cache.steady_hit_ratio: the timeline {src} has no cache_hit_ratio values; not filled")
         else:
             put("cache.steady_hit_ratio", hit, "timeline steady cache_hit_ratio")
-    return replace(scenario, values=values, distributions=dists, provenance=prov, missing=missing, warnings=warnings)
+    from .resolve import finalize
+
+    return finalize(replace(scenario, values=values, distributions=dists, provenance=prov, missing=missing,
+                            warnings=warnings, settings=settings, base=None))
+
+
+def _remote_samples_per_s(compare: Mapping[str, Any]) -> float | None:
+    """The remote side's steady throughput in samples/s from a compare result (None when the metric is not
+    samples/s or the pooled mean is absent)."""
+    if compare.get("metric") != "samples_per_s":
+        return None
+    v = ((compare.get("pooled") or {}).get("remote") or {}).get("mean") if isinstance(compare.get("pooled"), Mapping) else None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+        return None
+    return float(v)
 
 
 #: Keys every ``costmodel compare --json`` object has (values may be null); ``--from-compare`` requires them.

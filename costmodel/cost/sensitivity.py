@@ -73,7 +73,7 @@ def tornado(scenario: Scenario, inputs: Sequence[str] | None = None, swing: floa
         t = totals(model_inputs(scenario, **{key: np.array([lo, hi])}))
         tt = {o: np.asarray(t[o], dtype=float) * np.ones(2) for o in OPTIONS}
         delta = tt["cross_region"] - tt["replicate"]
-        ch = cheapest_index(tt)
+        ch = cheapest_index(tt, scenario.priced())
         row = {
             "input": key,
             "unit": PARAM_BY_KEY[key].unit,
@@ -123,7 +123,7 @@ def sweep_2d(scenario: Scenario, x_key: str, x_values: Any, y_key: str, y_values
     t = totals(model_inputs(scenario, **{x_key: X.ravel(), y_key: Y.ravel()}))
     n = X.size
     tt = {o: np.asarray(t[o], dtype=float) * np.ones(n) for o in OPTIONS}
-    ch = cheapest_index(tt)
+    ch = cheapest_index(tt, scenario.priced())
     return pd.DataFrame(
         {
             x_key: X.ravel(),

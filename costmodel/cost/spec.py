@@ -1,6 +1,7 @@
 """The scenario's keys: units, allowed ranges, defaults, and which ones prices or measurements fill.
 
-Sizes are decimal GB (10^9 bytes), money USD, time in the unit its key names (``_s``, ``_hours``,
+Sizes are decimal GB (10^9 bytes); a price key ending ``_usd_per_gb`` is per 10^9 bytes and may be written
+``..._usd_per_gib`` (per 2^30 bytes) instead, which is converted exactly (x 10^9 / 2^30). Money USD, time in the unit its key names (``_s``, ``_hours``,
 ``_months``). Only the keys listed here are accepted (plus ``name``, ``notes`` and the ``workload:``
 section, which belongs to the simulator and is passed through untouched).
 """
@@ -57,19 +58,38 @@ PARAMS: tuple[Param, ...] = (
     Param("dataset.size_gb", "GB = 10^9 bytes", lo_open=True, required=True, help="the whole dataset"),
     Param("dataset.monthly_churn_fraction", "fraction of the dataset changed per month", required=True),
     Param("dataset.working_set_fraction", "fraction of the dataset one epoch reads", hi=1.0, lo_open=True, default=1.0),
+    Param("dataset.objects", "objects (files) in the dataset", default=0.0, fill="objects",
+          help="object count; or dataset.mean_object_size_mb; 0: requests not counted"),
     Param("training.runs_per_month", "runs/month", required=True),
-    Param("training.epochs_per_run", "epochs/run", required=True),
-    Param("training.run_hours", "hours/run", required=True, help="wall-clock training hours of one run"),
+    Param("training.epochs_per_run", "epochs/run", required=True, fill="derive",
+          help="derived from run_hours x throughput / samples when omitted"),
+    Param("training.run_hours", "hours/run", required=True, fill="derive",
+          help="wall-clock training hours of one run; derived from epochs x samples / throughput when omitted"),
     Param("training.cluster_usd_per_hour", "USD/hour for the whole cluster", required=True, fill="instance"),
     Param("link.transfer_usd_per_gb", "USD/GB from the data region to the GPU region", required=True, fill="transfer"),
+    Param("link.path_processing_usd_per_gb", "USD/GB processed by the network path (NAT, Transit Gateway, PrivateLink)",
+          default=0.0, fill="path"),
+    Param("link.inter_az_usd_per_gb", "USD/GB between zones, charged in each direction", default=0.0, fill="inter_az"),
     Param("cache.steady_hit_ratio", "fraction of reads served by the cache once warm", hi=1.0, required=True, fill="measure"),
-    Param("cache.cold_starts_per_month", "cold cache fills/month", required=True),
+    Param("cache.cold_starts_per_month", "cold cache fills/month", required=True, fill="derive",
+          help="derived from cache.persistence when omitted"),
     Param("cache.warmup_lost_s", "cluster-seconds lost per cold start", required=True, fill="measure"),
     Param("cache.steady_slowdown_fraction", "fraction of training time lost in steady state", hi=1.0, hi_open=True, required=True, fill="measure"),
     Param("cache.usd_per_month", "USD/month for cache infrastructure", default=0.0),
     Param("replica.storage_usd_per_gb_month", "USD per GB-month in the GPU region", required=True, fill="storage"),
     Param("replica.sync_extra_usd_per_gb", "USD/GB on top of transfer for syncing (e.g. S3 RTC)", default=0.0, fill="sync"),
     Param("replica.ops_usd_per_month", "USD/month for replication tooling and people", default=0.0),
+    Param("replica.noncurrent_retention_days", "days a non-current (overwritten) object version stays billed",
+          fill="derive", help="lifecycle rule NoncurrentVersionExpiration; omitted: kept for the whole horizon"),
+    Param("replica.copy_hours", "hours until the initial copy is usable", fill="derive",
+          help="derived from dataset.size_gb / link.bandwidth_gbps when omitted"),
+    Param("requests.get_usd_per_1000", "USD per 1000 GET (read) requests", default=0.0, fill="get"),
+    Param("requests.put_usd_per_1000", "USD per 1000 PUT/COPY (write) requests", default=0.0, fill="put"),
+    Param("requests.batch_replication_usd_per_million", "USD per 1M objects replicated by a batch job (existing objects)",
+          default=0.0, fill="batch_objects"),
+    Param("requests.batch_job_usd", "USD per batch replication job", default=0.0, fill="batch_job"),
+    Param("requests.gets_per_object_read", "GET requests per object read (ranged reads: more than 1)", lo_open=True,
+          default=1.0),
     Param("wait.expected_wait_hours_per_run", "hours of waiting per run for GPUs in the data region", default=0.0),
     Param("wait.delay_usd_per_hour", "USD value of one hour of delay", default=0.0),
     Param(
@@ -78,13 +98,21 @@ PARAMS: tuple[Param, ...] = (
         lo=-INF,
         default=0.0,
     ),
-    # optional numbers that do not enter the cost formulas (validated, passed on to the checklist)
+    # optional numbers that do not enter the cost formulas directly (validated; consistency checks, checklist)
     Param("transfer_budget_usd_per_month", "USD/month", model=False),
     Param("link.bandwidth_gbps", "Gbit/s = 10^9 bit/s", lo_open=True, model=False),
     Param("link.rtt_ms", "ms", model=False),
     Param("cache.capacity_gb", "GB = 10^9 bytes", lo_open=True, model=False),
     Param("training.instance_count", "instances", lo=1.0, integer=True, model=False),
+    Param("training.samples_per_s", "samples/s of the whole cluster in steady state", lo_open=True, model=False),
+    Param("training.batch_samples", "samples per step of the whole cluster (global batch)", lo_open=True, model=False),
+    Param("training.cluster_launches_per_month", "new clusters (empty instance stores) per month", model=False),
+    Param("dataset.samples", "samples (or sequences) in the dataset", lo_open=True, model=False),
+    Param("dataset.mean_object_size_mb", "MB = 10^6 bytes per object", lo_open=True, model=False),
 )
+
+#: Alternative spellings accepted for a key (alias -> key); the resolved inputs carry both.
+ALIASES: dict[str, str] = {"link.bandwidth_gbit_s": "link.bandwidth_gbps"}
 
 PARAM_BY_KEY: dict[str, Param] = {p.key: p for p in PARAMS}
 MODEL_KEYS: tuple[str, ...] = tuple(p.key for p in PARAMS if p.model)
@@ -99,13 +127,25 @@ STRINGS: dict[str, str | None] = {
     "prices.dst_region": None,
     "prices.storage_item": "s3_standard",
     "prices.sync_extra_item": None,  # e.g. s3_rtc_transfer: fills replica.sync_extra_usd_per_gb
+    "link.path": None,  # vpc_peering | transit_gateway | nat_gateway | privatelink | internet
+    "cache.persistence": None,  # persistent | per_cluster | per_run
+}
+#: Text keys whose value must be one of a list.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "link.path": ("vpc_peering", "transit_gateway", "nat_gateway", "privatelink", "internet"),
+    "cache.persistence": ("persistent", "per_cluster", "per_run"),
+}
+#: Yes/no keys: key -> default.
+BOOLS: dict[str, bool] = {
+    "cache.cross_az": False,  # the cache (or file system) is in another zone than the GPUs
+    "replica.cross_az": False,  # the replica is in another zone than the GPUs
 }
 PASSTHROUGH = ("workload",)
-SECTIONS = ("dataset", "training", "link", "cache", "replica", "wait", "prices")
+SECTIONS = ("dataset", "training", "link", "cache", "replica", "requests", "wait", "prices")
 
 
 def known_keys() -> list[str]:
-    return [p.key for p in PARAMS] + list(STRINGS)
+    return [p.key for p in PARAMS] + list(STRINGS) + list(BOOLS) + list(ALIASES)
 
 
 def section_keys(section: str) -> list[str]:
