@@ -33,8 +33,10 @@ def test_json_contract_keys(capsys, examples_dir):
         assert k in out
     assert out["horizon_months"] == 12
     terms = {
-        "cross_region": {"transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd"},
-        "replicate": {"initial_copy_usd", "storage_usd", "sync_usd", "ops_usd"},
+        "cross_region": {"transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd",
+                         "requests_usd", "inter_az_usd"},
+        "replicate": {"initial_copy_usd", "storage_usd", "sync_usd", "ops_usd", "requests_usd", "versioning_usd",
+                      "inter_az_usd", "copy_delay_usd"},
         "wait": {"delay_usd", "gpu_premium_usd"},
     }
     for name, want in terms.items():
@@ -57,10 +59,11 @@ def test_json_contract_keys(capsys, examples_dir):
 
 def test_issue_example_numbers_through_the_cli(capsys, issue_yaml):
     out = run_json(capsys, issue_yaml)
-    assert round(out["options"]["cross_region"]["total_usd"], 2) == 19996.64
+    assert round(out["options"]["cross_region"]["total_usd"], 2) == 18796.64
     assert round(out["options"]["replicate"]["total_usd"], 2) == 16000.00
     assert out["cheapest"] == "wait"  # waiting costs nothing in the issue's example
-    assert out["break_even"]["cache.steady_hit_ratio"]["value"] == pytest.approx(1 - 2603.36 / 132000)
+    assert out["break_even"]["cache.steady_hit_ratio"]["value"] == pytest.approx(1 - 3803.36 / 132000)
+    assert any("wait is priced at 0 USD" in w for w in out["warnings"])  # priced at 0, and it says so
 
 
 def test_set_and_monte_carlo(capsys, issue_yaml):
@@ -71,7 +74,7 @@ def test_set_and_monte_carlo(capsys, issue_yaml):
     mc = a["monte_carlo"]
     assert set(mc) >= {"p_cheapest", "p5", "p50", "p95"}
     assert set(mc["p_cheapest"]) == {"cross_region", "replicate", "wait"}
-    assert mc["p_cheapest"]["cross_region"] == pytest.approx(0.3945, abs=0.02)
+    assert mc["p_cheapest"]["cross_region"] == pytest.approx(0.5763, abs=0.02)
     assert mc == b["monte_carlo"]
     assert a["inputs"]["provenance"]["cache.steady_hit_ratio"]["source"] == "--set"
 
@@ -94,7 +97,7 @@ def test_from_compare_fills_measurements(capsys, tmp_path):
 def test_text_summary(capsys, issue_yaml):
     assert main(["cost", str(issue_yaml)]) == 0
     text = capsys.readouterr().out
-    assert "cheapest: wait" in text and "transfer_usd" in text and "19,800.00" in text
+    assert "cheapest: wait" in text and "transfer_usd" in text and "18,600.00" in text
 
 
 @pytest.mark.parametrize(

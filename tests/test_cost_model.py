@@ -22,7 +22,8 @@ ISSUE = {
     "training": {"runs_per_month": 4, "epochs_per_run": 3, "run_hours": 48, "cluster_usd_per_hour": 196.64},
     "link": {"transfer_usd_per_gb": 0.02},
     "cache": {"steady_hit_ratio": 0.95, "cold_starts_per_month": 1, "warmup_lost_s": 300, "steady_slowdown_fraction": 0.0},
-    "replica": {"storage_usd_per_gb_month": 0.023, "sync_extra_usd_per_gb": 0.0, "ops_usd_per_month": 0},
+    "replica": {"storage_usd_per_gb_month": 0.023, "sync_extra_usd_per_gb": 0.0, "ops_usd_per_month": 0,
+                "noncurrent_retention_days": 0},
     "wait": {"expected_wait_hours_per_run": 0, "delay_usd_per_hour": 0},
 }
 
@@ -39,7 +40,8 @@ RICH = {
         "steady_slowdown_fraction": 0.01,
         "usd_per_month": 100,
     },
-    "replica": {"storage_usd_per_gb_month": 0.023, "sync_extra_usd_per_gb": 0.015, "ops_usd_per_month": 250},
+    "replica": {"storage_usd_per_gb_month": 0.023, "sync_extra_usd_per_gb": 0.015, "ops_usd_per_month": 250,
+                "noncurrent_retention_days": 0},
     "wait": {"expected_wait_hours_per_run": 24, "delay_usd_per_hour": 40, "cluster_premium_usd_per_hour": 5},
 }
 
@@ -55,34 +57,35 @@ def cents(x: float) -> float:
 def test_issue_example_every_term_to_the_cent():
     r = evaluate(scen(ISSUE))
     cr, rep, wait = (r.options[o] for o in ("cross_region", "replicate", "wait"))
-    # W = 50,000 GB, N = 12 epochs/month, 1 cold fill, 11 warm epochs:
-    # 50,000 + 0.05 * 50,000 * 11 + 0.1 * 50,000 = 82,500 GB/month x 0.02 x 12 = 19,800
-    assert cents(cr.terms["transfer_usd"]) == 19800.00
+    # W = 50,000 GB, N = 12 epochs/month, 1 cold fill, 11 warm epochs; the churned 10 % travels inside the
+    # monthly cold fill (counted once): 50,000 + 0.05 * 50,000 * 11 = 77,500 GB/month x 0.02 x 12 = 18,600
+    assert cents(cr.terms["transfer_usd"]) == 18600.00
     # 1 cold start x 300 s x 196.64 USD/h / 3600 x 12 months = 196.64
     assert cents(cr.terms["warmup_usd"]) == 196.64
     assert cr.terms["slowdown_usd"] == 0.0
     assert cr.terms["cache_usd"] == 0.0
-    assert cents(cr.total_usd) == 19996.64
-    assert cents(cr.per_month_usd) == cents(19996.64 / 12)
+    assert cents(cr.total_usd) == 18796.64
+    assert cents(cr.per_month_usd) == cents(18796.64 / 12)
     assert cents(rep.terms["initial_copy_usd"]) == 1000.00  # 50,000 x 0.02 once
     assert cents(rep.terms["storage_usd"]) == 13800.00  # 50,000 x 0.023 x 12
     assert cents(rep.terms["sync_usd"]) == 1200.00  # 0.1 x 50,000 x 0.02 x 12
     assert rep.terms["ops_usd"] == 0.0
     assert cents(rep.total_usd) == 16000.00
     assert wait.total_usd == 0.0
-    assert r.derived["cross_region_gb_per_month"] == pytest.approx(82500.0)
+    assert r.derived["cross_region_gb_per_month"] == pytest.approx(77500.0)
+    assert r.derived["churn_refetch_gb_per_month"] == 0.0
 
 
 def test_rich_example_every_term_to_the_cent():
     r = evaluate(scen(RICH))
     cr, rep, wait = (r.options[o] for o in ("cross_region", "replicate", "wait"))
     # W = 0.8 x 50,000 = 40,000 GB; N = 12; 2 cold fills, 10 warm epochs
-    # GB/month: 2 x 40,000 + 0.05 x 40,000 x 10 + 0.1 x 40,000 = 80,000 + 20,000 + 4,000 = 104,000
-    assert cents(cr.terms["transfer_usd"]) == 24960.00  # 104,000 x 0.02 x 12
+    # GB/month: 2 x 40,000 + 0.05 x 40,000 x 10 = 80,000 + 20,000 = 100,000 (churn inside the fills)
+    assert cents(cr.terms["transfer_usd"]) == 24000.00  # 100,000 x 0.02 x 12
     assert cents(cr.terms["warmup_usd"]) == 393.28  # 2 x 300/3600 x 196.64 x 12
     assert cents(cr.terms["slowdown_usd"]) == 4530.59  # 0.01 x (4 x 48) x 196.64 x 12 = 4,530.5856
     assert cents(cr.terms["cache_usd"]) == 1200.00  # 100 x 12
-    assert cents(cr.total_usd) == 31083.87  # 31,083.8656
+    assert cents(cr.total_usd) == 30123.87  # 30,123.8656
     assert cents(rep.terms["initial_copy_usd"]) == 1000.00
     assert cents(rep.terms["storage_usd"]) == 13800.00
     assert cents(rep.terms["sync_usd"]) == 2100.00  # 0.1 x 50,000 x (0.02 + 0.015) x 12
@@ -93,7 +96,7 @@ def test_rich_example_every_term_to_the_cent():
     assert r.cheapest == "replicate"
     assert r.to_dict()["ranking"] == ["replicate", "cross_region", "wait"]
     frame = r.terms_frame()
-    assert len(frame) == 10 and set(frame.columns) == {"option", "term", "total_usd", "per_month_usd"}
+    assert len(frame) == 17 and set(frame.columns) == {"option", "term", "total_usd", "per_month_usd"}
     assert frame.groupby("option")["total_usd"].sum()["cross_region"] == pytest.approx(cr.total_usd)
 
 
@@ -127,32 +130,34 @@ def test_vectorised_totals_match_the_scalar_loop(rng):
 
 # ------------------------------------------------------------------------------------- break-even
 def test_break_even_transfer_price_closed_form():
-    # cross = 1,248,000 p + 6,123.8656 ; replicate = 110,000 p + 17,700  =>  p* = 11,576.1344 / 1,138,000
+    # cross = 1,200,000 p + 6,123.8656 ; replicate = 110,000 p + 17,700  =>  p* = 11,576.1344 / 1,090,000
     b = break_even(scen(RICH), ["link.transfer_usd_per_gb"])["link.transfer_usd_per_gb"]
     assert b["method"] == "closed_form"
-    assert b["value"] == pytest.approx(11576.1344 / 1138000, rel=1e-9)
+    assert b["value"] == pytest.approx(11576.1344 / 1090000, rel=1e-9)
     assert b["above"] == "replicate" and b["below"] == "cross_region"
     assert b["never"] is False
 
 
 def test_break_even_churn_closed_form_cross_region_wins_above():
-    # cross = 30,123.8656 + 9,600 c ; replicate = 17,800 + 21,000 c  =>  c* = 12,323.8656 / 11,400
+    # cross = 30,123.8656 (2 cold fills a month re-read the churned data) ; replicate = 17,800 + 21,000 c
+    #   =>  c* = 12,323.8656 / 21,000
     b = break_even(scen(RICH), ["dataset.monthly_churn_fraction"])["dataset.monthly_churn_fraction"]
-    assert b["value"] == pytest.approx(12323.8656 / 11400, rel=1e-9)
+    assert b["value"] == pytest.approx(12323.8656 / 21000, rel=1e-9)
     assert b["above"] == "cross_region"
 
 
 def test_break_even_runs_per_month_needs_root_finding_at_the_kink():
-    # below 2/3 run/month the cold fills are capped (n' = 3R): diff = 30,522.5664 R - 17,740
+    # below 2/3 run/month the cold fills are capped (n' = 3R >= 1, no churn re-fetch beyond the fills):
+    # cross = 30,522.5664 R + 1,200 ; replicate 19,900  =>  R* = 18,700 / 30,522.5664 (inside (1/3, 2/3))
     b = break_even(scen(RICH), ["training.runs_per_month"])["training.runs_per_month"]
     assert b["method"] == "root_finding"
-    assert b["value"] == pytest.approx(17740 / 30522.5664, rel=1e-8)
+    assert b["value"] == pytest.approx(18700 / 30522.5664, rel=1e-8)
     assert b["above"] == "replicate"
     assert b["below"] == "cross_region"
 
 
 def test_break_even_never_when_lines_do_not_cross():
-    # diff(h) = 96,000 (1 - h) + 6,383.8656 > 0 for every h in [0, 1]: replicate always cheaper
+    # diff(h) = 96,000 (1 - h) + 5,423.8656 > 0 for every h in [0, 1]: replicate always cheaper
     out = break_even(scen(RICH), ["cache.steady_hit_ratio", "dataset.size_gb"])
     for key in out:
         assert out[key]["never"] is True and out[key]["value"] is None
@@ -160,15 +165,15 @@ def test_break_even_never_when_lines_do_not_cross():
 
 
 def test_break_even_hit_ratio_issue_example():
-    # diff(h) = 132,000 (1 - h) - 2,603.36  =>  h* = 1 - 2,603.36 / 132,000; above it cross-region wins
+    # diff(h) = 132,000 (1 - h) - 3,803.36  =>  h* = 1 - 3,803.36 / 132,000; above it cross-region wins
     b = break_even(scen(ISSUE), ["cache.steady_hit_ratio"])["cache.steady_hit_ratio"]
-    assert b["value"] == pytest.approx(1 - 2603.36 / 132000, rel=1e-10)
+    assert b["value"] == pytest.approx(1 - 3803.36 / 132000, rel=1e-10)
     assert b["above"] == "cross_region"
 
 
 def test_break_even_input_that_does_not_matter_is_never():
-    # with no sync extra and the whole dataset as working set, churn costs the same on both sides
-    b = break_even(scen(ISSUE), ["dataset.monthly_churn_fraction"])["dataset.monthly_churn_fraction"]
+    # no objects given: the number of GETs per object read changes nothing
+    b = break_even(scen(ISSUE), ["requests.gets_per_object_read"])["requests.gets_per_object_read"]
     assert b["never"] is True and "does not change" in b["note"]
 
 
@@ -220,18 +225,18 @@ def test_sweep_2d_rejects_out_of_range_values():
 
 # ------------------------------------------------------------------------------------ Monte Carlo
 def test_monte_carlo_probability_matches_closed_form():
-    # issue example with h ~ U(0.95, 1.0): cross-region cheaper when h > h* = 1 - 2,603.36/132,000
+    # issue example with h ~ U(0.95, 1.0): cross-region cheaper when h > h* = 1 - 3,803.36/132,000
     # (waiting is made expensive: at 0 USD it would be the cheapest in every draw)
     d = {**ISSUE, "cache": {**ISSUE["cache"], "steady_hit_ratio": {"dist": "uniform", "low": 0.95, "high": 1.0}},
          "wait": {"expected_wait_hours_per_run": 100, "delay_usd_per_hour": 1000}}
     s = scen(d)
     mc = monte_carlo(s, 200_000, seed=7)
-    expected = (2603.36 / 132000) / 0.05  # 0.3945
+    expected = (3803.36 / 132000) / 0.05  # 0.5763
     assert mc.p_cheapest["cross_region"] == pytest.approx(expected, abs=0.005)
     assert mc.p_cheapest["replicate"] == pytest.approx(1 - expected, abs=0.005)
     assert mc.p_cheapest["wait"] == 0.0
-    # median h = 0.975: cross = 13,396.64 + 132,000 x 0.025 = 16,696.64
-    assert mc.p50["cross_region"] == pytest.approx(16696.64, abs=15)
+    # median h = 0.975: cross = 12,196.64 + 132,000 x 0.025 = 15,496.64
+    assert mc.p50["cross_region"] == pytest.approx(15496.64, abs=15)
     assert mc.p5["replicate"] == mc.p95["replicate"] == pytest.approx(16000.0)
     assert mc.uncertain_inputs == ["cache.steady_hit_ratio"]
 
@@ -313,7 +318,7 @@ def test_distribution_points_and_quantiles():
 
     size = PARAM_BY_KEY["dataset.size_gb"]
     ln = parse_distribution({"dist": "lognormal", "median": 1000, "sigma": 0.5}, size)
-    assert ln.point() == 1000
+    assert ln.point() == pytest.approx(1000 * np.exp(0.125))  # the mean, not the median
     # P95 of a lognormal = median * exp(1.6448536 * sigma)
     assert ln.quantile(0.95) == pytest.approx(1000 * np.exp(1.6448536 * 0.5), rel=1e-6)
     tri = parse_distribution({"dist": "triangular", "low": 0, "mode": 0, "high": 0.02}, PARAM_BY_KEY["cache.steady_slowdown_fraction"])
