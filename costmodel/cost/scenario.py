@@ -254,20 +254,21 @@ def _parse_number(value: Any, param: Param, allow_dist: bool) -> tuple[float, Di
 
 
 def parse_override(text: str) -> tuple[str, Any]:
-    """``key.path=value`` -> (key path, YAML-parsed value). Raises ScenarioError when malformed."""
+    """``key.path=value`` -> (key path, YAML-parsed value; ``null`` leaves the key out). Raises ScenarioError
+    when malformed."""
     if "=" not in text:
         raise ScenarioError(f"--set {text!r}: expected key.path=value, e.g. cache.steady_hit_ratio=0.9", key=text)
     key, _, raw = text.partition("=")
     key = key.strip()
     if not key or any(not p for p in key.split(".")):
         raise ScenarioError(f"--set {text!r}: expected key.path=value", key=key or text)
+    if not raw.strip():
+        raise ScenarioError(f"--set {text!r}: no value after '='", key=key)
     try:
-        value = yaml.safe_load(raw) if raw.strip() else None
+        value = yaml.safe_load(raw)
     except yaml.YAMLError:
         value = raw
-    if value is None:
-        raise ScenarioError(f"--set {text!r}: no value after '='", key=key)
-    return key, value
+    return key, value  # None (``key=null``): the key is left out, e.g. to have it derived
 
 
 # ------------------------------------------------------------------------------------------ loading
