@@ -28,7 +28,7 @@ def test_reference_example_is_conditional(capsys, tmp_path, examples_dir):
     by = {i["id"]: i for i in out["items"]}
     # what the data can say about the reference case
     assert by["throughput_equivalent"]["proposed"] == "yes"  # equivalent at 2 %
-    assert by["reread_fits_cache"]["proposed"] == "yes"  # 12 reads a month, ~95 % hits, fits the NVMe
+    assert by["reread_fits_cache"]["proposed"] == "yes"  # 3 reads a month, ~95 % hits, fits the NVMe
     assert by["cost_favourable"]["proposed"] in ("yes", "no")  # the cost model spoke
     assert by["repetitions"]["proposed"] == "no"  # one run per side
     assert by["states_covered"]["evidence"]["facts"]["covered"]["invalidation"] is False
