@@ -199,6 +199,13 @@ def render_adr(
     w(f"Checklist verdict: **{decision.verdict}** "
       f"({decision.counts()['yes']} yes, {decision.counts()['no']} no, {decision.counts()['unknown']} unknown "
       f"of {len(decision.items)} items).")
+    if isinstance(cost, Mapping) and "robust" in cost:
+        from .report.display import cost_robustness_line
+
+        line = cost_robustness_line(cost)
+        if line:
+            w("")
+            w(line + ".")
     w("")
     w("## Decision Drivers")
     w("")

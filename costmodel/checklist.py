@@ -660,11 +660,20 @@ def _ev_cost(cost: Mapping | None) -> Evidence:
                              "horizon_months": months, "cheapest": cost.get("cheapest")}
     if x is None or r is None:
         return Evidence("cost_favourable", summary="cost result lacks option totals", facts=facts, sources=("cost",))
+    unpriced = [o for o in ("cross_region", "replicate")
+                if _get(cost, "options", o, "priced") is False]
+    if unpriced:
+        why = "; ".join(f"{o}: {_get(cost, 'options', o, 'not_priced_reason')}" for o in unpriced)
+        return Evidence("cost_favourable", "unknown", f"not priced ({why}); the totals leave terms out",
+                        facts, ("cost",))
     horizon = f" over {months:g} months" if months is not None else ""
     extra = x - r  # what cross-region costs more than a replica (negative: it saves)
     spend = _cluster_spend_usd(cost)
     materiality = COST_MATERIALITY_FRACTION * spend if spend is not None else 0.0
     facts.update(cross_region_extra_usd=extra, cluster_spend_usd=spend, materiality_usd=materiality)
+    for k in ("margin_usd", "robust", "robust_reason", "headline_basis"):
+        if k in cost:
+            facts[k] = cost.get(k)
     p = _get(cost, "monte_carlo", "p_cheapest")
     p_x = _num(_get(p, "cross_region"))
     p_r = _num(_get(p, "replicate"))

@@ -112,18 +112,16 @@ def test_versioning_without_lifecycle_rule_keeps_versions_for_the_horizon():
 
 
 def test_mean_object_size_derives_the_object_count_and_16_kib_objects_flip_the_example(examples_dir):
-    # the case: one 16 KiB object per sample of the reference dataset
-    base = ["cache.persistence=per_cluster", "training.cluster_launches_per_month=1",
-            "cache.steady_slowdown_fraction=0", "training.runs_per_month=4", "training.epochs_per_run=3",
-            "training.run_hours=48", "cache.capacity_gb=null", "link.bandwidth_gbit_s=null"]
-    big = load_scenario(examples_dir / "scenario.yaml", [*base[:5], "training.run_hours=48"], today=TODAY)
+    # the case: the reference dataset as one 16 KiB object per sample instead of 100 MB shards
+    big = load_scenario(examples_dir / "scenario.yaml", today=TODAY)
     assert big.values["dataset.objects"] == pytest.approx(792.9856 * 1000 / 100)
-    small = load_scenario(examples_dir / "scenario.yaml", [*base[:5], "training.run_hours=48",
-                                                           "dataset.objects=48400000"], today=TODAY)
+    small = load_scenario(examples_dir / "scenario.yaml", ["dataset.objects=48400000"], today=TODAY)
     rb, rs = evaluate(big), evaluate(small)
     assert rb.options["cross_region"].terms["requests_usd"] < 1 and rb.options["replicate"].terms["requests_usd"] < 1
-    # 48.4 M objects; GETs for what enters the cache, PUTs per copied and changed object, batch replication
-    assert rs.options["replicate"].terms["requests_usd"] > rs.options["cross_region"].terms["requests_usd"] + 500
+    # 1 cold fill a month, warm epochs hit: 48.4 M GETs a month x 12 x 0.0004 / 1000 = 232.32 (both options)
+    assert cents(rs.options["cross_region"].terms["requests_usd"]) == 232.32
+    # + PUTs for 48.4 M copied and 12 x 4.84 M changed objects x 0.005 / 1000 = 532.40, batch 48.40 + 0.25
+    assert cents(rs.options["replicate"].terms["requests_usd"]) == cents(232.32 + 532.40 + 48.40 + 0.25)
 
 
 def test_requests_without_object_count_are_zero_with_a_warning_and_a_note():
@@ -378,3 +376,19 @@ def test_cli_json_has_the_new_contract_keys(capsys, examples_dir):
         assert {"priced", "not_priced_reason", "p5_usd", "p95_usd"} <= set(o)
     for u in out["prices_used"]:
         assert {"source", "as_of", "unit", "age_days"} <= set(u)
+
+
+def test_verdict_shows_robustness_beside_it_and_checklist_respects_priced(examples_dir):
+    from costmodel import checklist, report
+
+    out = analyze(load_scenario(examples_dir / "scenario.yaml", today=TODAY))
+    html = report.verdict_html({"verdict": "CONDITIONAL", "blockers": [], "conditions": []}, out).text
+    first = html.index("Verdict")
+    assert html.index("replicate is cheapest by") > first and "robust: yes" in html
+    assert "expected value" in html
+    unpriced = copy.deepcopy(out)
+    unpriced["options"]["cross_region"]["priced"] = False
+    unpriced["options"]["cross_region"]["not_priced_reason"] = "no NAT price"
+    e2 = checklist._ev_cost(unpriced)
+    assert e2.proposed == "unknown" and "no NAT price" in e2.summary
+    assert checklist._ev_cost(out).facts["robust"] is True

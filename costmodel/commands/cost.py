@@ -14,10 +14,15 @@ HELP = "cross-region vs replicate vs wait: cost terms, break-even, sensitivity, 
 DESCRIPTION = """\
 Price three options for a scenario YAML (units in key names; GB = 10^9 bytes; USD):
   cross_region  read the dataset across regions through a cache
-                (transfer_usd, warmup_usd, slowdown_usd, cache_usd)
+                (transfer_usd, warmup_usd, slowdown_usd, cache_usd, path_processing_usd,
+                requests_usd, inter_az_usd)
   replicate     copy the dataset to the GPU region and keep it in sync
-                (initial_copy_usd, storage_usd, sync_usd, ops_usd)
+                (initial_copy_usd, storage_usd, sync_usd, ops_usd, requests_usd,
+                versioning_usd, inter_az_usd, copy_delay_usd)
   wait          train in the data region once GPUs are free there (delay_usd, gpu_premium_usd)
+Totals are at the expected value of every input, with the Monte Carlo P5-P95 beside them.
+The scenario is checked against the measured throughput and the link (consistency); an
+option whose inputs or prices are missing is not priced and never cheapest.
 Prices missing from the scenario are filled from data/prices (dated; a price older than
 12 months warns). Example: costmodel cost data/examples/scenario.yaml --json
 """
@@ -111,11 +116,24 @@ def _read_runs(path: str) -> list:
 
 
 def _summary(out: dict) -> str:
-    lines = [f"horizon: {out['horizon_months']:g} months; cheapest: {out['cheapest']}"]
+    margin = out.get("margin_usd")
+    lines = [f"horizon: {out['horizon_months']:g} months; cheapest: {out['cheapest']}"
+             + (f" by {margin:,.2f} USD" if margin is not None else "")
+             + (f"; robust: {'yes' if out.get('robust') else 'no'} ({out.get('robust_reason')})" if "robust" in out else "")]
+    lines.append(f"totals at the {str(out.get('headline_basis', 'expected_value')).replace('_', ' ')} of every input; "
+                 "P5-P95 from Monte Carlo")
     for name, opt in out["options"].items():
-        lines.append(f"  {name:<13} {opt['total_usd']:>14,.2f} USD total  {opt['per_month_usd']:>12,.2f} USD/month")
+        rng = (f"  P5-P95 {opt['p5_usd']:,.2f}-{opt['p95_usd']:,.2f}" if "p5_usd" in opt else "")
+        lines.append(f"  {name:<13} {opt['total_usd']:>14,.2f} USD total  {opt['per_month_usd']:>12,.2f} USD/month{rng}")
+        if opt.get("priced") is False:
+            lines.append(f"      NOT PRICED: {opt.get('not_priced_reason')}")
         for t, v in opt["terms"].items():
-            lines.append(f"      {t:<18} {v:>14,.2f}")
+            lines.append(f"      {t:<19} {v:>14,.2f}")
+    checks = [c for c in out.get("consistency", []) if c.get("severity") in ("warning", "derived")]
+    if checks:
+        lines.append("consistency:")
+        for c in checks:
+            lines.append(f"  {c['severity']:<8} {c['check']}: {c.get('message', '')}")
     lines.append("break-even (cross_region = replicate):")
     for k, b in out["break_even"].items():
         if b["never"]:

@@ -312,14 +312,42 @@ def cost_table(cost: Mapping[str, Any]):  # -> DataFrame
     return with_kinds(df, USD="id", **{o: "usd" for o in options})
 
 
-def verdict_html(decision: Any) -> _HTML:
-    """The verdict, its blockers and conditions, escaped."""
+def cost_robustness_line(cost: Mapping[str, Any] | None) -> str | None:
+    """One line for beside the verdict: the cheapest priced option, its margin, and whether the verdict is
+    robust (``costmodel cost --json``'s ``cheapest``, ``margin_usd``, ``robust``, ``robust_reason``)."""
+    if not isinstance(cost, Mapping) or "cheapest" not in cost:
+        return None
+    cheapest, margin = cost.get("cheapest"), cost.get("margin_usd")
+    if cheapest is None:
+        return "Cost: no option could be priced"
+    text = f"Cost: {cheapest} is cheapest"
+    if isinstance(margin, (int, float)):
+        text += f" by {margin:,.2f} USD"
+    if "robust" in cost:
+        text += f"; robust: {'yes' if cost.get('robust') else 'NO'}"
+        if cost.get("robust_reason"):
+            text += f" ({cost.get('robust_reason')})"
+    basis = cost.get("headline_basis")
+    if basis:
+        text += f" [totals at the {str(basis).replace('_', ' ')} of the inputs]"
+    unpriced = [o for o, opt in (cost.get("options") or {}).items() if isinstance(opt, Mapping) and opt.get("priced") is False]
+    if unpriced:
+        text += f"; not priced: {', '.join(unpriced)}"
+    return text
+
+
+def verdict_html(decision: Any, cost: Mapping[str, Any] | None = None) -> _HTML:
+    """The verdict, the cost robustness beside it (when ``cost``, the ``costmodel cost --json`` dict, is
+    given), its blockers and conditions, escaped."""
     d = decision.to_dict() if hasattr(decision, "to_dict") else dict(decision)
     colour = {"GO": "#2ca02c", "CONDITIONAL": "#ff9900", "NO_GO": "#d62728"}.get(d.get("verdict"), "#777")
     parts = [
         f'<p style="font-size:1.4em"><b>Verdict: <span style="color:{colour}">'
         f"{html.escape(str(d.get('verdict')))}</span></b></p>"
     ]
+    line = cost_robustness_line(cost)
+    if line:
+        parts.append(f"<p><b>{html.escape(line)}</b></p>")
     for label, key, fmt in (
         ("Blockers", "blockers", lambda b: f"{b.get('id')}: {b.get('reason')}"),
         ("Conditions", "conditions", lambda c: f"{c.get('id')} ({c.get('severity')}, {c.get('answer')}): {c.get('condition')}"),
