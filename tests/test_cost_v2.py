@@ -392,3 +392,14 @@ def test_verdict_shows_robustness_beside_it_and_checklist_respects_priced(exampl
     e2 = checklist._ev_cost(unpriced)
     assert e2.proposed == "unknown" and "no NAT price" in e2.summary
     assert checklist._ev_cost(out).facts["robust"] is True
+
+
+def test_whatif_example_prices_like_the_reference(examples_dir):
+    a = analyze(load_scenario(examples_dir / "scenario.yaml", today=TODAY))
+    b = analyze(load_scenario(examples_dir / "whatif.yaml", today=TODAY))
+    assert {o: v["total_usd"] for o, v in a["options"].items()} == {o: v["total_usd"] for o, v in b["options"].items()}
+
+
+def test_run_hours_not_checked_without_samples_says_so():
+    chk = {x["check"]: x for x in scen(ISSUE).consistency}["run_hours"]
+    assert chk["severity"] == "info" and "dataset.samples" in chk["message"]

@@ -241,6 +241,10 @@ def _run_hours(c: _Ctx) -> None:
                     f"{E:g} epochs of {ep / 3600.0:,.4g} h at the steady throughput take {implied:,.4g} h per run, "
                     f"not {T:g} h ({T:g} h hold {feasible_e:.3g} epochs); the stated values are charged" if far
                     else "consistent")
+        else:
+            c.check("run_hours", keys, c.values[tk], None, "info",
+                    "not checked: give dataset.samples and training.samples_per_s (or --from-compare) to check "
+                    "run_hours against epochs_per_run x samples / throughput")
     elif has_e and not has_t:
         if ep is None:
             if tk not in c.missing:

@@ -561,8 +561,12 @@ def _fill_price(param: Param, settings: dict[str, Any], prices_dir: Any) -> tupl
     mult = 1.0
     try:
         if param.fill == "transfer" and settings.get("link.path") == "internet":
-            rows = lookup_tiers(table, provider, "internet_egress", settings["prices.src_region"], "internet",
-                                key="link.path")
+            try:
+                rows = lookup_tiers(table, provider, "internet_egress", settings["prices.src_region"], "internet",
+                                    key="link.path")
+            except PriceError:
+                rows = lookup_tiers(table, provider, "internet_egress", settings["prices.src_region"], "",
+                                    key="link.path")
             return rows, mult
         if param.fill == "transfer":
             rows = lookup_tiers(table, provider, "inter_region", settings["prices.src_region"], dst, key="prices.dst_region")

@@ -133,6 +133,7 @@ def evaluate_whatif(scenario: str | Mapping[str, Any], overrides: Mapping[str, A
     doc, _src = load_workload_doc(scenario)
     res = simulate(doc, seed=seed, overrides=overrides)
     sc = res.scenario_overrides()
+    _link_and_cache_from_workload(doc, res.workload, sc)
     epochs = res.workload.access.epochs
     if "training" in doc and float(epochs).is_integer():
         sc["training.epochs_per_run"] = int(epochs)
@@ -153,6 +154,25 @@ def evaluate_whatif(scenario: str | Mapping[str, Any], overrides: Mapping[str, A
         except Exception as exc:  # noqa: BLE001 - a cost problem must not hide the prediction
             err = f"{type(exc).__name__}: {exc}"
     return WhatIf(res, cost, err, sc)
+
+
+def _link_and_cache_from_workload(doc: Mapping[str, Any], w: Any, sc: dict[str, Any]) -> None:
+    """The cost scenario's ``cache.capacity_gb`` (the simulated cache at the cost dataset's full size: the
+    same capacity / dataset ratio) and ``link.bandwidth_gbps`` follow the simulated workload, so the cost
+    model bounds the warm hit ratio and times the copy with the cache and link the sliders chose."""
+    try:
+        ds_bytes = float(w.dataset.samples) * float(w.dataset.sample_bytes)
+        cap = float(w.cache.capacity_bytes)
+        size_gb = float((doc.get("dataset") or {}).get("size_gb"))
+    except (AttributeError, TypeError, ValueError):
+        return
+    if ds_bytes > 0 and cap > 0 and size_gb > 0:
+        sc["cache.capacity_gb"] = round(cap / ds_bytes * size_gb, 6)
+    bw = getattr(w.link, "bandwidth_bytes_per_s", None)
+    if isinstance(bw, (int, float)) and bw > 0 and isinstance(doc.get("link"), Mapping):
+        link = doc["link"]
+        key = "link.bandwidth_gbit_s" if "bandwidth_gbit_s" in link else "link.bandwidth_gbps"
+        sc[key] = round(float(bw) * 8 / 1e9, 9)
 
 
 def _window(table: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
