@@ -403,3 +403,15 @@ def test_whatif_example_prices_like_the_reference(examples_dir):
 def test_run_hours_not_checked_without_samples_says_so():
     chk = {x["check"]: x for x in scen(ISSUE).consistency}["run_hours"]
     assert chk["severity"] == "info" and "dataset.samples" in chk["message"]
+
+
+def test_adr_states_margin_and_robustness_beside_the_verdict(examples_dir):
+    from costmodel import adr
+    from costmodel import checklist as cl
+
+    out = analyze(load_scenario(examples_dir / "scenario.yaml", today=TODAY))
+    decision = cl.evaluate({}, cl.gather_evidence(cost=out))
+    text = adr.render_adr(decision, title="t", date="2026-10-01", cost=out)
+    verdict_at = text.index("Checklist verdict:")
+    line_at = text.index(f"Cost: replicate is cheapest by {out['margin_usd']:,.2f} USD; robust: yes")
+    assert verdict_at < line_at < text.index("## Decision Drivers")
