@@ -415,3 +415,21 @@ def test_adr_states_margin_and_robustness_beside_the_verdict(examples_dir):
     verdict_at = text.index("Checklist verdict:")
     line_at = text.index(f"Cost: replicate is cheapest by {out['margin_usd']:,.2f} USD; robust: yes")
     assert verdict_at < line_at < text.index("## Decision Drivers")
+
+
+def test_cold_fill_bound_from_the_run_length_when_throughput_is_unknown():
+    # 123 TB at 10 Gbit/s = 98,400 s; no throughput, but 3 epochs in a 48 h run: an epoch takes at most
+    # 16 h = 57,600 s, so at least 40,800 s are lost per cold start, not the stated 420 s
+    d = with_(ISSUE, dataset__size_gb=123000, link__bandwidth_gbps=10, cache__warmup_lost_s=420)
+    r = evaluate(scen(d))
+    chk = {x["check"]: x for x in r.consistency}["cold_fill_time"]
+    assert chk["severity"] == "warning" and chk["implied"] == pytest.approx(40800.0)
+    assert cents(r.options["cross_region"].terms["warmup_usd"]) == cents(12 * 40800 / 3600 * 196.64)
+
+
+def test_bandwidth_derived_from_a_stated_copy_time():
+    d = with_(V2, link__bandwidth_gbps=..., replica__copy_hours=2.0)
+    s = scen(d)
+    assert s.settings["link.bandwidth_gbps"] == pytest.approx(1000 * 8 / 7200)
+    assert s.values["replica.copy_hours"] == 2.0
+    assert cents(evaluate(s).options["replicate"].terms["copy_delay_usd"]) == 100.00  # 2 h x 50 USD/h

@@ -111,7 +111,13 @@ def finalize(sc: Any) -> Any:
     _objects(c)
     _cold_starts(c)
     _run_hours(c)
+    L_before = c.values.get("cache.warmup_lost_s")
     _link_bounds(c)
+    if c.values.get("cache.warmup_lost_s") != L_before and \
+            str(c.prov.get("training.run_hours", {}).get("source", "")).startswith("derived"):
+        del c.values["training.run_hours"]
+        c.consistency = [x for x in c.consistency if x["check"] != "run_hours"]
+        _run_hours(c)
     _capacity(c)
     _retention(c)
     _path(c)
@@ -285,9 +291,21 @@ def _link_bounds(c: _Ctx) -> None:
     D = c.values["dataset.size_gb"]
     W = c.values.get("dataset.working_set_fraction", 1.0) * D
     lk, ck = "cache.warmup_lost_s", "replica.copy_hours"
+    if not bw and c.stated(ck) and c.values[ck] > 0:
+        bw = D * 8.0 / (c.values[ck] * 3600.0)
+        c.settings["link.bandwidth_gbps"] = bw
+        c.prov["link.bandwidth_gbps"] = {"value": bw, "source": f"derived: dataset.size_gb x 8 / replica.copy_hours / 3600"}
+        c.check("copy_time", [ck, "link.bandwidth_gbps"], c.values[ck], None, "derived",
+                f"the stated copy time implies a link of {bw:,.4g} Gbit/s")
     if bw:
         fill_s = W * 8.0 / bw
         ep = _epoch_s(c)
+        basis = "an epoch at the steady throughput"
+        if ep is None and c.stated("training.run_hours") and c.stated("training.epochs_per_run") \
+                and c.values["training.epochs_per_run"] > 0:
+            # no throughput: an epoch takes at most run_hours / epochs_per_run (the run includes its warm-up)
+            ep = c.values["training.run_hours"] * 3600.0 / c.values["training.epochs_per_run"]
+            basis = "an epoch as long as run_hours / epochs_per_run"
         keys = [lk, "link.bandwidth_gbps"]
         if ep is not None:
             implied = max(0.0, fill_s - ep)
@@ -296,7 +314,7 @@ def _link_bounds(c: _Ctx) -> None:
                 if L < implied * (1 - TOLERANCE):
                     c.check("cold_fill_time", keys, L, implied, "warning",
                             f"a cold fill of the {W:,.6g} GB working set takes {fill_s / 3600.0:,.4g} h at {bw:g} Gbit/s, "
-                            f"{implied / 3600.0:,.4g} h more than an epoch at the steady throughput: at least "
+                            f"{implied / 3600.0:,.4g} h more than {basis}: at least "
                             f"{implied:,.0f} s are lost per cold start, not {L:g} s; charged {implied:,.0f} s")
                     c.values[lk] = implied
                     c.prov[lk] = {**c.prov.get(lk, {}), "value": implied, "raised_from": L,
@@ -317,7 +335,9 @@ def _link_bounds(c: _Ctx) -> None:
                         f"{L:g} s lost per cold start holds only if training reads slower than the link: give "
                         "dataset.samples and training.samples_per_s to check it")
         copy_h = D * 8.0 / bw / 3600.0
-        if c.stated(ck):
+        if str(c.prov.get("link.bandwidth_gbps", {}).get("source", "")).startswith("derived"):
+            pass
+        elif c.stated(ck):
             T = c.values[ck]
             if T < copy_h * (1 - TOLERANCE):
                 c.check("copy_time", [ck, "link.bandwidth_gbps"], T, copy_h, "warning",
