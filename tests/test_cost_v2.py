@@ -433,3 +433,19 @@ def test_bandwidth_derived_from_a_stated_copy_time():
     assert s.settings["link.bandwidth_gbps"] == pytest.approx(1000 * 8 / 7200)
     assert s.values["replica.copy_hours"] == 2.0
     assert cents(evaluate(s).options["replicate"].terms["copy_delay_usd"]) == 100.00  # 2 h x 50 USD/h
+
+
+def test_timeline_throughput_derives_run_hours(tmp_path):
+    import pandas as pd
+
+    from costmodel.cost import apply_measurements
+    from costmodel.schema import Run, to_timeline
+
+    thr = np.r_[np.full(10, 50.0), np.full(10, 200.0)]  # the second half is the steady part
+    df = pd.DataFrame({"step": np.arange(20), "samples_per_s": thr, "cache_hit_ratio": np.full(20, 0.96)})
+    run = Run("remote-1", to_timeline(df, "remote-1", role="remote"), "csv", "r.csv", role="remote")
+    s = scen(with_(ISSUE, training__run_hours=..., dataset__samples=2_000_000))
+    f = apply_measurements(s, timeline_runs=[run], source="t.parquet")
+    # 3 epochs x 2 M samples / 200 samples/s = 30,000 s, + 300 s warm-up per run (1 cold start / 4 runs)
+    assert f.values["training.run_hours"] == pytest.approx((30000 + 75) / 3600)
+    assert f.provenance["training.samples_per_s"]["source"] == "timeline steady samples_per_s from t.parquet"

@@ -690,6 +690,16 @@ def apply_measurements(
             warnings.append(f"cache.steady_hit_ratio: the timeline {src} has no cache_hit_ratio values; not filled")
         else:
             put("cache.steady_hit_ratio", hit, "timeline steady cache_hit_ratio")
+        thr = steady_mean_from_runs(timeline_runs, "samples_per_s")
+        tkey = "training.samples_per_s"
+        if thr is not None and thr > 0:
+            stated = settings.get(tkey)
+            if stated is None:
+                settings[tkey] = thr
+                prov[tkey] = {"value": thr, "source": f"timeline steady samples_per_s from {src}"}
+            elif abs(stated - thr) > 0.1 * thr:
+                warnings.append(f"{tkey}: the scenario's {stated:g} samples/s differs by more than 10 % from the "
+                                f"timeline's steady {thr:.6g} samples/s; kept {stated:g}")
     from .resolve import finalize
 
     return finalize(replace(scenario, values=values, distributions=dists, provenance=prov, missing=missing,
@@ -754,14 +764,20 @@ def _num_or_none(d: Mapping[str, Any], name: str, src: str) -> float | None:
 
 def steady_hit_ratio_from_runs(runs: Sequence[Any]) -> float | None:
     """Mean over runs of the mean ``cache_hit_ratio`` over each run's second half (remote runs if any)."""
+    return steady_mean_from_runs(runs, "cache_hit_ratio")
+
+
+def steady_mean_from_runs(runs: Sequence[Any], column: str) -> float | None:
+    """Mean over runs of the mean ``column`` over each run's second half (remote runs if any); None when
+    no run has the column."""
     remote = [r for r in runs if getattr(r, "role", "") == "remote"]
     chosen = remote or list(runs)
     means = []
     for r in chosen:
         table = getattr(r, "table", None)
-        if table is None or "cache_hit_ratio" not in table.columns:
+        if table is None or column not in table.columns:
             continue
-        col = table["cache_hit_ratio"].to_numpy(dtype=float)
+        col = table[column].to_numpy(dtype=float)
         col = col[np.isfinite(col)]
         if col.size == 0:
             continue
