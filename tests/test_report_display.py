@@ -126,7 +126,7 @@ def test_cost_table_has_a_row_per_term_and_usd_with_two_decimals(stages):
     df = report.cost_table(cost.result)
     opts = cost.result["options"]
     assert df.columns.tolist() == ["USD", "cross_region", "replicate", "wait"]
-    assert df["USD"].tolist()[:2] == ["total", "per month"]
+    assert df["USD"].tolist()[:4] == ["total", "per month", "P5 (Monte Carlo)", "P95 (Monte Carlo)"]
     assert "transfer" in df["USD"].tolist() and "initial copy" in df["USD"].tolist()
     row = df.set_index("USD").loc["transfer"]
     assert row["cross_region"] == opts["cross_region"]["terms"]["transfer_usd"] and pd.isna(row["replicate"])

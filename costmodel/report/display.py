@@ -290,8 +290,9 @@ def compare_table(compare: Mapping[str, Any] | None):  # -> DataFrame
 
 
 def cost_table(cost: Mapping[str, Any]):  # -> DataFrame
-    """One row per cost term, one column per option (USD over the horizon): total and per month
-    first, then each term; ``-`` where a term does not apply to an option."""
+    """One row per cost term, one column per option (USD over the horizon): total (at the expected value of
+    the inputs) and per month first, the Monte Carlo P5 and P95 of the total when the result has them, then
+    each term; ``-`` where a term does not apply to an option."""
     import pandas as pd
 
     options = dict(cost.get("options") or {})
@@ -302,6 +303,9 @@ def cost_table(cost: Mapping[str, Any]):  # -> DataFrame
         {"USD": "total", **{o: opt.get("total_usd") for o, opt in options.items()}},
         {"USD": "per month", **{o: opt.get("per_month_usd") for o, opt in options.items()}},
     ]
+    if any("p5_usd" in opt for opt in options.values()):  # the Monte Carlo range beside the headline
+        rows.append({"USD": "P5 (Monte Carlo)", **{o: opt.get("p5_usd") for o, opt in options.items()}})
+        rows.append({"USD": "P95 (Monte Carlo)", **{o: opt.get("p95_usd") for o, opt in options.items()}})
     for term in terms:
         row: dict[str, Any] = {"USD": term.removesuffix("_usd").replace("_", " ")}
         for o, opt in options.items():
