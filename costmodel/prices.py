@@ -42,6 +42,11 @@ ITEM_ALIASES = {
     "nat": "nat_gateway_processing",
     "tgw": "transit_gateway_processing",
     "privatelink": "privatelink_processing",
+    # names of the v1 tables (kept so existing scenarios keep working)
+    "s3_rtc_transfer": "replication_rtc",
+    "s3_get": "object_get",
+    "s3_put_copy_post_list": "object_put",
+    "internet_out_tier1": "internet_egress",
 }
 
 
@@ -190,8 +195,10 @@ class PriceTable:
         same_item = [r for r in self.rows if r.provider == provider and r.item == item]
         if not same_item:
             known = self.items(provider)
+            aliases = sorted(a for a, canon in ITEM_ALIASES.items() if canon in known)
             raise PriceError(
-                f"no {provider} price item {item!r}" + _did_you_mean(item, known) + f"; known items: {', '.join(known)}",
+                f"no {provider} price item {item!r}" + _did_you_mean(item, known + aliases)
+                + f"; known items: {', '.join(known)}",
                 key=key,
             )
         return item, same_item
@@ -253,7 +260,7 @@ class PriceTable:
         tiers = [
             r for r in self.rows
             if r.provider == first.provider and r.item == first.item and r.src_region == first.src_region
-            and r.dst_region == first.dst_region and r.unit == first.unit and r.source == first.source
+            and r.dst_region == first.dst_region and r.unit == first.unit and r.file == first.file
         ]
         return sorted(tiers, key=lambda r: r.tier_start)
 
