@@ -387,19 +387,22 @@ def _build(
     warnings: list[str] = []
     prices_used: list[dict[str, Any]] = []
     missing: list[str] = []
+    if prices_dir is None and settings.get("prices.dir"):  # issue 14: `prices: {dir: ...}` picks the price folder
+        prices_dir = Path(source).parent / settings["prices.dir"] if source != "<dict>" else settings["prices.dir"]
     for param in (PARAM_BY_KEY[k] for k in MODEL_KEYS):
         key = param.key
         if key in values:
             if param.fill in ("transfer", "storage", "instance"):
                 prices_used.append(
-                    {"key": key, "usd": values[key], "unit": param.unit, "source": origin(key), "as_of": None, "verified": None}
+                    {"key": key, "usd": values[key], "unit": param.unit, "source": origin(key), "as_of": None, "verified": None,
+                     "age_days": None}
                 )
             continue
         if param.fill in ("transfer", "storage", "instance") or (param.fill == "sync" and settings.get("prices.sync_extra_item")):
             row, mult = _fill_price(param, settings, prices_dir)
             values[key] = row.usd * mult
             prov[key] = {"value": values[key], "source": f"price table {row.ref()}", "as_of": row.as_of or None}
-            entry = {"key": key, **row.to_dict(), "ref": row.ref()}
+            entry = {"key": key, **row.to_dict(), "ref": row.ref(), "age_days": row.age_days(today)}
             entry["usd_used"] = values[key]
             if mult != 1:
                 entry["multiplier"] = mult

@@ -1,0 +1,187 @@
+"""`costmodel prices import|show` on excerpts of the providers' own price files (tests/data/prices/SOURCES.md)."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from costmodel.cli import main
+from costmodel.price_import import PriceImportError, import_price_files
+from costmodel.prices import load_prices
+
+DATA = Path(__file__).parent / "data" / "prices"
+
+
+def _rows(path: Path) -> list[dict]:
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_aws_offer_json_excerpt(tmp_path):
+    (s,) = import_price_files([DATA / "aws-ec2-us-east-2-excerpt.json"], tmp_path / "out")
+    assert s.format == "aws-json" and s.rows == 1 and s.skipped == 3  # m5 (not GPU), Windows BYOL p3, NLB
+    (r,) = _rows(tmp_path / "out" / "aws-ec2-us-east-2-excerpt.csv")
+    assert (r["provider"], r["item"], r["src_region"], r["unit"], r["usd"], r["as_of"]) == (
+        "aws", "ebs_gp3", "us-east-2", "GB-month", "0.08", "2023-03-22")
+    assert "AmazonEC2" in r["source"] and "publicationDate 2023-03-22T14:56:51Z" in r["source"]
+    table = load_prices(tmp_path / "out")  # the output is a valid catalog folder
+    assert table.lookup("aws", "ebs_gp3", "us-east-2").usd == 0.08
+
+
+def test_aws_offer_csv_gives_the_same_rows_as_json(tmp_path):
+    import_price_files([DATA / "aws-ec2-us-east-2-excerpt.csv", DATA / "aws-ec2-us-east-2-excerpt.json"], tmp_path)
+    a = _rows(tmp_path / "aws-ec2-us-east-2-excerpt.csv")
+    b = _rows(tmp_path / "aws-ec2-us-east-2-excerpt_2.csv")
+    key = ("item", "src_region", "unit", "usd", "as_of")
+    assert [tuple(r[k] for k in key) for r in a] == [tuple(r[k] for k in key) for r in b]
+
+
+def test_gcp_sku_listing_excerpt(tmp_path):
+    (s,) = import_price_files([DATA / "gcp-compute-skus-excerpt.json"], tmp_path)
+    rows = _rows(tmp_path / "gcp-compute-skus-excerpt.csv")
+    assert s.rows == 3 and s.skipped == 3  # A2 RAM, A2 core, T2D RAM are not catalog items
+    assert {r["src_region"] for r in rows} == {"us-central1", "us-east1", "us-west1"}
+    assert {(r["item"], r["unit"], r["usd"], r["as_of"]) for r in rows} == {
+        ("gpu:nvidia-tesla-a100", "gpu-hour", "2.933908", "2023-03-24")}  # units 2 + nanos 933908000
+
+
+def _gcp_network_sku(currency="USD", rate=1):
+    """The fields of Compute Engine SKU 1A51-8906-72EB (premium egress, three GiB tiers) as the listing gives them."""
+    def price(nanos):
+        return {"currencyCode": currency, "units": "0", "nanos": nanos}
+    return {"skus": [{
+        "name": "services/6F81-5844-456A/skus/1A51-8906-72EB", "skuId": "1A51-8906-72EB",
+        "description": "Network Internet Egress from Virginia to Americas",
+        "category": {"serviceDisplayName": "Compute Engine", "resourceFamily": "Network",
+                     "resourceGroup": "PremiumInternetEgress", "usageType": "OnDemand"},
+        "serviceRegions": ["us-east4"],
+        "pricingInfo": [{"pricingExpression": {
+            "usageUnit": "GiBy", "baseUnit": "By", "baseUnitConversionFactor": 1073741824,
+            "tieredRates": [{"startUsageAmount": 0, "unitPrice": price(120000000 * rate)},
+                            {"startUsageAmount": 1024, "unitPrice": price(110000000 * rate)},
+                            {"startUsageAmount": 10240, "unitPrice": price(80000000 * rate)}]},
+            "currencyConversionRate": rate, "effectiveTime": "2020-10-05T10:18:44.165Z"}]}]}
+
+
+@pytest.mark.parametrize("currency, rate", [("USD", 1), ("EUR", 2)])
+def test_gcp_tiers_in_gib_and_currency_conversion(tmp_path, currency, rate):
+    src = tmp_path / "skus.json"
+    src.write_text(json.dumps(_gcp_network_sku(currency, rate)))
+    import_price_files([src], tmp_path / "out")
+    table = load_prices(tmp_path / "out")
+    tiers = table.lookup_tiers("gcp", "egress", "us-east4", "internet")
+    assert [(t.tier_start, t.tier_end, t.usd, t.unit) for t in tiers] == [
+        (0.0, 1024.0, 0.12, "GiB"), (1024.0, 10240.0, 0.11, "GiB"), (10240.0, None, 0.08, "GiB")]
+    assert tiers[0].bytes_per_unit == 2**30 and tiers[0].as_of == "2020-10-05"
+
+
+def test_azure_retail_page(tmp_path):
+    (s,) = import_price_files([DATA / "azure-retail-page-nd-h100.json"], tmp_path)
+    assert s.rows == 4 and s.skipped == 2  # Windows and Spot meters are not the on-demand Linux price
+    table = load_prices(tmp_path)
+    vm = table.lookup("azure", "Standard_ND96isr_H100_v5", "eastus")
+    assert (vm.usd, vm.unit, vm.as_of) == (98.32, "instance-hour", "2026-09-01")
+    tiers = table.lookup_tiers("azure", "internet_egress", "eastus", "internet")
+    assert [(t.tier_start, t.tier_end, t.usd) for t in tiers] == [
+        (0.0, 10240.0, 0.087), (10240.0, 51200.0, 0.083), (51200.0, None, 0.07)]
+
+
+@pytest.mark.parametrize("name, words", [
+    ("broken-aws-truncated.json", "broken-aws-truncated.json: invalid JSON near byte 3000"),
+    ("broken-aws-short-row.csv", "broken-aws-short-row.csv:7: 41 fields, expected 44"),
+    ("broken-empty.json", "broken-empty.json: line 1: empty file"),
+    ("broken-unknown.json", "broken-unknown.json: byte 0: a JSON object without offerCode"),
+])
+def test_broken_files_exit_2_and_write_nothing(tmp_path, capsys, name, words):
+    out = tmp_path / "out"
+    rc = main(["prices", "import", str(DATA / "aws-ec2-us-east-2-excerpt.json"), str(DATA / name), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert words in err and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("costmodel prices: error:")
+    assert not out.exists()  # the good file before it was not written either
+    assert list(tmp_path.iterdir()) == []  # no temporary folder left behind
+
+
+def test_aws_offer_without_publication_date_is_refused(tmp_path):
+    text = (DATA / "aws-ec2-us-east-2-excerpt.json").read_text().replace('"publicationDate"', '"published"')
+    src = tmp_path / "offer.json"
+    src.write_text(text)
+    with pytest.raises(PriceImportError, match="no publicationDate"):
+        import_price_files([src], tmp_path / "out")
+
+
+def test_import_cli_json_counts(tmp_path, capsys):
+    rc = main(["prices", "import", str(DATA / "gcp-compute-skus-excerpt.json"), "-o", str(tmp_path), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["rows"] == 3 and out["skipped"] == 3
+    assert out["files"][0]["items"] == {"gpu:nvidia-tesla-a100": 3}
+
+
+def test_show_transfer_alias_json_and_age(capsys):
+    rc = main(["prices", "show", "--provider", "aws", "--item", "transfer", "--src", "us-east-2", "--dst", "us-west-2",
+               "--today", "2026-12-03", "--json"])
+    cap = capsys.readouterr()
+    out = json.loads(cap.out)
+    assert rc == 0
+    assert out["item"] == "inter_region" and out["row"]["usd"] == 0.02 and out["row"]["unit"] == "GB"
+    assert out["age_days"] == 1316 and out["row"]["as_of"] == "2023-04-27"
+    assert "1316 days old" in cap.err  # older than 12 months: a warning on stderr
+
+
+def test_show_text_tiers_and_did_you_mean(capsys):
+    assert main(["prices", "show", "--provider", "aws", "--item", "egress", "--src", "us-east-2", "--dst", "internet",
+                 "--today", "2019-01-01"]) == 0
+    text = capsys.readouterr().out
+    assert "tier 10240-51200 GB/month: 0.085 USD per GB" in text and "as_of 2018-08-07 (147 days old)" in text
+    assert main(["prices", "show", "--provider", "aws", "--item", "trnsfer", "--src", "us-east-2"]) == 2
+    assert "did you mean 'transfer'" in capsys.readouterr().err
+
+
+def test_show_reads_an_imported_folder(tmp_path, capsys):
+    import_price_files([DATA / "azure-retail-page-nd-h100.json"], tmp_path)
+    assert main(["prices", "show", "--provider", "azure", "--item", "Standard_ND96isr_H100_v5", "--src", "eastus",
+                 "--dir", str(tmp_path), "--today", "2026-12-03", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["row"]["usd"] == 98.32 and out["age_days"] == 93 and out["folder"] == str(tmp_path)
+
+
+def test_scenario_prices_dir_points_at_an_imported_folder(tmp_path, examples_dir):
+    import datetime as dt
+
+    import yaml
+
+    from costmodel.cost.scenario import load_scenario
+
+    import_price_files([DATA / "aws-ec2-us-east-2-excerpt.json"], tmp_path / "imported")
+    sc = yaml.safe_load((examples_dir / "scenario.yaml").read_text())
+    sc["prices"] = {"provider": "aws", "src_region": "us-east-2", "dst_region": "us-east-2",
+                    "storage_item": "ebs_gp3", "dir": "imported"}  # relative to the scenario file
+    sc["link"]["transfer_usd_per_gb"] = 0.02
+    sc["training"]["cluster_usd_per_hour"] = 110.08
+    p = tmp_path / "s.yaml"
+    p.write_text(yaml.safe_dump(sc))
+    s = load_scenario(p, today=dt.date(2026, 12, 3))
+    used = {u["key"]: u for u in s.prices_used}
+    row = used["replica.storage_usd_per_gb_month"]
+    assert row["usd"] == 0.08 and row["as_of"] == "2023-03-22" and row["age_days"] == 1352
+    assert row["file"] == "aws-ec2-us-east-2-excerpt.csv" and row["unit"] == "GB-month"
+    assert used["link.transfer_usd_per_gb"]["age_days"] is None  # given in the scenario
+    assert any("replica.storage_usd_per_gb_month" in w and "1352 days old" in w for w in s.warnings)
+
+
+def test_report_prices_table_shows_age(examples_dir):
+    import datetime as dt
+
+    from costmodel import report
+    from costmodel.cost.scenario import load_scenario
+
+    s = load_scenario(examples_dir / "scenario.yaml", today=dt.date(2026, 12, 3))
+    df = report.prices_table({"prices_used": s.prices_used})
+    by = dict(zip(df["key"], df["age (days)"]))
+    assert by["training.cluster_usd_per_hour"] == "316"
+    assert by["link.transfer_usd_per_gb"] == "1316 (> 12 months)"
+    html = report.html_table(df, "prices")._repr_html_()
+    assert "1316 (&gt; 12 months)" in html or "1316 (> 12 months)" in html
