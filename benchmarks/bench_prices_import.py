@@ -1,7 +1,7 @@
 """Peak memory of `costmodel prices import` on AWS offer JSON files of growing size (real schema, synthetic SKUs).
 
 Baseline: ``json.load`` of the same file (what a non-streaming importer does). Each measurement runs in a fresh
-Python process and reports its peak RSS (``ru_maxrss``). The importer's peak should stay flat as the file grows;
+Python process and reports its peak resident memory (``VmHWM`` of /proc/self/status). The importer's peak should stay flat as the file grows;
 the baseline grows with it.
 
     PYTHONPATH=$PWD python benchmarks/bench_prices_import.py            # 50 and 200 MB
@@ -49,15 +49,17 @@ def make_offer(path: Path, mb: int) -> int:
     per = len(PRODUCT.format(sku="X" * 16, itype="m5.2xlarge")) + len(TERM.format(sku="X" * 16, itype="m5.2xlarge",
                                                                                   usd="0.3840000000"))
     n = max(1, target // (per + 4))
-    skus = [f"{i:016X}" for i in range(n)]
+    skus = range(n)
     with open(path, "w") as fh:
         fh.write('{\n  "formatVersion" : "v1.0",\n  "disclaimer" : "synthetic",\n  "offerCode" : "AmazonEC2",\n'
                  '  "version" : "20261201000000",\n  "publicationDate" : "2026-12-01T00:00:00Z",\n  "products" : {\n')
-        for i, s in enumerate(skus):
+        for i in skus:
+            s = f"{i:016X}"
             fh.write(PRODUCT.format(sku=s, itype="p5.48xlarge" if i % 500 == 0 else "m5.2xlarge"))
             fh.write(",\n" if i + 1 < n else "\n")
         fh.write('  },\n  "terms" : {\n  "OnDemand" : {\n')
-        for i, s in enumerate(skus):
+        for i in skus:
+            s = f"{i:016X}"
             gpu = i % 500 == 0
             fh.write(TERM.format(sku=s, itype="p5.48xlarge" if gpu else "m5.2xlarge",
                                  usd="55.0400000000" if gpu else "0.3840000000"))
@@ -78,7 +80,18 @@ else:
     with open(path) as fh:
         d = json.load(fh)
     rows = len(d["products"])
-print(json.dumps({"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+def peak_mb():
+    # VmHWM belongs to this process's own address space (reset by exec); ru_maxrss is not: on Linux it keeps
+    # the parent's high-water mark across fork+exec, which would charge the generator's memory to the child
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"peak_rss_mb": peak_mb(),
                   "s": time.perf_counter() - t, "rows": rows}))
 """
 

@@ -54,8 +54,8 @@ def test_every_bundled_row_is_dated_and_sourced(table):
         (("aws", "p5en.48xlarge", "us-east-2"), 63.296, "2026-08-06"),
         (("aws", "p5en.48xlarge", "us-west-2"), 63.296, "2026-08-06"),
         (("aws", "nat_gateway_processing", "us-east-2"), 0.045, "2026-02-24"),
-        (("aws", "object_get", "us-east-2"), 0.0004, "2018-08-07"),
-        (("aws", "object_put", "us-east-2"), 0.005, "2018-08-07"),
+        (("aws", "object_get", "us-east-2"), 0.0004, "2026-05-05"),
+        (("aws", "object_put", "us-east-1"), 0.005, "2026-05-05"),
         (("aws", "s3_rtc_transfer", "us-east-2", "us-west-2"), 0.015, "2026-12-03"),  # v1 name -> replication_rtc
         (("azure", "Standard_ND96isr_H100_v5", "eastus"), 98.32, "2026-09-16"),
     ],
