@@ -191,7 +191,8 @@ def _aws_classify(attrs: dict[str, str]) -> tuple[str, str, str, str] | None:
         is_gpu = (gpu not in ("", "NA", "0")) or itype.split(".")[0].startswith(("p4", "p5", "p6", "p3"))
         if (is_gpu and attrs.get("operatingsystem") == "Linux" and attrs.get("tenancy") == "Shared"
                 and attrs.get("preinstalledsw", "NA") == "NA" and attrs.get("licensemodel") in ("No License required", "")
-                and attrs.get("capacitystatus", "Used") == "Used" and "BoxUsage" in usage):
+                and attrs.get("capacitystatus", "Used") == "Used" and "BoxUsage" in usage
+                and attrs.get("marketoption", "OnDemand") == "OnDemand"):
             return itype, _aws_region(attrs), "", "instance-hour"
         return None
     if fam == "NAT Gateway" and "NatGateway-Bytes" in usage:

@@ -185,3 +185,66 @@ def test_report_prices_table_shows_age(examples_dir):
     assert by["link.transfer_usd_per_gb"] == "1316 (> 12 months)"
     html = report.html_table(df, "prices")._repr_html_()
     assert "1316 (&gt; 12 months)" in html or "1316 (> 12 months)" in html
+
+
+def _aws_offer(offer: str, products: dict, prices: dict) -> dict:
+    """A synthetic bulk offer in the real schema: products -> attributes, terms.OnDemand -> priceDimensions."""
+    terms = {}
+    for sku, dims in prices.items():
+        terms[sku] = {f"{sku}.JRTCKXETXF": {"offerTermCode": "JRTCKXETXF", "sku": sku, "priceDimensions": {
+            f"{sku}.JRTCKXETXF.{i}": {"unit": u, "beginRange": b, "endRange": e, "description": "",
+                                      "pricePerUnit": {"USD": usd}} for i, (u, b, e, usd) in enumerate(dims)}}}
+    return {"formatVersion": "v1.0", "offerCode": offer, "version": "20261201000000",
+            "publicationDate": "2026-12-01T00:00:00Z",
+            "products": {k: {"sku": k, "productFamily": fam, "attributes": a} for k, (fam, a) in products.items()},
+            "terms": {"OnDemand": terms}}
+
+
+def test_aws_transfer_s3_nat_and_gpu_mapping(tmp_path):
+    dt_offer = _aws_offer("AWSDataTransfer", {
+        "IR": ("Data Transfer", {"transferType": "InterRegion Outbound", "fromRegionCode": "us-east-2",
+                                 "toRegionCode": "us-west-2", "usagetype": "USE2-USW2-AWS-Out-Bytes"}),
+        "AZ": ("Data Transfer", {"transferType": "IntraRegion", "fromRegionCode": "us-east-2",
+                                 "toRegionCode": "us-east-2", "usagetype": "USE2-DataTransfer-Regional-Bytes"}),
+        "NET": ("Data Transfer", {"transferType": "AWS Outbound", "fromRegionCode": "us-east-2",
+                                  "toLocation": "External", "usagetype": "USE2-DataTransfer-Out-Bytes"}),
+    }, {"IR": [("GB", "0", "Inf", "0.0200000000")], "AZ": [("GB", "0", "Inf", "0.0100000000")],
+        "NET": [("GB", "0", "10240", "0.0900000000"), ("GB", "10240", "51200", "0.0850000000"),
+                ("GB", "51200", "Inf", "0.0700000000")]})
+    s3_offer = _aws_offer("AmazonS3", {
+        "ST": ("Storage", {"volumeType": "Standard", "storageClass": "General Purpose", "regionCode": "us-west-2",
+                           "usagetype": "USW2-TimedStorage-ByteHrs"}),
+        "PUT": ("API Request", {"group": "S3-API-Tier1", "regionCode": "us-west-2", "usagetype": "USW2-Requests-Tier1"}),
+        "GET": ("API Request", {"group": "S3-API-Tier2", "regionCode": "us-west-2", "usagetype": "USW2-Requests-Tier2"}),
+    }, {"ST": [("GB-Mo", "0", "51200", "0.0230000000"), ("GB-Mo", "51200", "512000", "0.0220000000")],
+        "PUT": [("Requests", "0", "Inf", "0.0000050000")], "GET": [("Requests", "0", "Inf", "0.0000004000")]})
+    ec2_offer = _aws_offer("AmazonEC2", {
+        "P5": ("Compute Instance", {"instanceType": "p5.48xlarge", "gpu": "8", "operatingSystem": "Linux",
+                                    "tenancy": "Shared", "preInstalledSw": "NA", "licenseModel": "No License required",
+                                    "capacitystatus": "Used", "usagetype": "USW2-BoxUsage:p5.48xlarge",
+                                    "regionCode": "us-west-2", "marketoption": "OnDemand"}),
+        "P5R": ("Compute Instance", {"instanceType": "p5.48xlarge", "gpu": "8", "operatingSystem": "Linux",
+                                     "tenancy": "Shared", "preInstalledSw": "NA",
+                                     "licenseModel": "No License required", "capacitystatus": "UnusedCapacityReservation",
+                                     "usagetype": "USW2-UnusedBox:p5.48xlarge", "regionCode": "us-west-2"}),
+        "NAT": ("NAT Gateway", {"usagetype": "USW2-NatGateway-Bytes", "regionCode": "us-west-2"}),
+    }, {"P5": [("Hrs", "0", "Inf", "55.0400000000")], "P5R": [("Hrs", "0", "Inf", "55.0400000000")],
+        "NAT": [("GB", "0", "Inf", "0.0450000000")]})
+    files = []
+    for name, offer in (("AWSDataTransfer.json", dt_offer), ("AmazonS3.json", s3_offer), ("AmazonEC2.json", ec2_offer)):
+        (tmp_path / name).write_text(json.dumps(offer, indent=1))
+        files.append(tmp_path / name)
+    sums = import_price_files(files, tmp_path / "out")
+    assert [(s.rows, s.skipped) for s in sums] == [(5, 0), (4, 0), (2, 1)]  # the unused reservation is skipped
+    t = load_prices(tmp_path / "out")
+    assert t.lookup("aws", "transfer", "us-east-2", "us-west-2").usd == 0.02
+    assert t.lookup("aws", "inter_az", "us-east-2").usd == 0.01
+    egress = t.lookup_tiers("aws", "internet_egress", "us-east-2", "internet")
+    assert [(r.tier_start, r.tier_end, r.usd) for r in egress] == [(0, 10240, 0.09), (10240, 51200, 0.085),
+                                                                   (51200, None, 0.07)]
+    assert [r.usd for r in t.lookup_tiers("aws", "s3_standard", "us-west-2")] == [0.023, 0.022]
+    assert t.lookup("aws", "object_put", "us-west-2").usd == 0.005  # 0.000005 per request x 1000
+    assert t.lookup("aws", "object_get", "us-west-2").unit == "1000 requests"
+    p5 = t.lookup("aws", "p5.48xlarge", "us-west-2")
+    assert (p5.usd, p5.unit, p5.as_of) == (55.04, "instance-hour", "2026-12-01")
+    assert t.lookup("aws", "nat", "us-west-2").usd == 0.045
