@@ -203,7 +203,8 @@ class PriceTable:
             )
         return item, same_item
 
-    def _best(self, provider: str, item: str, src_region: str, dst_region: str, key: str | None) -> PriceRow:
+    def _best(self, provider: str, item: str, src_region: str, dst_region: str | None, key: str | None) -> PriceRow:
+        dst_region = dst_region or ""
         item, same_item = self._candidates(provider, item, key)
         best: tuple | None = None
         best_row: PriceRow | None = None
@@ -233,7 +234,7 @@ class PriceTable:
         provider: str,
         item: str,
         src_region: str,
-        dst_region: str = "",
+        dst_region: str | None = None,
         *,
         key: str | None = None,
     ) -> PriceRow:
@@ -250,7 +251,7 @@ class PriceTable:
         provider: str,
         item: str,
         src_region: str,
-        dst_region: str = "",
+        dst_region: str | None = None,
         *,
         key: str | None = None,
     ) -> list[PriceRow]:

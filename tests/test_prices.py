@@ -19,7 +19,7 @@ def test_every_bundled_row_is_dated_and_sourced(table):
     for r in table.rows:
         assert r.usd > 0, r
         assert r.source and "public repo citing" not in r.source, r
-        assert r.unit in {"GB", "GiB", "GB-month", "GiB-month", "instance-hour", "1000 requests"}, r
+        assert r.unit in {"GB", "GiB", "GB-month", "GiB-month", "instance-hour", "1000 requests", "job"}, r
         assert r.as_of, r  # v2: every bundled row carries a date
         assert dt.date(2018, 1, 1) <= parse_as_of(r.as_of) <= dt.date(2026, 12, 31)
     assert set(table.providers()) == {"aws", "gcp", "azure"}
