@@ -142,23 +142,24 @@ def test_prices_filled_with_source_and_as_of_and_age_warnings():
     assert s.values["replica.storage_usd_per_gb_month"] == 0.023
     assert s.values["training.cluster_usd_per_hour"] == pytest.approx(110.08)  # 2 x 55.04 (after AWS's June 2025 cut)
     used = {u["key"]: u for u in s.prices_used}
-    assert used["link.transfer_usd_per_gb"]["as_of"] == "2023-04-27"
+    assert used["link.transfer_usd_per_gb"]["as_of"] == "2026-06"
+    assert used["link.transfer_usd_per_gb"]["age_days"] == 184
     assert "skyplane" in used["link.transfer_usd_per_gb"]["source"]
     assert used["training.cluster_usd_per_hour"]["multiplier"] == 2
     assert s.provenance["link.transfer_usd_per_gb"]["source"] == "price table transfer.csv:2"
-    assert any("link.transfer_usd_per_gb" in w and "1315 days old" in w for w in s.warnings)
+    assert not any(w.startswith("link.transfer_usd_per_gb") for w in s.warnings)  # 184 days old, verified
     assert any("replica.storage_usd_per_gb_month" in w and "as_of 2018-08-07" in w and "marked unverified" in w
                for w in s.warnings)
 
 
 def test_no_age_warning_when_price_is_recent():
-    s = scenario_from_dict(priced(), today=dt.date(2023, 6, 1))
+    s = scenario_from_dict(priced(), today=dt.date(2026, 7, 1))
     transfer = [w for w in s.warnings if w.startswith("link.transfer_usd_per_gb")]
-    assert transfer == []  # 35 days old and verified (two sources agree): nothing to warn about
-    old = scenario_from_dict(priced(), today=dt.date(2024, 4, 28))
+    assert transfer == []  # 30 days old and verified (two sources agree): nothing to warn about
+    old = scenario_from_dict(priced(), today=dt.date(2027, 6, 2))
     assert [w for w in old.warnings if w.startswith("link.transfer_usd_per_gb")] == [
         "link.transfer_usd_per_gb: price aws/inter_region (us-east-2 -> us-west-2) = 0.02 USD/GB [transfer.csv:2] is "
-        "367 days old (as_of 2023-04-27, older than 365 days); verify it and override it in the scenario if it changed"]
+        "366 days old (as_of 2026-06, older than 365 days); verify it and override it in the scenario if it changed"]
 
 
 def test_user_prices_win_over_the_table():

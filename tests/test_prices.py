@@ -36,11 +36,11 @@ def test_every_bundled_row_is_dated_and_sourced(table):
 @pytest.mark.parametrize(
     "args, usd, as_of",
     [
-        (("aws", "inter_region", "us-east-2", "us-west-2"), 0.02, "2023-04-27"),  # the reference case
+        (("aws", "inter_region", "us-east-2", "us-west-2"), 0.02, "2026-06"),  # the reference case
         (("aws", "inter_region", "us-east-2", "us-east-1"), 0.01, "2023-04-27"),
         (("aws", "inter_region", "us-west-1", "eu-central-1"), 0.02, "2023-04-27"),  # glob us-*
         (("aws", "inter_region", "af-south-1", "us-east-1"), 0.147, "2023-04-27"),
-        (("aws", "transfer", "us-east-2", "us-west-2"), 0.02, "2023-04-27"),  # alias
+        (("aws", "transfer", "us-east-2", "us-west-2"), 0.02, "2026-06"),  # alias
         (("gcp", "inter_region", "us-central1", "us-east4"), 0.01, "2022-10"),
         (("gcp", "inter_region", "europe-west1", "europe-west4"), 0.02, "2022-10"),
         (("gcp", "inter_region", "us-central1", "asia-east1"), 0.08, "2022-10"),
@@ -53,7 +53,7 @@ def test_every_bundled_row_is_dated_and_sourced(table):
         (("aws", "p5.48xlarge", "us-west-1"), 68.80, "2026-01-21"),
         (("aws", "p5en.48xlarge", "us-east-2"), 63.296, "2026-08-06"),
         (("aws", "p5en.48xlarge", "us-west-2"), 63.296, "2026-08-06"),
-        (("aws", "nat_gateway_processing", "us-east-2"), 0.045, "2026-02-24"),
+        (("aws", "nat_gateway_processing", "us-east-2"), 0.045, "2026-04-27"),
         (("aws", "object_get", "us-east-2"), 0.0004, "2026-05-05"),
         (("aws", "object_put", "us-east-1"), 0.005, "2026-05-05"),
         (("aws", "s3_rtc_transfer", "us-east-2", "us-west-2"), 0.015, "2026-12-03"),  # v1 name -> replication_rtc
@@ -108,7 +108,7 @@ def test_unknown_pair_item_provider_suggest(table):
 
 
 def test_age_warning_uses_today_parameter(table):
-    r = table.lookup("aws", "inter_region", "us-east-2", "us-west-2")
+    r = table.lookup("aws", "inter_region", "us-east-2", "us-east-1")
     assert age_warning(r, dt.date(2024, 4, 26)) is None  # 365 days
     w = age_warning(r, dt.date(2024, 4, 28))
     assert w is not None and "367 days old" in w and "as_of 2023-04-27" in w

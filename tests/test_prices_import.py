@@ -127,15 +127,18 @@ def test_show_transfer_alias_json_and_age(capsys):
     out = json.loads(cap.out)
     assert rc == 0
     assert out["item"] == "inter_region" and out["row"]["usd"] == 0.02 and out["row"]["unit"] == "GB"
-    assert out["age_days"] == 1316 and out["row"]["as_of"] == "2023-04-27"
-    assert "1316 days old" in cap.err  # older than 12 months: a warning on stderr
+    assert out["age_days"] == 185 and out["row"]["as_of"] == "2026-06" and out["warning"] is None
+    assert cap.err == ""
+    assert main(["prices", "show", "--provider", "aws", "--item", "transfer", "--src", "us-east-2", "--dst",
+                 "us-west-2", "--today", "2027-07-01"]) == 0
+    assert "395 days old" in capsys.readouterr().err  # older than 12 months: a warning on stderr
 
 
 def test_show_text_tiers_and_did_you_mean(capsys):
     assert main(["prices", "show", "--provider", "aws", "--item", "egress", "--src", "us-east-2", "--dst", "internet",
-                 "--today", "2019-01-01"]) == 0
+                 "--today", "2026-12-03"]) == 0
     text = capsys.readouterr().out
-    assert "tier 10240-51200 GB/month: 0.085 USD per GB" in text and "as_of 2018-08-07 (147 days old)" in text
+    assert "tier 10240-51200 GB/month: 0.085 USD per GB" in text and "as_of 2026-06-02 (184 days old)" in text
     assert main(["prices", "show", "--provider", "aws", "--item", "trnsfer", "--src", "us-east-2"]) == 2
     assert "did you mean 'transfer'" in capsys.readouterr().err
 
@@ -182,9 +185,10 @@ def test_report_prices_table_shows_age(examples_dir):
     df = report.prices_table({"prices_used": s.prices_used})
     by = dict(zip(df["key"], df["age (days)"]))
     assert by["training.cluster_usd_per_hour"] == "316"
-    assert by["link.transfer_usd_per_gb"] == "1316 (> 12 months)"
+    assert by["link.transfer_usd_per_gb"] == "185"
+    assert by["replica.storage_usd_per_gb_month"] == "3040 (> 12 months)"
     html = report.html_table(df, "prices")._repr_html_()
-    assert "1316 (&gt; 12 months)" in html or "1316 (> 12 months)" in html
+    assert "3040 (&gt; 12 months)" in html or "3040 (> 12 months)" in html
 
 
 def _aws_offer(offer: str, products: dict, prices: dict) -> dict:
