@@ -345,6 +345,9 @@ def import_aws_csv(path: Path, summary: FileSummary) -> Iterator[Row]:
 
 # --------------------------------------------------------------------------------------------- GCP
 _GCP_UNITS = {"GiBy": "GiB", "GiBy.mo": "GiB-month", "h": "hour", "count": "1000 requests"}
+#: the usageUnit each catalog item must have (anything else is skipped and counted)
+_GCP_EXPECTED_UNIT = {"internet_egress": "GiBy", "inter_region": "GiBy", "inter_az": "GiBy", "gcs_standard": "GiBy.mo",
+                      "object_put": "count", "object_get": "count", "gpu": "h"}
 
 
 def _gcp_price(rate: dict[str, Any]) -> Decimal:
@@ -368,12 +371,12 @@ def _gcp_classify(sku: dict[str, Any]) -> tuple[str, str] | None:
         if group in ("InterzoneEgress", "IntrazoneEgress") or "Inter Zone" in desc:
             return "inter_az", ""
         return None
-    if svc == "Cloud Storage" and fam == "Storage" and desc.startswith("Standard Storage") and group != "ClassAOps":
-        return "gcs_standard", ""
     if svc == "Cloud Storage" and "Class A" in desc:
         return "object_put", ""
     if svc == "Cloud Storage" and "Class B" in desc:
         return "object_get", ""
+    if svc == "Cloud Storage" and fam == "Storage" and desc.startswith("Standard Storage"):
+        return "gcs_standard", ""
     if fam == "Compute" and group == "GPU":
         slug = re.sub(r"[^a-z0-9]+", "-", desc.lower().split(" running in ")[0].replace(" gpu", "")).strip("-")
         return f"gpu:{slug}", ""
@@ -397,8 +400,8 @@ def import_gcp_skus(path: Path, summary: FileSummary) -> Iterator[Row]:
         info = infos[-1]
         expr = info.get("pricingExpression") or {}
         unit_in = str(expr.get("usageUnit", ""))
-        if unit_in not in _GCP_UNITS:
-            summary.skipped += 1
+        if _GCP_EXPECTED_UNIT.get(item.split(":")[0], unit_in) != unit_in or unit_in not in _GCP_UNITS:
+            summary.skipped += 1  # e.g. a storage SKU priced per request: not what the item means
             continue
         unit = "gpu-hour" if item.startswith("gpu:") else _GCP_UNITS[unit_in]
         as_of = _date(info.get("effectiveTime") or info.get("EffectiveTime"))

@@ -252,3 +252,27 @@ def test_aws_transfer_s3_nat_and_gpu_mapping(tmp_path):
     p5 = t.lookup("aws", "p5.48xlarge", "us-west-2")
     assert (p5.usd, p5.unit, p5.as_of) == (55.04, "instance-hour", "2026-12-01")
     assert t.lookup("aws", "nat", "us-west-2").usd == 0.045
+
+
+def test_gcp_storage_and_operations_units(tmp_path):
+    def sku(sku_id, desc, group, unit, nanos):
+        return {"skuId": sku_id, "description": desc,
+                "category": {"serviceDisplayName": "Cloud Storage", "resourceFamily": "Storage",
+                             "resourceGroup": group, "usageType": "OnDemand"},
+                "serviceRegions": ["us-central1"],
+                "pricingInfo": [{"pricingExpression": {"usageUnit": unit, "tieredRates": [
+                    {"startUsageAmount": 0, "unitPrice": {"currencyCode": "USD", "units": "0", "nanos": nanos}}]},
+                    "currencyConversionRate": 1, "effectiveTime": "2026-11-01T00:00:00Z"}]}
+    page = {"skus": [sku("S1", "Standard Storage Iowa", "RegionalStorage", "GiBy.mo", 20000000),
+                     sku("S2", "Standard Storage Class A Operations", "ClassARequest", "count", 5000),
+                     sku("S3", "Standard Storage Class B Operations", "ClassBRequest", "count", 400),
+                     sku("S4", "Standard Storage Iowa (per request?)", "RegionalStorage", "count", 1)]}
+    src = tmp_path / "gcs.json"
+    src.write_text(json.dumps(page))
+    (s,) = import_price_files([src], tmp_path / "out")
+    assert (s.rows, s.skipped) == (3, 1)  # the storage SKU priced per count is not a GiB-month price
+    t = load_prices(tmp_path / "out")
+    st = t.lookup("gcp", "gcs_standard", "us-central1")
+    assert (st.usd, st.unit, st.bytes_per_unit) == (0.02, "GiB-month", 2**30)
+    assert t.lookup("gcp", "object_put", "us-central1").usd == 0.005  # 0.000005 per operation x 1000
+    assert t.lookup("gcp", "object_get", "us-central1").usd == 0.0004
