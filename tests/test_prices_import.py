@@ -276,3 +276,11 @@ def test_gcp_storage_and_operations_units(tmp_path):
     assert (st.usd, st.unit, st.bytes_per_unit) == (0.02, "GiB-month", 2**30)
     assert t.lookup("gcp", "object_put", "us-central1").usd == 0.005  # 0.000005 per operation x 1000
     assert t.lookup("gcp", "object_get", "us-central1").usd == 0.0004
+
+
+def test_azure_documented_sample_items_are_all_skipped_and_counted(tmp_path):
+    """Microsoft's own sample items: a Windows dev/test Spot meter, a reservation, and a EUR price. None is a
+    Linux pay-as-you-go price, so none becomes a catalog row; all three are counted, none silently dropped."""
+    (s,) = import_price_files([DATA / "azure-retail-learn-samples.json"], tmp_path)
+    assert (s.format, s.rows, s.skipped) == ("azure-retail", 0, 3)
+    assert _rows(tmp_path / "azure-retail-learn-samples.csv") == []
