@@ -140,7 +140,14 @@ def test_show_text_tiers_and_did_you_mean(capsys):
     text = capsys.readouterr().out
     assert "tier 10240-51200 GB/month: 0.085 USD per GB" in text and "as_of 2026-06-02 (184 days old)" in text
     assert main(["prices", "show", "--provider", "aws", "--item", "trnsfer", "--src", "us-east-2"]) == 2
-    assert "did you mean 'transfer'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "error: --item: no aws price item 'trnsfer' (did you mean 'transfer'?)" in err
+    assert main(["prices", "show", "--provider", "awz", "--item", "transfer", "--src", "us-east-2"]) == 2
+    assert "error: --provider: no prices for provider 'awz'" in capsys.readouterr().err
+    assert main(["prices", "show", "--provider", "aws", "--item", "transfer", "--src", "us-east-2",
+                 "--dst", "us-wset-2"]) == 2
+    assert "error: --dst: no aws inter_region price for us-east-2 -> us-wset-2; closest known: us-east-2 -> us-west-2" \
+        in capsys.readouterr().err
 
 
 def test_show_reads_an_imported_folder(tmp_path, capsys):

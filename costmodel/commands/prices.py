@@ -62,11 +62,15 @@ def _show(args: argparse.Namespace) -> int:
         try:
             today = dt.date.fromisoformat(args.today)
         except ValueError:
-            raise PriceError(f"--today {args.today!r} is not YYYY-MM-DD", key="--today") from None
+            raise PriceError(f"--today {args.today!r} is not a date YYYY-MM-DD") from None
     else:
         today = dt.date.today()
     table = load_prices(args.dir)
-    tiers = table.lookup_tiers(args.provider, args.item, args.src, args.dst, key="--item")
+    if args.provider not in table.providers():
+        table.lookup(args.provider, args.item, args.src, args.dst, key="--provider")  # raises, with did-you-mean
+    if table.resolve_item(args.provider, args.item) not in table.items(args.provider):
+        table.lookup(args.provider, args.item, args.src, args.dst, key="--item")  # raises, with did-you-mean
+    tiers = table.lookup_tiers(args.provider, args.item, args.src, args.dst, key="--dst" if args.dst else "--src")
     rows = [r.to_dict_aged(today) for r in tiers]
     warning = age_warning(tiers[0], today)
     out: dict[str, Any] = {
