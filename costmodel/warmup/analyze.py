@@ -41,6 +41,7 @@ SAFETY_MARGIN = 1.0  # and the steady window starts at least one warm-up length 
 DRIFT_Z = 4.0  # a drift must also be significant: |head - tail| >= 4 standard errors
 DRIFT_TAIL = 0.4  # drift before a plateau: the level over the last 40 % of the run ...
 DRIFT_TAIL_REL = 0.008  # ... still moves by more than 0.8 % (2 % over a whole run) and significantly
+DRIFT_Z_TAIL = 3.0  # (slope z, autocorrelation-corrected) and at an undiminished pace
 MIN_STEADY = 8  # fewest points in a steady window that still give a level with a (wide) CI
 AUX_COLUMNS = ("cache_hit_ratio", "read_bytes_per_s", "gpu_util", "read_latency_s", "data_wait_s",
                "cross_region_bytes")
@@ -222,14 +223,19 @@ def _invert_levels(res: FitResult, s: Series) -> None:
                                    "as the mean step time sum(d) / steps")
 
 
-def _tail_drift(s: Series, ym: np.ndarray, lo: int = 0) -> tuple[float, float, float] | None:
-    """(relative change over the last DRIFT_TAIL of the run, its z, relative change per 1,000 steps)."""
+def _tail_drift(s: Series, ym: np.ndarray, lo: int = 0) -> tuple[float, float, float, float] | None:
+    """Drift of the level over the last DRIFT_TAIL of the run (stalls and outliers masked in ``ym``).
+
+    Returns (relative change over the tail by the Theil-Sen slope, its z, relative change per 1,000
+    steps, ratio of the second half's slope to the first half's). The z is the least-squares slope over
+    its standard error inflated by the residuals' integrated autocorrelation time.
+    """
     n = s.n
     a = max(lo, n - int(DRIFT_TAIL * n))
     if n - a < 16:
         return None
     m = detect.block_size(n - a, 200)
-    yb, st = detect.block_means(ym[a:], m)
+    yb, _ = detect.block_means(ym[a:], m)
     sb, _ = detect.block_means(s.step[a:].astype(float), m)
     if len(yb) < 8:
         return None
@@ -241,15 +247,25 @@ def _tail_drift(s: Series, ym: np.ndarray, lo: int = 0) -> tuple[float, float, f
         return None
     span = float(sb[-1] - sb[0])
     rel = slope * span / med
-    L = n - a
-    h = longrun_ratio_se(s.w[a:a + L // 3], s.d[a:a + L // 3])
-    t = longrun_ratio_se(s.w[n - L // 3:], s.d[n - L // 3:])
-    if h is None or t is None:
+    x = s.step[a:].astype(float)
+    y = ym[a:]
+    xc = x - x.mean()
+    sxx = float(np.dot(xc, xc))
+    if sxx <= 0:
         return None
-    hm = float(np.sum(s.w[a:a + L // 3]) / np.sum(s.d[a:a + L // 3]))
-    tm = float(np.sum(s.w[n - L // 3:]) / np.sum(s.d[n - L // 3:]))
-    z = abs(tm - hm) / float(np.hypot(h.se, t.se)) if (h.se or t.se) else float("inf")
-    return rel, z, slope * 1000.0 / med
+    b = float(np.dot(xc, y - y.mean()) / sxx)
+    r = y - y.mean() - b * xc
+    var = float(np.dot(r, r) / max(len(r) - 2, 1))
+    rc = r - r.mean()
+    phi = float(np.clip(np.dot(rc[:-1], rc[1:]) / max(np.dot(rc, rc), 1e-300), 0.0, 0.99))
+    tau = max(tau_int(r), (1 + phi) / (1 - phi))
+    se_b = float(np.sqrt(var * tau / sxx))
+    z = abs(b) / se_b if se_b > 0 else float("inf")
+    h = len(yb) // 2
+    s1 = float(theilslopes(yb[:h], sb[:h])[0])
+    s2 = float(theilslopes(yb[h:], sb[h:])[0])
+    ratio = s2 / s1 if s1 != 0 else 0.0
+    return rel, z, slope * 1000.0 / med, ratio
 
 
 def _drift_per_1k(s: Series, xb: np.ndarray, yb: np.ndarray, starts: np.ndarray, i_s: int) -> float | None:
@@ -360,9 +376,11 @@ def _analyze_series(s: Series) -> FitResult:
     td = _tail_drift(s, ym)
     if td is not None:
         evidence["tail_drift_rel"], evidence["tail_drift_z"] = td[0], td[1]
-        degrading = td[0] < 0
-        if (cls != "no_steady_state" and abs(td[0]) > DRIFT_TAIL_REL and td[1] >= DRIFT_Z
-                and (degrading or cls in ("flat", "slowdown"))):
+        evidence["tail_drift_half_slope_ratio"] = td[3]
+        # a drift keeps its pace (the second half of the tail moves at least half as fast as the first);
+        # the end of a warm-up or of a settling decelerates
+        if (cls != "no_steady_state" and abs(td[0]) > DRIFT_TAIL_REL and td[1] >= DRIFT_Z_TAIL
+                and td[3] >= 0.5):
             res.classification = cls = "no_steady_state"
             res.drift_per_1k_steps = td[2]
             evidence["rule"] = (f"the level still drifts by {td[0]:+.1%} over the last {DRIFT_TAIL:.0%} of the run "

@@ -127,12 +127,13 @@ class LongRunSE:
 def _obm_var_sum(e: np.ndarray, tau: float) -> tuple[float, float, int]:
     """Variance of ``sum(e)`` by overlapping batch means (Meketon & Schmeiser 1984) and its df.
 
-    Batch size ``b = clip(10 * tau, 5, n / 10)``; ``sigma^2 = n b / ((n - b + 1)(n - b)) *
+    Batch size ``b = clip(20 * tau, 5, n / 10)`` (long batches: less bias under strong autocorrelation); ``sigma^2 = n b / ((n - b + 1)(n - b)) *
     sum_j (mean_j(b) - mean)^2`` estimates the long-run variance, ``Var(sum) = n sigma^2``, with about
-    ``1.5 (n / b - 1)`` degrees of freedom.
+    ``1.5 (n / b - 1)`` degrees of freedom; the variance is multiplied by ``1 + 2 tau / b`` (first-order
+    correction of the batch-means bias under positive autocorrelation).
     """
     n = len(e)
-    b = int(np.clip(np.ceil(10.0 * tau), 5, max(5, n // 10)))
+    b = int(np.clip(np.ceil(20.0 * tau), 5, max(5, n // 10)))
     b = min(b, max(1, n // 2))
     ec = e - e.mean()
     c = np.concatenate([[0.0], np.cumsum(ec)])
@@ -140,6 +141,9 @@ def _obm_var_sum(e: np.ndarray, tau: float) -> tuple[float, float, int]:
     if n - b <= 0:
         return float(np.dot(ec, ec)), 1.0, b
     sig2 = n * b / ((n - b + 1.0) * (n - b)) * float(np.sum(bm * bm))
+    # first-order correction of the batch-means bias under positive autocorrelation (about -gamma / b,
+    # gamma <= 2 tau for an AR(1)): without it the error was 6 % small at AR 0.8 (z sd 1.06)
+    sig2 *= 1.0 + 2.0 * tau / b
     return n * sig2, max(1.0, 1.5 * (n / b - 1.0)), b
 
 
@@ -147,7 +151,7 @@ def longrun_ratio_se(w: np.ndarray, d: np.ndarray, stall_mask: np.ndarray | None
     """Standard error of ``R = sum(w) / sum(d)`` fit for autocorrelated, periodic series.
 
     The residuals ``e = w - R d`` carry the noise. Without stalls, ``Var(sum e)`` comes from overlapping
-    batch means with a batch of ten integrated autocorrelation times, floored by the AR(1)-implied
+    batch means with a batch of twenty integrated autocorrelation times, floored by the AR(1)-implied
     variance. With stalls (``stall_mask``: the stall observations of a window of whole periods, whose
     count is fixed by the window), the stall-free residuals get overlapping batch means and the stalls
     add ``k * var(e_stall)`` (stall lengths independent from one stall to the next), so a stall that a
