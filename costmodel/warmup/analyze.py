@@ -342,6 +342,10 @@ def _analyze_series(s: Series) -> FitResult:
     per = find_period(s.y, s.step)
     stall = an.mask | per.mask if per is not None and per.mask is not None else an.mask
     ym = np.where(stall, an.baseline, s.y)
+    if per is not None and per.mask is not None and (~stall).sum() >= 2:
+        # stalls (even long idle gaps, where a rolling median sinks) are bridged from the points around them
+        ix = np.arange(n)
+        ym[per.mask] = np.interp(ix[per.mask], ix[~stall], s.y[~stall])
     m = detect.block_size(n)
     segs, yb, starts, tb = _segments(s, ym, m)
     xb, _ = detect.block_means(s.x, m)

@@ -49,12 +49,34 @@ def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, mi
         return None
     w = int(min(window, max(5, (n // 4) | 1)))
     w += 1 - w % 2
-    base = median_filter(y.astype(float), size=w, mode="nearest")
-    ok = base > 0
-    rel = np.where(ok, y / np.where(ok, base, 1.0) - 1.0, 0.0)
-    sig = robust_sigma(rel)
-    sig_loc = np.maximum(1.4826 * median_filter(np.abs(rel - np.median(rel)), size=w, mode="nearest"), 0.5 * sig)
-    low = rel < -np.maximum(k * sig_loc, min_drop)
+    yf = y.astype(float)
+    ix = np.arange(n)
+    low = np.zeros(n, dtype=bool)
+    for _ in range(2):
+        # second pass: the baseline and its scale from the points that are not stalls (idle gaps can
+        # fill a third of a window and drag a rolling median and MAD down/up)
+        src = yf
+        if low.any() and not low.all():
+            good = ix[~low]
+            src = np.interp(ix, good, yf[~low])
+            # beyond the first / last good point: the median of the nearest good points, not the edge one
+            src[: good[0]] = np.median(yf[good[: w // 2 + 1]])
+            src[good[-1] + 1:] = np.median(yf[good[-(w // 2 + 1):]])
+        base = median_filter(src, size=w, mode="reflect")
+        ok = base > 0
+        rel = np.where(ok, yf / np.where(ok, base, 1.0) - 1.0, 0.0)
+        rs = np.where(ok, src / np.where(ok, base, 1.0) - 1.0, 0.0)
+        sig = robust_sigma(rs)
+        sig_loc = np.maximum(1.4826 * median_filter(np.abs(rs - np.median(rs)), size=w, mode="reflect"), 0.5 * sig)
+        # a drop below half the rolling median is a stall whatever the local noise
+        low = rel < -np.maximum(np.minimum(k * sig_loc, 0.5), min_drop)
+        # hysteresis: an event also takes in its shoulders (the partial seconds at the edge of a gap)
+        weak = rel < -np.maximum(np.minimum(0.5 * k * sig_loc, 0.25), min_drop)
+        for _ in range(3):
+            grow = weak & ~low & (np.concatenate([low[1:], [False]]) | np.concatenate([[False], low[:-1]]))
+            if not grow.any():
+                break
+            low |= grow
     low[:lo] = False
     if low.sum() < min_events:
         return None
