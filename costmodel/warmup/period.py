@@ -107,7 +107,12 @@ def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, mi
                 found = (s2, e2, g2, cv2)
                 break
         if found is None:
-            return None
+            keep = _comb(st[starts], st[-1] - st[0], min_events)
+            if keep is None:
+                return None
+            s2, e2 = starts[keep], ends[keep]
+            g2 = np.diff(st[s2])
+            found = (s2, e2, g2, float(np.std(g2) / np.mean(g2)))
         starts, ends, gaps, cv = found
     p_steps = float(np.median(gaps))
     p_obs = float(np.median(np.diff(starts)))
@@ -122,3 +127,48 @@ def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, mi
         mask[a:b] = True
     return Period(period_steps=p_steps, period_obs=p_obs, cv=cv, anchors=anchors,
                   events=[(int(a), int(b)) for a, b in zip(starts, ends)], mask=mask)
+
+
+def _comb(pos: np.ndarray, span: float, min_events: int, tol: float = 0.03, max_events: int = 150) -> np.ndarray | None:
+    """Indices of the events that sit on a comb of period P (clockwork stalls among stray slow steps).
+
+    Candidate periods are the gaps between events (to the 6 next ones); for each, the comb's phase is
+    the event phase (position modulo P) shared, within ``tol * P``, by the most events. A comb is
+    accepted when it holds at least ``min_events`` events in consecutive periods, none missed, each
+    gap within ``2 tol`` of P, and unlikely from randomly placed events (``E * candidates *
+    q^(L-1) < 0.01``, q the chance that a predicted position holds an event by chance). Returns the indices of the largest comb, or None. O(E^2) per candidate, E <= 150.
+    """
+    e = len(pos)
+    if e < min_events or e > max_events:
+        return None
+    cands = np.unique(np.concatenate([pos[i + 1: i + 7] - pos[i] for i in range(e - 1)]))
+    cands = cands[cands > 0]
+    best = None
+    for P in cands:
+        ph = np.mod(pos, P)
+        dm = np.abs(ph[:, None] - ph[None, :])
+        dm = np.minimum(dm, P - dm)
+        cnt = (dm <= tol * P).sum(axis=1)
+        r = int(np.argmax(cnt))
+        if cnt[r] < min_events:
+            continue
+        on = np.flatnonzero(dm[r] <= tol * P)
+        k = np.round((pos[on] - pos[on[0]]) / P)
+        k, first = np.unique(k, return_index=True)
+        on = on[first]
+        # the longest run of consecutive periods with no position missed (clockwork stalls never skip one)
+        runs = np.split(np.arange(len(k)), np.flatnonzero(np.diff(k) != 1) + 1)
+        run = max(runs, key=len)
+        on = on[run]
+        if len(on) < min_events:
+            continue
+        g = np.diff(pos[on])
+        if np.max(np.abs(g / P - 1.0)) > 2 * tol:
+            continue
+        # chance of such a comb from randomly placed events: each next position is hit with probability
+        # q = 1 - exp(-rate * 2 tol P); times the number of combs tried
+        q = 1.0 - np.exp(-e / max(span, 1.0) * 2.0 * tol * P)
+        p_chance = e * len(cands) * q ** (len(on) - 1)
+        if p_chance < 0.01 and (best is None or p_chance < best[0]):
+            best = (p_chance, on)
+    return None if best is None else best[1]
