@@ -10,7 +10,9 @@ With --json prints one object: ratio (remote / co-located steady level), ratio_c
 (95 %), equivalent (TOST at --margin), verdict (equivalent, equivalent_but_different, different,
 inconclusive, no_steady_state), margin, remote_extra_warmup_s (seconds), remote_lost_s (cluster
 seconds), steady_slowdown_fraction, remote_steady_hit_ratio, remote_steady_read_bytes_per_s, pooled
-(per side: mean, run-to-run spread) and colocated / remote: always LISTS of fit objects.
+(per side: mean, run-to-run spread) and colocated / remote: always LISTS of fit objects;
+min_detectable_margin (smallest margin shown with 80 % power at a true ratio of 1), metric_direction.
+For lower-is-better metrics (step_time_s) ratio = co-located / remote time, so it stays throughput-like.
 """
 
 
@@ -45,6 +47,9 @@ def run(args: argparse.Namespace) -> int:
 
     print(f"ratio remote/co-located: {f(res.ratio)} [{f(res.ratio_ci_low)}, {f(res.ratio_ci_high)}] (95 % CI)")
     print(f"verdict at +-{res.margin:.1%}: {res.verdict} (equivalent={res.equivalent}, p_TOST {f(res.p_tost, '.3g')})")
+    if res.min_detectable_margin is not None:
+        print(f"power: the smallest margin this comparison shows (80 % power, true ratio 1): "
+              f"{res.min_detectable_margin:.2%}")
     print(f"remote extra warm-up: {f(res.remote_extra_warmup_s, '.1f')} s; remote lost {f(res.remote_lost_s, '.1f')} s")
     for note in res.notes:
         print(f"note: {note}")
