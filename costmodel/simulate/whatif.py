@@ -185,20 +185,26 @@ def published_comparison(result: SimulationResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def curve_frame(result: SimulationResult, max_points: int = 2000) -> pd.DataFrame:
-    """Long table (step, t_s, series, value) of the predicted samples/s, hit ratio and the co-located
-    samples/s, thinned to at most ``max_points`` steps per series."""
+def curve_frame(result: SimulationResult, max_points: int = 1500) -> pd.DataFrame:
+    """Long table (step, t_s, series, panel, value) of the predicted samples/s, hit ratio and the
+    co-located samples/s, pre-aggregated to at most ``max_points`` equal-width step bins per series
+    (the bin's mean step, t_s and value, :func:`costmodel.charts.downsample`), so the three series stay
+    under Altair's 5,000-row limit (:data:`costmodel.charts.MAX_ROWS`) however long the run."""
+    from ..charts import MAX_ROWS, downsample
+
+    n_series = 3 if result.colocated is not None else 2
+    per_series = max(1, min(int(max_points), (MAX_ROWS - 1) // n_series))
     t = result.runs[0].table
-    every = max(1, math.ceil(len(t) / max_points))
     frames = []
     for col, name in (("samples_per_s", "samples/s (predicted remote)"),
                       ("cache_hit_ratio", "cache hit ratio (predicted)")):
-        f = t.iloc[::every][["step", "t_s", col]].rename(columns={col: "value"})
+        f = downsample(t, "step", ["t_s", col], per_series).rename(columns={col: "value"})
         f["series"] = name
         f["panel"] = "samples/s" if col == "samples_per_s" else "hit ratio"
         frames.append(f)
     if result.colocated is not None:
-        c = result.colocated.table.iloc[::every][["step", "t_s", "samples_per_s"]].rename(columns={"samples_per_s": "value"})
+        c = downsample(result.colocated.table, "step", ["t_s", "samples_per_s"], per_series)
+        c = c.rename(columns={"samples_per_s": "value"})
         c["series"] = "samples/s (predicted co-located)"
         c["panel"] = "samples/s"
         frames.append(c)
@@ -283,6 +289,8 @@ def widgets(params: Mapping[str, Any]) -> Any:
     import ipywidgets as W
     from IPython.display import display
 
+    from ..charts import show
+
     doc, _ = load_workload_doc(params["scenario"])
     scale = float(params["widget_scale"])
     base = dict(params.get("overrides") or {})
@@ -312,7 +320,7 @@ def widgets(params: Mapping[str, Any]) -> Any:
                 print(f"not simulated: {exc}")
                 return
             display(summary_frame(wi.result))
-            display(curve_chart(wi.result))
+            show(curve_chart(wi.result))
             if wi.cost is not None:
                 display(cost_frame(wi))
             elif wi.cost_error:
