@@ -51,6 +51,15 @@ class CompareResult:
     colocated: list[dict[str, Any]]
     remote: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
+    #: the shared vocabulary (costmodel.equivalence): equivalent | different | inconclusive | no_steady_state
+    equivalence: str = "no_steady_state"
+    equivalence_direction: str | None = None
+
+    def __post_init__(self) -> None:
+        from ..equivalence import outcome
+
+        self.equivalence, self.equivalence_direction = outcome(
+            self.ratio, self.ratio_ci_low, self.ratio_ci_high, self.margin, self.equivalent)
 
     def to_dict(self) -> dict[str, Any]:
         from ..util import to_jsonable

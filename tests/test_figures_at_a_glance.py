@@ -1,0 +1,129 @@
+"""Issue 18: every figure a user reads carries its unit (one family per quantity), one equivalence
+vocabulary in compare and the checklist, list parameters given as strings, bench passes and --max-files."""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from costmodel import checklist, units_fmt as U
+from costmodel.cli import main
+
+
+def _run(level: float, sd: float, seed: int, n: int = 400, metric: str = "samples_per_s") -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    v = level * (1 + sd * rng.standard_normal(n))
+    st = np.full(n, 24.0) / v if metric == "samples_per_s" else np.full(n, 0.5)
+    df = pd.DataFrame({"run_id": f"r{seed}", "step": np.arange(n), "t_s": np.cumsum(st), "step_time_s": st})
+    df[metric] = v
+    if metric == "samples_per_s":
+        df["samples"] = 24.0
+    return df
+
+
+# ------------------------------------------------------------------ units
+
+
+def test_formatter_families_and_scales():
+    assert U.bytes_per_s(9.689e8) == "924.0 MiB/s"
+    assert U.bytes_per_s(1.75 * 2**30) == "1.750 GiB/s"
+    assert U.bytes_read(0.78 * 2**30) == "798.7 MiB"
+    assert U.transfer_bytes(793e9) == "793.0 GB" and U.transfer_bytes(2.5e12) == "2.500 TB"
+    assert U.transfer_bytes(264.3e9) == "264.3 GB"
+    assert U.metric(116.04, "samples_per_s") == "116.0 samples/s"
+    assert U.metric(0.9512, "cache_hit_ratio") == "95.12 %"
+    assert U.metric_interval(9.689e8, 1.941e8, 1.744e9, "read_bytes_per_s") == "924.0 MiB/s [185.1, 1,663] MiB/s"
+    assert U.usd(3047.2) == "3,047.20 USD" and U.seconds(448.44) == "448.4 s" and U.metric(None, "x") == "-"
+
+
+def test_fit_prints_byte_rates_with_their_unit_like_bench(tmp_path, capsys):
+    df = _run(9.689e8, 0.05, 3, metric="read_bytes_per_s")
+    path = tmp_path / "reads.csv"
+    df.drop(columns=["run_id"]).to_csv(path, index=False)
+    assert main(["fit", str(path), "--metric", "read_bytes_per_s"]) == 0
+    out = capsys.readouterr().out
+    steady = next(line for line in out.splitlines() if "steady:" in line)
+    assert re.search(r"steady: \d[\d,.]* MiB/s \[\d[\d,.]*, \d[\d,.]*\] MiB/s \(95 % CI\)", steady), steady
+    assert "e+" not in out
+
+
+# ------------------------------------------------------------------ one vocabulary
+
+
+def test_compare_and_checklist_say_the_same_word_for_the_same_evidence(tmp_path, capsys):
+    """Ratio ~0.98 with a CI across the lower margin bound: significantly below 1, neither equivalent nor
+    shown beyond the margin. compare used to say `different` where the checklist said inconclusive."""
+    from costmodel.warmup import compare
+
+    res = compare([_run(100, 0.05, 1)], [_run(98.0, 0.05, 2)], margin=0.02)
+    d = res.to_dict()
+    assert d["verdict"] == "different"  # the old key keeps its meaning (CI excludes 1)
+    assert d["equivalence"] == "inconclusive" and d["equivalence_direction"] is None
+    ev = checklist.gather_evidence(compare=d)["throughput_equivalent"]
+    assert ev.proposed == "unknown" and ev.facts["equivalence"] == "inconclusive" and "inconclusive" in ev.summary
+    col, rem = tmp_path / "c.csv", tmp_path / "r.csv"
+    _run(100, 0.05, 1).drop(columns=["run_id"]).to_csv(col, index=False)
+    _run(98.0, 0.05, 2).drop(columns=["run_id"]).to_csv(rem, index=False)
+    assert main(["compare", "--colocated", str(col), "--remote", str(rem)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("equivalence"))
+    assert "inconclusive" in line and ": different" not in line
+
+
+@pytest.mark.parametrize("ratio,lo,hi,eq,want,proposed", [
+    (0.95, 0.94, 0.96, False, ("different", "remote_slower"), "no"),
+    (1.05, 1.04, 1.06, False, ("different", "remote_faster"), "yes"),
+    (0.999, 0.99, 1.01, True, ("equivalent", None), "yes"),
+    (0.975, 0.97, 0.985, False, ("inconclusive", None), "unknown"),
+])
+def test_outcomes_drive_the_checklist_proposal(ratio, lo, hi, eq, want, proposed):
+    from costmodel import equivalence
+
+    assert equivalence.outcome(ratio, lo, hi, 0.02, eq) == want
+    cmp = {"ratio": ratio, "ratio_ci_low": lo, "ratio_ci_high": hi, "margin": 0.02, "equivalent": eq}
+    ev = checklist.gather_evidence(compare=cmp)["throughput_equivalent"]
+    assert ev.proposed == proposed and ev.facts["equivalence"] == want[0] and want[0] in ev.summary
+
+
+# ------------------------------------------------------------------ list parameters given as strings
+
+
+def test_list_parameters_given_as_json_or_yaml_strings(examples_dir):
+    """`papermill -p colocated '["a.csv"]'` hands the notebook the string; it is a list of files."""
+    from papermill.cli import _resolve_type
+
+    from costmodel.report import validate_checklist_parameters, validate_parameters
+    from costmodel.errors import ReportError
+
+    col = str(examples_dir / "colocated_steps.csv")
+    rem = str(examples_dir / "remote_steps.csv")
+    given = _resolve_type(json.dumps([col]))
+    assert isinstance(given, str)  # what papermill's -p passes on
+    p = validate_parameters(colocated=given, remote=f"[{rem}, {col}]", monte_carlo_n=0)
+    assert p.colocated == (col,) and p.remote == (rem, col)
+    c = validate_checklist_parameters(colocated=json.dumps([col]), remote=json.dumps([rem]))
+    assert c.colocated == (col,) and c.remote == (rem,)
+    with pytest.raises(ReportError, match="parameter 'remote'.*not valid JSON/YAML"):
+        validate_parameters(remote='["a.csv"')
+    assert validate_parameters(colocated=col, remote=rem).remote == (rem,)  # a plain path is still one file
+
+
+# ------------------------------------------------------------------ bench
+
+
+def test_bench_defaults_to_five_passes_and_says_when_max_files_leaves_files_out(tmp_path, capsys):
+    root = tmp_path / "d"
+    root.mkdir()
+    for i in range(12):
+        (root / f"f{i:02d}.bin").write_bytes(bytes(4096))
+    assert main(["bench", str(root), "--max-files", "10", "--json", "-q", "--sample-interval-s", "0.05"]) == 0
+    cap = capsys.readouterr()
+    d = json.loads(cap.out)
+    assert len(d["passes"]) == 5
+    assert d["files"] == 10 and d["files_under_root"] == 12 and d["files_beyond_max_files"] == 2
+    assert "warning: --max-files 10: reading 10 of 12 files" in cap.err  # loud even with -q
+    assert main(["bench", str(root), "--passes", "1", "-q", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["files_beyond_max_files"] == 0 and not any("--max-files" in n for n in d["notes"])
