@@ -127,3 +127,74 @@ def test_bench_defaults_to_five_passes_and_says_when_max_files_leaves_files_out(
     assert main(["bench", str(root), "--passes", "1", "-q", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["files_beyond_max_files"] == 0 and not any("--max-files" in n for n in d["notes"])
+
+
+# ------------------------------------------------------------------ simulate: one key per quantity
+
+
+def _small_scenario(tmp_path, top_link=True, workload_rtt=None):
+    import yaml
+
+    wl = {
+        "dataset": {"samples": 2000, "sample_bytes": 65536, "files": 20, "block_bytes": 65536},
+        "access": {"pattern": "shuffled", "epochs": 3},
+        "step": {"samples_per_step": 32, "compute_s": 0.05, "loader_workers": 4, "prefetch_depth": 2},
+        "link": {"bandwidth_bytes_per_s": 1e9, "parallel_streams": 4, "origin_latency_s": 0.0,
+                 "request_bytes": 65536},
+        "cache": {"policy": "lru", "capacity_bytes": 2000 * 65536 * 2},
+    }
+    if workload_rtt is not None:
+        wl["link"]["rtt_s"] = workload_rtt
+    doc = {"name": "small", "workload": wl}
+    if top_link:
+        doc["link"] = {"rtt_ms": 50}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def _sim(capsys, *argv):
+    assert main(["simulate", *map(str, argv), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_simulate_reads_the_scenarios_link_rtt_ms_and_set_changes_it(tmp_path, capsys):
+    scen = _small_scenario(tmp_path)
+    base = _sim(capsys, scen)
+    assert base["workload"]["link"]["rtt_s"] == pytest.approx(0.05)
+    slow = _sim(capsys, scen, "--set", "link.rtt_ms=200")
+    assert slow["workload"]["link"]["rtt_s"] == pytest.approx(0.2)
+    assert slow["cold_samples_per_s"] < base["cold_samples_per_s"] * 0.6
+
+
+def test_simulate_override_matching_no_input_is_an_error_naming_the_keys(tmp_path, capsys):
+    scen = _small_scenario(tmp_path)
+    assert main(["simulate", str(scen), "--set", "link.rtt_msec=200", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "link.rtt_msec" in err
+    assert "did you mean link.rtt_ms" in err and "link.bandwidth_gbps" in err and "workload." in err
+    assert main(["simulate", str(scen), "--set", "cache.steady_hit_ratio=0.5"]) == 2
+    assert "reads no such input" in capsys.readouterr().err
+
+
+def test_simulate_deprecated_workload_rtt_s_warns_and_a_conflict_is_refused(tmp_path, capsys):
+    old = _small_scenario(tmp_path, top_link=False, workload_rtt=0.05)
+    d = _sim(capsys, old)
+    assert d["workload"]["link"]["rtt_s"] == pytest.approx(0.05)
+    assert main(["simulate", str(old)]) == 0
+    assert "warning: workload.link.rtt_s is deprecated: state link.rtt_ms = 50" in capsys.readouterr().err
+    both = _small_scenario(tmp_path, top_link=True, workload_rtt=0.1)
+    assert main(["simulate", str(both)]) == 2
+    err = capsys.readouterr().err
+    assert "link.rtt_ms = 50 ms" in err and "workload.link.rtt_s = 0.1 s" in err
+
+
+def test_simulate_labels_the_per_epoch_mean_and_prints_each_epoch(tmp_path, capsys):
+    scen = _small_scenario(tmp_path)
+    d = _sim(capsys, scen)
+    by_epoch = d["cross_region_bytes_by_epoch"]
+    assert len(by_epoch) == 3 and by_epoch[0] > by_epoch[-1]  # the cache holds the dataset after epoch 1
+    assert main(["simulate", str(scen)]) == 0
+    out = capsys.readouterr().out
+    assert f"cross-region by epoch  {', '.join(U.transfer_bytes(b) for b in by_epoch)}" in out
+    assert re.search(r"cross-region per epoch [\d.,]+ GB \(mean of 3 epochs\)", out)

@@ -16,7 +16,7 @@ import pandas as pd
 from ..errors import SimulateError
 from ..resources import PACKAGE_DIR
 from . import SimulationResult, simulate
-from .workload import PATTERNS, load_workload_doc
+from .workload import PATTERNS, SCENARIO_INPUTS, load_workload_doc, parse_workload
 
 REPO = PACKAGE_DIR  # relative defaults (data/examples/...) resolve inside the installed package
 
@@ -31,7 +31,7 @@ class Param:
 PARAMETERS: dict[str, Param] = {
     "scenario": Param("data/examples/whatif.yaml", "scenario YAML with a workload: section"),
     "seed": Param(0, "random seed of the trace and the predictor"),
-    "overrides": Param({}, "dotted key paths to change, e.g. {'workload.link.rtt_s': 0.1}"),
+    "overrides": Param({}, "dotted key paths to change, e.g. {'link.rtt_ms': 100}"),
     "widget_scale": Param(0.005, "dataset and cache scale for the sliders (whole epochs are simulated)"),
     "interactive": Param(True, "show the ipywidgets sliders"),
     "summary_json": Param("", "write the prediction summary and the comparison here (JSON) when set"),
@@ -131,7 +131,9 @@ def evaluate_whatif(scenario: str | Mapping[str, Any], overrides: Mapping[str, A
     """Simulate the scenario's workload, then price the options with the predicted hit ratio, warm-up loss
     and steady slowdown written into the scenario's ``cache:`` section (``costmodel.cost``)."""
     doc, _src = load_workload_doc(scenario)
-    res = simulate(doc, seed=seed, overrides=overrides)
+    sim_overrides = {k: v for k, v in (overrides or {}).items()
+                     if k.startswith("workload.") or k in SCENARIO_INPUTS}  # the rest prices the options only
+    res = simulate(doc, seed=seed, overrides=sim_overrides)
     sc = res.scenario_overrides()
     epochs = res.workload.access.epochs
     if "training" in doc and float(epochs).is_integer():
@@ -258,7 +260,8 @@ def summary_frame(result: SimulationResult) -> pd.DataFrame:
         ("steady samples/s", round(s["steady_samples_per_s"], 1)),
         ("co-located samples/s", round(s.get("colocated_samples_per_s", math.nan), 1)),
         ("steady hit ratio", round(s["steady_hit_ratio"], 4)),
-        ("cross-region GB per epoch", round(s["cross_region_bytes_per_epoch"] / 1e9, 2)),
+        ("cross-region GB per epoch (mean over the run's epochs)", round(s["cross_region_bytes_per_epoch"] / 1e9, 2)),
+        ("cross-region GB by epoch", ", ".join(f"{b / 1e9:,.1f}" for b in s.get("cross_region_bytes_by_epoch") or [])),
         ("cross-region GB per run", round(s["cross_region_bytes_per_run"] / 1e9, 2)),
         ("cluster time lost to warm-up (s)", round(s.get("warmup_lost_s", math.nan), 1)),
         ("steps simulated / per run", f"{s['steps_simulated']:,} / {s['steps_per_run']:,}"
@@ -273,7 +276,7 @@ def slider_overrides(rtt_ms: float, bandwidth_gbit_s: float, cache_gb: float, ep
     if pattern not in PATTERNS:
         raise SimulateError(f"pattern: unknown {pattern!r}; expected one of {', '.join(PATTERNS)}", key="pattern")
     out = {
-        "workload.link.rtt_s": float(rtt_ms) / 1e3,
+        "link.rtt_ms": float(rtt_ms),
         "workload.link.bandwidth_bytes_per_s": float(bandwidth_gbit_s) * 1e9 / 8,
         "workload.cache.capacity_bytes": float(cache_gb) * 1e9 * scale,
         "workload.access.pattern": pattern,
@@ -296,9 +299,10 @@ def widgets(params: Mapping[str, Any]) -> Any:
     base = dict(params.get("overrides") or {})
     wl = doc["workload"]
     cap_gb = float(wl.get("cache", {}).get("capacity_bytes", 1e12)) / 1e9
-    rtt = W.FloatSlider(value=float(wl["link"]["rtt_s"]) * 1e3, min=0, max=200, step=5, description="RTT (ms)",
+    link = parse_workload(wl, scenario=doc).link
+    rtt = W.FloatSlider(value=link.rtt_s * 1e3, min=0, max=200, step=5, description="RTT (ms)",
                         continuous_update=False)
-    bw = W.FloatSlider(value=float(wl["link"]["bandwidth_bytes_per_s"]) * 8 / 1e9, min=0.1, max=100, step=0.1,
+    bw = W.FloatSlider(value=link.bandwidth_bytes_per_s * 8 / 1e9, min=0.1, max=100, step=0.1,
                        description="link Gbit/s", continuous_update=False)
     cache = W.FloatLogSlider(value=cap_gb, base=10, min=0, max=4.5, step=0.05, description="cache GB",
                              continuous_update=False)
@@ -311,7 +315,11 @@ def widgets(params: Mapping[str, Any]) -> Any:
     def redraw(_change: Any = None) -> None:
         ov = dict(base)
         ov.update(scaled_overrides(doc, scale))
-        ov.update(slider_overrides(rtt.value, bw.value, cache.value, epochs.value, pattern.value, scale))
+        sl = slider_overrides(rtt.value, bw.value, cache.value, epochs.value, pattern.value, scale)
+        if isinstance(doc.get("link"), Mapping) and doc["link"].get("bandwidth_gbps") is not None:
+            # the scenario states the bandwidth at the top: move that key, not the workload's
+            sl["link.bandwidth_gbps"] = sl.pop("workload.link.bandwidth_bytes_per_s") * 8 / 1e9
+        ov.update(sl)
         with out:
             out.clear_output(wait=True)
             try:
