@@ -198,3 +198,45 @@ def test_simulate_labels_the_per_epoch_mean_and_prints_each_epoch(tmp_path, caps
     out = capsys.readouterr().out
     assert f"cross-region by epoch  {', '.join(U.transfer_bytes(b) for b in by_epoch)}" in out
     assert re.search(r"cross-region per epoch [\d.,]+ GB \(mean of 3 epochs\)", out)
+
+
+# ------------------------------------------------------------------ what-if charts offline
+
+
+def test_whatif_curve_of_a_long_run_stays_under_altairs_row_limit_and_draws_offline():
+    """5,673 rows used to raise MaxRowsError in the notebook (the curve the sliders redraw)."""
+    from types import SimpleNamespace
+
+    from costmodel import charts
+    from costmodel.simulate import whatif
+
+    n = 5673
+    steps = np.arange(n)
+    sps = 116.0 - 20.0 * np.exp(-steps / 100.0)
+    table = pd.DataFrame({"step": steps, "t_s": np.cumsum(384.0 / sps), "samples_per_s": sps,
+                          "cache_hit_ratio": np.clip(steps / 150.0, 0, 0.95)})
+    co = table.assign(samples_per_s=116.0)
+    result = SimpleNamespace(runs=[SimpleNamespace(table=table, run_id="long-predicted")],
+                             colocated=SimpleNamespace(table=co), summary={"warmup_end_step": 120})
+    df = whatif.curve_frame(result)
+    assert len(df) < charts.MAX_ROWS and set(df["series"]) == {
+        "samples/s (predicted remote)", "cache hit ratio (predicted)", "samples/s (predicted co-located)"}
+    # bins keep the curve: the first bin starts near the cold level, the last sits on the plateau
+    remote = df[df["series"] == "samples/s (predicted remote)"]
+    assert remote["value"].iloc[0] < 100 and remote["value"].iloc[-1] == pytest.approx(116.0, abs=0.01)
+    svg = charts.to_svg(whatif.curve_chart(result))  # raised MaxRowsError before
+    assert svg.startswith("<svg") and "PREDICTED" in svg and "cdn" not in svg
+
+
+def test_whatif_notebook_shows_charts_as_inline_svg_not_through_a_cdn_renderer():
+    import nbformat
+
+    from costmodel.resources import notebook_path
+
+    nb = nbformat.read(notebook_path("whatif"), as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "charts.show(whatif.curve_chart(W.result))" in code and "charts.show(whatif.cost_chart(W))" in code
+    for c in nb.cells:  # no bare chart expression left for Altair's default (CDN) renderer
+        if c.cell_type == "code":
+            last = c.source.strip().splitlines()[-1]
+            assert not last.startswith("whatif.curve_chart") and not last.startswith("whatif.cost_chart"), last
