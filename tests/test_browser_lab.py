@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -114,39 +115,58 @@ def test_report_notebook_runs_offline_and_draws_every_chart(page, lab, artifacts
 
 
 def test_checklist_wizard_clicks_through_and_saves_into_the_working_folder(page, lab, artifacts_dir):
+    from costmodel.resources import EXAMPLES_DIR
+
+    example_answers = EXAMPLES_DIR / "answers.yaml"
+    example_before = example_answers.read_bytes()
     _open_and_run(page, lab, "checklist.ipynb", artifacts_dir)
     wizard = page.locator(".jp-OutputArea-output .widget-vbox").filter(has_text="Answers file").first
     wizard.wait_for()
     path_field = wizard.locator(".widget-text input").first
     target = Path(path_field.input_value())
     assert target.parent == lab.work and not target.exists()  # a new file in the working folder
+    from playwright.sync_api import expect
+
     next_button = wizard.get_by_role("button", name="Next")
-    n_items = 0
-    while next_button.is_enabled():
+    label = wizard.locator(".widget-label").filter(has_text=re.compile(r"answered")).first
+    m = re.search(r"item 1 of (\d+) · (\d+) of \d+ answered", label.inner_text())
+    assert m, label.inner_text()
+    n_items, answered = int(m.group(1)), int(m.group(2))
+    assert n_items >= 5 and answered == 8  # the bundled example's answers, loaded
+    # answer the first item: the live count follows
+    wizard.locator(".widget-toggle-buttons").first.get_by_role("button", name="not answered").click()
+    expect(label).to_contain_text(f"{answered - 1} of {n_items} answered", timeout=60_000)
+    for i in range(1, n_items + 1):
+        expect(label).to_contain_text(f"item {i} of {n_items}", timeout=60_000)
         assert "Evidence" in wizard.inner_text()  # each item's page shows its evidence
         next_button.click()
-        n_items += 1
-    assert n_items >= 5
+    expect(label).to_contain_text("summary", timeout=60_000)
+    expect(next_button).to_be_disabled(timeout=60_000)
     assert "Summary" in wizard.inner_text()
     wizard.get_by_role("button", name="Back").click()
     verdict = wizard.locator("text=Verdict:").first
     assert verdict.inner_text().split(":")[1].strip().split()[0] in ("GO", "CONDITIONAL", "NO_GO")
     save = wizard.get_by_role("button", name="Save answers")
     save.click()
-    page.wait_for_function(f"() => document.body.innerText.includes('saved')")
-    assert target.is_file() and "answers:" in target.read_text()
+    expect(wizard).to_contain_text(f"saved {answered - 1} answers to {target}", timeout=60_000)
+    assert target.is_file() and "reread_fits_cache" not in target.read_text()
     first = target.read_text()
-    # saving again asks first, and only Overwrite replaces the file
+    # saving again asks first; Cancel keeps the file, only Overwrite replaces it
+    target.write_text("answers: {}\n")
     save.click()
     overwrite = wizard.get_by_role("button", name="Overwrite")
-    overwrite.wait_for(state="visible")
-    assert "exists" in wizard.inner_text()
+    expect(overwrite).to_be_visible(timeout=60_000)
+    expect(wizard).to_contain_text("exists")
+    wizard.get_by_role("button", name="Cancel").click()
+    expect(wizard).to_contain_text("the existing file is kept", timeout=60_000)
+    assert target.read_text() == "answers: {}\n"
+    save.click()
+    expect(overwrite).to_be_visible(timeout=60_000)
     overwrite.click()
-    page.wait_for_function("() => document.body.innerText.includes('saved')")
+    expect(overwrite).to_be_hidden(timeout=60_000)
+    expect(wizard).to_contain_text(f"saved {answered - 1} answers to {target}", timeout=60_000)
     assert target.read_text() == first
-    from costmodel.resources import EXAMPLES_DIR
-
-    assert (EXAMPLES_DIR / "answers.yaml").read_text().count("answers:") == 1
+    assert example_answers.read_bytes() == example_before  # the installed example is never written
     page.screenshot(path=str(artifacts_dir / "lab-checklist-wizard.png"), full_page=True)
 
 
@@ -161,8 +181,7 @@ def test_whatif_notebook_draws_offline_and_a_slider_redraws_the_chart(page, lab,
     handle = controls.locator(".widget-slider").first.locator(".noUi-handle").first
     handle.focus()
     t0 = time.monotonic()
-    for _ in range(4):
-        page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")  # one step: 5 ms more RTT, one redraw
     page.wait_for_function(
         "(before) => { const i = [...document.querySelectorAll('.jp-OutputArea-output .widget-vbox img')]; "
         "return i.length && i.some(e => e.complete && e.naturalWidth > 0) && !i.some(e => e.getAttribute('src') === before); }",
