@@ -240,3 +240,12 @@ def test_whatif_notebook_shows_charts_as_inline_svg_not_through_a_cdn_renderer()
         if c.cell_type == "code":
             last = c.source.strip().splitlines()[-1]
             assert not last.startswith("whatif.curve_chart") and not last.startswith("whatif.cost_chart"), last
+
+
+def test_report_comparison_table_uses_the_shared_word(report_stages):
+    from costmodel import report
+
+    *_, cmp, _cost, decision, _record = report_stages
+    values = dict(zip(*[report.compare_table(cmp)[c] for c in ("quantity", "value")]))
+    ev = next(i for i in decision.to_dict()["items"] if i["id"] == "throughput_equivalent")["evidence"]
+    assert values["equivalence at the margin (as the checklist says)"] == cmp["equivalence"] == ev["facts"]["equivalence"]
