@@ -193,3 +193,14 @@ def test_whatif_notebook_draws_offline_and_a_slider_redraws_the_chart(page, lab,
     assert error_outputs(after_cells) == []
     _assert_drawn(_charts(page), 4)
     page.screenshot(path=str(artifacts_dir / "lab-whatif-slider.png"), full_page=True)
+
+
+def test_the_network_guard_catches_a_request_leaving_the_machine(page, lab):
+    """The guard the other tests rely on: a page asking a CDN (what Altair's default renderer does) is
+    recorded and gets nothing."""
+    page.goto(lab.url("/lab/tree/report.ipynb"))
+    page.wait_for_function("() => !!window.jupyterapp")
+    got = page.evaluate("""() => fetch('https://cdn.jsdelivr.net/npm/vega@6?noext').then(() => 'loaded', () => 'failed')""")
+    assert got == "failed"
+    assert page.blocked == ["https://cdn.jsdelivr.net/npm/vega@6?noext"]
+    page.blocked.clear()  # expected here; the fixture fails any other test that has one
