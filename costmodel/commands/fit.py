@@ -48,6 +48,7 @@ def _fmt(v: Any, spec: str = ".2f") -> str:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from .. import units_fmt as U
     from ..warmup import fit_runs
     from ._common import emit_json
 
@@ -64,11 +65,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"{f.run_id}: {f.classification} ({f.metric}{extra}, {f.n_points} points{per})")
         print(f"  warm-up end: step {_fmt(f.warmup_end_step, 'd')}, {_fmt(f.warmup_end_t_s, '.1f')} s; "
               f"lost {_fmt(f.lost_s, '.1f')} s")
-        print(f"  steady: {_fmt(f.steady_mean, '.4g')} [{_fmt(f.steady_ci_low, '.4g')}, "
-              f"{_fmt(f.steady_ci_high, '.4g')}] (95 % CI), CV {_fmt(f.steady_cv, '.2%')}; cold {_fmt(f.cold_mean, '.4g')}")
+        print(f"  steady: {U.metric_interval(f.steady_mean, f.steady_ci_low, f.steady_ci_high, f.metric)} (95 % CI), "
+              f"CV {_fmt(f.steady_cv, '.2%')}; cold {U.metric(f.cold_mean, f.metric)}")
         if f.curve and f.curve.get("model") not in (None, "none"):
             c = f.curve
-            print(f"  curve: {c['model']}, plateau {_fmt(c['plateau'], '.4g')}, tau {_fmt(c['tau_steps'], '.1f')} steps "
+            print(f"  curve: {c['model']}, plateau {U.metric(c['plateau'], f.metric)}, tau {_fmt(c['tau_steps'], '.1f')} steps "
                   f"/ {_fmt(c['tau_s'], '.1f')} s, R2 {_fmt(c['r2'], '.3f')}")
         reason = f.evidence.get("rule") or f.evidence.get("reason")
         if reason:

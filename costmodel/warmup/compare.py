@@ -66,6 +66,15 @@ class CompareResult:
     min_detectable_margin: float | None = None
     smallest_equivalent_margin: float | None = None
     ratio_definition: str = "remote / co-located steady level (higher is better)"
+    #: the shared vocabulary (costmodel.equivalence): equivalent | different | inconclusive | no_steady_state
+    equivalence: str = "no_steady_state"
+    equivalence_direction: str | None = None
+
+    def __post_init__(self) -> None:
+        from ..equivalence import outcome
+
+        self.equivalence, self.equivalence_direction = outcome(
+            self.ratio, self.ratio_ci_low, self.ratio_ci_high, self.margin, self.equivalent)
 
     def to_dict(self) -> dict[str, Any]:
         from ..util import to_jsonable
