@@ -185,3 +185,16 @@ def group_runs(runs: Sequence[Any], explicit: dict[str, str] | None = None) -> G
         out.notes.append(f"{len(others)} run(s) carry a rank but no other rank of their job was given; "
                          f"each is analysed as its own run: {', '.join(others[:3])}{' ...' if len(others) > 3 else ''}")
     return out
+
+
+def assign_ranks(runs: Sequence[Any]) -> list[str]:
+    """Set ``rank`` and ``job_id`` on Runs in place (as :func:`group_runs` would) without failing:
+    for ``ingest``, where a rank seen twice in one folder leaves those runs without a job (noted)."""
+    try:
+        return group_runs(runs).notes
+    except IngestError as exc:
+        for r in runs:
+            r.job_id = ""
+            rk = rank_of_run(r)
+            r.rank = -1 if rk is None else rk
+        return [f"runs not grouped into jobs: {exc}"]
