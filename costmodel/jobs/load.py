@@ -29,7 +29,8 @@ class Side:
     runs: list[Run] = field(default_factory=list)
     jobs: list[dict[str, Any]] = field(default_factory=list)
     tables: dict[str, JobTables] = field(default_factory=dict)
-    files: list[tuple[str, str, list[str], str]] = field(default_factory=list)  # (path, format, run_ids, job_id)
+    #: per input file: path (URL for object-store inputs), format, run_ids, job_id, sha256, size_bytes
+    files: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     rejected_rows: int = 0
 
@@ -83,17 +84,25 @@ def _files_under(path: str) -> list[str]:
     return [str(p)]
 
 
-def _fleet_groups(paths: Sequence[str], specs: Sequence[JobSpec]) -> tuple[dict[str, tuple[list[str], dict]], list[str]]:
-    """Groups of plain per-step CSV rank logs that the DuckDB engine takes (big, or with a rank column):
-    job name -> (files, plan); and the paths left for the ordinary readers."""
+def _fleet_groups(paths: Sequence[str], opts: Any, force: bool = False) -> tuple[dict[str, tuple[list[str], dict]], list[str], list[str]]:
+    """Groups of plain per-step CSV rank logs that the DuckDB engine takes (big, or with a rank column,
+    or every group when ``force``): job name -> (files, plan); the files left for the ordinary readers;
+    notes on skipped files."""
+    from ..ingest.api import expand_dir
     from . import fleet
 
-    if not fleet.duckdb_available():
-        return {}, list(paths)
+    if not force and not fleet.duckdb_available():
+        return {}, list(paths), []
     groups: dict[str, tuple[list[str], dict]] = {}
     rest: list[str] = []
+    notes: list[str] = []
     for p in paths:
-        files = _files_under(p)
+        if Path(p).is_dir():
+            found, skipped = expand_dir(Path(p), opts)
+            notes += skipped
+            files = [str(f) for f in found]
+        else:
+            files = [str(p)]
         by_dir: dict[str, list[str]] = {}
         for f in files:
             by_dir.setdefault(str(Path(f).parent), []).append(f)
@@ -101,15 +110,15 @@ def _fleet_groups(paths: Sequence[str], specs: Sequence[JobSpec]) -> tuple[dict[
             plan = fleet.usable(fs)
             size = sum(os.path.getsize(f) for f in fs)
             ranked = plan is not None and ("rank" in plan or len(fs) >= 2)
-            if plan is not None and ranked and (size >= fleet.FLEET_BYTES or ("rank" in plan and len(fs) == 1)):
+            if plan is not None and ranked and (force or size >= fleet.FLEET_BYTES or "rank" in plan):
                 name = Path(d).name if len(fs) > 1 or "rank" not in plan else Path(fs[0]).stem
                 base, n = name, 2
                 while name in groups:
                     name, n = f"{base}#{n}", n + 1
                 groups[name] = (fs, plan)
             else:
-                rest.extend(fs if Path(p).is_dir() else [f for f in fs])
-    return groups, rest
+                rest.extend(fs)
+    return groups, rest, notes
 
 
 def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_specs: Sequence[JobSpec] = (),
@@ -132,24 +141,11 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
             for f in copies.localize(expand_job_spec(spec)):
                 spec_files[f] = spec.name
         local = copies.localize(list(paths))
-        fleet_groups: dict[str, tuple[list[str], dict]] = {}
         if engine in ("auto", "duckdb", "dask"):
-            if engine == "auto":
-                fleet_groups, rest = _fleet_groups(local, ())
-            else:
-                from . import fleet
-
-                fleet_groups = {}
-                rest = []
-                for p in local:
-                    fs = _files_under(p)
-                    plan = fleet.usable(fs)
-                    if plan is None:
-                        rest.append(p)
-                    else:
-                        fleet_groups[Path(p).name if Path(p).is_dir() else Path(p).stem] = (fs, plan)
+            fleet_groups, rest, skipped = _fleet_groups(local, opts, force=engine != "auto")
+            side.warnings += skipped
         else:
-            rest = list(local)
+            fleet_groups, rest = {}, list(local)
         runs: list[Run] = []
         per_file: list[tuple[str, list[Run]]] = []
         for p in rest:
@@ -201,9 +197,13 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
                 per_file.append((f, [jr]))
         side.runs = job_runs + grouping.singles
         unique_run_ids(side.runs)
+        from ..util import sha256_file
+
         for f, rs in per_file:
-            side.files.append((copies.url_of(f), ",".join(sorted({r.format for r in rs})),
-                               [r.run_id for r in rs], rs[0].job_id if rs else ""))
+            side.files.append({"path": copies.url_of(f), "format": ",".join(sorted({r.format for r in rs})),
+                               "run_ids": [r.run_id for r in rs], "job_id": rs[0].job_id if rs else "",
+                               "sha256": sha256_file(f), "size_bytes": os.path.getsize(f),
+                               "predicted": any(bool(r.metadata.get("predicted")) for r in rs)})
         side.rejected_rows += sum(len(r.rejected) for r in runs)
         side.warnings += [w for r in runs for w in r.warnings]
     if not side.runs:

@@ -122,8 +122,10 @@ def validate_parameters(namespace: Mapping[str, Any] | None = None, **values: An
         raise ReportError(f"parameter 'date': expected YYYY-MM-DD or '', got {out['date']!r}")
     if not out["colocated"] and not out["remote"]:
         raise ReportError("parameters 'colocated' and 'remote': expected at least one run file")
-    out["colocated"] = tuple(str(resolve_path(p, "colocated")) for p in out["colocated"])
-    out["remote"] = tuple(str(resolve_path(p, "remote")) for p in out["remote"])
+    from ..jobs.storage import is_url  # issue 16: object-store URLs and folders of rank logs are inputs too
+
+    out["colocated"] = tuple(str(p) if is_url(p) else str(resolve_path(p, "colocated")) for p in out["colocated"])
+    out["remote"] = tuple(str(p) if is_url(p) else str(resolve_path(p, "remote")) for p in out["remote"])
     out["scenario"] = str(resolve_path(out["scenario"], "scenario"))
     out["answers"] = str(resolve_path(out["answers"], "answers"))
     return ReportParams(**out)
@@ -187,7 +189,7 @@ def resolve_path(path: str | os.PathLike[str], what: str = "input") -> Path:
     else:
         candidates = [Path.cwd() / p, PACKAGE_ROOT / p]
     for c in candidates:
-        if c.is_file():
+        if c.is_file() or c.is_dir():
             return c.resolve()
     tried = ", ".join(dict.fromkeys(str(c) for c in candidates))
     raise ReportError(f"parameter {what!r}: file {os.fspath(path)!r} not found (tried {tried})")

@@ -28,6 +28,7 @@ class InputFile:
     format: str = ""
     run_ids: list[str] = field(default_factory=list)
     predicted: bool = False
+    job_id: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -41,29 +42,36 @@ class Inputs:
     remote: list[Any]
     files: list[InputFile]
     warnings: list[str] = field(default_factory=list)
+    jobs: list[dict[str, Any]] = field(default_factory=list)
+    job_tables: dict[str, Any] = field(default_factory=dict)
 
     @property
     def runs(self) -> list[Any]:
         return [*self.colocated, *self.remote]
 
-    def table(self):  # -> pandas.DataFrame
+    def table(self, collapse_over: int = 20):  # -> pandas.DataFrame
         """One row per input file: role, file name, format, runs, measured or predicted (runs only),
         size in bytes, SHA-256 (display kinds in ``attrs["column_kinds"]``: the report shows the hash
-        shortened, the full one in the cell's title and in decision.json)."""
+        shortened, the full one in the cell's title and in decision.json). Beyond ``collapse_over``
+        files, the files of each job are one row (file count, bytes summed, one combined SHA-256:
+        :func:`costmodel.jobs.report.combined_sha256`); :meth:`file_list_html` lists them all."""
         import pandas as pd
 
+        from ..jobs.report import collapse_files
+
+        rows = collapse_files([f.to_dict() for f in self.files], collapse_over)
         df = pd.DataFrame(
             [
                 {
-                    "role": f.role,
-                    "file": Path(f.path).name,
-                    "format": f.format,
-                    "runs": ", ".join(f.run_ids),
-                    "kind": ("predicted" if f.predicted else "measured") if f.role in ("colocated", "remote") else "",
-                    "bytes": f.size_bytes,
-                    "sha256": f.sha256,
+                    "role": f["role"],
+                    "file": f["file"],
+                    "format": f["format"],
+                    "runs": ", ".join(f["run_ids"]),
+                    "kind": ("predicted" if f["predicted"] else "measured") if f["role"] in ("colocated", "remote") else "",
+                    "bytes": f["size_bytes"],
+                    "sha256": f["sha256"],
                 }
-                for f in self.files
+                for f in rows
             ],
             columns=["role", "file", "format", "runs", "kind", "bytes", "sha256"],
         )
@@ -71,43 +79,43 @@ class Inputs:
                                     "bytes": "int", "sha256": "sha"}
         return df
 
+    def file_list_html(self, collapse_over: int = 20) -> str:
+        """An expandable ``<details>`` list of every input file per job (empty when the table is not collapsed)."""
+        from ..jobs.report import file_list_html
+
+        return file_list_html([f.to_dict() for f in self.files], collapse_over)
+
 
 def load_inputs(params: ReportParams) -> Inputs:
-    """Ingest each side's files as ``costmodel compare`` does (``ingest.load`` per file with the side's
-    role, run ids made unique within the side like ``load_many``) and hash every input file.
-    Raises IngestError for an unreadable input."""
-    from ..ingest import IngestOptions, load
-    from ..ingest.api import unique_run_ids
+    """Ingest each side's inputs as ``costmodel compare`` does (:func:`costmodel.jobs.load_side`: rank
+    logs of a job become one job-level run; folders and object-store URLs are inputs too) and hash
+    every input file. Raises IngestError for an unreadable input."""
+    from ..ingest import IngestOptions
+    from ..jobs import load_side
     from ..util import sha256_file
 
     sides: dict[str, list[Any]] = {"colocated": [], "remote": []}
-    per_file: list[tuple[str, str, list[Any]]] = []
+    files: list[InputFile] = []
     warnings: list[str] = []
+    jobs: list[dict[str, Any]] = []
+    tables: dict[str, Any] = {}
+    mode = getattr(params, "rank_throughput", "") or None
     for role in ("colocated", "remote"):
-        opts = IngestOptions(role=role)
-        for path in getattr(params, role):
-            runs = load(path, opts)
-            sides[role].extend(runs)
-            per_file.append((role, path, runs))
-        unique_run_ids(sides[role])  # as ingest.load_many does for one `compare` side
-        rejected = [x for r in sides[role] for x in r.rejected]
-        warnings += [f"{role}: {w}" for r in sides[role] for w in r.warnings]
-        warnings += [f"{role}: rejected row {x}" for x in rejected[:10]]
-    files = [
-        InputFile(
-            role=role,
-            path=path,
-            sha256=sha256_file(path),
-            size_bytes=os.path.getsize(path),
-            format=",".join(sorted({r.format for r in runs})),
-            run_ids=[r.run_id for r in runs],
-            predicted=any(bool(r.metadata.get("predicted")) for r in runs),
-        )
-        for role, path, runs in per_file
-    ]
+        paths = list(getattr(params, role))
+        if not paths:
+            continue
+        side = load_side(paths, role, IngestOptions(role=role), rank_throughput=None if mode in (None, "auto") else mode)
+        sides[role] = side.runs
+        jobs += side.jobs
+        tables.update({f"{role}:{k}": v for k, v in side.tables.items()})
+        warnings += [f"{role}: {w}" for w in side.warnings]
+        files += [InputFile(role=role, path=f["path"], sha256=f["sha256"], size_bytes=f["size_bytes"],
+                            format=f["format"], run_ids=f["run_ids"], predicted=f["predicted"], job_id=f["job_id"])
+                  for f in side.files]
     for role, path in (("scenario", params.scenario), ("answers", params.answers)):
         files.append(InputFile(role=role, path=path, sha256=sha256_file(path), size_bytes=os.path.getsize(path)))
-    return Inputs(colocated=sides["colocated"], remote=sides["remote"], files=files, warnings=warnings)
+    return Inputs(colocated=sides["colocated"], remote=sides["remote"], files=files, warnings=warnings,
+                  jobs=jobs, job_tables=tables)
 
 
 def fit_runs(inputs: Inputs, params: ReportParams) -> list[Any]:
@@ -306,6 +314,7 @@ def decision_record(
             ],
             "fit": fit_dicts(fits),
             "compare": compare,
+            "jobs": list(getattr(inputs, "jobs", [])),
             "cost": cost_dict,
             "checklist": dec,
         }
