@@ -103,6 +103,7 @@ def connect(memory_limit: str | None = None, threads: int | None = None) -> Any:
     if threads:
         con.execute(f"SET threads={int(threads)}")
     con.execute("SET preserve_insertion_order=false")
+    con.execute("SET enable_progress_bar=false")
     return con
 
 

@@ -122,11 +122,12 @@ def _fleet_groups(paths: Sequence[str], opts: Any, force: bool = False) -> tuple
 
 
 def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_specs: Sequence[JobSpec] = (),
-              rank_throughput: str | None = None, engine: str = "auto") -> Side:
+              rank_throughput: str | None = None, engine: str = "auto", hash_files: bool = False) -> Side:
     """Read one side's inputs as jobs and single runs (see the module docstring).
 
     ``engine``: ``auto`` (DuckDB for big CSV rank logs when installed, pandas otherwise), ``pandas``,
-    ``duckdb`` or ``dask``. Raises IngestError for unreadable inputs and AnalysisError when a job's
+    ``duckdb`` or ``dask``. ``hash_files`` fills each file's SHA-256 (the report's provenance; '' otherwise).
+    Raises IngestError for unreadable inputs and AnalysisError when a job's
     throughput mode is ambiguous without ``rank_throughput``.
     """
     from ..ingest import IngestOptions, load
@@ -202,7 +203,7 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
         for f, rs in per_file:
             side.files.append({"path": copies.url_of(f), "format": ",".join(sorted({r.format for r in rs})),
                                "run_ids": [r.run_id for r in rs], "job_id": rs[0].job_id if rs else "",
-                               "sha256": sha256_file(f), "size_bytes": os.path.getsize(f),
+                               "sha256": sha256_file(f) if hash_files else "", "size_bytes": os.path.getsize(f),
                                "predicted": any(bool(r.metadata.get("predicted")) for r in rs)})
         side.rejected_rows += sum(len(r.rejected) for r in runs)
         side.warnings += [w for r in runs for w in r.warnings]

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 #: heatmap size: at most this many rank rows and step columns (ranks and steps binned beyond it)
-HEAT_RANK_ROWS = 40
-HEAT_STEP_COLS = 60
+HEAT_RANK_ROWS = 32
+HEAT_STEP_COLS = 48
 
 
 def combined_sha256(files: Sequence[Mapping[str, Any]]) -> str:

@@ -104,7 +104,7 @@ def load_inputs(params: ReportParams) -> Inputs:
         paths = list(getattr(params, role))
         if not paths:
             continue
-        side = load_side(paths, role, IngestOptions(role=role), rank_throughput=None if mode in (None, "auto") else mode)
+        side = load_side(paths, role, IngestOptions(role=role), rank_throughput=None if mode in (None, "auto") else mode, hash_files=True)
         sides[role] = side.runs
         jobs += side.jobs
         tables.update({f"{role}:{k}": v for k, v in side.tables.items()})
