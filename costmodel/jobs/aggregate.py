@@ -4,8 +4,8 @@ An engine (pandas here, DuckDB in :mod:`costmodel.jobs.fleet`, Dask in :mod:`cos
 reduces the rank x step rows of a job to three small tables, a :class:`JobTables`:
 
 * ``steps``: one row per step: ``n_ranks`` present, ``thr_sum``/``thr_min``/``thr_max`` of the
-  throughput column, ``st_max`` (slowest rank's step time, s), ``st_sum``, ``top_st``/``top_rank``
-  (the :data:`TOP_K` largest step times and their ranks, slowest first) and ``t_max`` (latest ``t_s``);
+  throughput column, ``st_max`` (slowest rank's step time, s), ``slowest_rank``, ``st_second`` (the
+  next slowest rank's step time), ``st_sum`` and ``t_max`` (latest ``t_s``);
 * ``ranks``: one row per rank: ``n_steps``, ``first_step``, ``last_step``, ``st_mean``;
 * ``bins``: one row per rank and step bin (``bin = step // bin_steps``): ``st_mean``, ``thr_mean``, ``n``.
 
@@ -33,8 +33,6 @@ import pandas as pd
 
 from ..errors import AnalysisError
 
-#: how many of the slowest ranks per step the engines keep (to measure the time lost to stragglers)
-TOP_K = 16
 #: number of step bins per job for the rank x step heatmap and the straggler test
 N_BINS = 200
 GLOBAL_SHARE = 0.99
@@ -61,6 +59,10 @@ class JobTables:
     warnings: list[str] = field(default_factory=list)
     engine: str = "pandas"
     extra: dict[str, Any] = field(default_factory=dict)  # per-step extra columns (pandas engine only)
+    #: ranks -> per-step max step time over the OTHER ranks (aligned with ``steps``); set by the engine,
+    #: released (None) once the job is finished
+    others_max: Any = None
+    close: Any = None
 
 
 def bin_width(n_steps_span: int, n_bins: int = N_BINS) -> int:
@@ -124,13 +126,13 @@ def tables_from_long(job_id: str, long: pd.DataFrame, role: str = "", bin_steps:
         "st_sum": g["st"].sum(min_count=1),
         "t_max": g["t"].max(),
     })
-    # top-K slowest ranks per step
-    ranked = long[np.isfinite(long["st"])].sort_values(["step", "st"], ascending=[True, False], kind="stable")
-    top = ranked.groupby("step", sort=True).head(TOP_K)
-    top_st = top.groupby("step", sort=True)["st"].apply(list)
-    top_rank = top.groupby("step", sort=True)["rank"].apply(list)
-    steps["top_st"] = top_st.reindex(steps.index)
-    steps["top_rank"] = top_rank.reindex(steps.index)
+    # slowest rank and the next slowest per step
+    ranked = long[np.isfinite(long["st"])].sort_values(["step", "st", "rank"], ascending=[True, False, True], kind="stable")
+    gtop = ranked.groupby("step", sort=True)
+    first = gtop.nth(0).set_index("step")
+    second = gtop.nth(1).set_index("step")
+    steps["slowest_rank"] = first["rank"].reindex(steps.index).fillna(-1).astype("int64")
+    steps["st_second"] = second["st"].reindex(steps.index)
     steps = steps.reset_index()
     multi = steps["n_ranks"] >= 2
     finite = np.isfinite(steps["thr_min"]) & np.isfinite(steps["thr_max"])
@@ -147,9 +149,15 @@ def tables_from_long(job_id: str, long: pd.DataFrame, role: str = "", bin_steps:
     lb = long.assign(bin=(long["step"] // bw).astype("int64"))
     gb = lb.groupby(["rank", "bin"], sort=True)
     bins = pd.DataFrame({"st_mean": gb["st"].mean(), "thr_mean": gb["thr"].mean(), "n": gb.size()}).reset_index()
+    step_index = steps["step"].to_numpy()
+
+    def others_max(bad: set[int]) -> np.ndarray:
+        keep = long[~long["rank"].isin(list(bad))]
+        return keep.groupby("step")["st"].max().reindex(step_index).to_numpy(dtype="float64")
+
     return JobTables(job_id=job_id, role=role, ranks_all=sorted(int(x) for x in ranks["rank"]), sources={},
                      steps=steps, ranks=ranks, bins=bins, bin_steps=bw, throughput_column="samples_per_s",
-                     identical_steps=identical, multi_rank_steps=int((multi & finite).sum()))
+                     identical_steps=identical, multi_rank_steps=int((multi & finite).sum()), others_max=others_max)
 
 
 def detect_throughput_mode(tabs: JobTables, override: str | None = None) -> tuple[str, str]:

@@ -1,11 +1,15 @@
 """Out-of-core engine: a job's CSV rank logs reduced to :class:`~costmodel.jobs.aggregate.JobTables`
 by DuckDB reading the files directly (extra ``fleet``).
 
-One scan: ``read_csv`` over all files of the job (header names resolved like the ingest readers:
-``step``/``iter``..., ``samples_per_s``/``throughput``..., ``step_time_ms``... with their unit factors)
-and one ``GROUP BY GROUPING SETS ((step), (rank, bin), (rank))``, so memory stays bounded by the
-number of steps and bins, not rows. The rank comes from a ``rank`` column when the files have one,
-else from each file's name (:func:`costmodel.jobs.discover.rank_from_name`, or file order).
+One scan of the CSV text: ``read_csv`` over all files of the job (header names resolved like the
+ingest readers: ``step``/``iter``..., ``samples_per_s``/``throughput``..., ``step_time_ms``... with
+their unit factors) into a compact temporary DuckDB table (rank, step, throughput, step time as
+float32, time; about 16 bytes a row, spilled to a temporary folder beyond ``COSTMODEL_FLEET_MEMORY``,
+default 1GB); then the small aggregates are columnar queries on it: per step (count, sum/min/max
+throughput, slowest rank and its step time, the next slowest's, latest time), per rank and step bin,
+per rank, and, once the stragglers are known, the per-step maximum over the other ranks. The rank
+comes from a ``rank`` column when the files have one, else from each file's name
+(:func:`costmodel.jobs.discover.rank_from_name`, or file order).
 
 Rows DuckDB cannot parse (text in a number column, wrong field count) are skipped by ``read_csv`` and
 counted from its rejects table; negative or non-finite values are turned to missing and counted.
@@ -21,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import IngestError
-from .aggregate import TOP_K, JobTables, bin_width
+from .aggregate import JobTables, bin_width
 from .discover import RANK_COLUMNS, rank_from_name
 
 #: CSV inputs of a job at least this large (bytes, all files) go through DuckDB when it is installed
@@ -100,6 +104,9 @@ def connect(memory_limit: str | None = None, threads: int | None = None) -> Any:
     duckdb = require("duckdb", "fleet", "the out-of-core fleet engine")
     con = duckdb.connect(":memory:")
     con.execute(f"SET memory_limit={_lit(memory_limit or os.environ.get('COSTMODEL_FLEET_MEMORY', '1GB'))}")
+    import tempfile
+
+    con.execute(f"SET temp_directory={_lit(os.path.join(tempfile.gettempdir(), 'costmodel-duckdb'))}")
     if threads:
         con.execute(f"SET threads={int(threads)}")
     con.execute("SET preserve_insertion_order=false")
@@ -117,14 +124,14 @@ def _source_sql(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int
         cols[plan["rank"]] = "BIGINT"
     types = "{" + ", ".join(f"{_lit(k)}: {_lit(v)}" for k, v in cols.items()) + "}"
     flist = "[" + ", ".join(_lit(f) for f in files) + "]"
-    src = (f"read_csv({flist}, header=true, delim={_lit(plan['delim'])}, types={types}, filename=true, "
+    src = (f"read_csv({flist}, header=true, delim={_lit(plan['delim'])}, types={types}, "
            f"ignore_errors=true, store_rejects=true, union_by_name=false)")
     if "rank" in plan:
         return src, _q(plan["rank"])
     assert ranks is not None
-    # rank per file: a CASE on the file name is a per-file constant (cheap) for up to a few thousand files
-    whens = " ".join(f"WHEN {_lit(f)} THEN {int(r)}" for f, r in ranks.items())
-    return src, f"(CASE filename {whens} END)"
+    # rank per file: the reader's file_index looks up a list literal (no string compare per row)
+    lst = "[" + ", ".join(str(int(ranks[f])) for f in files) + "]"
+    return src, f"{lst}[CAST(file_index AS BIGINT) + 1]"
 
 
 def file_ranks(files: Sequence[str]) -> tuple[dict[str, int], list[str]]:
@@ -185,30 +192,31 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
     lo, hi = con.execute(f"SELECT min({_q(plan['step'][0])}), max({_q(plan['step'][0])}) FROM "
                          f"read_csv({_lit(files[0])}, header=true, delim={_lit(plan['delim'])}, ignore_errors=true)").fetchone()
     bw = bin_width(int((hi or 0) - (lo or 0) + 1), n_bins)
-    rows = (f"SELECT {rank_expr} AS rank, {_q(plan['step'][0])} AS step, {val(thr_col) if thr_col else 'CAST(NULL AS DOUBLE)'} AS thr, "
-            f"{val('step_time_s')} AS st, {val('t_s')} AS t, "
+    rows = (f"SELECT CAST({rank_expr} AS INTEGER) AS rank, CAST({_q(plan['step'][0])} AS BIGINT) AS step, "
+            f"CAST({val(thr_col) if thr_col else 'NULL'} AS {'DOUBLE' if thr_col else 'FLOAT'}) AS thr, "
+            f"CAST({val('step_time_s')} AS DOUBLE) AS st, {val('t_s')} AS t, "
             f"({bad(thr_col) if thr_col else 'FALSE'} OR {bad('step_time_s')}) AS bad FROM {src}")
-    sql = f"""
-    WITH rows AS ({rows})
-    SELECT GROUPING(step) AS g_step, GROUPING(rank) AS g_rank, GROUPING(bin) AS g_bin,
-           step, rank, bin,
-           count(*) AS n, sum(thr) AS thr_sum, min(thr) AS thr_min, max(thr) AS thr_max,
-           max(st) AS st_max, sum(st) AS st_sum, avg(st) AS st_mean, avg(thr) AS thr_mean, max(t) AS t_max,
-           min(step) AS first_step, max(step) AS last_step, count(*) FILTER (WHERE bad) AS n_bad,
-           CASE WHEN GROUPING(step) = 0 THEN max(st, {TOP_K}) END AS top_st,
-           CASE WHEN GROUPING(step) = 0 THEN arg_max(rank, st, {TOP_K}) END AS top_rank
-    FROM (SELECT *, step // {bw} AS bin FROM rows)
-    GROUP BY GROUPING SETS ((step), (rank, bin), (rank))
-    """
     try:
-        res = con.execute(sql).fetch_df()
+        con.execute(f"CREATE OR REPLACE TEMP TABLE r AS {rows}")
         rejected = int(con.execute("SELECT count(*) FROM reject_errors").fetchone()[0])
         rej_examples = con.execute("SELECT file_id, line, column_name, error_message FROM reject_errors "
                                    "ORDER BY file_id, line LIMIT 10").fetchall()
         file_names = dict(con.execute("SELECT file_id, file_path FROM reject_scans").fetchall()) if rejected else {}
+        con.execute("""CREATE OR REPLACE TEMP TABLE s AS
+            SELECT step, count(*) AS n, sum(thr) AS thr_sum, min(thr) AS thr_min, max(thr) AS thr_max,
+                   max(st) AS st_max, sum(st) AS st_sum, arg_max(rank, st) AS slowest_rank, max(t) AS t_max,
+                   count(*) FILTER (WHERE bad) AS n_bad
+            FROM r GROUP BY step""")
+        steps = con.execute("""SELECT s.*, x.st_second FROM s LEFT JOIN (
+                                   SELECT r.step, max(r.st) AS st_second FROM r JOIN s ON r.step = s.step
+                                   WHERE r.rank <> s.slowest_rank GROUP BY r.step) x ON s.step = x.step
+                               ORDER BY s.step""").fetch_df()
+        grp = con.execute(f"""SELECT GROUPING(bin) AS g_bin, rank, bin, count(*) AS n, avg(st) AS st_mean,
+                                     avg(thr) AS thr_mean, min(step) AS first_step, max(step) AS last_step
+                              FROM (SELECT rank, step, st, thr, step // {bw} AS bin FROM r)
+                              GROUP BY GROUPING SETS ((rank, bin), (rank))""").fetch_df()
     except Exception as exc:  # noqa: BLE001 - duckdb raises its own error types
         raise IngestError(f"could not be read as per-step CSV: {str(exc).splitlines()[0][:200]}", path=files[0]) from None
-    steps = res[(res["g_step"] == 0)].sort_values("step")
     n_rows = int(steps["n"].sum())
     n_bad = int(steps["n_bad"].sum())
     if n_rows == 0:
@@ -232,15 +240,15 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
         "st_max": steps["st_max"].astype("float64").to_numpy(),
         "st_sum": steps["st_sum"].astype("float64").to_numpy(),
         "t_max": steps["t_max"].astype("float64").to_numpy(),
-        "top_st": [list(x) if x is not None else [] for x in steps["top_st"]],
-        "top_rank": [list(x) if x is not None else [] for x in steps["top_rank"]],
+        "slowest_rank": steps["slowest_rank"].fillna(-1).astype("int64").to_numpy(),
+        "st_second": steps["st_second"].astype("float64").to_numpy(),
     })
-    rk = res[(res["g_rank"] == 0) & (res["g_bin"] == 1)].sort_values("rank")
+    rk = grp[grp["g_bin"] == 1].sort_values("rank")
     ranks_df = pd.DataFrame({"rank": rk["rank"].astype("int64").to_numpy(), "n_steps": rk["n"].astype("int64").to_numpy(),
                              "first_step": rk["first_step"].astype("int64").to_numpy(),
                              "last_step": rk["last_step"].astype("int64").to_numpy(),
                              "st_mean": rk["st_mean"].astype("float64").to_numpy()})
-    bn = res[(res["g_bin"] == 0)].sort_values(["rank", "bin"])
+    bn = grp[grp["g_bin"] == 0].sort_values(["rank", "bin"])
     bins_df = pd.DataFrame({"rank": bn["rank"].astype("int64").to_numpy(), "bin": bn["bin"].astype("int64").to_numpy(),
                             "st_mean": bn["st_mean"].astype("float64").to_numpy(),
                             "thr_mean": bn["thr_mean"].astype("float64").to_numpy(), "n": bn["n"].astype("int64").to_numpy()})
@@ -248,6 +256,18 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
     identical = int((multi & (steps_df["thr_min"] == steps_df["thr_max"])).sum())
     all_ranks = sorted(set(ranks.values())) if ranks else sorted(int(x) for x in ranks_df["rank"])
     sources = {int(r): f for f, r in ranks.items()} if ranks else {int(r): files[0] for r in ranks_df["rank"]}
+    step_index = steps_df["step"].to_numpy()
+
+    def others_max(bad: set[int]) -> np.ndarray:
+        lst = ", ".join(str(int(b)) for b in sorted(bad))
+        df = con.execute(f"SELECT step, max(st) AS m FROM r WHERE rank NOT IN ({lst}) GROUP BY step").fetch_df()
+        return df.set_index("step")["m"].reindex(step_index).to_numpy(dtype="float64")
+
+    def close() -> None:
+        con.execute("DROP TABLE IF EXISTS r")
+        con.execute("DROP TABLE IF EXISTS s")
+
     return JobTables(job_id=job_id, role=role, ranks_all=all_ranks, sources=sources, steps=steps_df, ranks=ranks_df,
                      bins=bins_df, bin_steps=bw, throughput_column=thr_col, identical_steps=identical,
-                     multi_rank_steps=int(multi.sum()), rejected_rows=total_rej, warnings=warnings, engine="duckdb")
+                     multi_rank_steps=int(multi.sum()), rejected_rows=total_rej, warnings=warnings, engine="duckdb",
+                     others_max=others_max, close=close)

@@ -66,7 +66,12 @@ def finish_job(tabs: JobTables, rank_throughput: str | None = None) -> tuple[Run
     """The job-level Run and the job summary from a job's reduced tables."""
     mode, ev = detect_throughput_mode(tabs, rank_throughput)
     table, facts = job_series(tabs, mode)
-    strag = find_stragglers(tabs)
+    try:
+        strag = find_stragglers(tabs)
+    finally:
+        if tabs.close is not None:
+            tabs.close()
+        tabs.others_max = tabs.close = None  # release the rows (the report keeps only the small tables)
     summary = job_summary(tabs, mode, ev, facts, strag)
     run = Run(run_id=tabs.job_id, table=to_timeline(table, tabs.job_id, tabs.role), format="job",
               source=os.path.commonpath(list(tabs.sources.values())) if tabs.sources else tabs.job_id,

@@ -12,8 +12,7 @@ Rule (defaults in brackets):
   slowest by more than ``hold_threshold`` [0.05] (relative);
 * **time lost** to the stragglers, ``straggler_lost_s`` = sum over steps of (slowest step time - step
   time of the slowest rank that is not a straggler), i.e. how much shorter the job's steps would have
-  been at the pace of its other ranks. The engines keep the 4 slowest ranks per step: where all 4 are
-  stragglers the 4th's time is used, so the figure is then a lower bound (said in ``notes``).
+  been at the pace of its other ranks (computed exactly by the engine: ``JobTables.others_max``).
 """
 from __future__ import annotations
 
@@ -60,18 +59,14 @@ def find_stragglers(tabs: JobTables, threshold: float = THRESHOLD, persistence: 
         notes.append(f"{n_ranks} rank(s): at least {MIN_RANKS} are needed to tell a straggler from the job median")
     rr = rank_ratios(tabs)
     steps = tabs.steps
-    # held-back steps and slowest counts from the top-K lists
-    top_st = steps["top_st"].tolist() if "top_st" in steps else []
-    top_rk = steps["top_rank"].tolist() if "top_rank" in steps else []
-    held: dict[int, int] = {}
-    slowest: dict[int, int] = {}
-    for sts, rks in zip(top_st, top_rk):
-        if not isinstance(sts, (list, tuple, np.ndarray)) or len(sts) == 0:
-            continue
-        r0 = int(rks[0])
-        slowest[r0] = slowest.get(r0, 0) + 1
-        if len(sts) >= 2 and sts[1] > 0 and sts[0] > sts[1] * (1.0 + hold_threshold):
-            held[r0] = held.get(r0, 0) + 1
+    # held-back steps and slowest counts
+    slow = steps["slowest_rank"].to_numpy(dtype="int64") if "slowest_rank" in steps else np.zeros(0, dtype="int64")
+    st_max = steps["st_max"].to_numpy(dtype="float64")
+    st_2 = steps["st_second"].to_numpy(dtype="float64") if "st_second" in steps else np.full(len(steps), np.nan)
+    with np.errstate(invalid="ignore"):
+        is_held = (st_2 > 0) & (st_max > st_2 * (1.0 + hold_threshold)) & (slow >= 0)
+    held = {int(r): int(c) for r, c in zip(*np.unique(slow[is_held], return_counts=True))}
+    slowest = {int(r): int(c) for r, c in zip(*np.unique(slow[slow >= 0], return_counts=True))}
     flagged: list[dict[str, Any]] = []
     if not rr.empty and n_ranks >= MIN_RANKS:
         g = rr.groupby("rank")
@@ -104,24 +99,15 @@ def find_stragglers(tabs: JobTables, threshold: float = THRESHOLD, persistence: 
                            sorted(held.items(), key=lambda kv: (-kv[1], kv[0]))[:10]]
     bad = {d["rank"] for d in flagged}
     lost = 0.0
-    lower_bound = 0
-    for sts, rks in zip(top_st, top_rk):
-        if not isinstance(sts, (list, tuple, np.ndarray)) or len(sts) == 0 or int(rks[0]) not in bad:
-            continue
-        ref = None
-        for s, r in zip(sts, rks):
-            if int(r) not in bad:
-                ref = float(s)
-                break
-        if ref is None:
-            ref = float(sts[-1])
-            lower_bound += 1
-        lost += float(sts[0]) - ref
+    if bad and tabs.others_max is not None:
+        other = np.asarray(tabs.others_max(bad), dtype="float64")
+        mask = np.isin(slow, list(bad)) & np.isfinite(other) & np.isfinite(st_max)
+        lost = float(np.sum(np.maximum(st_max[mask] - other[mask], 0.0)))
+    elif bad:
+        notes.append("the engine gave no per-step maximum over the other ranks: time lost not measured")
     total = float(np.nansum(steps["st_max"].to_numpy(dtype="float64"))) if len(steps) else 0.0
     out["straggler_lost_s"] = lost
     out["straggler_lost_fraction"] = lost / total if total > 0 else 0.0
-    if lower_bound:
-        notes.append(f"at {lower_bound} step(s) the slowest ranks kept were all stragglers: the time lost there is a lower bound")
     if not np.isfinite(steps["st_max"].to_numpy(dtype="float64")).any():
         notes.append("no step time logged: stragglers cannot be measured from throughput alone")
     return out
