@@ -27,6 +27,8 @@ CHILD = r"""
 import json, resource, sys, time, glob
 kind, root = sys.argv[1], sys.argv[2]
 import duckdb, pandas, numpy
+if kind != "duckdb":
+    from costmodel.jobs import load_side  # imports are not part of the timing (on both sides)
 t = time.perf_counter()
 if kind == "duckdb":
     files = sorted(glob.glob(root + "/*/*/*.csv"))
@@ -35,7 +37,6 @@ if kind == "duckdb":
                      [files]).fetch_df()
     out = {"groups": len(df)}
 else:
-    from costmodel.jobs import load_side
     out = {}
     for role in ("colocated", "remote"):
         side = load_side([root + "/" + role], role, engine="duckdb")

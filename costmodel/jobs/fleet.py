@@ -1,13 +1,14 @@
 """Out-of-core engine: a job's CSV rank logs reduced to :class:`~costmodel.jobs.aggregate.JobTables`
 by DuckDB reading the files directly (extra ``fleet``).
 
-One scan of the CSV text: ``read_csv`` over all files of the job (header names resolved like the
+The CSV text is parsed once: ``read_csv`` over all files of the job (header names resolved like the
 ingest readers: ``step``/``iter``..., ``samples_per_s``/``throughput``..., ``step_time_ms``... with
-their unit factors) into a compact temporary DuckDB table (rank, step, throughput, step time as
-float32, time; about 16 bytes a row, spilled to a temporary folder beyond ``COSTMODEL_FLEET_MEMORY``,
-default 1GB); then the small aggregates are columnar queries on it: per step (count, sum/min/max
-throughput, slowest rank and its step time, the next slowest's, latest time), per rank and step bin,
-per rank, and, once the stragglers are known, the per-step maximum over the other ranks. The rank
+their unit factors) into a compact temporary table (rank, step, float32 throughput and step time,
+time), which DuckDB keeps in memory up to ``COSTMODEL_FLEET_MEMORY`` (default 1GB) and spills to a
+temporary folder beyond it. Every aggregate is then a columnar query on it: per step (count,
+sum/min/max throughput, slowest rank, the two largest step times, latest time), per rank and step
+bin, per rank; and, only when the job has stragglers, the per-step maximum over the other ranks
+(the time lost to them). float32 keeps 7 significant digits, more than any log prints. The rank
 comes from a ``rank`` column when the files have one, else from each file's name
 (:func:`costmodel.jobs.discover.rank_from_name`, or file order).
 
@@ -193,30 +194,31 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
                          f"read_csv({_lit(files[0])}, header=true, delim={_lit(plan['delim'])}, ignore_errors=true)").fetchone()
     bw = bin_width(int((hi or 0) - (lo or 0) + 1), n_bins)
     rows = (f"SELECT CAST({rank_expr} AS INTEGER) AS rank, CAST({_q(plan['step'][0])} AS BIGINT) AS step, "
-            f"CAST({val(thr_col) if thr_col else 'NULL'} AS {'DOUBLE' if thr_col else 'FLOAT'}) AS thr, "
-            f"CAST({val('step_time_s')} AS DOUBLE) AS st, {val('t_s')} AS t, "
+            f"CAST({val(thr_col) if thr_col else 'NULL'} AS FLOAT) AS thr, "
+            f"CAST({val('step_time_s')} AS FLOAT) AS st, {val('t_s')} AS t, "
             f"({bad(thr_col) if thr_col else 'FALSE'} OR {bad('step_time_s')}) AS bad FROM {src}")
+    step_sql = """SELECT 0 AS g_step, 1 AS g_bin, step, NULL AS rank, NULL AS bin, count(*) AS n,
+                  sum(thr) AS thr_sum, min(thr) AS thr_min, max(thr) AS thr_max, max(st) AS st_max, sum(st) AS st_sum,
+                  NULL AS st_mean, NULL AS thr_mean, max(t) AS t_max, NULL AS first_step, NULL AS last_step,
+                  count(*) FILTER (WHERE bad) AS n_bad, arg_max(rank, st) AS slowest_rank, max(st, 2) AS top2
+           FROM r GROUP BY step"""
+    bin_sql = f"""SELECT 1 AS g_step, GROUPING(bin) AS g_bin, NULL AS step, rank, bin, count(*) AS n,
+                  NULL, NULL, NULL, NULL, NULL, avg(st) AS st_mean, avg(thr) AS thr_mean, NULL,
+                  min(step) AS first_step, max(step) AS last_step, 0, NULL, NULL
+           FROM (SELECT rank, step, st, thr, step // {bw} AS bin FROM r) GROUP BY GROUPING SETS ((rank, bin), (rank))"""
     try:
+        # the CSV text is parsed once into a compact table (float32 metrics; spilled to disk beyond the
+        # memory limit); every aggregate after that is a columnar query on it
         con.execute(f"CREATE OR REPLACE TEMP TABLE r AS {rows}")
+        res = con.execute(f"{step_sql} UNION ALL {bin_sql}").fetch_df()
         rejected = int(con.execute("SELECT count(*) FROM reject_errors").fetchone()[0])
         rej_examples = con.execute("SELECT file_id, line, column_name, error_message FROM reject_errors "
                                    "ORDER BY file_id, line LIMIT 10").fetchall()
         file_names = dict(con.execute("SELECT file_id, file_path FROM reject_scans").fetchall()) if rejected else {}
-        con.execute("""CREATE OR REPLACE TEMP TABLE s AS
-            SELECT step, count(*) AS n, sum(thr) AS thr_sum, min(thr) AS thr_min, max(thr) AS thr_max,
-                   max(st) AS st_max, sum(st) AS st_sum, arg_max(rank, st) AS slowest_rank, max(t) AS t_max,
-                   count(*) FILTER (WHERE bad) AS n_bad
-            FROM r GROUP BY step""")
-        steps = con.execute("""SELECT s.*, x.st_second FROM s LEFT JOIN (
-                                   SELECT r.step, max(r.st) AS st_second FROM r JOIN s ON r.step = s.step
-                                   WHERE r.rank <> s.slowest_rank GROUP BY r.step) x ON s.step = x.step
-                               ORDER BY s.step""").fetch_df()
-        grp = con.execute(f"""SELECT GROUPING(bin) AS g_bin, rank, bin, count(*) AS n, avg(st) AS st_mean,
-                                     avg(thr) AS thr_mean, min(step) AS first_step, max(step) AS last_step
-                              FROM (SELECT rank, step, st, thr, step // {bw} AS bin FROM r)
-                              GROUP BY GROUPING SETS ((rank, bin), (rank))""").fetch_df()
     except Exception as exc:  # noqa: BLE001 - duckdb raises its own error types
         raise IngestError(f"could not be read as per-step CSV: {str(exc).splitlines()[0][:200]}", path=files[0]) from None
+    steps = res[res["g_step"] == 0].sort_values("step")
+    grp = res[res["g_step"] == 1]
     n_rows = int(steps["n"].sum())
     n_bad = int(steps["n_bad"].sum())
     if n_rows == 0:
@@ -241,7 +243,8 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
         "st_sum": steps["st_sum"].astype("float64").to_numpy(),
         "t_max": steps["t_max"].astype("float64").to_numpy(),
         "slowest_rank": steps["slowest_rank"].fillna(-1).astype("int64").to_numpy(),
-        "st_second": steps["st_second"].astype("float64").to_numpy(),
+        "st_second": np.array([float(x[1]) if x is not None and len(x) > 1 and x[1] is not None else np.nan
+                               for x in steps["top2"]], dtype="float64"),
     })
     rk = grp[grp["g_bin"] == 1].sort_values("rank")
     ranks_df = pd.DataFrame({"rank": rk["rank"].astype("int64").to_numpy(), "n_steps": rk["n"].astype("int64").to_numpy(),
@@ -259,14 +262,13 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
     step_index = steps_df["step"].to_numpy()
 
     def others_max(bad: set[int]) -> np.ndarray:
+        # a second scan, only when there are stragglers: the per-step maximum over the other ranks
         lst = ", ".join(str(int(b)) for b in sorted(bad))
         df = con.execute(f"SELECT step, max(st) AS m FROM r WHERE rank NOT IN ({lst}) GROUP BY step").fetch_df()
         return df.set_index("step")["m"].reindex(step_index).to_numpy(dtype="float64")
 
     def close() -> None:
         con.execute("DROP TABLE IF EXISTS r")
-        con.execute("DROP TABLE IF EXISTS s")
-
     return JobTables(job_id=job_id, role=role, ranks_all=all_ranks, sources=sources, steps=steps_df, ranks=ranks_df,
                      bins=bins_df, bin_steps=bw, throughput_column=thr_col, identical_steps=identical,
                      multi_rank_steps=int(multi.sum()), rejected_rows=total_rej, warnings=warnings, engine="duckdb",

@@ -89,11 +89,29 @@ def _files_under(path: str) -> list[str]:
     return [str(p)]
 
 
+def _skip_reason(f: Path, opts: Any) -> str | None:
+    """Why ``ingest`` would skip file ``f`` in a folder (as costmodel.ingest.api.expand_dir), else None."""
+    from ..ingest.api import _head, not_an_output
+    from ..ingest.registry import reader_modules
+
+    if opts.fmt or opts.pattern:
+        return None
+    try:
+        head = _head(f)
+    except OSError as exc:
+        return f"unreadable: {exc}"
+    why = "empty" if not head.strip() else not_an_output(head, f)
+    if why:
+        return why.split(";")[0]
+    if not any(mod.sniff(head, f) for _n, mod in reader_modules()):
+        return "not a known benchmark output format"
+    return None
+
+
 def _fleet_groups(paths: Sequence[str], opts: Any, force: bool = False) -> tuple[dict[str, tuple[list[str], dict]], list[str], list[str]]:
     """Groups of plain per-step CSV rank logs that the DuckDB engine takes (big, or with a rank column,
     or every group when ``force``): job name -> (files, plan); the files left for the ordinary readers;
     notes on skipped files."""
-    from ..ingest.api import expand_dir
     from . import fleet
 
     if not force and not fleet.duckdb_available():
@@ -103,26 +121,42 @@ def _fleet_groups(paths: Sequence[str], opts: Any, force: bool = False) -> tuple
     notes: list[str] = []
     for p in paths:
         if Path(p).is_dir():
-            found, skipped = expand_dir(Path(p), opts)
-            notes += skipped
-            files = [str(f) for f in found]
+            # cheap listing first: only the files no fleet group takes are sniffed like `ingest` does
+            files = sorted(str(f) for f in Path(p).rglob("*") if f.is_file())
         else:
             files = [str(p)]
         by_dir: dict[str, list[str]] = {}
         for f in files:
+            if Path(f).name.startswith("._") or Path(f).name == ".DS_Store":
+                continue
             by_dir.setdefault(str(Path(f).parent), []).append(f)
+        claimed: set[str] = set()
         for d, fs in by_dir.items():
             plan = fleet.usable(fs)
+            if plan is None:
+                continue
             size = sum(os.path.getsize(f) for f in fs)
-            ranked = plan is not None and ("rank" in plan or len(fs) >= 2)
-            if plan is not None and ranked and (force or size >= fleet.FLEET_BYTES or "rank" in plan):
+            ranked = "rank" in plan or len(fs) >= 2
+            if ranked and (force or size >= fleet.FLEET_BYTES or "rank" in plan):
                 name = Path(d).name if len(fs) > 1 or "rank" not in plan else Path(fs[0]).stem
                 base, n = name, 2
                 while name in groups:
                     name, n = f"{base}#{n}", n + 1
                 groups[name] = (fs, plan)
-            else:
-                rest.extend(fs)
+                claimed.update(fs)
+        if not Path(p).is_dir():
+            rest.extend(f for f in files if f not in claimed)
+        elif not claimed:
+            rest.append(str(p))  # the folder as a whole: ingest's own folder rules
+        else:
+            for f in files:
+                if f in claimed:
+                    continue
+                why = _skip_reason(Path(f), opts)
+                if why:
+                    notes.append(f"{f}: skipped ({why})")
+                else:
+                    rest.append(f)
     return groups, rest, notes
 
 
