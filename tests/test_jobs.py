@@ -269,3 +269,22 @@ def test_group_runs_leaves_single_runs_alone(examples_dir):
     runs = load(examples_dir / "remote_steps.csv") + load(examples_dir / "colocated_steps.csv")
     g = group_runs(runs)
     assert g.jobs == {} and len(g.singles) == 2 and all(r.rank == -1 and r.job_id == "" for r in runs)
+
+
+def test_checklist_says_a_straggler_node_is_not_the_link():
+    from costmodel.checklist import gather_evidence
+
+    cmp = {"ratio": 0.90, "ratio_ci_low": 0.89, "ratio_ci_high": 0.91, "margin": 0.02, "equivalent": False,
+           "verdict": "different", "colocated": [], "remote": []}
+    plain = gather_evidence(compare=cmp)["throughput_equivalent"]
+    assert plain.proposed == "no"
+    jobs = [{"role": "remote", "job_id": "job1", "straggler_lost_fraction": 0.085,
+             "stragglers": [{"rank": 8}, {"rank": 9}]},
+            {"role": "colocated", "job_id": "c", "straggler_lost_fraction": 0.0, "stragglers": []}]
+    ev = gather_evidence(compare=dict(cmp, jobs=jobs))["throughput_equivalent"]
+    assert ev.proposed == "unknown" and "straggler node" in ev.condition
+    assert "rank(s) 8, 9" in ev.summary and "not a link" in ev.summary
+    assert ev.facts["remote_straggler_lost_fraction"] == pytest.approx(0.085)
+    # a small straggler share does not excuse a large gap
+    small = [dict(jobs[0], straggler_lost_fraction=0.01)]
+    assert gather_evidence(compare=dict(cmp, jobs=small))["throughput_equivalent"].proposed == "no"

@@ -148,7 +148,7 @@ def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | Non
     else:
         colo, rem = inputs.colocated, inputs.remote
     res = warmup.compare(colo, rem, metric=params.metric or None, margin=params.margin)
-    return to_jsonable(res.to_dict())
+    return to_jsonable(dict(res.to_dict(), jobs=list(inputs.jobs)))  # as `costmodel compare --json` (issue 16)
 
 
 @dataclass
