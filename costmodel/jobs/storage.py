@@ -142,15 +142,17 @@ class LocalCopies:
             base = str(p).rstrip("/")
             single = len(objs) == 1 and objs[0].rstrip("/") == base
             top = self.root / f"{len(self.origin):06d}"
+            pairs = []
             for obj in objs:
                 rel = Path(obj.split("://", 1)[1]).name if single else obj[len(base):].lstrip("/")
                 dst = top / (Path(base.split("://", 1)[1]).name) / rel if not single else top / rel
                 dst.parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    fs.get_file(obj, str(dst))
-                except Exception as exc:  # noqa: BLE001
-                    raise storage_error(obj, exc) from None
+                pairs.append((obj, str(dst)))
                 self.origin[str(dst)] = obj
+            try:  # one batched, concurrent transfer
+                fs.get([o for o, _ in pairs], [d for _, d in pairs])
+            except Exception as exc:  # noqa: BLE001
+                raise storage_error(str(p), exc) from None
             out.append(str(top / rel) if single else str(top / Path(base.split("://", 1)[1]).name))
             self.origin.setdefault(out[-1], str(p))
         return out
