@@ -100,11 +100,16 @@ def load_inputs(params: ReportParams) -> Inputs:
     jobs: list[dict[str, Any]] = []
     tables: dict[str, Any] = {}
     mode = getattr(params, "rank_throughput", "") or None
+    from ..jobs import parse_job_spec
+
+    specs = [parse_job_spec(x) for x in getattr(params, "jobs", ())]
     for role in ("colocated", "remote"):
         paths = list(getattr(params, role))
-        if not paths:
+        mine = [x for x in specs if x.role == role]
+        if not paths and not mine:
             continue
-        side = load_side(paths, role, IngestOptions(role=role), rank_throughput=None if mode in (None, "auto") else mode, hash_files=True)
+        side = load_side(paths, role, IngestOptions(role=role), job_specs=mine,
+                         rank_throughput=None if mode in (None, "auto") else mode, hash_files=True)
         sides[role] = side.runs
         jobs += side.jobs
         tables.update({f"{role}:{k}": v for k, v in side.tables.items()})
