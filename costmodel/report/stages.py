@@ -79,6 +79,19 @@ class Inputs:
                                     "bytes": "int", "sha256": "sha"}
         return df
 
+    def jobs_display(self) -> list[Any]:
+        """What the report shows for multi-rank jobs: the expandable file list and the straggler table."""
+        from ..jobs.report import RawHTML, straggler_table
+        from .display import html_table
+
+        return [RawHTML(self.file_list_html()), html_table(straggler_table(self.jobs), "jobs and stragglers")]
+
+    def job_heatmaps(self) -> list[Any]:
+        """Rank x step heatmaps (Altair charts) of up to 4 jobs, those with stragglers first."""
+        from ..charts_fleet import job_heatmaps
+
+        return job_heatmaps(self)
+
     def file_list_html(self, collapse_over: int = 20) -> str:
         """An expandable ``<details>`` list of every input file per job (empty when the table is not collapsed)."""
         from ..jobs.report import file_list_html
