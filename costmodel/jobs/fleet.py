@@ -1,14 +1,15 @@
 """Out-of-core engine: a job's CSV rank logs reduced to :class:`~costmodel.jobs.aggregate.JobTables`
 by DuckDB reading the files directly (extra ``fleet``).
 
-The CSV text is parsed once: ``read_csv`` over all files of the job (header names resolved like the
-ingest readers: ``step``/``iter``..., ``samples_per_s``/``throughput``..., ``step_time_ms``... with
-their unit factors) into a compact temporary table (rank, step, float32 throughput and step time,
-time), which DuckDB keeps in memory up to ``COSTMODEL_FLEET_MEMORY`` (default 1GB) and spills to a
-temporary folder beyond it. Every aggregate is then a columnar query on it: per step (count,
-sum/min/max throughput, slowest rank, the two largest step times, latest time), per rank and step
-bin, per rank; and, only when the job has stragglers, the per-step maximum over the other ranks
-(the time lost to them). float32 keeps 7 significant digits, more than any log prints. The rank
+The CSV text is parsed once, in one query: ``read_csv`` over all files of the job (header names
+resolved like the ingest readers: ``step``/``iter``..., ``samples_per_s``/``throughput``...,
+``step_time_ms``... with their unit factors) into a materialized CTE (rank, step, float32 throughput
+and step time, time), which DuckDB keeps in memory up to ``COSTMODEL_FLEET_MEMORY`` (default 1GB) and
+spills to a temporary folder beyond it. Every aggregate comes from it in the same query: per step
+(count, sum/min/max throughput, slowest rank, the two largest step times, latest time), per rank and
+step bin, per rank, and for the straggler candidates (ranks >= 2.5 % over the median rank's mean step
+time, at most 64) their step times and the per-step maximum over all other ranks, from which the time
+lost to the stragglers follows without a second scan. float32 keeps 7 significant digits. The rank
 comes from a ``rank`` column when the files have one, else from each file's name
 (:func:`costmodel.jobs.discover.rank_from_name`, or file order).
 
@@ -29,6 +30,9 @@ from ..errors import IngestError
 from .aggregate import JobTables, bin_width
 from .discover import RANK_COLUMNS, rank_from_name
 
+#: ranks whose mean step time is this much over the median rank's are straggler candidates (<= MAX_CANDIDATES)
+CANDIDATE_EXCESS = 0.025
+MAX_CANDIDATES = 64
 #: CSV inputs of a job at least this large (bytes, all files) go through DuckDB when it is installed
 FLEET_BYTES = int(os.environ.get("COSTMODEL_FLEET_BYTES", str(256 * 1024 * 1024)))
 CSV_SUFFIXES = (".csv", ".tsv")
@@ -197,28 +201,42 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
             f"CAST({val(thr_col) if thr_col else 'NULL'} AS FLOAT) AS thr, "
             f"CAST({val('step_time_s')} AS FLOAT) AS st, {val('t_s')} AS t, "
             f"({bad(thr_col) if thr_col else 'FALSE'} OR {bad('step_time_s')}) AS bad FROM {src}")
-    step_sql = """SELECT 0 AS g_step, 1 AS g_bin, step, NULL AS rank, NULL AS bin, count(*) AS n,
-                  sum(thr) AS thr_sum, min(thr) AS thr_min, max(thr) AS thr_max, max(st) AS st_max, sum(st) AS st_sum,
-                  NULL AS st_mean, NULL AS thr_mean, max(t) AS t_max, NULL AS first_step, NULL AS last_step,
-                  count(*) FILTER (WHERE bad) AS n_bad, arg_max(rank, st) AS slowest_rank, max(st, 2) AS top2
-           FROM r GROUP BY step"""
-    bin_sql = f"""SELECT 1 AS g_step, GROUPING(bin) AS g_bin, NULL AS step, rank, bin, count(*) AS n,
-                  NULL, NULL, NULL, NULL, NULL, avg(st) AS st_mean, avg(thr) AS thr_mean, NULL,
-                  min(step) AS first_step, max(step) AS last_step, 0, NULL, NULL
-           FROM (SELECT rank, step, st, thr, step // {bw} AS bin FROM r) GROUP BY GROUPING SETS ((rank, bin), (rank))"""
+    # One query, the CSV text parsed once into a MATERIALIZED CTE (DuckDB's spillable column store),
+    # then every aggregate from it: per step, per rank and bin, per rank, and for straggler candidates
+    # (ranks whose mean step time is >= 2.5 % over the median rank's, at most MAX_CANDIDATES) their
+    # step times plus the per-step maximum over the other ranks, so the time lost to whichever of them
+    # turn out to be stragglers needs no second scan.
+    null = "CAST(NULL AS DOUBLE)"
+    sql = f"""
+    WITH r AS MATERIALIZED ({rows}),
+    rk AS (SELECT rank, avg(st) AS m FROM r GROUP BY rank),
+    cand AS (SELECT rank FROM rk WHERE m >= (SELECT median(m) FROM rk) * {1 + CANDIDATE_EXCESS!r}
+             ORDER BY m DESC LIMIT {MAX_CANDIDATES})
+    SELECT 0 AS kind, step, NULL AS rank, NULL AS bin, count(*) AS n,
+           sum(thr) AS thr_sum, min(thr) AS thr_min, max(thr) AS thr_max, max(st) AS st_max, sum(st) AS st_sum,
+           {null} AS st_mean, {null} AS thr_mean, max(t) AS t_max, NULL AS first_step, NULL AS last_step,
+           count(*) FILTER (WHERE bad) AS n_bad, arg_max(rank, st) AS slowest_rank, CAST(max(st, 2)[2] AS DOUBLE) AS st_second,
+           max(st) FILTER (WHERE rank NOT IN (SELECT rank FROM cand)) AS others_st
+      FROM r GROUP BY step
+    UNION ALL
+    SELECT CASE WHEN GROUPING(bin) = 0 THEN 1 ELSE 2 END, NULL, rank, bin, count(*), {null}, {null}, {null}, {null},
+           {null}, avg(st), avg(thr), {null}, min(step), max(step), 0, NULL, NULL, {null}
+      FROM (SELECT rank, step, st, thr, step // {bw} AS bin FROM r) GROUP BY GROUPING SETS ((rank, bin), (rank))
+    UNION ALL
+    SELECT 3, step, rank, NULL, 1, {null}, {null}, {null}, st, {null}, {null}, {null}, {null}, NULL, NULL, 0,
+           NULL, NULL, {null}
+      FROM r WHERE rank IN (SELECT rank FROM cand)
+    """
     try:
-        # the CSV text is parsed once into a compact table (float32 metrics; spilled to disk beyond the
-        # memory limit); every aggregate after that is a columnar query on it
-        con.execute(f"CREATE OR REPLACE TEMP TABLE r AS {rows}")
-        res = con.execute(f"{step_sql} UNION ALL {bin_sql}").fetch_df()
+        res = con.execute(sql).fetch_df()
         rejected = int(con.execute("SELECT count(*) FROM reject_errors").fetchone()[0])
         rej_examples = con.execute("SELECT file_id, line, column_name, error_message FROM reject_errors "
                                    "ORDER BY file_id, line LIMIT 10").fetchall()
         file_names = dict(con.execute("SELECT file_id, file_path FROM reject_scans").fetchall()) if rejected else {}
     except Exception as exc:  # noqa: BLE001 - duckdb raises its own error types
         raise IngestError(f"could not be read as per-step CSV: {str(exc).splitlines()[0][:200]}", path=files[0]) from None
-    steps = res[res["g_step"] == 0].sort_values("step")
-    grp = res[res["g_step"] == 1]
+    steps = res[res["kind"] == 0].sort_values("step")
+    cand_rows = res[res["kind"] == 3]
     n_rows = int(steps["n"].sum())
     n_bad = int(steps["n_bad"].sum())
     if n_rows == 0:
@@ -243,15 +261,14 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
         "st_sum": steps["st_sum"].astype("float64").to_numpy(),
         "t_max": steps["t_max"].astype("float64").to_numpy(),
         "slowest_rank": steps["slowest_rank"].fillna(-1).astype("int64").to_numpy(),
-        "st_second": np.array([float(x[1]) if x is not None and len(x) > 1 and x[1] is not None else np.nan
-                               for x in steps["top2"]], dtype="float64"),
+        "st_second": steps["st_second"].astype("float64").to_numpy(),
     })
-    rk = grp[grp["g_bin"] == 1].sort_values("rank")
+    rk = res[res["kind"] == 2].sort_values("rank")
     ranks_df = pd.DataFrame({"rank": rk["rank"].astype("int64").to_numpy(), "n_steps": rk["n"].astype("int64").to_numpy(),
                              "first_step": rk["first_step"].astype("int64").to_numpy(),
                              "last_step": rk["last_step"].astype("int64").to_numpy(),
                              "st_mean": rk["st_mean"].astype("float64").to_numpy()})
-    bn = grp[grp["g_bin"] == 0].sort_values(["rank", "bin"])
+    bn = res[res["kind"] == 1].sort_values(["rank", "bin"])
     bins_df = pd.DataFrame({"rank": bn["rank"].astype("int64").to_numpy(), "bin": bn["bin"].astype("int64").to_numpy(),
                             "st_mean": bn["st_mean"].astype("float64").to_numpy(),
                             "thr_mean": bn["thr_mean"].astype("float64").to_numpy(), "n": bn["n"].astype("int64").to_numpy()})
@@ -261,14 +278,24 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
     sources = {int(r): f for f, r in ranks.items()} if ranks else {int(r): files[0] for r in ranks_df["rank"]}
     step_index = steps_df["step"].to_numpy()
 
+    cand_st = {int(r): g.set_index("step")["st_max"].astype("float64") for r, g in cand_rows.groupby("rank")}
+    base_other = steps["others_st"].astype("float64").to_numpy()
+
     def others_max(bad: set[int]) -> np.ndarray:
-        # a second scan, only when there are stragglers: the per-step maximum over the other ranks
+        if set(bad) <= set(cand_st):
+            # the other ranks = non-candidates (maximum from the scan) + candidates that are not stragglers
+            out = base_other.copy()
+            for r, ser in cand_st.items():
+                if r not in bad:
+                    out = np.fmax(out, ser.reindex(step_index).to_numpy(dtype="float64"))
+            return out
+        # a straggler outside the candidates (rare): one more scan of the files
         lst = ", ".join(str(int(b)) for b in sorted(bad))
-        df = con.execute(f"SELECT step, max(st) AS m FROM r WHERE rank NOT IN ({lst}) GROUP BY step").fetch_df()
+        df = con.execute(f"SELECT step, max(st) AS m FROM ({rows}) WHERE rank NOT IN ({lst}) GROUP BY step").fetch_df()
         return df.set_index("step")["m"].reindex(step_index).to_numpy(dtype="float64")
 
-    def close() -> None:
-        con.execute("DROP TABLE IF EXISTS r")
+    close = None
+
     return JobTables(job_id=job_id, role=role, ranks_all=all_ranks, sources=sources, steps=steps_df, ranks=ranks_df,
                      bins=bins_df, bin_steps=bw, throughput_column=thr_col, identical_steps=identical,
                      multi_rank_steps=int(multi.sum()), rejected_rows=total_rej, warnings=warnings, engine="duckdb",
