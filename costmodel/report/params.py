@@ -45,7 +45,7 @@ PARAMETERS: dict[str, Param] = {
     "seed": Param("int", 0, "Monte Carlo seed"),
     "title": Param("str", "", "report and ADR title ('' = the answers file's meta.title or a generic title)"),
     "date": Param("str", "", "ADR date YYYY-MM-DD ('' = today, UTC)"),
-    "jobs": Param("paths", [], "multi-rank jobs as 'ROLE:NAME=GLOB' (list; see docs/jobs.md)"),
+    "jobs": Param("paths", [], "multi-rank jobs: strings ROLE:NAME, an equals sign, a GLOB (docs/jobs.md)"),
     "rank_throughput": Param("str", "auto", "ranks log their own share ('local') or the job's figure ('global'); 'auto' detects it"),
     "decision_path": Param("str", "", "write decision.json here ('' = do not write)"),
     "adr_path": Param("str", "", "write the ADR Markdown here ('' = do not write)"),

@@ -330,7 +330,7 @@ def decision_record(
                 }
                 for r in inputs.runs
             ],
-            "fit": fit_dicts(fits),
+            "fit": _with_jobs(fit_dicts(fits), getattr(inputs, "jobs", [])),
             "compare": compare,
             "jobs": list(getattr(inputs, "jobs", [])),
             "cost": cost_dict,
@@ -341,6 +341,13 @@ def decision_record(
 
 #: The command named in the ADR as the one that wrote it.
 ADR_PRODUCER = "costmodel report"
+
+
+def _with_jobs(fits: list[dict[str, Any]], jobs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each fit dict with ``jobs`` (its job's summary, or []), as ``costmodel fit --json`` prints it."""
+    by = {(j.get("role", ""), j["job_id"]): j for j in jobs}
+    return [dict(f, jobs=[by[(f.get("role", ""), f.get("run_id"))]] if (f.get("role", ""), f.get("run_id")) in by else [])
+            for f in fits]
 
 
 def render_adr_text(
