@@ -186,6 +186,13 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
             side.warnings += skipped
         else:
             fleet_groups, rest = {}, list(local)
+        # the big fleet files are hashed on a thread pool while the engine reads them (hashlib releases the GIL)
+        from concurrent.futures import ThreadPoolExecutor
+
+        from ..util import sha256_file
+
+        pool = ThreadPoolExecutor(max_workers=2) if hash_files else None
+        hashes = {f: pool.submit(sha256_file, f) for fs, _p in fleet_groups.values() for f in fs} if pool else {}
         runs: list[Run] = []
         per_file: list[tuple[str, list[Run]]] = []
         for p in rest:
@@ -237,13 +244,14 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
                 per_file.append((f, [jr]))
         side.runs = job_runs + grouping.singles
         unique_run_ids(side.runs)
-        from ..util import sha256_file
-
         for f, rs in per_file:
             side.files.append({"path": copies.url_of(f), "format": ",".join(sorted({r.format for r in rs})),
                                "run_ids": [r.run_id for r in rs], "job_id": rs[0].job_id if rs else "",
-                               "sha256": sha256_file(f) if hash_files else "", "size_bytes": os.path.getsize(f),
+                               "sha256": (hashes[f].result() if f in hashes else sha256_file(f)) if hash_files else "",
+                               "size_bytes": os.path.getsize(f),
                                "predicted": any(bool(r.metadata.get("predicted")) for r in rs)})
+        if pool is not None:
+            pool.shutdown(wait=True)
         side.rejected_rows += sum(len(r.rejected) for r in runs)
         side.warnings += [w for r in runs for w in r.warnings]
     if not side.runs:
