@@ -193,63 +193,68 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
 
         pool = ThreadPoolExecutor(max_workers=2) if hash_files else None
         hashes = {f: pool.submit(sha256_file, f) for fs, _p in fleet_groups.values() for f in fs} if pool else {}
-        runs: list[Run] = []
-        per_file: list[tuple[str, list[Run]]] = []
-        for p in rest:
-            if Path(p).is_dir():
-                found, notes = expand_dir(Path(p), opts)
-                side.warnings += notes
-                targets = [str(f) for f in found]
-            else:
-                targets = [p]
-            for f in targets:
+        try:
+            runs: list[Run] = []
+            per_file: list[tuple[str, list[Run]]] = []
+            for p in rest:
+                if Path(p).is_dir():
+                    found, notes = expand_dir(Path(p), opts)
+                    side.warnings += notes
+                    targets = [str(f) for f in found]
+                else:
+                    targets = [p]
+                for f in targets:
+                    rs = load(f, opts)
+                    runs.extend(rs)
+                    per_file.append((f, rs))
+            for f, name in spec_files.items():
                 rs = load(f, opts)
                 runs.extend(rs)
                 per_file.append((f, rs))
-        for f, name in spec_files.items():
-            rs = load(f, opts)
-            runs.extend(rs)
-            per_file.append((f, rs))
-        runs, merge_notes = merge_gpu(runs) if runs else (runs, [])
-        side.warnings += merge_notes
-        for r in runs:
-            r.source = copies.url_of(r.source)
-        explicit = {copies.url_of(f): n for f, n in spec_files.items()}
-        grouping = group_runs(runs, explicit)
-        side.warnings += grouping.notes
-        job_runs: list[Run] = []
-        for name, members in grouping.jobs.items():
-            tabs = tables_from_runs(name, members, role=role)
-            jr, summary = finish_job(tabs, rank_throughput)
-            job_runs.append(jr)
-            side.jobs.append(summary)
-            side.tables[name] = tabs
-        for name, (files, plan) in fleet_groups.items():
-            if engine == "dask":
-                from .distributed import tables_from_csv_dask
+            runs, merge_notes = merge_gpu(runs) if runs else (runs, [])
+            side.warnings += merge_notes
+            for r in runs:
+                r.source = copies.url_of(r.source)
+            explicit = {copies.url_of(f): n for f, n in spec_files.items()}
+            grouping = group_runs(runs, explicit)
+            side.warnings += grouping.notes
+            job_runs: list[Run] = []
+            for name, members in grouping.jobs.items():
+                tabs = tables_from_runs(name, members, role=role)
+                jr, summary = finish_job(tabs, rank_throughput)
+                job_runs.append(jr)
+                side.jobs.append(summary)
+                side.tables[name] = tabs
+            for name, (files, plan) in fleet_groups.items():
+                if engine == "dask":
+                    from .distributed import tables_from_csv_dask
 
-                tabs = tables_from_csv_dask(name, files, plan, role=role)
-            else:
-                from .fleet import tables_from_csv
+                    tabs = tables_from_csv_dask(name, files, plan, role=role)
+                else:
+                    from .fleet import tables_from_csv
 
-                tabs = tables_from_csv(name, files, plan, role=role)
-            tabs.sources = {r: copies.url_of(f) for r, f in tabs.sources.items()}
-            side.warnings += tabs.warnings
-            jr, summary = finish_job(tabs, rank_throughput)
-            job_runs.append(jr)
-            side.jobs.append(summary)
-            side.tables[name] = tabs
-            side.rejected_rows += tabs.rejected_rows
-            for f in files:
-                per_file.append((f, [jr]))
-        side.runs = job_runs + grouping.singles
-        unique_run_ids(side.runs)
-        for f, rs in per_file:
-            side.files.append({"path": copies.url_of(f), "format": ",".join(sorted({r.format for r in rs})),
-                               "run_ids": [r.run_id for r in rs], "job_id": rs[0].job_id if rs else "",
-                               "sha256": (hashes[f].result() if f in hashes else sha256_file(f)) if hash_files else "",
-                               "size_bytes": os.path.getsize(f),
-                               "predicted": any(bool(r.metadata.get("predicted")) for r in rs)})
+                    tabs = tables_from_csv(name, files, plan, role=role)
+                tabs.sources = {r: copies.url_of(f) for r, f in tabs.sources.items()}
+                side.warnings += tabs.warnings
+                jr, summary = finish_job(tabs, rank_throughput)
+                job_runs.append(jr)
+                side.jobs.append(summary)
+                side.tables[name] = tabs
+                side.rejected_rows += tabs.rejected_rows
+                for f in files:
+                    per_file.append((f, [jr]))
+            side.runs = job_runs + grouping.singles
+            unique_run_ids(side.runs)
+            for f, rs in per_file:
+                side.files.append({"path": copies.url_of(f), "format": ",".join(sorted({r.format for r in rs})),
+                                   "run_ids": [r.run_id for r in rs], "job_id": rs[0].job_id if rs else "",
+                                   "sha256": (hashes[f].result() if f in hashes else sha256_file(f)) if hash_files else "",
+                                   "size_bytes": os.path.getsize(f),
+                                   "predicted": any(bool(r.metadata.get("predicted")) for r in rs)})
+        except BaseException:
+            if pool is not None:  # do not keep hashing gigabytes for a command that failed
+                pool.shutdown(wait=False, cancel_futures=True)
+            raise
         if pool is not None:
             pool.shutdown(wait=True)
         side.rejected_rows += sum(len(r.rejected) for r in runs)
