@@ -64,7 +64,10 @@ def storage_error(url: str, exc: BaseException) -> IngestError:
     """A one-line IngestError for a failed object-store call (missing bucket/object, denied, timeout)."""
     text = f"{type(exc).__name__}: {exc}"
     low = text.lower()
-    if "nosuchbucket" in low or "bucket does not exist" in low or "specified bucket does not exist" in low:
+    if "nocredentials" in low or "unable to locate credentials" in low or "defaultcredentialserror" in low:
+        why = ("no credentials found: set the provider's environment variables (e.g. AWS_ACCESS_KEY_ID and "
+               "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) or log in with its CLI")
+    elif "nosuchbucket" in low or "bucket does not exist" in low or "specified bucket does not exist" in low:
         why = f"bucket {_bucket(url)!r} does not exist (or is not visible with these credentials)"
     elif isinstance(exc, PermissionError) or "accessdenied" in low or "access denied" in low or "forbidden" in low or "403" in low:
         why = "access denied: the credentials in the environment or profile may not read it"
