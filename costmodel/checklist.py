@@ -22,6 +22,7 @@ A note is required (``ChecklistError`` naming the item otherwise) when a person 
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
 from dataclasses import dataclass, field
@@ -737,7 +738,38 @@ def _ev_states(compare: Mapping | None, fits: Iterable[Mapping] | None) -> Evide
     )
 
 
+def _straggler_share(compare: Mapping | None) -> tuple[float | None, str]:
+    """(mean share of the remote jobs' time lost to straggler ranks, a sentence naming them), from
+    ``compare['jobs']`` (costmodel.jobs); (None, '') when no remote job has stragglers."""
+    jobs = [j for j in (compare or {}).get("jobs") or [] if isinstance(j, Mapping) and j.get("role") == "remote"]
+    hit = [j for j in jobs if j.get("stragglers")]
+    if not hit:
+        return None, ""
+    fr = [_num(j.get("straggler_lost_fraction")) or 0.0 for j in jobs]
+    share = float(sum(fr) / len(fr))
+    names = "; ".join(f"job {j.get('job_id')}: rank(s) {', '.join(str(s.get('rank')) for s in j['stragglers'][:4])}"
+                      f"{' ...' if len(j['stragglers']) > 4 else ''}" for j in hit[:3])
+    return share, (f"straggler ranks cost the remote jobs {_fmt_pct(share)} of their step time ({names}): "
+                   "a slowdown from slow nodes is not a link or cache problem")
+
+
 def _ev_throughput(compare: Mapping | None) -> Evidence:
+    ev = _ev_throughput_base(compare)
+    share, sentence = _straggler_share(compare)
+    if share is None:
+        return ev
+    facts = dict(ev.facts, remote_straggler_lost_fraction=share)
+    ratio = _num(ev.facts.get("ratio"))
+    proposed, condition = ev.proposed, ev.condition
+    if ev.proposed == "no" and ratio is not None and share >= 0.5 * (1.0 - ratio):
+        # most of the gap is the slow node(s): the measurement does not show the cross-region path is slower
+        proposed = "unknown"
+        condition = "re-run the remote benchmark without the straggler node(s) before judging the link"
+    return dataclasses.replace(ev, proposed=proposed, summary=f"{ev.summary}; {sentence}", facts=facts,
+                               condition=condition)
+
+
+def _ev_throughput_base(compare: Mapping | None) -> Evidence:
     if not compare:
         return Evidence("throughput_equivalent", summary="no comparison given")
     ratio = _num(compare.get("ratio"))

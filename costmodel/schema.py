@@ -97,6 +97,10 @@ class Run:
     metadata: dict[str, Any] = field(default_factory=dict)
     rejected: list[Rejection] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: the job this run belongs to ('' = not part of a multi-rank job) and its rank (-1 = not a rank log);
+    #: run-level Timeline columns (see costmodel.jobs)
+    job_id: str = ""
+    rank: int = -1
 
     @property
     def rows(self) -> int:
@@ -127,6 +131,8 @@ class Run:
             "rejected_rows": len(self.rejected),
             "predicted": self.predicted,
             "metadata": self.metadata,
+            "job_id": self.job_id,
+            "rank": self.rank,
         }
 
 

@@ -92,6 +92,8 @@ def write_runs(runs: Sequence[Run], path: str | os.PathLike[str]) -> Path:
             "metadata": to_jsonable(r.metadata),
             "rejected": [x.to_dict() for x in r.rejected],
             "warnings": list(r.warnings),
+            "job_id": r.job_id,
+            "rank": r.rank,
         }
         for r in runs
     ]
@@ -148,6 +150,8 @@ def read_runs(path: str | os.PathLike[str]) -> list[Run]:
                 metadata=m.get("metadata", {}),
                 rejected=[Rejection(**x) for x in m.get("rejected", [])],
                 warnings=list(m.get("warnings", [])),
+                job_id=str(m.get("job_id", "") or ""),
+                rank=int(m.get("rank", -1) if m.get("rank") is not None else -1),
             )
         )
     return runs

@@ -154,7 +154,7 @@ def rendered(hostile, tmp_path_factory):
     return out, proc
 
 
-def test_report_cli_writes_four_files_with_a_progress_line_per_stage(rendered):
+def test_report_cli_writes_four_files_with_a_progress_line_per_stage(rendered, hostile):
     out, proc = rendered
     assert sorted(p.name for p in out.iterdir()) == sorted(report.OUTPUT_FILES)
     assert [p.name for p in out.parent.iterdir()] == ["report"]  # no temp folder left beside it
@@ -168,7 +168,8 @@ def test_report_cli_writes_four_files_with_a_progress_line_per_stage(rendered):
                   "writing decision.json", "exporting HTML", "wrote "):
         assert f"report: {stage}" in proc.stderr
     executed = nbformat.read(out / "report.ipynb", as_version=4)
-    assert _svg_outputs(executed) == CHARTS_IN_REPORT
+    # the real remote log holds 3 ranks: one job, drawn as a rank x step heatmap too (issue 16)
+    assert _svg_outputs(executed) == CHARTS_IN_REPORT + (1 if hostile["real"] else 0)
 
 
 def test_report_html_is_self_contained_and_hides_code(rendered):
@@ -294,9 +295,12 @@ def test_report_on_real_outputs_covers_every_run(rendered, hostile, real_dir):
     assert hostile["real"]
     out, _ = rendered
     dec = json.loads((out / "decision.json").read_text())
-    assert [f["role"] for f in dec["fit"]] == ["colocated", "remote", "remote", "remote"]
+    # the host log's 3 ranks are one synchronous job, not 3 repetitions (issue 16)
+    assert [f["role"] for f in dec["fit"]] == ["colocated", "remote"]
     assert [f["format"] for f in dec["inputs"]["files"][:2]] == ["dlio_output", "dlio_log"]
-    assert len(dec["compare"]["remote"]) == 3 and dec["compare"]["ratio"] is not None
+    assert len(dec["compare"]["remote"]) == 1 and dec["compare"]["ratio"] is not None
+    (job,) = dec["jobs"]
+    assert job["role"] == "remote" and job["ranks"] == 3 and job["rank_ids"] == [9, 146, 283]
+    assert dec["fit"][1]["jobs"] == [job] and dec["compare"]["jobs"] == [job]
     page = (out / "report.html").read_text()
-    for run in ("10.0.98.137:rank9", "10.0.98.137:rank146", "10.0.98.137:rank283"):
-        assert run in page
+    assert "10.0.98.137.log" in page and "jobs and stragglers" in page

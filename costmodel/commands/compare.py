@@ -19,8 +19,12 @@ For lower-is-better metrics (step_time_s) ratio = co-located / remote time, so i
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--colocated", nargs="+", required=True, metavar="FILE", help="co-located (hub) runs")
-    parser.add_argument("--remote", nargs="+", required=True, metavar="FILE", help="remote (spoke) runs")
+    from .fit import add_job_arguments
+
+    parser.add_argument("--colocated", nargs="+", default=[], metavar="FILE",
+                        help="co-located (hub) runs: files, folders (a folder of rank logs is one job) or URLs")
+    parser.add_argument("--remote", nargs="+", default=[], metavar="FILE", help="remote (spoke) runs")
+    add_job_arguments(parser)
     parser.add_argument("--margin", type=float, default=0.02,
                         help="equivalence margin as a fraction (default 0.02 = 2 %%)")
     parser.add_argument("--metric", default=None, help="Timeline column to compare (default samples_per_s, ...)")
@@ -35,16 +39,22 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import AnalysisError
     from ..warmup import compare
     from ._common import emit_json
-    from .fit import load_runs
+    from .fit import _job_line, load_side
 
     if not (0 < args.margin < 1):
         raise AnalysisError(f"--margin must be a fraction in (0, 1), e.g. 0.02 for 2 %; got {args.margin}")
-    col = load_runs(args.colocated, args.fmt, "colocated")
-    rem = load_runs(args.remote, args.fmt, "remote")
-    res = compare(col, rem, metric=args.metric, margin=args.margin, axis=args.axis)
+    for role in ("colocated", "remote"):
+        if not getattr(args, role) and not any(j.startswith(role + ":") for j in args.job):
+            raise AnalysisError(f"give the {role} runs with --{role} FILE... or --job {role}:NAME=GLOB")
+    cside = load_side(args.colocated, args.fmt, "colocated", args, spec_role="colocated")
+    rside = load_side(args.remote, args.fmt, "remote", args, spec_role="remote")
+    res = compare(cside.runs, rside.runs, metric=args.metric, margin=args.margin, axis=args.axis)
+    jobs = cside.jobs + rside.jobs
     if args.json:
-        emit_json(res.to_dict())
+        emit_json(dict(res.to_dict(), jobs=jobs))
         return 0
+    for j in jobs:
+        print(_job_line(j))
 
     def f(v: float | None, spec: str = ".4f") -> str:
         return "-" if v is None else format(v, spec)

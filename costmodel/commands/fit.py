@@ -23,7 +23,9 @@ the --metric it lacks) is left out with a one-line warning on stderr; exit 2 onl
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help="benchmark outputs or Timeline Parquet files")
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="benchmark outputs, folders (a folder of rank logs is one job), object-store URLs "
+                             "(s3://, gs://, az://) or Timeline Parquet files")
     parser.add_argument("--metric", default=None,
                         help="Timeline column to analyse (default, per run: the first of samples_per_s, tokens_per_s, "
                              "read_bytes_per_s, write_bytes_per_s, read_iops, write_iops that the run has)")
@@ -32,13 +34,57 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip format sniffing and use this reader")
     parser.add_argument("--role", choices=["colocated", "remote"], help="label the runs with this role")
     parser.add_argument("--json", action="store_true", help="print a JSON list on stdout")
+    add_job_arguments(parser)
+
+
+def add_job_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--job``, ``--rank-throughput`` and ``--engine`` (multi-rank jobs, see docs/jobs.md)."""
+    parser.add_argument("--job", action="append", default=[], metavar="[ROLE:]NAME=GLOB",
+                        help="the files matching GLOB are the rank logs of job NAME (repeatable; ROLE colocated or "
+                             "remote for compare/report)")
+    parser.add_argument("--rank-throughput", choices=["auto", "local", "global"], default="auto",
+                        help="ranks log their own share of the throughput (local: summed over ranks) or the job's "
+                             "global figure (global: taken as is); default auto: detected from the data")
+    parser.add_argument("--engine", choices=["auto", "pandas", "duckdb", "dask"], default="auto",
+                        help="engine that reduces rank logs to the job series (auto: DuckDB for big CSV rank logs "
+                             "when installed)")
+
+
+def load_side(files: list[str], fmt: str | None = None, role: str = "", args: Any = None, spec_role: str | None = None) -> Any:
+    """Ingest ``files`` and the ``--job`` specs of ``role`` as jobs and single runs (a jobs.Side)."""
+    from ..errors import IngestError
+    from ..ingest import IngestOptions
+    from ..jobs import load_side as _load_side, parse_job_spec
+
+    specs = [parse_job_spec(x) for x in (getattr(args, "job", None) or [])]
+    if spec_role is not None:
+        if spec_role:
+            loose = [s.name for s in specs if not s.role]
+            if loose:
+                raise IngestError(f"--job {loose[0]}: say which side it is, --job colocated:NAME=GLOB or remote:NAME=GLOB",
+                                  field="--job")
+            specs = [s for s in specs if s.role == spec_role]
+    if not files and not specs:
+        raise IngestError("no input: give files, folders or --job NAME=GLOB", field="FILE")
+    mode = getattr(args, "rank_throughput", None)
+    return _load_side(files, role, IngestOptions(fmt=fmt, role=role), specs,
+                      rank_throughput=None if mode in (None, "auto") else mode,
+                      engine=getattr(args, "engine", None) or "auto")
 
 
 def load_runs(files: list[str], fmt: str | None = None, role: str = "") -> list[Any]:
-    """Ingest ``files`` (sniffed formats or Timeline Parquet) into Runs."""
-    from ..ingest import IngestOptions, load_many
+    """Ingest ``files`` (sniffed formats or Timeline Parquet) into Runs (rank logs of a job as one job run)."""
+    return load_side(files, fmt, role).runs
 
-    return load_many(files, IngestOptions(fmt=fmt, role=role)).runs
+
+def _job_line(j: dict[str, Any]) -> str:
+    """One line per job: ranks, incomplete ranks, stragglers and the time lost to them."""
+    strag = ", ".join(f"rank {s['rank']} ({s['excess_step_time_fraction']:+.1%})" for s in j["stragglers"][:5])
+    more = f" +{len(j['stragglers']) - 5} more" if len(j["stragglers"]) > 5 else ""
+    inc = ", ".join(f"rank {x['rank']} ({x['steps']} steps)" for x in j["ranks_incomplete"][:5])
+    return (f"job {j['job_id']}: {j['ranks']} ranks, {j['steps']} steps, throughput {j['rank_throughput']}; "
+            f"incomplete: {inc or 'none'}; stragglers: {(strag + more) or 'none'}; "
+            f"lost to stragglers {j['straggler_lost_s']:.1f} s")
 
 
 def _fmt(v: Any, spec: str = ".2f") -> str:
@@ -52,13 +98,17 @@ def run(args: argparse.Namespace) -> int:
     from ..warmup import fit_runs
     from ._common import emit_json
 
-    runs = load_runs(args.files, args.fmt, args.role or "")
+    side = load_side(args.files, args.fmt, args.role or "", args, spec_role="")
+    runs = side.runs
     fits, skipped = fit_runs(runs, args.metric, args.axis)
     for w in skipped:
         print(f"costmodel fit: warning: {w}", file=sys.stderr)
+    jobs = {j["job_id"]: j for j in side.jobs}
     if args.json:
-        emit_json([f.to_dict() for f in fits])
+        emit_json([dict(f.to_dict(), jobs=[jobs[f.run_id]] if f.run_id in jobs else []) for f in fits])
         return 0
+    for j in side.jobs:
+        print(_job_line(j))
     for f in fits:
         extra = ", lower is better" if f.metric_direction == "lower_is_better" else ""
         per = f", stalls every {f.period_steps:g} steps" if f.period_steps else ""

@@ -35,6 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--title", default="", help="report and ADR title (default: the answers file's meta.title)")
     parser.add_argument("--date", default="", metavar="YYYY-MM-DD", help="ADR date (default: today, UTC)")
     parser.add_argument("--json", action="store_true", help="print the files written and the verdict as JSON")
+    parser.add_argument("--job", action="append", default=[], metavar="ROLE:NAME=GLOB",
+                        help="the files matching GLOB are the rank logs of job NAME on side ROLE (repeatable)")
+    parser.add_argument("--rank-throughput", choices=["auto", "local", "global"], default="auto",
+                        help="ranks log their own share (local, summed) or the job's global figure; default: detected")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from ..report import render_report
     from ._common import emit_json, progress
 
-    if not args.colocated and not args.remote:
+    if not args.colocated and not args.remote and not args.job:
         raise ReportError("give run files with --colocated and/or --remote")
     result = render_report(
         args.colocated,
@@ -58,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         title=args.title,
         date=args.date,
+        jobs=list(args.job),
+        rank_throughput=args.rank_throughput,
     )
     if args.json:
         emit_json(result.to_dict())

@@ -240,6 +240,11 @@ def load_many(paths: Sequence[str | Path], options: IngestOptions | None = None)
     runs, merge_notes = merge_gpu(runs)
     notes += merge_notes
     unique_run_ids(runs)
+    # --- issue 16 (multi-node jobs): rank and job_id of each run (costmodel/jobs/discover.py) ---
+    from ..jobs.discover import assign_ranks
+
+    notes += assign_ranks(runs)
+    # --- end issue 16 ---
     rejected = [x for r in runs for x in r.rejected]
     warnings = notes + [w for r in runs for w in r.warnings]
     warnings += [str(x) for x in rejected[:10]]

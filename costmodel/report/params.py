@@ -45,6 +45,8 @@ PARAMETERS: dict[str, Param] = {
     "seed": Param("int", 0, "Monte Carlo seed"),
     "title": Param("str", "", "report and ADR title ('' = the answers file's meta.title or a generic title)"),
     "date": Param("str", "", "ADR date YYYY-MM-DD ('' = today, UTC)"),
+    "jobs": Param("paths", [], "multi-rank jobs: strings ROLE:NAME, an equals sign, a GLOB (docs/jobs.md)"),
+    "rank_throughput": Param("str", "auto", "ranks log their own share ('local') or the job's figure ('global'); 'auto' detects it"),
     "decision_path": Param("str", "", "write decision.json here ('' = do not write)"),
     "adr_path": Param("str", "", "write the ADR Markdown here ('' = do not write)"),
 }
@@ -68,11 +70,14 @@ class ReportParams:
     date: str = ""
     decision_path: str = ""
     adr_path: str = ""
+    jobs: tuple[str, ...] = ()
+    rank_throughput: str = "auto"
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["colocated"] = list(self.colocated)
         d["remote"] = list(self.remote)
+        d["jobs"] = list(self.jobs)
         return d
 
 
@@ -120,10 +125,18 @@ def validate_parameters(namespace: Mapping[str, Any] | None = None, **values: An
         raise ReportError(f"parameter 'seed': expected an integer >= 0, got {out['seed']!r}")
     if out["date"] and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", out["date"]):
         raise ReportError(f"parameter 'date': expected YYYY-MM-DD or '', got {out['date']!r}")
-    if not out["colocated"] and not out["remote"]:
+    if out.get("rank_throughput", "auto") not in ("auto", "local", "global"):
+        raise ReportError(f"parameter 'rank_throughput': expected auto, local or global, got {out['rank_throughput']!r}")
+    for spec in out.get("jobs", ()):  # issue 16: 'ROLE:NAME=GLOB'
+        head = spec.split("=", 1)[0]
+        if "=" not in spec or head.split(":", 1)[0] not in ("colocated", "remote") or ":" not in head:
+            raise ReportError(f"parameter 'jobs': expected 'colocated:NAME=GLOB' or 'remote:NAME=GLOB', got {spec!r}")
+    if not out["colocated"] and not out["remote"] and not out.get("jobs"):
         raise ReportError("parameters 'colocated' and 'remote': expected at least one run file")
-    out["colocated"] = tuple(str(resolve_path(p, "colocated")) for p in out["colocated"])
-    out["remote"] = tuple(str(resolve_path(p, "remote")) for p in out["remote"])
+    from ..jobs.storage import is_url  # issue 16: object-store URLs and folders of rank logs are inputs too
+
+    out["colocated"] = tuple(str(p) if is_url(p) else str(resolve_path(p, "colocated")) for p in out["colocated"])
+    out["remote"] = tuple(str(p) if is_url(p) else str(resolve_path(p, "remote")) for p in out["remote"])
     out["scenario"] = str(resolve_path(out["scenario"], "scenario"))
     out["answers"] = str(resolve_path(out["answers"], "answers"))
     return ReportParams(**out)
@@ -207,7 +220,7 @@ def resolve_path(path: str | os.PathLike[str], what: str = "input") -> Path:
     else:
         candidates = [Path.cwd() / p, PACKAGE_ROOT / p]
     for c in candidates:
-        if c.is_file():
+        if c.is_file() or c.is_dir():
             return c.resolve()
     tried = ", ".join(dict.fromkeys(str(c) for c in candidates))
     raise ReportError(f"parameter {what!r}: file {os.fspath(path)!r} not found (tried {tried})")

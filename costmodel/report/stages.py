@@ -28,6 +28,7 @@ class InputFile:
     format: str = ""
     run_ids: list[str] = field(default_factory=list)
     predicted: bool = False
+    job_id: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -41,29 +42,36 @@ class Inputs:
     remote: list[Any]
     files: list[InputFile]
     warnings: list[str] = field(default_factory=list)
+    jobs: list[dict[str, Any]] = field(default_factory=list)
+    job_tables: dict[str, Any] = field(default_factory=dict)
 
     @property
     def runs(self) -> list[Any]:
         return [*self.colocated, *self.remote]
 
-    def table(self):  # -> pandas.DataFrame
+    def table(self, collapse_over: int = 20):  # -> pandas.DataFrame
         """One row per input file: role, file name, format, runs, measured or predicted (runs only),
         size in bytes, SHA-256 (display kinds in ``attrs["column_kinds"]``: the report shows the hash
-        shortened, the full one in the cell's title and in decision.json)."""
+        shortened, the full one in the cell's title and in decision.json). Beyond ``collapse_over``
+        files, the files of each job are one row (file count, bytes summed, one combined SHA-256:
+        :func:`costmodel.jobs.report.combined_sha256`); :meth:`file_list_html` lists them all."""
         import pandas as pd
 
+        from ..jobs.report import collapse_files
+
+        rows = collapse_files([f.to_dict() for f in self.files], collapse_over)
         df = pd.DataFrame(
             [
                 {
-                    "role": f.role,
-                    "file": Path(f.path).name,
-                    "format": f.format,
-                    "runs": ", ".join(f.run_ids),
-                    "kind": ("predicted" if f.predicted else "measured") if f.role in ("colocated", "remote") else "",
-                    "bytes": f.size_bytes,
-                    "sha256": f.sha256,
+                    "role": f["role"],
+                    "file": f["file"],
+                    "format": f["format"],
+                    "runs": ", ".join(f["run_ids"]),
+                    "kind": ("predicted" if f["predicted"] else "measured") if f["role"] in ("colocated", "remote") else "",
+                    "bytes": f["size_bytes"],
+                    "sha256": f["sha256"],
                 }
-                for f in self.files
+                for f in rows
             ],
             columns=["role", "file", "format", "runs", "kind", "bytes", "sha256"],
         )
@@ -71,43 +79,61 @@ class Inputs:
                                     "bytes": "int", "sha256": "sha"}
         return df
 
+    def jobs_display(self) -> list[Any]:
+        """What the report shows for multi-rank jobs: the expandable file list and the straggler table."""
+        from ..jobs.report import RawHTML, straggler_table
+        from .display import html_table
+
+        return [RawHTML(self.file_list_html()), html_table(straggler_table(self.jobs), "jobs and stragglers")]
+
+    def job_heatmaps(self) -> list[Any]:
+        """Rank x step heatmaps (Altair charts) of up to 4 jobs, those with stragglers first."""
+        from ..charts_fleet import job_heatmaps
+
+        return job_heatmaps(self)
+
+    def file_list_html(self, collapse_over: int = 20) -> str:
+        """An expandable ``<details>`` list of every input file per job (empty when the table is not collapsed)."""
+        from ..jobs.report import file_list_html
+
+        return file_list_html([f.to_dict() for f in self.files], collapse_over)
+
 
 def load_inputs(params: ReportParams) -> Inputs:
-    """Ingest each side's files as ``costmodel compare`` does (``ingest.load`` per file with the side's
-    role, run ids made unique within the side like ``load_many``) and hash every input file.
-    Raises IngestError for an unreadable input."""
-    from ..ingest import IngestOptions, load
-    from ..ingest.api import unique_run_ids
+    """Ingest each side's inputs as ``costmodel compare`` does (:func:`costmodel.jobs.load_side`: rank
+    logs of a job become one job-level run; folders and object-store URLs are inputs too) and hash
+    every input file. Raises IngestError for an unreadable input."""
+    from ..ingest import IngestOptions
+    from ..jobs import load_side
     from ..util import sha256_file
 
     sides: dict[str, list[Any]] = {"colocated": [], "remote": []}
-    per_file: list[tuple[str, str, list[Any]]] = []
+    files: list[InputFile] = []
     warnings: list[str] = []
+    jobs: list[dict[str, Any]] = []
+    tables: dict[str, Any] = {}
+    mode = getattr(params, "rank_throughput", "") or None
+    from ..jobs import parse_job_spec
+
+    specs = [parse_job_spec(x) for x in getattr(params, "jobs", ())]
     for role in ("colocated", "remote"):
-        opts = IngestOptions(role=role)
-        for path in getattr(params, role):
-            runs = load(path, opts)
-            sides[role].extend(runs)
-            per_file.append((role, path, runs))
-        unique_run_ids(sides[role])  # as ingest.load_many does for one `compare` side
-        rejected = [x for r in sides[role] for x in r.rejected]
-        warnings += [f"{role}: {w}" for r in sides[role] for w in r.warnings]
-        warnings += [f"{role}: rejected row {x}" for x in rejected[:10]]
-    files = [
-        InputFile(
-            role=role,
-            path=path,
-            sha256=sha256_file(path),
-            size_bytes=os.path.getsize(path),
-            format=",".join(sorted({r.format for r in runs})),
-            run_ids=[r.run_id for r in runs],
-            predicted=any(bool(r.metadata.get("predicted")) for r in runs),
-        )
-        for role, path, runs in per_file
-    ]
+        paths = list(getattr(params, role))
+        mine = [x for x in specs if x.role == role]
+        if not paths and not mine:
+            continue
+        side = load_side(paths, role, IngestOptions(role=role), job_specs=mine,
+                         rank_throughput=None if mode in (None, "auto") else mode, hash_files=True)
+        sides[role] = side.runs
+        jobs += side.jobs
+        tables.update({f"{role}:{k}": v for k, v in side.tables.items()})
+        warnings += [f"{role}: {w}" for w in side.warnings]
+        files += [InputFile(role=role, path=f["path"], sha256=f["sha256"], size_bytes=f["size_bytes"],
+                            format=f["format"], run_ids=f["run_ids"], predicted=f["predicted"], job_id=f["job_id"])
+                  for f in side.files]
     for role, path in (("scenario", params.scenario), ("answers", params.answers)):
         files.append(InputFile(role=role, path=path, sha256=sha256_file(path), size_bytes=os.path.getsize(path)))
-    return Inputs(colocated=sides["colocated"], remote=sides["remote"], files=files, warnings=warnings)
+    return Inputs(colocated=sides["colocated"], remote=sides["remote"], files=files, warnings=warnings,
+                  jobs=jobs, job_tables=tables)
 
 
 def fit_runs(inputs: Inputs, params: ReportParams) -> list[Any]:
@@ -140,7 +166,7 @@ def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | Non
     else:
         colo, rem = inputs.colocated, inputs.remote
     res = warmup.compare(colo, rem, metric=params.metric or None, margin=params.margin)
-    return to_jsonable(res.to_dict())
+    return to_jsonable(dict(res.to_dict(), jobs=list(inputs.jobs)))  # as `costmodel compare --json` (issue 16)
 
 
 @dataclass
@@ -304,8 +330,9 @@ def decision_record(
                 }
                 for r in inputs.runs
             ],
-            "fit": fit_dicts(fits),
+            "fit": _with_jobs(fit_dicts(fits), getattr(inputs, "jobs", [])),
             "compare": compare,
+            "jobs": list(getattr(inputs, "jobs", [])),
             "cost": cost_dict,
             "checklist": dec,
         }
@@ -314,6 +341,13 @@ def decision_record(
 
 #: The command named in the ADR as the one that wrote it.
 ADR_PRODUCER = "costmodel report"
+
+
+def _with_jobs(fits: list[dict[str, Any]], jobs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each fit dict with ``jobs`` (its job's summary, or []), as ``costmodel fit --json`` prints it."""
+    by = {(j.get("role", ""), j["job_id"]): j for j in jobs}
+    return [dict(f, jobs=[by[(f.get("role", ""), f.get("run_id"))]] if (f.get("role", ""), f.get("run_id")) in by else [])
+            for f in fits]
 
 
 def render_adr_text(

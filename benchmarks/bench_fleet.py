@@ -1,0 +1,127 @@
+"""Fleet-scale benchmark: rank logs of two synchronous jobs (colocated and remote, RANKS/2 ranks
+each, STEPS steps) -> our ingest+aggregate stage (costmodel.jobs.load_side, DuckDB engine) against
+DuckDB alone reading the same files and computing the per-step aggregate (GROUP BY step), in the
+same run; then the whole ``costmodel report`` (wall time and peak RSS, kernel included).
+
+Files are generated once by costmodel.jobs.generate (one straggler node of 8 ranks, a rank that
+ends early, checkpoint stalls every 500 steps shared by all ranks) and cached under
+benchmarks/out/fleet_<ranks>x<steps>/ (gitignored).
+
+    .venv/bin/python benchmarks/bench_fleet.py [--ranks 1000] [--steps 100000] [--repeat 1] [--no-report]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PY = sys.executable
+
+CHILD = r"""
+import json, resource, sys, time, glob
+kind, root = sys.argv[1], sys.argv[2]
+import duckdb, pandas, numpy
+if kind != "duckdb":
+    from costmodel.jobs import load_side  # imports are not part of the timing (on both sides)
+t = time.perf_counter()
+if kind == "duckdb":
+    files = sorted(glob.glob(root + "/*/*/*.csv"))
+    con = duckdb.connect(); con.execute("SET memory_limit='1GB'"); con.execute('SET enable_progress_bar=false')
+    df = con.execute("SELECT step, count(*) AS n, sum(samples_per_s) AS thr, max(step_time_s) AS st FROM read_csv(?, header=true) GROUP BY step",
+                     [files]).fetch_df()
+    out = {"groups": len(df)}
+else:
+    out = {}
+    for role in ("colocated", "remote"):
+        side = load_side([root + "/" + role], role, engine="duckdb")
+        j = side.jobs[0]
+        out[role] = {"steps": j["steps"], "ranks": j["ranks"], "stragglers": [s["rank"] for s in j["stragglers"]],
+                     "incomplete": [x["rank"] for x in j["ranks_incomplete"]], "lost_s": j["straggler_lost_s"]}
+wall = time.perf_counter() - t
+out.update(kind=kind, wall_s=wall, peak_rss_bytes=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+print(json.dumps(out))
+"""
+
+
+def generate(root: Path, ranks: int, steps: int) -> dict:
+    from costmodel.jobs.generate import generate_job
+
+    done = root / "truth.json"
+    if done.exists():
+        return json.loads(done.read_text())
+    truth = {}
+    half = ranks // 2
+    for role, seed, strag in (("colocated", 1, None), ("remote", 2, 3)):
+        t = time.perf_counter()
+        tr = generate_job(root / role / "job1", n_ranks=half, n_steps=steps, seed=seed, straggler_node=strag,
+                          early_rank=5, warmup_excess=0.3 if role == "remote" else 0.02, warmup_tau_steps=steps / 50)
+        truth[role] = {"stragglers": tr["stragglers"], "lost_s": tr["straggler_lost_s"], "early_rank": tr["early_rank"]}
+        print(f"generated {role}: {half} ranks x {steps} steps in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    done.write_text(json.dumps(truth))
+    return truth
+
+
+def child(kind: str, root: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([PY, "-c", CHILD, kind, str(root)], capture_output=True, text=True, env=env, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def report(root: Path) -> dict:
+    ex = ROOT / "costmodel" / "data" / "examples"
+    out = root.parent / (root.name + "_report")
+    cmd = [PY, "-m", "costmodel", "report", "--colocated", str(root / "colocated"), "--remote", str(root / "remote"),
+           "--scenario", str(ex / "scenario.yaml"), "--answers", str(ex / "answers.yaml"), "-o", str(out), "--force",
+           "--monte-carlo", "2000"]
+    t = time.perf_counter()
+    tv = ["/usr/bin/time", "-f", "%M"] if Path("/usr/bin/time").exists() else []
+    p = subprocess.run(tv + cmd, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    wall = time.perf_counter() - t
+    if p.returncode != 0:
+        raise SystemExit(p.stderr[-2000:])
+    peak_kib = int(p.stderr.strip().splitlines()[-1]) if tv else None
+    html = out / "report.html"
+    return {"wall_s": wall, "peak_rss_bytes_max_process": peak_kib * 1024 if peak_kib else None,
+            "html_bytes": html.stat().st_size, "offline": "<script src=" not in html.read_text()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ranks", type=int, default=1000)
+    ap.add_argument("--steps", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--no-report", action="store_true")
+    a = ap.parse_args()
+    root = HERE / "out" / f"fleet_{a.ranks}x{a.steps}"
+    truth = generate(root, a.ranks, a.steps)
+    size = sum(f.stat().st_size for f in root.rglob("*.csv"))
+    print(f"{a.ranks} rank logs x {a.steps} steps = {a.ranks * a.steps:,} rows, {size / 1e9:.2f} GB CSV; load avg {os.getloadavg()}")
+    res: dict[str, list[dict]] = {"duckdb": [], "ours": []}
+    for _ in range(a.repeat):
+        for kind in ("duckdb", "ours"):
+            res[kind].append(child(kind, root))
+    d = min(r["wall_s"] for r in res["duckdb"])
+    o = min(r["wall_s"] for r in res["ours"])
+    print(f"DuckDB alone (read_csv + GROUP BY step): {d:.1f} s, peak RSS {max(r['peak_rss_bytes'] for r in res['duckdb']) / 2**30:.2f} GiB")
+    print(f"ours (load_side both jobs: ingest + job series + stragglers): {o:.1f} s, peak RSS "
+          f"{max(r['peak_rss_bytes'] for r in res['ours']) / 2**30:.2f} GiB; ratio {o / d:.2f}x (target <= 1.5x)")
+    last = res["ours"][-1]
+    print(f"found: remote stragglers {last['remote']['stragglers']} (truth {truth['remote']['stragglers']}), "
+          f"lost {last['remote']['lost_s']:.1f} s (truth {truth['remote']['lost_s']:.1f} s), "
+          f"incomplete {last['remote']['incomplete']} (truth [{truth['remote']['early_rank']}])")
+    if not a.no_report:
+        r = report(root)
+        print(f"costmodel report: {r['wall_s']:.1f} s (target <= 60 s), peak RSS of the largest process "
+              f"{(r['peak_rss_bytes_max_process'] or 0) / 2**30:.2f} GiB (target <= 2 GiB), HTML {r['html_bytes'] / 1e6:.2f} MB "
+              f"(target < 5 MB), offline {r['offline']}")
+    print(f"load avg after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,302 @@
+"""Out-of-core engine: a job's CSV rank logs reduced to :class:`~costmodel.jobs.aggregate.JobTables`
+by DuckDB reading the files directly (extra ``fleet``).
+
+The CSV text is parsed once, in one query: ``read_csv`` over all files of the job (header names
+resolved like the ingest readers: ``step``/``iter``..., ``samples_per_s``/``throughput``...,
+``step_time_ms``... with their unit factors) into a materialized CTE (rank, step, float32 throughput
+and step time, time), which DuckDB keeps in memory up to ``COSTMODEL_FLEET_MEMORY`` (default 1GB) and
+spills to a temporary folder beyond it. Every aggregate comes from it in the same query: per step
+(count, sum/min/max throughput, slowest rank, the two largest step times, latest time), per rank and
+step bin, per rank, and for the straggler candidates (ranks >= 2.5 % over the median rank's mean step
+time, at most 64) their step times and the per-step maximum over all other ranks, from which the time
+lost to the stragglers follows without a second scan. float32 keeps 7 significant digits. The rank
+comes from a ``rank`` column when the files have one, else from each file's name
+(:func:`costmodel.jobs.discover.rank_from_name`, or file order).
+
+Rows DuckDB cannot parse (text in a number column, wrong field count) are skipped by ``read_csv`` and
+counted from its rejects table; negative or non-finite values are turned to missing and counted.
+Both counts are reported; more than 10 % of the rows rejected makes the job a bad input.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import IngestError
+from .aggregate import JobTables, bin_width
+from .discover import RANK_COLUMNS, rank_from_name
+
+#: ranks whose mean step time is this much over the median rank's are straggler candidates (<= MAX_CANDIDATES)
+CANDIDATE_EXCESS = 0.025
+MAX_CANDIDATES = 64
+#: CSV inputs of a job at least this large (bytes, all files) go through DuckDB when it is installed
+FLEET_BYTES = int(os.environ.get("COSTMODEL_FLEET_BYTES", str(256 * 1024 * 1024)))
+CSV_SUFFIXES = (".csv", ".tsv")
+
+
+def duckdb_available() -> bool:
+    try:
+        import duckdb  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _header(path: str) -> tuple[list[str], str]:
+    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+        line = fh.readline()
+    delim = "\t" if line.count("\t") > line.count(",") else ","
+    return [x.strip().strip('"') for x in line.rstrip("\r\n").split(delim)], delim
+
+
+def plan_csv(path: str) -> dict[str, Any] | None:
+    """Which header columns give rank, step, throughput, step time and time, with SI factors; None when
+    the file is not a per-step CSV we can read this way (no step column, or no throughput/step time)."""
+    from ..ingest.units import resolve_column
+
+    if not str(path).lower().endswith(CSV_SUFFIXES):
+        return None
+    try:
+        names, delim = _header(path)
+    except OSError:
+        return None
+    plan: dict[str, Any] = {"delim": delim, "names": names}
+    for n in names:
+        low = n.lower()
+        if low in RANK_COLUMNS and "rank" not in plan:
+            plan["rank"] = n
+            continue
+        m = resolve_column(n)
+        if m is None:
+            continue
+        col = m.column if hasattr(m, "column") else m[0]
+        factor = getattr(m, "factor", 1.0)
+        if col == "t_s" and getattr(m, "time_kind", None):
+            continue  # absolute timestamps: leave to the full readers
+        if col in ("step", "samples_per_s", "tokens_per_s", "step_time_s", "t_s") and col not in plan:
+            plan[col] = (n, float(factor))
+    if "step" not in plan or not ({"samples_per_s", "tokens_per_s", "step_time_s"} & plan.keys()):
+        return None
+    return plan
+
+
+def usable(files: Sequence[str]) -> dict[str, Any] | None:
+    """The common CSV plan when every file is a per-step CSV with the same header, else None."""
+    plans = [plan_csv(f) for f in files]
+    if not plans or any(p is None for p in plans):
+        return None
+    first = plans[0]
+    if any(p["names"] != first["names"] for p in plans[1:]):
+        return None
+    return first
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _lit(s: str) -> str:
+    return "'" + str(s).replace("'", "''") + "'"
+
+
+def connect(memory_limit: str | None = None, threads: int | None = None) -> Any:
+    from ..util import require
+
+    duckdb = require("duckdb", "fleet", "the out-of-core fleet engine")
+    con = duckdb.connect(":memory:")
+    con.execute(f"SET memory_limit={_lit(memory_limit or os.environ.get('COSTMODEL_FLEET_MEMORY', '1GB'))}")
+    import tempfile
+
+    con.execute(f"SET temp_directory={_lit(os.path.join(tempfile.gettempdir(), 'costmodel-duckdb'))}")
+    if threads:
+        con.execute(f"SET threads={int(threads)}")
+    con.execute("SET preserve_insertion_order=false")
+    con.execute("SET enable_progress_bar=false")
+    return con
+
+
+def _source_sql(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int] | None) -> tuple[str, str]:
+    """(FROM clause, rank expression)."""
+    cols = {plan["step"][0]: "BIGINT"}
+    for c in ("samples_per_s", "tokens_per_s", "step_time_s", "t_s"):
+        if c in plan:
+            cols[plan[c][0]] = "DOUBLE"
+    if "rank" in plan:
+        cols[plan["rank"]] = "BIGINT"
+    types = "{" + ", ".join(f"{_lit(k)}: {_lit(v)}" for k, v in cols.items()) + "}"
+    flist = "[" + ", ".join(_lit(f) for f in files) + "]"
+    src = (f"read_csv({flist}, header=true, delim={_lit(plan['delim'])}, types={types}, "
+           f"ignore_errors=true, store_rejects=true, union_by_name=false)")
+    if "rank" in plan:
+        return src, _q(plan["rank"])
+    assert ranks is not None
+    # rank per file: the reader's file_index looks up a list literal (no string compare per row)
+    lst = "[" + ", ".join(str(int(ranks[f])) for f in files) + "]"
+    return src, f"{lst}[CAST(file_index AS BIGINT) + 1]"
+
+
+def file_ranks(files: Sequence[str]) -> tuple[dict[str, int], list[str]]:
+    """Rank of each file from its name (file order where the names do not say), and notes."""
+    out: dict[str, int] = {}
+    notes: list[str] = []
+    named = {f: rank_from_name(f) for f in files}
+    if all(r is not None for r in named.values()) and len(set(named.values())) == len(files):
+        return {f: int(r) for f, r in named.items()}, notes  # type: ignore[arg-type]
+    dup = [r for r in named.values() if r is not None]
+    if len(set(dup)) != len(dup):
+        seen: dict[int, str] = {}
+        for f, r in named.items():
+            if r is not None and r in seen:
+                raise IngestError(f"rank {r} appears twice in one job ({seen[r]} and {f})", path=f)
+            if r is not None:
+                seen[r] = f
+    for i, f in enumerate(files):
+        out[f] = i
+    notes.append(f"{sum(r is None for r in named.values())} file(s) name no rank: ranks given in file order")
+    return out, notes
+
+
+def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | None = None, role: str = "",
+                    con: Any = None, n_bins: int | None = None) -> JobTables:
+    """Reduce a job's CSV rank logs to JobTables with one DuckDB scan. Raises IngestError when more than
+    10 % of the rows are rejected or nothing is read."""
+    from .aggregate import N_BINS
+
+    files = [str(f) for f in files]
+    plan = plan or usable(files)
+    if plan is None:
+        raise IngestError("not per-step CSV logs with one common header (step and throughput or step time)",
+                          path=files[0] if files else None)
+    notes: list[str] = []
+    ranks = None
+    if "rank" not in plan:
+        ranks, notes = file_ranks(files)
+    con = con or connect()
+    src, rank_expr = _source_sql(files, plan, ranks)
+    thr_col = "samples_per_s" if "samples_per_s" in plan else "tokens_per_s" if "tokens_per_s" in plan else None
+
+    def val(c: str) -> str:
+        if c not in plan:
+            return "CAST(NULL AS DOUBLE)"
+        name, f = plan[c]
+        x = f"{_q(name)} * {f!r}" if f != 1.0 else _q(name)
+        return f"CASE WHEN isfinite({x}) AND {x} >= 0 THEN {x} END" if c != "t_s" else f"CASE WHEN isfinite({x}) THEN {x} END"
+
+    def bad(c: str) -> str:
+        if c not in plan or c == "t_s":
+            return "FALSE"
+        name, _f = plan[c]
+        return f"({_q(name)} IS NOT NULL AND NOT (isfinite({_q(name)}) AND {_q(name)} >= 0))"
+
+    # bin width from the first file's step range (one small read), so the scan stays single-pass
+    n_bins = n_bins or N_BINS
+    lo, hi = con.execute(f"SELECT min({_q(plan['step'][0])}), max({_q(plan['step'][0])}) FROM "
+                         f"read_csv({_lit(files[0])}, header=true, delim={_lit(plan['delim'])}, ignore_errors=true)").fetchone()
+    bw = bin_width(int((hi or 0) - (lo or 0) + 1), n_bins)
+    rows = (f"SELECT CAST({rank_expr} AS INTEGER) AS rank, CAST({_q(plan['step'][0])} AS BIGINT) AS step, "
+            f"CAST({val(thr_col) if thr_col else 'NULL'} AS FLOAT) AS thr, "
+            f"CAST({val('step_time_s')} AS FLOAT) AS st, {val('t_s')} AS t, "
+            f"({bad(thr_col) if thr_col else 'FALSE'} OR {bad('step_time_s')}) AS bad FROM {src}")
+    # One query, the CSV text parsed once into a MATERIALIZED CTE (DuckDB's spillable column store),
+    # then every aggregate from it: per step, per rank and bin, per rank, and for straggler candidates
+    # (ranks whose mean step time is >= 2.5 % over the median rank's, at most MAX_CANDIDATES) their
+    # step times plus the per-step maximum over the other ranks, so the time lost to whichever of them
+    # turn out to be stragglers needs no second scan.
+    null = "CAST(NULL AS DOUBLE)"
+    sql = f"""
+    WITH r AS MATERIALIZED ({rows}),
+    rk AS (SELECT rank, avg(st) AS m FROM r GROUP BY rank),
+    cand AS (SELECT rank FROM rk WHERE m >= (SELECT median(m) FROM rk) * {1 + CANDIDATE_EXCESS!r}
+             ORDER BY m DESC LIMIT {MAX_CANDIDATES})
+    SELECT 0 AS kind, step, NULL AS rank, NULL AS bin, count(*) AS n,
+           sum(thr) AS thr_sum, min(thr) AS thr_min, max(thr) AS thr_max, max(st) AS st_max, sum(st) AS st_sum,
+           {null} AS st_mean, {null} AS thr_mean, max(t) AS t_max, NULL AS first_step, NULL AS last_step,
+           count(*) FILTER (WHERE bad) AS n_bad, arg_max(rank, st) AS slowest_rank, CAST(max(st, 2)[2] AS DOUBLE) AS st_second,
+           max(st) FILTER (WHERE rank NOT IN (SELECT rank FROM cand)) AS others_st
+      FROM r GROUP BY step
+    UNION ALL
+    SELECT CASE WHEN GROUPING(bin) = 0 THEN 1 ELSE 2 END, NULL, rank, bin, count(*), {null}, {null}, {null}, {null},
+           {null}, avg(st), avg(thr), {null}, min(step), max(step), 0, NULL, NULL, {null}
+      FROM (SELECT rank, step, st, thr, step // {bw} AS bin FROM r) GROUP BY GROUPING SETS ((rank, bin), (rank))
+    UNION ALL
+    SELECT 3, step, rank, NULL, 1, {null}, {null}, {null}, st, {null}, {null}, {null}, {null}, NULL, NULL, 0,
+           NULL, NULL, {null}
+      FROM r WHERE rank IN (SELECT rank FROM cand)
+    """
+    try:
+        res = con.execute(sql).fetch_df()
+        rejected = int(con.execute("SELECT count(*) FROM reject_errors").fetchone()[0])
+        rej_examples = con.execute("SELECT file_id, line, column_name, error_message FROM reject_errors "
+                                   "ORDER BY file_id, line LIMIT 10").fetchall()
+        file_names = dict(con.execute("SELECT file_id, file_path FROM reject_scans").fetchall()) if rejected else {}
+    except Exception as exc:  # noqa: BLE001 - duckdb raises its own error types
+        raise IngestError(f"could not be read as per-step CSV: {str(exc).splitlines()[0][:200]}", path=files[0]) from None
+    steps = res[res["kind"] == 0].sort_values("step")
+    cand_rows = res[res["kind"] == 3]
+    n_rows = int(steps["n"].sum())
+    n_bad = int(steps["n_bad"].sum())
+    if n_rows == 0:
+        raise IngestError("no data row in the job's CSV files", path=files[0])
+    total_rej = rejected + n_bad
+    if total_rej > 2 and total_rej > 0.1 * (n_rows + rejected):
+        raise IngestError(f"{total_rej} of {n_rows + rejected} rows rejected (> 10 %); expected numeric, "
+                          "non-negative step, throughput and step time", path=files[0])
+    warnings = list(notes)
+    if total_rej:
+        warnings.append(f"job {job_id}: rejected {rejected} unparsable row(s) and {n_bad} row(s) with a negative or "
+                        "non-finite value (kept as missing)")
+        for fid, line, col, msg in rej_examples:
+            warnings.append(f"{file_names.get(fid, files[0])}:{line} [{col}]: {str(msg).splitlines()[0][:120]}")
+    steps_df = pd.DataFrame({
+        "step": steps["step"].astype("int64").to_numpy(),
+        "n_ranks": steps["n"].astype("int64").to_numpy(),
+        "thr_sum": steps["thr_sum"].astype("float64").to_numpy(),
+        "thr_min": steps["thr_min"].astype("float64").to_numpy(),
+        "thr_max": steps["thr_max"].astype("float64").to_numpy(),
+        "st_max": steps["st_max"].astype("float64").to_numpy(),
+        "st_sum": steps["st_sum"].astype("float64").to_numpy(),
+        "t_max": steps["t_max"].astype("float64").to_numpy(),
+        "slowest_rank": steps["slowest_rank"].fillna(-1).astype("int64").to_numpy(),
+        "st_second": steps["st_second"].astype("float64").to_numpy(),
+    })
+    rk = res[res["kind"] == 2].sort_values("rank")
+    ranks_df = pd.DataFrame({"rank": rk["rank"].astype("int64").to_numpy(), "n_steps": rk["n"].astype("int64").to_numpy(),
+                             "first_step": rk["first_step"].astype("int64").to_numpy(),
+                             "last_step": rk["last_step"].astype("int64").to_numpy(),
+                             "st_mean": rk["st_mean"].astype("float64").to_numpy()})
+    bn = res[res["kind"] == 1].sort_values(["rank", "bin"])
+    bins_df = pd.DataFrame({"rank": bn["rank"].astype("int64").to_numpy(), "bin": bn["bin"].astype("int64").to_numpy(),
+                            "st_mean": bn["st_mean"].astype("float64").to_numpy(),
+                            "thr_mean": bn["thr_mean"].astype("float64").to_numpy(), "n": bn["n"].astype("int64").to_numpy()})
+    multi = (steps_df["n_ranks"] >= 2) & np.isfinite(steps_df["thr_min"]) & np.isfinite(steps_df["thr_max"])
+    identical = int((multi & (steps_df["thr_min"] == steps_df["thr_max"])).sum())
+    all_ranks = sorted(set(ranks.values())) if ranks else sorted(int(x) for x in ranks_df["rank"])
+    sources = {int(r): f for f, r in ranks.items()} if ranks else {int(r): files[0] for r in ranks_df["rank"]}
+    step_index = steps_df["step"].to_numpy()
+
+    cand_st = {int(r): g.set_index("step")["st_max"].astype("float64") for r, g in cand_rows.groupby("rank")}
+    base_other = steps["others_st"].astype("float64").to_numpy()
+
+    def others_max(bad: set[int]) -> np.ndarray:
+        if set(bad) <= set(cand_st):
+            # the other ranks = non-candidates (maximum from the scan) + candidates that are not stragglers
+            out = base_other.copy()
+            for r, ser in cand_st.items():
+                if r not in bad:
+                    out = np.fmax(out, ser.reindex(step_index).to_numpy(dtype="float64"))
+            return out
+        # a straggler outside the candidates (rare): one more scan of the files
+        lst = ", ".join(str(int(b)) for b in sorted(bad))
+        df = con.execute(f"SELECT step, max(st) AS m FROM ({rows}) WHERE rank NOT IN ({lst}) GROUP BY step").fetch_df()
+        return df.set_index("step")["m"].reindex(step_index).to_numpy(dtype="float64")
+
+    close = None
+
+    return JobTables(job_id=job_id, role=role, ranks_all=all_ranks, sources=sources, steps=steps_df, ranks=ranks_df,
+                     bins=bins_df, bin_steps=bw, throughput_column=thr_col, identical_steps=identical,
+                     multi_rank_steps=int(multi.sum()), rejected_rows=total_rej, warnings=warnings, engine="duckdb",
+                     others_max=others_max, close=close)

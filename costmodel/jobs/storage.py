@@ -1,0 +1,164 @@
+"""Object storage inputs: ``s3://``, ``gs://`` (``gcs://``) and ``az://`` (``abfs://``) paths through fsspec.
+
+Every input path of ingest, fit, compare and report may be such a URL. A URL naming a prefix (a
+"folder") is listed recursively, like a local folder. Objects are copied into a private temporary
+folder for the readers (which need local files) and their Runs keep the URL as ``source``.
+Credentials come from the provider's standard chain (environment variables, profiles, instance
+metadata): nothing is configured here. ``AWS_ENDPOINT_URL`` (or ``COSTMODEL_S3_ENDPOINT_URL``) points
+S3 at an S3-compatible server; ``COSTMODEL_STORAGE_TIMEOUT_S`` (default 30) bounds connect and read
+time. Errors are one line: missing bucket or object, access denied, timeout, missing extra.
+"""
+from __future__ import annotations
+
+import glob as _glob
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..errors import IngestError
+
+_URL = re.compile(r"^(s3|s3a|gs|gcs|az|abfs|abfss)://", re.I)
+_PROTOCOL = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "abfs", "abfs": "abfs", "abfss": "abfs"}
+_EXTRA_MODULE = {"s3": "s3fs", "gcs": "gcsfs", "abfs": "adlfs"}
+
+
+def is_url(path: Any) -> bool:
+    """True for an object-store URL (s3://, gs://, gcs://, az://, abfs://)."""
+    return bool(_URL.match(str(path)))
+
+
+def timeout_s() -> float:
+    try:
+        return float(os.environ.get("COSTMODEL_STORAGE_TIMEOUT_S", "30"))
+    except ValueError:
+        return 30.0
+
+
+def filesystem(url: str) -> Any:
+    """The fsspec filesystem for ``url`` (s3fs / gcsfs / adlfs). Raises MissingExtraError without the
+    ``cloud`` extra."""
+    from ..util import require
+
+    proto = _PROTOCOL[str(url).split("://", 1)[0].lower()]
+    fsspec = require("fsspec", "cloud", f"reading {proto}:// inputs")
+    require(_EXTRA_MODULE[proto], "cloud", f"reading {proto}:// inputs")
+    kwargs: dict[str, Any] = {}
+    if proto == "s3":
+        endpoint = os.environ.get("COSTMODEL_S3_ENDPOINT_URL") or os.environ.get("AWS_ENDPOINT_URL")
+        t = timeout_s()
+        kwargs["config_kwargs"] = {"connect_timeout": t, "read_timeout": t, "retries": {"max_attempts": 2}}
+        if endpoint:
+            kwargs["client_kwargs"] = {"endpoint_url": endpoint}
+        kwargs["skip_instance_cache"] = True
+    return fsspec.filesystem(proto, **kwargs)
+
+
+def _bucket(url: str) -> str:
+    return str(url).split("://", 1)[1].split("/", 1)[0]
+
+
+def storage_error(url: str, exc: BaseException) -> IngestError:
+    """A one-line IngestError for a failed object-store call (missing bucket/object, denied, timeout)."""
+    text = f"{type(exc).__name__}: {exc}"
+    low = text.lower()
+    if "nocredentials" in low or "unable to locate credentials" in low or "defaultcredentialserror" in low:
+        why = ("no credentials found: set the provider's environment variables (e.g. AWS_ACCESS_KEY_ID and "
+               "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) or log in with its CLI")
+    elif "nosuchbucket" in low or "bucket does not exist" in low or "specified bucket does not exist" in low:
+        why = f"bucket {_bucket(url)!r} does not exist (or is not visible with these credentials)"
+    elif isinstance(exc, PermissionError) or "accessdenied" in low or "access denied" in low or "forbidden" in low or "403" in low:
+        why = "access denied: the credentials in the environment or profile may not read it"
+    elif "timeout" in low or "timed out" in low or isinstance(exc, TimeoutError):
+        why = f"timed out after {timeout_s():g} s (COSTMODEL_STORAGE_TIMEOUT_S); is the endpoint reachable?"
+    elif "could not connect" in low or "connection" in low or "endpoint" in low:
+        why = f"cannot connect to the storage endpoint ({type(exc).__name__})"
+    elif isinstance(exc, FileNotFoundError) or "nosuchkey" in low or "not found" in low or "404" in low:
+        why = "no such object or prefix"
+    else:
+        why = f"object storage error: {text.splitlines()[0][:200]}"
+    return IngestError(why, path=str(url))
+
+
+def list_objects(url: str) -> list[str]:
+    """The objects at ``url``: itself when it is an object, else every object under it as a prefix
+    (recursive, sorted, as full URLs). Raises IngestError (one line) on any storage failure or when
+    nothing is there."""
+    fs = filesystem(url)
+    scheme = str(url).split("://", 1)[0]
+    try:
+        found = fs.find(str(url))
+        if not found:
+            if fs.isfile(str(url)):
+                return [str(url)]
+            raise FileNotFoundError(url)
+    except IngestError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every backend error becomes one line
+        raise storage_error(url, exc) from None
+    return sorted(f"{scheme}://{p}" for p in found if not p.endswith("/"))
+
+
+def glob_paths(pattern: str) -> list[str]:
+    """Files matching a glob: local (``**`` allowed) or on object storage. Sorted."""
+    if is_url(pattern):
+        fs = filesystem(pattern)
+        scheme = pattern.split("://", 1)[0]
+        try:
+            return sorted(f"{scheme}://{p}" for p in fs.glob(pattern))
+        except Exception as exc:  # noqa: BLE001
+            raise storage_error(pattern, exc) from None
+    return sorted(p for p in _glob.glob(pattern, recursive=True) if os.path.isfile(p))
+
+
+class LocalCopies:
+    """Local copies of object-store inputs (a context manager; the folder is removed on exit).
+
+    ``localize(paths)`` returns the paths with each URL replaced by a local file or folder holding
+    the objects under it (same relative layout, so folders still group ranks into jobs), and fills
+    ``origin`` (local path -> URL) so Runs can name the object they came from.
+    """
+
+    def __init__(self) -> None:
+        self.root: Path | None = None
+        self.origin: dict[str, str] = {}
+
+    def __enter__(self) -> "LocalCopies":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def localize(self, paths: Iterable[str]) -> list[str]:
+        out: list[str] = []
+        for p in paths:
+            if not is_url(p):
+                out.append(str(p))
+                continue
+            if self.root is None:
+                self.root = Path(tempfile.mkdtemp(prefix="costmodel-objects-"))
+            objs = list_objects(str(p))
+            fs = filesystem(str(p))
+            base = str(p).rstrip("/")
+            single = len(objs) == 1 and objs[0].rstrip("/") == base
+            top = self.root / f"{len(self.origin):06d}"
+            pairs = []
+            for obj in objs:
+                rel = Path(obj.split("://", 1)[1]).name if single else obj[len(base):].lstrip("/")
+                dst = top / (Path(base.split("://", 1)[1]).name) / rel if not single else top / rel
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                pairs.append((obj, str(dst)))
+                self.origin[str(dst)] = obj
+            try:  # one batched, concurrent transfer
+                fs.get([o for o, _ in pairs], [d for _, d in pairs])
+            except Exception as exc:  # noqa: BLE001
+                raise storage_error(str(p), exc) from None
+            out.append(str(top / rel) if single else str(top / Path(base.split("://", 1)[1]).name))
+            self.origin.setdefault(out[-1], str(p))
+        return out
+
+    def url_of(self, local: str) -> str:
+        return self.origin.get(str(local), str(local))

@@ -1,0 +1,137 @@
+"""Object-storage inputs against a real S3-compatible server (moto) started on 127.0.0.1 by the tests:
+a prefix of 1,000 rank logs read as one job, and one-line errors for a missing bucket, denied access
+and a timeout. Nothing but 127.0.0.1 is contacted."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("s3fs")
+pytest.importorskip("moto")
+boto3 = pytest.importorskip("boto3")
+
+from costmodel.cli import main  # noqa: E402
+from costmodel.errors import IngestError  # noqa: E402
+from costmodel.jobs import load_side  # noqa: E402
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(env_extra: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    env = dict(os.environ, **env_extra)
+    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc, url
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    pytest.skip("moto server did not start")
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory):
+    env = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
+    proc, url = _start({})
+    old = {k: os.environ.get(k) for k in [*env, "AWS_ENDPOINT_URL", "AWS_PROFILE"]}
+    os.environ.update(env, AWS_ENDPOINT_URL=url)
+    os.environ.pop("AWS_PROFILE", None)
+    client = boto3.client("s3", endpoint_url=url)
+    client.create_bucket(Bucket="fleet")
+    # 1,000 rank logs under one prefix: rank 17 slow by 20 %, rank 400 ends early
+    for r in range(1000):
+        n = 20 if r == 400 else 40
+        rows = "".join(f"{s},{24 / (0.2 * (1.2 if r == 17 else 1.0) * (1 + 0.01 * ((s * 7 + r) % 5))):.5f},"
+                       f"{0.2 * (1.2 if r == 17 else 1.0) * (1 + 0.01 * ((s * 7 + r) % 5)):.5f}\n" for s in range(n))
+        client.put_object(Bucket="fleet", Key=f"job1/rank{r:04d}.csv", Body=("step,samples_per_s,step_time_s\n" + rows).encode())
+    yield url
+    proc.terminate()
+    proc.wait(10)
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+def test_prefix_of_1000_objects_is_one_job(s3):
+    side = load_side(["s3://fleet/job1/"], "remote", engine="pandas")
+    assert len(side.jobs) == 1
+    job = side.jobs[0]
+    assert job["job_id"] == "job1" and job["ranks"] == 1000 and job["steps"] == 40
+    assert [s["rank"] for s in job["stragglers"]] == [17]
+    assert job["stragglers"][0]["source"] == "s3://fleet/job1/rank0017.csv"
+    assert [(x["rank"], x["last_step"]) for x in job["ranks_incomplete"]] == [(400, 19)]
+    assert len(side.files) == 1000 and side.files[0]["path"].startswith("s3://fleet/job1/")
+
+
+def test_missing_bucket_is_one_line(s3, capsys):
+    with pytest.raises(IngestError, match="bucket 'no-such-bucket' does not exist"):
+        load_side(["s3://no-such-bucket/logs/"])
+    rc = main(["fit", "s3://no-such-bucket/logs/"])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "no-such-bucket" in err
+
+
+def test_missing_prefix_is_one_line(s3):
+    with pytest.raises(IngestError, match="no such object or prefix"):
+        load_side(["s3://fleet/nothing-here/"])
+
+
+def test_denied_access_is_one_line(s3, monkeypatch):
+    proc, url = _start({"INITIAL_NO_AUTH_ACTION_COUNT": "0"})  # a server that checks credentials
+    try:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", url)
+        monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIANOTAUSER0000000")
+        with pytest.raises(IngestError, match="access denied") as ei:
+            load_side(["s3://fleet/job1/"])
+        assert "\n" not in str(ei.value)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_timeout_is_one_line(s3, monkeypatch):
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)  # accepts connections, never answers
+    held = []
+    stop = threading.Event()
+
+    def accept():
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(srv.accept()[0])
+            except OSError:
+                pass
+
+    th = threading.Thread(target=accept, daemon=True)
+    th.start()
+    try:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{srv.getsockname()[1]}")
+        monkeypatch.setenv("COSTMODEL_STORAGE_TIMEOUT_S", "1")
+        t = time.perf_counter()
+        with pytest.raises(IngestError, match="timed out after 1 s") as ei:
+            load_side(["s3://fleet/job1/"])
+        assert time.perf_counter() - t < 60 and "\n" not in str(ei.value)
+    finally:
+        stop.set()
+        th.join(5)
+        for c in held:
+            c.close()
+        srv.close()
