@@ -103,3 +103,11 @@ __all__ = [
 
 class MissingExtraError(CostmodelError):
     """An optional dependency is not installed; the message names the ``pip install "costmodel[extra]"``."""
+
+
+class OutputError(CostmodelError):
+    """An output could not be written (disk full, permission denied, read-only file system, name too
+    long, a folder in the way, output folder taken by another run); the message names the file."""
+
+
+__all__ += ["OutputError"]

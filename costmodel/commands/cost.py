@@ -85,12 +85,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_json(path: str) -> dict:
+    from ..safeio import read_input_text
+
     p = Path(path)
-    if not p.is_file():
+    if not p.exists() and not p.is_symlink():
         raise ScenarioError(f"{p} does not exist", key="--from-compare")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = json.loads(read_input_text(p))
+    except OSError as exc:  # a FIFO, device, folder or link loop is refused, never read
+        raise ScenarioError(f"{p}: cannot read: {exc.strerror or exc}", key="--from-compare") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise ScenarioError(f"{p} is not JSON: {exc}", key="--from-compare") from None
     from ..cost.scenario import compare_from_json
 

@@ -53,9 +53,11 @@ def _read_json(path: str, what: str) -> Any:
 
     from ..errors import ChecklistError
 
+    from ..safeio import read_input_text
+
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_input_text(p)
     except FileNotFoundError:
         raise ChecklistError(f"{p}: {what} file not found") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -37,6 +37,7 @@ def _parse_overrides(items: list[str]) -> dict:
     import yaml
 
     from ..errors import SimulateError
+    from ..safeyaml import safe_load
 
     out = {}
     for item in items:
@@ -45,7 +46,7 @@ def _parse_overrides(items: list[str]) -> dict:
             raise SimulateError(f"--set {item!r}: expected KEY.PATH=VALUE, e.g. workload.link.rtt_s=0.1",
                                 key=item)
         try:
-            out[key.strip()] = yaml.safe_load(raw)
+            out[key.strip()] = safe_load(raw)
         except yaml.YAMLError:
             out[key.strip()] = raw
     return out
