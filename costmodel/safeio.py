@@ -208,6 +208,8 @@ def os_error_message(exc: OSError, path: str | os.PathLike[str] | None = None, a
     name = errno_name(exc)
     cause = _CAUSES.get(name) or (exc.strerror or str(exc)).rstrip(".").lower()
     where = exc.filename if getattr(exc, "filename", None) else path
+    if name == "EEXIST" and where is not None and os.path.lexists(where) and not os.path.isdir(where):
+        cause = "exists and is not a folder"  # mkdir of a path whose part is a file
     target = f" {os.fsdecode(where)}" if where is not None else ""
     code = f" ({name})" if name else ""
     return f"cannot {action}{target}: {cause}{code}"

@@ -66,6 +66,8 @@ def _read_json(path: str, what: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ChecklistError(f"{p}:{exc.lineno}: {what} file is not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ChecklistError(f"{p}: {what} file is nested too deeply to be a costmodel JSON output") from None
 
 
 #: Keys each verb's JSON always has (values may be null): how `decide` tells its inputs apart.
