@@ -496,3 +496,10 @@ def test_hostile_notebook_parameters_are_refused_as_data(case):
     msg = str(info.value)
     assert "\n" not in msg and len(msg) < 600
     assert "parameter" in msg
+
+
+@pytest.mark.parametrize("kind", ["fifo", "loop"])
+def test_cost_from_timeline_that_is_not_a_file(tmp_path, kind):
+    f = fifo(tmp_path / "t.parquet") if kind == "fifo" else link_loop(tmp_path / "t.parquet")
+    r = cli(["cost", EX / "scenario.yaml", "--from-timeline", f], fifos=(f,) if kind == "fifo" else ())
+    one_error_line(r, "cost", "t.parquet", "named pipe" if kind == "fifo" else "link loop")

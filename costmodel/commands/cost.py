@@ -104,9 +104,12 @@ def _read_json(path: str) -> dict:
 def _read_runs(path: str) -> list:
     from ..timeline import is_timeline_parquet, read_runs
 
+    from ..safeio import refusal
+
     p = Path(path)
-    if not p.is_file():
-        raise ScenarioError(f"{p} does not exist", key="--from-timeline")
+    why = refusal(p)  # missing, a FIFO, device, folder or link loop: one line, never a hang
+    if why:
+        raise ScenarioError(f"{p} does not exist" if why == "no such file" else f"{p}: {why}", key="--from-timeline")
     if is_timeline_parquet(p):
         return read_runs(p)
     from ..ingest import load
