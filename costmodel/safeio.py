@@ -200,6 +200,12 @@ def errno_name(exc: OSError) -> str:
     return errno.errorcode.get(exc.errno or -1, "") if isinstance(exc.errno, int) else ""
 
 
+def _cause(exc: OSError) -> str:
+    name = errno_name(exc)
+    cause = _CAUSES.get(name) or (exc.strerror or str(exc)).rstrip(".").lower()
+    return f"{cause} ({name})" if name else cause
+
+
 def os_error_message(exc: OSError, path: str | os.PathLike[str] | None = None, action: str = "write") -> str:
     """One line for an OS error: ``cannot write PATH: no space left on device (ENOSPC)``.
 
@@ -224,10 +230,10 @@ def writing(path: str | os.PathLike[str], action: str = "write", rename: dict[st
 
     try:
         yield
-    except InputRefused:
+    except (InputRefused, OutputError):
         raise
     except OSError as exc:
         msg = os_error_message(exc, path, action)
         for old, new in (rename or {}).items():
             msg = msg.replace(old, new)
-        raise OutputError(msg, path=os.fspath(path), errno=exc.errno) from None
+        raise OutputError(msg, path=os.fspath(path), errno=exc.errno, cause=_cause(exc)) from None

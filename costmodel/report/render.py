@@ -516,12 +516,12 @@ def render_report(
                     worker.join(5.0)  # the notebook's thread sees its kernel gone and stops writing
                 raise
             if worker.error is not None:
+                if isinstance(worker.error, OutputError):
+                    msg = str(worker.error).replace(str(tmp), str(dest))
+                    raise OutputError(msg, path=str(dest), errno=worker.error.errno) from None
                 if isinstance(worker.error, OSError):
                     with writing(dest / "report.ipynb", rename=names):
                         raise worker.error
-                if isinstance(worker.error, OutputError):
-                    msg = str(worker.error).replace(str(tmp), str(dest))
-                    raise OutputError(msg) from None
                 raise worker.error
             nb = worker.result
             signals.check()
