@@ -248,3 +248,37 @@ def test_a_claimed_folder_refuses_the_cli_at_once(tmp_path):
     finally:
         claim.release()
     nothing_left(tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: signal.Signals(s).name)
+def test_a_signal_during_streaming_ingest_leaves_no_partial_parquet(tmp_path, sig):
+    """ingest -o streams the CSV batch by batch into a temporary file beside the output; a signal
+    while that file exists ends with 128+N, one line, and neither the output nor the temporary file."""
+    import numpy as np
+
+    n = 800_000
+    src = tmp_path / "big.csv"
+    np.savetxt(src, np.c_[np.arange(n), np.arange(n) * 0.5, np.full(n, 100.5)], fmt=["%d", "%.1f", "%.1f"],
+               delimiter=",", header="step,t_s,samples_per_s", comments="")
+    out_dir = tmp_path / "o"
+    out_dir.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COSTMODEL_STREAM_CSV_BYTES": "1000"}
+    p = subprocess.Popen([sys.executable, "-m", "costmodel", "ingest", str(src), "-o", str(out_dir / "t.parquet")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while p.poll() is None and time.monotonic() < deadline:
+            if any(f.name.endswith(".tmp") for f in out_dir.iterdir()):
+                break
+            time.sleep(0.005)
+        assert p.poll() is None, "ingest finished before its temporary file was seen"
+        p.send_signal(sig)
+        _out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 128 + int(sig), err
+    assert [ln for ln in err.splitlines() if ln.strip()] == [f"costmodel ingest: interrupted by {signal.Signals(sig).name}"], err
+    nothing_left(out_dir)
