@@ -503,3 +503,15 @@ def test_cost_from_timeline_that_is_not_a_file(tmp_path, kind):
     f = fifo(tmp_path / "t.parquet") if kind == "fifo" else link_loop(tmp_path / "t.parquet")
     r = cli(["cost", EX / "scenario.yaml", "--from-timeline", f], fifos=(f,) if kind == "fifo" else ())
     one_error_line(r, "cost", "t.parquet", "named pipe" if kind == "fifo" else "link loop")
+
+
+@pytest.mark.parametrize("which", ["scenario", "answers"])
+def test_report_refuses_an_alias_bomb_before_starting_a_kernel(tmp_path, which):
+    f = tmp_path / f"{which}.yaml"
+    f.write_text((SCENARIO if which == "scenario" else ANSWERS) + "\nnotes:\n" + billion_laughs(indent="  "), encoding="utf-8")
+    argv = ["report", "--colocated", EX / "colocated_steps.csv", "--scenario", f if which == "scenario" else EX / "scenario.yaml",
+            "--answers", f if which == "answers" else EX / "answers.yaml", "-o", tmp_path / "out", "--monte-carlo", "0"]
+    r = cli(argv)
+    one_error_line(r, "report", f"parameter '{which}'", f.name, "alias")
+    assert r.seconds < 5
+    nothing_left(tmp_path, {f.name})

@@ -476,6 +476,7 @@ def render_report(
         **options,
     }
     params = validate_parameters(**values)
+    _check_yaml_inputs(params)
     inputs = [*params.colocated, *params.remote, params.scenario, params.answers]
     dest = check_output_dir(out_dir, force, inputs).resolve()
     nb_path = Path(notebook) if notebook else REPORT_NOTEBOOK
@@ -561,6 +562,23 @@ def render_report(
         verdict=record.get("verdict"),
         title=str(record.get("title", "")),
     )
+
+
+def _check_yaml_inputs(params: Any) -> None:
+    """The scenario and answers YAML parsed once with the bounded loader before a kernel starts: an
+    alias bomb, a duplicate key, a syntax error or a non-UTF-8 file is one line at once, not a
+    failing notebook cell (the kernel parses them again, with the same loader, to use them)."""
+    import yaml
+
+    from ..safeyaml import safe_load_file
+    from ..util import yaml_problem
+
+    for what in ("scenario", "answers"):
+        path = getattr(params, what)
+        try:
+            safe_load_file(path)
+        except yaml.YAMLError as exc:
+            raise ReportError(f"parameter {what!r}: {path}: {yaml_problem(exc)}") from None
 
 
 def _usual_permissions(folder: Path) -> None:
