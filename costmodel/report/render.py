@@ -542,6 +542,7 @@ def render_report(
             with signals.deferred(), writing(dest, action="rename the finished report to", rename=names):
                 _swap_into_place(tmp, dest)  # the commit point: a signal now takes effect after it
             tmp = None
+            signals.check()  # a signal during the rename: the report is whole, the run still ends as interrupted
         except BaseException:
             with signals.deferred():
                 if tmp is not None:
