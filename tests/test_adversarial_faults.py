@@ -282,3 +282,42 @@ def test_a_signal_during_streaming_ingest_leaves_no_partial_parquet(tmp_path, si
     assert p.returncode == 128 + int(sig), err
     assert [ln for ln in err.splitlines() if ln.strip()] == [f"costmodel ingest: interrupted by {signal.Signals(sig).name}"], err
     nothing_left(out_dir)
+
+
+def test_signal_scope_turns_term_and_hup_into_interrupted_and_restores_handlers():
+    from costmodel.signals import Interrupted, SignalScope, describe, exit_code_of
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    for sig, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)):
+        with pytest.raises(KeyboardInterrupt) as info:
+            with SignalScope():
+                signal.raise_signal(sig)
+                time.sleep(1)  # never reached: the handler raises first
+        assert isinstance(info.value, Interrupted) and exit_code_of(info.value) == code
+        assert describe(info.value) == ("interrupted" if sig == signal.SIGINT else f"interrupted by {signal.Signals(sig).name}")
+    assert {s: signal.getsignal(s) for s in before} == before
+
+
+def test_signals_during_cleanup_are_noted_then_raised_by_check():
+    from costmodel.signals import Interrupted, SignalScope
+
+    with SignalScope() as scope:
+        with scope.deferred():
+            signal.raise_signal(signal.SIGTERM)  # noted only: the cleanup goes on
+            done = True
+        assert done and scope.seen == signal.SIGTERM
+        with pytest.raises(Interrupted) as info:
+            scope.check()
+    assert info.value.signum == signal.SIGTERM
+
+
+def test_an_ignored_sighup_stays_ignored(monkeypatch):
+    from costmodel.signals import SignalScope
+
+    old = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with SignalScope():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN  # nohup: left alone
+            signal.raise_signal(signal.SIGHUP)
+    finally:
+        signal.signal(signal.SIGHUP, old)
