@@ -146,14 +146,19 @@ def _without_progress(r):
     return r
 
 
+#: (signal, stage): every stage gets a signal; the delay after the stage's line is random (seeded,
+#: COSTMODEL_FAULT_SEED to vary it), up to 0.3 s (0 for the last stage, which ends within a second)
+SIGNAL_CASES = [(signal.SIGTERM, STAGES[0]), (signal.SIGHUP, STAGES[1]), (signal.SIGTERM, STAGES[2]),
+                (signal.SIGINT, STAGES[3]), (signal.SIGHUP, STAGES[4]), (signal.SIGTERM, STAGES[5])]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: signal.Signals(s).name)
-def test_a_signal_at_a_random_stage_stops_the_report_cleanly(tmp_path, sig):
-    """A seeded random stage and delay per signal; the run ends with 128+N, one line, and no
-    temporary folder, lock, output, kernel process or kernel connection file."""
-    rng = random.Random(1000 + int(sig))
-    stage = rng.choice(STAGES)
-    delay_s = rng.uniform(0.0, 0.4)
+@pytest.mark.parametrize("sig,stage", SIGNAL_CASES, ids=lambda v: signal.Signals(v).name if isinstance(v, int) else v.split(": ")[1])
+def test_a_signal_at_each_stage_stops_the_report_cleanly(tmp_path, sig, stage):
+    """The run ends with 128+N, one line, and no temporary folder, lock, output, kernel process
+    or kernel connection file."""
+    rng = random.Random(int(os.environ.get("COSTMODEL_FAULT_SEED", "19")) * 100 + STAGES.index(stage))
+    delay_s = 0.0 if stage == STAGES[-1] else rng.uniform(0.0, 0.3)
     parent = tmp_path / "p"
     parent.mkdir()
     p = subprocess.Popen([sys.executable, "-m", "costmodel", *map(str, report_args(parent / "out"))],
