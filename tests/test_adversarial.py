@@ -515,3 +515,15 @@ def test_report_refuses_an_alias_bomb_before_starting_a_kernel(tmp_path, which):
     one_error_line(r, "report", f"parameter '{which}'", f.name, "alias")
     assert r.seconds < 5
     nothing_left(tmp_path, {f.name})
+
+
+def test_a_folder_with_links_back_up_is_walked_once(tmp_path):
+    """Symbolic links to folders (here: to the folder itself and its parent) are not descended: no endless walk."""
+    d = tmp_path / "runs"
+    (d / "sub").mkdir(parents=True)
+    good_steps_csv(d / "sub" / "a.csv")
+    os.symlink("..", d / "sub" / "up")
+    os.symlink(".", d / "sub" / "self")
+    r = cli(["ingest", d, "--json"])
+    assert r.rc == 0 and r.seconds < 20, r.err
+    assert [run["rows"] for run in json.loads(r.out)["runs"]] == [60]
