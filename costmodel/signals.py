@@ -125,10 +125,13 @@ class SignalScope:
         if self.seen is not None:
             raise Interrupted(self.seen)
 
-    def wait(self, thread: threading.Thread, poll_s: float = 0.2) -> None:
-        """Join ``thread`` while staying interruptible (signals are handled in the main thread only)."""
+    def wait(self, thread: threading.Thread, poll_s: float = 0.2, tick: Callable[[], None] | None = None) -> None:
+        """Join ``thread`` while staying interruptible (signals are handled in the main thread only);
+        ``tick`` runs every ``poll_s`` meanwhile."""
         while thread.is_alive():
             thread.join(poll_s)
+            if tick is not None:
+                tick()
             if not self.cleaning:
                 self.check()
 

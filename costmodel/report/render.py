@@ -506,15 +506,27 @@ def render_report(
             nb_params["decision_path"] = str(tmp / "decision.json")
             nb_params["adr_path"] = str(tmp / "adr.md")
             before = _process_children()
+            kernels: dict[int, str] = {}  # kernel pid -> connection file, noted while it runs
+
+            def note_kernels() -> None:
+                for pid in _process_children() - before - set(kernels):
+                    conn = _kernel_connection_file(pid)
+                    if conn is not None:
+                        kernels[pid] = conn
+
             worker = _Worker(lambda: execute_notebook(nb_path, tmp / "report.ipynb", nb_params, progress=say, cwd=PACKAGE_ROOT))
             try:
                 worker.start()
-                signals.wait(worker)
+                signals.wait(worker, tick=note_kernels)
             except BaseException:
                 with signals.deferred():
                     quiet_shutdown()
                     stop_kernels(_process_children() - before)
                     worker.join(5.0)  # the notebook's thread sees its kernel gone and stops writing
+                    for conn in kernels.values():  # a kernel that had already exited leaves its file to its client
+                        if conn:
+                            with contextlib.suppress(OSError):
+                                os.unlink(conn)
                 raise
             if worker.error is not None:
                 if isinstance(worker.error, OutputError):
