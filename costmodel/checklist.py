@@ -323,7 +323,9 @@ def _yaml_loader() -> type:
 
     import yaml
 
-    class _WordsLoader(yaml.SafeLoader):
+    from .safeyaml import BoundedSafeLoader
+
+    class _WordsLoader(BoundedSafeLoader):
         def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
             seen: dict[Any, int] = {}
             for key_node, _value in node.value:
@@ -354,8 +356,10 @@ def load_yaml_words(text: str, source: str) -> Any:
     """Parse YAML text keeping bare yes/no/on/off as strings; ChecklistError on a syntax error."""
     import yaml
 
+    from . import safeyaml
+
     try:
-        return yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader subclass
+        return safeyaml.load(text, Loader=_yaml_loader())  # a bounded SafeLoader subclass
     except ChecklistError as exc:
         raise ChecklistError(f"{source}: {exc}") from None
     except yaml.YAMLError as exc:
@@ -367,9 +371,11 @@ def load_yaml_words(text: str, source: str) -> Any:
 
 def read_answers_file(path: str | Path) -> tuple[dict[str, Answer], dict[str, Any]]:
     """Read an answers YAML file: the answers and the optional ``meta`` mapping (ADR people, title)."""
+    from .safeio import read_input_text
+
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_input_text(p)
     except FileNotFoundError:
         raise ChecklistError(f"{p}: answers file not found") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -4,8 +4,10 @@ Each verb lives in ``costmodel/commands/<verb>.py`` and exposes ``HELP`` (one li
 ``DESCRIPTION`` (optional, longer), ``add_arguments(parser)`` and ``run(args) -> int``.
 Command modules import heavy libraries inside ``run`` so ``--help`` stays fast.
 
-Exit status: 0 success, 2 bad input or usage (one line on stderr, no traceback unless
-``--debug``), 130 interrupted, 1 internal error.
+Exit status: 0 success, 2 bad input or usage, an output that cannot be written (disk full,
+permission denied, read-only, name too long) or an output folder taken by another run (one line on
+stderr, no traceback unless ``--debug``), 128 + signal number when stopped by a signal (130 Ctrl-C,
+143 SIGTERM, 129 SIGHUP; temporary files removed, see :mod:`costmodel.signals`), 1 internal error.
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from typing import Sequence
 
 from . import __version__
 from .errors import CostmodelError
+from .safeio import ENVIRONMENT_ERRNOS, os_error_message
+from .signals import SignalScope, describe, exit_code_of
 
 VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "bench", "simulate", "prices"]
 
@@ -63,26 +67,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args._run(args) or 0)
+        with SignalScope():
+            return int(args._run(args) or 0)
     except CostmodelError as exc:
         if args.debug:
             traceback.print_exc()
         msg = str(exc).replace("\n", " ")
         sys.stderr.write(f"costmodel {args.verb}: error: {msg}\n")
         return exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write(f"costmodel {args.verb}: interrupted\n")
-        return 130
+    except KeyboardInterrupt as exc:
+        sys.stderr.write(f"costmodel {args.verb}: {describe(exc)}\n")
+        return exit_code_of(exc)
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # noqa: BLE001 - last line of defence: one line, no traceback
+    except OSError as exc:
+        if exc.errno not in ENVIRONMENT_ERRNOS:
+            return _internal(args, exc)
         if args.debug:
             traceback.print_exc()
-        sys.stderr.write(
-            f"costmodel {args.verb}: internal error: {type(exc).__name__}: {exc} "
-            "(this is a bug; rerun with --debug and report it)\n"
-        )
-        return 1
+        # the disk, permissions or a name, not a bug: one line naming the file
+        sys.stderr.write(f"costmodel {args.verb}: error: {os_error_message(exc, action='read or write')}\n")
+        return 2
+    except Exception as exc:  # noqa: BLE001 - last line of defence: one line, no traceback
+        return _internal(args, exc)
+
+
+def _internal(args: argparse.Namespace, exc: BaseException) -> int:
+    if args.debug:
+        traceback.print_exc()
+    sys.stderr.write(
+        f"costmodel {args.verb}: internal error: {type(exc).__name__}: {exc} "
+        "(this is a bug; rerun with --debug and report it)\n"
+    )
+    return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -103,3 +103,24 @@ __all__ = [
 
 class MissingExtraError(CostmodelError):
     """An optional dependency is not installed; the message names the ``pip install "costmodel[extra]"``."""
+
+
+class OutputError(CostmodelError, OSError):
+    """An output could not be written (disk full, permission denied, read-only file system, name too
+    long, a folder in the way, output folder taken by another run); the message names the file.
+
+    Also an ``OSError`` (``errno``, ``strerror`` = the cause, ``filename``), so code that caught the
+    OS error of a write before it was mapped still catches it."""
+
+    def __init__(self, message: str, *, path: str | None = None, errno: int | None = None,
+                 cause: str | None = None) -> None:
+        CostmodelError.__init__(self, message, path=path, errno=errno)
+        self.errno = errno  # type: ignore[misc]
+        self.strerror = cause or message  # type: ignore[misc]
+        self.filename = path  # type: ignore[misc]
+
+    def __str__(self) -> str:
+        return self.message
+
+
+__all__ += ["OutputError"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import math
@@ -17,16 +18,25 @@ import numpy as np
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it onto ``path`` only if the block succeeds.
 
-    Nothing half-written is ever left at ``path``: on any exception the temporary file is removed.
+    Nothing half-written is ever left at ``path``: on any exception (a signal included) the temporary
+    file is removed. An OS error while writing (disk full, permission denied, read-only file system,
+    name too long, a folder in the way) becomes an :class:`~costmodel.errors.OutputError` naming
+    ``path`` and the cause.
     """
+    from .safeio import writing
+
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
+    with writing(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
     tmp_path = Path(tmp)
     try:
-        yield tmp_path
-        os.replace(tmp_path, target)
+        with writing(target, rename={str(tmp_path): str(target)}):
+            yield tmp_path
+            if target.is_dir():
+                raise IsADirectoryError(errno.EISDIR, "Is a directory", str(target))
+            os.replace(tmp_path, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
@@ -99,6 +109,10 @@ def yaml_problem(exc: BaseException) -> str:
     mark = getattr(exc, "problem_mark", None)
     where = f" at line {mark.line + 1}" if mark is not None else ""
     problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["syntax error"])[0]
+    from .safeyaml import YamlRefused
+
+    if isinstance(exc, YamlRefused):  # a bound or a non-regular input, not a syntax error
+        return f"{'line ' + str(mark.line + 1) + ': ' if mark is not None else ''}{problem}"
     return f"not valid YAML{where}: {problem}"
 
 

@@ -130,12 +130,15 @@ def test_output_folder_rules(tmp_path):
     d.mkdir()
     report.check_output_dir(d, force=False)  # empty: fine
     (d / "report.html").write_text("x")
-    with pytest.raises(ReportError, match="exists and is not empty; pass --force"):
+    with pytest.raises(ReportError, match=r"exists and is not empty \(a previous report\); pass --force"):
         report.check_output_dir(d, force=False)
     report.check_output_dir(d, force=True)  # a previous report: replaced with --force
+    (d / ".ipynb_checkpoints").mkdir()  # the report was opened in JupyterLab: still a previous report
+    report.check_output_dir(d, force=True)
     (d / "thesis.tex").write_text("x")
-    with pytest.raises(ReportError, match=r"not part of a report \(thesis.tex\); --force only replaces a previous report"):
-        report.check_output_dir(d, force=True)
+    for force in (False, True):  # the same answer with or without --force: never "pass --force" for a folder it refuses
+        with pytest.raises(ReportError, match=r"not part of a report \(thesis.tex\); --force only replaces a previous report"):
+            report.check_output_dir(d, force=force)
     with pytest.raises(ReportError, match="current folder or above"):
         report.check_output_dir(".", force=True)
     with pytest.raises(ReportError, match="current folder or above"):

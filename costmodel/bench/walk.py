@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BenchError
+from ..safeio import refusal
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,8 @@ def walk_files(root: str | os.PathLike[str], max_files: int = 1000) -> Manifest:
             full = os.path.join(dirpath, name)
             if os.path.isfile(full):
                 found.append((parts + (name,), full))
+            else:  # a FIFO, device, socket, link loop or dangling link: never opened, but named
+                skipped.append(f"{full}: {refusal(full)}")
     if not found:
         raise BenchError(f"No files found under {root_s}")
     found.sort(key=lambda x: x[0])

@@ -90,12 +90,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_json(path: str) -> dict:
+    from ..safeio import read_input_text
+
     p = Path(path)
-    if not p.is_file():
+    if not p.exists() and not p.is_symlink():
         raise ScenarioError(f"{p} does not exist", key="--from-compare")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = json.loads(read_input_text(p))
+    except OSError as exc:  # a FIFO, device, folder or link loop is refused, never read
+        raise ScenarioError(f"{p}: cannot read: {exc.strerror or exc}", key="--from-compare") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise ScenarioError(f"{p} is not JSON: {exc}", key="--from-compare") from None
     from ..cost.scenario import compare_from_json
 
@@ -105,9 +109,12 @@ def _read_json(path: str) -> dict:
 def _read_runs(path: str) -> list:
     from ..timeline import is_timeline_parquet, read_runs
 
+    from ..safeio import refusal
+
     p = Path(path)
-    if not p.is_file():
-        raise ScenarioError(f"{p} does not exist", key="--from-timeline")
+    why = refusal(p)  # missing, a FIFO, device, folder or link loop: one line, never a hang
+    if why:
+        raise ScenarioError(f"{p} does not exist" if why == "no such file" else f"{p}: {why}", key="--from-timeline")
     if is_timeline_parquet(p):
         return read_runs(p)
     from ..ingest import load

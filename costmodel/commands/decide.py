@@ -53,9 +53,11 @@ def _read_json(path: str, what: str) -> Any:
 
     from ..errors import ChecklistError
 
+    from ..safeio import read_input_text
+
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_input_text(p)
     except FileNotFoundError:
         raise ChecklistError(f"{p}: {what} file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -64,6 +66,8 @@ def _read_json(path: str, what: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ChecklistError(f"{p}:{exc.lineno}: {what} file is not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ChecklistError(f"{p}: {what} file is nested too deeply to be a costmodel JSON output") from None
 
 
 #: Keys each verb's JSON always has (values may be null): how `decide` tells its inputs apart.

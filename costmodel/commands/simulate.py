@@ -41,6 +41,7 @@ def _parse_overrides(items: list[str]) -> dict:
     import yaml
 
     from ..errors import SimulateError
+    from ..safeyaml import safe_load
 
     out = {}
     for item in items:
@@ -49,7 +50,7 @@ def _parse_overrides(items: list[str]) -> dict:
             raise SimulateError(f"--set {item!r}: expected KEY.PATH=VALUE, e.g. link.rtt_ms=100",
                                 key=item)
         try:
-            out[key.strip()] = yaml.safe_load(raw)
+            out[key.strip()] = safe_load(raw)
         except yaml.YAMLError:
             out[key.strip()] = raw
     return out

@@ -25,6 +25,8 @@ import numpy as np
 import yaml
 
 from ..errors import PriceError, ScenarioError
+from ..safeio import input_kind
+from ..safeyaml import safe_load, safe_load_file
 from ..util import yaml_problem
 from ..prices import PriceRow, age_warning, load_prices
 from .dists import Distribution, parse_distribution
@@ -265,7 +267,7 @@ def parse_override(text: str) -> tuple[str, Any]:
     if not raw.strip():
         raise ScenarioError(f"--set {text!r}: no value after '='", key=key)
     try:
-        value = yaml.safe_load(raw)
+        value = safe_load(raw)
     except yaml.YAMLError:
         value = raw
     return key, value  # None (``key=null``): the key is left out, e.g. to have it derived
@@ -284,10 +286,10 @@ def load_scenario(
     Raises ScenarioError (naming the file and key path) for anything invalid.
     """
     p = Path(path)
-    if not p.is_file():
+    if input_kind(p) == "missing":
         raise ScenarioError(f"scenario file {p} does not exist", path=str(p))
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        data = safe_load_file(p)
     except yaml.YAMLError as exc:
         raise ScenarioError(yaml_problem(exc), path=str(p)) from None
     return scenario_from_dict(data, source=str(p), overrides=overrides, today=today, prices_dir=prices_dir)

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import IngestError
+from ..safeio import input_kind, open_input, refusal
 from ..schema import ROLES, Rejection, Run
 from .registry import reader_for, reader_modules
 
@@ -60,7 +61,7 @@ class IngestResult:
 
 
 def _head(path: Path) -> str:
-    with open(path, "rb") as fh:
+    with open_input(path, "rb") as fh:  # refuses FIFOs, devices, sockets, link loops (never blocks)
         raw = fh.read(SNIFF_BYTES)
     return raw.decode("utf-8-sig", errors="replace")  # a byte-order mark is not content
 
@@ -159,7 +160,10 @@ def expand_dir(root: Path, options: IngestOptions) -> tuple[list[Path], list[str
     """
     found: list[Path] = []
     notes: list[str] = []
-    for f in sorted(x for x in root.rglob("*") if x.is_file()):
+    for f in sorted(x for x in root.rglob("*") if x.is_file() or input_kind(x) not in ("file", "folder")):
+        if input_kind(f) != "file":  # FIFO, device, socket, link loop, dangling link: noted, never opened
+            notes.append(f"{f}: skipped ({refusal(f)})")
+            continue
         if options.fmt or options.pattern:
             found.append(f)
             continue
@@ -187,8 +191,9 @@ def load(path: str | Path, options: IngestOptions | None = None) -> list[Run]:
     if opts.role not in ROLES:
         raise IngestError(f"role must be one of colocated, remote; got {opts.role!r}", field="--role")
     p = Path(path)
-    if not p.exists():
-        raise IngestError("no such file", path=str(p))
+    why = refusal(p)  # missing, a folder, a FIFO, device, socket or symbolic link loop: one clear line, never a hang
+    if why:
+        raise IngestError("is a directory; pass the files inside it" if why.startswith("is a folder") else why, path=str(p))
     fmt = opts.fmt or ("freeform" if opts.pattern else sniff_format(p))
     mod = reader_for(fmt)
     try:

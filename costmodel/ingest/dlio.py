@@ -212,9 +212,9 @@ def _config(path: Path) -> dict[str, Any]:
         p = path.parent / rel
         if p.is_file():
             try:
-                import yaml
+                from ..safeyaml import safe_load_file
 
-                cfg = yaml.safe_load(p.read_text())
+                cfg = safe_load_file(p)
                 return cfg.get("workload", cfg) if isinstance(cfg, dict) else {}
             except Exception:  # noqa: BLE001 - the config is optional context
                 return {}

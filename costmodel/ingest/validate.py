@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import IngestError
+from ..safeio import open_input
 from ..schema import FRACTION_COLUMNS, METRIC_COLUMNS, TIMELINE_COLUMNS, Rejection, Run
 
 #: share of rejected rows above which a file is "bad" rather than "good with a few bad rows"
@@ -38,7 +39,8 @@ FLOAT_COLUMNS = tuple(c for c, (dt, _u, _m) in TIMELINE_COLUMNS.items() if dt ==
 def read_text(path: Path) -> str:
     """A source file's text (UTF-8, BOM dropped, undecodable bytes replaced); IngestError when unreadable."""
     try:
-        return path.read_text(encoding="utf-8-sig", errors="replace")
+        with open_input(path, "r", encoding="utf-8-sig", errors="replace") as fh:  # regular files only: a FIFO never hangs
+            return fh.read()
     except OSError as exc:
         raise IngestError(f"cannot read: {exc}", path=str(path)) from None
 

@@ -48,7 +48,9 @@ def duckdb_available() -> bool:
 
 def _header(path: str) -> tuple[list[str], str]:
     with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
-        line = fh.readline()
+        line = fh.readline(65536)  # bounded: a huge file with no newline (or of NUL bytes) is never read whole
+    if "\x00" in line or (len(line) >= 65536 and not line.endswith("\n")):
+        return [], ","  # not a CSV header: no plan; the ordinary readers say what the file is
     delim = "\t" if line.count("\t") > line.count(",") else ","
     return [x.strip().strip('"') for x in line.rstrip("\r\n").split(delim)], delim
 

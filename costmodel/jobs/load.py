@@ -112,6 +112,7 @@ def _fleet_groups(paths: Sequence[str], opts: Any, force: bool = False) -> tuple
     """Groups of plain per-step CSV rank logs that the DuckDB engine takes (big, or with a rank column,
     or every group when ``force``): job name -> (files, plan); the files left for the ordinary readers;
     notes on skipped files."""
+    from ..safeio import refusal
     from . import fleet
 
     if not force and not fleet.duckdb_available():
@@ -123,6 +124,9 @@ def _fleet_groups(paths: Sequence[str], opts: Any, force: bool = False) -> tuple
         if Path(p).is_dir():
             # cheap listing first: only the files no fleet group takes are sniffed like `ingest` does
             files = sorted(str(f) for f in Path(p).rglob("*") if f.is_file())
+        elif refusal(p) is not None:
+            rest.append(str(p))  # a FIFO, device, link loop or missing file: never opened here, the readers refuse it
+            continue
         else:
             files = [str(p)]
         by_dir: dict[str, list[str]] = {}

@@ -219,8 +219,13 @@ def resolve_path(path: str | os.PathLike[str], what: str = "input") -> Path:
         candidates = [p]
     else:
         candidates = [Path.cwd() / p, PACKAGE_ROOT / p]
+    from ..safeio import refusal
+
     for c in candidates:
         if c.is_file() or c.is_dir():
             return c.resolve()
+        why = refusal(c)
+        if why and why != "no such file":  # a FIFO, device, socket, folder or link loop: refused, never opened
+            raise ReportError(f"parameter {what!r}: {c}: {why}")
     tried = ", ".join(dict.fromkeys(str(c) for c in candidates))
     raise ReportError(f"parameter {what!r}: file {os.fspath(path)!r} not found (tried {tried})")

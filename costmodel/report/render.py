@@ -3,6 +3,7 @@ folder (one progress line per stage), nbconvert exports the HTML in the same pro
 hidden and no script, and the folder is renamed into place only when every file is written."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -172,6 +173,10 @@ def execute_notebook(
         )
     except PapermillExecutionError as exc:
         msg = str(exc.evalue).replace("\n", " ").strip()
+        if exc.ename == "OutputError":  # the kernel could not write decision.json or the ADR: the file and the cause
+            from ..errors import OutputError
+
+            raise OutputError(msg) from None
         raise ReportError(f"the report notebook stopped at cell {exc.exec_count}: {exc.ename}: {msg}") from None
     finally:
         papermill_engines._engines.pop(name, None)
@@ -210,43 +215,6 @@ def quiet_shutdown() -> None:
     sys.unraisablehook = hook
 
 
-class _Interrupts:
-    """SIGINT while a report renders (main thread only): the first silences the shutdown noise
-    (:func:`quiet_shutdown`) and raises KeyboardInterrupt; while the temporary folder is cleaned up
-    further ones are only noted. :meth:`check` raises when an interrupt was swallowed on the way
-    (Python ignores exceptions raised in weakref callbacks and ``__del__``), so a Ctrl-C never ends
-    in a finished report."""
-
-    def __init__(self) -> None:
-        self.seen = False
-        self.cleaning = False
-        self._prev: Any = None
-        self._installed = False
-
-    def __enter__(self) -> "_Interrupts":
-        if threading.current_thread() is threading.main_thread():
-            prev = signal.getsignal(signal.SIGINT)
-            if prev is signal.default_int_handler:  # leave ignored or custom handlers alone
-                self._prev = prev
-                signal.signal(signal.SIGINT, self._handler)
-                self._installed = True
-        return self
-
-    def _handler(self, signum: int, frame: Any) -> None:  # noqa: ARG002
-        self.seen = True
-        quiet_shutdown()
-        if not self.cleaning:
-            raise KeyboardInterrupt
-
-    def check(self) -> None:
-        if self.seen:
-            raise KeyboardInterrupt
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._installed:
-            signal.signal(signal.SIGINT, self._prev)
-
-
 @dataclass
 class ReportResult:
     """What ``costmodel report`` wrote."""
@@ -260,12 +228,27 @@ class ReportResult:
         return dataclasses.asdict(self)
 
 
+#: Entries a previous report folder may hold besides :data:`OUTPUT_FILES`, all made by tools rather
+#: than by a person: JupyterLab's checkpoints of an opened report, and file managers' metadata.
+REPORT_BYPRODUCTS = (".ipynb_checkpoints", ".DS_Store", "Thumbs.db", "desktop.ini")
+
+
+def _report_entry(name: str) -> bool:
+    """True for what a previous report folder may hold (:data:`OUTPUT_FILES`, :data:`REPORT_BYPRODUCTS`,
+    macOS ``._`` companions of the report files): ``--force`` may replace such a folder."""
+    if name in OUTPUT_FILES or name in REPORT_BYPRODUCTS:
+        return True
+    return name.startswith("._") and name[2:] in OUTPUT_FILES
+
+
 def check_output_dir(out_dir: str | os.PathLike[str], force: bool, inputs: Sequence[str] = ()) -> Path:
     """The output folder, checked before anything runs.
 
-    Refused: a file; an existing non-empty folder without ``force``; with ``force``, a folder holding
-    anything but a previous report's files (``force`` replaces a report, never a folder of other
-    files); the current folder or one above it; a folder that contains an input file.
+    Refused: a file; the current folder or one above it; a folder that contains an input file; a
+    folder holding anything but a previous report (:data:`OUTPUT_FILES`, JupyterLab checkpoints,
+    file-manager metadata), with or without ``force`` (``force`` replaces a report, never a folder
+    of other files); a previous report without ``force``. The messages agree: a folder that
+    ``--force`` would not replace is never answered with "pass --force".
     """
     d = Path(out_dir)
     if d.exists() and not d.is_dir():
@@ -279,16 +262,180 @@ def check_output_dir(out_dir: str | os.PathLike[str], force: bool, inputs: Seque
             raise ReportError(f"output folder {d} contains the input {path}; write the report elsewhere")
     if d.is_dir():
         entries = sorted(p.name for p in d.iterdir())
-        if entries and not force:
-            raise ReportError(f"output folder {d} exists and is not empty; pass --force to replace it")
-        foreign = [e for e in entries if e not in OUTPUT_FILES]
+        foreign = [e for e in entries if not _report_entry(e)]
         if foreign:
             shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
             raise ReportError(
-                f"output folder {d} holds files that are not part of a report ({shown}); "
+                f"output folder {d} exists and holds files that are not part of a report ({shown}); "
                 "--force only replaces a previous report: choose another folder"
             )
+        if entries and not force:
+            raise ReportError(f"output folder {d} exists and is not empty (a previous report); pass --force to replace it")
     return d
+
+
+class OutputClaim:
+    """An exclusive claim on an output folder while a report is made: ``.NAME.lock`` beside it, held
+    with ``flock``. Exactly one of several concurrent ``costmodel report -o NAME`` gets it; the others
+    get an :class:`~costmodel.errors.OutputError` saying the folder is taken (by which process).
+
+    The kernel drops a ``flock`` when its holder dies (even by SIGKILL), so a lock file left by a
+    killed run never blocks the next one; the file is removed on release. ``acquire`` re-checks that
+    the locked file is still the one at the path (a release may have removed it meanwhile).
+    """
+
+    def __init__(self, dest: Path) -> None:
+        self.dest = dest
+        self.path = dest.parent / f".{dest.name}.lock"
+        self.fd: int | None = None
+
+    def acquire(self) -> "OutputClaim":
+        import fcntl
+
+        from ..errors import OutputError
+        from ..safeio import writing
+
+        for _attempt in range(100):
+            with writing(self.dest, action="create the output folder"):
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = ""
+                with contextlib.suppress(OSError, ValueError):
+                    pid = int(os.pread(fd, 32, 0).decode().split()[0])
+                    holder = f" (pid {pid})"
+                os.close(fd)
+                raise OutputError(
+                    f"output folder {self.dest} is taken: another costmodel report{holder} is writing it "
+                    "right now; wait for it to finish or choose another folder", path=str(self.dest)) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path, follow_symlinks=False).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:  # released and removed between our open and our lock: try again
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            self.fd = fd
+            return self
+        raise OutputError(f"output folder {self.dest}: could not take its lock {self.path}")  # pragma: no cover
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)  # while still holding it: nobody can lock this inode and think it is theirs
+        os.close(self.fd)
+        self.fd = None
+
+    def __enter__(self) -> "OutputClaim":
+        return self.acquire()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
+
+
+def _process_children() -> set[int]:
+    """Process ids whose parent is this process (Linux /proc; empty elsewhere)."""
+    me = os.getpid()
+    out: set[int] = set()
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 1 and fields[1] == str(me):
+            out.add(int(name))
+    return out
+
+
+def _kernel_connection_file(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read().decode("utf-8", "replace").split("\0")
+    except OSError:
+        return None
+    if not any("ipykernel" in a for a in argv):
+        return None
+    for i, a in enumerate(argv[:-1]):
+        if a == "-f" and argv[i + 1].endswith(".json"):
+            return argv[i + 1]
+    return ""
+
+
+def stop_kernels(pids: set[int], timeout_s: float = 3.0) -> list[int]:
+    """Stop the Jupyter kernels among ``pids`` (children of this process): SIGTERM, SIGKILL after
+    ``timeout_s``, reaped, connection files removed. Returns the pids stopped."""
+    import time
+
+    kernels = {}
+    for pid in pids:
+        conn = _kernel_connection_file(pid)
+        if conn is not None:
+            kernels[pid] = conn
+    for pid in kernels:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    pending = set(kernels)
+    while pending:
+        for pid in list(pending):
+            try:
+                done, _status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                pending.discard(pid)
+        if not pending:
+            break
+        if time.monotonic() > deadline:
+            for pid in pending:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            for pid in pending:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
+            break
+        time.sleep(0.02)
+    for conn in kernels.values():
+        if conn:
+            with contextlib.suppress(OSError):
+                os.unlink(conn)
+    return sorted(kernels)
+
+
+class _Worker(threading.Thread):
+    """Runs the notebook off the main thread, so the main thread keeps its signal handlers (nbclient
+    installs asyncio signal handlers of its own in the thread that runs it, replacing ours)."""
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        super().__init__(name="costmodel-report-notebook", daemon=True)
+        self._fn = fn
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        import asyncio
+
+        try:
+            self.result = self._fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            self.error = exc
+        finally:
+            with contextlib.suppress(Exception):
+                loop = asyncio.get_event_loop_policy().get_event_loop()
+                if not loop.is_running():
+                    loop.close()  # nbclient's per-thread loop: its selector and self-pipe are file descriptors
 
 
 def render_report(
@@ -306,12 +453,20 @@ def render_report(
     """Execute the report notebook and write ``out_dir/{report.ipynb, report.html, decision.json,
     adr.md}``.
 
-    The folder is built in a temporary folder beside ``out_dir`` and renamed into place only when
-    every file is written; on any failure nothing is left behind and an existing ``out_dir`` is
+    The output folder is claimed first (:class:`OutputClaim`: a concurrent run on the same folder
+    gets an OutputError saying it is taken), then built in a temporary folder beside ``out_dir``
+    and renamed into place only when every file is written; on any failure (bad input, a failing
+    cell, a full disk, SIGINT/SIGTERM/SIGHUP) nothing is left behind (temporary folder, claim,
+    kernel, its connection file, parent folders it created) and an existing ``out_dir`` is
     untouched. ``options`` are further notebook parameters (``metric``, ``margin``,
-    ``monte_carlo_n``, ``seed``, ``title``, ``date``). Raises :class:`ReportError` (or the
-    package error of the stage that failed) for bad input.
+    ``monte_carlo_n``, ``seed``, ``title``, ``date``). Raises :class:`ReportError` (or the package
+    error of the stage that failed) for bad input, :class:`~costmodel.errors.OutputError` when the
+    output cannot be written, :class:`~costmodel.signals.Interrupted` when a signal stops it.
     """
+    from ..errors import OutputError
+    from ..safeio import writing
+    from ..signals import SignalScope
+
     say = progress or (lambda _m: None)
     values = {
         "colocated": [os.fspath(p) for p in colocated],
@@ -321,45 +476,98 @@ def render_report(
         **options,
     }
     params = validate_parameters(**values)
-    dest = check_output_dir(out_dir, force, [*params.colocated, *params.remote, params.scenario, params.answers]).resolve()
+    _check_yaml_inputs(params)
+    inputs = [*params.colocated, *params.remote, params.scenario, params.answers]
+    dest = check_output_dir(out_dir, force, inputs).resolve()
     nb_path = Path(notebook) if notebook else REPORT_NOTEBOOK
     if not nb_path.is_file():
         raise ReportError(f"report notebook {nb_path} not found")
-    say("report: inputs checked")
 
-    with _Interrupts() as interrupts:
-        _import_papermill()  # first, in this thread: concurrent imports of shared modules can deadlock
-        warm = threading.Thread(target=html_exporter, daemon=True)  # import nbconvert while the kernel runs
-        warm.start()
+    made: list[Path] = []  # parent folders this run creates (removed again on failure when empty)
+    tmp: Path | None = None
+    claim = OutputClaim(dest)
+    with SignalScope(on_signal=quiet_shutdown) as signals:
         try:
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
-        except OSError as exc:
-            raise ReportError(f"cannot create the output folder beside {dest}: {exc.strerror or exc}") from None
-        try:
+            with writing(dest, action="create the output folder"):
+                for parent in reversed([dest.parent, *dest.parent.parents]):
+                    if not parent.exists():
+                        parent.mkdir()
+                        made.append(parent)
+            claim.acquire()
+            check_output_dir(out_dir, force, inputs)  # again, under the claim: what another run did meanwhile counts
+            say("report: inputs checked")
+            _import_papermill()  # first, in this thread: concurrent imports of shared modules can deadlock
+            warm = threading.Thread(target=html_exporter, daemon=True)  # import nbconvert while the kernel runs
+            warm.start()
+            with writing(dest, action="create the output folder"):
+                tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+            names = {str(tmp): str(dest)}
             nb_params = {k: v for k, v in params.to_dict().items()}
             nb_params["decision_path"] = str(tmp / "decision.json")
             nb_params["adr_path"] = str(tmp / "adr.md")
-            nb = execute_notebook(nb_path, tmp / "report.ipynb", nb_params, progress=say, cwd=PACKAGE_ROOT)
-            interrupts.check()
+            before = _process_children()
+            kernels: dict[int, str] = {}  # kernel pid -> connection file, noted while it runs
+
+            def note_kernels() -> None:
+                for pid in _process_children() - before - set(kernels):
+                    conn = _kernel_connection_file(pid)
+                    if conn is not None:
+                        kernels[pid] = conn
+
+            worker = _Worker(lambda: execute_notebook(nb_path, tmp / "report.ipynb", nb_params, progress=say, cwd=PACKAGE_ROOT))
+            try:
+                worker.start()
+                signals.wait(worker, tick=note_kernels)
+            except BaseException:
+                with signals.deferred():
+                    quiet_shutdown()
+                    stop_kernels(_process_children() - before)
+                    worker.join(5.0)  # the notebook's thread sees its kernel gone and stops writing
+                    for conn in kernels.values():  # a kernel that had already exited leaves its file to its client
+                        if conn:
+                            with contextlib.suppress(OSError):
+                                os.unlink(conn)
+                raise
+            if worker.error is not None:
+                if isinstance(worker.error, OutputError):
+                    msg = str(worker.error).replace(str(tmp), str(dest))
+                    raise OutputError(msg, path=str(dest), errno=worker.error.errno) from None
+                if isinstance(worker.error, OSError):
+                    with writing(dest / "report.ipynb", rename=names):
+                        raise worker.error
+                raise worker.error
+            nb = worker.result
+            signals.check()
             say("report: exporting HTML (inputs hidden, offline)")
             warm.join()
             nb.metadata["title"] = report_title(params)
             page = export_html(nb)
-            (tmp / "report.html").write_text(page, encoding="utf-8")
+            with writing(dest / "report.html", rename=names):
+                (tmp / "report.html").write_text(page, encoding="utf-8")
             for name in OUTPUT_FILES:
                 if not (tmp / name).is_file():
                     raise ReportError(f"the report notebook did not write {name}")
             record = json.loads((tmp / "decision.json").read_text(encoding="utf-8"))
-            _usual_permissions(tmp)
-            interrupts.check()
-            _swap_into_place(tmp, dest)
-        except BaseException as exc:
-            interrupts.cleaning = True
-            if isinstance(exc, KeyboardInterrupt):
-                quiet_shutdown()
-            shutil.rmtree(tmp, ignore_errors=True)
+            with writing(dest, rename=names):
+                _usual_permissions(tmp)
+            signals.check()
+            with signals.deferred(), writing(dest, action="rename the finished report to", rename=names):
+                _swap_into_place(tmp, dest)  # the commit point: a signal now takes effect after it
+            tmp = None
+            signals.check()  # a signal during the rename: the report is whole, the run still ends as interrupted
+        except BaseException:
+            with signals.deferred():
+                if tmp is not None:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    if tmp.exists():  # something was still writing into it: once more
+                        shutil.rmtree(tmp, ignore_errors=True)
+                claim.release()
+                for parent in reversed(made):
+                    with contextlib.suppress(OSError):
+                        parent.rmdir()
             raise
+        finally:
+            claim.release()
     say(f"report: wrote {dest}")
     return ReportResult(
         out_dir=str(dest),
@@ -367,6 +575,23 @@ def render_report(
         verdict=record.get("verdict"),
         title=str(record.get("title", "")),
     )
+
+
+def _check_yaml_inputs(params: Any) -> None:
+    """The scenario and answers YAML parsed once with the bounded loader before a kernel starts: an
+    alias bomb, a duplicate key, a syntax error or a non-UTF-8 file is one line at once, not a
+    failing notebook cell (the kernel parses them again, with the same loader, to use them)."""
+    import yaml
+
+    from ..safeyaml import safe_load_file
+    from ..util import yaml_problem
+
+    for what in ("scenario", "answers"):
+        path = getattr(params, what)
+        try:
+            safe_load_file(path)
+        except yaml.YAMLError as exc:
+            raise ReportError(f"parameter {what!r}: {path}: {yaml_problem(exc)}") from None
 
 
 def _usual_permissions(folder: Path) -> None:

@@ -111,9 +111,11 @@ class EvidenceSources:
 
 
 def _read_json(path: str, what: str, kind: type) -> Any:
+    from ..safeio import read_input_text
+
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        data = json.loads(read_input_text(path))  # regular files only: a FIFO is refused, never waited on
+    except (OSError, UnicodeDecodeError, RecursionError) as exc:
         raise ReportError(f"parameter {what!r}: cannot read {path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ReportError(f"parameter {what!r}: {path}:{exc.lineno}: not valid JSON ({exc.msg})") from None

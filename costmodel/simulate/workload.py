@@ -438,12 +438,15 @@ def load_workload_doc(source: str | os.PathLike[str] | Mapping[str, Any]) -> tup
             doc = {"workload": doc}
         return doc, "<dict>"
     path = Path(source)
-    if not path.is_file():
+    from ..safeio import input_kind
+    from ..safeyaml import safe_load_file
+
+    if input_kind(path) == "missing":
         raise SimulateError(f"{path}: no such scenario file", key=str(path))
     import yaml
 
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = safe_load_file(path)
     except yaml.YAMLError as exc:
         raise SimulateError(f"{path}: {yaml_problem(exc)}", key=str(path)) from None
     if not isinstance(doc, Mapping):

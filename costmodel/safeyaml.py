@@ -1,0 +1,193 @@
+"""The one YAML loader for every YAML file costmodel reads: scenarios (with their ``workload:``
+section), workload files, checklist answers, DLIO/hydra configs beside benchmark outputs, and
+``--set KEY=VALUE`` values.
+
+It is PyYAML's ``SafeLoader`` (no Python objects, no tags beyond YAML's own) with bounds, checked
+while the document is composed, before anything is built from it:
+
+* size: at most :data:`MAX_BYTES` of text;
+* depth: at most :data:`MAX_DEPTH` levels of nesting, counted after aliases are expanded;
+* aliases: an alias (``*name``) is allowed (merge keys ``<<: *defaults`` are common), but the
+  document's node count with every alias expanded may not exceed :data:`MAX_NODES`; a "billion
+  laughs" bomb (aliases of aliases, 10^9 nodes from a few hundred bytes) is refused at once,
+  wherever it sits (top level, ``notes``, ``workload:``), and a recursive alias is refused;
+* duplicate keys in one mapping are refused (YAML forbids them; PyYAML would keep the last).
+
+Every refusal is a :class:`YamlRefused`, a ``yaml.YAMLError`` with ``problem`` and
+``problem_mark`` like PyYAML's own errors, so each caller's existing ``except yaml.YAMLError``
+turns it into its own one-line error (:func:`costmodel.util.yaml_problem`).
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .safeio import InputRefused, read_input_bytes
+
+#: largest YAML text read (bytes); scenarios and answers are a few KiB
+MAX_BYTES = 4 * 1024 * 1024
+#: deepest nesting (mappings and lists), aliases expanded
+MAX_DEPTH = 64
+#: most nodes the document may have with every alias expanded
+MAX_NODES = 200_000
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+class YamlRefused(yaml.YAMLError):
+    """A YAML document refused by a bound (size, depth, alias expansion, duplicate key) or an input
+    that is not a readable UTF-8 regular file. ``problem`` says why, ``problem_mark`` where."""
+
+    def __init__(self, problem: str, mark: Any = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.problem_mark = mark
+        self.context = None
+        self.context_mark = None
+        self.note = None
+
+    def __str__(self) -> str:
+        where = f" (line {self.problem_mark.line + 1})" if self.problem_mark is not None else ""
+        return f"{self.problem}{where}"
+
+
+class BoundedSafeLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` with the bounds of this module (subclass it to change resolvers)."""
+
+    max_depth = MAX_DEPTH
+    max_nodes = MAX_NODES
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._cm_depth = 0
+
+    # -- composition: nesting depth while parsing (PyYAML's composer recurses per level)
+    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+        self._cm_depth += 1
+        try:
+            if self._cm_depth > self.max_depth:
+                raise YamlRefused(f"nested deeper than {self.max_depth} levels; refused",
+                                  self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._cm_depth -= 1
+
+    def compose_document(self) -> Any:  # type: ignore[override]
+        node = super().compose_document()
+        if node is not None:
+            check_expansion(node, self.max_nodes, self.max_depth)
+        return node
+
+    # -- construction: duplicate keys
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:  # type: ignore[override]
+        if isinstance(node, MappingNode):
+            seen: dict[Any, int] = {}
+            for key_node, _value in node.value:
+                if key_node.tag == _MERGE_TAG or not isinstance(key_node, ScalarNode):
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.get(key)
+                except TypeError:
+                    continue
+                line = key_node.start_mark.line + 1
+                if first is not None:
+                    raise YamlRefused(f"duplicate key {key!r} (first on line {first}); keep one",
+                                      key_node.start_mark)
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def check_expansion(root: Node, max_nodes: int = MAX_NODES, max_depth: int = MAX_DEPTH) -> tuple[int, int]:
+    """(nodes, depth) of the node graph ``root`` with every alias expanded; :class:`YamlRefused`
+    when either exceeds its bound or an alias refers to a node that contains it (a cycle).
+
+    Iterative and memoised per node, so a bomb costs time proportional to its text, not its expansion.
+    """
+    memo: dict[int, tuple[int, int]] = {}
+    active: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            active.discard(key)
+            children = _children(node)
+            size = 1 + sum(memo[id(c)][0] for c in children)
+            depth = 1 + max((memo[id(c)][1] for c in children), default=0)
+            if size > max_nodes:
+                raise YamlRefused(
+                    f"aliases expand to more than {max_nodes:,} nodes (an alias bomb, 'billion laughs'?); refused",
+                    node.start_mark)
+            if depth > max_depth:
+                raise YamlRefused(f"nested deeper than {max_depth} levels (aliases expanded); refused", node.start_mark)
+            memo[key] = (size, depth)
+            continue
+        if key in memo:
+            continue
+        if key in active:
+            raise YamlRefused("a recursive alias (a node that contains itself); refused", node.start_mark)
+        active.add(key)
+        stack.append((node, True))
+        for c in _children(node):
+            if id(c) in active:
+                raise YamlRefused("a recursive alias (a node that contains itself); refused", c.start_mark)
+            if id(c) not in memo:
+                stack.append((c, False))
+    return memo[id(root)]
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def load(text: str | bytes, Loader: type = BoundedSafeLoader, max_bytes: int = MAX_BYTES) -> Any:  # noqa: N803
+    """Parse one YAML document with ``Loader`` (a :class:`BoundedSafeLoader` subclass). Raises
+    ``yaml.YAMLError`` (a :class:`YamlRefused` for the bounds)."""
+    if not (isinstance(Loader, type) and issubclass(Loader, BoundedSafeLoader)):
+        raise TypeError("safeyaml.load needs a BoundedSafeLoader subclass")
+    if len(text) > max_bytes:
+        raise YamlRefused(f"larger than {max_bytes:,} bytes; refused (expected a small YAML file)")
+    loader = Loader(text)
+    try:
+        return loader.get_single_data()
+    except RecursionError:
+        raise YamlRefused("nested too deeply; refused") from None
+    finally:
+        loader.dispose()
+
+
+def safe_load(text: str | bytes) -> Any:
+    """Drop-in for ``yaml.safe_load`` with this module's bounds."""
+    return load(text)
+
+
+def read_yaml_text(path: str | os.PathLike[str], max_bytes: int = MAX_BYTES) -> str:
+    """The UTF-8 text of the YAML file ``path`` (BOM dropped). Raises :class:`YamlRefused` when it is
+    not a regular file (FIFO, device, folder, link loop), is larger than ``max_bytes`` or is not
+    UTF-8, and ``OSError`` (e.g. FileNotFoundError) when it cannot be opened."""
+    try:
+        data = read_input_bytes(path, max_bytes)
+    except InputRefused as exc:
+        raise YamlRefused(str(exc)) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise YamlRefused(f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                          "expected a UTF-8 YAML file") from None
+
+
+def safe_load_file(path: str | os.PathLike[str], Loader: type = BoundedSafeLoader) -> Any:  # noqa: N803
+    """Read and parse the YAML file ``path`` (see :func:`read_yaml_text` and :func:`load`)."""
+    return load(read_yaml_text(path), Loader)
+
+
+__all__ = ["BoundedSafeLoader", "YamlRefused", "check_expansion", "load", "safe_load", "safe_load_file",
+           "read_yaml_text", "MAX_BYTES", "MAX_DEPTH", "MAX_NODES"]
