@@ -52,8 +52,14 @@ class IngestResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``costmodel ingest --json``."""
+        runs = []
+        for r in self.runs:
+            d = r.to_dict()
+            # per column: bad cells kept as missing (count, first lines, first reason), beside rejected_rows
+            d["missing_cells"] = dict(r.metadata.get("missing_cells") or {})
+            runs.append(d)
         return {
-            "runs": [r.to_dict() for r in self.runs],
+            "runs": runs,
             "rejected_rows": self.rejected_rows,
             "warnings": self.warnings,
         }

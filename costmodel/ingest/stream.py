@@ -24,7 +24,7 @@ from ..errors import IngestError
 from ..schema import TIMELINE_COLUMNS, Rejection, Run, to_timeline
 from ..util import atomic_path, to_jsonable
 from .frame import convert
-from .validate import build_run, epoch_note, run_id_for, too_many_bad
+from .validate import MAX_BAD_FRACTION, MISSING_LINES_KEPT, build_run, epoch_note, run_id_for, too_many_bad
 
 #: CSV/TSV inputs at least this large are always streamed when writing with -o; inputs adding up to it
 #: are read and written one file at a time
@@ -162,6 +162,7 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
     meta: dict[str, Any] = {}
     present: set[str] = set()
     epoch_state: dict[str, Any] = {}  # per-epoch step counters carried across batches
+    missing: dict[str, dict[str, Any]] = {}  # bad auxiliary cells kept as missing, per column, over all batches
     first = True
     while True:
         try:
@@ -199,6 +200,10 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
             warnings += conv.warnings
             first = False
         rejected += run.rejected
+        for c, info in (run.metadata.get("missing_cells") or {}).items():
+            acc = missing.setdefault(c, {"count": 0, "first_lines": [], "first_reason": info["first_reason"]})
+            acc["count"] += info["count"]
+            acc["first_lines"] = (acc["first_lines"] + list(info["first_lines"]))[:MISSING_LINES_KEPT]
         source_rows += n
         if run.rows:
             tab = run.table
@@ -219,6 +224,16 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
                           line=first_bad.line, field=first_bad.field)
     if rows == 0:
         raise IngestError("no data rows", path=src)
+    meta.pop("missing_cells", None)
+    for c, info in missing.items():
+        if too_many_bad(info["count"], total):
+            raise IngestError(f"column {c}: {info['count']} of {total} cells are bad (a column may lose at most "
+                              f"{MAX_BAD_FRACTION:.0%} of its cells); first: {info['first_reason']}",
+                              path=src, line=info["first_lines"][0] if info["first_lines"] else None, field=c)
+        where = f" (first on line {info['first_lines'][0]})" if info["first_lines"] else ""
+        warnings.append(f"{src}: {c}: {info['count']} bad cell(s) kept as missing, rows kept{where}: {info['first_reason']}")
+    if missing:
+        meta["missing_cells"] = missing
     if epoch_state.get("restart_rows"):
         meta["epoch_steps"] = epoch_note(epoch_state)
         first_line = epoch_state["restart_lines"][0] if epoch_state["restart_lines"] else None

@@ -1,0 +1,107 @@
+"""Ingest v2 (issue 17): per-cell validation, throughput from step time, --pattern safety, bench JSONL passes,
+new readers, folded warnings."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from costmodel.cli import main
+from costmodel.errors import IngestError
+from costmodel.ingest import IngestOptions, load, load_many
+from costmodel.ingest.stream import ingest_to_parquet
+from costmodel.timeline import read_runs
+
+
+def _w(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+# ------------------------------------------------------------------------ item 3: per-cell validation
+
+
+def _aux_bad_csv(tmp_path: Path, n: int = 100, bad_util: tuple[int, ...] = (5, 9), bad_read: tuple[int, ...] = (7,)) -> Path:
+    rows = ["step,samples_per_s,gpu_util_pct,read_MBps"]
+    for i in range(n):
+        util = "100.6" if i in bad_util else "90"
+        read = "abc" if i in bad_read else "5"
+        rows.append(f"{i},{100 + i},{util},{read}")
+    return _w(tmp_path, "aux.csv", "\n".join(rows) + "\n")
+
+
+def test_bad_auxiliary_cell_becomes_missing_and_the_row_stays(tmp_path: Path) -> None:
+    p = _aux_bad_csv(tmp_path)
+    res = load_many([p])
+    (run,) = res.runs
+    assert res.rejected_rows == 0 and run.rows == 100
+    t = run.table
+    # the valid primary metric of the rows with a bad auxiliary cell is kept
+    assert t["samples_per_s"].iloc[5] == 105.0 and t["samples_per_s"].iloc[7] == 107.0
+    assert np.isnan(t["gpu_util"].iloc[5]) and np.isnan(t["gpu_util"].iloc[9]) and t["gpu_util"].iloc[6] == pytest.approx(0.9)
+    assert np.isnan(t["read_bytes_per_s"].iloc[7]) and t["read_bytes_per_s"].iloc[8] == 5e6
+    mc = res.to_dict()["runs"][0]["missing_cells"]
+    assert mc["gpu_util"]["count"] == 2 and mc["gpu_util"]["first_lines"] == [7, 11]  # header is line 1
+    assert "1.006 (expected a fraction 0..1)" in mc["gpu_util"]["first_reason"]
+    assert mc["read_bytes_per_s"] == {"count": 1, "first_lines": [9],
+                                      "first_reason": "read_bytes_per_s: not a number (expected a finite number)"}
+    assert any("gpu_util: 2 bad cell(s) kept as missing" in w for w in res.warnings)
+
+
+def test_bad_key_or_primary_metric_still_rejects_the_row(tmp_path: Path) -> None:
+    p = _w(tmp_path, "k.csv", "step,t_s,samples_per_s,gpu_util\n0,0,1,0.5\n1,1,-2,0.5\n2,inf,3,0.5\n3,3,4,0.5\n4,4,5,0.5\n"
+           "5,5,6,0.5\n6,6,7,0.5\n7,7,8,0.5\n8,8,9,0.5\n9,9,10,0.5\n10,10,11,0.5\n11,11,12,0.5\n12,12,13,0.5\n")
+    res = load_many([p])
+    assert res.rejected_rows == 2 and sorted(x.line for x in res.rejected) == [3, 4]
+    assert {x.field for x in res.rejected} == {"samples_per_s", "t_s"}
+    assert res.to_dict()["runs"][0]["missing_cells"] == {}
+
+
+def test_primary_metric_is_step_time_when_there_is_no_throughput(tmp_path: Path) -> None:
+    p = _w(tmp_path, "st.csv", "step,step_time_ms,data_wait_ms\n" + "\n".join(
+        f"{i},{-5 if i == 3 else 100},{-1 if i == 4 else 2}" for i in range(30)) + "\n")
+    (run,) = load(p)
+    assert run.rows == 29 and [x.line for x in run.rejected] == [5]  # step 3: bad step time -> row rejected
+    assert run.metadata["missing_cells"]["data_wait_s"]["count"] == 1  # step 4: bad data wait -> cell missing
+    assert run.metadata["missing_cells"]["data_wait_s"]["first_lines"] == [6]
+
+
+def test_ten_percent_rule_and_strict_apply_per_column(tmp_path: Path) -> None:
+    ok = _aux_bad_csv(tmp_path, n=100, bad_util=tuple(range(10)), bad_read=())  # exactly 10 %: still good
+    assert load(ok)[0].metadata["missing_cells"]["gpu_util"]["count"] == 10
+    bad = _aux_bad_csv(tmp_path, n=100, bad_util=tuple(range(11)), bad_read=())
+    with pytest.raises(IngestError, match=r"column gpu_util: 11 of 100 cells are bad") as ei:
+        load(bad)
+    assert ei.value.field == "gpu_util" and ei.value.line == 2
+    # two columns each under 10 % do not add up to a bad file
+    two = _aux_bad_csv(tmp_path, n=100, bad_util=tuple(range(8)), bad_read=tuple(range(50, 58)))
+    assert load(two)[0].rows == 100
+    with pytest.raises(IngestError, match=r"column gpu_util: 8 bad cell\(s\) and --strict is set"):
+        load(two, IngestOptions(strict=True))
+
+
+def test_streamed_bad_cells_are_counted_over_the_whole_file(tmp_path: Path) -> None:
+    p = _aux_bad_csv(tmp_path, n=1000, bad_util=(5, 600, 900), bad_read=(700,))
+    res = ingest_to_parquet([p], tmp_path / "o.parquet", IngestOptions(), stream_bytes=0, block_bytes=4096)
+    mc = res.to_dict()["runs"][0]["missing_cells"]
+    assert mc["gpu_util"]["count"] == 3 and mc["gpu_util"]["first_lines"] == [7, 602, 902]
+    assert mc["read_bytes_per_s"]["first_lines"] == [702]
+    (run,) = read_runs(tmp_path / "o.parquet")
+    assert run.rows == 1000 and np.isnan(run.table["gpu_util"].iloc[600]) and run.table["samples_per_s"].iloc[600] == 700.0
+    many = _aux_bad_csv(tmp_path, n=1000, bad_util=tuple(range(0, 1000, 5)), bad_read=())
+    with pytest.raises(IngestError, match="column gpu_util: 200 of 1000 cells are bad"):
+        ingest_to_parquet([many], tmp_path / "o2.parquet", IngestOptions(), stream_bytes=0, block_bytes=4096)
+    assert not (tmp_path / "o2.parquet").exists()
+
+
+def test_cli_json_has_missing_cells_beside_rejected_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = _aux_bad_csv(tmp_path)
+    assert main(["ingest", str(p), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    run = doc["runs"][0]
+    assert {"run_id", "format", "rows", "columns", "role", "source", "rejected_rows", "metadata", "missing_cells"} <= set(run)
+    assert run["rejected_rows"] == 0 and run["missing_cells"]["gpu_util"]["count"] == 2
+    assert main(["ingest", str(p), "--strict"]) == 2
