@@ -105,3 +105,72 @@ def test_cli_json_has_missing_cells_beside_rejected_rows(tmp_path: Path, capsys:
     assert {"run_id", "format", "rows", "columns", "role", "source", "rejected_rows", "metadata", "missing_cells"} <= set(run)
     assert run["rejected_rows"] == 0 and run["missing_cells"]["gpu_util"]["count"] == 2
     assert main(["ingest", str(p), "--strict"]) == 2
+
+
+# ------------------------------------------------------------------------ item 2: throughput from step time
+
+
+def _step_time_csv(tmp_path: Path, name: str = "st.csv", ms: float = 250.0, n: int = 40) -> Path:
+    return _w(tmp_path, name, "step,step_time_ms\n" + "\n".join(f"{i},{ms}" for i in range(n)) + "\n")
+
+
+def test_batch_size_and_tokens_per_step_derive_throughput(tmp_path: Path) -> None:
+    p = _step_time_csv(tmp_path)
+    (run,) = load(p, IngestOptions(batch_size=32, tokens_per_step=32 * 2048))
+    assert run.table["samples_per_s"].iloc[0] == pytest.approx(128.0)  # 32 / 0.25 s
+    assert run.table["tokens_per_s"].iloc[5] == pytest.approx(262144.0)
+    assert run.metadata["samples_per_s_from"] == "--batch-size 32 / step_time_s"
+    (plain,) = load(p)
+    assert plain.table["samples_per_s"].isna().all()
+    # a run that has its throughput keeps it, and says the option was ignored
+    q = _w(tmp_path, "thr.csv", "step,samples_per_s,step_time_ms\n0,100,250\n1,101,250\n2,102,250\n")
+    (kept,) = load(q, IngestOptions(batch_size=32))
+    assert kept.table["samples_per_s"].tolist() == [100.0, 101.0, 102.0]
+    assert any("--batch-size ignored" in w for w in kept.warnings)
+
+
+def test_tf_step_log_with_batch_size(real_dir: Path) -> None:
+    src = real_dir / "training_logs" / "t2t_gpu_output.txt"
+    (plain,) = load(src)
+    assert any("--batch-size N" in w for w in plain.warnings)
+    (run,) = load(src, IngestOptions(batch_size=4096))
+    # step = 100 (32.790 sec): 100 steps in 32.79 s -> 0.3279 s per step -> 4096 / 0.3279 samples/s
+    assert run.table["samples_per_s"].iloc[0] == pytest.approx(4096 / 0.3279)
+    assert not any("needs the batch size" in w for w in run.warnings)
+
+
+def test_fit_and_compare_take_the_ingest_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(3)
+    col = _w(tmp_path, "col.log", "\n".join(f"it {i} took {250 + rng.normal(0, 2):.2f} ms" for i in range(200)) + "\n")
+    rem = _w(tmp_path, "rem.log", "\n".join(f"it {i} took {(400 if i < 30 else 260) + rng.normal(0, 2):.2f} ms"
+                                            for i in range(200)) + "\n")
+    pat = r"it (?P<step>\d+) took (?P<step_time_ms>[\d.]+) ms"
+    assert main(["fit", str(col), "--pattern", pat, "--batch-size", "64", "--json"]) == 0
+    (fit,) = json.loads(capsys.readouterr().out)
+    assert fit["metric"] == "samples_per_s" and fit["steady_mean"] == pytest.approx(64 / 0.25, rel=0.02)
+    assert main(["compare", "--colocated", str(col), "--remote", str(rem), "--pattern", pat, "--batch-size", "64",
+                 "--json"]) == 0
+    cmp = json.loads(capsys.readouterr().out)
+    assert cmp["ratio"] == pytest.approx(250 / 260, rel=0.02)  # remote slower: ratio below 1
+    with pytest.raises(SystemExit) as ei:
+        main(["fit", str(col), "--pattern", pat, "--batch-size", "-3"])
+    assert ei.value.code == 2
+
+
+def test_report_parameters_carry_the_ingest_options(tmp_path: Path) -> None:
+    from costmodel.errors import ReportError
+    from costmodel.report.params import validate_parameters
+    from costmodel.report.stages import load_inputs
+
+    p = _step_time_csv(tmp_path)
+    q = _step_time_csv(tmp_path, "r.csv", ms=300.0)
+    params = validate_parameters(colocated=[str(p)], remote=[str(q)], batch_size=32.0, map=["step_time_ms=step_time_s:ms"])
+    assert params.map == ("step_time_ms=step_time_s:ms",)
+    opts = params.ingest_options("remote")
+    assert opts.batch_size == 32.0 and opts.mapping == {"step_time_ms": ("step_time_s", "ms")} and opts.role == "remote"
+    inputs = load_inputs(params)
+    assert inputs.remote[0].table["samples_per_s"].iloc[0] == pytest.approx(32 / 0.3)
+    with pytest.raises(ReportError, match="batch_size"):
+        validate_parameters(colocated=[str(p)], batch_size=-1.0)
+    with pytest.raises(ReportError, match="'map': expected a list of strings"):
+        validate_parameters(colocated=[str(p)], map=[3])

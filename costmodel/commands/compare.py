@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._common import add_ingest_arguments
+
 HELP = "compare remote and co-located runs: ratio of steady states, TOST equivalence, extra warm-up"
 DESCRIPTION = """compare co-located and remote runs (each side one or more files; repetitions are pooled).
 
@@ -21,20 +23,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="equivalence margin as a fraction (default 0.02 = 2 %%)")
     parser.add_argument("--metric", default=None, help="Timeline column to compare (default samples_per_s, ...)")
     parser.add_argument("--axis", choices=["step", "t_s"], default="step", help="axis of the curve fits")
-    parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip format sniffing and use this reader")
+    add_ingest_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON object on stdout")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import AnalysisError
     from ..warmup import compare
-    from ._common import emit_json
+    from ._common import emit_json, ingest_options
     from .fit import load_runs
 
     if not (0 < args.margin < 1):
         raise AnalysisError(f"--margin must be a fraction in (0, 1), e.g. 0.02 for 2 %; got {args.margin}")
-    col = load_runs(args.colocated, args.fmt, "colocated")
-    rem = load_runs(args.remote, args.fmt, "remote")
+    opts = ingest_options(args)
+    col = load_runs(args.colocated, role="colocated", options=opts)
+    rem = load_runs(args.remote, role="remote", options=opts)
     res = compare(col, rem, metric=args.metric, margin=args.margin, axis=args.axis)
     if args.json:
         emit_json(res.to_dict())

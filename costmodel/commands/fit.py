@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ._common import add_ingest_arguments
+
 HELP = "fit warm-up and steady state (95 %% CI), curve and classification of each run"
 DESCRIPTION = """fit warm-up and steady state of each run in FILE... (any ingestible file or a Timeline Parquet).
 
@@ -26,16 +28,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "read_bytes_per_s, write_bytes_per_s, read_iops, write_iops that the run has)")
     parser.add_argument("--axis", choices=["step", "t_s"], default="step",
                         help="axis of the curve fit: steps or seconds (default step)")
-    parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip format sniffing and use this reader")
+    add_ingest_arguments(parser)
     parser.add_argument("--role", choices=["colocated", "remote"], help="label the runs with this role")
     parser.add_argument("--json", action="store_true", help="print a JSON list on stdout")
 
 
-def load_runs(files: list[str], fmt: str | None = None, role: str = "") -> list[Any]:
-    """Ingest ``files`` (sniffed formats or Timeline Parquet) into Runs."""
+def load_runs(files: list[str], fmt: str | None = None, role: str = "", options: Any = None) -> list[Any]:
+    """Ingest ``files`` (sniffed formats or Timeline Parquet) into Runs; ``options`` (IngestOptions) wins over
+    ``fmt``/``role`` when given (its role is set to ``role`` when ``role`` is given)."""
+    import dataclasses
+
     from ..ingest import IngestOptions, load_many
 
-    return load_many(files, IngestOptions(fmt=fmt, role=role)).runs
+    if options is None:
+        options = IngestOptions(fmt=fmt, role=role)
+    elif role:
+        options = dataclasses.replace(options, role=role)
+    return load_many(files, options).runs
 
 
 def _fmt(v: Any, spec: str = ".2f") -> str:
@@ -46,9 +55,9 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from ..warmup import fit_runs
-    from ._common import emit_json
+    from ._common import emit_json, ingest_options
 
-    runs = load_runs(args.files, args.fmt, args.role or "")
+    runs = load_runs(args.files, options=ingest_options(args, args.role or ""))
     fits, skipped = fit_runs(runs, args.metric, args.axis)
     for w in skipped:
         print(f"costmodel fit: warning: {w}", file=sys.stderr)

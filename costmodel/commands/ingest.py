@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import IngestError
+from ._common import add_ingest_arguments
 
 HELP = "read benchmark outputs (read client, training logs, fio, DLIO/MLPerf Storage, GPU telemetry) into a Timeline"
 DESCRIPTION = HELP + """
@@ -46,34 +47,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="benchmark outputs to read (a folder is read recursively)")
     parser.add_argument("-o", "--output", metavar="TIMELINE.parquet", help="write the Timeline as Parquet (atomically)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
-    parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip sniffing and use this reader")
     parser.add_argument("--run-id", help="run id (default: derived from the file name)")
     parser.add_argument("--role", choices=["colocated", "remote"], help="which side of the comparison these runs are")
-    parser.add_argument(
-        "--map",
-        action="append",
-        default=[],
-        metavar="SRC=COL[:UNIT]",
-        help="map a source column to a Timeline column, with its unit (e.g. thr=samples_per_s, lat=read_latency_s:ms)",
-    )
-    parser.add_argument("--pattern", metavar="REGEX", help="read a free-form log with a regex of named groups (step, samples_per_s, ...)")
-    parser.add_argument("--strict", action="store_true", help="any rejected row is fatal")
+    add_ingest_arguments(parser, strict=True)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..timeline import write_runs
-    from ..ingest import IngestOptions, load_many
+    from ..ingest import load_many
     from ..ingest.stream import ingest_to_parquet, needs_streaming
-    from ._common import emit_json, progress
+    from ._common import emit_json, ingest_options, progress
 
-    opts = IngestOptions(
-        fmt=args.fmt,
-        run_id=args.run_id,
-        role=args.role or "",
-        mapping=parse_map(args.map),
-        pattern=args.pattern,
-        strict=args.strict,
-    )
+    opts = ingest_options(args, args.role or "")
     if args.output and needs_streaming(args.files):
         # inputs too big to hold: big CSV/TSV batch by batch, many files one at a time, straight into the Parquet file
         result = ingest_to_parquet(args.files, args.output, opts)

@@ -29,7 +29,8 @@ class IngestOptions:
 
     ``mapping``: source column -> (timeline column, unit or None), from ``--map``.
     ``pattern``: a regex with named groups for free-form logs (``--pattern``).
-    ``strict``: a rejected row is fatal instead of counted.
+    ``strict``: a rejected row (or bad cell) is fatal instead of counted.
+    ``batch_size`` / ``tokens_per_step``: derive throughput from step time (:mod:`costmodel.ingest.derive`).
     """
 
     fmt: str | None = None
@@ -38,6 +39,10 @@ class IngestOptions:
     mapping: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     pattern: str | None = None
     strict: bool = False
+    #: samples per step (global batch, all ranks): samples_per_s = batch_size / step_time_s (``--batch-size``)
+    batch_size: float | None = None
+    #: tokens per step: tokens_per_s = tokens_per_step / step_time_s (``--tokens-per-step``)
+    tokens_per_step: float | None = None
 
 
 @dataclass
@@ -209,7 +214,10 @@ def load(path: str | Path, options: IngestOptions | None = None) -> list[Run]:
         ) from exc
     if not runs:
         raise IngestError("no run could be read from the file", path=str(p))
+    from .derive import apply_to_run
+
     for r in runs:
+        apply_to_run(r, opts.batch_size, opts.tokens_per_step)
         if opts.role and (r.role != opts.role or (r.rows and str(r.table["role"].iloc[0]) != opts.role)):
             r.role = opts.role
             r.table["role"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype="int8"), categories=[opts.role])

@@ -214,7 +214,9 @@ def _tf(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
         ln = np.array(gs_lines)
     else:
         raise IngestError("no 'step = S (T sec)' or 'global_step/sec: N' line", path=src)
-    warn = [f"{src}: TensorFlow logs give steps per second, not samples: samples_per_s needs the batch size"]
+    warn = [] if getattr(options, "batch_size", None) else [
+        f"{src}: TensorFlow logs give steps per second, not samples: samples_per_s needs the batch size; "
+        "give it with --batch-size N (samples per step, all replicas)"]
     return [build_run(cols, path=path, run_id=run_id_for(path, options, suffix), fmt="tf", lines=ln, metadata=meta,
                       warnings=warn, **_c(options))]
 

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import IngestError
 from ..schema import TIMELINE_COLUMNS, Rejection, Run, to_timeline
 from ..util import atomic_path, to_jsonable
+from .derive import apply_to_run
 from .frame import convert
 from .validate import MAX_BAD_FRACTION, MISSING_LINES_KEPT, build_run, epoch_note, run_id_for, too_many_bad
 
@@ -192,12 +193,15 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
                         carry_step=carry_step, carry_t=carry_t, check_threshold=False, epoch_state=epoch_state)
         if derived_t:
             run.table["t_s"] = run.table["t_s"].to_numpy() + t_offset
+        n_warn = len(run.warnings)
+        apply_to_run(run, getattr(options, "batch_size", None), getattr(options, "tokens_per_step", None))
+        derive_notes = run.warnings[n_warn:]
         if first:
             meta = {**conv.metadata, **run.metadata, "streamed": True}
             meta.pop("start_epoch_s", None)
             if start_abs is not None:
                 meta["start_epoch_s"] = start_abs
-            warnings += conv.warnings
+            warnings += conv.warnings + derive_notes
             first = False
         rejected += run.rejected
         for c, info in (run.metadata.get("missing_cells") or {}).items():

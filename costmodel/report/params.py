@@ -27,7 +27,7 @@ NOTEBOOK_NAMES = frozenset(
 
 @dataclass(frozen=True)
 class Param:
-    """One notebook parameter: kind (``paths``, ``path``, ``str``, ``float``, ``int``), default, help."""
+    """One notebook parameter: kind (``paths``, ``path``, ``str``, ``strs``, ``float``, ``int``), default, help."""
 
     kind: str
     default: Any
@@ -40,6 +40,11 @@ PARAMETERS: dict[str, Param] = {
     "scenario": Param("path", "data/examples/scenario.yaml", "cost scenario YAML"),
     "answers": Param("path", "data/examples/answers.yaml", "checklist answers YAML"),
     "metric": Param("str", "", "throughput column to analyse ('' = the warm-up analysis default)"),
+    "format": Param("str", "", "ingest reader for the run files ('' = sniffed from the content; see costmodel ingest --help)"),
+    "map": Param("strs", [], "ingest --map items SRC=COLUMN[:UNIT] (list; [] = none)"),
+    "pattern": Param("str", "", "ingest --pattern: a regex with named groups for free-form logs ('' = none)"),
+    "batch_size": Param("float", 0.0, "samples per step, global (0 = not given): samples_per_s = batch_size / step_time_s"),
+    "tokens_per_step": Param("float", 0.0, "tokens per step, global (0 = not given): tokens_per_s = tokens_per_step / step_time_s"),
     "margin": Param("float", 0.02, "equivalence margin of the comparison (fraction, 0 < margin < 0.5)"),
     "monte_carlo_n": Param("int", 2000, "Monte Carlo draws (0 = skip)"),
     "seed": Param("int", 0, "Monte Carlo seed"),
@@ -61,6 +66,11 @@ class ReportParams:
     scenario: str
     answers: str
     metric: str = ""
+    format: str = ""
+    map: tuple[str, ...] = ()
+    pattern: str = ""
+    batch_size: float = 0.0
+    tokens_per_step: float = 0.0
     margin: float = 0.02
     monte_carlo_n: int = 2000
     seed: int = 0
@@ -73,7 +83,18 @@ class ReportParams:
         d = dataclasses.asdict(self)
         d["colocated"] = list(self.colocated)
         d["remote"] = list(self.remote)
+        d["map"] = list(self.map)
         return d
+
+    def ingest_options(self, role: str = "") -> Any:
+        """The :class:`~costmodel.ingest.IngestOptions` these parameters ask for (``format``, ``map``, ``pattern``,
+        ``batch_size``, ``tokens_per_step``); raises IngestError for a malformed ``map`` item."""
+        from ..commands.ingest import parse_map
+        from ..ingest import IngestOptions
+
+        return IngestOptions(fmt=self.format or None, role=role, mapping=parse_map(list(self.map)),
+                             pattern=self.pattern or None, batch_size=self.batch_size or None,
+                             tokens_per_step=self.tokens_per_step or None)
 
 
 def _user_names(namespace: Mapping[str, Any], notebook_names: frozenset[str] = NOTEBOOK_NAMES) -> dict[str, Any]:
@@ -116,6 +137,9 @@ def validate_parameters(namespace: Mapping[str, Any] | None = None, **values: An
         raise ReportError(f"parameter 'margin': expected a fraction with 0 < margin < 0.5, got {out['margin']!r}")
     if not (0 <= out["monte_carlo_n"] <= 1_000_000):
         raise ReportError(f"parameter 'monte_carlo_n': expected 0..1000000 draws, got {out['monte_carlo_n']!r}")
+    for k in ("batch_size", "tokens_per_step"):
+        if out[k] < 0:
+            raise ReportError(f"parameter {k!r}: expected a number > 0, or 0 for not given; got {out[k]!r}")
     if out["seed"] < 0:
         raise ReportError(f"parameter 'seed': expected an integer >= 0, got {out['seed']!r}")
     if out["date"] and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", out["date"]):
@@ -154,6 +178,12 @@ def _coerce(name: str, spec: Param, value: Any) -> Any:
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, os.PathLike)) for v in value):
             raise bad("a list of file paths (strings)")
         return tuple(os.fspath(v) for v in value)
+    if spec.kind == "strs":
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise bad("a list of strings")
+        return tuple(value)
     if spec.kind == "path":
         if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
             raise bad("a file path (a non-empty string)")

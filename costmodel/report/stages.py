@@ -84,7 +84,7 @@ def load_inputs(params: ReportParams) -> Inputs:
     per_file: list[tuple[str, str, list[Any]]] = []
     warnings: list[str] = []
     for role in ("colocated", "remote"):
-        opts = IngestOptions(role=role)
+        opts = params.ingest_options(role) if hasattr(params, "ingest_options") else IngestOptions(role=role)
         for path in getattr(params, role):
             runs = load(path, opts)
             sides[role].extend(runs)
