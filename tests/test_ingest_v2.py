@@ -174,3 +174,36 @@ def test_report_parameters_carry_the_ingest_options(tmp_path: Path) -> None:
         validate_parameters(colocated=[str(p)], batch_size=-1.0)
     with pytest.raises(ReportError, match="'map': expected a list of strings"):
         validate_parameters(colocated=[str(p)], map=[3])
+
+
+# ------------------------------------------------------------------------ item 5: --pattern safety, time aliases
+
+
+def test_pattern_groups_that_are_not_columns_are_kept_as_extras_never_guessed(tmp_path: Path) -> None:
+    p = _w(tmp_path, "p.log", "\n".join(
+        f"20261202 step {i} gpu {i % 2} util {80 + i} thr {100 + i} t {1764700000000 + i * 500}" for i in range(10)) + "\n")
+    pat = (r"(?P<date>\d+) step (?P<step>\d+) gpu (?P<gpu>\d) util (?P<gpu_util_pct>\d+) thr (?P<samples_per_s>\d+) "
+           r"t (?P<t_s>\d+)")
+    (run,) = load(p, IngestOptions(pattern=pat))
+    t = run.table
+    assert t["gpu_util"].tolist()[:3] == pytest.approx([0.80, 0.81, 0.82])  # the real utilisation, not the GPU index
+    assert t["t_s"].tolist()[:3] == [0.0, 0.5, 1.0]  # epoch ms, as a CSV header would be read
+    assert run.metadata["start_epoch_s"] == pytest.approx(1764700000.0)
+    assert run.metadata["extra_columns"] == {"date": [20261202] * 10, "gpu": [i % 2 for i in range(10)]}
+    assert any("date, gpu are not Timeline columns or documented aliases" in w for w in run.warnings)
+    # --map still names a group explicitly
+    (mapped,) = load(p, IngestOptions(pattern=pat, mapping={"gpu": ("samples", None)}))
+    assert mapped.table["samples"].tolist()[:2] == [0.0, 1.0] and "gpu" not in mapped.metadata["extra_columns"]
+
+
+@pytest.mark.parametrize("name", ["wall_time", "time", "timestamp", "t_s", "elapsed"])
+def test_every_time_alias_reads_iso_and_epoch_the_same_way(tmp_path: Path, name: str) -> None:
+    iso = _w(tmp_path, "iso.csv", f"{name},samples_per_s\n2026-12-02T10:00:00,1\n2026-12-02T10:00:02.5,2\n2026-12-02T10:00:05,3\n")
+    (run,) = load(iso)
+    assert run.table["t_s"].tolist() == [0.0, 2.5, 5.0] and not run.rejected
+    assert run.metadata["start_time"] == "2026-12-02T10:00:00"
+    ms = _w(tmp_path, "ms.csv", f"{name},samples_per_s\n1764700000000,1\n1764700000500,2\n1764700001000,3\n")
+    (run,) = load(ms)
+    assert run.table["t_s"].tolist() == [0.0, 0.5, 1.0] and run.metadata["start_epoch_s"] == 1764700000.0
+    el = _w(tmp_path, "el.csv", f"{name},samples_per_s\n3.5,1\n4.0,2\n4.5,3\n")
+    assert load(el)[0].table["t_s"].tolist() == [3.5, 4.0, 4.5]  # elapsed seconds stay as they are

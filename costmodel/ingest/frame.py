@@ -32,7 +32,7 @@ class Converted:
     mapped: dict[str, str] = field(default_factory=dict)  # source name -> timeline column
 
 
-def plan_columns(names: list[str], options: Any) -> tuple[dict[str, Mapping], list[str], list[str]]:
+def plan_columns(names: list[str], options: Any, resolver: Any = resolve_column) -> tuple[dict[str, Mapping], list[str], list[str]]:
     """Decide which source column feeds which Timeline column.
 
     Returns (source -> Mapping, ignored source names, notes). ``--map`` wins, then a column whose
@@ -56,7 +56,7 @@ def plan_columns(names: list[str], options: Any) -> tuple[dict[str, Mapping], li
     for i, n in enumerate(names):
         if n in plan:
             continue
-        m = resolve_column(n)
+        m = resolver(n)
         if m is None:
             continue
         canonical = stripped[n].lower() == m.column
@@ -107,11 +107,12 @@ def numeric_cells(values: Any) -> tuple[np.ndarray, np.ndarray, str]:
     return a, invalid, unit
 
 
-def time_to_seconds(values: Any, kind: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+def time_to_seconds(values: Any, kind: str, factor: float = 1.0) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """Absolute or elapsed time -> seconds since the first row.
 
     ``kind``: ``auto`` (ISO 8601 text, epoch s or epoch ms judged by magnitude, else elapsed s),
-    ``iso``, ``epoch_s``, ``epoch_ms``, ``epoch_us``, ``epoch_ns``. Returns (t_s, invalid, metadata)
+    ``iso``, ``epoch_s``, ``epoch_ms``, ``epoch_us``, ``epoch_ns``. ``factor``: the unit of numbers under
+    ``auto`` (``time_ms`` -> 1e-3): they are scaled first, and are epoch seconds when above 1e8 s. Returns (t_s, invalid, metadata)
     where metadata holds ``start_time`` (ISO, naive local unless the source had a zone) and
     ``start_epoch_s`` when the source time was absolute.
     """
@@ -136,11 +137,19 @@ def time_to_seconds(values: Any, kind: str) -> tuple[np.ndarray, np.ndarray, dic
             s = nums
     if pd.api.types.is_numeric_dtype(s.dtype):
         a = s.to_numpy(dtype="float64", na_value=np.nan)
-        finite = a[np.isfinite(a)]
+        if kind == "auto" and factor != 1.0:
+            a = a * factor
+        probe = a[:100_000]
+        finite = probe[np.isfinite(probe)]
+        if not finite.size and np.isfinite(a).any():
+            finite = a[np.isfinite(a)][:1]
         scale = {"epoch_s": 1.0, "epoch_ms": 1e-3, "epoch_us": 1e-6, "epoch_ns": 1e-9}.get(kind)
         if kind == "auto" and finite.size:
             med = float(np.median(finite))
-            scale = 1e-9 if med > 1e17 else 1e-6 if med > 1e14 else 1e-3 if med > 1e11 else 1.0 if med > 1e8 else None
+            if factor != 1.0:
+                scale = 1.0 if med > 1e8 else None  # already in seconds: an epoch, or elapsed time
+            else:
+                scale = 1e-9 if med > 1e17 else 1e-6 if med > 1e14 else 1e-3 if med > 1e11 else 1.0 if med > 1e8 else None
         if scale is None:  # elapsed seconds already
             return a, ~np.isfinite(a) & ~np.isnan(a), meta
         a = a * scale
@@ -179,15 +188,19 @@ def time_to_seconds(values: Any, kind: str) -> tuple[np.ndarray, np.ndarray, dic
     return a, invalid, meta
 
 
-def convert(table: TMapping[str, Any], options: Any, *, source: str = "") -> Converted:
-    """Map and convert the columns of ``table`` (name -> values) to Timeline columns in SI units."""
+def convert(table: TMapping[str, Any], options: Any, *, source: str = "", resolver: Any = resolve_column) -> Converted:
+    """Map and convert the columns of ``table`` (name -> values) to Timeline columns in SI units.
+
+    ``resolver``: name -> Mapping or None (``--pattern`` groups use the strict
+    :func:`~costmodel.ingest.units.documented_column`)."""
     names = list(table.keys())
-    plan, ignored, notes = plan_columns(names, options)
+    plan, ignored, notes = plan_columns(names, options, resolver)
     out = Converted(warnings=[f"{source}: {n}" for n in notes])
     for src, m in plan.items():
         col = m.column
         if col == "t_s" and (m.time_kind or "").strip():
-            a, bad, meta = time_to_seconds(table[src], m.time_kind)
+            kind = "auto" if m.time_kind == "auto_num" else m.time_kind
+            a, bad, meta = time_to_seconds(table[src], kind, factor=m.factor)
             out.metadata.update(meta)
         else:
             a, bad, cell_unit = numeric_cells(table[src])

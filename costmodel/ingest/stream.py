@@ -110,7 +110,8 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
     if not plan:
         raise IngestError(f"no usable column: header has {', '.join(names[:15])}", path=src, line=skip + 1)
     include = [n for n in names if n in plan]
-    types = {n: pa.float64() for n in include if not (plan[n].column == "t_s" and plan[n].time_kind)}
+    types = {n: pa.float64() for n in include if not (plan[n].column == "t_s" and plan[n].time_kind
+                                                                 and plan[n].time_kind != "auto_num")}
     skipped: list[str] = []
 
     def on_invalid(row: Any) -> str:

@@ -196,7 +196,7 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
     types = {}
     for n in include:
         m = plan[n]
-        if m.column == "t_s" and m.time_kind:
+        if m.column == "t_s" and m.time_kind and m.time_kind != "auto_num":
             continue
         types[n] = pa.float64()
     read_opts = pacsv.ReadOptions(skip_rows=skip + 1, column_names=names)  # our stripped header names
