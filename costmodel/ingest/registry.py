@@ -12,6 +12,7 @@ READERS: list[tuple[str, str]] = [
     ("timeline", "costmodel.ingest.timeline_reader"),
     ("bench_jsonl", "costmodel.ingest.benchjsonl"),
     ("benchtext", "costmodel.ingest.benchtext"),
+    ("trainlog", "costmodel.ingest.trainlogs"),
     ("fio_json", "costmodel.ingest.fio"),
     ("fio_log", "costmodel.ingest.fiolog"),
     ("dlio", "costmodel.ingest.dlio"),
