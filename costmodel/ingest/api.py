@@ -151,6 +151,10 @@ def not_an_output(head: str, path: Path) -> str | None:
     if "\x00" in head or head.count("\ufffd") > max(2, len(head) // 100):
         if head.startswith("PAR1"):
             return None
+        from .tfevents import sniff as is_tfevents
+
+        if is_tfevents(head, path):
+            return None
         return "binary data, not a benchmark output (expected text, JSON or Parquet)"
     lines = [ln.strip() for ln in head.splitlines() if ln.strip() and not ln.strip().startswith(("#", ";"))]
     if lines and re.match(r"^\[[^\]]+\]$", lines[0]) and any(re.match(r"^(rw|ioengine|bs|blocksize|size|runtime|numjobs|filename|direct)\s*=", ln) for ln in lines):
@@ -260,7 +264,7 @@ def load_many(paths: Sequence[str | Path], options: IngestOptions | None = None)
     return IngestResult(runs=runs, rejected=rejected, warnings=warnings)
 
 
-GPU_FORMATS = ("nvidia_smi", "dcgmi", "dcgm_exporter")
+GPU_FORMATS = ("nvidia_smi", "dcgmi", "dcgm_exporter", "nvidia_smi_dmon")
 
 
 def unique_run_ids(runs: Sequence[Run]) -> None:

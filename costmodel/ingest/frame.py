@@ -5,6 +5,7 @@ telemetry, DLIO lists. Vectorised (numpy / pandas), no per-row Python on numeric
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping as TMapping
@@ -14,7 +15,7 @@ import pandas as pd
 
 from ..errors import IngestError
 from ..schema import FRACTION_COLUMNS
-from .units import Mapping, mapping_from_option, resolve_column
+from .units import EVAL_PREFIXES, Mapping, mapping_from_option, resolve_column, resolve_prefixed
 
 #: cell texts that mean "no value" (kept as NaN, not a bad cell)
 NA_TOKENS = frozenset({"", "n/a", "[n/a]", "na", "null", "none", "-", "--", "[not supported]", "not supported"})
@@ -53,14 +54,23 @@ def plan_columns(names: list[str], options: Any, resolver: Any = resolve_column)
         plan[match[0]] = m
         taken[m.column] = match[0]
     candidates: list[tuple[int, str, Mapping]] = []
+    prefixes: dict[str, str] = {}
     for i, n in enumerate(names):
         if n in plan:
             continue
         m = resolver(n)
+        prio = 1
         if m is None:
-            continue
-        canonical = stripped[n].lower() == m.column
-        candidates.append((0 if canonical else 1, n, m))
+            pm = resolve_prefixed(n, resolver)
+            if pm is None:
+                continue
+            m, prefix = pm
+            m = dataclasses.replace(m, prefix=prefix)
+            prefixes[n] = prefix
+            prio = 3 if prefix.split("/")[-1].lower() in EVAL_PREFIXES else 2
+        elif stripped[n].lower() == m.column:
+            prio = 0
+        candidates.append((prio, n, m))
     for _prio, n, m in sorted(candidates, key=lambda x: x[0]):
         if m.column in taken:
             notes.append(f"column {n.strip()!r} also maps to {m.column} (already from {taken[m.column].strip()!r}); ignored")
@@ -68,6 +78,10 @@ def plan_columns(names: list[str], options: Any, resolver: Any = resolve_column)
         plan[n] = m
         taken[m.column] = n
     ignored = [n.strip() for n in names if n not in plan]
+    used_prefixes = {n.strip(): p for n, p in prefixes.items() if n in plan}
+    if used_prefixes:
+        notes.append("prefixed column(s) mapped by their last part (prefix kept in metadata column_prefixes): "
+                     + ", ".join(f"{n} -> {plan[[k for k in plan if k.strip() == n][0]].column}" for n in used_prefixes))
     return plan, ignored, notes
 
 
@@ -195,6 +209,7 @@ def convert(table: TMapping[str, Any], options: Any, *, source: str = "", resolv
     :func:`~costmodel.ingest.units.documented_column`)."""
     names = list(table.keys())
     plan, ignored, notes = plan_columns(names, options, resolver)
+    prefixes = {src.strip(): m.prefix for src, m in plan.items() if m.prefix}
     out = Converted(warnings=[f"{source}: {n}" for n in notes])
     for src, m in plan.items():
         col = m.column
@@ -245,4 +260,6 @@ def convert(table: TMapping[str, Any], options: Any, *, source: str = "", resolv
         shown = ", ".join(ignored[:12]) + (f" and {len(ignored) - 12} more" if len(ignored) > 12 else "")
         out.warnings.append(f"{source}: columns not in the Timeline, not imported: {shown}")
     out.metadata["columns_mapped"] = dict(out.mapped)
+    if prefixes:
+        out.metadata["column_prefixes"] = prefixes
     return out

@@ -10,6 +10,7 @@ from ..errors import IngestError
 #: (format name, module path). Sniffing tries them in this order.
 READERS: list[tuple[str, str]] = [
     ("timeline", "costmodel.ingest.timeline_reader"),
+    ("tfevents", "costmodel.ingest.tfevents"),
     ("bench_jsonl", "costmodel.ingest.benchjsonl"),
     ("benchtext", "costmodel.ingest.benchtext"),
     ("trainlog", "costmodel.ingest.trainlogs"),
@@ -17,6 +18,7 @@ READERS: list[tuple[str, str]] = [
     ("fio_log", "costmodel.ingest.fiolog"),
     ("dlio", "costmodel.ingest.dlio"),
     ("gpu", "costmodel.ingest.gpu"),
+    ("sysstat", "costmodel.ingest.sysstat"),
     ("freeform", "costmodel.ingest.freeform"),
     ("tabular", "costmodel.ingest.tabular"),
 ]

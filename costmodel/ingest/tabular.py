@@ -93,8 +93,9 @@ def _delimiter(head: str) -> str:
 
 def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], lines: np.ndarray | None,
             extra: list[Rejection], source_rows: int | None = None, metadata: dict[str, Any] | None = None,
-            src_invalid: dict[str, np.ndarray] | None = None) -> Run:
+            src_invalid: dict[str, np.ndarray] | None = None, notes: list[str] | None = None) -> Run:
     conv = convert(conv_table, options, source=str(path))
+    conv.warnings = list(notes or []) + conv.warnings
     conv_table.clear()
     columns, conv.columns = conv.columns, {}
     for src, mask in (src_invalid or {}).items():
@@ -102,6 +103,13 @@ def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], line
         if col is not None:
             conv.invalid[col] = conv.invalid[col] | mask if col in conv.invalid else mask
     meta = {"dialect": fmt, **(metadata or {}), **conv.metadata}
+    if "step" in columns:
+        columns, conv.invalid, lines, note, merged = merge_same_step(columns, conv.invalid, lines)
+        if merged:
+            conv.warnings.append(f"{path}: {note}")
+            meta["rows_merged_by_step"] = merged
+            if source_rows is not None:
+                source_rows -= merged["rows_merged"]
     if fmt in ("csv", "tsv"):
         conv.warnings += missing_cell_notes(str(path), columns, conv.invalid)
     return build_run(
@@ -118,6 +126,69 @@ def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], line
         source_rows=source_rows,
         strict=getattr(options, "strict", False),
     )
+
+
+def merge_same_step(columns: dict[str, np.ndarray], invalid: dict[str, np.ndarray], lines: Any
+                    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], Any, str, dict[str, Any] | None]:
+    """Rows that repeat the previous row's step and fill other columns are one observation logged in pieces
+    (Lightning's epoch-end validation row, W&B history rows): they are merged into one row (first value of each
+    column). Rows whose values conflict (two different values in one column) are left alone, so the duplicate step
+    is still rejected. Vectorised: only the rows next to a repeated step are looked at."""
+    sv = np.asarray(columns["step"], dtype="float64")
+    n = len(sv)
+    if n < 2:
+        return columns, invalid, lines, "", None
+    same = sv[1:] == sv[:-1]
+    if not same.any():
+        return columns, invalid, lines, "", None
+    import pandas as pd
+
+    group = np.concatenate(([0], np.cumsum(~same)))  # consecutive rows with one step share a group
+    floats = {c: np.asarray(a, dtype="float64") for c, a in columns.items() if c != "step"}
+    frame = pd.DataFrame({c: a for c, a in floats.items()})
+    frame["_g"] = group
+    dup_groups = np.unique(group[1:][same])
+    sub = frame[np.isin(group, dup_groups)]
+    # a piece fills columns the other pieces leave empty; the clock and epoch may repeat (same value) in every piece;
+    # two values in one metric column (even equal ones: a row logged twice) are a real duplicate
+    by = sub.groupby("_g")
+    counts = by.count()
+    shared = [c for c in ("epoch", "t_s") if c in counts.columns]
+    metric_ok = (counts.drop(columns=shared) <= 1).all(axis=1)
+    shared_ok = (by[shared].nunique(dropna=True) <= 1).all(axis=1) if shared else True
+    ok = metric_ok & shared_ok
+    ok_groups = ok.index[ok.to_numpy()].to_numpy()
+    if not len(ok_groups):
+        return columns, invalid, lines, "", None
+    merge_rows = np.isin(group, ok_groups)
+    firsts = sub[np.isin(sub["_g"].to_numpy(), ok_groups)].groupby("_g").first()
+    keep = ~merge_rows | np.concatenate(([True], group[1:] != group[:-1]))  # the first row of each merged group
+    out: dict[str, np.ndarray] = {"step": sv[keep]}
+    first_idx = np.flatnonzero(keep & merge_rows)
+    gid = group[first_idx]
+    for c, a in floats.items():
+        b = np.array(a, copy=True)
+        b[first_idx] = firsts[c].reindex(gid).to_numpy(dtype="float64")
+        out[c] = b[keep]
+    inv = {}
+    for c, mask in invalid.items():
+        m = np.asarray(mask, dtype=bool)
+        if merge_rows.any():
+            g_bad = pd.Series(m).groupby(group).transform("max").to_numpy(dtype=bool)
+            m = np.where(merge_rows, g_bad, m)
+        inv[c] = m[keep]
+    if isinstance(lines, (int, np.integer)):
+        new_lines: Any = (np.arange(n) + int(lines))[keep]
+    elif lines is None:
+        new_lines = None
+    else:
+        new_lines = np.asarray(lines)[keep]
+    merged_rows = int(n - keep.sum())
+    info = {"rows_merged": merged_rows, "groups": int(len(ok_groups)),
+            "rule": "consecutive rows with the same step and no conflicting value are one row (first value per column)"}
+    note = (f"{merged_rows} row(s) repeating the previous row's step with other columns filled (e.g. epoch-end "
+            f"validation rows) were merged into {len(ok_groups)} row(s); rows that conflict stay duplicates")
+    return out, inv, new_lines, note, info
 
 
 def missing_cell_notes(src: str, columns: dict[str, np.ndarray], invalid: dict[str, np.ndarray]) -> list[str]:
@@ -193,6 +264,12 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
         return "skip"
 
     include = [n for n in names if n in plan]
+    not_read = [n for n in names if n not in plan and n]
+    if not_read:
+        shown = ", ".join(not_read[:12]) + (f" and {len(not_read) - 12} more" if len(not_read) > 12 else "")
+        notes_not_read = [f"{path}: columns not in the Timeline, not imported: {shown}"]
+    else:
+        notes_not_read = []
     types = {}
     for n in include:
         m = plan[n]
@@ -214,7 +291,7 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
                 lines = _line_numbers(n, skip, skipped)
             extra = [Rejection(path=str(path), line=num, reason=f"malformed row: {why}") for num, why in skipped]
             return _finish(path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra,
-                           source_rows=n + len(skipped), src_invalid=invalid_nan)
+                           source_rows=n + len(skipped), src_invalid=invalid_nan, notes=notes_not_read)
         table = pacsv.read_csv(path, read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
         typed = True
     except pa.ArrowInvalid as exc:
@@ -242,7 +319,8 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
         extra.append(Rejection(path=str(path), line=number, reason=f"malformed row: {why}"))
     # NaN written literally in the file ("nan") is a bad value, not a missing one
     return _finish(
-        path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra, source_rows=n + len(skipped), src_invalid=invalid_nan
+        path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra, source_rows=n + len(skipped), src_invalid=invalid_nan,
+        notes=notes_not_read,
     )
 
 

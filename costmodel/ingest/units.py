@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import IngestError
 from ..schema import TIMELINE_COLUMNS
@@ -91,6 +92,8 @@ class Mapping:
     time_kind: str = ""
     #: True when the unit was guessed (the reader may want to say so)
     ambiguous: bool = False
+    #: the prefix of a prefixed source name (``train`` for ``train/samples_per_sec``), kept in metadata
+    prefix: str = ""
 
 
 def unit_factor(unit: str, *, field: str | None = None) -> float:
@@ -113,7 +116,7 @@ def _norm(name: str) -> str:
 
 #: time names whose cells are often text (ISO 8601): read as text first. Other time names (``t_s``, ``elapsed``...) are
 #: read as numbers first (time_kind ``auto_num``), and as text when a cell is not a number; both follow the same rules.
-TEXT_TIME_BASES = ("time", "timestamp", "date", "datetime", "ts", "t", "wall_time", "walltime", "wall_clock")
+TEXT_TIME_BASES = ("time", "timestamp", "date", "datetime", "ts", "t", "wall_time", "walltime", "wall_clock", "_timestamp")
 
 # Base names (lower case, no unit) -> Timeline column.
 _ALIASES: dict[str, str] = {}
@@ -124,8 +127,9 @@ def _alias(col: str, *names: str) -> None:
         _ALIASES[n] = col
 
 
-_alias("step", "step", "steps", "batch", "batch_idx", "iter", "iteration", "iterations", "global_step", "pass")
-_alias("t_s", "t", "time", "timestamp", "elapsed", "elapsed_time", "wall_time", "walltime", "wall_clock", "date", "datetime", "ts")
+_alias("step", "step", "steps", "batch", "batch_idx", "iter", "iteration", "iterations", "global_step", "pass", "_step",
+       "trainer/global_step")
+_alias("t_s", "_runtime", "_timestamp", "t", "time", "timestamp", "elapsed", "elapsed_time", "wall_time", "walltime", "wall_clock", "date", "datetime", "ts")
 _alias("epoch", "epoch", "epochs", "epoch_num")
 _alias(
     "samples_per_s",
@@ -325,5 +329,32 @@ def documented_column(name: str) -> Mapping | None:
                 bases.add(c[: -len(suf)])
     if low in names or split_unit(name)[0] in bases:
         return m
+    return None
+
+
+#: prefixes whose metrics are not the training run's (evaluation): a column under them maps only when no other does
+EVAL_PREFIXES = ("eval", "val", "valid", "validation", "test")
+
+
+def resolve_prefixed(name: str, resolver: Any = None) -> tuple[Mapping, str] | None:
+    """A prefixed metric name mapped by its last part: ``train/samples_per_sec`` -> (samples_per_s, ``train``),
+    ``perf/tok/s`` -> (tokens_per_s, ``perf``), a W&B panel column ``run-7 - train/loss`` -> its metric. Returns
+    (Mapping, prefix) or None. W&B ``__MIN`` / ``__MAX`` band columns are not metrics (None)."""
+    res = resolver or resolve_column
+    n = _norm(name)
+    if n.endswith(("__MIN", "__MAX", "__min", "__max")):
+        return None
+    if " - " in name:
+        n = _norm(name.rsplit(" - ", 1)[1])
+    parts = n.split("/")
+    for k in range(1, len(parts)):
+        tail = "/".join(parts[k:])
+        m = res(tail)
+        if m is not None:
+            return m, "/".join(parts[:k])
+    if n != _norm(name):
+        m = res(n)
+        if m is not None:
+            return m, ""
     return None
 
