@@ -172,9 +172,15 @@ def expand_dir(root: Path, options: IngestOptions) -> tuple[list[Path], list[str
     Skipped, each with a note: macOS metadata, configs (YAML, fio job files), empty files, and files of
     no known format (unless ``--format``/``--pattern`` says how to read them). Nothing else is skipped.
     """
+    from .mlflow import metrics_dir
+
     found: list[Path] = []
     notes: list[str] = []
+    mlflow_runs: set[Path] = set()  # an MLflow run is read once, from any one of its metric files
     for f in sorted(x for x in root.rglob("*") if x.is_file()):
+        mdir = metrics_dir(f)
+        if mdir is not None and mdir in mlflow_runs:
+            continue
         if options.fmt or options.pattern:
             found.append(f)
             continue
@@ -190,6 +196,8 @@ def expand_dir(root: Path, options: IngestOptions) -> tuple[list[Path], list[str
         if not any(mod.sniff(head, f) for _n, mod in reader_modules()):
             notes.append(f"{f}: skipped (not a known benchmark output format)")
             continue
+        if mdir is not None:
+            mlflow_runs.add(mdir)
         found.append(f)
     if not found:
         raise IngestError("no benchmark output found in the folder", path=str(root))

@@ -82,7 +82,14 @@ def read(path: Path, options: Any) -> list[Run]:
         return [_read_jsonl(path, options)]
     if kind == "kv":
         return [_read_kv(path, options)]
-    return [_read_csv(path, options, "\t" if kind == "tsv" else _delimiter(head))]
+    delim = "\t" if kind == "tsv" else _delimiter(head)
+    from .mlflow import long_format_columns, read_long_csv
+
+    names, _skip = _header(path, delim)
+    roles = long_format_columns(names) if not getattr(options, "mapping", None) else None
+    if roles:  # key,value,step[,timestamp,run_id]: one column per key (MLflow metric history and the like)
+        return read_long_csv(path, options, roles, delim)
+    return [_read_csv(path, options, delim)]
 
 
 def _delimiter(head: str) -> str:
