@@ -101,10 +101,79 @@ def sniff_format(path: str | Path) -> str:
         raise IngestError(truncated, path=str(p))
     raise IngestError(
         "unknown format: not the read client's text, a training log (CSV/TSV/JSONL/Parquet/key=value), "
-        "fio JSON or log, DLIO/MLPerf Storage, GPU telemetry or a known framework log; "
-        "use --format, or --pattern with named groups",
+        "fio JSON or log, DLIO/MLPerf Storage, GPU or system telemetry or a known framework log; "
+        + unknown_format_hint(head),
         path=str(p),
     )
+
+
+#: words in a file -> the known formats they suggest (closest formats for the "unknown format" error)
+_FORMAT_WORDS: list[tuple[str, str]] = [
+    ("iteration", "megatron"), ("elapsed time per iteration", "megatron"), ("global batch size", "megatron"),
+    ("train_step_timing", "nemo"), ("samplespersec", "deepspeed"), ("global_step", "deepspeed"), ("tps", "torchtitan"),
+    ("mfu", "torchtitan"), ("log_history", "hf_trainer"), ("traceevents", "torch_trace"), ("speed:", "speed"),
+    ("samples/sec", "speed"), ("throughput", "throughput"), ("global_step/sec", "tf"), (":::mllog", "mllog"),
+    ("fio", "fio_json"), ("clat", "fio_json"), ("rkb/s", "iostat_x"), ("r_await", "iostat_x"), ("dev", "sar_d"),
+    ("pwr", "nvidia_smi_dmon"), ("utilization.gpu", "nvidia_smi"), ("dsk/", "dstat"), ("au_percentage", "dlio"),
+    ("step", "tabular"), ("loss", "tabular"), ("epoch", "tabular"),
+]
+
+
+def unknown_format_hint(head: str) -> str:
+    """What to try for a file of no known format: the closest known formats (by the words it holds) and a
+    ``--map`` or ``--pattern`` built from its own first lines."""
+    import json
+
+    low = head[:65536].lower()
+    scores: dict[str, int] = {}
+    for word, fmt in _FORMAT_WORDS:
+        if word in low:
+            scores[fmt] = scores.get(fmt, 0) + 1
+    lines = [ln.strip() for ln in head.splitlines() if ln.strip() and not ln.lstrip().startswith("#")][:50]
+    first = lines[0] if lines else ""
+    stripped = head.lstrip()
+    if stripped.startswith(("{", "[")):
+        for fmt in ("hf_trainer", "torch_trace", "fio_json", "superbench", "jsonl"):
+            scores.setdefault(fmt, 0)
+    closest = sorted(scores, key=lambda f: -scores[f])[:4] or ["tabular", "freeform"]
+    parts = [f"closest known formats: {', '.join(closest)} (try --format NAME)"]
+    delim = next((d for d in (",", "\t", ";", "|") if first.count(d) >= 1), None)
+    if delim and not stripped.startswith(("{", "[")):
+        cols = [c.strip().strip('"') for c in first.split(delim) if c.strip()][:6]
+        if cols:
+            parts.append("a table whose columns have other names: name them with --map, e.g. "
+                         + " ".join(f"--map '{c}=COLUMN[:UNIT]'" for c in cols[:2])
+                         + " (COLUMN: step, t_s, samples_per_s, tokens_per_s, step_time_s, ...)")
+    numeric = next((ln for ln in lines if re.search(r"\d", ln) and re.search(r"[A-Za-z]{3,}", ln)), None)
+    if numeric and not stripped.startswith(("{", "[")):
+        example = _pattern_from_line(numeric)
+        if example:
+            parts.append(f"a log line such as {numeric[:80]!r}: read it with --pattern '{example}' "
+                         "(rename the groups to what the numbers are: step, samples_per_s, step_time_ms, ...)")
+    if len(parts) == 1:
+        parts.append("or give --pattern with named groups (step, samples_per_s, step_time_ms, ...) or --map SRC=COLUMN")
+    return "; ".join(parts)
+
+
+def _pattern_from_line(line: str) -> str | None:
+    """A --pattern for ``line``: its text with the first number as (?P<step>...) and the last as (?P<samples_per_s>...)."""
+    nums = list(re.finditer(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", line))
+    if len(nums) < 2:
+        return None
+    step_k = next((k for k, m in enumerate(nums) if "." not in m.group(0)
+                   and re.search(r"(?:step|iter|iteration|it|batch)\W*$", line[:m.start()], re.I)),
+                  next((k for k, m in enumerate(nums) if "." not in m.group(0)), 0))
+    out, pos = [], 0
+    for k, m in enumerate(nums):
+        out.append(re.escape(line[pos:m.start()]).replace("\\ ", " "))
+        if k == step_k:
+            out.append(r"(?P<step>\d+)")
+        elif k == len(nums) - 1:
+            out.append(r"(?P<samples_per_s>[\d.]+)")
+        else:
+            out.append(r"[-\d.eE+]+")
+        pos = m.end()
+    return "".join(out)
 
 
 #: files up to this size that look like JSON are parsed whole to tell truncated JSON from other formats
@@ -269,7 +338,51 @@ def load_many(paths: Sequence[str | Path], options: IngestOptions | None = None)
     rejected = [x for r in runs for x in r.rejected]
     warnings = notes + [w for r in runs for w in r.warnings]
     warnings += [str(x) for x in rejected[:10]]
-    return IngestResult(runs=runs, rejected=rejected, warnings=warnings)
+    sources = {r.source for r in runs} | {str(p) for p in paths}
+    return IngestResult(runs=runs, rejected=rejected, warnings=fold_warnings(warnings, sources))
+
+
+def fold_warnings(warnings: Sequence[str], sources: set[str] | None = None) -> list[str]:
+    """Identical warnings about several files folded into one: ``x8 files: <message> (a.csv, b.csv, c.csv, ...)``.
+
+    A warning is ``<file>: <message>``; two are identical when their messages are. Order of first appearance is kept;
+    a warning seen once (or for one file) stays as it was. Exact repeats of a whole warning are kept once, with
+    ``x3: `` in front."""
+    known = sorted(sources or set(), key=len, reverse=True)
+    order: list[str] = []
+    groups: dict[str, list[str]] = {}
+    plain: dict[str, int] = {}
+    for w in warnings:
+        src = next((s for s in known if s and w.startswith(s + ": ")), None)
+        if src is None:
+            m = re.match(r"^(?P<src>[^\s:][^:]*?\.[A-Za-z0-9]+|[^\s:]+/[^\s:]+): (?P<msg>.+)$", w)
+            src = m.group("src") if m else None
+        if src is None:
+            if w not in plain:
+                order.append("\0" + w)
+            plain[w] = plain.get(w, 0) + 1
+            continue
+        msg = w[len(src) + 2:]
+        if msg not in groups:
+            order.append(msg)
+            groups[msg] = []
+        groups[msg].append(src)
+    out = []
+    for key in order:
+        if key.startswith("\0"):
+            w = key[1:]
+            out.append(w if plain[w] == 1 else f"x{plain[w]}: {w}")
+            continue
+        srcs = groups[key]
+        uniq = list(dict.fromkeys(srcs))
+        if len(srcs) == 1:
+            out.append(f"{srcs[0]}: {key}")
+        elif len(uniq) == 1:
+            out.append(f"x{len(srcs)}: {uniq[0]}: {key}")
+        else:
+            shown = ", ".join(uniq[:3]) + (f", ... ({len(uniq) - 3} more)" if len(uniq) > 3 else "")
+            out.append(f"x{len(uniq)} files: {key} ({shown})")
+    return out
 
 
 GPU_FORMATS = ("nvidia_smi", "dcgmi", "dcgm_exporter", "nvidia_smi_dmon")
