@@ -207,3 +207,25 @@ def test_every_time_alias_reads_iso_and_epoch_the_same_way(tmp_path: Path, name:
     assert run.table["t_s"].tolist() == [0.0, 0.5, 1.0] and run.metadata["start_epoch_s"] == 1764700000.0
     el = _w(tmp_path, "el.csv", f"{name},samples_per_s\n3.5,1\n4.0,2\n4.5,3\n")
     assert load(el)[0].table["t_s"].tolist() == [3.5, 4.0, 4.5]  # elapsed seconds stay as they are
+
+
+def test_text_cells_in_a_numeric_csv_block_are_converted_per_column() -> None:
+    import pyarrow as pa
+
+    from costmodel.ingest.tabular import _text_to_float
+
+    vals, bad, unit = _text_to_float(pa.array(["97.5", "12", "N/A", "", " 3.5 ", "-4", "1e3", "nan", "err"]))
+    assert np.isnan(vals[[2, 3, 7, 8]]).all() and vals[[0, 1, 4, 5, 6]].tolist() == [97.5, 12.0, 3.5, -4.0, 1000.0]
+    assert bad.tolist() == [False, False, False, False, False, False, False, True, True] and unit is False
+    assert _text_to_float(pa.array(["87", "88 %"]))[2] is True  # a unit in a cell: the caller reads the file as text
+
+
+def test_text_bad_aux_cells_keep_the_typed_columns(tmp_path: Path) -> None:
+    n = 30_000
+    rows = [f"{i},{1000 + i % 7},{'err' if i % 50 == 7 else 85 + i % 10}" for i in range(n)]
+    p = _w(tmp_path, "big.csv", "step,samples_per_s,gpu_util_pct\n" + "\n".join(rows) + "\n")
+    (run,) = load(p)
+    assert run.rows == n and run.metadata["missing_cells"]["gpu_util"]["count"] == n // 50
+    assert run.metadata["missing_cells"]["gpu_util"]["first_lines"][:2] == [9, 59]  # step 7 on line 9
+    assert run.table["samples_per_s"].iloc[7] == 1000.0 and np.isnan(run.table["gpu_util"].iloc[7])
+    assert run.table["gpu_util"].iloc[8] == pytest.approx(0.93)

@@ -291,7 +291,9 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
             include_columns=include, column_types=types, null_values=NULL_VALUES, strings_can_be_null=True
         )
         if len(types) == len(include):  # all numeric: stream into preallocated numpy columns (memory ~ the result)
-            cols, invalid_nan, n = _read_numeric_streaming(path, skip, parse_opts, conv_opts, include, names)
+            time_cols = frozenset(n for n in include if plan[n].column == "t_s")
+            cols, invalid_nan, n = _read_numeric_streaming(path, skip, parse_opts, conv_opts, include, names,
+                                                           keep_typed=time_cols)
             lines = _line_numbers(n, skip, skipped)
             if skipped and any(num is None for num, _w in skipped):
                 skipped[:] = _locate(path, texts, skipped)
@@ -346,7 +348,7 @@ def _estimate_rows(path: Path, skip: int) -> int:
 
 
 def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_opts: Any,
-               block_bytes: int = STREAM_BLOCK_BYTES) -> Any:
+               block_bytes: int = STREAM_BLOCK_BYTES, keep_typed: frozenset[str] = frozenset()) -> Any:
     """Yield the data rows of a CSV as Arrow tables of about ``block_bytes`` of text each.
 
     The file is cut at line ends by us and each block parsed with ``pyarrow.csv.read_csv`` (multi-
@@ -358,9 +360,31 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
 
     import pyarrow.csv as pacsv
 
+    import pyarrow as pa
+
     read_opts = pacsv.ReadOptions(column_names=names, block_size=max(1 << 20, block_bytes // 4))
+    opts = conv_opts
+    text_cols: set[str] = set()
     for block in line_blocks(path, skip, block_bytes):
-        yield pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
+        while True:
+            try:
+                yield pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
+                                     convert_options=opts)
+                break
+            except pa.ArrowInvalid as exc:
+                msg = str(exc)
+                if "CSV parse error" in msg and "conversion" not in msg.lower():
+                    raise
+                # a cell that is not a number: from now on that column is read as text and converted by the caller
+                # (vectorised, bad cells marked), the others stay typed
+                m = re.search(r"column #(\d+)", msg)
+                name = names[int(m.group(1))] if m and int(m.group(1)) < len(names) else None
+                if name is None or name in text_cols or name not in opts.include_columns or name in keep_typed:
+                    raise  # a time column of text (ISO dates), or no way to tell: the caller's whole-file text path
+                text_cols.add(name)
+                types = {n: (pa.string() if n in text_cols else pa.float64()) for n in opts.include_columns}
+                opts = pacsv.ConvertOptions(include_columns=opts.include_columns, column_types=types,
+                                            null_values=NULL_VALUES, strings_can_be_null=False)
 
 
 def line_blocks(path: Path, skip: int, block_bytes: int = STREAM_BLOCK_BYTES) -> Any:
@@ -388,7 +412,8 @@ def line_blocks(path: Path, skip: int, block_bytes: int = STREAM_BLOCK_BYTES) ->
 
 
 def _read_numeric_streaming(
-    path: Path, skip: int, parse_opts: Any, conv_opts: Any, include: list[str], names: list[str]
+    path: Path, skip: int, parse_opts: Any, conv_opts: Any, include: list[str], names: list[str],
+    keep_typed: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
     """Read float columns block by block into preallocated numpy arrays.
 
@@ -398,10 +423,11 @@ def _read_numeric_streaming(
     """
     cap = _estimate_rows(path, skip)
     out = {n: np.empty(cap, dtype="float64") for n in include}
-    return _fill(csv_blocks(path, skip, names, parse_opts, conv_opts), out, cap)
+    return _fill(csv_blocks(path, skip, names, parse_opts, conv_opts, keep_typed=keep_typed), out, cap)
 
 
 def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     nan_cells: dict[str, np.ndarray] = {}
@@ -419,6 +445,18 @@ def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, 
                 grown[:i] = nan_cells[k][:i]
                 nan_cells[k] = grown
         for name, col in zip(batch.schema.names, batch.columns):
+            if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+                # a block re-read as text (a cell that is not a number): per-column parse; a cell is invalid when
+                # present and not a number; cells with units need the whole-file text path (their unit sets the factor)
+                vals, bad, unit = _text_to_float(col)
+                if unit:
+                    raise pa.ArrowInvalid(f"conversion: column {name!r} has cells with a unit")
+                out[name][i : i + n] = vals
+                if bad.any():
+                    if name not in nan_cells:
+                        nan_cells[name] = np.zeros(cap, dtype=bool)
+                    nan_cells[name][i : i + n] = bad
+                continue
             j = i
             for chunk in getattr(col, "chunks", [col]):  # copy chunk by chunk: no intermediate concatenation
                 out[name][j : j + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
@@ -430,6 +468,45 @@ def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, 
         i += n
     del reader
     return {k: v[:i] for k, v in out.items()}, {k: v[:i] for k, v in nan_cells.items()}, i
+
+
+_NUMBER_RE = r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$"
+_NUMBER_UNIT_RE = r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*(?:%|[A-Za-z/µ]+)$"
+
+
+def _text_to_float(col: Any) -> tuple[np.ndarray, np.ndarray, bool]:
+    """A text column of a CSV block as float64, vectorised in Arrow: (values, invalid mask, has cells with units).
+    NA tokens (empty, ``N/A``...) are NaN and not invalid; a literal ``nan``/``inf`` is invalid, like any other text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:  # most columns of the block are clean numbers: one cast, no per-cell regex
+        a = pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False).astype("float64", copy=False)
+        bad = np.isinf(a) | np.isnan(a)  # "nan"/"inf" text converts: still a bad value
+        return a, bad, False
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    col = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    n = len(col)
+    # plain decimals ("97.5", "12") are found without a regex; only the rest (a few cells) go through one
+    plain = pc.fill_null(pc.utf8_is_decimal(pc.replace_substring(col, ".", "", max_replacements=1)), False)
+    a = np.full(n, np.nan)
+    plain_np = plain.to_numpy(zero_copy_only=False).astype(bool)
+    if plain_np.any():
+        a[plain_np] = pc.cast(pc.filter(col, plain), pa.float64()).to_numpy(zero_copy_only=False)
+    invalid = np.zeros(n, dtype=bool)
+    rest = np.flatnonzero(~plain_np)
+    if not len(rest):
+        return a, invalid, False
+    sub = pc.utf8_trim_whitespace(pc.take(col, pa.array(rest)))
+    is_num = pc.fill_null(pc.match_substring_regex(sub, _NUMBER_RE), False)
+    is_na = pc.fill_null(pc.is_in(pc.utf8_lower(sub), value_set=pa.array(sorted(NA_TOKENS))), True)
+    other = pc.and_(pc.invert(is_num), pc.invert(is_na))
+    has_unit = bool(pc.any(pc.and_(other, pc.fill_null(pc.match_substring_regex(sub, _NUMBER_UNIT_RE), False))).as_py())
+    vals = pc.cast(pc.if_else(is_num, sub, pa.scalar(None, pa.string())), pa.float64())
+    a[rest] = vals.to_numpy(zero_copy_only=False).astype("float64", copy=False)
+    invalid[rest] = other.to_numpy(zero_copy_only=False).astype(bool)
+    return a, invalid, has_unit
 
 
 def _arrow_to_numpy(table: Any, typed: bool) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
