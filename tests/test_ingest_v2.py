@@ -229,3 +229,11 @@ def test_text_bad_aux_cells_keep_the_typed_columns(tmp_path: Path) -> None:
     assert run.metadata["missing_cells"]["gpu_util"]["first_lines"][:2] == [9, 59]  # step 7 on line 9
     assert run.table["samples_per_s"].iloc[7] == 1000.0 and np.isnan(run.table["gpu_util"].iloc[7])
     assert run.table["gpu_util"].iloc[8] == pytest.approx(0.93)
+
+
+def test_malformed_row_and_text_cell_in_one_block_are_each_reported_once(tmp_path: Path) -> None:
+    rows = ["step,samples_per_s,gpu_util_pct"] + [f"{i},{100 + i},{'err' if i == 30 else 90}" for i in range(100)]
+    rows[50] = "49,149,90,extra"  # step 49 has a fourth field
+    (run,) = load(_w(tmp_path, "m.csv", "\n".join(rows) + "\n"))
+    assert run.rows == 99 and [(x.line, x.reason) for x in run.rejected] == [(51, "malformed row: expected 3 fields, found 4")]
+    assert run.metadata["missing_cells"]["gpu_util"]["first_lines"] == [32]

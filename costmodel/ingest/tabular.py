@@ -293,7 +293,7 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
         if len(types) == len(include):  # all numeric: stream into preallocated numpy columns (memory ~ the result)
             time_cols = frozenset(n for n in include if plan[n].column == "t_s")
             cols, invalid_nan, n = _read_numeric_streaming(path, skip, parse_opts, conv_opts, include, names,
-                                                           keep_typed=time_cols)
+                                                           keep_typed=time_cols, reported=(skipped, texts))
             lines = _line_numbers(n, skip, skipped)
             if skipped and any(num is None for num, _w in skipped):
                 skipped[:] = _locate(path, texts, skipped)
@@ -348,7 +348,8 @@ def _estimate_rows(path: Path, skip: int) -> int:
 
 
 def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_opts: Any,
-               block_bytes: int = STREAM_BLOCK_BYTES, keep_typed: frozenset[str] = frozenset()) -> Any:
+               block_bytes: int = STREAM_BLOCK_BYTES, keep_typed: frozenset[str] = frozenset(),
+               reported: tuple[list[Any], ...] = ()) -> Any:
     """Yield the data rows of a CSV as Arrow tables of about ``block_bytes`` of text each.
 
     The file is cut at line ends by us and each block parsed with ``pyarrow.csv.read_csv`` (multi-
@@ -366,7 +367,10 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
     opts = conv_opts
     text_cols: set[str] = set()
     for block in line_blocks(path, skip, block_bytes):
+        marks = [len(lst) for lst in reported]  # malformed rows reported by a failed attempt are reported again
         while True:
+            for lst, mark in zip(reported, marks):
+                del lst[mark:]
             try:
                 yield pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
                                      convert_options=opts)
@@ -413,7 +417,7 @@ def line_blocks(path: Path, skip: int, block_bytes: int = STREAM_BLOCK_BYTES) ->
 
 def _read_numeric_streaming(
     path: Path, skip: int, parse_opts: Any, conv_opts: Any, include: list[str], names: list[str],
-    keep_typed: frozenset[str] = frozenset(),
+    keep_typed: frozenset[str] = frozenset(), reported: tuple[list[Any], ...] = (),
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
     """Read float columns block by block into preallocated numpy arrays.
 
@@ -423,7 +427,8 @@ def _read_numeric_streaming(
     """
     cap = _estimate_rows(path, skip)
     out = {n: np.empty(cap, dtype="float64") for n in include}
-    return _fill(csv_blocks(path, skip, names, parse_opts, conv_opts, keep_typed=keep_typed), out, cap)
+    return _fill(csv_blocks(path, skip, names, parse_opts, conv_opts, keep_typed=keep_typed, reported=reported),
+                 out, cap)
 
 
 def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
