@@ -47,9 +47,10 @@ print(json.dumps({"wall_s": wall, "peak_rss_bytes": peak, "rss_after_imports_byt
 """
 
 
-def generate(path: Path, rows: int, seed: int = 7, bad_aux_pct: float = 0.0) -> None:
+def generate(path: Path, rows: int, seed: int = 7, bad_aux_pct: float = 0.0, bad_aux_kind: str = "range") -> None:
     """Write the per-step CSV in 1 M-row chunks (deterministic). ``bad_aux_pct``: share (in %) of the
-    ``gpu_util_pct`` cells set out of range (100.1-101 %), the auxiliary bad cells of issue 17."""
+    ``gpu_util_pct`` cells set out of range (100.1-101 %; ``bad_aux_kind="text"``: the text ``err``), the auxiliary
+    bad cells of issue 17."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -58,9 +59,11 @@ def generate(path: Path, rows: int, seed: int = 7, bad_aux_pct: float = 0.0) -> 
     tmp = path.with_suffix(".tmp")
     chunk = 1_000_000
     t_s = 0.0
+    util_type = pa.string() if bad_aux_kind == "text" and bad_aux_pct else pa.float64()
     with pacsv.CSVWriter(tmp, pa.schema([("step", pa.int64()), ("t_s", pa.float64()), ("samples_per_s", pa.float64()),
-                                         ("step_time_ms", pa.float64()), ("gpu_util_pct", pa.float64()),
-                                         ("read_MBps", pa.float64())])) as w:
+                                         ("step_time_ms", pa.float64()), ("gpu_util_pct", util_type),
+                                         ("read_MBps", pa.float64())]),
+                         write_options=pacsv.WriteOptions(quoting_style="none" if util_type == pa.string() else "needed")) as w:
         for start in range(0, rows, chunk):
             n = min(chunk, rows - start)
             step = np.arange(start, start + n, dtype="int64")
@@ -71,6 +74,8 @@ def generate(path: Path, rows: int, seed: int = 7, bad_aux_pct: float = 0.0) -> 
             if bad_aux_pct:
                 bad = rng.random(n) < bad_aux_pct / 100.0
                 util[bad] = np.round(rng.uniform(100.1, 101.0, int(bad.sum())), 1)
+                if bad_aux_kind == "text":
+                    util = pa.array(np.where(bad, "err", util.astype(str)))
             w.write_table(pa.table({
                 "step": step,
                 "t_s": np.round(t, 3),
@@ -172,16 +177,19 @@ def main() -> int:
     ap.add_argument("--stream-rows", type=int, default=0,
                     help="only the streaming check: generate this many rows (e.g. 100000000, 4.5 GB) and time -o")
     ap.add_argument("--only-o", action="store_true", help="only time `costmodel ingest FILE -o` against pyarrow")
+    ap.add_argument("--bad-aux-kind", choices=["range", "text"], default="range",
+                    help="bad cells out of range (100.1-101 %%, default) or the text 'err'")
     ap.add_argument("--bad-aux-pct", type=float, default=0.0,
                     help="set this share (%%) of gpu_util_pct cells out of range (100.1-101 %%): kept rows, missing cells")
     args = ap.parse_args()
     if args.stream_rows:
         return stream_only(args.stream_rows)
     OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / (f"steps_{args.rows}.csv" if not args.bad_aux_pct else f"steps_{args.rows}_bad{args.bad_aux_pct:g}pct.csv")
+    kind = "" if args.bad_aux_kind == "range" else "_text"
+    path = OUT / (f"steps_{args.rows}.csv" if not args.bad_aux_pct else f"steps_{args.rows}_bad{args.bad_aux_pct:g}pct{kind}.csv")
     if not path.exists():
         t = time.perf_counter()
-        generate(path, args.rows, bad_aux_pct=args.bad_aux_pct)
+        generate(path, args.rows, bad_aux_pct=args.bad_aux_pct, bad_aux_kind=args.bad_aux_kind)
         print(f"generated {path} ({path.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - t:.1f} s")
     size_mib = path.stat().st_size / 2**20
     if args.only_o:
@@ -201,6 +209,7 @@ def main() -> int:
     report = {
         "rows": args.rows,
         "bad_aux_pct": args.bad_aux_pct,
+        "bad_aux_kind": args.bad_aux_kind,
         "load_rows_kept": res["load"][0]["rows"],
         "load_missing_cells": res["load"][0].get("missing_cells"),
         "csv_mib": round(size_mib, 1),
