@@ -126,19 +126,61 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
                                      strings_can_be_null=False)
     read_opts = pacsv.ReadOptions(column_names=names, block_size=max(1 << 20, block_bytes // 4))
 
+    time_cols = {n for n in include if plan[n].column == "t_s"}
+    text_cols: set[str] = set()  # columns that met a cell that is not a number: read as text, converted in Arrow
+    opts_now = conv_opts
+
+    def text_block(block: bytes, mark: int) -> Any:
+        del skipped[mark:]  # the malformed rows of this block are reported again by the text parse
+        return pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
+                              convert_options=text_opts)
+
     def blocks() -> Any:
+        nonlocal opts_now
+        from .tabular import _text_to_float
+
         for block in line_blocks(path, skip, block_bytes):
             mark = len(skipped)
-            try:
-                table = pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
-                                       convert_options=conv_opts)
-            except pa.ArrowInvalid as exc:
-                if "CSV parse error" in str(exc) and "conversion" not in str(exc).lower():
-                    raise IngestError(f"not a well-formed CSV: {str(exc)[:200]}", path=src) from None
-                del skipped[mark:]  # the malformed rows of this block are reported again by the text parse
-                table = pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
-                                       convert_options=text_opts)
-            yield table
+            table = None
+            while table is None:
+                del skipped[mark:]
+                try:
+                    table = pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
+                                           convert_options=opts_now)
+                except pa.ArrowInvalid as exc:
+                    msg = str(exc)
+                    if "CSV parse error" in msg and "conversion" not in msg.lower():
+                        raise IngestError(f"not a well-formed CSV: {msg[:200]}", path=src) from None
+                    import re as _re
+
+                    m = _re.search(r"column #(\d+)", msg)
+                    name = names[int(m.group(1))] if m and int(m.group(1)) < len(names) else None
+                    if name is None or name in text_cols or name in time_cols or name not in include:
+                        table = text_block(block, mark)
+                        yield table
+                        table = "done"
+                        break
+                    text_cols.add(name)
+                    opts_now = pacsv.ConvertOptions(
+                        include_columns=include, null_values=NULL_VALUES, strings_can_be_null=False,
+                        column_types={n: (pa.string() if n in text_cols else types[n]) for n in include if n in types})
+            if isinstance(table, str):
+                continue
+            cols = []
+            for fname, col in zip(table.schema.names, table.columns):
+                if fname in text_cols and (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+                    vals, bad, unit = _text_to_float(col)
+                    if unit:  # a unit in a cell sets the column's factor: this block takes the text path
+                        cols = None
+                        break
+                    vals[bad] = np.nan  # a cell that is not a number: NaN here is "bad" downstream (not missing)
+                    na = np.isnan(vals) & ~bad
+                    col = pa.array(vals, mask=na, type=pa.float64())
+                cols.append(col)
+            if cols is None:
+                yield text_block(block, mark)
+                continue
+            yield pa.Table.from_arrays(cols, names=table.schema.names)
 
     return _stream_blocks(path, options, writer, schema, blocks(), skip, skipped, run_id, delim)
 

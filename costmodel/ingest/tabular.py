@@ -486,7 +486,7 @@ def _text_to_float(col: Any) -> tuple[np.ndarray, np.ndarray, bool]:
     import pyarrow.compute as pc
 
     try:  # most columns of the block are clean numbers: one cast, no per-cell regex
-        a = pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False).astype("float64", copy=False)
+        a = np.array(pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False), dtype="float64")  # writable
         bad = np.isinf(a) | np.isnan(a)  # "nan"/"inf" text converts: still a bad value
         return a, bad, False
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
