@@ -6,8 +6,9 @@ about one Arrow batch (``block_bytes``, 16 MiB of CSV text by default) whatever 
 :func:`costmodel.ingest.tabular.csv_blocks` cuts the text at line ends and parses one block with
 ``pyarrow.csv`` (Arrow's own streaming reader reads the whole file ahead), the same vectorised conversion and validation as
 :func:`costmodel.ingest.load` runs on it (step order and time order carried across batches), and a
-``pyarrow.parquet.ParquetWriter`` appends it. A block holding a cell that is not a number is parsed
-again as text, so only its bad rows are rejected (with line numbers), as on the unstreamed path;
+``pyarrow.parquet.ParquetWriter`` appends it. A column that meets a cell that is not a number is read as
+text from that block on and converted in Arrow (the bad cells marked, so only they are rejected or blanked,
+with line numbers, as on the unstreamed path); a cell with a unit sends its block through the text parse;
 per-epoch step counters are carried across blocks (:func:`costmodel.ingest.validate.renumber_epochs`). The file appears only when everything succeeded
 (temporary name, then rename); the bad-row threshold is checked over the whole file.
 """
