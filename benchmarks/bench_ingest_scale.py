@@ -32,20 +32,25 @@ import numpy, pandas, pyarrow, pyarrow.csv  # imports are not part of the timing
 from costmodel.ingest import load
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 t = time.perf_counter()
+missing = None
 if kind == "pyarrow":
     table = pyarrow.csv.read_csv(path)
     rows, nbytes = table.num_rows, table.nbytes
 else:
     (run,) = load(path)
     rows, nbytes = run.rows, None
+    missing = {c: v["count"] for c, v in (run.metadata.get("missing_cells") or {}).items()}
 wall = time.perf_counter() - t
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"wall_s": wall, "peak_rss_bytes": peak, "rss_after_imports_bytes": base, "rows": rows, "table_bytes": nbytes}))
+print(json.dumps({"wall_s": wall, "peak_rss_bytes": peak, "rss_after_imports_bytes": base, "rows": rows, "table_bytes": nbytes,
+                  "missing_cells": missing if kind != "pyarrow" else None}))
 """
 
 
-def generate(path: Path, rows: int, seed: int = 7) -> None:
-    """Write the per-step CSV in 1 M-row chunks (deterministic)."""
+def generate(path: Path, rows: int, seed: int = 7, bad_aux_pct: float = 0.0, bad_aux_kind: str = "range") -> None:
+    """Write the per-step CSV in 1 M-row chunks (deterministic). ``bad_aux_pct``: share (in %) of the
+    ``gpu_util_pct`` cells set out of range (100.1-101 %; ``bad_aux_kind="text"``: the text ``err``), the auxiliary
+    bad cells of issue 17."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -54,21 +59,29 @@ def generate(path: Path, rows: int, seed: int = 7) -> None:
     tmp = path.with_suffix(".tmp")
     chunk = 1_000_000
     t_s = 0.0
+    util_type = pa.string() if bad_aux_kind == "text" and bad_aux_pct else pa.float64()
     with pacsv.CSVWriter(tmp, pa.schema([("step", pa.int64()), ("t_s", pa.float64()), ("samples_per_s", pa.float64()),
-                                         ("step_time_ms", pa.float64()), ("gpu_util_pct", pa.float64()),
-                                         ("read_MBps", pa.float64())])) as w:
+                                         ("step_time_ms", pa.float64()), ("gpu_util_pct", util_type),
+                                         ("read_MBps", pa.float64())]),
+                         write_options=pacsv.WriteOptions(quoting_style="none" if util_type == pa.string() else "needed")) as w:
         for start in range(0, rows, chunk):
             n = min(chunk, rows - start)
             step = np.arange(start, start + n, dtype="int64")
             st_ms = np.round(rng.normal(280.0, 10.0, n).clip(200, 400), 3)
             t = t_s + np.cumsum(st_ms) / 1e3
             t_s = float(t[-1])
+            util = np.round(rng.uniform(85, 100, n), 1)
+            if bad_aux_pct:
+                bad = rng.random(n) < bad_aux_pct / 100.0
+                util[bad] = np.round(rng.uniform(100.1, 101.0, int(bad.sum())), 1)
+                if bad_aux_kind == "text":
+                    util = pa.array(np.where(bad, "err", util.astype(str)))
             w.write_table(pa.table({
                 "step": step,
                 "t_s": np.round(t, 3),
                 "samples_per_s": np.round(24 * 16 / (st_ms / 1e3), 2),
                 "step_time_ms": st_ms,
-                "gpu_util_pct": np.round(rng.uniform(85, 100, n), 1),
+                "gpu_util_pct": util,
                 "read_MBps": np.round(rng.normal(1100, 80, n).clip(0), 1),
             }))
     os.replace(tmp, path)
@@ -107,9 +120,11 @@ def cli_output_rows(path: Path, repeat: int) -> dict:
     read_only = [PY, "-c", "import sys, pyarrow.csv as c; c.read_csv(sys.argv[1])", str(path)]
     read_write = [PY, "-c", "import sys, pyarrow.csv as c, pyarrow.parquet as pq; pq.write_table(c.read_csv(sys.argv[1]), sys.argv[2])",
                   str(path), str(OUT / "steps_pyarrow.parquet")]
-    res: dict[str, list[tuple[float, int]]] = {"cli_o": [], "pyarrow_read": [], "pyarrow_read_write": []}
+    cli_json = cli[:3] + ["--json"]
+    res: dict[str, list[tuple[float, int]]] = {"cli_o": [], "cli_json": [], "pyarrow_read": [], "pyarrow_read_write": []}
     for _ in range(repeat):  # interleaved
         res["pyarrow_read"].append(proc_peak(read_only))
+        res["cli_json"].append(proc_peak(cli_json))
         res["cli_o"].append(proc_peak(cli))
         res["pyarrow_read_write"].append(proc_peak(read_write))
     med = {k: statistics.median(w for w, _p in v) for k, v in res.items()}
@@ -121,6 +136,10 @@ def cli_output_rows(path: Path, repeat: int) -> dict:
         "pyarrow_read_write_process_wall_s": round(med["pyarrow_read_write"], 3),
         "pyarrow_read_write_peak_rss_mib": round(peak["pyarrow_read_write"] / 2**20, 1),
         "wall_ratio_cli_o_over_pyarrow_read": round(med["cli_o"] / med["pyarrow_read"], 3),
+        "cli_json_process_wall_s": round(med["cli_json"], 3),
+        "cli_json_peak_rss_mib": round(peak["cli_json"] / 2**20, 1),
+        "pyarrow_read_peak_rss_mib": round(peak["pyarrow_read"] / 2**20, 1),
+        "wall_ratio_cli_json_over_pyarrow_read_process": round(med["cli_json"] / med["pyarrow_read"], 3),
         "wall_ratio_cli_o_over_pyarrow_read_write": round(med["cli_o"] / med["pyarrow_read_write"], 3),
         "all_cli_o_wall_s": [round(w, 3) for w, _p in res["cli_o"]],
         "all_pyarrow_read_wall_s": [round(w, 3) for w, _p in res["pyarrow_read"]],
@@ -158,14 +177,19 @@ def main() -> int:
     ap.add_argument("--stream-rows", type=int, default=0,
                     help="only the streaming check: generate this many rows (e.g. 100000000, 4.5 GB) and time -o")
     ap.add_argument("--only-o", action="store_true", help="only time `costmodel ingest FILE -o` against pyarrow")
+    ap.add_argument("--bad-aux-kind", choices=["range", "text"], default="range",
+                    help="bad cells out of range (100.1-101 %%, default) or the text 'err'")
+    ap.add_argument("--bad-aux-pct", type=float, default=0.0,
+                    help="set this share (%%) of gpu_util_pct cells out of range (100.1-101 %%): kept rows, missing cells")
     args = ap.parse_args()
     if args.stream_rows:
         return stream_only(args.stream_rows)
     OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / f"steps_{args.rows}.csv"
+    kind = "" if args.bad_aux_kind == "range" else "_text"
+    path = OUT / (f"steps_{args.rows}.csv" if not args.bad_aux_pct else f"steps_{args.rows}_bad{args.bad_aux_pct:g}pct{kind}.csv")
     if not path.exists():
         t = time.perf_counter()
-        generate(path, args.rows)
+        generate(path, args.rows, bad_aux_pct=args.bad_aux_pct, bad_aux_kind=args.bad_aux_kind)
         print(f"generated {path} ({path.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - t:.1f} s")
     size_mib = path.stat().st_size / 2**20
     if args.only_o:
@@ -184,6 +208,10 @@ def main() -> int:
     ld_base = statistics.median(r["rss_after_imports_bytes"] for r in res["load"])
     report = {
         "rows": args.rows,
+        "bad_aux_pct": args.bad_aux_pct,
+        "bad_aux_kind": args.bad_aux_kind,
+        "load_rows_kept": res["load"][0]["rows"],
+        "load_missing_cells": res["load"][0].get("missing_cells"),
         "csv_mib": round(size_mib, 1),
         "arrow_table_mib": round(table_bytes / 2**20, 1),
         "pyarrow_read_csv_wall_s": round(pa_wall, 3),

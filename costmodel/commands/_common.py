@@ -29,3 +29,51 @@ def seed_type(text: str) -> int:
     if not is_seed(value):
         raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
     return value
+
+
+def positive_number(text: str) -> float:
+    """argparse type for ``--batch-size`` / ``--tokens-per-step``: a finite number > 0."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a number > 0 (samples or tokens per step), got {text!r}")
+    return value
+
+
+def add_ingest_arguments(parser: argparse.ArgumentParser, *, strict: bool = False) -> None:
+    """The ingest options shared by ingest, fit, compare and report: --format, --map, --pattern, --batch-size,
+    --tokens-per-step (and --strict where asked), so a log is analysed without an intermediate file."""
+    parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip format sniffing and use this reader")
+    parser.add_argument(
+        "--map", action="append", default=[], metavar="SRC=COL[:UNIT]",
+        help="map a source column to a Timeline column, with its unit (e.g. thr=samples_per_s, lat=read_latency_s:ms)",
+    )
+    parser.add_argument("--pattern", metavar="REGEX",
+                        help="read a free-form log with a regex of named groups (step, samples_per_s, step_time_ms, ...)")
+    parser.add_argument("--batch-size", type=positive_number, metavar="N",
+                        help="samples per step (global batch, all ranks): samples_per_s = N / step_time_s for step-time logs")
+    parser.add_argument("--tokens-per-step", type=positive_number, metavar="N",
+                        help="tokens per step (global): tokens_per_s = N / step_time_s")
+    if strict:
+        parser.add_argument("--strict", action="store_true", help="any rejected row or bad cell is fatal")
+
+
+def ingest_options(args: argparse.Namespace, role: str = "") -> Any:
+    """An :class:`~costmodel.ingest.IngestOptions` from the arguments of :func:`add_ingest_arguments`."""
+    from ..ingest import IngestOptions
+    from .ingest import parse_map
+
+    return IngestOptions(
+        fmt=getattr(args, "fmt", None),
+        run_id=getattr(args, "run_id", None),
+        role=role,
+        mapping=parse_map(getattr(args, "map", None) or []),
+        pattern=getattr(args, "pattern", None),
+        strict=bool(getattr(args, "strict", False)),
+        batch_size=getattr(args, "batch_size", None),
+        tokens_per_step=getattr(args, "tokens_per_step", None),
+    )

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._common import add_ingest_arguments
+
 HELP = "compare remote and co-located runs: ratio of steady states, TOST equivalence, extra warm-up"
 DESCRIPTION = """compare co-located and remote runs (each side one or more files; repetitions are pooled).
 
@@ -29,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="equivalence margin as a fraction (default 0.02 = 2 %%)")
     parser.add_argument("--metric", default=None, help="Timeline column to compare (default samples_per_s, ...)")
     parser.add_argument("--axis", choices=["step", "t_s"], default="step", help="axis of the curve fits")
-    parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip format sniffing and use this reader")
+    add_ingest_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON object on stdout")
 
 
@@ -38,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from ..equivalence import describe
     from ..errors import AnalysisError
     from ..warmup import compare
-    from ._common import emit_json
+    from ._common import emit_json, ingest_options
     from .fit import _job_line, load_side
 
     if not (0 < args.margin < 1):
@@ -46,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
     for role in ("colocated", "remote"):
         if not getattr(args, role) and not any(j.startswith(role + ":") for j in args.job):
             raise AnalysisError(f"give the {role} runs with --{role} FILE... or --job {role}:NAME=GLOB")
-    cside = load_side(args.colocated, args.fmt, "colocated", args, spec_role="colocated")
-    rside = load_side(args.remote, args.fmt, "remote", args, spec_role="remote")
+    cside = load_side(args.colocated, args.fmt, "colocated", args, spec_role="colocated",
+                      options=ingest_options(args, "colocated"))
+    rside = load_side(args.remote, args.fmt, "remote", args, spec_role="remote",
+                      options=ingest_options(args, "remote"))
     res = compare(cside.runs, rside.runs, metric=args.metric, margin=args.margin, axis=args.axis)
     jobs = cside.jobs + rside.jobs
     if args.json:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ._common import add_ingest_arguments
+
 HELP = "fit warm-up and steady state (95 %% CI), curve and classification of each run"
 DESCRIPTION = """fit warm-up and steady state of each run in FILE... (any ingestible file or a Timeline Parquet).
 
@@ -31,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "read_bytes_per_s, write_bytes_per_s, read_iops, write_iops that the run has)")
     parser.add_argument("--axis", choices=["step", "t_s"], default="step",
                         help="axis of the curve fit: steps or seconds (default step)")
-    parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip format sniffing and use this reader")
+    add_ingest_arguments(parser)
     parser.add_argument("--role", choices=["colocated", "remote"], help="label the runs with this role")
     parser.add_argument("--json", action="store_true", help="print a JSON list on stdout")
     add_job_arguments(parser)
@@ -50,8 +52,12 @@ def add_job_arguments(parser: argparse.ArgumentParser) -> None:
                              "when installed)")
 
 
-def load_side(files: list[str], fmt: str | None = None, role: str = "", args: Any = None, spec_role: str | None = None) -> Any:
-    """Ingest ``files`` and the ``--job`` specs of ``role`` as jobs and single runs (a jobs.Side)."""
+def load_side(files: list[str], fmt: str | None = None, role: str = "", args: Any = None, spec_role: str | None = None,
+              options: Any = None) -> Any:
+    """Ingest ``files`` and the ``--job`` specs of ``role`` as jobs and single runs (a jobs.Side); ``options``
+    (IngestOptions: --map, --pattern, --batch-size ...) wins over ``fmt`` when given, with its role set to ``role``."""
+    import dataclasses
+
     from ..errors import IngestError
     from ..ingest import IngestOptions
     from ..jobs import load_side as _load_side, parse_job_spec
@@ -67,14 +73,16 @@ def load_side(files: list[str], fmt: str | None = None, role: str = "", args: An
     if not files and not specs:
         raise IngestError("no input: give files, folders or --job NAME=GLOB", field="FILE")
     mode = getattr(args, "rank_throughput", None)
-    return _load_side(files, role, IngestOptions(fmt=fmt, role=role), specs,
+    opts = IngestOptions(fmt=fmt, role=role) if options is None else dataclasses.replace(options, role=role)
+    return _load_side(files, role, opts, specs,
                       rank_throughput=None if mode in (None, "auto") else mode,
                       engine=getattr(args, "engine", None) or "auto")
 
 
-def load_runs(files: list[str], fmt: str | None = None, role: str = "") -> list[Any]:
-    """Ingest ``files`` (sniffed formats or Timeline Parquet) into Runs (rank logs of a job as one job run)."""
-    return load_side(files, fmt, role).runs
+def load_runs(files: list[str], fmt: str | None = None, role: str = "", options: Any = None) -> list[Any]:
+    """Ingest ``files`` (sniffed formats or Timeline Parquet) into Runs (rank logs of a job as one job run);
+    ``options`` (IngestOptions) wins over ``fmt``/``role`` when given (its role is set to ``role`` when given)."""
+    return load_side(files, fmt, role, options=options).runs
 
 
 def _job_line(j: dict[str, Any]) -> str:
@@ -96,9 +104,10 @@ def run(args: argparse.Namespace) -> int:
 
     from .. import units_fmt as U
     from ..warmup import fit_runs
-    from ._common import emit_json
+    from ._common import emit_json, ingest_options
 
-    side = load_side(args.files, args.fmt, args.role or "", args, spec_role="")
+    side = load_side(args.files, args.fmt, args.role or "", args, spec_role="",
+                     options=ingest_options(args, args.role or ""))
     runs = side.runs
     fits, skipped = fit_runs(runs, args.metric, args.axis)
     for w in skipped:

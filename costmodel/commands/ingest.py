@@ -4,25 +4,31 @@ from __future__ import annotations
 import argparse
 
 from ..errors import IngestError
+from ._common import add_ingest_arguments
 
 HELP = "read benchmark outputs (read client, training logs, fio, DLIO/MLPerf Storage, GPU telemetry) into a Timeline"
 DESCRIPTION = HELP + """
 
 Formats are sniffed from the content; --format overrides. Each file makes one or more runs.
-Units are converted to SI (bytes, seconds, bytes/s, fractions 0..1). Bad rows in a good file are
-rejected, counted and reported (first 10 with line numbers); --strict makes them fatal. A file with
-more than 10 % bad rows is a bad file (exit 2, nothing written). Empty or N/A cells are kept as
-missing (counted in a warning); a literal NaN/inf rejects its row. A step counter that restarts at
+Units are converted to SI (bytes, seconds, bytes/s, fractions 0..1). A bad cell (text, NaN/inf, a
+negative rate, a fraction above 1) in step, t_s or the run's primary metric rejects its row (counted,
+first 10 reported with line numbers); in any other column it becomes missing and the row stays
+(per-run missing_cells: count and first lines per column). A file with more than 10 % bad rows, or a
+column with more than 10 % bad cells, is a bad file (exit 2, nothing written); --strict makes any
+rejected row or bad cell fatal. Empty or N/A cells are kept as missing (counted in a warning).
+--batch-size N / --tokens-per-step N derive samples_per_s / tokens_per_s from step_time_s.
+A step counter that restarts at
 its first value (0 or 1) each epoch, or whose epoch column increases, becomes a global step (epoch
 filled, original counter in metadata epoch_steps).
 With -o, CSV/TSV inputs of 64 MiB or more (COSTMODEL_STREAM_CSV_BYTES; 512 MiB, COSTMODEL_STREAM_BYTES,
 when GPU telemetry comes with them) are streamed batch by batch into the Parquet file, so inputs larger
-than memory work (bad cells rejected row by row there too). GPU telemetry given with a training run is
+than memory work (bad rows and cells handled the same way there too). GPU telemetry given with a training run is
 merged onto it by time (gpu_util, gpu_power_w).
-Formats (--format): timeline, bench_jsonl, benchtext, tabular (csv, tsv, jsonl, parquet, kv), fio_json, fio_log
-(fio_bw, fio_iops, fio_lat, fio_clat_hist), dlio (dlio_summary, dlio_epochs, dlio_output,
-mlperf_storage_report, dlio_log, iostat), gpu (nvidia_smi, dcgmi, dcgm_exporter), freeform (mllog,
-speed, tf, throughput, superbench, elbencho, pattern).
+Formats (--format): timeline, tfevents, bench_jsonl, benchtext, trainlog (megatron, nemo, deepspeed,
+torchtitan, hf_trainer), torch_trace, fio_json, fio_log (fio_bw, fio_iops, fio_lat, fio_clat_hist), dlio
+(dlio_summary, dlio_epochs, dlio_output, mlperf_storage_report, dlio_log, iostat), gpu (nvidia_smi, dcgmi,
+dcgm_exporter), sysstat (iostat_x, sar_d, nvidia_smi_dmon, dstat), mlflow, freeform (mllog, speed, tf,
+throughput, superbench, elbencho, pattern), tabular (csv, tsv, jsonl, parquet, kv).
 """
 
 
@@ -46,34 +52,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="benchmark outputs to read (a folder is read recursively)")
     parser.add_argument("-o", "--output", metavar="TIMELINE.parquet", help="write the Timeline as Parquet (atomically)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
-    parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip sniffing and use this reader")
     parser.add_argument("--run-id", help="run id (default: derived from the file name)")
     parser.add_argument("--role", choices=["colocated", "remote"], help="which side of the comparison these runs are")
-    parser.add_argument(
-        "--map",
-        action="append",
-        default=[],
-        metavar="SRC=COL[:UNIT]",
-        help="map a source column to a Timeline column, with its unit (e.g. thr=samples_per_s, lat=read_latency_s:ms)",
-    )
-    parser.add_argument("--pattern", metavar="REGEX", help="read a free-form log with a regex of named groups (step, samples_per_s, ...)")
-    parser.add_argument("--strict", action="store_true", help="any rejected row is fatal")
+    add_ingest_arguments(parser, strict=True)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..timeline import write_runs
-    from ..ingest import IngestOptions, load_many
+    from ..ingest import load_many
     from ..ingest.stream import ingest_to_parquet, needs_streaming
-    from ._common import emit_json, progress
+    from ._common import emit_json, ingest_options, progress
 
-    opts = IngestOptions(
-        fmt=args.fmt,
-        run_id=args.run_id,
-        role=args.role or "",
-        mapping=parse_map(args.map),
-        pattern=args.pattern,
-        strict=args.strict,
-    )
+    opts = ingest_options(args, args.role or "")
     if args.output and needs_streaming(args.files):
         # inputs too big to hold: big CSV/TSV batch by batch, many files one at a time, straight into the Parquet file
         result = ingest_to_parquet(args.files, args.output, opts)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import seed_type
+from ._common import add_ingest_arguments, seed_type
 
 HELP = "render the report notebook to DIR: report.ipynb, report.html (offline), decision.json, adr.md"
 DESCRIPTION = HELP + """
@@ -28,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder (created; see --force)")
     parser.add_argument("--force", action="store_true", help="replace a previous report in DIR (a folder holding other files is still refused)")
     parser.add_argument("--metric", default="", help="throughput column to analyse (default: the analysis default, e.g. samples_per_s)")
+    add_ingest_arguments(parser)
     parser.add_argument("--margin", type=float, default=0.02, help="equivalence margin as a fraction (default 0.02 = 2 %%)")
     parser.add_argument("--monte-carlo", dest="monte_carlo_n", type=int, default=2000, metavar="N",
                         help="Monte Carlo draws for the uncertainty section (default 2000; 0 skips it)")
@@ -57,6 +58,11 @@ def run(args: argparse.Namespace) -> int:
         force=args.force,
         progress=progress,
         metric=args.metric,
+        format=args.fmt or "",
+        map=list(args.map),
+        pattern=args.pattern or "",
+        batch_size=args.batch_size or 0.0,
+        tokens_per_step=args.tokens_per_step or 0.0,
         margin=args.margin,
         monte_carlo_n=args.monte_carlo_n,
         seed=args.seed,

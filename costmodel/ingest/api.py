@@ -30,7 +30,8 @@ class IngestOptions:
 
     ``mapping``: source column -> (timeline column, unit or None), from ``--map``.
     ``pattern``: a regex with named groups for free-form logs (``--pattern``).
-    ``strict``: a rejected row is fatal instead of counted.
+    ``strict``: a rejected row (or bad cell) is fatal instead of counted.
+    ``batch_size`` / ``tokens_per_step``: derive throughput from step time (:mod:`costmodel.ingest.derive`).
     """
 
     fmt: str | None = None
@@ -39,6 +40,10 @@ class IngestOptions:
     mapping: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     pattern: str | None = None
     strict: bool = False
+    #: samples per step (global batch, all ranks): samples_per_s = batch_size / step_time_s (``--batch-size``)
+    batch_size: float | None = None
+    #: tokens per step: tokens_per_s = tokens_per_step / step_time_s (``--tokens-per-step``)
+    tokens_per_step: float | None = None
 
 
 @dataclass
@@ -53,8 +58,14 @@ class IngestResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``costmodel ingest --json``."""
+        runs = []
+        for r in self.runs:
+            d = r.to_dict()
+            # per column: bad cells kept as missing (count, first lines, first reason), beside rejected_rows
+            d["missing_cells"] = dict(r.metadata.get("missing_cells") or {})
+            runs.append(d)
         return {
-            "runs": [r.to_dict() for r in self.runs],
+            "runs": runs,
             "rejected_rows": self.rejected_rows,
             "warnings": self.warnings,
         }
@@ -91,10 +102,79 @@ def sniff_format(path: str | Path) -> str:
         raise IngestError(truncated, path=str(p))
     raise IngestError(
         "unknown format: not the read client's text, a training log (CSV/TSV/JSONL/Parquet/key=value), "
-        "fio JSON or log, DLIO/MLPerf Storage, GPU telemetry or a known framework log; "
-        "use --format, or --pattern with named groups",
+        "fio JSON or log, DLIO/MLPerf Storage, GPU or system telemetry or a known framework log; "
+        + unknown_format_hint(head),
         path=str(p),
     )
+
+
+#: words in a file -> the known formats they suggest (closest formats for the "unknown format" error)
+_FORMAT_WORDS: list[tuple[str, str]] = [
+    ("iteration", "megatron"), ("elapsed time per iteration", "megatron"), ("global batch size", "megatron"),
+    ("train_step_timing", "nemo"), ("samplespersec", "deepspeed"), ("global_step", "deepspeed"), ("tps", "torchtitan"),
+    ("mfu", "torchtitan"), ("log_history", "hf_trainer"), ("traceevents", "torch_trace"), ("speed:", "speed"),
+    ("samples/sec", "speed"), ("throughput", "throughput"), ("global_step/sec", "tf"), (":::mllog", "mllog"),
+    ("fio", "fio_json"), ("clat", "fio_json"), ("rkb/s", "iostat_x"), ("r_await", "iostat_x"), ("dev", "sar_d"),
+    ("pwr", "nvidia_smi_dmon"), ("utilization.gpu", "nvidia_smi"), ("dsk/", "dstat"), ("au_percentage", "dlio"),
+    ("step", "tabular"), ("loss", "tabular"), ("epoch", "tabular"),
+]
+
+
+def unknown_format_hint(head: str) -> str:
+    """What to try for a file of no known format: the closest known formats (by the words it holds) and a
+    ``--map`` or ``--pattern`` built from its own first lines."""
+    import json
+
+    low = head[:65536].lower()
+    scores: dict[str, int] = {}
+    for word, fmt in _FORMAT_WORDS:
+        if word in low:
+            scores[fmt] = scores.get(fmt, 0) + 1
+    lines = [ln.strip() for ln in head.splitlines() if ln.strip() and not ln.lstrip().startswith("#")][:50]
+    first = lines[0] if lines else ""
+    stripped = head.lstrip()
+    if stripped.startswith(("{", "[")):
+        for fmt in ("hf_trainer", "torch_trace", "fio_json", "superbench", "jsonl"):
+            scores.setdefault(fmt, 0)
+    closest = sorted(scores, key=lambda f: -scores[f])[:4] or ["tabular", "freeform"]
+    parts = [f"closest known formats: {', '.join(closest)} (try --format NAME)"]
+    delim = next((d for d in (",", "\t", ";", "|") if first.count(d) >= 1), None)
+    if delim and not stripped.startswith(("{", "[")):
+        cols = [c.strip().strip('"') for c in first.split(delim) if c.strip()][:6]
+        if cols:
+            parts.append("a table whose columns have other names: name them with --map, e.g. "
+                         + " ".join(f"--map '{c}=COLUMN[:UNIT]'" for c in cols[:2])
+                         + " (COLUMN: step, t_s, samples_per_s, tokens_per_s, step_time_s, ...)")
+    numeric = next((ln for ln in lines if re.search(r"\d", ln) and re.search(r"[A-Za-z]{3,}", ln)), None)
+    if numeric and not stripped.startswith(("{", "[")):
+        example = _pattern_from_line(numeric)
+        if example:
+            parts.append(f"a log line such as {numeric[:80]!r}: read it with --pattern '{example}' "
+                         "(rename the groups to what the numbers are: step, samples_per_s, step_time_ms, ...)")
+    if len(parts) == 1:
+        parts.append("or give --pattern with named groups (step, samples_per_s, step_time_ms, ...) or --map SRC=COLUMN")
+    return "; ".join(parts)
+
+
+def _pattern_from_line(line: str) -> str | None:
+    """A --pattern for ``line``: its text with the first number as (?P<step>...) and the last as (?P<samples_per_s>...)."""
+    nums = list(re.finditer(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", line))
+    if len(nums) < 2:
+        return None
+    step_k = next((k for k, m in enumerate(nums) if "." not in m.group(0)
+                   and re.search(r"(?:step|iter|iteration|it|batch)\W*$", line[:m.start()], re.I)),
+                  next((k for k, m in enumerate(nums) if "." not in m.group(0)), 0))
+    out, pos = [], 0
+    for k, m in enumerate(nums):
+        out.append(re.escape(line[pos:m.start()]).replace("\\ ", " "))
+        if k == step_k:
+            out.append(r"(?P<step>\d+)")
+        elif k == len(nums) - 1:
+            out.append(r"(?P<samples_per_s>[\d.]+)")
+        else:
+            out.append(r"[-\d.eE+]+")
+        pos = m.end()
+    return "".join(out)
 
 
 #: files up to this size that look like JSON are parsed whole to tell truncated JSON from other formats
@@ -141,6 +221,10 @@ def not_an_output(head: str, path: Path) -> str | None:
     if "\x00" in head or head.count("\ufffd") > max(2, len(head) // 100):
         if head.startswith("PAR1"):
             return None
+        from .tfevents import sniff as is_tfevents
+
+        if is_tfevents(head, path):
+            return None
         return "binary data, not a benchmark output (expected text, JSON or Parquet)"
     lines = [ln.strip() for ln in head.splitlines() if ln.strip() and not ln.strip().startswith(("#", ";"))]
     if lines and re.match(r"^\[[^\]]+\]$", lines[0]) and any(re.match(r"^(rw|ioengine|bs|blocksize|size|runtime|numjobs|filename|direct)\s*=", ln) for ln in lines):
@@ -158,11 +242,17 @@ def expand_dir(root: Path, options: IngestOptions) -> tuple[list[Path], list[str
     Skipped, each with a note: macOS metadata, configs (YAML, fio job files), empty files, and files of
     no known format (unless ``--format``/``--pattern`` says how to read them). Nothing else is skipped.
     """
+    from .mlflow import metrics_dir
+
     found: list[Path] = []
     notes: list[str] = []
+    mlflow_runs: set[Path] = set()  # an MLflow run is read once, from any one of its metric files
     for f in sorted(x for x in root.rglob("*") if x.is_file() or input_kind(x) not in ("file", "folder")):
         if input_kind(f) != "file":  # FIFO, device, socket, link loop, dangling link: noted, never opened
             notes.append(f"{f}: skipped ({refusal(f)})")
+            continue
+        mdir = metrics_dir(f)
+        if mdir is not None and mdir in mlflow_runs:
             continue
         if options.fmt or options.pattern:
             found.append(f)
@@ -179,6 +269,8 @@ def expand_dir(root: Path, options: IngestOptions) -> tuple[list[Path], list[str
         if not any(mod.sniff(head, f) for _n, mod in reader_modules()):
             notes.append(f"{f}: skipped (not a known benchmark output format)")
             continue
+        if mdir is not None:
+            mlflow_runs.add(mdir)
         found.append(f)
     if not found:
         raise IngestError("no benchmark output found in the folder", path=str(root))
@@ -208,7 +300,10 @@ def load(path: str | Path, options: IngestOptions | None = None) -> list[Run]:
         ) from exc
     if not runs:
         raise IngestError("no run could be read from the file", path=str(p))
+    from .derive import apply_to_run
+
     for r in runs:
+        apply_to_run(r, opts.batch_size, opts.tokens_per_step)
         if opts.role and (r.role != opts.role or (r.rows and str(r.table["role"].iloc[0]) != opts.role)):
             r.role = opts.role
             r.table["role"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype="int8"), categories=[opts.role])
@@ -253,10 +348,54 @@ def load_many(paths: Sequence[str | Path], options: IngestOptions | None = None)
     rejected = [x for r in runs for x in r.rejected]
     warnings = notes + [w for r in runs for w in r.warnings]
     warnings += [str(x) for x in rejected[:10]]
-    return IngestResult(runs=runs, rejected=rejected, warnings=warnings)
+    sources = {r.source for r in runs} | {str(p) for p in paths}
+    return IngestResult(runs=runs, rejected=rejected, warnings=fold_warnings(warnings, sources))
 
 
-GPU_FORMATS = ("nvidia_smi", "dcgmi", "dcgm_exporter")
+def fold_warnings(warnings: Sequence[str], sources: set[str] | None = None) -> list[str]:
+    """Identical warnings about several files folded into one: ``x8 files: <message> (a.csv, b.csv, c.csv, ...)``.
+
+    A warning is ``<file>: <message>``; two are identical when their messages are. Order of first appearance is kept;
+    a warning seen once (or for one file) stays as it was. Exact repeats of a whole warning are kept once, with
+    ``x3: `` in front."""
+    known = sorted(sources or set(), key=len, reverse=True)
+    order: list[str] = []
+    groups: dict[str, list[str]] = {}
+    plain: dict[str, int] = {}
+    for w in warnings:
+        src = next((s for s in known if s and w.startswith(s + ": ")), None)
+        if src is None:
+            m = re.match(r"^(?P<src>[^\s:][^:]*?\.[A-Za-z0-9]+|[^\s:]+/[^\s:]+): (?P<msg>.+)$", w)
+            src = m.group("src") if m else None
+        if src is None:
+            if w not in plain:
+                order.append("\0" + w)
+            plain[w] = plain.get(w, 0) + 1
+            continue
+        msg = w[len(src) + 2:]
+        if msg not in groups:
+            order.append(msg)
+            groups[msg] = []
+        groups[msg].append(src)
+    out = []
+    for key in order:
+        if key.startswith("\0"):
+            w = key[1:]
+            out.append(w if plain[w] == 1 else f"x{plain[w]}: {w}")
+            continue
+        srcs = groups[key]
+        uniq = list(dict.fromkeys(srcs))
+        if len(srcs) == 1:
+            out.append(f"{srcs[0]}: {key}")
+        elif len(uniq) == 1:
+            out.append(f"x{len(srcs)}: {uniq[0]}: {key}")
+        else:
+            shown = ", ".join(uniq[:3]) + (f", ... ({len(uniq) - 3} more)" if len(uniq) > 3 else "")
+            out.append(f"x{len(uniq)} files: {key} ({shown})")
+    return out
+
+
+GPU_FORMATS = ("nvidia_smi", "dcgmi", "dcgm_exporter", "nvidia_smi_dmon")
 
 
 def unique_run_ids(runs: Sequence[Run]) -> None:

@@ -1,22 +1,26 @@
 """Reader for the JSONL record of ``costmodel bench --out FILE.jsonl`` (format ``bench_jsonl``).
 
-Row layout (one Run per file): **one row per time slice** of a pass, in order, so ``fit`` sees
-warm-up inside a pass as well as across passes, on both axes:
+Row layout (one Run per file): **one row per pass**, as bench recorded it, so ``fit`` sees 3 passes as 3
+observations (pass 1 cold, or every pass cold with ``--cold-every-pass``):
 
 | column | value |
 | --- | --- |
-| ``step`` | slice index over the whole run (0, 1, 2, ...; continues across passes) |
-| ``epoch`` | the pass (1-based) |
-| ``t_s`` | end of the slice, seconds since the run started (gaps between passes, for eviction, included) |
-| ``step_time_s`` | length of the slice in seconds (``sample_interval_s``; the last slice of a pass 0.5-1.5 of it) |
-| ``bytes_read`` | bytes read in the slice (counted when each block read returns) |
-| ``read_bytes_per_s`` | ``bytes_read / step_time_s`` |
-| ``read_iops`` | block reads per second in the slice |
+| ``step`` / ``epoch`` | the pass (1-based) |
+| ``t_s`` | end of the pass, seconds since the run started (gaps between passes, for eviction, included) |
+| ``step_time_s`` | the pass's reading time in seconds (bench's ``elapsed_s``) |
+| ``bytes_read`` | bytes read in the pass |
+| ``read_bytes_per_s`` | ``bytes_read / step_time_s`` (bench's ``throughput_bytes_per_s``) |
+| ``read_iops`` | block reads per second in the pass (from its time slices) |
 
-Per-pass summaries (bytes, elapsed, throughput, per-file latency p50/p95/p99/max, page-cache state,
-eviction verdict) are in ``run.metadata["passes"]``; host, kernel, options, file count, total bytes
-and the file list's SHA-256 in the rest of ``run.metadata``. Per-file records are counted, not
-imported. An interrupted run, a record without its ``end`` line (killed run: ``FILE.jsonl.partial``),
+The time slices (``sample`` records, ``sample_interval_s`` each) are sub-pass detail: kept in
+``run.metadata["slices"]`` as columns (``pass``, ``t_end_s``, ``length_s``, ``bytes``, ``blocks``) so warm-up
+inside a pass stays visible. ``metadata["cold_passes"]`` / ``["warm_passes"]`` say which passes bench recorded as
+cold (page cache evicted before the pass) and warm. A pass without its ``pass`` record (killed or interrupted run)
+is not a row: its slices stay in ``slices`` and a warning says so; when no pass completed, the rows are the slices
+(the old layout, with a warning). Per-pass summaries (bytes, elapsed, throughput, per-file latency
+p50/p95/p99/max, page-cache state, eviction verdict) are in ``run.metadata["passes"]``; host, kernel, options,
+file count, total bytes and the file list's SHA-256 in the rest of ``run.metadata``. Per-file records are
+counted, not imported. An interrupted run, a record without its ``end`` line (killed run: ``FILE.jsonl.partial``),
 an eviction that did not work, unreadable files and files that changed during the run become warnings.
 """
 from __future__ import annotations
@@ -36,7 +40,7 @@ FORMAT = "bench_jsonl"
 _FIRST = re.compile(r'^\s*\{.*"schema"\s*:\s*"costmodel\.bench/\d+"')
 _SAMPLE_FIELDS = ("pass", "t_start_s", "t_end_s", "bytes")
 _PASS_KEEP = (
-    "pass", "cold", "page_cache", "bytes", "elapsed_s", "throughput_bytes_per_s", "files_read", "files_failed",
+    "pass", "cold", "page_cache", "bytes", "elapsed_s", "start_s", "end_s", "throughput_bytes_per_s", "files_read", "files_failed",
     "files_changed", "latency_s", "interrupted",
 )
 
@@ -60,7 +64,9 @@ def read(path: Path, options: Any) -> list[Run]:
     run_rec: dict[str, Any] | None = None
     end_rec: dict[str, Any] | None = None
     passes: list[dict[str, Any]] = []
-    cols: dict[str, list[float]] = {k: [] for k in ("epoch", "t_s", "step_time_s", "bytes_read", "read_bytes_per_s", "read_iops")}
+    cols: dict[str, list[float]] = {k: [] for k in ("epoch", "t_s", "step_time_s", "bytes_read", "read_bytes_per_s", "read_iops",
+                                                     "blocks")}
+    pass_lines: dict[int, int] = {}
     lines: list[int] = []
     bad: list[Rejection] = []
     file_reads = 0
@@ -107,11 +113,14 @@ def read(path: Path, options: Any) -> list[Run]:
                 cols["bytes_read"].append(nb)
                 cols["read_bytes_per_s"].append(nb / d)
                 cols["read_iops"].append(blocks / d)
+                cols["blocks"].append(blocks)
                 lines.append(i)
             elif kind == "file":
                 file_reads += 1
             elif kind == "pass":
                 passes.append(_pass_summary(rec))
+                if isinstance(rec.get("pass"), int):
+                    pass_lines[rec["pass"]] = i
             elif kind == "end":
                 end_rec = rec
             elif kind == "manifest":
@@ -134,13 +143,32 @@ def read(path: Path, options: Any) -> list[Run]:
         "unreadable": (end_rec or {}).get("unreadable", []),
         "changed": (end_rec or {}).get("changed", []),
         "cold_to_warm_throughput_ratio": (end_rec or {}).get("cold_to_warm_throughput_ratio"),
-        "layout": "rows are time slices: step = slice index, epoch = pass, t_s = slice end since run start, "
-                  "step_time_s = slice length",
     })
     run_id = getattr(options, "run_id", None) or str(run_rec.get("run_id") or path.stem)
     role = getattr(options, "role", "") or str(run_rec.get("role") or "")
-    arrays = {k: np.asarray(v, dtype="float64") for k, v in cols.items()}
-    arrays["step"] = np.arange(len(lines), dtype="float64")
+    sl = {k: np.asarray(v, dtype="float64") for k, v in cols.items()}
+    meta["slices"] = {"pass": [int(x) for x in sl["epoch"]], "t_end_s": sl["t_s"].tolist(),
+                      "length_s": sl["step_time_s"].tolist(), "bytes": sl["bytes_read"].tolist(),
+                      "blocks": [None if not np.isfinite(b) else int(b) for b in sl["blocks"]], "line": lines}
+    done = [p for p in passes if not p.get("interrupted") and _is_num(p.get("elapsed_s")) and p["elapsed_s"] > 0
+            and _is_num(p.get("bytes")) and isinstance(p.get("pass"), int)]
+    meta["cold_passes"] = [p["pass"] for p in done if p.get("cold")]
+    meta["warm_passes"] = [p["pass"] for p in done if not p.get("cold")]
+    if done:
+        arrays, row_lines = _pass_rows(done, sl, pass_lines)
+        missing = sorted({int(x) for x in sl["epoch"]} - {p["pass"] for p in done})
+        if missing:
+            warnings.append(f"{src}: pass(es) {', '.join(map(str, missing))} did not complete (no pass record): "
+                            "not a row; their time slices are kept in metadata slices")
+        meta["layout"] = ("rows are passes: step = epoch = pass, t_s = pass end since run start, step_time_s = pass "
+                          "reading time; time slices are in metadata slices")
+    else:
+        arrays = {k: v for k, v in sl.items() if k != "blocks"}
+        arrays["step"] = np.arange(len(lines), dtype="float64")
+        row_lines = lines
+        warnings.append(f"{src}: no pass completed: rows are the time slices of the passes read so far")
+        meta["layout"] = ("rows are time slices (no pass completed): step = slice index, epoch = pass, t_s = slice end "
+                          "since run start, step_time_s = slice length")
     return [
         build_run(
             arrays,
@@ -148,13 +176,41 @@ def read(path: Path, options: Any) -> list[Run]:
             run_id=run_id,
             fmt=FORMAT,
             role=role,
-            lines=np.asarray(lines),
+            lines=np.asarray(row_lines),
             metadata=meta,
             warnings=warnings,
             extra_rejected=bad,
             strict=getattr(options, "strict", False),
         )
     ]
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v)
+
+
+def _pass_rows(done: list[dict[str, Any]], sl: dict[str, np.ndarray], pass_lines: dict[int, int]) -> tuple[dict[str, np.ndarray], list[int]]:
+    """One row per completed pass, from its pass record (block reads summed from its slices)."""
+    rows: dict[str, list[float]] = {k: [] for k in ("step", "epoch", "t_s", "step_time_s", "bytes_read", "read_bytes_per_s",
+                                                      "read_iops")}
+    for p in done:
+        k = p["pass"]
+        in_pass = sl["epoch"] == k
+        elapsed = float(p["elapsed_s"])
+        nbytes = float(p["bytes"])
+        end = p.get("end_s")
+        if not _is_num(end):
+            end = float(sl["t_s"][in_pass].max()) if in_pass.any() else np.nan
+        blocks = sl["blocks"][in_pass]
+        rows["step"].append(float(k))
+        rows["epoch"].append(float(k))
+        rows["t_s"].append(float(end))
+        rows["step_time_s"].append(elapsed)
+        rows["bytes_read"].append(nbytes)
+        rows["read_bytes_per_s"].append(nbytes / elapsed)
+        rows["read_iops"].append(float(blocks.sum()) / elapsed if len(blocks) and np.isfinite(blocks).all() else np.nan)
+    lines = [pass_lines.get(p["pass"], 0) or None for p in done]
+    return {k: np.asarray(v, dtype="float64") for k, v in rows.items()}, lines  # type: ignore[return-value]
 
 
 def _pass_summary(rec: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ telemetry, DLIO lists. Vectorised (numpy / pandas), no per-row Python on numeric
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping as TMapping
@@ -14,7 +15,7 @@ import pandas as pd
 
 from ..errors import IngestError
 from ..schema import FRACTION_COLUMNS
-from .units import Mapping, mapping_from_option, resolve_column
+from .units import EVAL_PREFIXES, Mapping, mapping_from_option, resolve_column, resolve_prefixed
 
 #: cell texts that mean "no value" (kept as NaN, not a bad cell)
 NA_TOKENS = frozenset({"", "n/a", "[n/a]", "na", "null", "none", "-", "--", "[not supported]", "not supported"})
@@ -32,7 +33,7 @@ class Converted:
     mapped: dict[str, str] = field(default_factory=dict)  # source name -> timeline column
 
 
-def plan_columns(names: list[str], options: Any) -> tuple[dict[str, Mapping], list[str], list[str]]:
+def plan_columns(names: list[str], options: Any, resolver: Any = resolve_column) -> tuple[dict[str, Mapping], list[str], list[str]]:
     """Decide which source column feeds which Timeline column.
 
     Returns (source -> Mapping, ignored source names, notes). ``--map`` wins, then a column whose
@@ -53,14 +54,23 @@ def plan_columns(names: list[str], options: Any) -> tuple[dict[str, Mapping], li
         plan[match[0]] = m
         taken[m.column] = match[0]
     candidates: list[tuple[int, str, Mapping]] = []
+    prefixes: dict[str, str] = {}
     for i, n in enumerate(names):
         if n in plan:
             continue
-        m = resolve_column(n)
+        m = resolver(n)
+        prio = 1
         if m is None:
-            continue
-        canonical = stripped[n].lower() == m.column
-        candidates.append((0 if canonical else 1, n, m))
+            pm = resolve_prefixed(n, resolver)
+            if pm is None:
+                continue
+            m, prefix = pm
+            m = dataclasses.replace(m, prefix=prefix)
+            prefixes[n] = prefix
+            prio = 3 if prefix.split("/")[-1].lower() in EVAL_PREFIXES else 2
+        elif stripped[n].lower() == m.column:
+            prio = 0
+        candidates.append((prio, n, m))
     for _prio, n, m in sorted(candidates, key=lambda x: x[0]):
         if m.column in taken:
             notes.append(f"column {n.strip()!r} also maps to {m.column} (already from {taken[m.column].strip()!r}); ignored")
@@ -68,6 +78,10 @@ def plan_columns(names: list[str], options: Any) -> tuple[dict[str, Mapping], li
         plan[n] = m
         taken[m.column] = n
     ignored = [n.strip() for n in names if n not in plan]
+    used_prefixes = {n.strip(): p for n, p in prefixes.items() if n in plan}
+    if used_prefixes:
+        notes.append("prefixed column(s) mapped by their last part (prefix kept in metadata column_prefixes): "
+                     + ", ".join(f"{n} -> {plan[[k for k in plan if k.strip() == n][0]].column}" for n in used_prefixes))
     return plan, ignored, notes
 
 
@@ -107,11 +121,12 @@ def numeric_cells(values: Any) -> tuple[np.ndarray, np.ndarray, str]:
     return a, invalid, unit
 
 
-def time_to_seconds(values: Any, kind: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+def time_to_seconds(values: Any, kind: str, factor: float = 1.0) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """Absolute or elapsed time -> seconds since the first row.
 
     ``kind``: ``auto`` (ISO 8601 text, epoch s or epoch ms judged by magnitude, else elapsed s),
-    ``iso``, ``epoch_s``, ``epoch_ms``, ``epoch_us``, ``epoch_ns``. Returns (t_s, invalid, metadata)
+    ``iso``, ``epoch_s``, ``epoch_ms``, ``epoch_us``, ``epoch_ns``. ``factor``: the unit of numbers under
+    ``auto`` (``time_ms`` -> 1e-3): they are scaled first, and are epoch seconds when above 1e8 s. Returns (t_s, invalid, metadata)
     where metadata holds ``start_time`` (ISO, naive local unless the source had a zone) and
     ``start_epoch_s`` when the source time was absolute.
     """
@@ -136,11 +151,19 @@ def time_to_seconds(values: Any, kind: str) -> tuple[np.ndarray, np.ndarray, dic
             s = nums
     if pd.api.types.is_numeric_dtype(s.dtype):
         a = s.to_numpy(dtype="float64", na_value=np.nan)
-        finite = a[np.isfinite(a)]
+        if kind == "auto" and factor != 1.0:
+            a = a * factor
+        probe = a[:100_000]
+        finite = probe[np.isfinite(probe)]
+        if not finite.size and np.isfinite(a).any():
+            finite = a[np.isfinite(a)][:1]
         scale = {"epoch_s": 1.0, "epoch_ms": 1e-3, "epoch_us": 1e-6, "epoch_ns": 1e-9}.get(kind)
         if kind == "auto" and finite.size:
             med = float(np.median(finite))
-            scale = 1e-9 if med > 1e17 else 1e-6 if med > 1e14 else 1e-3 if med > 1e11 else 1.0 if med > 1e8 else None
+            if factor != 1.0:
+                scale = 1.0 if med > 1e8 else None  # already in seconds: an epoch, or elapsed time
+            else:
+                scale = 1e-9 if med > 1e17 else 1e-6 if med > 1e14 else 1e-3 if med > 1e11 else 1.0 if med > 1e8 else None
         if scale is None:  # elapsed seconds already
             return a, ~np.isfinite(a) & ~np.isnan(a), meta
         a = a * scale
@@ -179,15 +202,20 @@ def time_to_seconds(values: Any, kind: str) -> tuple[np.ndarray, np.ndarray, dic
     return a, invalid, meta
 
 
-def convert(table: TMapping[str, Any], options: Any, *, source: str = "") -> Converted:
-    """Map and convert the columns of ``table`` (name -> values) to Timeline columns in SI units."""
+def convert(table: TMapping[str, Any], options: Any, *, source: str = "", resolver: Any = resolve_column) -> Converted:
+    """Map and convert the columns of ``table`` (name -> values) to Timeline columns in SI units.
+
+    ``resolver``: name -> Mapping or None (``--pattern`` groups use the strict
+    :func:`~costmodel.ingest.units.documented_column`)."""
     names = list(table.keys())
-    plan, ignored, notes = plan_columns(names, options)
+    plan, ignored, notes = plan_columns(names, options, resolver)
+    prefixes = {src.strip(): m.prefix for src, m in plan.items() if m.prefix}
     out = Converted(warnings=[f"{source}: {n}" for n in notes])
     for src, m in plan.items():
         col = m.column
         if col == "t_s" and (m.time_kind or "").strip():
-            a, bad, meta = time_to_seconds(table[src], m.time_kind)
+            kind = "auto" if m.time_kind == "auto_num" else m.time_kind
+            a, bad, meta = time_to_seconds(table[src], kind, factor=m.factor)
             out.metadata.update(meta)
         else:
             a, bad, cell_unit = numeric_cells(table[src])
@@ -232,4 +260,6 @@ def convert(table: TMapping[str, Any], options: Any, *, source: str = "") -> Con
         shown = ", ".join(ignored[:12]) + (f" and {len(ignored) - 12} more" if len(ignored) > 12 else "")
         out.warnings.append(f"{source}: columns not in the Timeline, not imported: {shown}")
     out.metadata["columns_mapped"] = dict(out.mapped)
+    if prefixes:
+        out.metadata["column_prefixes"] = prefixes
     return out

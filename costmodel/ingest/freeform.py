@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import IngestError
 from ..schema import Run
 from .frame import convert
-from .units import MIB
+from .units import MIB, documented_column
 from .validate import build_run, read_text, run_id_for
 
 FORMAT = "freeform"
@@ -214,7 +214,9 @@ def _tf(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
         ln = np.array(gs_lines)
     else:
         raise IngestError("no 'step = S (T sec)' or 'global_step/sec: N' line", path=src)
-    warn = [f"{src}: TensorFlow logs give steps per second, not samples: samples_per_s needs the batch size"]
+    warn = [] if getattr(options, "batch_size", None) else [
+        f"{src}: TensorFlow logs give steps per second, not samples: samples_per_s needs the batch size; "
+        "give it with --batch-size N (samples per step, all replicas)"]
     return [build_run(cols, path=path, run_id=run_id_for(path, options, suffix), fmt="tf", lines=ln, metadata=meta,
                       warnings=warn, **_c(options))]
 
@@ -367,13 +369,37 @@ def _pattern(path: Path, text: str, options: Any) -> Run:
         lines.append(i)
     if not lines:
         raise IngestError(f"--pattern matched no line", path=src, field="--pattern")
-    conv = convert({g: np.array(v, dtype=object) for g, v in records.items()}, options, source=src)
+    conv = convert({g: np.array(v, dtype=object) for g, v in records.items()}, options, source=src, resolver=documented_column)
     if not conv.columns:
         raise IngestError(
             f"--pattern groups {sorted(rx.groupindex)} name no Timeline column; use names such as step, t_s, samples_per_s, "
-            "step_time_ms, gpu_util_pct, read_MBps",
+            "step_time_ms, gpu_util_pct, read_MBps (Timeline columns or the aliases in docs/ingest.md)",
             field="--pattern",
         )
+    conv.warnings = [w for w in conv.warnings if "not in the Timeline, not imported" not in w]
+    extras = [g for g in rx.groupindex if g not in conv.mapped]
+    meta: dict[str, Any] = {"pattern": options.pattern, **conv.metadata}
+    if extras:
+        meta["extra_columns"] = {g: _extra_values(records[g]) for g in extras}
+        meta["extra_columns_lines"] = lines[:MAX_EXTRA_VALUES]
+        conv.warnings.append(
+            f"{src}: --pattern group(s) {', '.join(extras)} are not Timeline columns or documented aliases: kept as extra "
+            f"column(s) in metadata extra_columns (not guessed into another column; rename the group, e.g. gpu_util_pct, "
+            f"t_s, or use --map GROUP=COLUMN[:UNIT])"
+            + (f"; first {MAX_EXTRA_VALUES} of {len(lines)} values kept" if len(lines) > MAX_EXTRA_VALUES else ""))
     warn = conv.warnings + ([f"{src}: {other} line(s) did not match --pattern and were not imported"] if other else [])
     return build_run(conv.columns, path=path, run_id=run_id_for(path, options), fmt="pattern", lines=np.array(lines),
-                     invalid=conv.invalid, metadata={"pattern": options.pattern, **conv.metadata}, warnings=warn, **_c(options))
+                     invalid=conv.invalid, metadata=meta, warnings=warn, **_c(options))
+
+
+#: values kept per extra --pattern group in metadata (a warning says when more were matched)
+MAX_EXTRA_VALUES = 100_000
+
+
+def _extra_values(values: list[str | None]) -> list[Any]:
+    """An extra group's values: numbers where every present value is one, else the text."""
+    vals = values[:MAX_EXTRA_VALUES]
+    try:
+        return [None if v is None else (int(v) if re.fullmatch(r"[-+]?\d+", v) else float(v)) for v in vals]
+    except ValueError:
+        return list(vals)

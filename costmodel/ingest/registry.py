@@ -10,12 +10,17 @@ from ..errors import IngestError
 #: (format name, module path). Sniffing tries them in this order.
 READERS: list[tuple[str, str]] = [
     ("timeline", "costmodel.ingest.timeline_reader"),
+    ("tfevents", "costmodel.ingest.tfevents"),
     ("bench_jsonl", "costmodel.ingest.benchjsonl"),
     ("benchtext", "costmodel.ingest.benchtext"),
+    ("trainlog", "costmodel.ingest.trainlogs"),
+    ("torch_trace", "costmodel.ingest.torchprof"),
     ("fio_json", "costmodel.ingest.fio"),
     ("fio_log", "costmodel.ingest.fiolog"),
     ("dlio", "costmodel.ingest.dlio"),
     ("gpu", "costmodel.ingest.gpu"),
+    ("sysstat", "costmodel.ingest.sysstat"),
+    ("mlflow", "costmodel.ingest.mlflow"),
     ("freeform", "costmodel.ingest.freeform"),
     ("tabular", "costmodel.ingest.tabular"),
 ]

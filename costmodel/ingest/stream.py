@@ -6,8 +6,9 @@ about one Arrow batch (``block_bytes``, 16 MiB of CSV text by default) whatever 
 :func:`costmodel.ingest.tabular.csv_blocks` cuts the text at line ends and parses one block with
 ``pyarrow.csv`` (Arrow's own streaming reader reads the whole file ahead), the same vectorised conversion and validation as
 :func:`costmodel.ingest.load` runs on it (step order and time order carried across batches), and a
-``pyarrow.parquet.ParquetWriter`` appends it. A block holding a cell that is not a number is parsed
-again as text, so only its bad rows are rejected (with line numbers), as on the unstreamed path;
+``pyarrow.parquet.ParquetWriter`` appends it. A column that meets a cell that is not a number is read as
+text from that block on and converted in Arrow (the bad cells marked, so only they are rejected or blanked,
+with line numbers, as on the unstreamed path); a cell with a unit sends its block through the text parse;
 per-epoch step counters are carried across blocks (:func:`costmodel.ingest.validate.renumber_epochs`). The file appears only when everything succeeded
 (temporary name, then rename); the bad-row threshold is checked over the whole file.
 """
@@ -23,8 +24,9 @@ import numpy as np
 from ..errors import IngestError
 from ..schema import TIMELINE_COLUMNS, Rejection, Run, to_timeline
 from ..util import atomic_path, to_jsonable
+from .derive import apply_to_run
 from .frame import convert
-from .validate import build_run, epoch_note, run_id_for, too_many_bad
+from .validate import MAX_BAD_FRACTION, MISSING_LINES_KEPT, build_run, epoch_note, run_id_for, too_many_bad
 
 #: CSV/TSV inputs at least this large are always streamed when writing with -o; inputs adding up to it
 #: are read and written one file at a time
@@ -109,7 +111,8 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
     if not plan:
         raise IngestError(f"no usable column: header has {', '.join(names[:15])}", path=src, line=skip + 1)
     include = [n for n in names if n in plan]
-    types = {n: pa.float64() for n in include if not (plan[n].column == "t_s" and plan[n].time_kind)}
+    types = {n: pa.float64() for n in include if not (plan[n].column == "t_s" and plan[n].time_kind
+                                                                 and plan[n].time_kind != "auto_num")}
     skipped: list[str] = []
 
     def on_invalid(row: Any) -> str:
@@ -124,19 +127,61 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
                                      strings_can_be_null=False)
     read_opts = pacsv.ReadOptions(column_names=names, block_size=max(1 << 20, block_bytes // 4))
 
+    time_cols = {n for n in include if plan[n].column == "t_s"}
+    text_cols: set[str] = set()  # columns that met a cell that is not a number: read as text, converted in Arrow
+    opts_now = conv_opts
+
+    def text_block(block: bytes, mark: int) -> Any:
+        del skipped[mark:]  # the malformed rows of this block are reported again by the text parse
+        return pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
+                              convert_options=text_opts)
+
     def blocks() -> Any:
+        nonlocal opts_now
+        from .tabular import _text_to_float
+
         for block in line_blocks(path, skip, block_bytes):
             mark = len(skipped)
-            try:
-                table = pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
-                                       convert_options=conv_opts)
-            except pa.ArrowInvalid as exc:
-                if "CSV parse error" in str(exc) and "conversion" not in str(exc).lower():
-                    raise IngestError(f"not a well-formed CSV: {str(exc)[:200]}", path=src) from None
-                del skipped[mark:]  # the malformed rows of this block are reported again by the text parse
-                table = pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
-                                       convert_options=text_opts)
-            yield table
+            table = None
+            while table is None:
+                del skipped[mark:]
+                try:
+                    table = pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
+                                           convert_options=opts_now)
+                except pa.ArrowInvalid as exc:
+                    msg = str(exc)
+                    if "CSV parse error" in msg and "conversion" not in msg.lower():
+                        raise IngestError(f"not a well-formed CSV: {msg[:200]}", path=src) from None
+                    import re as _re
+
+                    m = _re.search(r"column #(\d+)", msg)
+                    name = names[int(m.group(1))] if m and int(m.group(1)) < len(names) else None
+                    if name is None or name in text_cols or name in time_cols or name not in include:
+                        table = text_block(block, mark)
+                        yield table
+                        table = "done"
+                        break
+                    text_cols.add(name)
+                    opts_now = pacsv.ConvertOptions(
+                        include_columns=include, null_values=NULL_VALUES, strings_can_be_null=False,
+                        column_types={n: (pa.string() if n in text_cols else types[n]) for n in include if n in types})
+            if isinstance(table, str):
+                continue
+            cols = []
+            for fname, col in zip(table.schema.names, table.columns):
+                if fname in text_cols and (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+                    vals, bad, unit = _text_to_float(col)
+                    if unit:  # a unit in a cell sets the column's factor: this block takes the text path
+                        cols = None
+                        break
+                    vals[bad] = np.nan  # a cell that is not a number: NaN here is "bad" downstream (not missing)
+                    na = np.isnan(vals) & ~bad
+                    col = pa.array(vals, mask=na, type=pa.float64())
+                cols.append(col)
+            if cols is None:
+                yield text_block(block, mark)
+                continue
+            yield pa.Table.from_arrays(cols, names=table.schema.names)
 
     return _stream_blocks(path, options, writer, schema, blocks(), skip, skipped, run_id, delim)
 
@@ -162,6 +207,7 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
     meta: dict[str, Any] = {}
     present: set[str] = set()
     epoch_state: dict[str, Any] = {}  # per-epoch step counters carried across batches
+    missing: dict[str, dict[str, Any]] = {}  # bad auxiliary cells kept as missing, per column, over all batches
     first = True
     while True:
         try:
@@ -191,14 +237,21 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
                         carry_step=carry_step, carry_t=carry_t, check_threshold=False, epoch_state=epoch_state)
         if derived_t:
             run.table["t_s"] = run.table["t_s"].to_numpy() + t_offset
+        n_warn = len(run.warnings)
+        apply_to_run(run, getattr(options, "batch_size", None), getattr(options, "tokens_per_step", None))
+        derive_notes = run.warnings[n_warn:]
         if first:
             meta = {**conv.metadata, **run.metadata, "streamed": True}
             meta.pop("start_epoch_s", None)
             if start_abs is not None:
                 meta["start_epoch_s"] = start_abs
-            warnings += conv.warnings
+            warnings += conv.warnings + derive_notes
             first = False
         rejected += run.rejected
+        for c, info in (run.metadata.get("missing_cells") or {}).items():
+            acc = missing.setdefault(c, {"count": 0, "first_lines": [], "first_reason": info["first_reason"]})
+            acc["count"] += info["count"]
+            acc["first_lines"] = (acc["first_lines"] + list(info["first_lines"]))[:MISSING_LINES_KEPT]
         source_rows += n
         if run.rows:
             tab = run.table
@@ -219,6 +272,16 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
                           line=first_bad.line, field=first_bad.field)
     if rows == 0:
         raise IngestError("no data rows", path=src)
+    meta.pop("missing_cells", None)
+    for c, info in missing.items():
+        if too_many_bad(info["count"], total):
+            raise IngestError(f"column {c}: {info['count']} of {total} cells are bad (a column may lose at most "
+                              f"{MAX_BAD_FRACTION:.0%} of its cells); first: {info['first_reason']}",
+                              path=src, line=info["first_lines"][0] if info["first_lines"] else None, field=c)
+        where = f" (first on line {info['first_lines'][0]})" if info["first_lines"] else ""
+        warnings.append(f"{src}: {c}: {info['count']} bad cell(s) kept as missing, rows kept{where}: {info['first_reason']}")
+    if missing:
+        meta["missing_cells"] = missing
     if epoch_state.get("restart_rows"):
         meta["epoch_steps"] = epoch_note(epoch_state)
         first_line = epoch_state["restart_lines"][0] if epoch_state["restart_lines"] else None

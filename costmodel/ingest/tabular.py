@@ -82,7 +82,14 @@ def read(path: Path, options: Any) -> list[Run]:
         return [_read_jsonl(path, options)]
     if kind == "kv":
         return [_read_kv(path, options)]
-    return [_read_csv(path, options, "\t" if kind == "tsv" else _delimiter(head))]
+    delim = "\t" if kind == "tsv" else _delimiter(head)
+    from .mlflow import long_format_columns, read_long_csv
+
+    names, _skip = _header(path, delim)
+    roles = long_format_columns(names) if not getattr(options, "mapping", None) else None
+    if roles:  # key,value,step[,timestamp,run_id]: one column per key (MLflow metric history and the like)
+        return read_long_csv(path, options, roles, delim)
+    return [_read_csv(path, options, delim)]
 
 
 def _delimiter(head: str) -> str:
@@ -93,8 +100,9 @@ def _delimiter(head: str) -> str:
 
 def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], lines: np.ndarray | None,
             extra: list[Rejection], source_rows: int | None = None, metadata: dict[str, Any] | None = None,
-            src_invalid: dict[str, np.ndarray] | None = None) -> Run:
+            src_invalid: dict[str, np.ndarray] | None = None, notes: list[str] | None = None) -> Run:
     conv = convert(conv_table, options, source=str(path))
+    conv.warnings = list(notes or []) + conv.warnings
     conv_table.clear()
     columns, conv.columns = conv.columns, {}
     for src, mask in (src_invalid or {}).items():
@@ -102,6 +110,13 @@ def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], line
         if col is not None:
             conv.invalid[col] = conv.invalid[col] | mask if col in conv.invalid else mask
     meta = {"dialect": fmt, **(metadata or {}), **conv.metadata}
+    if "step" in columns:
+        columns, conv.invalid, lines, note, merged = merge_same_step(columns, conv.invalid, lines)
+        if merged:
+            conv.warnings.append(f"{path}: {note}")
+            meta["rows_merged_by_step"] = merged
+            if source_rows is not None:
+                source_rows -= merged["rows_merged"]
     if fmt in ("csv", "tsv"):
         conv.warnings += missing_cell_notes(str(path), columns, conv.invalid)
     return build_run(
@@ -118,6 +133,69 @@ def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], line
         source_rows=source_rows,
         strict=getattr(options, "strict", False),
     )
+
+
+def merge_same_step(columns: dict[str, np.ndarray], invalid: dict[str, np.ndarray], lines: Any
+                    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], Any, str, dict[str, Any] | None]:
+    """Rows that repeat the previous row's step and fill other columns are one observation logged in pieces
+    (Lightning's epoch-end validation row, W&B history rows): they are merged into one row (first value of each
+    column). Rows whose values conflict (two different values in one column) are left alone, so the duplicate step
+    is still rejected. Vectorised: only the rows next to a repeated step are looked at."""
+    sv = np.asarray(columns["step"], dtype="float64")
+    n = len(sv)
+    if n < 2:
+        return columns, invalid, lines, "", None
+    same = sv[1:] == sv[:-1]
+    if not same.any():
+        return columns, invalid, lines, "", None
+    import pandas as pd
+
+    group = np.concatenate(([0], np.cumsum(~same)))  # consecutive rows with one step share a group
+    floats = {c: np.asarray(a, dtype="float64") for c, a in columns.items() if c != "step"}
+    frame = pd.DataFrame({c: a for c, a in floats.items()})
+    frame["_g"] = group
+    dup_groups = np.unique(group[1:][same])
+    sub = frame[np.isin(group, dup_groups)]
+    # a piece fills columns the other pieces leave empty; the clock and epoch may repeat (same value) in every piece;
+    # two values in one metric column (even equal ones: a row logged twice) are a real duplicate
+    by = sub.groupby("_g")
+    counts = by.count()
+    shared = [c for c in ("epoch", "t_s") if c in counts.columns]
+    metric_ok = (counts.drop(columns=shared) <= 1).all(axis=1)
+    shared_ok = (by[shared].nunique(dropna=True) <= 1).all(axis=1) if shared else True
+    ok = metric_ok & shared_ok
+    ok_groups = ok.index[ok.to_numpy()].to_numpy()
+    if not len(ok_groups):
+        return columns, invalid, lines, "", None
+    merge_rows = np.isin(group, ok_groups)
+    firsts = sub[np.isin(sub["_g"].to_numpy(), ok_groups)].groupby("_g").first()
+    keep = ~merge_rows | np.concatenate(([True], group[1:] != group[:-1]))  # the first row of each merged group
+    out: dict[str, np.ndarray] = {"step": sv[keep]}
+    first_idx = np.flatnonzero(keep & merge_rows)
+    gid = group[first_idx]
+    for c, a in floats.items():
+        b = np.array(a, copy=True)
+        b[first_idx] = firsts[c].reindex(gid).to_numpy(dtype="float64")
+        out[c] = b[keep]
+    inv = {}
+    for c, mask in invalid.items():
+        m = np.asarray(mask, dtype=bool)
+        if merge_rows.any():
+            g_bad = pd.Series(m).groupby(group).transform("max").to_numpy(dtype=bool)
+            m = np.where(merge_rows, g_bad, m)
+        inv[c] = m[keep]
+    if isinstance(lines, (int, np.integer)):
+        new_lines: Any = (np.arange(n) + int(lines))[keep]
+    elif lines is None:
+        new_lines = None
+    else:
+        new_lines = np.asarray(lines)[keep]
+    merged_rows = int(n - keep.sum())
+    info = {"rows_merged": merged_rows, "groups": int(len(ok_groups)),
+            "rule": "consecutive rows with the same step and no conflicting value are one row (first value per column)"}
+    note = (f"{merged_rows} row(s) repeating the previous row's step with other columns filled (e.g. epoch-end "
+            f"validation rows) were merged into {len(ok_groups)} row(s); rows that conflict stay duplicates")
+    return out, inv, new_lines, note, info
 
 
 def missing_cell_notes(src: str, columns: dict[str, np.ndarray], invalid: dict[str, np.ndarray]) -> list[str]:
@@ -193,10 +271,16 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
         return "skip"
 
     include = [n for n in names if n in plan]
+    not_read = [n for n in names if n not in plan and n]
+    if not_read:
+        shown = ", ".join(not_read[:12]) + (f" and {len(not_read) - 12} more" if len(not_read) > 12 else "")
+        notes_not_read = [f"{path}: columns not in the Timeline, not imported: {shown}"]
+    else:
+        notes_not_read = []
     types = {}
     for n in include:
         m = plan[n]
-        if m.column == "t_s" and m.time_kind:
+        if m.column == "t_s" and m.time_kind and m.time_kind != "auto_num":
             continue
         types[n] = pa.float64()
     read_opts = pacsv.ReadOptions(skip_rows=skip + 1, column_names=names)  # our stripped header names
@@ -207,14 +291,16 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
             include_columns=include, column_types=types, null_values=NULL_VALUES, strings_can_be_null=True
         )
         if len(types) == len(include):  # all numeric: stream into preallocated numpy columns (memory ~ the result)
-            cols, invalid_nan, n = _read_numeric_streaming(path, skip, parse_opts, conv_opts, include, names)
+            time_cols = frozenset(n for n in include if plan[n].column == "t_s")
+            cols, invalid_nan, n = _read_numeric_streaming(path, skip, parse_opts, conv_opts, include, names,
+                                                           keep_typed=time_cols, reported=(skipped, texts))
             lines = _line_numbers(n, skip, skipped)
             if skipped and any(num is None for num, _w in skipped):
                 skipped[:] = _locate(path, texts, skipped)
                 lines = _line_numbers(n, skip, skipped)
             extra = [Rejection(path=str(path), line=num, reason=f"malformed row: {why}") for num, why in skipped]
             return _finish(path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra,
-                           source_rows=n + len(skipped), src_invalid=invalid_nan)
+                           source_rows=n + len(skipped), src_invalid=invalid_nan, notes=notes_not_read)
         table = pacsv.read_csv(path, read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
         typed = True
     except pa.ArrowInvalid as exc:
@@ -242,7 +328,8 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
         extra.append(Rejection(path=str(path), line=number, reason=f"malformed row: {why}"))
     # NaN written literally in the file ("nan") is a bad value, not a missing one
     return _finish(
-        path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra, source_rows=n + len(skipped), src_invalid=invalid_nan
+        path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra, source_rows=n + len(skipped), src_invalid=invalid_nan,
+        notes=notes_not_read,
     )
 
 
@@ -261,7 +348,8 @@ def _estimate_rows(path: Path, skip: int) -> int:
 
 
 def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_opts: Any,
-               block_bytes: int = STREAM_BLOCK_BYTES) -> Any:
+               block_bytes: int = STREAM_BLOCK_BYTES, keep_typed: frozenset[str] = frozenset(),
+               reported: tuple[list[Any], ...] = ()) -> Any:
     """Yield the data rows of a CSV as Arrow tables of about ``block_bytes`` of text each.
 
     The file is cut at line ends by us and each block parsed with ``pyarrow.csv.read_csv`` (multi-
@@ -273,9 +361,34 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
 
     import pyarrow.csv as pacsv
 
+    import pyarrow as pa
+
     read_opts = pacsv.ReadOptions(column_names=names, block_size=max(1 << 20, block_bytes // 4))
+    opts = conv_opts
+    text_cols: set[str] = set()
     for block in line_blocks(path, skip, block_bytes):
-        yield pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
+        marks = [len(lst) for lst in reported]  # malformed rows reported by a failed attempt are reported again
+        while True:
+            for lst, mark in zip(reported, marks):
+                del lst[mark:]
+            try:
+                yield pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
+                                     convert_options=opts)
+                break
+            except pa.ArrowInvalid as exc:
+                msg = str(exc)
+                if "CSV parse error" in msg and "conversion" not in msg.lower():
+                    raise
+                # a cell that is not a number: from now on that column is read as text and converted by the caller
+                # (vectorised, bad cells marked), the others stay typed
+                m = re.search(r"column #(\d+)", msg)
+                name = names[int(m.group(1))] if m and int(m.group(1)) < len(names) else None
+                if name is None or name in text_cols or name not in opts.include_columns or name in keep_typed:
+                    raise  # a time column of text (ISO dates), or no way to tell: the caller's whole-file text path
+                text_cols.add(name)
+                types = {n: (pa.string() if n in text_cols else pa.float64()) for n in opts.include_columns}
+                opts = pacsv.ConvertOptions(include_columns=opts.include_columns, column_types=types,
+                                            null_values=NULL_VALUES, strings_can_be_null=False)
 
 
 def line_blocks(path: Path, skip: int, block_bytes: int = STREAM_BLOCK_BYTES) -> Any:
@@ -303,7 +416,8 @@ def line_blocks(path: Path, skip: int, block_bytes: int = STREAM_BLOCK_BYTES) ->
 
 
 def _read_numeric_streaming(
-    path: Path, skip: int, parse_opts: Any, conv_opts: Any, include: list[str], names: list[str]
+    path: Path, skip: int, parse_opts: Any, conv_opts: Any, include: list[str], names: list[str],
+    keep_typed: frozenset[str] = frozenset(), reported: tuple[list[Any], ...] = (),
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
     """Read float columns block by block into preallocated numpy arrays.
 
@@ -313,10 +427,12 @@ def _read_numeric_streaming(
     """
     cap = _estimate_rows(path, skip)
     out = {n: np.empty(cap, dtype="float64") for n in include}
-    return _fill(csv_blocks(path, skip, names, parse_opts, conv_opts), out, cap)
+    return _fill(csv_blocks(path, skip, names, parse_opts, conv_opts, keep_typed=keep_typed, reported=reported),
+                 out, cap)
 
 
 def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     nan_cells: dict[str, np.ndarray] = {}
@@ -334,6 +450,18 @@ def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, 
                 grown[:i] = nan_cells[k][:i]
                 nan_cells[k] = grown
         for name, col in zip(batch.schema.names, batch.columns):
+            if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+                # a block re-read as text (a cell that is not a number): per-column parse; a cell is invalid when
+                # present and not a number; cells with units need the whole-file text path (their unit sets the factor)
+                vals, bad, unit = _text_to_float(col)
+                if unit:
+                    raise pa.ArrowInvalid(f"conversion: column {name!r} has cells with a unit")
+                out[name][i : i + n] = vals
+                if bad.any():
+                    if name not in nan_cells:
+                        nan_cells[name] = np.zeros(cap, dtype=bool)
+                    nan_cells[name][i : i + n] = bad
+                continue
             j = i
             for chunk in getattr(col, "chunks", [col]):  # copy chunk by chunk: no intermediate concatenation
                 out[name][j : j + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
@@ -345,6 +473,45 @@ def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, 
         i += n
     del reader
     return {k: v[:i] for k, v in out.items()}, {k: v[:i] for k, v in nan_cells.items()}, i
+
+
+_NUMBER_RE = r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$"
+_NUMBER_UNIT_RE = r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*(?:%|[A-Za-z/µ]+)$"
+
+
+def _text_to_float(col: Any) -> tuple[np.ndarray, np.ndarray, bool]:
+    """A text column of a CSV block as float64, vectorised in Arrow: (values, invalid mask, has cells with units).
+    NA tokens (empty, ``N/A``...) are NaN and not invalid; a literal ``nan``/``inf`` is invalid, like any other text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:  # most columns of the block are clean numbers: one cast, no per-cell regex
+        a = np.array(pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False), dtype="float64")  # writable
+        bad = np.isinf(a) | np.isnan(a)  # "nan"/"inf" text converts: still a bad value
+        return a, bad, False
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    col = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    n = len(col)
+    # plain decimals ("97.5", "12") are found without a regex; only the rest (a few cells) go through one
+    plain = pc.fill_null(pc.utf8_is_decimal(pc.replace_substring(col, ".", "", max_replacements=1)), False)
+    a = np.full(n, np.nan)
+    plain_np = plain.to_numpy(zero_copy_only=False).astype(bool)
+    if plain_np.any():
+        a[plain_np] = pc.cast(pc.filter(col, plain), pa.float64()).to_numpy(zero_copy_only=False)
+    invalid = np.zeros(n, dtype=bool)
+    rest = np.flatnonzero(~plain_np)
+    if not len(rest):
+        return a, invalid, False
+    sub = pc.utf8_trim_whitespace(pc.take(col, pa.array(rest)))
+    is_num = pc.fill_null(pc.match_substring_regex(sub, _NUMBER_RE), False)
+    is_na = pc.fill_null(pc.is_in(pc.utf8_lower(sub), value_set=pa.array(sorted(NA_TOKENS))), True)
+    other = pc.and_(pc.invert(is_num), pc.invert(is_na))
+    has_unit = bool(pc.any(pc.and_(other, pc.fill_null(pc.match_substring_regex(sub, _NUMBER_UNIT_RE), False))).as_py())
+    vals = pc.cast(pc.if_else(is_num, sub, pa.scalar(None, pa.string())), pa.float64())
+    a[rest] = vals.to_numpy(zero_copy_only=False).astype("float64", copy=False)
+    invalid[rest] = other.to_numpy(zero_copy_only=False).astype(bool)
+    return a, invalid, has_unit
 
 
 def _arrow_to_numpy(table: Any, typed: bool) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

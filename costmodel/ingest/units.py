@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import IngestError
 from ..schema import TIMELINE_COLUMNS
@@ -91,6 +92,8 @@ class Mapping:
     time_kind: str = ""
     #: True when the unit was guessed (the reader may want to say so)
     ambiguous: bool = False
+    #: the prefix of a prefixed source name (``train`` for ``train/samples_per_sec``), kept in metadata
+    prefix: str = ""
 
 
 def unit_factor(unit: str, *, field: str | None = None) -> float:
@@ -111,6 +114,10 @@ def _norm(name: str) -> str:
     return n
 
 
+#: time names whose cells are often text (ISO 8601): read as text first. Other time names (``t_s``, ``elapsed``...) are
+#: read as numbers first (time_kind ``auto_num``), and as text when a cell is not a number; both follow the same rules.
+TEXT_TIME_BASES = ("time", "timestamp", "date", "datetime", "ts", "t", "wall_time", "walltime", "wall_clock", "_timestamp")
+
 # Base names (lower case, no unit) -> Timeline column.
 _ALIASES: dict[str, str] = {}
 
@@ -120,8 +127,9 @@ def _alias(col: str, *names: str) -> None:
         _ALIASES[n] = col
 
 
-_alias("step", "step", "steps", "batch", "batch_idx", "iter", "iteration", "iterations", "global_step", "pass")
-_alias("t_s", "t", "time", "timestamp", "elapsed", "elapsed_time", "wall_time", "walltime", "wall_clock", "date", "datetime", "ts")
+_alias("step", "step", "steps", "batch", "batch_idx", "iter", "iteration", "iterations", "global_step", "pass", "_step",
+       "trainer/global_step")
+_alias("t_s", "_runtime", "_timestamp", "t", "time", "timestamp", "elapsed", "elapsed_time", "wall_time", "walltime", "wall_clock", "date", "datetime", "ts")
 _alias("epoch", "epoch", "epochs", "epoch_num")
 _alias(
     "samples_per_s",
@@ -147,7 +155,6 @@ _alias(
     "gpu_utilization",
     "utilization.gpu",
     "gpu_usage",
-    "gpu",
     "gract",
     "dcgm_fi_prof_gr_engine_active",
     "dcgm_fi_dev_gpu_util",
@@ -242,7 +249,7 @@ def resolve_column(name: str) -> Mapping | None:
     if low in TIMELINE_COLUMNS and low not in ("run_id", "role"):
         # canonical names map to themselves (already SI)
         if low == "t_s":
-            return Mapping("t_s", 1.0, "s")
+            return Mapping("t_s", 1.0, "s", time_kind="auto_num")  # epoch s/ms by magnitude, ISO text too
         # a canonical fraction column holding 0..100 is read as percent (with a warning)
         return Mapping(low, 1.0, "", ambiguous=low in ("gpu_util", "cache_hit_ratio"))
     base, unit = split_unit(n)
@@ -253,9 +260,12 @@ def resolve_column(name: str) -> Mapping | None:
         return None
     ambiguous = False
     if col == "t_s":
-        if unit in ("", "s") and base in ("time", "timestamp", "date", "datetime", "ts", "t"):
+        # every time alias reads ISO 8601 text and epoch s/ms/us/ns (by magnitude) the same way
+        if unit in ("", "s") and base in TEXT_TIME_BASES:
             return Mapping("t_s", 1.0, unit, time_kind="auto")
-        return Mapping("t_s", UNIT_FACTORS.get(unit, 1.0), unit or "s")
+        if unit not in UNIT_FACTORS:
+            return None
+        return Mapping("t_s", UNIT_FACTORS[unit], unit or "s", time_kind="auto_num")
     if unit not in UNIT_FACTORS:
         return None
     factor = UNIT_FACTORS[unit]
@@ -282,3 +292,69 @@ def mapping_from_option(src: str, dst: str, unit: str | None) -> Mapping:
     if dst == "t_s" and u in ABSOLUTE_TIME_UNITS:
         return Mapping("t_s", 1.0, u, time_kind=u)
     return Mapping(dst, unit_factor(u, field="--map") if u else 1.0, u)
+
+
+#: The aliases docs/ingest.md documents, per Timeline column. A ``--pattern`` group must be a Timeline column or one
+#: of these (a unit suffix allowed: ``step_time_ms``, ``time_ms``); any other name is kept as an extra, never guessed.
+DOCUMENTED_ALIASES: dict[str, tuple[str, ...]] = {
+    "step": ("batch", "iter", "iteration", "global_step", "pass"),
+    "t_s": ("time", "timestamp", "elapsed", "elapsed_s", "wall_time"),
+    "epoch": ("epoch",),
+    "samples_per_s": ("samples_per_sec", "samples/s", "samples/sec", "throughput", "imgs_sec"),
+    "tokens_per_s": ("tokens_per_sec", "tok/s", "tokens/s", "tps"),
+    "step_time_s": ("step_time", "step_time_ms", "batch_time", "iter_time"),
+    "gpu_util": ("gpu_util_pct", "gpu_util%", "utilization.gpu [%]", "GRACT", "DCGM_FI_DEV_GPU_UTIL"),
+    "read_bytes_per_s": ("read_mbps", "read_MBps", "read_MiBps", "read_GBps", "read_GiBps", "read_bw", "Throughput MiB/s"),
+    "read_latency_s": ("read_latency_ms", "read_lat_us", "r_await"),
+    "cache_hit_ratio": ("cache_hit", "hit_rate", "hit_ratio", "cache_hit_pct"),
+    "data_wait_s": ("data_wait", "data_wait_ms", "dataloader_time", "data_time"),
+    "gpu_power_w": ("power.draw [W]", "power_draw"),
+}
+
+
+def documented_column(name: str) -> Mapping | None:
+    """``resolve_column(name)`` when ``name`` is a Timeline column or a documented alias (with or without a unit
+    suffix), else None: the strict rule for ``--pattern`` group names (``gpu`` is not ``gpu_util``, ``date`` is not
+    ``t_s``)."""
+    m = resolve_column(name)
+    if m is None:
+        return None
+    low = _norm(name).lower()
+    names = {a.lower() for al in DOCUMENTED_ALIASES.values() for a in al}
+    names |= {c for c in TIMELINE_COLUMNS if c not in ("run_id", "role")}
+    bases = {split_unit(a)[0] for a in names} | names
+    for c in TIMELINE_COLUMNS:  # canonical stems with another unit: step_time_ms, read_latency_us, data_wait_ms
+        for suf in ("_s", "_w", "_per_s"):
+            if c.endswith(suf):
+                bases.add(c[: -len(suf)])
+    if low in names or split_unit(name)[0] in bases:
+        return m
+    return None
+
+
+#: prefixes whose metrics are not the training run's (evaluation): a column under them maps only when no other does
+EVAL_PREFIXES = ("eval", "val", "valid", "validation", "test")
+
+
+def resolve_prefixed(name: str, resolver: Any = None) -> tuple[Mapping, str] | None:
+    """A prefixed metric name mapped by its last part: ``train/samples_per_sec`` -> (samples_per_s, ``train``),
+    ``perf/tok/s`` -> (tokens_per_s, ``perf``), a W&B panel column ``run-7 - train/loss`` -> its metric. Returns
+    (Mapping, prefix) or None. W&B ``__MIN`` / ``__MAX`` band columns are not metrics (None)."""
+    res = resolver or resolve_column
+    n = _norm(name)
+    if n.endswith(("__MIN", "__MAX", "__min", "__max")):
+        return None
+    if " - " in name:
+        n = _norm(name.rsplit(" - ", 1)[1])
+    parts = n.split("/")
+    for k in range(1, len(parts)):
+        tail = "/".join(parts[k:])
+        m = res(tail)
+        if m is not None:
+            return m, "/".join(parts[:k])
+    if n != _norm(name):
+        m = res(n)
+        if m is not None:
+            return m, ""
+    return None
+

@@ -4,10 +4,16 @@ Readers hand over plain numpy columns already in SI units (plus the source line 
 :func:`build_run` rejects bad rows, decides whether the file as a whole is bad, fills ``t_s``
 from step times when the source has no clock, and returns a :class:`~costmodel.schema.Run`.
 
+Cell rules: a bad cell is a value that is present but not a number (wrong type, ``nan``, ``inf``), a
+negative rate, time, size or count, or a fraction (``gpu_util``, ``cache_hit_ratio``) above 1. In a key
+column (``step``, ``t_s``) or the run's primary metric (:func:`primary_metric`) a bad cell rejects its row;
+in any other column it becomes missing (NaN), the row stays, and ``metadata["missing_cells"]`` counts it per
+column (count, first lines, first reason). A column with more than :data:`MAX_BAD_FRACTION` bad cells (and
+more than :data:`MIN_BAD_ALLOWED`) makes the file bad; ``--strict`` makes any bad cell fatal.
+
 Row rules (a rejected row is counted, reported with its line number, never silently dropped):
 
-* a value that is present but not a number (wrong type, ``nan``, ``inf``) in a metric column;
-* a negative rate, time, size or count; a fraction (``gpu_util``, ``cache_hit_ratio``) above 1;
+* a bad cell in ``step``, ``t_s`` or the primary metric;
 * a step that repeats (duplicate step) or is lower than an earlier one; a step that is not an integer;
 * a time that goes backwards (equal times are allowed: some tools print coarse clocks).
 
@@ -146,6 +152,53 @@ def _step_text(sv: np.ndarray, raw: np.ndarray | None, i: int) -> str:
     return f"{int(raw[i])} (global step {int(sv[i])})"
 
 
+#: columns that key a row: a bad cell there rejects the row
+KEY_COLUMNS = ("step", "t_s")
+#: the primary metric of a run is the first of these it has; a bad cell there rejects the row
+PRIMARY_ORDER = ("samples_per_s", "tokens_per_s", "read_bytes_per_s", "write_bytes_per_s", "read_iops", "write_iops",
+                 "step_time_s") + tuple(c for c in METRIC_COLUMNS if c not in (
+                     "samples_per_s", "tokens_per_s", "read_bytes_per_s", "write_bytes_per_s", "read_iops", "write_iops",
+                     "step_time_s")) + ("gpu_power_w", "samples")
+#: first lines kept per column in ``missing_cells``
+MISSING_LINES_KEPT = 5
+
+
+def primary_metric(floats: TMapping[str, np.ndarray], invalid: TMapping[str, np.ndarray] | None = None) -> str | None:
+    """The run's primary metric: the first of :data:`PRIMARY_ORDER` with a value or a bad cell (None when none).
+
+    It matches the analysis default (``fit`` without ``--metric``): samples_per_s, then tokens_per_s, bytes/s, IOPS,
+    then step_time_s and the other metrics.
+    """
+    inv = invalid or {}
+    for c in PRIMARY_ORDER:
+        if c not in floats:
+            continue
+        a = floats[c]
+        if (c in inv and inv[c] is not None and np.asarray(inv[c]).any()) or not np.isnan(a).all():
+            return c
+    return None
+
+
+def _missing_cells(cell_checks: dict[str, list[tuple[np.ndarray, Any]]], rejected: np.ndarray,
+                   line_of: Any) -> dict[str, dict[str, Any]]:
+    """Per column: the bad cells of kept rows (count, first lines, first reason); vectorised, no per-row Python."""
+    out: dict[str, dict[str, Any]] = {}
+    for c, checks in cell_checks.items():
+        mask = checks[0][0].copy()
+        for m, _r in checks[1:]:
+            mask |= m
+        if rejected.any():
+            mask &= ~rejected
+        k = int(mask.sum())
+        if not k:
+            continue
+        first = np.flatnonzero(mask)[:MISSING_LINES_KEPT]
+        i0 = int(first[0])
+        reason = next(r(i0) for m, r in checks if m[i0])
+        out[c] = {"count": k, "first_lines": [line_of(int(i)) for i in first], "first_reason": reason, "_mask": mask}
+    return out
+
+
 def _reject_rows(
     bad: np.ndarray, reason_of: Any, rejected_mask: np.ndarray, reasons: dict[int, tuple[str, str | None]], field: str | None
 ) -> None:
@@ -226,25 +279,35 @@ def build_run(
             continue
         a = np.asarray(v, dtype="float64")
         floats[c] = a
-    # cells that were present but not numbers
+    # Bad cells. In a key column (step, t_s) or the primary metric they reject the row; in any other
+    # column the cell becomes missing (NaN), counted per column, and the row stays.
+    primary = primary_metric(floats, invalid)
+    cell_checks: dict[str, list[tuple[np.ndarray, Any]]] = {}
+
+    def bad_cells(c: str, mask: np.ndarray, reason_of: Any) -> None:
+        if c in KEY_COLUMNS or c == primary:
+            _reject_rows(mask, reason_of, rejected, reasons, c)
+        else:
+            cell_checks.setdefault(c, []).append((mask, reason_of))
+
     for c, mask in (invalid or {}).items():
         if mask is None or not mask.any():
             continue
-        _reject_rows(np.asarray(mask, dtype=bool), lambda i, c=c: f"{c}: not a number (expected a finite number)", rejected, reasons, c)
+        bad_cells(c, np.asarray(mask, dtype=bool), lambda i, c=c: f"{c}: not a number (expected a finite number)")
     for c, a in floats.items():
         if c == "t_s":
             continue
         with np.errstate(invalid="ignore"):
             inf = np.isinf(a)
             if inf.any():
-                _reject_rows(inf, lambda i, c=c, a=a: f"{c} = {a[i]} (expected a finite number)", rejected, reasons, c)
+                bad_cells(c, inf, lambda i, c=c, a=a: f"{c} = {a[i]} (expected a finite number)")
             neg = a < 0
             if neg.any():
-                _reject_rows(neg, lambda i, c=c, a=a: f"{c} = {a[i]:g} is negative (expected >= 0)", rejected, reasons, c)
+                bad_cells(c, neg, lambda i, c=c, a=a: f"{c} = {a[i]:g} is negative (expected >= 0)")
             if c in FRACTION_COLUMNS:
                 over = a > 1.0 + 1e-9
                 if over.any():
-                    _reject_rows(over, lambda i, c=c, a=a: f"{c} = {a[i]:g} (expected a fraction 0..1)", rejected, reasons, c)
+                    bad_cells(c, over, lambda i, c=c, a=a: f"{c} = {a[i]:g} (expected a fraction 0..1)")
 
     # step: integer, strictly increasing
     renumbered: np.ndarray | None = None  # the source's per-epoch steps, when they were made global
@@ -337,6 +400,7 @@ def build_run(
                 "t_s",
             )
 
+    missing_cells = _missing_cells(cell_checks, rejected, line_of)
     n_bad = int(rejected.sum()) + len(extra)
     total = (source_rows if source_rows is not None else n + len(extra))
     row_rejections = [
@@ -358,6 +422,33 @@ def build_run(
                 line=first.line,
                 field=first.field,
             )
+
+    if missing_cells:
+        first_col = min(missing_cells, key=lambda c: (missing_cells[c]["first_lines"] or [0])[0] or 0)
+        info = missing_cells[first_col]
+        first_line = info["first_lines"][0] if info["first_lines"] else None
+        if strict:
+            raise IngestError(
+                f"column {first_col}: {info['count']} bad cell(s) and --strict is set; first: {info['first_reason']}",
+                path=src, line=first_line, field=first_col,
+            )
+        if check_threshold:
+            for c, info in missing_cells.items():
+                if too_many_bad(info["count"], total):
+                    fl = info["first_lines"][0] if info["first_lines"] else None
+                    raise IngestError(
+                        f"column {c}: {info['count']} of {total} cells are bad (a column may lose at most "
+                        f"{MAX_BAD_FRACTION:.0%} of its cells); first: {info['first_reason']}",
+                        path=src, line=fl, field=c,
+                    )
+        for c, info in missing_cells.items():
+            a = floats[c]
+            if not a.flags.writeable:
+                a = floats[c] = np.array(a, dtype="float64")
+            a[info.pop("_mask")] = np.nan
+            where = f" (first on line {info['first_lines'][0]})" if info["first_lines"] and info["first_lines"][0] else ""
+            warnings.append(f"{src}: {c}: {info['count']} bad cell(s) kept as missing, rows kept{where}: {info['first_reason']}")
+        metadata["missing_cells"] = missing_cells
 
     keep = ~rejected if rejected.any() else None
     if keep is not None:

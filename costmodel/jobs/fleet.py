@@ -55,6 +55,18 @@ def _header(path: str) -> tuple[list[str], str]:
     return [x.strip().strip('"') for x in line.rstrip("\r\n").split(delim)], delim
 
 
+def _relative_seconds(path: str, index: int, delim: str) -> bool:
+    """True when column ``index`` of the first data row is a plain number below 1e8 (seconds since the run
+    started, not an epoch timestamp in s/ms/us/ns, which the full readers convert)."""
+    try:
+        with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+            fh.readline(65536)
+            row = fh.readline(65536).rstrip("\r\n").split(delim)
+        return abs(float(row[index].strip().strip('"'))) < 1e8
+    except (OSError, ValueError, IndexError):
+        return False
+
+
 def plan_csv(path: str) -> dict[str, Any] | None:
     """Which header columns give rank, step, throughput, step time and time, with SI factors; None when
     the file is not a per-step CSV we can read this way (no step column, or no throughput/step time)."""
@@ -77,8 +89,9 @@ def plan_csv(path: str) -> dict[str, Any] | None:
             continue
         col = m.column if hasattr(m, "column") else m[0]
         factor = getattr(m, "factor", 1.0)
-        if col == "t_s" and getattr(m, "time_kind", None):
-            continue  # absolute timestamps: leave to the full readers
+        if col == "t_s" and getattr(m, "time_kind", None) and not (
+                getattr(m, "time_kind", None) == "auto_num" and _relative_seconds(path, names.index(n), delim)):
+            continue  # absolute timestamps (ISO, epoch s/ms): leave to the full readers
         if col in ("step", "samples_per_s", "tokens_per_s", "step_time_s", "t_s") and col not in plan:
             plan[col] = (n, float(factor))
     if "step" not in plan or not ({"samples_per_s", "tokens_per_s", "step_time_s"} & plan.keys()):

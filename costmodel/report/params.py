@@ -27,7 +27,7 @@ NOTEBOOK_NAMES = frozenset(
 
 @dataclass(frozen=True)
 class Param:
-    """One notebook parameter: kind (``paths``, ``path``, ``str``, ``float``, ``int``), default, help."""
+    """One notebook parameter: kind (``paths``, ``path``, ``str``, ``strs``, ``float``, ``int``), default, help."""
 
     kind: str
     default: Any
@@ -40,6 +40,11 @@ PARAMETERS: dict[str, Param] = {
     "scenario": Param("path", "data/examples/scenario.yaml", "cost scenario YAML"),
     "answers": Param("path", "data/examples/answers.yaml", "checklist answers YAML"),
     "metric": Param("str", "", "throughput column to analyse ('' = the warm-up analysis default)"),
+    "format": Param("str", "", "ingest reader for the run files ('' = sniffed from the content; see costmodel ingest --help)"),
+    "map": Param("strs", [], "ingest --map items SRC=COLUMN[:UNIT] (list; [] = none)"),
+    "pattern": Param("str", "", "ingest --pattern: a regex with named groups for free-form logs ('' = none)"),
+    "batch_size": Param("float", 0.0, "samples per step, global (0 = not given): samples_per_s = batch_size / step_time_s"),
+    "tokens_per_step": Param("float", 0.0, "tokens per step, global (0 = not given): tokens_per_s = tokens_per_step / step_time_s"),
     "margin": Param("float", 0.02, "equivalence margin of the comparison (fraction, 0 < margin < 0.5)"),
     "monte_carlo_n": Param("int", 2000, "Monte Carlo draws (0 = skip)"),
     "seed": Param("int", 0, "Monte Carlo seed"),
@@ -63,6 +68,11 @@ class ReportParams:
     scenario: str
     answers: str
     metric: str = ""
+    format: str = ""
+    map: tuple[str, ...] = ()
+    pattern: str = ""
+    batch_size: float = 0.0
+    tokens_per_step: float = 0.0
     margin: float = 0.02
     monte_carlo_n: int = 2000
     seed: int = 0
@@ -78,7 +88,18 @@ class ReportParams:
         d["colocated"] = list(self.colocated)
         d["remote"] = list(self.remote)
         d["jobs"] = list(self.jobs)
+        d["map"] = list(self.map)
         return d
+
+    def ingest_options(self, role: str = "") -> Any:
+        """The :class:`~costmodel.ingest.IngestOptions` these parameters ask for (``format``, ``map``, ``pattern``,
+        ``batch_size``, ``tokens_per_step``); raises IngestError for a malformed ``map`` item."""
+        from ..commands.ingest import parse_map
+        from ..ingest import IngestOptions
+
+        return IngestOptions(fmt=self.format or None, role=role, mapping=parse_map(list(self.map)),
+                             pattern=self.pattern or None, batch_size=self.batch_size or None,
+                             tokens_per_step=self.tokens_per_step or None)
 
 
 def _user_names(namespace: Mapping[str, Any], notebook_names: frozenset[str] = NOTEBOOK_NAMES) -> dict[str, Any]:
@@ -121,6 +142,9 @@ def validate_parameters(namespace: Mapping[str, Any] | None = None, **values: An
         raise ReportError(f"parameter 'margin': expected a fraction with 0 < margin < 0.5, got {out['margin']!r}")
     if not (0 <= out["monte_carlo_n"] <= 1_000_000):
         raise ReportError(f"parameter 'monte_carlo_n': expected 0..1000000 draws, got {out['monte_carlo_n']!r}")
+    for k in ("batch_size", "tokens_per_step"):
+        if out[k] < 0:
+            raise ReportError(f"parameter {k!r}: expected a number > 0, or 0 for not given; got {out[k]!r}")
     if out["seed"] < 0:
         raise ReportError(f"parameter 'seed': expected an integer >= 0, got {out['seed']!r}")
     if out["date"] and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", out["date"]):
@@ -135,8 +159,8 @@ def validate_parameters(namespace: Mapping[str, Any] | None = None, **values: An
         raise ReportError("parameters 'colocated' and 'remote': expected at least one run file")
     from ..jobs.storage import is_url  # issue 16: object-store URLs and folders of rank logs are inputs too
 
-    out["colocated"] = tuple(str(p) if is_url(p) else str(resolve_path(p, "colocated")) for p in out["colocated"])
-    out["remote"] = tuple(str(p) if is_url(p) else str(resolve_path(p, "remote")) for p in out["remote"])
+    out["colocated"] = tuple(str(p) if is_url(p) else str(resolve_path(p, "colocated", allow_dir=True)) for p in out["colocated"])
+    out["remote"] = tuple(str(p) if is_url(p) else str(resolve_path(p, "remote", allow_dir=True)) for p in out["remote"])
     out["scenario"] = str(resolve_path(out["scenario"], "scenario"))
     out["answers"] = str(resolve_path(out["answers"], "answers"))
     return ReportParams(**out)
@@ -169,6 +193,12 @@ def _coerce(name: str, spec: Param, value: Any) -> Any:
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, os.PathLike)) for v in value):
             raise bad("a list of file paths (strings)")
         return tuple(os.fspath(v) for v in value)
+    if spec.kind == "strs":
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise bad("a list of strings")
+        return tuple(value)
     if spec.kind == "path":
         if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
             raise bad("a file path (a non-empty string)")
@@ -210,9 +240,10 @@ def _parse_list(name: str, text: str) -> list[Any]:
     return parsed
 
 
-def resolve_path(path: str | os.PathLike[str], what: str = "input") -> Path:
+def resolve_path(path: str | os.PathLike[str], what: str = "input", allow_dir: bool = False) -> Path:
     """An input path made absolute: as given when absolute; else the first that exists of
-    ``cwd/path`` and ``<repository>/path`` (papermill may run the kernel in another folder).
+    ``cwd/path`` and ``<repository>/path`` (papermill may run the kernel in another folder). Folders only
+    with ``allow_dir`` (run files: a folder of rank logs is a job), and then only when they hold a file.
     Raises :class:`ReportError` naming the places tried when none exists."""
     p = Path(os.fspath(path)).expanduser()
     if p.is_absolute():
@@ -222,7 +253,12 @@ def resolve_path(path: str | os.PathLike[str], what: str = "input") -> Path:
     from ..safeio import refusal
 
     for c in candidates:
-        if c.is_file() or c.is_dir():
+        if c.is_file():
+            return c.resolve()
+        if c.is_dir() and allow_dir:
+            if not any(f.is_file() for f in c.rglob("*")):
+                raise ReportError(f"parameter {what!r}: folder {c} holds no files; expected run logs (a folder of "
+                                  "rank logs is one job)")
             return c.resolve()
         why = refusal(c)
         if why and why != "no such file":  # a FIFO, device, socket, folder or link loop: refused, never opened

@@ -121,7 +121,8 @@ def load_inputs(params: ReportParams) -> Inputs:
         mine = [x for x in specs if x.role == role]
         if not paths and not mine:
             continue
-        side = load_side(paths, role, IngestOptions(role=role), job_specs=mine,
+        opts = params.ingest_options(role) if hasattr(params, "ingest_options") else IngestOptions(role=role)
+        side = load_side(paths, role, opts, job_specs=mine,
                          rank_throughput=None if mode in (None, "auto") else mode, hash_files=True)
         sides[role] = side.runs
         jobs += side.jobs
