@@ -17,10 +17,10 @@ help:
 	@echo "make lab          JupyterLab on costmodel/notebooks/ with the project kernel"
 	@echo "make bench        run the benchmarks (see BENCHMARKS.md)"
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tools/constraints-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev,all]'
+	$(BIN)/python -m pip install -q -c tools/constraints-dev.txt -e '.[dev,all]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name costmodel --display-name "Python (costmodel)"
 	touch $(STAMP)
 
