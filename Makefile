@@ -1,23 +1,27 @@
 # Thin targets: all logic lives in the package. `make test` and `make report` set everything up
-# themselves on a fresh machine (virtual environment, editable install, Jupyter kernel).
+# themselves on a fresh machine (virtual environment, editable install with every extra, Jupyter kernel,
+# headless Chromium). Each target stops at the first failing step and exits non-zero.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: help venv test test-browser report lab bench browser clean
+.PHONY: help venv test pytest test-browser wheel-check docs docs-serve report lab bench browser screenshot clean
 
 help:
-	@echo "make report   render the bundled example report into reports/"
-	@echo "make test     run the test suite (sets up .venv, kernel and headless Chromium)"
-	@echo "make test-browser  only the JupyterLab-in-chromium tests (make test runs them too)"
-	@echo "make lab      JupyterLab on costmodel/notebooks/ with the project kernel"
-	@echo "make bench    run the benchmarks (see BENCHMARKS.md)"
+	@echo "make report       render the bundled example report into reports/"
+	@echo "make test         the whole check: test suite, wheel in a fresh venv, docs site (--strict)"
+	@echo "make pytest       the test suite only (the JupyterLab browser tests included)"
+	@echo "make test-browser only the JupyterLab-in-chromium tests"
+	@echo "make wheel-check  build the wheel, install it in a fresh venv, run it from a temporary folder"
+	@echo "make docs         build the documentation site into site/ (offline, --strict)"
+	@echo "make lab          JupyterLab on costmodel/notebooks/ with the project kernel"
+	@echo "make bench        run the benchmarks (see BENCHMARKS.md)"
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tools/constraints-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -c tools/constraints-dev.txt -e '.[dev,all]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name costmodel --display-name "Python (costmodel)"
 	touch $(STAMP)
 
@@ -30,9 +34,20 @@ browser:
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
 	    echo "warning: could not install chromium; the browser test will fail"; }
 
-# `make test` runs every test, the JupyterLab browser tests (marker `browser`) included.
-test: venv browser
+# The README's test command; .ci/run calls it.
+test: pytest wheel-check docs
+
+pytest: venv browser
 	$(BIN)/python -m pytest -q
+
+wheel-check: venv
+	bash tools/wheel_check.sh $(BIN)/python
+
+docs: venv
+	$(BIN)/python -m mkdocs build --strict --site-dir site
+
+docs-serve: venv
+	$(BIN)/python -m mkdocs serve
 
 # JupyterLab on 127.0.0.1 driven in Debian's chromium by Playwright (no browser download, no network).
 test-browser: venv browser
@@ -46,6 +61,10 @@ report: venv
 	  --answers costmodel/data/examples/answers.yaml \
 	  -o reports --force
 
+# docs/img/report.png, the README's picture: the rendered report drawn by headless Chromium.
+screenshot: report browser
+	bash tools/screenshot.sh reports/report.html docs/img/report.png
+
 lab: venv
 	$(BIN)/jupyter lab costmodel/notebooks/
 
@@ -53,4 +72,4 @@ bench: venv
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) reports .pytest_cache
+	rm -rf $(VENV) reports site .pytest_cache build dist *.egg-info

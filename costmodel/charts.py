@@ -98,8 +98,10 @@ def _wait_preload() -> None:
 
 def _alt():  # noqa: ANN202 - lazy import keeps `import costmodel.charts` cheap
     _wait_preload()
+    from .util import require
+
     with lean_imports():
-        import altair as alt
+        alt = require("altair", "report", "drawing charts")
 
     return alt
 
@@ -685,8 +687,9 @@ def to_svg(chart: Any, prefix: str | None = None) -> str:
     not share clip-path ids. Raises :class:`ReportError` when the chart cannot be rendered.
     """
     _wait_preload()
-    import vl_convert as vlc
+    from .util import require
 
+    vlc = require("vl_convert", "report", "rendering charts to SVG")
     try:
         spec = chart.to_dict() if hasattr(chart, "to_dict") else dict(chart)
         svg = vlc.vegalite_to_svg(spec)

@@ -22,7 +22,8 @@ from .errors import CostmodelError
 from .safeio import ENVIRONMENT_ERRNOS, os_error_message
 from .signals import SignalScope, describe, exit_code_of
 
-VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "bench", "simulate", "prices"]
+VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "bench", "simulate", "prices", "example",
+                    "notebook"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -138,3 +138,33 @@ def require(module: str, extra: str, feature: str) -> Any:
         raise MissingExtraError(
             f"{feature} needs {top} ({exc.name or top} is not installed): pip install \"costmodel[{extra}]\""
         ) from None
+
+
+#: The modules each extra brings that the code imports (checked by :func:`require_extra`).
+EXTRA_MODULES: dict[str, tuple[str, ...]] = {
+    "report": ("papermill", "nbformat", "nbconvert", "ipykernel", "altair", "vl_convert"),
+    "lab": ("ipywidgets", "jupyterlab"),
+    "sim": ("numba",),
+    "fleet": ("duckdb",),
+    "distributed": ("dask", "distributed"),
+    "cloud": ("fsspec",),
+}
+
+
+def require_extra(extra: str, feature: str, modules: tuple[str, ...] | None = None) -> None:
+    """Check, without importing them, that the modules of ``extra`` (default :data:`EXTRA_MODULES`) are
+    installed; raise :class:`~costmodel.errors.MissingExtraError` naming the first missing one and the
+    ``pip install "costmodel[extra]"`` that brings it. Cheap: used before a verb starts any work."""
+    import importlib.util
+
+    from .errors import MissingExtraError
+
+    for module in modules if modules is not None else EXTRA_MODULES[extra]:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise MissingExtraError(
+                f"{feature} needs {module} (not installed): pip install \"costmodel[{extra}]\""
+            )

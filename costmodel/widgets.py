@@ -26,14 +26,10 @@ _VERDICT_COLOURS = {"GO": "#1a7f37", "CONDITIONAL": "#9a6700", "NO_GO": "#cf222e
 
 
 def _require_widgets() -> Any:
-    try:
-        import ipywidgets
-    except ImportError as exc:  # pragma: no cover - ipywidgets is a dependency
-        raise ImportError(
-            "costmodel.widgets needs ipywidgets: pip install 'ipywidgets>=8.1' (batch mode needs no widgets: "
-            "checklist.load_answers + checklist.evaluate)"
-        ) from exc
-    return ipywidgets
+    from .util import require
+
+    # batch mode needs no widgets: checklist.load_answers + checklist.evaluate, or `costmodel decide`
+    return require("ipywidgets", "lab", "the checklist widgets")
 
 
 def _e(text: Any) -> str:

@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import ReportError
 from ..resources import notebook_path
+from ..util import require
 from .params import PACKAGE_ROOT, validate_parameters
 from .stages import report_title
 
@@ -87,7 +88,7 @@ def html_exporter():  # -> nbconvert.HTMLExporter
             from ..charts import lean_imports
 
             with lean_imports():
-                from nbconvert import HTMLExporter
+                HTMLExporter = require("nbconvert", "report", "the report's HTML export").HTMLExporter
 
             _exporter = HTMLExporter(
                 template_name="lab",
@@ -136,7 +137,7 @@ def _import_papermill() -> None:
     from ..charts import lean_imports
 
     with lean_imports():
-        import papermill  # noqa: F401
+        require("papermill", "report", "running the report notebook")
         import papermill.engines  # noqa: F401
 
 
@@ -152,7 +153,7 @@ def execute_notebook(
     from ..charts import lean_imports
 
     with lean_imports():
-        import papermill as pm
+        pm = require("papermill", "report", "running the report notebook")
         from papermill.engines import papermill_engines
         from papermill.exceptions import PapermillExecutionError
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..errors import SimulateError
 from ..resources import PACKAGE_DIR
+from ..util import require
 from . import SimulationResult, simulate
 from .workload import PATTERNS, SCENARIO_INPUTS, load_workload_doc, parse_workload
 
@@ -235,7 +236,7 @@ def curve_frame(result: SimulationResult, max_points: int = 1500) -> pd.DataFram
 
 def curve_chart(result: SimulationResult) -> Any:
     """Altair chart: predicted samples/s (remote and co-located) and hit ratio per step, labelled predicted."""
-    import altair as alt
+    alt = require("altair", "report", "the what-if charts")
 
     df = curve_frame(result)
     wu = result.summary["warmup_end_step"]
@@ -261,7 +262,7 @@ def cost_frame(whatif: WhatIf) -> pd.DataFrame:
 
 
 def cost_chart(whatif: WhatIf) -> Any:
-    import altair as alt
+    alt = require("altair", "report", "the what-if charts")
 
     df = cost_frame(whatif)
     return alt.Chart(df).mark_bar().encode(
@@ -309,7 +310,7 @@ def slider_overrides(rtt_ms: float, bandwidth_gbit_s: float, cache_gb: float, ep
 def widgets(params: Mapping[str, Any]) -> Any:
     """ipywidgets sliders (latency, bandwidth, cache size, epochs, access pattern) that redraw the
     predicted curve and the cost comparison. The simulation runs at ``widget_scale`` of the dataset."""
-    import ipywidgets as W
+    W = require("ipywidgets", "lab", "the what-if widgets")
     from IPython.display import display
 
     from ..charts import show

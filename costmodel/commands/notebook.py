@@ -1,0 +1,37 @@
+"""`costmodel notebook NAME DIR`: copy a packaged notebook (report, checklist, whatif) into DIR."""
+from __future__ import annotations
+
+import argparse
+
+from ..scaffold import NOTEBOOKS
+
+HELP = "copy a packaged notebook (report, checklist or whatif) into DIR to run or edit"
+DESCRIPTION = HELP + """
+
+The copy runs with plain papermill from DIR, e.g.
+  costmodel notebook report nb && cd nb && papermill report.ipynb out.ipynb -p scenario my.yaml
+Relative paths in its parameters resolve against the current folder first, then the package's
+bundled example (so without -p it reports on the bundled example). Running it needs
+costmodel[report] (papermill, nbconvert, Altair); the widgets of checklist/whatif need costmodel[lab].
+An existing DIR/NAME.ipynb is never overwritten without --force (exit 2).
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", metavar="NAME", help=f"notebook to copy: {', '.join(NOTEBOOKS)}")
+    parser.add_argument("dir", metavar="DIR", help="folder to copy it into (created when missing)")
+    parser.add_argument("--force", action="store_true", help="overwrite DIR/NAME.ipynb")
+    parser.add_argument("--json", action="store_true", help="print the file written as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..scaffold import plan_notebook, write
+    from ._common import emit_json
+
+    written = write(plan_notebook(args.name, args.dir), force=args.force)
+    if args.json:
+        emit_json({"dir": args.dir, "files": [str(p) for p in written]})
+    else:
+        for p in written:
+            print(p)
+    return 0
