@@ -7,7 +7,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from .model import INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms
+from .model import FOLLOW_FLAGS, INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms
 from .scenario import Scenario
 from .spec import MODEL_KEYS
 
@@ -98,8 +98,24 @@ def model_inputs(scenario: Scenario, **arrays: Any) -> dict[str, Any]:
     p.update(INTERNAL_DEFAULTS)
     p.update(scenario.internal)
     for k, v in arrays.items():
-        p[k.replace("__", ".")] = v
+        key = k.replace("__", ".")
+        p[key] = v
+        unfollow(p, key)
     return p
+
+
+def unfollow(p: dict[str, Any], key: str) -> None:
+    """An explicitly given ``key`` no longer follows its sources (a varied warm-up still respects the link's
+    lower bound)."""
+    flag = FOLLOW_FLAGS.get(key)
+    if flag is None:
+        return
+    if key == "cache.warmup_lost_s" and p.get(flag):
+        p[flag] = 2.0
+    elif key == "replica.copy_hours" and p.get(flag):
+        p[flag] = 2.0
+    else:
+        p[flag] = 0.0
 
 
 def evaluate(scenario: Scenario) -> CostResult:

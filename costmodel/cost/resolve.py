@@ -118,6 +118,11 @@ def finalize(sc: Any) -> Any:
         del c.values["training.run_hours"]
         c.consistency = [x for x in c.consistency if x["check"] != "run_hours"]
         _run_hours(c)
+    for name, key in (("_samples", "dataset.samples"), ("_samples_per_s", "training.samples_per_s"),
+                      ("_bw_gbps", "link.bandwidth_gbps")):
+        v = c.settings.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            c.internal[name] = float(v)
     _capacity(c)
     _retention(c)
     _path(c)
@@ -227,7 +232,7 @@ def _warm_h_per_run(c: _Ctx, E: float | None) -> float:
     n = c.values.get("cache.cold_starts_per_month", 0.0)
     if L is None or R <= 0:
         return 0.0
-    fills = min(n, E * R) if E is not None else n
+    fills = min(n, max(R, E * R)) if E is not None else n  # warm-ups paid: one per cold start, at most per run or epoch
     return fills / R * L / 3600.0
 
 
@@ -259,6 +264,7 @@ def _run_hours(c: _Ctx) -> None:
             E = c.values[ek]
             T = E * ep / 3600.0 + _warm_h_per_run(c, E)
             c.derive(tk, T, f"{E:g} epochs x {ep / 3600.0:,.6g} h per epoch (samples / samples_per_s) + warm-up")
+            c.internal["_follow_run_hours"] = 1.0
             c.check("run_hours", keys, None, T, "derived", f"{T:,.4g} h per run")
     elif has_t and not has_e:
         if ep is None:
@@ -273,6 +279,7 @@ def _run_hours(c: _Ctx) -> None:
                     f"implied epochs per run = (training.run_hours {T:g} h - warm-up {warm:.4g} h) x samples_per_s / "
                     f"samples = {E:.4g}; expected a run longer than its warm-up", key=ek)
             c.derive(ek, E, f"(run_hours - warm-up) x samples_per_s / samples = {E:.6g}")
+            c.internal["_follow_epochs"] = 1.0
             c.check("run_hours", keys, None, E, "derived", f"{E:.4g} epochs per run fit in {T:g} h")
     else:
         for k in (tk, ek):
@@ -306,11 +313,13 @@ def _link_bounds(c: _Ctx) -> None:
             # no throughput: an epoch takes at most run_hours / epochs_per_run (the run includes its warm-up)
             ep = c.values["training.run_hours"] * 3600.0 / c.values["training.epochs_per_run"]
             basis = "an epoch as long as run_hours / epochs_per_run"
+            c.internal["_epoch_from_run"] = 1.0
         keys = [lk, "link.bandwidth_gbps"]
         if ep is not None:
             implied = max(0.0, fill_s - ep)
             if lk in c.values:
                 L = c.values[lk]
+                c.internal["_follow_warmup"] = 2.0
                 if L < implied * (1 - TOLERANCE):
                     c.check("cold_fill_time", keys, L, implied, "warning",
                             f"a cold fill of the {W:,.6g} GB working set takes {fill_s / 3600.0:,.4g} h at {bw:g} Gbit/s, "
@@ -325,6 +334,7 @@ def _link_bounds(c: _Ctx) -> None:
                             if implied == 0 else "consistent")
             elif lk in c.missing:
                 c.derive(lk, implied, f"max(0, working set x 8 / link.bandwidth_gbps - epoch time) = {implied:,.6g} s")
+                c.internal["_follow_warmup"] = 1.0
                 c.check("cold_fill_time", keys, None, implied, "derived",
                         f"{implied:,.0f} s lost per cold start (lower bound from the link)")
         else:
@@ -339,6 +349,7 @@ def _link_bounds(c: _Ctx) -> None:
             pass
         elif c.stated(ck):
             T = c.values[ck]
+            c.internal["_follow_copy_hours"] = 2.0
             if T < copy_h * (1 - TOLERANCE):
                 c.check("copy_time", [ck, "link.bandwidth_gbps"], T, copy_h, "warning",
                         f"copying {D:,.6g} GB at {bw:g} Gbit/s takes at least {copy_h:,.4g} h, not {T:g} h; charged {copy_h:,.4g} h")
@@ -348,6 +359,7 @@ def _link_bounds(c: _Ctx) -> None:
                 c.check("copy_time", [ck, "link.bandwidth_gbps"], T, copy_h, "ok", "consistent")
         else:
             c.derive(ck, copy_h, f"dataset.size_gb x 8 / link.bandwidth_gbps / 3600 = {copy_h:.6g} h")
+            c.internal["_follow_copy_hours"] = 1.0
             c.check("copy_time", [ck, "link.bandwidth_gbps"], None, copy_h, "derived", f"{copy_h:,.4g} h to copy")
     elif not c.stated(ck):
         c.values[ck] = 0.0
@@ -394,6 +406,7 @@ def _capacity(c: _Ctx) -> None:
 
 def _retention(c: _Ctx) -> None:
     key = "replica.noncurrent_retention_days"
+    c.internal["_versioned_buckets"] = 1.0 if c.settings.get("replica.source_versioned") else 2.0
     if key in c.values:
         return
     M = c.values["horizon_months"]

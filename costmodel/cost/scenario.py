@@ -105,10 +105,15 @@ class Scenario:
 
     def with_values(self, **changes: float) -> "Scenario":
         """A copy with some model inputs replaced (key paths with ``.`` written as ``__``)."""
+        from .evaluate import unfollow
+
         vals = dict(self.values)
+        internal = dict(self.internal)
         for k, v in changes.items():
-            vals[k.replace("__", ".")] = float(v)
-        return replace(self, values=vals)
+            key = k.replace("__", ".")
+            vals[key] = float(v)
+            unfollow(internal, key)
+        return replace(self, values=vals, internal=internal)
 
     def priced(self) -> dict[str, bool]:
         """Option -> whether it can be priced (see ``not_priced``)."""

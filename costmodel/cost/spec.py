@@ -139,6 +139,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 BOOLS: dict[str, bool] = {
     "cache.cross_az": False,  # the cache (or file system) is in another zone than the GPUs
     "replica.cross_az": False,  # the replica is in another zone than the GPUs
+    "replica.source_versioned": False,  # the source bucket keeps versions anyway (replication adds only the replica's)
 }
 PASSTHROUGH = ("workload",)
 SECTIONS = ("dataset", "training", "link", "cache", "replica", "requests", "wait", "prices")
