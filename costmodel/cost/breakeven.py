@@ -72,7 +72,15 @@ def break_even_one(scenario: Scenario, key: str) -> dict[str, Any]:
     # affine?  line through the first and last grid points reproduces every grid point
     slope = (f[-1] - f[0]) / (g[-1] - g[0])
     line = f[0] + slope * (g - g[0])
-    if np.max(np.abs(f - line)) <= 1e-9 * scale:
+    affine = bool(np.max(np.abs(f - line)) <= 1e-9 * scale)
+    if affine and abs(slope) > 1e-12 * scale:
+        # a kink between two grid points (e.g. min(n, R) with a tiny n) escapes the grid test: the root must
+        # really be one, else refine by root finding
+        xs = -(f[0] - slope * g[0]) / slope
+        if g[0] <= xs <= g[-1] and abs(float(_diff(scenario, key, np.array([xs]))[0])) > \
+                1e-9 * (abs(slope) * max(1.0, abs(xs)) + abs(f0) + 1.0):
+            affine = False
+    if affine:
         out["method"] = "closed_form"
         b = slope
         a = f[0] - slope * g[0]

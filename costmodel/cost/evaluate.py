@@ -112,8 +112,10 @@ def unfollow(p: dict[str, Any], key: str) -> None:
         return
     if key == "cache.warmup_lost_s" and p.get(flag):
         p[flag] = 2.0
+        p["_warmup_stated"] = float("nan")
     elif key == "replica.copy_hours" and p.get(flag):
         p[flag] = 2.0
+        p["_copy_hours_stated"] = float("nan")
     else:
         p[flag] = 0.0
 

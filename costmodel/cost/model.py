@@ -121,7 +121,9 @@ INTERNAL_DEFAULTS: dict[str, object] = {
     "_follow_epochs": 0.0,  # 1: epochs_per_run = (T - n/R*L/3600)*3600*thr/(w*S)
     "_follow_copy_hours": 0.0,  # 1: copy_hours = D*8/bw/3600; 2: stated, raised to it when >10 % below
     "_follow_warmup": 0.0,  # 1: warmup_lost_s = max(0, W*8/bw - t_epoch); 2: stated/measured, raised to it
-    "_epoch_from_run": 0.0,  # 1: t_epoch = run_hours*3600/epochs_per_run (no throughput known)
+    "_epoch_from_run": 0.0,
+    "_warmup_stated": float("nan"),  # the stated warmup_lost_s before the point value was raised to the bound
+    "_copy_hours_stated": float("nan"),  # the stated copy_hours before it was raised  # 1: t_epoch = run_hours*3600/epochs_per_run (no throughput known)
 }
 
 #: model key -> the internal flag that makes it follow its sources (an explicitly varied key stops following)
@@ -172,6 +174,12 @@ def _flag(p: ArrayMap, key: str) -> float:
     return float(v) if isinstance(v, (int, float)) else 0.0
 
 
+def _stated(p: ArrayMap, internal: str, key: str):
+    """The value stated for ``key`` before resolve raised it to a bound (``p[key]`` when not raised)."""
+    v = _get(p, internal)
+    return p[key] if isinstance(v, float) and math.isnan(v) else v
+
+
 def follow(p: ArrayMap) -> ArrayMap:
     """``p`` with the derived values recomputed from their (possibly sampled) sources, as
     :func:`costmodel.cost.resolve.finalize` derives them at the point values:
@@ -201,11 +209,11 @@ def follow(p: ArrayMap) -> ArrayMap:
         ep = q["training.run_hours"] * 3600.0 / q["training.epochs_per_run"]
     if fw and has_bw and ep is not None:
         bound = np.maximum(0.0, w * D * 8.0 / bw - ep)
-        L = q["cache.warmup_lost_s"]
+        L = _stated(q, "_warmup_stated", "cache.warmup_lost_s")
         q["cache.warmup_lost_s"] = bound if fw == 1 else np.where(L < bound * (1 - BOUND_TOLERANCE), bound, L)
     if fc and has_bw:
         bound = D * 8.0 / bw / 3600.0
-        Tc = q["replica.copy_hours"]
+        Tc = _stated(q, "_copy_hours_stated", "replica.copy_hours")
         q["replica.copy_hours"] = bound if fc == 1 else np.where(Tc < bound * (1 - BOUND_TOLERANCE), bound, Tc)
     R = q["training.runs_per_month"]
     safe_R = np.where(R > 0, R, 1.0)
@@ -395,11 +403,11 @@ def _follow_scalar(p: Mapping[str, float]) -> Mapping[str, float]:
         q["training.run_hours"] * 3600.0 / q["training.epochs_per_run"] if _flag(q, "_epoch_from_run") else None)
     if fw and has_bw and ep is not None:
         bound = max(0.0, w * D * 8.0 / bw - ep)
-        L = q["cache.warmup_lost_s"]
+        L = _stated(q, "_warmup_stated", "cache.warmup_lost_s")
         q["cache.warmup_lost_s"] = bound if fw == 1 or L < bound * (1 - BOUND_TOLERANCE) else L
     if fc and has_bw:
         bound = D * 8.0 / bw / 3600.0
-        Tc = q["replica.copy_hours"]
+        Tc = _stated(q, "_copy_hours_stated", "replica.copy_hours")
         q["replica.copy_hours"] = bound if fc == 1 or Tc < bound * (1 - BOUND_TOLERANCE) else Tc
     R, L = q["training.runs_per_month"], q["cache.warmup_lost_s"]
     per_run = _get(q, "_cold_starts_per_run")

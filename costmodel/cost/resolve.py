@@ -326,6 +326,7 @@ def _link_bounds(c: _Ctx) -> None:
                             f"{implied / 3600.0:,.4g} h more than {basis}: at least "
                             f"{implied:,.0f} s are lost per cold start, not {L:g} s; charged {implied:,.0f} s")
                     c.values[lk] = implied
+                    c.internal["_warmup_stated"] = float(L)
                     c.prov[lk] = {**c.prov.get(lk, {}), "value": implied, "raised_from": L,
                                   "source": f"{c.prov.get(lk, {}).get('source', 'scenario')}; raised to the link's lower bound"}
                 else:
@@ -354,6 +355,7 @@ def _link_bounds(c: _Ctx) -> None:
                 c.check("copy_time", [ck, "link.bandwidth_gbps"], T, copy_h, "warning",
                         f"copying {D:,.6g} GB at {bw:g} Gbit/s takes at least {copy_h:,.4g} h, not {T:g} h; charged {copy_h:,.4g} h")
                 c.values[ck] = copy_h
+                c.internal["_copy_hours_stated"] = float(T)
                 c.prov[ck] = {**c.prov.get(ck, {}), "value": copy_h, "raised_from": T}
             else:
                 c.check("copy_time", [ck, "link.bandwidth_gbps"], T, copy_h, "ok", "consistent")
