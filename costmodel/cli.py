@@ -18,7 +18,7 @@ from typing import Sequence
 from . import __version__
 from .errors import CostmodelError
 
-VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "bench", "simulate"]
+VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "bench", "simulate", "prices"]
 
 
 class _Parser(argparse.ArgumentParser):

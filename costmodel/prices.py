@@ -1,10 +1,15 @@
 """Dated price tables: ``data/prices/*.csv`` looked up by provider, item and region (pair).
 
 Every CSV has the columns ``provider, item, src_region, dst_region, unit, usd, source, as_of, verified,
-notes``. Region cells may hold alternatives separated by ``|`` and shell-style globs (``us-*``, ``*``);
+notes`` and optionally ``tier_start, tier_end`` (monthly volume bounds in the row's own unit; empty start = 0,
+empty end = unbounded). Region cells may hold alternatives separated by ``|`` and shell-style globs (``us-*``, ``*``);
 a lookup picks the most specific matching row (an exact region beats a glob, a longer literal glob beats
 a shorter one, ``*`` comes last). ``as_of`` is ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` (the date of the
-stored copy or code commit the figure was read from) or empty when the source is undated.
+stored copy, code commit or price file the figure was read from). The bundled tables always carry one;
+an empty cell is still read (imported or user tables) and warned about as undated.
+
+The byte unit is part of ``unit``: ``GB``/``GB-month`` = 10^9 bytes, ``GiB``/``GiB-month`` = 2^30 bytes,
+as the provider bills it (:attr:`PriceRow.bytes_per_unit`).
 
 Raises :class:`~costmodel.errors.PriceError` when nothing matches, suggesting the closest known entries.
 """
@@ -24,7 +29,39 @@ from .resources import PRICES_DIR as _BUNDLED_PRICES_DIR
 
 PRICES_DIR = Path(os.environ.get("COSTMODEL_PRICES_DIR", _BUNDLED_PRICES_DIR))
 COLUMNS = ("provider", "item", "src_region", "dst_region", "unit", "usd", "source", "as_of", "verified", "notes")
+TIER_COLUMNS = ("tier_start", "tier_end")
+ALL_COLUMNS = COLUMNS + TIER_COLUMNS
 MAX_AGE_DAYS = 365
+#: item aliases accepted by lookups and ``costmodel prices show`` (alias -> canonical item)
+ITEM_ALIASES = {
+    "transfer": "inter_region",
+    "inter-region": "inter_region",
+    "cross_az": "inter_az",
+    "inter_zone": "inter_az",
+    "egress": "internet_egress",
+    "nat": "nat_gateway_processing",
+    "tgw": "transit_gateway_processing",
+    "privatelink": "privatelink_processing",
+    # names of the v1 tables (kept so existing scenarios keep working)
+    "s3_rtc_transfer": "replication_rtc",
+    "s3_get": "object_get",
+    "s3_put_copy_post_list": "object_put",
+    "internet_out_tier1": "internet_egress",
+}
+
+
+def bytes_per_unit(unit: str) -> float | None:
+    """Bytes in one ``unit``: 1e9 for ``GB``/``GB-month``, 2**30 for ``GiB``/``GiB-month``, None otherwise."""
+    head = (unit or "").strip().split("-")[0].split(" ")[0]
+    if head == "GB":
+        return 1e9
+    if head == "GiB":
+        return float(2**30)
+    if head == "TB":
+        return 1e12
+    if head == "TiB":
+        return float(2**40)
+    return None
 
 
 @dataclass(frozen=True)
@@ -43,6 +80,13 @@ class PriceRow:
     notes: str
     file: str
     line: int
+    tier_start: float = 0.0
+    tier_end: float | None = None
+
+    @property
+    def bytes_per_unit(self) -> float | None:
+        """1e9 for GB units, 2**30 for GiB units, None for non-byte units (``instance-hour``, requests)."""
+        return bytes_per_unit(self.unit)
 
     def as_of_date(self) -> dt.date | None:
         """``as_of`` as a date (first day of the month/year when only those are given), None when undated."""
@@ -57,7 +101,16 @@ class PriceRow:
         return f"{self.file}:{self.line}"
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        d["bytes_per_unit"] = self.bytes_per_unit
+        return d
+
+    def to_dict_aged(self, today: dt.date) -> dict:
+        """:meth:`to_dict` plus ``age_days`` (None when undated) and ``ref``."""
+        d = self.to_dict()
+        d["age_days"] = self.age_days(today)
+        d["ref"] = self.ref()
+        return d
 
 
 def parse_as_of(text: str) -> dt.date | None:
@@ -125,32 +178,34 @@ class PriceTable:
     def items(self, provider: str | None = None) -> list[str]:
         return sorted({r.item for r in self.rows if provider is None or r.provider == provider})
 
-    def lookup(
-        self,
-        provider: str,
-        item: str,
-        src_region: str,
-        dst_region: str = "",
-        *,
-        key: str | None = None,
-    ) -> PriceRow:
-        """The most specific row for ``provider``/``item`` at ``src_region`` (-> ``dst_region``).
+    def resolve_item(self, provider: str, item: str) -> str:
+        """``item`` or, when the provider has no such item, its canonical name from :data:`ITEM_ALIASES`."""
+        if item not in self.items(provider) and item in ITEM_ALIASES:
+            return ITEM_ALIASES[item]
+        return item
 
-        ``key`` is the scenario key path named in errors. Raises PriceError naming the closest known.
-        """
+    def _candidates(self, provider: str, item: str, key: str | None) -> tuple[str, list[PriceRow]]:
         if provider not in self.providers():
             raise PriceError(
                 f"no prices for provider {provider!r}; known providers: {', '.join(self.providers())}"
                 + _did_you_mean(provider, self.providers()),
                 key=key or "prices.provider",
             )
+        item = self.resolve_item(provider, item)
         same_item = [r for r in self.rows if r.provider == provider and r.item == item]
         if not same_item:
             known = self.items(provider)
+            aliases = sorted(a for a, canon in ITEM_ALIASES.items() if canon in known)
             raise PriceError(
-                f"no {provider} price item {item!r}" + _did_you_mean(item, known) + f"; known items: {', '.join(known)}",
+                f"no {provider} price item {item!r}" + _did_you_mean(item, known + aliases)
+                + f"; known items: {', '.join(known)}",
                 key=key,
             )
+        return item, same_item
+
+    def _best(self, provider: str, item: str, src_region: str, dst_region: str | None, key: str | None) -> PriceRow:
+        dst_region = dst_region or ""
+        item, same_item = self._candidates(provider, item, key)
         best: tuple | None = None
         best_row: PriceRow | None = None
         for r in same_item:
@@ -158,12 +213,14 @@ class PriceTable:
             s2 = _match_score(r.dst_region, dst_region) if (r.dst_region or dst_region) else (3, 0)
             if s1 is None or s2 is None:
                 continue
-            score = (min(s1[0], s2[0]), s1[0] + s2[0], s1[1] + s2[1])
+            # most specific region match first; among tiers of one match, the first tier (lowest tier_start)
+            score = (min(s1[0], s2[0]), s1[0] + s2[0], s1[1] + s2[1], -r.tier_start)
             if best is None or score > best:
                 best, best_row = score, r
         if best_row is None:
             where = f"{src_region} -> {dst_region}" if dst_region else src_region
             known = [f"{r.src_region} -> {r.dst_region}" if r.dst_region else r.src_region for r in same_item]
+            known = list(dict.fromkeys(known))
             closest = _closest_known(src_region, dst_region, same_item)
             raise PriceError(
                 f"no {provider} {item} price for {where}; closest known: {closest} "
@@ -171,6 +228,42 @@ class PriceTable:
                 key=key,
             )
         return best_row
+
+    def lookup(
+        self,
+        provider: str,
+        item: str,
+        src_region: str,
+        dst_region: str | None = None,
+        *,
+        key: str | None = None,
+    ) -> PriceRow:
+        """The most specific row for ``provider``/``item`` at ``src_region`` (-> ``dst_region``).
+
+        For a tiered item this is its first tier (``tier_start`` 0); use :meth:`lookup_tiers` for all of them.
+        ``item`` may be an alias (``transfer`` = ``inter_region``). ``key`` is the scenario key path named in
+        errors. Raises PriceError naming the closest known.
+        """
+        return self._best(provider, item, src_region, dst_region, key)
+
+    def lookup_tiers(
+        self,
+        provider: str,
+        item: str,
+        src_region: str,
+        dst_region: str | None = None,
+        *,
+        key: str | None = None,
+    ) -> list[PriceRow]:
+        """All volume tiers of the most specific match, sorted by ``tier_start`` (monthly volume in the row's
+        unit). A single untiered row is one tier [0, inf). Raises PriceError like :meth:`lookup`."""
+        first = self._best(provider, item, src_region, dst_region, key)
+        tiers = [
+            r for r in self.rows
+            if r.provider == first.provider and r.item == first.item and r.src_region == first.src_region
+            and r.dst_region == first.dst_region and r.unit == first.unit and r.file == first.file
+        ]
+        return sorted(tiers, key=lambda r: r.tier_start)
 
 
 def _shorten(text: str, n: int = 60) -> str:
@@ -228,6 +321,7 @@ def read_price_csv(path: str | os.PathLike[str]) -> list[PriceRow]:
             verified = (rec["verified"] or "").strip().lower()
             if verified not in ("yes", "no"):
                 raise PriceError(f"verified {verified!r} must be yes or no", key="verified", path=where)
+            tier_start, tier_end = _tier_bounds(rec.get("tier_start"), rec.get("tier_end"), where)
             rows.append(
                 PriceRow(
                     provider=rec["provider"].strip(),
@@ -242,13 +336,37 @@ def read_price_csv(path: str | os.PathLike[str]) -> list[PriceRow]:
                     notes=(rec["notes"] or "").strip(),
                     file=p.name,
                     line=lineno,
+                    tier_start=tier_start,
+                    tier_end=tier_end,
                 )
             )
     return rows
 
 
+def _tier_bounds(start_text: str | None, end_text: str | None, where: str) -> tuple[float, float | None]:
+    """``tier_start`` (empty = 0) and ``tier_end`` (empty = unbounded) as numbers; PriceError naming the cell."""
+    out: list[float | None] = []
+    for name, text, empty in (("tier_start", start_text, 0.0), ("tier_end", end_text, None)):
+        text = (text or "").strip()
+        if not text or text.lower() in ("inf", "infinity"):
+            out.append(empty)
+            continue
+        try:
+            v = float(text)
+        except ValueError:
+            raise PriceError(f"{name} {text!r} is not a number (monthly volume in the row's unit)", key=name,
+                             path=where) from None
+        if v < 0 or v != v:
+            raise PriceError(f"{name} {v} must be >= 0", key=name, path=where)
+        out.append(v)
+    start, end = out
+    if end is not None and end <= start:  # type: ignore[operator]
+        raise PriceError(f"tier_end {end} must be above tier_start {start}", key="tier_end", path=where)
+    return float(start), end  # type: ignore[arg-type]
+
+
 @lru_cache(maxsize=8)
-def _load_cached(directory: str) -> PriceTable:
+def _load_cached(directory: str, stamp: tuple) -> PriceTable:
     rows: list[PriceRow] = []
     for f in sorted(Path(directory).glob("*.csv")):
         rows.extend(read_price_csv(f))
@@ -256,11 +374,22 @@ def _load_cached(directory: str) -> PriceTable:
 
 
 def load_prices(directory: str | os.PathLike[str] | None = None) -> PriceTable:
-    """All rows of ``directory/*.csv`` (default: the bundled ``data/prices``). Cached per folder."""
+    """All rows of ``directory/*.csv`` (default: the bundled ``data/prices``).
+
+    Cached per folder and the files' sizes and modification times (a re-imported folder is re-read).
+    Raises PriceError when the folder does not exist or holds no ``*.csv``.
+    """
     d = Path(directory) if directory is not None else PRICES_DIR
     if not d.is_dir():
         raise PriceError(f"price folder {d} does not exist", path=str(d))
-    return _load_cached(str(d.resolve()))
+    files = sorted(d.glob("*.csv"))
+    if not files:
+        raise PriceError(f"price folder {d} holds no *.csv price tables", path=str(d))
+    stamp = tuple((f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    return _load_cached(str(d.resolve()), stamp)
 
 
-__all__ = ["PriceRow", "PriceTable", "load_prices", "read_price_csv", "age_warning", "parse_as_of", "PRICES_DIR"]
+__all__ = [
+    "PriceRow", "PriceTable", "load_prices", "read_price_csv", "age_warning", "parse_as_of", "PRICES_DIR",
+    "ALL_COLUMNS", "ITEM_ALIASES", "bytes_per_unit",
+]

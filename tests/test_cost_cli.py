@@ -49,7 +49,11 @@ def test_json_contract_keys(capsys, examples_dir):
         b = out["break_even"][key]
         assert "value" in b and "above" in b
     used = {u["key"]: u for u in out["prices_used"]}
-    assert used["link.transfer_usd_per_gb"]["as_of"] == "2023-04-27" and used["link.transfer_usd_per_gb"]["source"]
+    assert used["link.transfer_usd_per_gb"]["as_of"] == "2026-06" and used["link.transfer_usd_per_gb"]["source"]
+    for u in out["prices_used"]:  # the issue-14 contract: every price used says where, when, in what unit, how old
+        assert {"source", "as_of", "unit", "age_days"} <= set(u), u
+    assert used["replica.storage_usd_per_gb_month"]["unit"] == "GB-month"
+    assert used["replica.storage_usd_per_gb_month"]["age_days"] > 365
     assert any("older than 365 days" in w for w in out["warnings"])
     assert out["inputs"]["provenance"]["link.transfer_usd_per_gb"]["source"].startswith("price table")
     assert "monte_carlo" not in out

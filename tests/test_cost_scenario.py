@@ -140,21 +140,26 @@ def test_prices_filled_with_source_and_as_of_and_age_warnings():
     s = scenario_from_dict(priced(), today=TODAY)
     assert s.values["link.transfer_usd_per_gb"] == 0.02
     assert s.values["replica.storage_usd_per_gb_month"] == 0.023
-    assert s.values["training.cluster_usd_per_hour"] == pytest.approx(196.64)  # 2 x 98.32
+    assert s.values["training.cluster_usd_per_hour"] == pytest.approx(110.08)  # 2 x 55.04 (after AWS's June 2025 cut)
     used = {u["key"]: u for u in s.prices_used}
-    assert used["link.transfer_usd_per_gb"]["as_of"] == "2023-04-27"
+    assert used["link.transfer_usd_per_gb"]["as_of"] == "2026-06"
+    assert used["link.transfer_usd_per_gb"]["age_days"] == 184
     assert "skyplane" in used["link.transfer_usd_per_gb"]["source"]
     assert used["training.cluster_usd_per_hour"]["multiplier"] == 2
     assert s.provenance["link.transfer_usd_per_gb"]["source"] == "price table transfer.csv:2"
-    assert any("link.transfer_usd_per_gb" in w and "1315 days old" in w for w in s.warnings)
-    assert any("replica.storage_usd_per_gb_month" in w and "undated" in w for w in s.warnings)
+    assert not any(w.startswith("link.transfer_usd_per_gb") for w in s.warnings)  # 184 days old, verified
+    assert any("replica.storage_usd_per_gb_month" in w and "as_of 2018-08-07" in w and "marked unverified" in w
+               for w in s.warnings)
 
 
 def test_no_age_warning_when_price_is_recent():
-    s = scenario_from_dict(priced(), today=dt.date(2023, 6, 1))
+    s = scenario_from_dict(priced(), today=dt.date(2026, 7, 1))
     transfer = [w for w in s.warnings if w.startswith("link.transfer_usd_per_gb")]
-    assert transfer == ["link.transfer_usd_per_gb: price aws/inter_region [transfer.csv:2] is marked unverified "
-                        "(skyplane-project/skyplane skyplane/data/aws_transfer_costs.csv)"]
+    assert transfer == []  # 30 days old and verified (two sources agree): nothing to warn about
+    old = scenario_from_dict(priced(), today=dt.date(2027, 6, 2))
+    assert [w for w in old.warnings if w.startswith("link.transfer_usd_per_gb")] == [
+        "link.transfer_usd_per_gb: price aws/inter_region (us-east-2 -> us-west-2) = 0.02 USD/GB [transfer.csv:2] is "
+        "366 days old (as_of 2026-06, older than 365 days); verify it and override it in the scenario if it changed"]
 
 
 def test_user_prices_win_over_the_table():
@@ -228,7 +233,7 @@ def test_hit_ratio_from_timeline_uses_remote_steady_half():
 def test_bundled_example_loads_and_is_sized_from_the_reference(examples_dir):
     s = load_scenario(examples_dir / "scenario.yaml", today=TODAY)
     assert s.values["dataset.size_gb"] == pytest.approx(48.4e6 * 4096 * 4 / 1e9)
-    assert s.values["training.cluster_usd_per_hour"] == pytest.approx(196.64)
+    assert s.values["training.cluster_usd_per_hour"] == pytest.approx(110.08)
     assert s.values["link.transfer_usd_per_gb"] == 0.02
     assert s.values["replica.storage_usd_per_gb_month"] == 0.023
     assert s.values["cache.steady_hit_ratio"] == pytest.approx(0.95)  # the triangular's mean
@@ -264,7 +269,7 @@ def test_sync_extra_from_the_replication_table():
     del d["replica"]["sync_extra_usd_per_gb"]
     s = scenario_from_dict(d, today=TODAY)
     assert s.values["replica.sync_extra_usd_per_gb"] == 0.015
-    assert s.provenance["replica.sync_extra_usd_per_gb"]["source"] == "price table replication.csv:2"
+    assert s.provenance["replica.sync_extra_usd_per_gb"]["source"] == "price table requests.csv:4"
     plain = scenario_from_dict(priced(), today=TODAY)
     assert plain.values["replica.sync_extra_usd_per_gb"] == 0.0
     d["prices"]["sync_extra_item"] = "s3_rtc"

@@ -493,6 +493,8 @@ def _build(
     prices_used: list[dict[str, Any]] = []
     missing: list[str] = []
     tier_info: dict[str, Any] = {}
+    if prices_dir is None and settings.get("prices.dir"):  # issue 14: `prices: {dir: ...}` picks the price folder
+        prices_dir = Path(source).parent / settings["prices.dir"] if source != "<dict>" else settings["prices.dir"]
     for param in (PARAM_BY_KEY[k] for k in MODEL_KEYS):
         key = param.key
         if key in values:

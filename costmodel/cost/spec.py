@@ -126,6 +126,7 @@ STRINGS: dict[str, str | None] = {
     "prices.src_region": None,
     "prices.dst_region": None,
     "prices.storage_item": "s3_standard",
+    "prices.dir": None,  # a price folder (e.g. from `costmodel prices import`), relative to the scenario file
     "prices.sync_extra_item": None,  # e.g. s3_rtc_transfer: fills replica.sync_extra_usd_per_gb
     "link.path": None,  # vpc_peering | transit_gateway | nat_gateway | privatelink | internet
     "cache.persistence": None,  # persistent | per_cluster | per_run

@@ -19,6 +19,7 @@ The notebook uses ``from costmodel import report`` and the names re-exported her
 from __future__ import annotations
 
 from .display import (
+    prices_table,
     COLUMN_KINDS,
     break_even_table,
     checklist_table,
@@ -91,6 +92,7 @@ from .stages import (
 
 __all__ = [
     "PARAMETERS",
+    "prices_table",
     "Param",
     "ReportParams",
     "DEFAULT_TITLE",

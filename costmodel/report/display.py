@@ -316,6 +316,26 @@ def cost_table(cost: Mapping[str, Any]):  # -> DataFrame
     return with_kinds(df, USD="id", **{o: "usd" for o in options})
 
 
+def prices_table(cost: Mapping[str, Any]):  # -> DataFrame
+    """The prices the cost used (``prices_used`` of ``costmodel cost --json``): value, unit, source, ``as_of`` and
+    age in days (``-`` for prices given in the scenario), so a reader sees how old each price is."""
+    import pandas as pd
+
+    rows = []
+    for u in cost.get("prices_used") or []:
+        age = u.get("age_days")
+        rows.append({
+            "key": u.get("key"),
+            "USD": u.get("usd_used", u.get("usd")),
+            "unit": u.get("unit"),
+            "as_of": u.get("as_of") or "-",
+            "age (days)": "-" if age is None else f"{int(age)}" + (" (> 12 months)" if age > 365 else ""),
+            "source": u.get("source"),
+        })
+    df = pd.DataFrame(rows, columns=["key", "USD", "unit", "as_of", "age (days)", "source"])
+    return with_kinds(df, key="id", USD="num", unit="id", as_of="id", source="id", **{"age (days)": "id"})
+
+
 def cost_robustness_line(cost: Mapping[str, Any] | None) -> str | None:
     """One line for beside the verdict: the cheapest priced option, its margin, and whether the verdict is
     robust (``costmodel cost --json``'s ``cheapest``, ``margin_usd``, ``robust``, ``robust_reason``)."""

@@ -1,0 +1,119 @@
+"""`costmodel prices`: look up a catalog price with its age, or import the providers' own price files."""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from typing import Any
+
+HELP = "price catalog: show a price and its age, or import AWS/GCP/Azure price files (offline)"
+DESCRIPTION = """\
+costmodel prices show --provider aws --item transfer --src us-east-2 --dst us-west-2 [--json]
+    print the catalog row a cost uses (the most specific region match), its source and its age;
+    tiered items list every tier. --dir reads an imported folder instead of the bundled catalog.
+    A price older than 12 months or undated warns (on stderr).
+costmodel prices import FILE... -o DIR [--json]
+    read the providers' price files as downloaded (AWS Price List bulk offers in JSON or CSV,
+    GCP Cloud Billing Catalog SKU pages, Azure Retail Prices API pages) and write catalog CSVs
+    to DIR (nothing is written when a file is broken). Point a scenario at DIR with
+    `prices: {dir: DIR}`. Item aliases: transfer = inter_region, egress = internet_egress, ...
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
+    show = sub.add_parser("show", help="show the price row used for a provider/item/region(s) and its age",
+                          parents=[_common()])
+    show.add_argument("--provider", required=True, help="aws, gcp or azure")
+    show.add_argument("--item", required=True, help="catalog item (inter_region, s3_standard, p5.48xlarge, ...; "
+                      "aliases: transfer, egress, nat, tgw, privatelink)")
+    show.add_argument("--src", "--region", dest="src", required=True, help="source region (or the region)")
+    show.add_argument("--dst", default="", help="destination region for transfer items")
+    show.add_argument("--dir", default=None, help="price folder (default: the bundled catalog)")
+    show.add_argument("--today", default=None, help="date the age is computed at, YYYY-MM-DD (default: today)")
+    imp = sub.add_parser("import", help="import provider price files into a catalog folder", parents=[_common()])
+    imp.add_argument("files", nargs="+", metavar="FILE", help="AWS offer (JSON/CSV), GCP SKU page or Azure page")
+    imp.add_argument("-o", "--out", required=True, metavar="DIR", help="folder to write the catalog CSVs to")
+
+
+def _common() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--debug", action="store_true", help="show a traceback on errors")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..errors import CostmodelError
+
+    if args.action == "show":
+        return _show(args)
+    if args.action == "import":
+        return _import(args)
+    raise CostmodelError("expected an action: show or import (see costmodel prices --help)")
+
+
+def _show(args: argparse.Namespace) -> int:
+    from ..errors import PriceError
+    from ..prices import age_warning, load_prices
+    from ._common import emit_json
+
+    if args.today:
+        try:
+            today = dt.date.fromisoformat(args.today)
+        except ValueError:
+            raise PriceError(f"--today {args.today!r} is not a date YYYY-MM-DD") from None
+    else:
+        today = dt.date.today()
+    table = load_prices(args.dir)
+    if args.provider not in table.providers():
+        table.lookup(args.provider, args.item, args.src, args.dst, key="--provider")  # raises, with did-you-mean
+    if table.resolve_item(args.provider, args.item) not in table.items(args.provider):
+        table.lookup(args.provider, args.item, args.src, args.dst, key="--item")  # raises, with did-you-mean
+    tiers = table.lookup_tiers(args.provider, args.item, args.src, args.dst, key="--dst" if args.dst else "--src")
+    rows = [r.to_dict_aged(today) for r in tiers]
+    warning = age_warning(tiers[0], today)
+    out: dict[str, Any] = {
+        "provider": args.provider, "item_asked": args.item, "item": tiers[0].item, "src_region": args.src,
+        "dst_region": args.dst, "folder": str(args.dir) if args.dir else "bundled", "today": today.isoformat(),
+        "row": rows[0], "tiers": rows, "age_days": rows[0]["age_days"], "warning": warning,
+    }
+    if args.json:
+        emit_json(out)
+    else:
+        r = tiers[0]
+        where = f"{args.src} -> {args.dst}" if args.dst else args.src
+        print(f"{r.provider} {r.item} {where}: {r.usd:g} USD per {r.unit}"
+              + (f" (matched row {r.src_region}{' -> ' + r.dst_region if r.dst_region else ''})"
+                 if (r.src_region != args.src or (args.dst and r.dst_region != args.dst)) else ""))
+        if len(tiers) > 1:
+            for t in tiers:
+                end = "inf" if t.tier_end is None else f"{t.tier_end:g}"
+                print(f"  tier {t.tier_start:g}-{end} {t.unit.split('-')[0]}/month: {t.usd:g} USD per {t.unit}")
+        age = rows[0]["age_days"]
+        print(f"  as_of {r.as_of or 'undated'}" + (f" ({age} days old)" if age is not None else "")
+              + f"; verified: {'yes' if r.verified else 'no'}; {r.ref()}")
+        print(f"  source: {r.source}")
+        if r.notes:
+            print(f"  notes: {r.notes}")
+        if r.bytes_per_unit:
+            print(f"  1 {r.unit.split('-')[0]} = {r.bytes_per_unit:.0f} bytes")
+    if warning:
+        sys.stderr.write(f"costmodel prices: warning: {warning}\n")
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from ..price_import import import_price_files
+    from ._common import emit_json, progress
+
+    summaries = import_price_files(args.files, args.out, progress=None if args.json else progress)
+    if args.json:
+        emit_json({"out": str(args.out), "files": [s.to_dict() for s in summaries],
+                   "rows": sum(s.rows for s in summaries), "skipped": sum(s.skipped for s in summaries)})
+    else:
+        for s in summaries:
+            span = f"as_of {s.as_of_min}..{s.as_of_max}" if s.as_of_min else "no rows"
+            print(f"{s.path} ({s.format}) -> {args.out}/{s.output}: {s.rows} rows, {s.skipped} records not "
+                  f"catalog items (skipped, counted); {span}")
+    return 0
