@@ -1,6 +1,6 @@
 """Audit of cost model v2 (issue 13) on the bundled example and the scenarios its table implies, priced as a
 provider bills them. Every expected number is computed here by hand from the example's inputs (not by the
-model): D = 792.9856 GB, 48.4 M samples at 116 samples/s, 2 x p5.48xlarge = 196.64 USD/h, 0.02 USD/GB
+model): D = 792.9856 GB, 48.4 M samples at 116 samples/s, 2 x p5.48xlarge = 110.08 USD/h, 0.02 USD/GB
 us-east-2 -> us-west-2, S3 Standard 0.023 USD/GB-month, 100 MB shards, 5 Gbit/s, 12 months."""
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from costmodel.cost.model import totals, totals_scalar
 TODAY = dt.date(2026, 12, 2)
 D = 792.9856  # GB
 EPOCH_H = 48_400_000 / 116 / 3600  # 115.900383 h per epoch at the steady throughput
-G = 2 * 98.32  # USD/h for the cluster
+G = 2 * 55.04  # USD/h for the cluster (p5.48xlarge after the June 2025 cut)
 L = 55.0  # s lost per cold start (the example's estimate)
 D_SLOW = 0.02 / 3  # expected steady slowdown of the triangular 0/0/2 %
 
@@ -44,7 +44,7 @@ def test_run_hours_derived_from_throughput_and_a_stated_48_h_is_flagged(example)
     T = 3 * EPOCH_H + 1 * L / 3600  # 347.716427 h: 3 epochs + the one warm-up of the month
     assert r.derived["training_hours_per_month"] == pytest.approx(T, rel=1e-12)
     # slowdown: 12 months x 0.667 % x 1 run x T x 196.64
-    assert round(r.options["cross_region"].terms["slowdown_usd"], 2) == round(12 * D_SLOW * T * G, 2) == 5470.00
+    assert round(r.options["cross_region"].terms["slowdown_usd"], 2) == round(12 * D_SLOW * T * G, 2) == 3062.13
     r48 = price(example, ["training.run_hours=48"])
     c = check(r48, "run_hours")
     assert c["severity"] == "warning" and c["stated"] == 48
@@ -64,7 +64,7 @@ def test_per_run_cache_four_runs_a_month(example):
     cr = r.options["cross_region"].terms
     # 4 cold fills of the working set a month, warm epochs are hits (61,440 GB cache): X = 4 D
     assert round(cr["transfer_usd"], 2) == round(12 * 0.02 * 4 * D, 2) == 761.27
-    assert round(cr["warmup_usd"], 2) == round(12 * 4 * L / 3600 * G, 2) == 144.20
+    assert round(cr["warmup_usd"], 2) == round(12 * 4 * L / 3600 * G, 2) == 80.73
     T = 3 * EPOCH_H + L / 3600
     assert round(cr["slowdown_usd"], 2) == round(12 * D_SLOW * 4 * T * G, 2)
 
@@ -78,7 +78,7 @@ def test_runs_shorter_than_an_epoch_each_pay_their_warm_up(example):
     r = price(ex)
     cr = r.options["cross_region"].terms
     assert round(cr["transfer_usd"], 2) == round(12 * 0.02 * 3 * D, 2) == 570.95
-    assert round(cr["warmup_usd"], 2) == round(12 * 4 * L / 3600 * G, 2) == 144.20
+    assert round(cr["warmup_usd"], 2) == round(12 * 4 * L / 3600 * G, 2) == 80.73
     assert r.derived["training_hours_per_month"] == pytest.approx(4 * (0.75 * EPOCH_H + L / 3600), rel=1e-12)
 
 
@@ -94,7 +94,7 @@ def test_persistent_cache_moves_the_set_once_and_churn_once(example):
     assert r.derived["miss_gb_per_month"] == 0.0
     cr = r.options["cross_region"].terms
     assert round(cr["transfer_usd"], 2) == round(12 * 0.02 * X, 2) == 33.31
-    assert round(cr["warmup_usd"], 2) == round(12 * (1 / 12) * L / 3600 * G, 2) == 3.00
+    assert round(cr["warmup_usd"], 2) == round(12 * (1 / 12) * L / 3600 * G, 2) == 1.68
     # GETs only for objects that enter the cache: X x 10 objects/GB x 0.0004/1000 x 12
     assert cr["requests_usd"] == pytest.approx(12 * X * 10 * 0.0004 / 1000, rel=1e-12)
 
