@@ -119,17 +119,25 @@ def test_path_processing_per_gb_on_what_crosses(example, path, rate):
         assert round(r.options["cross_region"].terms["path_processing_usd"], 2) == 428.21
 
 
-def test_path_without_a_price_is_never_silently_zero(example):
-    r = price(example, ["link.path=nat_gateway"])
+def test_path_price_from_the_catalog_or_not_priced(example, tmp_path):
+    from costmodel.resources import PRICES_DIR
+
+    r = price(example, ["link.path=nat_gateway"])  # no price stated: the catalog's NAT row (0.045 USD/GB)
     cr = r.options["cross_region"]
-    assert "path_processing_usd" in cr.terms
-    if cr.priced:  # the catalog has a NAT row: it is charged and cited
-        assert cr.terms["path_processing_usd"] > 0
-        assert any(u.get("item") == "nat_gateway_processing" for u in r.prices_used)
-    else:
-        assert "link.path_processing_usd_per_gb" in cr.not_priced_reason
-        assert r.cheapest != "cross_region"
-        assert any("cross_region is not priced" in w for w in r.warnings)
+    assert cr.priced and round(cr.terms["path_processing_usd"], 2) == round(12 * 0.045 * D, 2) == 428.21
+    used = {u["key"]: u for u in r.prices_used}["link.path_processing_usd_per_gb"]
+    assert used["item"] == "nat_gateway_processing" and used["unit"] == "GB" and used["source"]
+    # a catalog without processing rows: cross_region is not priced, with the key to give, never 0
+    for f in PRICES_DIR.glob("*.csv"):
+        if f.name != "processing.csv":
+            (tmp_path / f.name).write_text(f.read_text())
+    ex = copy.deepcopy(example)
+    ex["prices"]["dir"] = str(tmp_path)
+    r = price(ex, ["link.path=transit_gateway"])
+    cr = r.options["cross_region"]
+    assert not cr.priced and "link.path_processing_usd_per_gb" in cr.not_priced_reason
+    assert "path_processing_usd" in cr.terms and r.cheapest == "replicate"
+    assert any("cross_region is not priced" in w for w in r.warnings)
 
 
 def test_vpc_peering_has_no_processing_term_but_keeps_the_key(example):
@@ -337,3 +345,74 @@ def test_unresolvable_input_exits_2_naming_the_key(capsys, examples_dir, setting
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert key in err and "Traceback" not in err and len(err.splitlines()) == 1
+
+
+# ---------------------------------------------------------------- catalog wiring (issue 14's items)
+def test_request_prices_from_the_catalog_and_the_missing_one_named(example):
+    ex = copy.deepcopy(example)
+    del ex["requests"]
+    r = price(ex)
+    used = {u["key"]: u for u in r.prices_used}
+    assert used["requests.get_usd_per_1000"]["item"] == "object_get" and used["requests.get_usd_per_1000"]["usd_used"] == 0.0004
+    assert used["requests.put_usd_per_1000"]["item"] == "object_put" and used["requests.put_usd_per_1000"]["usd_used"] == 0.005
+    assert used["requests.batch_job_usd"]["item"] == "batch_operations_job" and used["requests.batch_job_usd"]["usd_used"] == 0.25
+    rep = r.options["replicate"]
+    if "requests.batch_replication_usd_per_million" not in used:  # no batch_replication_objects row in the catalog
+        assert not rep.priced and "requests.batch_replication_usd_per_million" in rep.not_priced_reason
+        assert r.cheapest == "cross_region"  # the only priced option besides wait: never replicate by omission
+    r2 = price(ex, ["requests.batch_replication_usd_per_million=1.0"])
+    assert r2.options["replicate"].priced
+    assert r2.options["replicate"].terms["requests_usd"] == pytest.approx(
+        price(example).options["replicate"].terms["requests_usd"], rel=1e-12)
+
+
+def test_inter_az_from_the_catalog(example):
+    r = price(example, ["cache.cross_az=true"])
+    # every epoch's bytes cross the zone boundary, billed out and in: 2 x 0.01 x 12 months x 3 epochs x D
+    assert round(r.options["cross_region"].terms["inter_az_usd"], 2) == round(2 * 0.01 * 12 * 3 * D, 2) == 570.95
+    assert {u["key"]: u for u in r.prices_used}["link.inter_az_usd_per_gb"]["item"] == "inter_az"
+    assert r.options["replicate"].terms["inter_az_usd"] == 0.0
+
+
+def test_path_processing_tiered_by_monthly_volume(example, tmp_path):
+    from costmodel.resources import PRICES_DIR
+
+    for f in PRICES_DIR.glob("*.csv"):
+        text = f.read_text()
+        if f.name == "processing.csv":
+            row = next(line for line in text.splitlines() if line.startswith("aws,privatelink_processing"))
+            text = text.rstrip("\n") + "\n" + row.replace(",0.01,0,1048576,", ",0.006,1048576,,") + "\n"
+        (tmp_path / f.name).write_text(text)
+    ex = copy.deepcopy(example)
+    ex["prices"]["dir"] = str(tmp_path)
+    over = ["link.path=privatelink", "dataset.size_gb=2000000", "cache.capacity_gb=3000000"]
+    r = price(ex, over)
+    # one cold fill of 2,000,000 GB a month: 1,048,576 GB at 0.01 + 951,424 GB at 0.006, x 12
+    assert round(r.options["cross_region"].terms["path_processing_usd"], 2) == \
+        round(12 * (1_048_576 * 0.01 + 951_424 * 0.006), 2) == 194331.65
+    assert not any("beyond the catalog's last tier" in w for w in r.warnings)
+    # the bundled catalog has only the first tier: charged at it, with a warning
+    r = price(example, over)
+    assert r.options["cross_region"].terms["path_processing_usd"] == pytest.approx(12 * 0.01 * 2_000_000)
+    assert any("beyond the catalog's last tier of privatelink_processing" in w for w in r.warnings)
+
+
+def test_cli_json_contract_on_the_example(capsys, examples_dir):
+    assert main(["cost", str(examples_dir / "scenario.yaml"), "--json", "--today", "2026-12-02"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("cheapest", "margin_usd", "robust", "robust_reason", "consistency", "ranking", "options", "break_even",
+                "sensitivity", "derived", "prices_used", "warnings", "inputs", "horizon_months", "wait_break_even"):
+        assert key in out, key
+    terms = {"cross_region": {"transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd",
+                              "requests_usd", "inter_az_usd"},
+             "replicate": {"initial_copy_usd", "storage_usd", "sync_usd", "ops_usd", "requests_usd", "versioning_usd",
+                           "inter_az_usd", "copy_delay_usd"},
+             "wait": {"delay_usd", "gpu_premium_usd"}}
+    for o, names in terms.items():
+        opt = out["options"][o]
+        assert set(opt["terms"]) == names and opt["priced"] is True and opt["not_priced_reason"] is None
+        assert {"total_usd", "per_month_usd", "terms_per_month_usd"} <= set(opt)
+    for c in out["consistency"]:
+        assert {"check", "keys", "stated", "implied", "severity"} <= set(c)
+    assert out["robust"] is True and out["margin_usd"] == pytest.approx(
+        out["options"]["cross_region"]["total_usd"] - out["options"]["replicate"]["total_usd"])

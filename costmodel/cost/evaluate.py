@@ -1,6 +1,7 @@
 """Evaluate a Scenario: each option's terms, totals, the cheapest option, and sanity warnings."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -184,6 +185,20 @@ def sanity_warnings(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str, f
             f"cross-region transfer costs {dv['cross_region_transfer_usd_per_month']:.2f} USD/month, "
             f"above transfer_budget_usd_per_month = {budget:g}"
         )
+    volumes = {"link.path_processing_usd_per_gb": dv["cross_region_gb_per_month"],
+               "link.transfer_usd_per_gb": max(dv["cross_region_gb_per_month"], float(p["dataset.size_gb"])),
+               "replica.storage_usd_per_gb_month": float(p["dataset.size_gb"])}
+    for u in scenario.prices_used:
+        vol = volumes.get(u.get("key"))
+        last = (u.get("tiers") or [u])[-1]
+        end, bpu = last.get("tier_end", last.get("end")), u.get("bytes_per_unit") or 1e9
+        if vol is None or end in (None, "") or not math.isfinite(float(end)):
+            continue
+        end_gb = float(end) * bpu / 1e9
+        if vol > end_gb:
+            out.append(f"{u['key']}: {vol:,.6g} GB a month is beyond the catalog's last tier of {u.get('item')} "
+                       f"(up to {end_gb:,.6g} GB); the volume above it is charged at that tier's price, which the "
+                       "provider may lower: state the price in the scenario")
     size = p["dataset.size_gb"]
     s3 = [u for u in scenario.prices_used if u.get("item") == "s3_standard" and u.get("key") == "replica.storage_usd_per_gb_month"]
     if s3 and size > 50_000 and not scenario.internal.get("_storage_tiers"):

@@ -57,7 +57,7 @@ cross_region (read across regions through the cache)
   - ``warmup_usd          = M * n'' * L/3600 * G``
   - ``slowdown_usd        = M * d * R*T * G``
   - ``cache_usd           = M * K``
-  - ``path_processing_usd = M * q * X``
+  - ``path_processing_usd = M * q * X``  (tiered: ``M * q * tier(X)``, e.g. PrivateLink above 1 PB/month)
   - ``requests_usd        = M * g * X*O/D * Pg/1000``  GETs for every object that enters the cache
   - ``inter_az_usd        = M * 2*z * N*W`` when the cache is in another zone (every epoch's bytes cross
     the zone boundary; billed out and in)
@@ -113,6 +113,7 @@ INTERNAL_DEFAULTS: dict[str, object] = {
     "_versioned_buckets": 2.0,  # buckets whose versioning replication turns on: source and replica (1: source already versioned)
     "_transfer_tiers": None,
     "_storage_tiers": None,
+    "_path_tiers": None,  # path processing tiered by monthly volume (e.g. PrivateLink)
     # derived values that follow their sources in draws, sweeps and break-even (set by resolve.finalize)
     "_samples": float("nan"),  # dataset.samples (nan: unknown)
     "_samples_per_s": float("nan"),  # training.samples_per_s (nan: unknown)
@@ -308,7 +309,7 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
             "warmup_usd": M * dv["warmups_per_month"] * p["cache.warmup_lost_s"] / 3600.0 * G,
             "slowdown_usd": M * p["cache.steady_slowdown_fraction"] * R * T * G,
             "cache_usd": M * p["cache.usd_per_month"],
-            "path_processing_usd": M * p["link.path_processing_usd_per_gb"] * X,
+            "path_processing_usd": M * p["link.path_processing_usd_per_gb"] * tier_volume(X, _get(p, "_path_tiers")),
             "requests_usd": gets,
             "inter_az_usd": _get(p, "_cache_cross_az") * az,
         },
@@ -372,7 +373,7 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
         + nw * p["cache.warmup_lost_s"] / 3600.0 * G
         + p["cache.steady_slowdown_fraction"] * R * T * G
         + p["cache.usd_per_month"]
-        + p["link.path_processing_usd_per_gb"] * X
+        + p["link.path_processing_usd_per_gb"] * _tier_scalar(X, _get(p, "_path_tiers"))
     ) + gets + _get(p, "_cache_cross_az") * az
     r = p["replica.noncurrent_retention_days"] / DAYS_PER_MONTH
     vm = 0.5 * M * M if r >= M else r * M - 0.5 * r * r

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import PriceError, ScenarioError
 from .model import DAYS_PER_MONTH
-from .pricing import price_entry, row_warning, try_lookup, usd_per_count, usd_per_decimal_gb
+from .pricing import lookup_tiers, price_entry, row_warning, tier_bounds, usd_per_count, usd_per_decimal_gb
 from .spec import PARAM_BY_KEY
 
 TOLERANCE = 0.10  # stated and implied more than 10 % apart: a warning
@@ -422,25 +422,43 @@ def _retention(c: _Ctx) -> None:
 
 
 def _catalog_price(c: _Ctx, key: str, items: tuple[str, ...], regions: list[tuple[str, str]], kind: str,
-                   per: float = 1.0) -> float | None:
-    """Look ``items`` up for the scenario's provider; record it in prices_used; None when not found."""
+                   per: float = 1.0, tier_key: str | None = None) -> float | None:
+    """Look ``items`` up for the scenario's provider; record it in prices_used; None when not found. With
+    ``tier_key``, a per-byte item the catalog tiers by monthly volume (``lookup_tiers``) stores its tiers in
+    ``internal[tier_key]`` (the first tier's price is the value)."""
     provider = c.settings.get("prices.provider")
     table = c.table() if provider else None
     if table is None:
         return None
-    try:
-        row = try_lookup(table, provider, items, [(s or "", d or "") for s, d in regions])
-    except PriceError:
-        row = None
+    row, rows = None, None
+    for item in items:
+        for src, dst in regions:
+            try:
+                row = table.lookup(provider, item, src or "", dst or "")
+            except PriceError:
+                continue
+            if tier_key is not None:
+                try:
+                    rows = lookup_tiers(table, provider, item, src or "", dst or "")
+                except PriceError:
+                    rows = None
+            break
+        if row is not None:
+            break
     if row is None:
         return None
+    if rows and len(rows) > 1:
+        row = rows[0]
+        tiers = tier_bounds(rows)
+        if tiers:
+            c.internal[tier_key] = tiers
     try:
         usd = usd_per_decimal_gb(row) if kind == "bytes" else usd_per_count(row, per)
     except PriceError:
         return None
     c.values[key] = usd
     c.prov[key] = {"value": usd, "source": f"price table {row.ref()}", "as_of": row.as_of or None}
-    c.prices_used.append(price_entry(key, row, usd, c.sc.today))
+    c.prices_used.append(price_entry(key, row, usd, c.sc.today, tiers=rows if rows and len(rows) > 1 else None))
     w = row_warning(key, row, c.sc.today)
     if w:
         c.warnings.append(w)
@@ -465,7 +483,7 @@ def _path(c: _Ctx) -> None:
         if c.stated(key):
             return
         item = PATH_ITEMS[path]
-        if _catalog_price(c, key, (item,), _regions(c), "bytes") is None:
+        if _catalog_price(c, key, (item,), _regions(c), "bytes", tier_key="_path_tiers") is None:
             c.values[key] = 0.0
             c.unpriced("cross_region", f"link.path = {path} is charged per GB processed but the price catalog has no "
                        f"{c.settings.get('prices.provider') or '?'} {item} row for {c.settings.get('prices.dst_region') or '?'}; "
