@@ -416,3 +416,21 @@ def test_cli_json_contract_on_the_example(capsys, examples_dir):
         assert {"check", "keys", "stated", "implied", "severity"} <= set(c)
     assert out["robust"] is True and out["margin_usd"] == pytest.approx(
         out["options"]["cross_region"]["total_usd"] - out["options"]["replicate"]["total_usd"])
+
+
+def test_terms_left_at_a_default_0_are_warned(example):
+    ex = copy.deepcopy(example)
+    del ex["cache"]["usd_per_month"]
+    r = price(ex)
+    w = [x for x in r.warnings if x.startswith("not given, priced at 0")]
+    assert len(w) == 1 and "cache.usd_per_month" in w[0] and "replica.ops_usd_per_month" not in w[0]
+    assert not any(x.startswith("not given, priced at 0") for x in price(example).warnings)  # all stated
+
+
+def test_cli_json_is_deterministic(capsys, examples_dir):
+    argv = ["cost", str(examples_dir / "scenario.yaml"), "--json", "--today", "2026-12-02", "--monte-carlo", "3000",
+            "--seed", "5"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert main(argv) == 0
+    assert capsys.readouterr().out == first

@@ -37,6 +37,13 @@ from .spec import PARAM_BY_KEY
 TOLERANCE = 0.10  # stated and implied more than 10 % apart: a warning
 HOURS_PER_MONTH = 365.25 * 24 / 12  # 730.5
 
+#: Cost inputs that default to 0 when omitted, each a term of the bill: a warning names the ones left out.
+ZERO_DEFAULTS = {
+    "cache.usd_per_month": "cache_usd: the cache's nodes, file system or licence",
+    "replica.ops_usd_per_month": "ops_usd: replication tooling and monitoring",
+    "wait.cluster_premium_usd_per_hour": "gpu_premium_usd: a dearer cluster in the data region",
+}
+
 PATH_ITEMS = {
     "nat_gateway": "nat_gateway_processing",
     "transit_gateway": "transit_gateway_processing",
@@ -133,6 +140,13 @@ def finalize(sc: Any) -> Any:
         if param.model and param.key not in c.values and param.default is not None and param.key not in c.missing:
             c.values[param.key] = float(param.default)
             c.prov[param.key] = {"value": float(param.default), "source": "default"}
+    zero = [k for k, what in ZERO_DEFAULTS.items()
+            if str(c.prov.get(k, {}).get("source", "")) == "default" and c.values.get(k) == 0
+            and not (k.startswith("wait.") and "wait" in c.not_priced)]
+    if zero:
+        c.warnings.append(
+            "not given, priced at 0: " + "; ".join(f"{k} ({ZERO_DEFAULTS[k]})" for k in zero)
+            + ". State them (0 is a valid statement) if they are not free")
     not_priced = {o: "; ".join(r) for o, r in c.not_priced.items()}
     for o, reason in not_priced.items():
         c.warnings.append(f"{o} is not priced: {reason}")
