@@ -434,3 +434,39 @@ def test_cli_json_is_deterministic(capsys, examples_dir):
     first = capsys.readouterr().out
     assert main(argv) == 0
     assert capsys.readouterr().out == first
+
+
+# ---------------------------------------------------------------- throughput and bandwidth may be uncertain
+def test_sampled_throughput_moves_the_run_length(example):
+    ex = copy.deepcopy(example)
+    ex["training"]["samples_per_s"] = {"dist": "uniform", "low": 100, "high": 132}
+    ex["cache"]["steady_slowdown_fraction"] = 0.01
+    ex["cache"]["steady_hit_ratio"] = 0.95
+    s = scenario_from_dict(ex, today=TODAY)
+    assert s.get("training.samples_per_s") == 116.0  # the headline at the mean
+    t = totals(model_inputs(s, **{"training.samples_per_s": np.array([100.0, 132.0])}))
+
+    def cross(thr):  # transfer + warm-up + GETs + 1 % slowdown over 3 epochs at thr samples/s + the warm-up
+        T = 3 * 48_400_000 / thr / 3600 + L / 3600
+        return 12 * 0.02 * D + 12 * L / 3600 * G + 12 * 7929.856 * 0.0004 / 1000 + 12 * 0.01 * T * G
+
+    assert t["cross_region"] == pytest.approx(np.array([cross(100.0), cross(132.0)]), rel=1e-12)
+    mc = monte_carlo(s, 4000, seed=11)
+    assert mc.uncertain_inputs == ["training.samples_per_s"]
+    assert mc.totals["cross_region"].max() == pytest.approx(cross(100.0), rel=2e-3)
+    assert mc.totals["cross_region"].min() == pytest.approx(cross(132.0), rel=2e-3)
+    row = tornado(s, ["training.samples_per_s"]).iloc[0]
+    assert row["cross_region_low_usd"] > row["cross_region_high_usd"]  # slower training, longer runs, dearer
+
+
+def test_swept_bandwidth_moves_copy_delay_and_cold_fill():
+    s = scenario_from_dict(copy.deepcopy(HELD_OUT), today=TODAY, overrides=["wait.delay_usd_per_hour=10"])
+    bw = np.array([5.0, 10.0, 100.0])
+    t = totals(model_inputs(s, **{"link.bandwidth_gbps": bw}))
+    lost = np.maximum(420.0, 123_000 * 8 / bw - 10_000)  # 100 Gbit/s: the fill (9,840 s) hides in the epoch
+    assert np.allclose(t["cross_region"], 12 * lost / 3600 * 800 + 12 * 0.02 * 123_000, rtol=1e-12)
+    copy_h = 123_000 * 8 / bw / 3600
+    assert np.allclose(t["replicate"], 0.02 * 123_000 + 12 * 0.023 * 123_000 + copy_h * 10, rtol=1e-12)
+    with pytest.raises(Exception, match="link.bandwidth_gbps"):
+        scenario_from_dict(copy.deepcopy(HELD_OUT) | {"link": {**HELD_OUT["link"], "bandwidth_gbit_s": [0, 10]}},
+                           today=TODAY)

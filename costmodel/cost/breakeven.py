@@ -22,7 +22,7 @@ from ..errors import ScenarioError
 from .evaluate import model_inputs
 from .model import totals
 from .scenario import Scenario
-from .spec import MODEL_KEYS, PARAM_BY_KEY
+from .spec import MODEL_KEYS, PARAM_BY_KEY, SOURCE_KEYS
 
 # wait.* do not enter cross_region or replicate
 BREAK_EVEN_INPUTS: tuple[str, ...] = tuple(k for k in MODEL_KEYS if not k.startswith("wait."))
@@ -56,9 +56,11 @@ def _winner(f: float) -> str:
 
 def break_even_one(scenario: Scenario, key: str) -> dict[str, Any]:
     """Break-even of ``key`` (see the module docstring). Raises ScenarioError for an unknown key."""
-    if key not in PARAM_BY_KEY or not PARAM_BY_KEY[key].model:
+    if key not in PARAM_BY_KEY or not (PARAM_BY_KEY[key].model or key in SOURCE_KEYS):
         raise ScenarioError(f"not a numeric cost input; choose one of {', '.join(BREAK_EVEN_INPUTS)}", key=key)
-    x0 = float(scenario.values[key])
+    if scenario.get(key) is None:
+        raise ScenarioError("not given in the scenario, so it has no break-even", key=key)
+    x0 = float(scenario.get(key))
     g = _grid(key, x0)
     f = _diff(scenario, key, g)
     f0 = float(_diff(scenario, key, np.array([x0]))[0])
@@ -138,7 +140,8 @@ def _side(scenario: Scenario, key: str, r: float, g: np.ndarray, direction: int)
 def break_even(scenario: Scenario, inputs: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     """Break-even of each input in ``inputs`` (default: every cost input except ``wait.*``), keyed by key
     path; each has ``value`` (None when never), ``above`` (the option cheaper above it), ``method``."""
-    keys = list(inputs) if inputs is not None else list(BREAK_EVEN_INPUTS)
+    keys = list(inputs) if inputs is not None else \
+        list(BREAK_EVEN_INPUTS) + [k for k in SOURCE_KEYS if scenario.get(k) is not None]
     return {k: break_even_one(scenario, k) for k in keys}
 
 

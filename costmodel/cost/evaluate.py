@@ -10,7 +10,7 @@ import pandas as pd
 
 from .model import FOLLOW_FLAGS, INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms
 from .scenario import Scenario
-from .spec import MODEL_KEYS
+from .spec import MODEL_KEYS, SOURCE_KEYS
 
 
 @dataclass
@@ -100,6 +100,9 @@ def model_inputs(scenario: Scenario, **arrays: Any) -> dict[str, Any]:
     p.update(scenario.internal)
     for k, v in arrays.items():
         key = k.replace("__", ".")
+        if key in SOURCE_KEYS:  # the source of derived values (throughput, bandwidth): they follow it
+            p[SOURCE_KEYS[key]] = v
+            continue
         p[key] = v
         unfollow(p, key)
     return p

@@ -175,6 +175,13 @@ def _flag(p: ArrayMap, key: str) -> float:
     return float(v) if isinstance(v, (int, float)) else 0.0
 
 
+def _known(v) -> bool:
+    """A source value is known: an array (drawn or swept), or a positive number (not nan)."""
+    if isinstance(v, (int, float)):
+        return v == v and v > 0
+    return v is not None
+
+
 def _stated(p: ArrayMap, internal: str, key: str):
     """The value stated for ``key`` before resolve raised it to a bound (``p[key]`` when not raised)."""
     v = _get(p, internal)
@@ -200,9 +207,9 @@ def follow(p: ArrayMap) -> ArrayMap:
     q = dict(p)
     D = q["dataset.size_gb"]
     w = q["dataset.working_set_fraction"]
-    S, thr, bw = _flag(q, "_samples"), _flag(q, "_samples_per_s"), _flag(q, "_bw_gbps")
-    has_thr = bool(S == S and thr == thr and S > 0 and thr > 0)
-    has_bw = bool(bw == bw and bw > 0)
+    S, thr, bw = _get(q, "_samples"), _get(q, "_samples_per_s"), _get(q, "_bw_gbps")
+    has_thr = _known(S) and _known(thr)
+    has_bw = _known(bw)
     ep = None
     if has_thr:
         ep = w * S / thr

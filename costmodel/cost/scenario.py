@@ -45,6 +45,7 @@ from .spec import (
     PARAM_BY_KEY,
     PASSTHROUGH,
     SECTIONS,
+    SOURCE_KEYS,
     STRINGS,
     Param,
     section_keys,
@@ -109,11 +110,16 @@ class Scenario:
 
         vals = dict(self.values)
         internal = dict(self.internal)
+        settings = dict(self.settings)
         for k, v in changes.items():
             key = k.replace("__", ".")
+            if key in SOURCE_KEYS:
+                settings[key] = float(v)
+                internal[SOURCE_KEYS[key]] = float(v)
+                continue
             vals[key] = float(v)
             unfollow(internal, key)
-        return replace(self, values=vals, internal=internal)
+        return replace(self, values=vals, internal=internal, settings=settings)
 
     def priced(self) -> dict[str, bool]:
         """Option -> whether it can be priced (see ``not_priced``)."""
@@ -473,13 +479,15 @@ def _build(
         param = PARAM_BY_KEY[key]
         if raw is None:
             continue
-        v, dist = _parse_number(raw, param, allow_dist=param.model)
+        v, dist = _parse_number(raw, param, allow_dist=param.model or key in SOURCE_KEYS)
         if param.model:
             values[key] = v
             if dist is not None:
                 dists[key] = dist
         else:
             settings[key] = int(v) if param.integer else v
+            if dist is not None:
+                dists[key] = dist
         prov[key] = {"value": v, "source": origin(key)}
         if dist is not None:
             prov[key]["distribution"] = dist.to_dict()
