@@ -5,11 +5,12 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: help venv test report lab bench browser clean
+.PHONY: help venv test test-browser report lab bench browser clean
 
 help:
 	@echo "make report   render the bundled example report into reports/"
 	@echo "make test     run the test suite (sets up .venv, kernel and headless Chromium)"
+	@echo "make test-browser  only the JupyterLab-in-chromium tests (make test runs them too)"
 	@echo "make lab      JupyterLab on costmodel/notebooks/ with the project kernel"
 	@echo "make bench    run the benchmarks (see BENCHMARKS.md)"
 
@@ -29,8 +30,13 @@ browser:
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
 	    echo "warning: could not install chromium; the browser test will fail"; }
 
+# `make test` runs every test, the JupyterLab browser tests (marker `browser`) included.
 test: venv browser
 	$(BIN)/python -m pytest -q
+
+# JupyterLab on 127.0.0.1 driven in Debian's chromium by Playwright (no browser download, no network).
+test-browser: venv browser
+	$(BIN)/python -m pytest -q -m browser
 
 report: venv
 	$(BIN)/costmodel report \

@@ -1,7 +1,14 @@
 """Accuracy and speed of costmodel.warmup against known truth, beside ruptures PELT and MSER-5.
 
 Usage: ``.venv/bin/python benchmarks/bench_warmup.py [--quick] [--no-slow-baseline] [--tost-pairs N]
-[--tost-only]``
+[--tost-only] [--realistic-only] [--realistic N]``
+
+Realistic suite (issue 15): ``N`` (default 160) seeded logs from :mod:`costmodel.synth_realistic`
+(checkpoint pauses, epoch stalls, slow drift, overshoot, two-tier caches, step-time-only and coarse
+logs, 50 k-step runs, AR noise up to 0.9), analysed by the product and, on the same series, by MSER-5
+and ruptures PELT (block means); figures against the issue's targets: warm-up end within 5 % of n,
+class accuracy, plateau error p90, files refused, and TOST at 2 % on realistic pairs (truly
+equivalent, and 3-5 % apart).
 
 Generates >= 500 seeded series with :func:`costmodel.synth.generate` (shapes exp, power, logistic,
 ramp, step; CV 0.5-4 %; AR(1) 0-0.8; 1 % slow-step outliers; slow drift; periodic dips; slowdowns;
@@ -23,6 +30,7 @@ from collections import Counter
 import numpy as np
 
 from costmodel.synth import generate
+from costmodel.synth_realistic import generate_realistic, realistic_suite
 from costmodel.warmup import analyze, compare
 from costmodel.warmup.detect import mser
 
@@ -110,6 +118,101 @@ def tost_pairs(n_margin: int, n_equal: int) -> tuple[list[bool], list[bool]]:
     return eq_margin, eq_equal
 
 
+def _rate_series(log) -> np.ndarray:
+    """The per-row rate a baseline sees: samples/s, or steps/s for a step-time-only log."""
+    t = log.table
+    return t["samples_per_s"].to_numpy() if "samples_per_s" in t.columns else 1.0 / t["step_time_s"].to_numpy()
+
+
+def realistic(n_logs: int, n_pairs: int) -> None:
+    """The realistic suite of issue 15 (see the module docstring); prints the figures."""
+    from costmodel.errors import AnalysisError
+    from costmodel.warmup.detect import block_size
+
+    suite = realistic_suite(n_logs)
+    t0 = time.perf_counter()
+    end_ok, cls_ok, perr, refused = [], [], [], 0
+    mser_ok, pelt_ok = [], []
+    per_kind: dict[str, list[bool]] = {}
+    confusion: Counter = Counter()
+    for p, log in suite:
+        tr = log.truth
+        try:
+            r = analyze(log.to_run())
+        except AnalysisError:
+            refused += 1
+            end_ok.append(False)
+            cls_ok.append(False)
+            continue
+        ok = r.classification == tr.classification
+        cls_ok.append(ok)
+        per_kind.setdefault(p["kind"], []).append(ok)
+        confusion[(tr.classification, r.classification)] += 1
+        n = tr.n_steps
+        if tr.warmup_end_step is None:
+            e = 0.0 if r.warmup_end_step is None else 1.0
+        else:
+            e = 1.0 if r.warmup_end_step is None else abs(r.warmup_end_step - tr.warmup_end_step) / n
+        end_ok.append(e <= 0.05)
+        if tr.plateau is not None:
+            ref = tr.plateau_step_time_s if r.metric == "step_time_s" else tr.plateau
+            perr.append(1.0 if r.steady_mean is None else abs(r.steady_mean / ref - 1.0))
+        # baselines on the same series (row index -> step)
+        y = _rate_series(log)
+        steps = log.table["step"].to_numpy()
+        d5, _ = mser(y, 5)
+        e_rp = rpt_warmup_end(y, jump=2, block=block_size(len(y)))
+        for got, lst in ((d5, mser_ok), (e_rp, pelt_ok)):
+            if tr.warmup_end_step is None:
+                lst.append(False)  # a drift has no end; a truncation point is always wrong there
+            else:
+                lst.append(abs(int(steps[min(got, len(steps) - 1)]) - tr.warmup_end_step) / n <= 0.05)
+    t_suite = time.perf_counter() - t0
+    perr_a = np.array(perr)
+    eq_true, eq_apart = realistic_pairs(n_pairs)
+    print(f"\n== realistic logs (costmodel.synth_realistic, {len(suite)} logs, {time.perf_counter() - t0:.0f} s "
+          f"with baselines and pairs) ==")
+    print(f"warm-up end within 5 % of n: ours {rate(end_ok)}   [target >= 95 %]")
+    print(f"   MSER-5 {rate(mser_ok)};  ruptures PELT (block means) {rate(pelt_ok)}  (same series)")
+    print(f"class accuracy: {rate(cls_ok)}   [target >= 95 %]")
+    for kind, v in per_kind.items():
+        print(f"   {kind:10s}: {np.mean(v):.1%} (n={len(v)})")
+    wrong = {k: v for k, v in confusion.items() if k[0] != k[1]}
+    if wrong:
+        print(f"   confusions (truth, ours): {dict(wrong)}")
+    print(f"plateau error (work over time incl. stalls): median {np.median(perr_a):.3%}  p90 {pct(perr_a, 90):.3%}"
+          f"   [target p90 <= 0.5 %]  (n={len(perr_a)})")
+    print(f"files refused: {refused} of {len(suite)}   [target 0]")
+    print(f"TOST at 2 %, realistic pairs: truly equivalent called equivalent {rate(eq_true)}   [target >= 80 %]")
+    print(f"TOST at 2 %, realistic pairs 3-5 % apart called equivalent {rate(eq_apart)}   [target <= 5 %]")
+    print(f"(suite analysis + baselines {t_suite:.0f} s)")
+
+
+def realistic_pairs(n_pairs: int, seed: int = 70_000) -> tuple[list[bool], list[bool]]:
+    """TOST calls at 2 % on realistic pairs: a flat co-located log vs a warming remote one with the same
+    stalls (checkpoints or epoch stalls or none), noise and log granularity; true ratio 1.00, or
+    1.03-1.05 (remote slower or faster). Lengths 5,000-20,000 steps."""
+    rng = np.random.default_rng(seed)
+    eq_true, eq_apart = [], []
+    for i in range(2 * n_pairs):
+        common = dict(n=int(rng.choice([5000, 10_000, 20_000])), cv=float(rng.choice([0.01, 0.02, 0.04])),
+                      ar=float(rng.choice([0.0, 0.5, 0.8, 0.9])), log_every=int(rng.choice([1, 1, 10])),
+                      step_time_only=bool(rng.random() < 0.2))
+        extra = rng.random()
+        if extra < 0.35:
+            common.update(ckpt_every=int(rng.choice([500, 1000])), ckpt_steps=float(rng.uniform(5, 30)))
+        elif extra < 0.7:
+            common.update(epoch_steps=int(rng.choice([250, 500, 1000])), epoch_stall_steps=float(rng.uniform(1, 6)))
+        apart = i % 2 == 1
+        ratio = 1.0 if not apart else float(rng.uniform(1.03, 1.05)) ** (1 if rng.random() < 0.5 else -1)
+        a = generate_realistic(kind="flat", plateau=1000.0, seed=seed + 3 * i, **common)
+        b = generate_realistic(kind=str(rng.choice(["warmup", "two_tier", "overshoot"])), plateau=1000.0 * ratio,
+                               warmup_frac=float(rng.uniform(0.05, 0.25)), seed=seed + 3 * i + 1, **common)
+        c = compare([a.to_run("a", "colocated")], [b.to_run("b", "remote")], margin=0.02)
+        (eq_apart if apart else eq_true).append(bool(c.equivalent))
+    return eq_true, eq_apart
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="a smaller grid (about a fifth)")
@@ -117,7 +220,14 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--tost-pairs", type=int, default=None,
                     help="TOST pairs at the margin (default 300, --quick 60); 1.00 pairs are a third of it")
     ap.add_argument("--tost-only", action="store_true", help="run only the TOST equivalence part")
+    ap.add_argument("--realistic-only", action="store_true", help="run only the realistic suite (issue 15)")
+    ap.add_argument("--realistic", type=int, default=None, metavar="N",
+                    help="realistic logs (default 160, --quick 48); pairs: N / 2 of each kind")
     args = ap.parse_args(argv)
+    n_real = args.realistic if args.realistic else (48 if args.quick else 160)
+    if args.realistic_only:
+        realistic(n_real, max(n_real // 2, 20))
+        return 0
     k = 5 if args.quick else 1
     n_margin = args.tost_pairs if args.tost_pairs else 300 // k
     n_equal = max(n_margin // 3, 20)
@@ -331,6 +441,7 @@ def main(argv: list[str]) -> int:
              if t_rp_10k else "ruptures skipped"))
     print(f"n = 1,000,000: whole analysis {t_1m:.2f} s ({r1m.classification}, end step {r1m.warmup_end_step}, "
           f"truth {s1m.truth.warmup_end_step})   [target <= 5 s]")
+    realistic(n_real, max(n_real // 2, 20))
     return 0
 
 

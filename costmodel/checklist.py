@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from . import equivalence
 from .errors import ChecklistError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -753,15 +754,15 @@ def _ev_throughput(compare: Mapping | None) -> Evidence:
         return Evidence("throughput_equivalent", summary=f"comparison has no steady-state ratio{why}", facts=facts,
                         sources=("compare",))
     ci = f" (95 % CI {lo:.3f}-{hi:.3f})" if lo is not None and hi is not None else ""
-    m = f" at a {margin * 100:g} % margin" if margin is not None else ""
     base = f"remote/co-located steady ratio {ratio:.3f}{ci}"
-    if eq is True:
-        return Evidence("throughput_equivalent", "yes", base + f": equivalent{m}", facts, ("compare",))
-    if margin is not None and hi is not None and hi < 1 - margin:
-        return Evidence("throughput_equivalent", "no", base + f": remote is slower beyond the{m.replace(' at a', '')}", facts, ("compare",))
-    if margin is not None and lo is not None and lo > 1 + margin:
-        return Evidence("throughput_equivalent", "yes", base + ": remote is faster", facts, ("compare",))
-    return Evidence("throughput_equivalent", "unknown", base + f": not shown equivalent{m} (inconclusive: more steady steps needed)", facts, ("compare",))
+    result, direction = equivalence.outcome(ratio, lo, hi, margin, eq)
+    facts["equivalence"] = result
+    said = equivalence.describe(result, direction, margin)
+    if result == "equivalent" or (result == "different" and direction == "remote_faster"):
+        return Evidence("throughput_equivalent", "yes", f"{base}: {said}", facts, ("compare",))
+    if result == "different":
+        return Evidence("throughput_equivalent", "no", f"{base}: {said}", facts, ("compare",))
+    return Evidence("throughput_equivalent", "unknown", f"{base}: {said}", facts, ("compare",))
 
 
 def _ev_steady(compare: Mapping | None, fits: Iterable[Mapping] | None) -> Evidence:

@@ -52,6 +52,28 @@ def evidence_html(item: checklist.Item, ev: Evidence) -> str:
     )
 
 
+def default_save_path(folder: str | Path | None = None) -> Path:
+    """A new answers file in ``folder`` (default: the current working folder): ``answers.yaml``, else
+    the first free ``answers-N.yaml``. Never a file that exists, never the installed example."""
+    base = Path(folder) if folder is not None else Path.cwd()
+    cand = base / "answers.yaml"
+    n = 2
+    while cand.exists():
+        cand = base / f"answers-{n}.yaml"
+        n += 1
+    return cand
+
+
+def _inside_package(path: Path) -> bool:
+    from .resources import PACKAGE_DIR
+
+    try:
+        path.resolve().relative_to(PACKAGE_DIR.resolve())
+        return True
+    except ValueError:
+        return False
+
+
 def _fmt_fact(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
@@ -73,6 +95,7 @@ class ChecklistWizard:
         evidence: Mapping[str, Evidence] | None = None,
         answers: Mapping[str, Answer] | None = None,
         answers_path: str | Path | None = None,
+        save_to: str | Path | None = None,
     ) -> None:
         w = _require_widgets()
         self.evidence: dict[str, Evidence] = dict(evidence or checklist.gather_evidence())
@@ -109,11 +132,23 @@ class ChecklistWizard:
         self.progress = w.IntProgress(value=1, min=0, max=len(pages), description="")
         self.progress_label = w.Label(value="")
         self.verdict_html = w.HTML(value="")
-        self.path_text = w.Text(value=str(answers_path or "answers.yaml"), description="Answers file")
+        if save_to is not None:
+            field = Path(save_to)
+        elif answers_path is not None and not Path(answers_path).exists():
+            field = Path(answers_path)  # a new file named by the caller
+        else:
+            field = default_save_path()  # never the loaded file (it may be the installed example)
+        self.path_text = w.Text(value=str(field), description="Answers file", layout=w.Layout(width="60%"))
         self.save_button = w.Button(description="Save answers", icon="save")
         self.load_button = w.Button(description="Load answers", icon="folder-open")
-        self.save_button.on_click(lambda _b: self._guard(self.save))
+        self.save_button.on_click(lambda _b: self._guard(self.request_save))
         self.load_button.on_click(lambda _b: self._guard(self.load))
+        self.overwrite_button = w.Button(description="Overwrite", icon="check", button_style="warning",
+                                         layout=w.Layout(display="none"))
+        self.cancel_button = w.Button(description="Cancel", icon="times", layout=w.Layout(display="none"))
+        self.overwrite_button.on_click(lambda _b: self._guard(self._confirm_overwrite))
+        self.cancel_button.on_click(lambda _b: self._cancel_overwrite())
+        self._pending: Path | None = None
         self.status_html = w.HTML(value="")
         self.widget = w.VBox([
             w.HBox([self.progress, self.progress_label]),
@@ -122,12 +157,13 @@ class ChecklistWizard:
             self.verdict_html,
             w.HBox([self.path_text, self.load_button, self.save_button]),
             self.status_html,
+            w.HBox([self.overwrite_button, self.cancel_button]),
         ])
         self._loading = False
         if answers is not None:
             self.set_answers(answers)
         elif answers_path is not None and Path(answers_path).is_file():
-            self._guard(self.load)
+            self._guard(lambda: self.load(answers_path))
         self.refresh()
 
     # ---------------------------------------------------------------- state
@@ -169,19 +205,57 @@ class ChecklistWizard:
 
     # ---------------------------------------------------------------- files
 
-    def save(self, path: str | Path | None = None) -> Path:
+    def save(self, path: str | Path | None = None, overwrite: bool = False) -> Path:
         """Write the answers to ``path`` (default: the file field) as YAML, atomically.
 
         Refuses (ChecklistError naming the items) while an answer lacks a required note, so a saved
-        file always drives batch mode (`costmodel decide`) to the same verdict.
+        file always drives batch mode (`costmodel decide`) to the same verdict; refuses an existing
+        file unless ``overwrite`` (the **Save answers** button asks first: :meth:`request_save`).
         """
         target = Path(path) if path is not None else Path(self.path_text.value)
         d = self.decision()
         if d.problems:
             raise ChecklistError("not saved: " + "; ".join(d.problems))
+        if target.exists() and not overwrite:
+            raise ChecklistError(f"not saved: {target} exists (overwrite=True replaces it)")
         checklist.save_answers(target, self.answers(), meta=self._meta or None)
         self.status_html.value = f"saved {len(self.answers())} answers to {_e(target)}"
+        self._hide_confirm()
         return target
+
+    def request_save(self) -> Path | None:
+        """What **Save answers** does: save to the file field, or, when that file exists, ask first
+        (shows **Overwrite** / **Cancel**; nothing is written until Overwrite is pressed)."""
+        target = Path(self.path_text.value)
+        d = self.decision()
+        if d.problems:
+            raise ChecklistError("not saved: " + "; ".join(d.problems))
+        if target.exists():
+            self._pending = target
+            inside = _inside_package(target)
+            where = " (inside the installed costmodel package)" if inside else ""
+            self.status_html.value = (
+                f"<span style='color:#9a6700'>{_e(target)} exists{where}: <b>Overwrite</b> replaces it, "
+                "<b>Cancel</b> keeps it (or change the file name)</span>")
+            self.overwrite_button.layout.display = ""
+            self.cancel_button.layout.display = ""
+            return None
+        return self.save(target)
+
+    def _confirm_overwrite(self) -> None:
+        target = self._pending or Path(self.path_text.value)
+        self._pending = None
+        self.save(target, overwrite=True)
+
+    def _cancel_overwrite(self) -> None:
+        self._pending = None
+        self._hide_confirm()
+        self.status_html.value = "not saved: the existing file is kept"
+
+    def _hide_confirm(self) -> None:
+        self._pending = None
+        self.overwrite_button.layout.display = "none"
+        self.cancel_button.layout.display = "none"
 
     def load(self, path: str | Path | None = None) -> dict[str, Answer]:
         """Read answers from ``path`` (default: the file field) onto the pages; ChecklistError if invalid."""
@@ -237,4 +311,4 @@ class ChecklistWizard:
         )
 
 
-__all__ = ["ChecklistWizard", "evidence_html"]
+__all__ = ["ChecklistWizard", "default_save_path", "evidence_html"]

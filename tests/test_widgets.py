@@ -1,10 +1,13 @@
 """The checklist widgets driven headlessly: set values, press buttons, check verdict and saved file."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from costmodel import checklist as cl
 from costmodel.checklist import ITEMS, ITEM_IDS
+from costmodel.errors import ChecklistError
 from costmodel.widgets import ChecklistWizard
 
 BLOCKERS = [i.id for i in ITEMS if i.severity == "blocker"]
@@ -133,3 +136,41 @@ def test_widget_is_a_box(clicks):
         wiz.next_button.click()
     assert isinstance(wiz.widget, ipywidgets.VBox)
     assert isinstance(wiz.stack, ipywidgets.Stack) and len(wiz.stack.children) == len(ITEMS) + 1
+
+
+def test_answers_field_defaults_to_a_new_file_in_the_working_folder(tmp_path, examples_dir, monkeypatch):
+    """Loading the bundled example must not make Save write into the installed package."""
+    monkeypatch.chdir(tmp_path)
+    example = examples_dir / "answers.yaml"
+    before = example.read_bytes()
+    wiz = ChecklistWizard(cl.gather_evidence(), answers_path=example)
+    assert "loaded 8 answers" in wiz.status_html.value
+    assert Path(wiz.path_text.value) == tmp_path / "answers.yaml"
+    wiz.save_button.click()
+    assert (tmp_path / "answers.yaml").is_file() and example.read_bytes() == before
+    (tmp_path / "answers-2.yaml").write_text("x")
+    assert Path(ChecklistWizard(cl.gather_evidence(), answers_path=example).path_text.value) == tmp_path / "answers-3.yaml"
+
+
+def test_save_never_overwrites_without_asking(tmp_path):
+    target = tmp_path / "mine.yaml"
+    target.write_text("answers: {}\n")
+    wiz = ChecklistWizard(cl.gather_evidence(), save_to=target)
+    answer(wiz, "repetitions", "no")
+    wiz.save_button.click()
+    assert target.read_text() == "answers: {}\n"  # asked, not written
+    assert "exists" in wiz.status_html.value and wiz.overwrite_button.layout.display == ""
+    wiz.cancel_button.click()
+    assert target.read_text() == "answers: {}\n" and wiz.overwrite_button.layout.display == "none"
+    wiz.save_button.click()
+    wiz.overwrite_button.click()
+    assert cl.load_answers(target)["repetitions"].answer == "no"
+    with pytest.raises(ChecklistError, match="exists"):
+        wiz.save(target)
+    # the package's own folder is named in the question
+    from costmodel.resources import EXAMPLES_DIR
+
+    wiz.path_text.value = str(EXAMPLES_DIR / "answers.yaml")
+    wiz.save_button.click()
+    assert "installed costmodel package" in wiz.status_html.value
+    wiz.cancel_button.click()

@@ -231,6 +231,8 @@ class BenchResult:
             "run_id": self.run.get("run_id"),
             "root": self.run.get("root"),
             "files": self.run.get("file_count"),
+            "files_under_root": self.run.get("total_files_under_root"),
+            "files_beyond_max_files": self.run.get("files_beyond_max_files", 0),
             "total_bytes": self.run.get("total_bytes"),
             "file_list_sha256": self.run.get("file_list_sha256"),
             "workers": self.run["options"]["workers"],

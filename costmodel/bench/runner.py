@@ -17,6 +17,8 @@ from .result import BenchResult, PassResult, latency_summary
 from .walk import Manifest, walk_files
 
 MIB = 1 << 20
+#: Default passes: 1 cold + 4 warm, the 5 points `costmodel fit` needs for a warm level with a spread.
+DEFAULT_PASSES = 5
 METHOD_FADVISE = "posix_fadvise_dontneed"
 METHOD_DIRECT = "o_direct"
 METHOD_NONE = "none"
@@ -83,7 +85,7 @@ def validate_options(
 def run_bench(
     root: str | os.PathLike[str],
     *,
-    passes: int = 3,
+    passes: int = DEFAULT_PASSES,
     workers: int = 16,
     max_files: int = 1000,
     block_mib: float = 8.0,
@@ -119,6 +121,8 @@ def run_bench(
         manifest = walk_files(root, max_files)
     paths = manifest.paths()
     notes: list[str] = []
+    if manifest.truncation_note():
+        notes.append(manifest.truncation_note())
     use_direct = False
     if direct:
         ok, why = False, "no file could be opened to test O_DIRECT"

@@ -33,6 +33,8 @@ class Manifest:
     entries: list[FileEntry]
     total_files_under_root: int = 0
     skipped: list[str] = field(default_factory=list)
+    #: files found under ROOT but not read because ``--max-files`` was reached
+    beyond_max_files: int = 0
 
     @property
     def file_count(self) -> int:
@@ -46,6 +48,19 @@ class Manifest:
     def sha256(self) -> str:
         """Hex SHA-256 of ``"relpath\\tsize\\n"`` for every entry, in order (independent of ROOT)."""
         return manifest_sha256((e.relpath, e.size_bytes) for e in self.entries)
+
+    @property
+    def files_beyond_max_files(self) -> int:
+        """Files under ROOT the walk found but left out because of ``--max-files`` (0 when all are read)."""
+        return self.beyond_max_files
+
+    def truncation_note(self) -> str | None:
+        """The warning for a capped walk (``None`` when every file under ROOT is read)."""
+        n = self.files_beyond_max_files
+        if n <= 0:
+            return None
+        return (f"--max-files {self.file_count:,}: reading {self.file_count:,} of {self.total_files_under_root:,} files "
+                f"under {self.root} ({n:,} not read); raise --max-files to read them all")
 
     def path(self, index: int) -> str:
         """The absolute path of entry ``index``."""
@@ -63,6 +78,7 @@ class Manifest:
             "total_files_under_root": self.total_files_under_root,
             "skipped_count": len(self.skipped),
             "skipped": list(self.skipped[:100]),
+            "files_beyond_max_files": self.files_beyond_max_files,
         }
 
 
@@ -105,8 +121,10 @@ def walk_files(root: str | os.PathLike[str], max_files: int = 1000) -> Manifest:
         raise BenchError(f"No files found under {root_s}")
     found.sort(key=lambda x: x[0])
     entries: list[FileEntry] = []
-    for parts, full in found:
+    beyond = 0
+    for k, (parts, full) in enumerate(found):
         if len(entries) >= max_files:
+            beyond = len(found) - k
             break
         try:
             st = os.stat(full)
@@ -117,4 +135,5 @@ def walk_files(root: str | os.PathLike[str], max_files: int = 1000) -> Manifest:
                                  mtime_ns=int(st.st_mtime_ns)))
     if not entries:
         raise BenchError(f"No files found under {root_s}")
-    return Manifest(root=root_abs, entries=entries, total_files_under_root=len(found), skipped=skipped)
+    return Manifest(root=root_abs, entries=entries, total_files_under_root=len(found), skipped=skipped,
+                    beyond_max_files=beyond)

@@ -27,7 +27,9 @@ every file unreadable), with one line on stderr.
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("root", metavar="ROOT", help="dataset directory to read (walked recursively, sorted)")
-    parser.add_argument("--passes", type=int, default=3, help="passes over the file list (default 3)")
+    parser.add_argument("--passes", type=int, default=5,
+                        help="passes over the file list (default 5: one cold and four warm, what `fit` needs to "
+                             "judge the warm level)")
     parser.add_argument("--workers", type=int, default=16, help="reader threads (default 16)")
     parser.add_argument("--max-files", type=int, default=1000, help="read the first N files of the sorted walk (default 1000)")
     parser.add_argument("--block-mib", type=float, default=8.0, help="read size in MiB (2^20 bytes; default 8)")
@@ -68,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         check_out_path(args.out)
     manifest = walk_files(args.root, args.max_files)
+    if manifest.truncation_note():  # loud, even with -q: the run does not read the whole dataset
+        progress(f"costmodel bench: warning: {manifest.truncation_note()}")
     say = (lambda msg: None) if args.quiet else (lambda msg: progress(f"costmodel bench: {msg}"))
     if not args.json:
         sys.stdout.write(format_header(manifest.file_count, args.workers) + "\n")
@@ -103,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
     for note in result.notes:
-        say(note)
+        if note != manifest.truncation_note():
+            say(note)
     for u in result.unreadable[:20]:
         say(f"unreadable: {u['path']}: {u['error']}")
     for c in result.changed[:20]:

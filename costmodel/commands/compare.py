@@ -7,10 +7,14 @@ HELP = "compare remote and co-located runs: ratio of steady states, TOST equival
 DESCRIPTION = """compare co-located and remote runs (each side one or more files; repetitions are pooled).
 
 With --json prints one object: ratio (remote / co-located steady level), ratio_ci_low, ratio_ci_high
-(95 %), equivalent (TOST at --margin), verdict (equivalent, equivalent_but_different, different,
-inconclusive, no_steady_state), margin, remote_extra_warmup_s (seconds), remote_lost_s (cluster
+(95 %), equivalent (TOST at --margin), equivalence (the vocabulary the checklist and report use:
+equivalent, different = 95 % CI beyond the margin, inconclusive, no_steady_state; equivalence_direction
+remote_slower / remote_faster), verdict (kept for scripts: equivalent, equivalent_but_different,
+different = CI excludes 1, inconclusive, no_steady_state), margin, remote_extra_warmup_s (seconds), remote_lost_s (cluster
 seconds), steady_slowdown_fraction, remote_steady_hit_ratio, remote_steady_read_bytes_per_s, pooled
-(per side: mean, run-to-run spread) and colocated / remote: always LISTS of fit objects.
+(per side: mean, run-to-run spread) and colocated / remote: always LISTS of fit objects;
+min_detectable_margin (smallest margin shown with 80 % power at a true ratio of 1), metric_direction.
+For lower-is-better metrics (step_time_s) ratio = co-located / remote time, so it stays throughput-like.
 """
 
 
@@ -26,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import units_fmt as U
+    from ..equivalence import describe
     from ..errors import AnalysisError
     from ..warmup import compare
     from ._common import emit_json
@@ -44,8 +50,14 @@ def run(args: argparse.Namespace) -> int:
         return "-" if v is None else format(v, spec)
 
     print(f"ratio remote/co-located: {f(res.ratio)} [{f(res.ratio_ci_low)}, {f(res.ratio_ci_high)}] (95 % CI)")
-    print(f"verdict at +-{res.margin:.1%}: {res.verdict} (equivalent={res.equivalent}, p_TOST {f(res.p_tost, '.3g')})")
-    print(f"remote extra warm-up: {f(res.remote_extra_warmup_s, '.1f')} s; remote lost {f(res.remote_lost_s, '.1f')} s")
+    print(f"equivalence at +-{res.margin:.1%}: {describe(res.equivalence, res.equivalence_direction, res.margin)} "
+          f"(TOST p {f(res.p_tost, '.3g')}" + ("; the ratio differs from 1 at 95 %" if res.verdict in
+                                                 ("different", "equivalent_but_different") else "") + ")")
+    if res.min_detectable_margin is not None:
+        print(f"power: the smallest margin this comparison shows (80 % power, true ratio 1): "
+              f"{res.min_detectable_margin:.2%}")
+    print(f"remote extra warm-up: {U.seconds(res.remote_extra_warmup_s)}; remote lost {U.seconds(res.remote_lost_s)} "
+          "of cluster time")
     for note in res.notes:
         print(f"note: {note}")
     return 0

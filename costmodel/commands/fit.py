@@ -11,10 +11,13 @@ Prints one line per run, or with --json a JSON list with one object per run: run
 classification (flat, warmup, slowdown, no_steady_state, dips, invalidation, too_short),
 warmup_end_step, warmup_end_t_s (seconds), steady_mean (metric unit, samples over seconds),
 steady_ci_low / steady_ci_high (95 %, batch means), steady_cv, cold_mean, curve {model, plateau,
-initial, tau_steps, tau_s, r2, t95_*, t99_*}, lost_s (cluster seconds lost to the warm-up), segments.
+initial, tau_steps, tau_s, r2, t95_*, t99_*}, lost_s (cluster seconds lost to the warm-up), segments,
+metric_direction (higher_is_better | lower_is_better), period_steps (recurring stalls; null when none),
+drift_per_1k_steps (relative change of the level per 1,000 steps).
 
 Without --metric each run gets the first of samples_per_s, tokens_per_s, read_bytes_per_s,
-write_bytes_per_s, read_iops, write_iops it has. A run that cannot be analysed (no such metric, or
+write_bytes_per_s, read_iops, write_iops it has, else step_time_s (analysed as time per step, lower is
+better, level = mean step time). A run that cannot be analysed (no such metric, or
 the --metric it lacks) is left out with a one-line warning on stderr; exit 2 only when no run can be.
 """
 
@@ -45,6 +48,7 @@ def _fmt(v: Any, spec: str = ".2f") -> str:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from .. import units_fmt as U
     from ..warmup import fit_runs
     from ._common import emit_json
 
@@ -56,14 +60,16 @@ def run(args: argparse.Namespace) -> int:
         emit_json([f.to_dict() for f in fits])
         return 0
     for f in fits:
-        print(f"{f.run_id}: {f.classification} ({f.metric}, {f.n_points} points)")
+        extra = ", lower is better" if f.metric_direction == "lower_is_better" else ""
+        per = f", stalls every {f.period_steps:g} steps" if f.period_steps else ""
+        print(f"{f.run_id}: {f.classification} ({f.metric}{extra}, {f.n_points} points{per})")
         print(f"  warm-up end: step {_fmt(f.warmup_end_step, 'd')}, {_fmt(f.warmup_end_t_s, '.1f')} s; "
               f"lost {_fmt(f.lost_s, '.1f')} s")
-        print(f"  steady: {_fmt(f.steady_mean, '.4g')} [{_fmt(f.steady_ci_low, '.4g')}, "
-              f"{_fmt(f.steady_ci_high, '.4g')}] (95 % CI), CV {_fmt(f.steady_cv, '.2%')}; cold {_fmt(f.cold_mean, '.4g')}")
+        print(f"  steady: {U.metric_interval(f.steady_mean, f.steady_ci_low, f.steady_ci_high, f.metric)} (95 % CI), "
+              f"CV {_fmt(f.steady_cv, '.2%')}; cold {U.metric(f.cold_mean, f.metric)}")
         if f.curve and f.curve.get("model") not in (None, "none"):
             c = f.curve
-            print(f"  curve: {c['model']}, plateau {_fmt(c['plateau'], '.4g')}, tau {_fmt(c['tau_steps'], '.1f')} steps "
+            print(f"  curve: {c['model']}, plateau {U.metric(c['plateau'], f.metric)}, tau {_fmt(c['tau_steps'], '.1f')} steps "
                   f"/ {_fmt(c['tau_s'], '.1f')} s, R2 {_fmt(c['r2'], '.3f')}")
         reason = f.evidence.get("rule") or f.evidence.get("reason")
         if reason:

@@ -16,7 +16,11 @@ JSON keys: warmup_end_step, steady_samples_per_s, steady_hit_ratio, cross_region
 cross_region_bytes_per_run, warmup_lost_s, steady_slowdown_fraction, colocated_samples_per_s,
 assumptions, not_modelled, per_run, runs, workload, ...
 
-example: costmodel simulate data/examples/whatif.yaml --set workload.link.rtt_s=0.1 --json
+The link's RTT and bandwidth are the scenario's link.rtt_ms and link.bandwidth_gbps (the keys
+costmodel cost reads); workload.link.rtt_s is a deprecated alias (warning). A --set KEY that the
+simulator does not read is an error naming the keys it reads.
+
+example: costmodel simulate data/examples/whatif.yaml --set link.rtt_ms=100 --json
 """
 
 
@@ -27,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=seed_type, default=0,
                         help="random seed of the trace and the predictor, a whole number >= 0 (default 0)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE",
-                        help="override a scenario value, e.g. workload.link.rtt_s=0.1 (repeatable)")
+                        help="override a scenario value, e.g. link.rtt_ms=100 (repeatable)")
     parser.add_argument("--with-colocated", action="store_true",
                         help="also write the co-located baseline run (role colocated) to -o")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -42,7 +46,7 @@ def _parse_overrides(items: list[str]) -> dict:
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
-            raise SimulateError(f"--set {item!r}: expected KEY.PATH=VALUE, e.g. workload.link.rtt_s=0.1",
+            raise SimulateError(f"--set {item!r}: expected KEY.PATH=VALUE, e.g. link.rtt_ms=100",
                                 key=item)
         try:
             out[key.strip()] = yaml.safe_load(raw)
@@ -66,7 +70,17 @@ def run(args: argparse.Namespace) -> int:
     overrides = _parse_overrides(args.overrides)
     if args.with_colocated:
         overrides.setdefault("workload.simulation.with_colocated", True)
-    result = simulate(args.scenario, seed=args.seed, overrides=overrides)
+    import sys
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FutureWarning)
+        result = simulate(args.scenario, seed=args.seed, overrides=overrides)
+    for w in caught:
+        if issubclass(w.category, FutureWarning):
+            print(f"costmodel simulate: warning: {w.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     if args.output:
         write_runs(result.runs, args.output)
     if args.json:
@@ -74,17 +88,23 @@ def run(args: argparse.Namespace) -> int:
         out["output"] = args.output
         emit_json(out)
         return 0
+    from .. import units_fmt as U
+
     s = result.summary
+    by_epoch = [float(b) for b in s.get("cross_region_bytes_by_epoch") or []]
     lines = [
         f"predicted run {s['run_id']} ({s['steps_simulated']:,} of {s['steps_per_run']:,} steps simulated"
         + (", rest extrapolated" if s["extrapolated"] else "") + ")",
-        f"  warm-up ends at step   {s['warmup_end_step']} ({s['warmup_end_t_s']:.0f} s; {s['warmup_method']})",
-        f"  cold samples/s         {s['cold_samples_per_s']:.1f}",
-        f"  steady samples/s       {s['steady_samples_per_s']:.1f} (co-located {s['colocated_samples_per_s']:.1f})",
-        f"  steady hit ratio       {s['steady_hit_ratio']:.3f}",
-        f"  cross-region per epoch {s['cross_region_bytes_per_epoch'] / 1e9:,.1f} GB",
-        f"  cross-region per run   {s['cross_region_bytes_per_run'] / 1e9:,.1f} GB",
-        f"  warm-up lost           {s['warmup_lost_s']:.0f} s of cluster time",
+        f"  warm-up ends at step   {s['warmup_end_step']} ({U.seconds(s['warmup_end_t_s'], 0)}; {s['warmup_method']})",
+        f"  cold                   {U.metric(s['cold_samples_per_s'], 'samples_per_s')}",
+        f"  steady                 {U.metric(s['steady_samples_per_s'], 'samples_per_s')} "
+        f"(co-located {U.metric(s['colocated_samples_per_s'], 'samples_per_s')})",
+        f"  steady hit ratio       {U.percent(s['steady_hit_ratio'], 1)} of reads from the local cache",
+        f"  cross-region by epoch  {', '.join(U.transfer_bytes(b) for b in by_epoch) or '-'}",
+        f"  cross-region per epoch {U.transfer_bytes(s['cross_region_bytes_per_epoch'])} (mean of "
+        f"{len(by_epoch) or '-'} epochs)",
+        f"  cross-region per run   {U.transfer_bytes(s['cross_region_bytes_per_run'])}",
+        f"  warm-up lost           {U.seconds(s['warmup_lost_s'], 0)} of cluster time",
     ]
     if args.output:
         lines.append(f"wrote {args.output}")

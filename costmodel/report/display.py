@@ -271,6 +271,7 @@ _COMPARE_ROWS = (
     ("ratio_ci_low", "ratio 95 % CI low", "num"),
     ("ratio_ci_high", "ratio 95 % CI high", "num"),
     ("equivalent", "equivalent (TOST)", "bool"),
+    ("equivalence", "equivalence at the margin (as the checklist says)", "id"),
     ("margin", "equivalence margin", "pct"),
     ("remote_extra_warmup_s", "remote extra warm-up (s)", "s"),
     ("remote_lost_s", "remote lost cluster-seconds (s)", "s"),

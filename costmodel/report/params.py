@@ -149,6 +149,8 @@ def _coerce(name: str, spec: Param, value: Any) -> Any:
         )
 
     if spec.kind == "paths":
+        if isinstance(value, str) and value.strip().startswith("["):
+            value = _parse_list(name, value)
         if isinstance(value, (str, os.PathLike)):
             value = [value]
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, os.PathLike)) for v in value):
@@ -175,6 +177,24 @@ def _coerce(name: str, spec: Param, value: Any) -> Any:
             raise bad("an integer")
         return int(value)
     raise ReportError(f"parameter {name!r}: unknown kind {spec.kind!r}")  # pragma: no cover
+
+
+def _parse_list(name: str, text: str) -> list[Any]:
+    """A JSON or YAML flow list given as a string (``papermill -p remote '["a.csv", "b.csv"]'`` arrives as
+    the string): parsed as data (YAML's safe loader, which reads JSON), never evaluated. ReportError
+    naming the parameter when it is not a list."""
+    import yaml
+
+    try:
+        parsed = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at column {mark.column + 1}" if mark is not None else ""
+        raise ReportError(f"parameter {name!r}: {text!r} looks like a list but is not valid JSON/YAML{where}; "
+                          "expected e.g. '[\"a.csv\", \"b.csv\"]'") from None
+    if not isinstance(parsed, list):
+        raise ReportError(f"parameter {name!r}: expected a list of file paths, got {text!r}")
+    return parsed
 
 
 def resolve_path(path: str | os.PathLike[str], what: str = "input") -> Path:

@@ -23,7 +23,7 @@ CHECKLIST_NOTEBOOK_NAMES = frozenset({"P", "sources", "evidence", "wizard", "dec
 
 CHECKLIST_PARAMETERS: dict[str, Param] = {
     "answers": Param("path", "data/examples/answers.yaml", "checklist answers YAML to load"),
-    "save_to": Param("str", "", "where the Save answers button writes (empty: the answers file)"),
+    "save_to": Param("str", "", "where the Save answers button writes (empty: a new answers.yaml in the working folder)"),
     "compare_json": Param("str", "", "output of `costmodel compare --json` (empty: compare the runs below)"),
     "cost_json": Param("str", "", "output of `costmodel cost --json` (empty: price the scenario below)"),
     "fit_json": Param("str", "", "output of `costmodel fit --json` (empty: the fits of the runs below, if used)"),
@@ -155,14 +155,12 @@ def evidence_sources(params: ChecklistParams) -> EvidenceSources:
 
 
 def checklist_wizard(params: ChecklistParams, evidence: Mapping[str, Any]):  # -> widgets.ChecklistWizard
-    """The widget walk-through, loaded from the answers file and saving to ``save_to`` (default:
-    the answers file)."""
+    """The widget walk-through, loaded from the answers file and saving to ``save_to`` (default: a new
+    ``answers.yaml``, or ``answers-N.yaml``, in the working folder; never the loaded file, which may be
+    the installed package's example). An existing file is only replaced after **Overwrite**."""
     from ..widgets import ChecklistWizard
 
-    wizard = ChecklistWizard(evidence, answers_path=params.answers)
-    if params.save_to:
-        wizard.path_text.value = params.save_to
-    return wizard
+    return ChecklistWizard(evidence, answers_path=params.answers, save_to=params.save_to or None)
 
 
 def batch_decision(params: ChecklistParams, evidence: Mapping[str, Any]):  # -> checklist.Decision

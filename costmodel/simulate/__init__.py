@@ -24,6 +24,7 @@ from .workload import (
     POLICIES,
     Workload,
     apply_overrides,
+    check_override_keys,
     load_workload_doc,
     parse_workload,
 )
@@ -132,6 +133,7 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
     Cost: O(block accesses) with the compiled LRU kernel, plus O(steps) for timing.
     """
     doc, source = load_workload_doc(scenario_or_dict)
+    check_override_keys(doc, overrides)
     doc = apply_overrides(doc, overrides)
     w = parse_workload(doc["workload"], scenario=doc)
     seed = int(seed)

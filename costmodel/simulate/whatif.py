@@ -16,7 +16,7 @@ import pandas as pd
 from ..errors import SimulateError
 from ..resources import PACKAGE_DIR
 from . import SimulationResult, simulate
-from .workload import PATTERNS, load_workload_doc
+from .workload import PATTERNS, SCENARIO_INPUTS, load_workload_doc, parse_workload
 
 REPO = PACKAGE_DIR  # relative defaults (data/examples/...) resolve inside the installed package
 
@@ -31,7 +31,7 @@ class Param:
 PARAMETERS: dict[str, Param] = {
     "scenario": Param("data/examples/whatif.yaml", "scenario YAML with a workload: section"),
     "seed": Param(0, "random seed of the trace and the predictor"),
-    "overrides": Param({}, "dotted key paths to change, e.g. {'workload.link.rtt_s': 0.1}"),
+    "overrides": Param({}, "dotted key paths to change, e.g. {'link.rtt_ms': 100}"),
     "widget_scale": Param(0.005, "dataset and cache scale for the sliders (whole epochs are simulated)"),
     "interactive": Param(True, "show the ipywidgets sliders"),
     "summary_json": Param("", "write the prediction summary and the comparison here (JSON) when set"),
@@ -131,7 +131,9 @@ def evaluate_whatif(scenario: str | Mapping[str, Any], overrides: Mapping[str, A
     """Simulate the scenario's workload, then price the options with the predicted hit ratio, warm-up loss
     and steady slowdown written into the scenario's ``cache:`` section (``costmodel.cost``)."""
     doc, _src = load_workload_doc(scenario)
-    res = simulate(doc, seed=seed, overrides=overrides)
+    sim_overrides = {k: v for k, v in (overrides or {}).items()
+                     if k.startswith("workload.") or k in SCENARIO_INPUTS}  # the rest prices the options only
+    res = simulate(doc, seed=seed, overrides=sim_overrides)
     sc = res.scenario_overrides()
     _link_and_cache_from_workload(doc, res.workload, sc)
     epochs = res.workload.access.epochs
@@ -205,20 +207,26 @@ def published_comparison(result: SimulationResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def curve_frame(result: SimulationResult, max_points: int = 2000) -> pd.DataFrame:
-    """Long table (step, t_s, series, value) of the predicted samples/s, hit ratio and the co-located
-    samples/s, thinned to at most ``max_points`` steps per series."""
+def curve_frame(result: SimulationResult, max_points: int = 1500) -> pd.DataFrame:
+    """Long table (step, t_s, series, panel, value) of the predicted samples/s, hit ratio and the
+    co-located samples/s, pre-aggregated to at most ``max_points`` equal-width step bins per series
+    (the bin's mean step, t_s and value, :func:`costmodel.charts.downsample`), so the three series stay
+    under Altair's 5,000-row limit (:data:`costmodel.charts.MAX_ROWS`) however long the run."""
+    from ..charts import MAX_ROWS, downsample
+
+    n_series = 3 if result.colocated is not None else 2
+    per_series = max(1, min(int(max_points), (MAX_ROWS - 1) // n_series))
     t = result.runs[0].table
-    every = max(1, math.ceil(len(t) / max_points))
     frames = []
     for col, name in (("samples_per_s", "samples/s (predicted remote)"),
                       ("cache_hit_ratio", "cache hit ratio (predicted)")):
-        f = t.iloc[::every][["step", "t_s", col]].rename(columns={col: "value"})
+        f = downsample(t, "step", ["t_s", col], per_series).rename(columns={col: "value"})
         f["series"] = name
         f["panel"] = "samples/s" if col == "samples_per_s" else "hit ratio"
         frames.append(f)
     if result.colocated is not None:
-        c = result.colocated.table.iloc[::every][["step", "t_s", "samples_per_s"]].rename(columns={"samples_per_s": "value"})
+        c = downsample(result.colocated.table, "step", ["t_s", "samples_per_s"], per_series)
+        c = c.rename(columns={"samples_per_s": "value"})
         c["series"] = "samples/s (predicted co-located)"
         c["panel"] = "samples/s"
         frames.append(c)
@@ -272,7 +280,8 @@ def summary_frame(result: SimulationResult) -> pd.DataFrame:
         ("steady samples/s", round(s["steady_samples_per_s"], 1)),
         ("co-located samples/s", round(s.get("colocated_samples_per_s", math.nan), 1)),
         ("steady hit ratio", round(s["steady_hit_ratio"], 4)),
-        ("cross-region GB per epoch", round(s["cross_region_bytes_per_epoch"] / 1e9, 2)),
+        ("cross-region GB per epoch (mean over the run's epochs)", round(s["cross_region_bytes_per_epoch"] / 1e9, 2)),
+        ("cross-region GB by epoch", ", ".join(f"{b / 1e9:,.1f}" for b in s.get("cross_region_bytes_by_epoch") or [])),
         ("cross-region GB per run", round(s["cross_region_bytes_per_run"] / 1e9, 2)),
         ("cluster time lost to warm-up (s)", round(s.get("warmup_lost_s", math.nan), 1)),
         ("steps simulated / per run", f"{s['steps_simulated']:,} / {s['steps_per_run']:,}"
@@ -287,7 +296,7 @@ def slider_overrides(rtt_ms: float, bandwidth_gbit_s: float, cache_gb: float, ep
     if pattern not in PATTERNS:
         raise SimulateError(f"pattern: unknown {pattern!r}; expected one of {', '.join(PATTERNS)}", key="pattern")
     out = {
-        "workload.link.rtt_s": float(rtt_ms) / 1e3,
+        "link.rtt_ms": float(rtt_ms),
         "workload.link.bandwidth_bytes_per_s": float(bandwidth_gbit_s) * 1e9 / 8,
         "workload.cache.capacity_bytes": float(cache_gb) * 1e9 * scale,
         "workload.access.pattern": pattern,
@@ -303,14 +312,17 @@ def widgets(params: Mapping[str, Any]) -> Any:
     import ipywidgets as W
     from IPython.display import display
 
+    from ..charts import show
+
     doc, _ = load_workload_doc(params["scenario"])
     scale = float(params["widget_scale"])
     base = dict(params.get("overrides") or {})
     wl = doc["workload"]
     cap_gb = float(wl.get("cache", {}).get("capacity_bytes", 1e12)) / 1e9
-    rtt = W.FloatSlider(value=float(wl["link"]["rtt_s"]) * 1e3, min=0, max=200, step=5, description="RTT (ms)",
+    link = parse_workload(wl, scenario=doc).link
+    rtt = W.FloatSlider(value=link.rtt_s * 1e3, min=0, max=200, step=5, description="RTT (ms)",
                         continuous_update=False)
-    bw = W.FloatSlider(value=float(wl["link"]["bandwidth_bytes_per_s"]) * 8 / 1e9, min=0.1, max=100, step=0.1,
+    bw = W.FloatSlider(value=link.bandwidth_bytes_per_s * 8 / 1e9, min=0.1, max=100, step=0.1,
                        description="link Gbit/s", continuous_update=False)
     cache = W.FloatLogSlider(value=cap_gb, base=10, min=0, max=4.5, step=0.05, description="cache GB",
                              continuous_update=False)
@@ -323,7 +335,11 @@ def widgets(params: Mapping[str, Any]) -> Any:
     def redraw(_change: Any = None) -> None:
         ov = dict(base)
         ov.update(scaled_overrides(doc, scale))
-        ov.update(slider_overrides(rtt.value, bw.value, cache.value, epochs.value, pattern.value, scale))
+        sl = slider_overrides(rtt.value, bw.value, cache.value, epochs.value, pattern.value, scale)
+        if isinstance(doc.get("link"), Mapping) and doc["link"].get("bandwidth_gbps") is not None:
+            # the scenario states the bandwidth at the top: move that key, not the workload's
+            sl["link.bandwidth_gbps"] = sl.pop("workload.link.bandwidth_bytes_per_s") * 8 / 1e9
+        ov.update(sl)
         with out:
             out.clear_output(wait=True)
             try:
@@ -332,7 +348,7 @@ def widgets(params: Mapping[str, Any]) -> Any:
                 print(f"not simulated: {exc}")
                 return
             display(summary_frame(wi.result))
-            display(curve_chart(wi.result))
+            show(curve_chart(wi.result))
             if wi.cost is not None:
                 display(cost_frame(wi))
             elif wi.cost_error:

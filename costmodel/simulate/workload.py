@@ -281,11 +281,12 @@ def parse_workload(section: Mapping[str, Any], *, scenario: Mapping[str, Any] | 
     )
 
     p = f"{path}.link"
-    lk = _section(section, "link", path)
+    lk = _section(section, "link", path, required=False)
     _unknown(lk, {"rtt_s", "bandwidth_bytes_per_s", "parallel_streams", "origin_latency_s", "request_bytes"}, p)
+    rtt_s, bandwidth_bytes_per_s = _link_keys(lk, scenario, p)
     link = Link(
-        rtt_s=_num(lk, "rtt_s", p, max_value=10.0),
-        bandwidth_bytes_per_s=_num(lk, "bandwidth_bytes_per_s", p, min_value=0.0, min_exclusive=True),
+        rtt_s=rtt_s,
+        bandwidth_bytes_per_s=bandwidth_bytes_per_s,
         parallel_streams=_num(lk, "parallel_streams", p, 16, integer=True, min_value=1),
         origin_latency_s=_num(lk, "origin_latency_s", p, 0.002, max_value=10.0),
         request_bytes=_num(lk, "request_bytes", p, 1 << 20, integer=True, min_value=block),
@@ -347,6 +348,62 @@ def parse_workload(section: Mapping[str, Any], *, scenario: Mapping[str, Any] | 
     )
     return Workload(name=name.strip(), role=role, dataset=dataset, access=access, step=step, link=link,
                     local=local, cache=cache, simulation=simulation)
+
+
+#: Keys outside ``workload:`` that the simulator reads (the cost scenario's own keys: one quantity, one key).
+SCENARIO_INPUTS = ("link.rtt_ms", "link.bandwidth_gbps", "training.epochs_per_run")
+
+
+def _link_keys(lk: Mapping[str, Any], scenario: Mapping[str, Any] | None, p: str) -> tuple[float, float]:
+    """The link's RTT (s) and bandwidth (bytes/s) from the scenario's top-level ``link.rtt_ms`` and
+    ``link.bandwidth_gbps`` (what ``costmodel cost`` reads). ``workload.link.rtt_s`` is a deprecated
+    alias (FutureWarning); ``workload.link.bandwidth_bytes_per_s`` is used when the scenario states no
+    bandwidth. Both forms of one quantity with different values: SimulateError naming both keys."""
+    import warnings
+
+    top = scenario.get("link") if scenario is not None and isinstance(scenario.get("link"), Mapping) else {}
+    rtt_ms = _num(top, "rtt_ms", "link", None, max_value=10_000.0)
+    old_rtt = _num(lk, "rtt_s", p, None, max_value=10.0)
+    if rtt_ms is not None and old_rtt is not None and not math.isclose(rtt_ms / 1e3, old_rtt, rel_tol=1e-9, abs_tol=1e-12):
+        raise SimulateError(f"{p}.rtt_s = {old_rtt:g} s and link.rtt_ms = {rtt_ms:g} ms state the link's RTT twice, "
+                            f"differently; keep link.rtt_ms ({p}.rtt_s is deprecated)", key=f"{p}.rtt_s")
+    if rtt_ms is None and old_rtt is None:
+        raise SimulateError(f"link.rtt_ms: missing; state the round-trip time between the regions in ms "
+                            f"(the key costmodel cost reads)", key="link.rtt_ms")
+    if rtt_ms is None:
+        warnings.warn(f"{p}.rtt_s is deprecated: state link.rtt_ms = {old_rtt * 1e3:g} (milliseconds, the key "
+                      "costmodel cost reads) instead", FutureWarning, stacklevel=3)
+    rtt_s = rtt_ms / 1e3 if rtt_ms is not None else float(old_rtt)
+    gbps = _num(top, "bandwidth_gbps", "link", None, min_value=0.0, min_exclusive=True)
+    bps = _num(lk, "bandwidth_bytes_per_s", p, None, min_value=0.0, min_exclusive=True)
+    if gbps is not None and bps is not None and not math.isclose(gbps * 1e9 / 8, bps, rel_tol=1e-9):
+        raise SimulateError(f"{p}.bandwidth_bytes_per_s = {bps:g} and link.bandwidth_gbps = {gbps:g} state the link's "
+                            f"bandwidth twice, differently ({gbps:g} Gbit/s = {gbps * 1e9 / 8:g} bytes/s); keep one",
+                            key=f"{p}.bandwidth_bytes_per_s")
+    if gbps is None and bps is None:
+        raise SimulateError(f"{p}.bandwidth_bytes_per_s: missing (or state link.bandwidth_gbps)",
+                            key=f"{p}.bandwidth_bytes_per_s")
+    return rtt_s, (gbps * 1e9 / 8 if gbps is not None else float(bps))
+
+
+def check_override_keys(doc: Mapping[str, Any], overrides: Mapping[str, Any] | None) -> None:
+    """Refuse an override that matches no input of the simulator (SimulateError naming the keys that do
+    exist): outside ``workload:`` only :data:`SCENARIO_INPUTS` are read; keys under ``workload.`` are
+    checked by :func:`parse_workload` (an unknown one names the section's keys)."""
+    import difflib
+
+    for key in overrides or {}:
+        if not isinstance(key, str) or not key.strip():
+            raise SimulateError(f"override {key!r}: expected a dotted key path such as link.rtt_ms", key=str(key))
+        if key.startswith("workload.") or key in SCENARIO_INPUTS:
+            continue
+        close = difflib.get_close_matches(key, [*SCENARIO_INPUTS, *(f"workload.{k}" for k in
+                                                                      ("link.rtt_s", "link.bandwidth_bytes_per_s"))], n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise SimulateError(
+            f"override {key}: the simulator reads no such input{hint}; it reads {', '.join(SCENARIO_INPUTS)} "
+            "and the workload.* keys (workload.dataset.*, access.*, step.*, link.*, local.*, cache.*, simulation.*; "
+            "docs/simulate.md)", key=key)
 
 
 def _set_path(doc: dict[str, Any], dotted: str, value: Any) -> None:

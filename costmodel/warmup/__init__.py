@@ -14,8 +14,9 @@ from .compare import CompareResult, compare
 from .curve import MODELS, CurveFit, fit_model, select
 from .detect import find_anomalies, isotonic_end, mser, pelt_meanvar
 from .multipass import multipass_summary
+from .period import Period, find_period
 from .series import Series, prepare
-from .stats import RatioCI, ratio_ci, tau_int
+from .stats import LongRunSE, RatioCI, longrun_ratio_se, ratio_ci, tau_int
 
 __all__ = [
     "EPS",
@@ -23,6 +24,8 @@ __all__ = [
     "CLASSES",
     "MODELS",
     "FitResult",
+    "LongRunSE",
+    "Period",
     "CompareResult",
     "CurveFit",
     "RatioCI",
@@ -35,6 +38,8 @@ __all__ = [
     "classify_segments",
     "compare",
     "find_anomalies",
+    "find_period",
+    "longrun_ratio_se",
     "fit_model",
     "isotonic_end",
     "multipass_summary",

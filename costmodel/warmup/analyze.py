@@ -28,8 +28,9 @@ from . import curve as curvemod
 from . import detect
 from .classify import Segment, classify_segments, theil_sen_rel
 from .multipass import multipass_summary
+from .period import Period, find_period
 from .series import Series, prepare
-from .stats import ratio_ci, tau_int
+from .stats import longrun_ratio_se, ratio_ci, tau_int
 
 EPS = 0.01  # warm-up end convention: within 1 % of the steady level
 MIN_POINTS = 20  # below this a run is "too_short"
@@ -38,6 +39,10 @@ PENALTY_C = 15.0  # PELT penalty constant (Barrett et al.)
 BIAS_SE_FRACTION = 0.1  # bias rule: residual warm-up bias of the steady window <= 0.1 SE
 SAFETY_MARGIN = 1.0  # and the steady window starts at least one warm-up length after its end
 DRIFT_Z = 4.0  # a drift must also be significant: |head - tail| >= 4 standard errors
+DRIFT_TAIL = 0.4  # drift before a plateau: the level over the last 40 % of the run ...
+DRIFT_TAIL_REL = 0.008  # ... still moves by more than 0.8 % (2 % over a whole run) and significantly
+DRIFT_Z_TAIL = 3.0  # (slope z, autocorrelation-corrected) and at an undiminished pace
+MIN_STEADY = 8  # fewest points in a steady window that still give a level with a (wide) CI
 AUX_COLUMNS = ("cache_hit_ratio", "read_bytes_per_s", "gpu_util", "read_latency_s", "data_wait_s",
                "cross_region_bytes")
 MULTIPASS_FORMATS = ("benchtext", "bench_jsonl")
@@ -53,6 +58,9 @@ class FitResult:
     axis: str
     classification: str
     n_points: int
+    metric_direction: str = "higher_is_better"
+    period_steps: float | None = None
+    drift_per_1k_steps: float | None = None
     predicted: bool = False
     warmup_end_step: int | None = None
     warmup_end_t_s: float | None = None
@@ -66,6 +74,8 @@ class FitResult:
     steady_df: int | None = None
     steady_se_10: float | None = None
     steady_df_10: int | None = None
+    steady_se_lr: float | None = None
+    steady_df_lr: float | None = None
     steady_cv: float | None = None
     steady_n: int | None = None
     steady_duration_s: float | None = None
@@ -169,8 +179,146 @@ def _isotonic_df(fit: np.ndarray) -> int:
 
 def analyze_series(s: Series) -> FitResult:
     """Analyse a prepared :class:`Series` (see the module docstring)."""
+    res = _analyze_series(s)
+    if s.inverted:
+        _invert_levels(res, s)
+    return res
+
+
+def _inv(v: float | None) -> float | None:
+    return None if v is None or not np.isfinite(v) or v == 0 else float(1.0 / v)
+
+
+def _invert_levels(res: FitResult, s: Series) -> None:
+    """Turn steps-per-second levels back into seconds per step (the metric's unit, lower is better)."""
+    m = res.steady_mean
+    if m is not None and m > 0:
+        for k in ("steady_se", "steady_se_10", "steady_se_lr"):
+            v = getattr(res, k)
+            if v is not None:
+                setattr(res, k, float(v / (m * m)))
+        if res.steady_bias_bound is not None:
+            res.steady_bias_bound = float(res.steady_bias_bound / (m * m))
+    lo, hi = res.steady_ci_low, res.steady_ci_high
+    res.steady_ci_low = _inv(hi) if hi is not None else None
+    res.steady_ci_high = _inv(lo) if lo is not None and lo > 0 else (None if lo is None else float("inf"))
+    res.steady_mean = _inv(m)
+    res.steady_mean_baseline = _inv(res.steady_mean_baseline)
+    res.cold_mean = _inv(res.cold_mean)
+    res.warmup_mean = _inv(res.warmup_mean)
+    for sg in res.segments:
+        lv = sg.get("level")
+        if lv:
+            sg["se"] = float(sg["se"] / (lv * lv)) if sg.get("se") is not None else None
+            sg["level"] = _inv(lv)
+    if res.curve and res.curve.get("plateau"):
+        res.curve["plateau"] = _inv(res.curve["plateau"])
+        res.curve["initial"] = _inv(res.curve.get("initial"))
+        res.curve["note_units"] = "plateau and initial in seconds per step; the curve was fitted on steps per second"
+    if "last_level" in res.evidence:
+        res.evidence["last_level"] = _inv(res.evidence["last_level"])
+    if res.steady_aux.get(s.metric) is not None:
+        res.steady_aux[s.metric] = res.steady_mean
+    res.evidence["analysed_as"] = ("steps per second (1 / step_time_s, work = steps of each row); levels reported "
+                                   "as the mean step time sum(d) / steps")
+
+
+def _tail_drift(s: Series, ym: np.ndarray, lo: int = 0) -> tuple[float, float, float, float] | None:
+    """Drift of the level over the last DRIFT_TAIL of the run (stalls and outliers masked in ``ym``).
+
+    Returns (relative change over the tail by the Theil-Sen slope, its z, relative change per 1,000
+    steps, ratio of the second half's slope to the first half's). The z is the least-squares slope over
+    its standard error inflated by the residuals' integrated autocorrelation time.
+    """
+    n = s.n
+    a = max(lo, n - int(DRIFT_TAIL * n))
+    if n - a < 16:
+        return None
+    m = detect.block_size(n - a, 200)
+    yb, _ = detect.block_means(ym[a:], m)
+    sb, _ = detect.block_means(s.step[a:].astype(float), m)
+    if len(yb) < 8:
+        return None
+    from scipy.stats import theilslopes
+
+    slope = float(theilslopes(yb, sb)[0])
+    med = float(np.median(yb))
+    if med == 0:
+        return None
+    span = float(sb[-1] - sb[0])
+    rel = slope * span / med
+    x = s.step[a:].astype(float)
+    y = ym[a:]
+    xc = x - x.mean()
+    sxx = float(np.dot(xc, xc))
+    if sxx <= 0:
+        return None
+    b = float(np.dot(xc, y - y.mean()) / sxx)
+    r = y - y.mean() - b * xc
+    var = float(np.dot(r, r) / max(len(r) - 2, 1))
+    rc = r - r.mean()
+    phi = float(np.clip(np.dot(rc[:-1], rc[1:]) / max(np.dot(rc, rc), 1e-300), 0.0, 0.99))
+    tau = max(tau_int(r), (1 + phi) / (1 - phi))
+    se_b = float(np.sqrt(var * tau / sxx))
+    z = abs(b) / se_b if se_b > 0 else float("inf")
+    h = len(yb) // 2
+    s1 = float(theilslopes(yb[:h], sb[:h])[0])
+    s2 = float(theilslopes(yb[h:], sb[h:])[0])
+    ratio = s2 / s1 if s1 != 0 else 0.0
+    return rel, z, slope * 1000.0 / med, ratio
+
+
+def _drift_per_1k(s: Series, xb: np.ndarray, yb: np.ndarray, starts: np.ndarray, i_s: int) -> float | None:
+    """Relative change of the level per 1,000 steps over the steady window (Theil-Sen on block means)."""
+    j = int(np.searchsorted(starts, i_s))
+    if len(yb) - j < 8:
+        return None
+    from scipy.stats import theilslopes
+
+    sb = s.step[np.minimum(starts[j:], s.n - 1)].astype(float)
+    med = float(np.median(yb[j:]))
+    if med == 0 or sb[-1] <= sb[0]:
+        return None
+    return float(theilslopes(yb[j:], sb)[0] * 1000.0 / med)
+
+
+def _overshoot_end(yb: np.ndarray, starts: np.ndarray, segs: list[Segment], group_start: int,
+                   plateau: float) -> int | None:
+    """Warm-up end of a level that overshoots its plateau and settles back (None if not that shape).
+
+    The segments just before the steady group that lie above it must come after a lower (cold) phase
+    and settle gradually: their block means fall over the high phase by at least 40 % of the gap
+    between the high phase and the plateau (an abrupt drop after a long plateau is a slowdown). The end
+    is the first block from which a decreasing isotonic fit from the peak stays within 1 % of the plateau.
+    """
+    hi = [g for g in segs if g.end <= group_start and g.level > plateau]
+    if not hi:
+        return None
+    h0 = min(g.start for g in hi)
+    before = [g for g in segs if g.end <= h0]
+    if not before or min(g.level for g in before) >= plateau * (1 - EPS):
+        return None  # no cold phase before the high one
+    jb0 = int(np.searchsorted(starts, h0, side="right") - 1)
+    jb1 = int(np.searchsorted(starts, group_start))
+    ph = yb[jb0:jb1]
+    if len(ph) < 4:
+        return None
+    q = max(1, len(ph) // 3)
+    first, last = float(np.mean(ph[:q])), float(np.mean(ph[-q:]))
+    gap = float(np.mean(ph)) - plateau
+    if gap <= 0 or first - last < 0.4 * gap:
+        return None
+    jp = jb0 + int(np.argmax(ph[: max(q, 1) + 1]))
+    from scipy.optimize import isotonic_regression
+
+    fit = isotonic_regression(yb[jp:], increasing=False).x
+    ok = fit <= (1.0 + EPS) * plateau
+    return int(starts[jp + int(np.argmax(ok))]) if ok.any() else None
+
+
+def _analyze_series(s: Series) -> FitResult:
     base: dict[str, Any] = dict(
-        run_id=s.run_id, role=s.role, metric=s.metric, axis=s.axis, n_points=s.n,
+        run_id=s.run_id, role=s.role, metric=s.metric, axis=s.axis, n_points=s.n, metric_direction=s.direction,
         predicted=bool(s.metadata.get("predicted", False)), time_source=s.time_source,
         format=s.fmt, source=s.source, warnings=list(s.warnings),
     )
@@ -191,7 +339,13 @@ def analyze_series(s: Series) -> FitResult:
         return r
     n = s.n
     an = detect.find_anomalies(s.y)
-    ym = np.where(an.mask, an.baseline, s.y)
+    per = find_period(s.y, s.step)
+    stall = an.mask | per.mask if per is not None and per.mask is not None else an.mask
+    ym = np.where(stall, an.baseline, s.y)
+    if per is not None and per.mask is not None and (~stall).sum() >= 2:
+        # stalls (even long idle gaps, where a rolling median sinks) are bridged from the points around them
+        ix = np.arange(n)
+        ym[per.mask] = np.interp(ix[per.mask], ix[~stall], s.y[~stall])
     m = detect.block_size(n)
     segs, yb, starts, tb = _segments(s, ym, m)
     xb, _ = detect.block_means(s.x, m)
@@ -218,16 +372,52 @@ def analyze_series(s: Series) -> FitResult:
     res = FitResult(classification=cls, evidence=evidence, multipass=mp, **base)
     res.segments = [sg.to_dict() for sg in segs]
     res.cold_mean = s.level(segs[0].start, segs[0].end)
+    if per is not None:
+        res.period_steps = per.period_steps
+        evidence["period"] = {"period_steps": per.period_steps, "gap_cv": per.cv, "stalls": len(per.events),
+                              "method": "recurring drops below the rolling median, gaps in steps"}
+    # drift before a plateau is claimed: a level that still degrades over the last 40 % of the run
+    td = _tail_drift(s, ym)
+    if td is not None:
+        evidence["tail_drift_rel"], evidence["tail_drift_z"] = td[0], td[1]
+        evidence["tail_drift_half_slope_ratio"] = td[3]
+        # a drift keeps its pace (the second half of the tail moves at least half as fast as the first);
+        # the end of a warm-up or of a settling decelerates
+        if (cls != "no_steady_state" and abs(td[0]) > DRIFT_TAIL_REL and td[1] >= DRIFT_Z_TAIL
+                and td[3] >= 0.5):
+            res.classification = cls = "no_steady_state"
+            res.drift_per_1k_steps = td[2]
+            evidence["rule"] = (f"the level still drifts by {td[0]:+.1%} over the last {DRIFT_TAIL:.0%} of the run "
+                                f"({td[2]:+.2%} per 1,000 steps, z = {td[1]:.1f}): a drift, not a plateau")
     if cls == "no_steady_state":
         evidence["last_level"] = segs[-1].level
+        if res.drift_per_1k_steps is None and td is not None:
+            res.drift_per_1k_steps = td[2]
         return res
+    overshoot_end = None
+    if cls == "slowdown":
+        g0 = int(verdict.steady_start or 0)
+        overshoot_end = _overshoot_end(yb, starts, segs, g0, s.level(g0))
+        if overshoot_end is not None:
+            res.classification = cls = "warmup"
+            evidence["rule"] = ("the level overshoots its plateau during the warm-up and settles back: the warm-up "
+                                "ends where a decreasing isotonic fit from the peak stays within 1 % of the plateau")
+            evidence["warmup_end_estimator"] = "isotonic_from_peak"
 
     # ---- warm-up end ------------------------------------------------------------------------
     i_end = int(verdict.steady_start or 0)
     sel = None
     chosen = None
     increasing = True
-    if cls in ("flat", "warmup", "invalidation"):
+    if overshoot_end is not None:
+        i_end = overshoot_end
+        if i_end > int(n * (1 - STEADY_FRAC)):
+            res.classification = "no_steady_state"
+            evidence["rule"] = (f"the overshoot settles within {EPS:.0%} of its plateau only at step "
+                                f"{int(s.step[min(i_end, n - 1)])}: less than {STEADY_FRAC:.0%} of the run is steady")
+            evidence["last_level"] = segs[-1].level
+            return res
+    elif cls in ("flat", "warmup", "invalidation"):
         # the final warm-up episode: the whole run, or what follows the drop of an invalidation
         j0 = int(np.searchsorted(starts, verdict.episode_start)) if cls == "invalidation" else 0
         j0 = min(j0, len(yb) - 4) if len(yb) > 4 else 0
@@ -324,14 +514,38 @@ def analyze_series(s: Series) -> FitResult:
             evidence["rule"] = (f"the level after the warm-up drifts by {drift:+.1%} over its span "
                                 f"(limit {2 * EPS:.0%})")
             evidence["last_level"] = segs[-1].level
+            res.drift_per_1k_steps = _drift_per_1k(s, xb, yb, starts, i_s)
             return res
-    ci = ratio_ci(s.w[i_s:], s.d[i_s:], s.y[i_s:])
+    # steady window: whole periods when stalls recur, so it holds one stall per period wherever it starts
+    i_b = n
+    win = per.window(i_s, n) if per is not None else None
+    if win is not None and (win[1] - win[0]) >= max(MIN_STEADY, 0.5 * (n - i_s)):
+        i_s, i_b = win
+        evidence["steady_window"] = (f"{len(per.anchors)} stall anchors; the window spans "
+                                     f"{(int(s.step[i_b - 1]) - int(s.step[i_s]) + 1) / per.period_steps:.1f} "
+                                     f"periods of {per.period_steps:g} steps (steps {int(s.step[i_s])}-{int(s.step[i_b - 1])})")
+    else:
+        win = None
+    ci = ratio_ci(s.w[i_s:i_b], s.d[i_s:i_b], s.y[i_s:i_b])
     if ci is None:
-        evidence["reason"] = "fewer than 20 points in the steady window"
-        evidence["rule"] = f"fewer than 20 points after the warm-up end ({verdict.reason})"
+        evidence["reason"] = f"fewer than {MIN_STEADY} points in the steady window"
+        evidence["rule"] = f"fewer than {MIN_STEADY} points after the warm-up end ({verdict.reason})"
         res.classification = "too_short" if cls in ("flat", "warmup") else cls
         return res
-    steady_d = float(np.sum(s.d[i_s:]) / max(n - i_s, 1)) if s.is_rate else float(np.mean(s.d[i_s:]))
+    lr = longrun_ratio_se(s.w[i_s:i_b], s.d[i_s:i_b],
+                          stall_mask=per.mask[i_s:i_b] if win is not None and per is not None else None)
+    if lr is not None:
+        res.steady_se_lr = lr.se
+        res.steady_df_lr = lr.df
+        evidence["steady_se_longrun"] = lr.to_dict()
+        if win is not None:
+            # batch boundaries cut stalls at random: the stall-aware long-run error is the honest one
+            from scipy import stats as _st
+
+            tq = float(_st.t.ppf(0.975, max(lr.df, 1.0)))
+            ci.se, ci.ci_low, ci.ci_high, ci.df = lr.se, ci.mean - tq * lr.se, ci.mean + tq * lr.se, int(round(lr.df))
+    res.drift_per_1k_steps = _drift_per_1k(s, xb, yb, starts, i_s)
+    steady_d = float(np.sum(s.d[i_s:i_b]) / max(i_b - i_s, 1)) if s.is_rate else float(np.mean(s.d[i_s:i_b]))
     res.warmup_end_index = i_end
     # level over the whole warm-up window [0, warm-up end): unlike cold_mean (the first segment, which
     # can be a few very first steps), this is the average speed the cold phase actually ran at
@@ -355,17 +569,17 @@ def analyze_series(s: Series) -> FitResult:
     res.steady_se = ci.se
     res.steady_df = ci.df
     # the same standard error from 10 long batches (df 9): what compare's TOST uses (see compare.py)
-    ci10 = ratio_ci(s.w[i_s:], s.d[i_s:], min_batches=10, max_batches=10)
+    ci10 = ratio_ci(s.w[i_s:i_b], s.d[i_s:i_b], min_batches=10, max_batches=10)
     if ci10 is not None:
         res.steady_se_10 = ci10.se
         res.steady_df_10 = ci10.df
     res.steady_cv = ci.cv
     res.steady_n = ci.n
-    res.steady_duration_s = float(np.sum(s.d[i_s:]))
+    res.steady_duration_s = float(np.sum(s.d[i_s:i_b]))
     evidence["steady_ci"] = {"method": "batch means of the ratio of sums", "n_batches": ci.n_batches,
                              "batch_size": ci.batch_size, "tau_int": ci.tau_int}
-    keep = ~an.mask
-    base_lvl = s.level(i_s, mask=keep)
+    keep = ~stall
+    base_lvl = s.level(i_s, i_b, mask=keep)
     res.steady_mean_baseline = base_lvl
     res.dip_loss_fraction = float(1.0 - ci.mean / base_lvl) if base_lvl and np.isfinite(base_lvl) else None
     res.steady_aux = _aux_means(s, i_s)
@@ -391,7 +605,15 @@ def analyze_series(s: Series) -> FitResult:
     evidence["dips_periodic"] = an.periodic
     evidence["dip_period_steps"] = an.period
     evidence["dip_period_cv"] = an.period_cv
-    if an.dips and res.classification in ("flat", "warmup"):
+    per_after = per is not None and sum(1 for a in per.anchors if i_end <= a < n) >= 3
+    if per_after and res.classification in ("flat", "warmup"):
+        evidence["underlying"] = res.classification
+        res.classification = "dips"
+        evidence["rule"] = (f"{len(per.events)} stalls recur every {per.period_steps:g} steps (gap CV {per.cv:.2f}) "
+                            f"after the run settled (checkpoints, epoch boundaries, bursts); the level counts them, "
+                            f"over whole periods; " + evidence["rule"])
+        evidence["dips"] = [{"start_step": int(s.step[a]), "end_step": int(s.step[b - 1])} for a, b in per.events[:200]]
+    elif an.dips and res.classification in ("flat", "warmup"):
         evidence["underlying"] = res.classification
         res.classification = "dips"
         evidence["rule"] = (f"{len(an.dip_events)} recurring drops (period {an.period or 0:.0f} steps, "

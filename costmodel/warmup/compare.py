@@ -6,12 +6,23 @@ means are the unit (run-to-run spread), floored by the within-run error. TOST (S
 margin m: equivalent iff the 90 % CI of theta lies inside (-log(1+m), log(1+m)); the ratio's 95 % CI
 is reported beside it.
 
-The test is deliberately conservative, because a level-5 % TOST is called "equivalent" 5 % of the
-time when the true ratio sits exactly on the margin, and an autocorrelated run's standard error is
-itself uncertain: a run's standard error is the larger of its 10-30-batch and its 10-long-batch
-batch-means errors (each floored by the AR(1)-implied one; long batches are less biased under strong
-autocorrelation), and the degrees of freedom are the smaller of the two sides' (Hsu's conservative
-choice for the Behrens-Fisher problem, 9 for a single run) rather than Welch-Satterthwaite's.
+A single run's standard error is its long-run one (``FitResult.steady_se_lr``): overlapping batch
+means of ten integrated autocorrelation times, floored by the AR(1)-implied error, and, when stalls
+recur, a window of whole periods whose stalls are counted separately (see
+:func:`costmodel.warmup.stats.longrun_ratio_se`), plus any residual warm-up bias the curve could not
+rule out; its degrees of freedom are those of the estimator, and the two sides are combined with
+Welch-Satterthwaite. (The earlier rule, the larger of 10-long-batch and 10-30-batch errors with Hsu's
+df = 9, made the 90 % interval about three times wider than the true error on realistic logs, so
+equivalent pairs came out "inconclusive".) Runs without ``steady_se_lr`` fall back to that rule.
+
+Direction: the ratio is always "higher is better", remote over co-located for throughput; for
+lower-is-better metrics (step time) it is co-located time over remote time, so a ratio below 1 always
+means the remote side is slower and ``cost --from-compare`` reads it the same way round.
+
+Power: ``min_detectable_margin`` is the smallest margin this comparison would show equivalent with
+80 % probability if the true ratio were 1, ``exp((t_0.95 + t_0.90) * se) - 1``;
+``smallest_equivalent_margin`` is the smallest margin at which these data are called equivalent,
+``exp(|log ratio| + t_0.95 * se) - 1``.
 """
 from __future__ import annotations
 
@@ -30,6 +41,7 @@ class CompareResult:
 
     metric: str
     margin: float
+    metric_direction: str
     ratio: float | None
     ratio_ci_low: float | None
     ratio_ci_high: float | None
@@ -51,6 +63,18 @@ class CompareResult:
     colocated: list[dict[str, Any]]
     remote: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
+    min_detectable_margin: float | None = None
+    smallest_equivalent_margin: float | None = None
+    ratio_definition: str = "remote / co-located steady level (higher is better)"
+    #: the shared vocabulary (costmodel.equivalence): equivalent | different | inconclusive | no_steady_state
+    equivalence: str = "no_steady_state"
+    equivalence_direction: str | None = None
+
+    def __post_init__(self) -> None:
+        from ..equivalence import outcome
+
+        self.equivalence, self.equivalence_direction = outcome(
+            self.ratio, self.ratio_ci_low, self.ratio_ci_high, self.margin, self.equivalent)
 
     def to_dict(self) -> dict[str, Any]:
         from ..util import to_jsonable
@@ -65,9 +89,14 @@ def _side(fits: list[FitResult]) -> dict[str, Any]:
         return out
     logs = np.log([f.steady_mean for f in ok])
     # residual warm-up bias the curve could not rule out counts as uncertainty too
-    rel_se = np.array([np.hypot(max(f.steady_se, f.steady_se_10 or 0.0), f.steady_bias_bound or 0.0) / f.steady_mean
-                       for f in ok])
-    dfs = np.array([max(f.steady_df_10 or f.steady_df or 1, 1) for f in ok], dtype=float)
+    lr = all(f.steady_se_lr is not None and f.steady_df_lr for f in ok)
+    if lr:
+        rel_se = np.array([np.hypot(f.steady_se_lr, f.steady_bias_bound or 0.0) / f.steady_mean for f in ok])
+        dfs = np.array([max(float(f.steady_df_lr), 1.0) for f in ok], dtype=float)
+    else:
+        rel_se = np.array([np.hypot(max(f.steady_se, f.steady_se_10 or 0.0), f.steady_bias_bound or 0.0)
+                           / f.steady_mean for f in ok])
+        dfs = np.array([max(f.steady_df_10 or f.steady_df or 1, 1) for f in ok], dtype=float)
     k = len(ok)
     within = float(np.sqrt(np.sum(rel_se**2)) / k)
     if k >= 2:
@@ -77,6 +106,7 @@ def _side(fits: list[FitResult]) -> dict[str, Any]:
     else:
         se = within
         df = float(dfs[0])
+    out["se_method"] = "long-run (overlapping batch means, stall-aware)" if lr else "max(10-30, 10-long) batch means"
     levels = [f.steady_mean for f in ok]
     out.update({
         "mean": float(np.exp(logs.mean())),
@@ -117,16 +147,29 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
     if len(mets) > 1:
         raise AnalysisError(f"the runs were analysed on different metrics ({', '.join(sorted(mets))}); pass --metric")
     met = mets.pop()
+    dirs = {f.metric_direction for f in fc + fr}
+    direction = dirs.pop() if len(dirs) == 1 else "higher_is_better"
     A, B = _side(fc), _side(fr)
+    mdm = sem = None
     notes: list[str] = []
     ratio = lo = hi = lo90 = hi90 = p = df = se = None
     equivalent = False
     verdict = "no_steady_state"
     if "mean" in A and "mean" in B:
+        # higher-is-better ratio: remote/co-located levels, or co-located/remote times
         theta = B["log_mean"] - A["log_mean"]
+        if direction == "lower_is_better":
+            theta = -theta
         se = float(np.hypot(A["se_log"], B["se_log"]))
-        # Hsu's conservative degrees of freedom (not Welch-Satterthwaite): see the module docstring
-        df = float(min(A["df"], B["df"])) if se > 0 else float("inf")
+        lr_both = A.get("se_method", "").startswith("long-run") and B.get("se_method", "").startswith("long-run")
+        if se <= 0:
+            df = float("inf")
+        elif lr_both:
+            # Welch-Satterthwaite
+            va, vb = A["se_log"] ** 2, B["se_log"] ** 2
+            df = float((va + vb) ** 2 / (va * va / A["df"] + vb * vb / B["df"]))
+        else:
+            df = float(min(A["df"], B["df"]))
         L = np.log1p(margin)
         t95 = float(stats.t.ppf(0.975, df))
         t90 = float(stats.t.ppf(0.95, df))
@@ -138,6 +181,9 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
         else:
             p = 0.0 if abs(theta) < L else 1.0
         equivalent = bool(theta - t90 * se > -L and theta + t90 * se < L)
+        t80 = float(stats.t.ppf(0.90, df))
+        mdm = float(np.expm1((t90 + t80) * se))
+        sem = float(np.expm1(abs(theta) + t90 * se))
         differs = bool(lo > 1.0 or hi < 1.0)
         if equivalent:
             verdict = "equivalent_but_different" if differs else "equivalent"
@@ -158,9 +204,17 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
     col_end = _mean_or_none([f.warmup_end_t_s for f in fc])
     rem_steps = _mean_or_none([f.warmup_end_step for f in fr])
     col_steps = _mean_or_none([f.warmup_end_step for f in fc])
+    if direction == "lower_is_better":
+        notes.append(f"{met} is lower-is-better: ratio = co-located / remote mean {met} (a throughput-like ratio, "
+                     "below 1 when the remote side is slower)")
     return CompareResult(
         metric=met,
         margin=margin,
+        metric_direction=direction,
+        min_detectable_margin=mdm,
+        smallest_equivalent_margin=sem,
+        ratio_definition=("co-located / remote mean step time (higher is better)" if direction == "lower_is_better"
+                          else "remote / co-located steady level (higher is better)"),
         ratio=ratio,
         ratio_ci_low=lo,
         ratio_ci_high=hi,

@@ -12,6 +12,8 @@ profiled RSS. Models (S = plateau, C = initial level):
 ``step``       ``y = C`` before ``t0``, ``S`` after                 3 parameters
 ``power``      ``y = S - (S - C) * (1 + x / tau) ** -alpha``        4 parameters
 ``logistic``   ``y = C + (S - C) / (1 + exp(-(x - x0) / s))``       4 parameters
+``exp2``       ``y = S - (S - C) ((1-w) e^(-x/tau) + w e^(-x/(k tau)))``  5 parameters (two-tier
+               cache: a fast first tier, then a slower second one)
 =============  ===================================================  =================
 
 Selection criterion: the lowest BIC = ``n log(RSS / n) + k log(n)`` over block means (block means
@@ -26,8 +28,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-MODELS = ("constant", "exp", "ramp", "step", "power", "logistic")
-N_PARAMS = {"constant": 1, "exp": 3, "ramp": 3, "step": 3, "power": 4, "logistic": 4}
+MODELS = ("constant", "exp", "ramp", "step", "power", "logistic", "exp2")
+N_PARAMS = {"constant": 1, "exp": 3, "ramp": 3, "step": 3, "power": 4, "logistic": 4, "exp2": 5}
 
 
 @dataclass
@@ -60,7 +62,7 @@ class CurveFit:
 
     @property
     def plateau(self) -> float:
-        if self.model in ("exp", "power"):
+        if self.model in ("exp", "power", "exp2"):
             return self.a
         return self.a + self.b if self.model != "constant" else self.a
 
@@ -94,7 +96,7 @@ class CurveFit:
 
     def params(self) -> dict[str, Any]:
         names = {"exp": ("tau",), "ramp": ("t0",), "step": ("t0",), "power": ("tau", "alpha"),
-                 "logistic": ("x0", "s"), "constant": ()}[self.model]
+                 "logistic": ("x0", "s"), "constant": (), "exp2": ("tau", "k", "w")}[self.model]
         return {k: float(v) for k, v in zip(names, self.theta)}
 
 
@@ -119,6 +121,10 @@ def _basis(model: str, x: np.ndarray, theta: tuple[float, ...]) -> np.ndarray:
         return -np.exp(-x / theta[0])
     if model == "power":
         return -((1.0 + np.maximum(x, 0) / theta[0]) ** (-theta[1]))
+    if model == "exp2":
+        k = max(theta[1], 1.5)
+        w = min(max(theta[2], 0.0), 0.95)
+        return -((1.0 - w) * np.exp(-x / theta[0]) + w * np.exp(-x / (k * theta[0])))
     if model == "logistic":
         z = np.clip((x - theta[0]) / theta[1], -500, 500)
         return 1.0 / (1.0 + np.exp(-z))
@@ -147,6 +153,9 @@ def _grid(model: str, span: float, dx: float, xs: np.ndarray) -> list[tuple[floa
     lo = max(dx * 0.5, span * 1e-4)
     if model == "exp":
         return [(t,) for t in np.geomspace(lo, 3.0 * span, 60)]
+    if model == "exp2":
+        return [(t, k, w) for k in (3.0, 6.0, 12.0) for w in (0.05, 0.12, 0.25, 0.45)
+                for t in np.geomspace(lo, span, 25)]
     if model == "power":
         return [(t, a) for a in (0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0) for t in np.geomspace(lo, 3.0 * span, 30)]
     if model == "logistic":
@@ -178,7 +187,7 @@ def fit_model(model: str, x: np.ndarray, y: np.ndarray) -> CurveFit:
     a, b, rss = _profile(y, G)
     j = int(np.argmin(rss))
     best = (float(a[j]), float(b[j]), tuple(float(v) for v in grid[j]), float(rss[j]))
-    if model in ("exp", "power", "logistic", "ramp"):
+    if model in ("exp", "power", "logistic", "ramp", "exp2"):
         th0 = np.array(best[2])
         pos = [i for i in range(len(th0)) if not (model == "logistic" and i == 0)]
 

@@ -38,6 +38,19 @@ RATE_METRICS = (
     "write_iops",
 )
 AXES = ("step", "t_s")
+#: Metrics where lower is better (times, latencies). ``step_time_s`` is analysed as time per step:
+#: internally as steps per second (work = steps, duration = step time x steps of the row), so that a
+#: falling step time is a warm-up and the level is the mean step time ``sum(d) / n``.
+LOWER_IS_BETTER = ("step_time_s", "data_wait_s", "read_latency_s")
+#: Fallback when a run has none of DEFAULT_METRICS (a log that prints a step time only).
+FALLBACK_METRICS = ("step_time_s",)
+
+
+def metric_direction(metric: str) -> str:
+    """``lower_is_better`` for times and latencies (``*_s`` metrics that are not rates), else ``higher_is_better``."""
+    if metric in LOWER_IS_BETTER or (metric.endswith("_s") and not metric.endswith("_per_s")):
+        return "lower_is_better"
+    return "higher_is_better"
 
 
 @dataclass
@@ -61,6 +74,10 @@ class Series:
     metadata: dict[str, Any] = field(default_factory=dict)
     dropped: int = 0
     warnings: list[str] = field(default_factory=list)
+    direction: str = "higher_is_better"
+    #: True when the metric is a time per step analysed as its reciprocal (steps per second): levels
+    #: are turned back into seconds per step when reported.
+    inverted: bool = False
 
     @property
     def n(self) -> int:
@@ -106,11 +123,11 @@ def choose_metric(df: pd.DataFrame, metric: str | None, run_id: str) -> str:
     """The metric to analyse; raises AnalysisError naming what the run has."""
     have = [c for c in df.columns if c not in ("run_id", "role", "step") and _col(df, c) is not None]
     if metric is None:
-        for m in DEFAULT_METRICS:
+        for m in DEFAULT_METRICS + FALLBACK_METRICS:
             if m in have:
                 return m
         raise AnalysisError(
-            f"run {run_id!r} has none of {', '.join(DEFAULT_METRICS)} to analyse; "
+            f"run {run_id!r} has none of {', '.join(DEFAULT_METRICS + FALLBACK_METRICS)} to analyse; "
             f"it has: {', '.join(have) or 'no numeric column'} (pick one with --metric)"
         )
     if metric not in df.columns:
@@ -188,6 +205,29 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
     if time_source == "t_s" and ts is not None:
         t_end = ts[keep]
         t0 = t_end - d
+    direction = metric_direction(metric)
+    inverted = False
+    if metric == "step_time_s" and len(y) and np.all(y > 0):
+        # time per step, analysed as steps per second: a row covering k steps (the step increments)
+        # lasted y * k seconds and did k steps of work
+        k = np.diff(step).astype(float)
+        k0 = float(np.median(k)) if len(k) else 1.0
+        if step[0] > 0 and ts is not None and np.isfinite(ts[keep][0]) and ts[keep][0] > 0:
+            # the first row covers steps 1..step[0] when t_s there matches step[0] step times
+            t_first = float(ts[keep][0])
+            k0 = float(step[0]) if abs(step[0] * y[0] - t_first) <= 0.05 * t_first else k0
+        k = np.concatenate([[k0], k]) if len(k) else np.array([1.0])
+        if not np.all(k > 0):
+            k = np.ones(len(y))
+        d = y * k
+        w = k.copy()
+        y = 1.0 / y
+        is_rate = True
+        inverted = True
+        time_source = "step_time_s"
+        t0 = np.concatenate([[0.0], np.cumsum(d)[:-1]])
+        if ts is not None and np.all(np.isfinite(ts[keep])):
+            t0 = ts[keep] - d
     if not np.all(np.isfinite(y)):
         raise AnalysisError(f"run {rid!r}: metric {metric!r} has non-finite values after cleaning")
     if len(y) == 0:
@@ -210,4 +250,6 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
         metadata=meta,
         dropped=dropped,
         warnings=warnings,
+        direction=direction,
+        inverted=inverted,
     )
