@@ -470,3 +470,19 @@ def test_swept_bandwidth_moves_copy_delay_and_cold_fill():
     with pytest.raises(Exception, match="link.bandwidth_gbps"):
         scenario_from_dict(copy.deepcopy(HELD_OUT) | {"link": {**HELD_OUT["link"], "bandwidth_gbit_s": [0, 10]}},
                            today=TODAY)
+
+
+def test_internet_path_tiers_the_monthly_volumes(example):
+    # a 200,000 GB dataset over the internet: the bundled AWS internet_egress tiers (per GB: 0.09 to 10,240,
+    # 0.085 to 51,200, 0.07 to 153,600, then 0.05), each month's volume tiered on its own
+    r = price(example, ["link.path=internet", "dataset.size_gb=200000", "cache.capacity_gb=300000"])
+
+    def tier(v):
+        bounds = [(0, 10240, 0.09), (10240, 51200, 0.085), (51200, 153600, 0.07), (153600, float("inf"), 0.05)]
+        return sum(rate * min(max(v - lo, 0.0), hi - lo) for lo, hi, rate in bounds)
+
+    cr, rep = r.options["cross_region"].terms, r.options["replicate"].terms
+    assert cr["transfer_usd"] == pytest.approx(12 * tier(200_000), rel=1e-12)  # one cold fill a month
+    assert rep["initial_copy_usd"] == pytest.approx(tier(200_000), rel=1e-12)
+    assert rep["sync_usd"] == pytest.approx(12 * tier(20_000), rel=1e-12)  # 10 % churn: 20,000 GB a month
+    assert round(rep["sync_usd"], 2) == round(12 * (10240 * 0.09 + 9760 * 0.085), 2) == 21014.40

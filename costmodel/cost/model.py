@@ -64,7 +64,7 @@ cross_region (read across regions through the cache)
 replicate (copy the dataset to the GPU region and keep it in sync)
   - ``initial_copy_usd = p * D``  once
   - ``storage_usd      = M * s * D``  (tiered: ``M * s * tier(D)``)
-  - ``sync_usd         = M * c*D * (p + x)``
+  - ``sync_usd         = M * (p * tier(c*D) + x * c*D)``  (untiered: ``M * c*D * (p + x)``)
   - ``ops_usd          = M * Op``
   - ``requests_usd     = M * g * X*O/D * Pg/1000 + (O + M*c*O) * Pp/1000 + O * Pb/1e6 + Pj``: the same
     reads through the cache (now from the local replica), a PUT per object copied and per changed object,
@@ -323,7 +323,7 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
         "replicate": {
             "initial_copy_usd": px * tier_volume(D, tt) + 0.0 * M,
             "storage_usd": M * s * tier_volume(D, _get(p, "_storage_tiers")),
-            "sync_usd": M * c * D * (px + p["replica.sync_extra_usd_per_gb"]),
+            "sync_usd": M * (px * tier_volume(c * D, tt) + c * D * p["replica.sync_extra_usd_per_gb"]),
             "ops_usd": M * p["replica.ops_usd_per_month"],
             "requests_usd": gets + (O + M * c * O) * p["requests.put_usd_per_1000"] / 1000.0
             + O * p["requests.batch_replication_usd_per_million"] / 1e6
@@ -386,7 +386,7 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     vm = 0.5 * M * M if r >= M else r * M - 0.5 * r * r
     rep = px * _tier_scalar(D, tt) + M * (
         s * _tier_scalar(D, _get(p, "_storage_tiers"))
-        + c * D * (px + p["replica.sync_extra_usd_per_gb"])
+        + px * _tier_scalar(c * D, tt) + c * D * p["replica.sync_extra_usd_per_gb"]
         + p["replica.ops_usd_per_month"]
     ) + gets + (O + M * c * O) * p["requests.put_usd_per_1000"] / 1000.0 \
         + O * p["requests.batch_replication_usd_per_million"] / 1e6 \
