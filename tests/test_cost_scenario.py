@@ -68,7 +68,7 @@ def priced(**prices):
         ("cache.steady_hit_ratio", {"dist": "lognormal", "median": 0.9, "sigma": 0.1}, ["unbounded", "uniform or triangular"]),
         ("cache.steady_hit_ratio", [0.9, 1.1], ["cache.steady_hit_ratio", "out of range"]),
         ("cache.steady_hit_ratio", {"dist": "triangular", "low": 0.9, "mode": 0.8, "high": 1}, ["low <= mode <= high"]),
-        ("link.bandwidth_gbps", [1, 2], ["link.bandwidth_gbps", "ranges only for cost inputs"]),
+        ("link.rtt_ms", [1, 2], ["link.rtt_ms", "ranges only for cost inputs"]),  # bandwidth and throughput may be ranges (issue 13b)
         ("training.instance_count", 1.5, ["training.instance_count", "whole number"]),
     ],
 )

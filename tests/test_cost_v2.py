@@ -79,15 +79,16 @@ def test_every_new_term_to_the_cent():
     # the same 7.44 of GETs (the cache now reads the local replica) + PUTs for 1 M copied and 12 x 100,000
     # changed objects (2.2 M x 0.005 / 1000 = 11.00) + batch replication 1.00 + one job 0.25
     assert cents(rep["requests_usd"]) == 19.69
-    # versioning: 100 GB overwritten a month kept 1 month: 0.023 x 100 x (1 x 12 - 1/2) = 26.45
-    assert cents(rep["versioning_usd"]) == 26.45
+    # versioning: 100 GB overwritten a month kept 1 month in both buckets (replication needs versioning on the
+    # source and the replica): 2 x 0.023 x 100 x (1 x 12 - 1/2) = 52.90
+    assert cents(rep["versioning_usd"]) == 52.90
     assert rep["inter_az_usd"] == 0.0  # the replica is in the GPUs' zone
     # copy: 1,000 GB x 8 / 10 Gbit/s = 800 s = 0.2222 h x 50 USD/h of delay
     assert cents(rep["copy_delay_usd"]) == 11.11
-    assert cents(r.options["replicate"].total_usd) == 377.25
+    assert cents(r.options["replicate"].total_usd) == 403.70
     assert cents(r.options["wait"].total_usd) == 24000.00  # 12 x 4 x 10 h x 50
     assert r.cheapest == "replicate"
-    assert r.margin_usd == pytest.approx(4216.44 - 377.2511, abs=1e-3)
+    assert r.margin_usd == pytest.approx(4216.44 - 403.7011, abs=1e-3)
 
 
 def test_scalar_loop_matches_vectorised_with_every_term(rng):
@@ -106,8 +107,8 @@ def test_scalar_loop_matches_vectorised_with_every_term(rng):
 def test_versioning_without_lifecycle_rule_keeps_versions_for_the_horizon():
     d = with_(V2, replica__noncurrent_retention_days=...)
     r = evaluate(scen(d))
-    # kept the whole horizon: 0.023 x 100 GB x 12^2 / 2 = 165.60
-    assert cents(r.options["replicate"].terms["versioning_usd"]) == 165.60
+    # kept the whole horizon in both buckets: 2 x 0.023 x 100 GB x 12^2 / 2 = 331.20
+    assert cents(r.options["replicate"].terms["versioning_usd"]) == 331.20
     assert any("lifecycle rule" in w for w in r.warnings)
 
 

@@ -22,7 +22,7 @@ from ..errors import ScenarioError
 from .evaluate import model_inputs
 from .model import totals
 from .scenario import Scenario
-from .spec import MODEL_KEYS, PARAM_BY_KEY
+from .spec import MODEL_KEYS, PARAM_BY_KEY, SOURCE_KEYS
 
 # wait.* do not enter cross_region or replicate
 BREAK_EVEN_INPUTS: tuple[str, ...] = tuple(k for k in MODEL_KEYS if not k.startswith("wait."))
@@ -56,9 +56,11 @@ def _winner(f: float) -> str:
 
 def break_even_one(scenario: Scenario, key: str) -> dict[str, Any]:
     """Break-even of ``key`` (see the module docstring). Raises ScenarioError for an unknown key."""
-    if key not in PARAM_BY_KEY or not PARAM_BY_KEY[key].model:
+    if key not in PARAM_BY_KEY or not (PARAM_BY_KEY[key].model or key in SOURCE_KEYS):
         raise ScenarioError(f"not a numeric cost input; choose one of {', '.join(BREAK_EVEN_INPUTS)}", key=key)
-    x0 = float(scenario.values[key])
+    if scenario.get(key) is None:
+        raise ScenarioError("not given in the scenario, so it has no break-even", key=key)
+    x0 = float(scenario.get(key))
     g = _grid(key, x0)
     f = _diff(scenario, key, g)
     f0 = float(_diff(scenario, key, np.array([x0]))[0])
@@ -72,7 +74,15 @@ def break_even_one(scenario: Scenario, key: str) -> dict[str, Any]:
     # affine?  line through the first and last grid points reproduces every grid point
     slope = (f[-1] - f[0]) / (g[-1] - g[0])
     line = f[0] + slope * (g - g[0])
-    if np.max(np.abs(f - line)) <= 1e-9 * scale:
+    affine = bool(np.max(np.abs(f - line)) <= 1e-9 * scale)
+    if affine and abs(slope) > 1e-12 * scale:
+        # a kink between two grid points (e.g. min(n, R) with a tiny n) escapes the grid test: the root must
+        # really be one, else refine by root finding
+        xs = -(f[0] - slope * g[0]) / slope
+        if g[0] <= xs <= g[-1] and abs(float(_diff(scenario, key, np.array([xs]))[0])) > \
+                1e-9 * (abs(slope) * max(1.0, abs(xs)) + abs(f0) + 1.0):
+            affine = False
+    if affine:
         out["method"] = "closed_form"
         b = slope
         a = f[0] - slope * g[0]
@@ -130,7 +140,8 @@ def _side(scenario: Scenario, key: str, r: float, g: np.ndarray, direction: int)
 def break_even(scenario: Scenario, inputs: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     """Break-even of each input in ``inputs`` (default: every cost input except ``wait.*``), keyed by key
     path; each has ``value`` (None when never), ``above`` (the option cheaper above it), ``method``."""
-    keys = list(inputs) if inputs is not None else list(BREAK_EVEN_INPUTS)
+    keys = list(inputs) if inputs is not None else \
+        list(BREAK_EVEN_INPUTS) + [k for k in SOURCE_KEYS if scenario.get(k) is not None]
     return {k: break_even_one(scenario, k) for k in keys}
 
 

@@ -1,15 +1,16 @@
 """Evaluate a Scenario: each option's terms, totals, the cheapest option, and sanity warnings."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
-from .model import INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms
+from .model import FOLLOW_FLAGS, INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms
 from .scenario import Scenario
-from .spec import MODEL_KEYS
+from .spec import MODEL_KEYS, SOURCE_KEYS
 
 
 @dataclass
@@ -98,8 +99,29 @@ def model_inputs(scenario: Scenario, **arrays: Any) -> dict[str, Any]:
     p.update(INTERNAL_DEFAULTS)
     p.update(scenario.internal)
     for k, v in arrays.items():
-        p[k.replace("__", ".")] = v
+        key = k.replace("__", ".")
+        if key in SOURCE_KEYS:  # the source of derived values (throughput, bandwidth): they follow it
+            p[SOURCE_KEYS[key]] = v
+            continue
+        p[key] = v
+        unfollow(p, key)
     return p
+
+
+def unfollow(p: dict[str, Any], key: str) -> None:
+    """An explicitly given ``key`` no longer follows its sources (a varied warm-up still respects the link's
+    lower bound)."""
+    flag = FOLLOW_FLAGS.get(key)
+    if flag is None:
+        return
+    if key == "cache.warmup_lost_s" and p.get(flag):
+        p[flag] = 2.0
+        p["_warmup_stated"] = float("nan")
+    elif key == "replica.copy_hours" and p.get(flag):
+        p[flag] = 2.0
+        p["_copy_hours_stated"] = float("nan")
+    else:
+        p[flag] = 0.0
 
 
 def evaluate(scenario: Scenario) -> CostResult:
@@ -166,6 +188,20 @@ def sanity_warnings(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str, f
             f"cross-region transfer costs {dv['cross_region_transfer_usd_per_month']:.2f} USD/month, "
             f"above transfer_budget_usd_per_month = {budget:g}"
         )
+    volumes = {"link.path_processing_usd_per_gb": dv["cross_region_gb_per_month"],
+               "link.transfer_usd_per_gb": max(dv["cross_region_gb_per_month"], float(p["dataset.size_gb"])),
+               "replica.storage_usd_per_gb_month": float(p["dataset.size_gb"])}
+    for u in scenario.prices_used:
+        vol = volumes.get(u.get("key"))
+        last = (u.get("tiers") or [u])[-1]
+        end, bpu = last.get("tier_end", last.get("end")), u.get("bytes_per_unit") or 1e9
+        if vol is None or end in (None, "") or not math.isfinite(float(end)):
+            continue
+        end_gb = float(end) * bpu / 1e9
+        if vol > end_gb:
+            out.append(f"{u['key']}: {vol:,.6g} GB a month is beyond the catalog's last tier of {u.get('item')} "
+                       f"(up to {end_gb:,.6g} GB); the volume above it is charged at that tier's price, which the "
+                       "provider may lower: state the price in the scenario")
     size = p["dataset.size_gb"]
     s3 = [u for u in scenario.prices_used if u.get("item") == "s3_standard" and u.get("key") == "replica.storage_usd_per_gb_month"]
     if s3 and size > 50_000 and not scenario.internal.get("_storage_tiers"):

@@ -39,7 +39,9 @@ symbol     key                                              unit
 ``P``      ``wait.cluster_premium_usd_per_hour``            USD/hour
 =========  ==============================================  =========================================
 
-Derived: working set ``W = w*D``; epochs per month ``N = E*R``; cold fills that happen ``n' = min(n, N)``;
+Derived: working set ``W = w*D``; epochs per month ``N = E*R``; cold fills that happen ``n' = min(n, N)``
+(a run shorter than an epoch fills only what it reads); warm-ups paid ``n'' = min(n, max(R, N))`` (every
+cold run pays its warm-up, even one shorter than an epoch);
 warm epochs ``N - n'``; the warm-epoch hit ratio ``hw = h`` when ``C`` is not stated, ``1`` when ``C >= W``
 (re-reads of a working set the cache holds are hits), else ``min(h, C/W)``.
 
@@ -52,23 +54,26 @@ moves once, and only when no cold fill re-reads it that month (a fill after the 
 
 cross_region (read across regions through the cache)
   - ``transfer_usd        = M * p * X``  (tiered: ``M * p * tier(X)``, see below)
-  - ``warmup_usd          = M * n' * L/3600 * G``
+  - ``warmup_usd          = M * n'' * L/3600 * G``
   - ``slowdown_usd        = M * d * R*T * G``
   - ``cache_usd           = M * K``
-  - ``path_processing_usd = M * q * X``
+  - ``path_processing_usd = M * q * X``  (tiered: ``M * q * tier(X)``, e.g. PrivateLink above 1 PB/month)
   - ``requests_usd        = M * g * X*O/D * Pg/1000``  GETs for every object that enters the cache
   - ``inter_az_usd        = M * 2*z * N*W`` when the cache is in another zone (every epoch's bytes cross
     the zone boundary; billed out and in)
 replicate (copy the dataset to the GPU region and keep it in sync)
   - ``initial_copy_usd = p * D``  once
   - ``storage_usd      = M * s * D``  (tiered: ``M * s * tier(D)``)
-  - ``sync_usd         = M * c*D * (p + x)``
+  - ``sync_usd         = M * (p * tier(c*D) + x * c*D)``  (untiered: ``M * c*D * (p + x)``)
   - ``ops_usd          = M * Op``
   - ``requests_usd     = M * g * X*O/D * Pg/1000 + (O + M*c*O) * Pp/1000 + O * Pb/1e6 + Pj``: the same
     reads through the cache (now from the local replica), a PUT per object copied and per changed object,
     and batch replication of the objects that existed before replication was switched on
-  - ``versioning_usd   = s * c*D * (M^2/2 if r >= M else r*M - r^2/2)``: replication needs versioning; the
-    overwritten versions (``c*D`` per month) stay billed ``r`` months
+  - ``versioning_usd   = B * s * c*D * (M^2/2 if r >= M else r*M - r^2/2)``: replication needs versioning on
+    both buckets; the overwritten versions (``c*D`` per month) stay billed ``r`` months in each of the ``B``
+    buckets it switches versioning on for (``B = 2``: source and replica; ``B = 1`` when
+    ``replica.source_versioned: true`` says the source keeps versions anyway); churn uniform over the month
+    and storage billed by byte-hours, hence the integral
   - ``inter_az_usd     = M * 2*z * N*W`` when the replica is in another zone than the GPUs
   - ``copy_delay_usd   = Tc * V``  once: training waits for the initial copy
 wait (train in the data region once GPUs are free there)
@@ -105,9 +110,31 @@ INTERNAL_DEFAULTS: dict[str, object] = {
     "_cold_starts_per_run": float("nan"),  # cold starts follow runs (per_run / per_cluster): n = R * this
     "_cache_cross_az": 0.0,
     "_replica_cross_az": 0.0,
+    "_versioned_buckets": 2.0,  # buckets whose versioning replication turns on: source and replica (1: source already versioned)
     "_transfer_tiers": None,
     "_storage_tiers": None,
+    "_path_tiers": None,  # path processing tiered by monthly volume (e.g. PrivateLink)
+    # derived values that follow their sources in draws, sweeps and break-even (set by resolve.finalize)
+    "_samples": float("nan"),  # dataset.samples (nan: unknown)
+    "_samples_per_s": float("nan"),  # training.samples_per_s (nan: unknown)
+    "_bw_gbps": float("nan"),  # link.bandwidth_gbps (nan: unknown)
+    "_follow_run_hours": 0.0,  # 1: run_hours = E*w*S/thr/3600 + n'/R*L/3600
+    "_follow_epochs": 0.0,  # 1: epochs_per_run = (T - n/R*L/3600)*3600*thr/(w*S)
+    "_follow_copy_hours": 0.0,  # 1: copy_hours = D*8/bw/3600; 2: stated, raised to it when >10 % below
+    "_follow_warmup": 0.0,  # 1: warmup_lost_s = max(0, W*8/bw - t_epoch); 2: stated/measured, raised to it
+    "_epoch_from_run": 0.0,
+    "_warmup_stated": float("nan"),  # the stated warmup_lost_s before the point value was raised to the bound
+    "_copy_hours_stated": float("nan"),  # the stated copy_hours before it was raised  # 1: t_epoch = run_hours*3600/epochs_per_run (no throughput known)
 }
+
+#: model key -> the internal flag that makes it follow its sources (an explicitly varied key stops following)
+FOLLOW_FLAGS: dict[str, str] = {
+    "training.run_hours": "_follow_run_hours",
+    "training.epochs_per_run": "_follow_epochs",
+    "replica.copy_hours": "_follow_copy_hours",
+    "cache.warmup_lost_s": "_follow_warmup",
+}
+BOUND_TOLERANCE = 0.10  # a stated value more than 10 % below a link bound is raised to it (resolve.TOLERANCE)
 
 ArrayMap = Mapping[str, "np.ndarray | float"]
 
@@ -143,6 +170,73 @@ def _cold_starts(p: ArrayMap):
     return p["training.runs_per_month"] * per_run
 
 
+def _flag(p: ArrayMap, key: str) -> float:
+    v = _get(p, key)
+    return float(v) if isinstance(v, (int, float)) else 0.0
+
+
+def _known(v) -> bool:
+    """A source value is known: an array (drawn or swept), or a positive number (not nan)."""
+    if isinstance(v, (int, float)):
+        return v == v and v > 0
+    return v is not None
+
+
+def _stated(p: ArrayMap, internal: str, key: str):
+    """The value stated for ``key`` before resolve raised it to a bound (``p[key]`` when not raised)."""
+    v = _get(p, internal)
+    return p[key] if isinstance(v, float) and math.isnan(v) else v
+
+
+def follow(p: ArrayMap) -> ArrayMap:
+    """``p`` with the derived values recomputed from their (possibly sampled) sources, as
+    :func:`costmodel.cost.resolve.finalize` derives them at the point values:
+
+    - ``t_epoch = w*S/thr`` s (or ``T*3600/E`` when only both of those are stated);
+    - ``cache.warmup_lost_s``: derived ``L = max(0, W*8/bw - t_epoch)``; stated or measured: raised to that
+      bound where it is more than 10 % below it;
+    - ``replica.copy_hours``: derived ``Tc = D*8/bw/3600``; stated: raised to it where more than 10 % below;
+    - ``training.run_hours``: derived ``T = E*t_epoch/3600 + min(n, max(R, E*R))/R * L/3600``;
+    - ``training.epochs_per_run``: derived ``E = max(0, (T - n/R*L/3600) * 3600 / t_epoch)``.
+
+    Returns ``p`` itself when nothing follows (no flags set)."""
+    fw, fc = _flag(p, "_follow_warmup"), _flag(p, "_follow_copy_hours")
+    ft, fe = _flag(p, "_follow_run_hours"), _flag(p, "_follow_epochs")
+    if not (fw or fc or ft or fe):
+        return p
+    q = dict(p)
+    D = q["dataset.size_gb"]
+    w = q["dataset.working_set_fraction"]
+    S, thr, bw = _get(q, "_samples"), _get(q, "_samples_per_s"), _get(q, "_bw_gbps")
+    has_thr = _known(S) and _known(thr)
+    has_bw = _known(bw)
+    ep = None
+    if has_thr:
+        ep = w * S / thr
+    elif _flag(q, "_epoch_from_run"):
+        ep = q["training.run_hours"] * 3600.0 / q["training.epochs_per_run"]
+    if fw and has_bw and ep is not None:
+        bound = np.maximum(0.0, w * D * 8.0 / bw - ep)
+        L = _stated(q, "_warmup_stated", "cache.warmup_lost_s")
+        q["cache.warmup_lost_s"] = bound if fw == 1 else np.where(L < bound * (1 - BOUND_TOLERANCE), bound, L)
+    if fc and has_bw:
+        bound = D * 8.0 / bw / 3600.0
+        Tc = _stated(q, "_copy_hours_stated", "replica.copy_hours")
+        q["replica.copy_hours"] = bound if fc == 1 else np.where(Tc < bound * (1 - BOUND_TOLERANCE), bound, Tc)
+    R = q["training.runs_per_month"]
+    safe_R = np.where(R > 0, R, 1.0)
+    L = q["cache.warmup_lost_s"]
+    if ft and has_thr:
+        E = q["training.epochs_per_run"]
+        fills = np.minimum(_cold_starts(q), np.maximum(R, E * R))
+        q["training.run_hours"] = E * ep / 3600.0 + np.where(R > 0, fills / safe_R * L / 3600.0, 0.0)
+    elif fe and has_thr:
+        T = q["training.run_hours"]
+        warm = np.where(R > 0, _cold_starts(q) / safe_R * L / 3600.0, 0.0)
+        q["training.epochs_per_run"] = np.maximum(0.0, (T - warm) * 3600.0 / ep)
+    return q
+
+
 def warm_hit_ratio(h, W, cap):
     """The warm-epoch hit ratio: ``h`` (capacity not stated), 1 when the cache holds ``W``, else min(h, C/W)."""
     if isinstance(cap, float) and math.isnan(cap):
@@ -153,10 +247,16 @@ def warm_hit_ratio(h, W, cap):
 
 def derived(p: ArrayMap) -> dict[str, np.ndarray]:
     """Quantities behind the terms: GB and hours per month (arrays broadcast like the inputs)."""
+    return _derived(follow(p))
+
+
+def _derived(p: ArrayMap) -> dict[str, np.ndarray]:
     D = p["dataset.size_gb"]
     W = p["dataset.working_set_fraction"] * D
     N = p["training.epochs_per_run"] * p["training.runs_per_month"]
     n = np.minimum(_cold_starts(p), N)
+    R = p["training.runs_per_month"]
+    nw = np.minimum(_cold_starts(p), np.maximum(R, N))
     h = p["cache.steady_hit_ratio"]
     hw = warm_hit_ratio(h, W, _get(p, "_capacity_gb"))
     c = p["dataset.monthly_churn_fraction"]
@@ -170,6 +270,7 @@ def derived(p: ArrayMap) -> dict[str, np.ndarray]:
         "epochs_per_month": N,
         "cold_starts_per_month": _cold_starts(p),
         "cold_fills_per_month": n,
+        "warmups_per_month": nw,
         "warm_epochs_per_month": N - n,
         "warm_hit_ratio": hw,
         "cold_fill_gb_per_month": cold_gb,
@@ -190,7 +291,9 @@ def _versioning_months(M, r):
 
 
 def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
-    """Every option's terms in USD over the horizon (see the module docstring for the formulas)."""
+    """Every option's terms in USD over the horizon (see the module docstring for the formulas); derived
+    values follow their sources first (:func:`follow`)."""
+    p = follow(p)
     M = p["horizon_months"]
     G = p["training.cluster_usd_per_hour"]
     px = p["link.transfer_usd_per_gb"]
@@ -201,7 +304,7 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
     s = p["replica.storage_usd_per_gb_month"]
     V = p["wait.delay_usd_per_hour"]
     O = p["dataset.objects"]
-    dv = derived(p)
+    dv = _derived(p)
     X = dv["cross_region_gb_per_month"]
     tt = _get(p, "_transfer_tiers")
     gets = M * p["requests.gets_per_object_read"] * dv["cache_fill_objects_per_month"] * p["requests.get_usd_per_1000"] / 1000.0
@@ -210,22 +313,22 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
     return {
         "cross_region": {
             "transfer_usd": M * px * tier_volume(X, tt),
-            "warmup_usd": M * dv["cold_fills_per_month"] * p["cache.warmup_lost_s"] / 3600.0 * G,
+            "warmup_usd": M * dv["warmups_per_month"] * p["cache.warmup_lost_s"] / 3600.0 * G,
             "slowdown_usd": M * p["cache.steady_slowdown_fraction"] * R * T * G,
             "cache_usd": M * p["cache.usd_per_month"],
-            "path_processing_usd": M * p["link.path_processing_usd_per_gb"] * X,
+            "path_processing_usd": M * p["link.path_processing_usd_per_gb"] * tier_volume(X, _get(p, "_path_tiers")),
             "requests_usd": gets,
             "inter_az_usd": _get(p, "_cache_cross_az") * az,
         },
         "replicate": {
             "initial_copy_usd": px * tier_volume(D, tt) + 0.0 * M,
             "storage_usd": M * s * tier_volume(D, _get(p, "_storage_tiers")),
-            "sync_usd": M * c * D * (px + p["replica.sync_extra_usd_per_gb"]),
+            "sync_usd": M * (px * tier_volume(c * D, tt) + c * D * p["replica.sync_extra_usd_per_gb"]),
             "ops_usd": M * p["replica.ops_usd_per_month"],
             "requests_usd": gets + (O + M * c * O) * p["requests.put_usd_per_1000"] / 1000.0
             + O * p["requests.batch_replication_usd_per_million"] / 1e6
             + np.where(O > 0, 1.0, 0.0) * p["requests.batch_job_usd"],
-            "versioning_usd": s * c * D * _versioning_months(M, r_months),
+            "versioning_usd": _get(p, "_versioned_buckets") * s * c * D * _versioning_months(M, r_months),
             "inter_az_usd": _get(p, "_replica_cross_az") * az,
             "copy_delay_usd": p["replica.copy_hours"] * V + 0.0 * M,
         },
@@ -244,6 +347,7 @@ def totals(p: ArrayMap) -> dict[str, np.ndarray]:
 
 def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     """The same totals for one scenario of plain floats, written without numpy (the loop baseline)."""
+    p = _follow_scalar(p)
     M = p["horizon_months"]
     D = p["dataset.size_gb"]
     W = p["dataset.working_set_fraction"] * D
@@ -252,6 +356,7 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     per_run = _get(p, "_cold_starts_per_run")
     n0 = p["cache.cold_starts_per_month"] if math.isnan(per_run) else R * per_run
     n = min(n0, N)
+    nw = min(n0, max(R, N))
     h = p["cache.steady_hit_ratio"]
     cap = _get(p, "_capacity_gb")
     if math.isnan(cap):
@@ -272,23 +377,56 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     az = 2.0 * p["link.inter_az_usd_per_gb"] * M * N * W
     cross = M * (
         px * _tier_scalar(X, tt)
-        + n * p["cache.warmup_lost_s"] / 3600.0 * G
+        + nw * p["cache.warmup_lost_s"] / 3600.0 * G
         + p["cache.steady_slowdown_fraction"] * R * T * G
         + p["cache.usd_per_month"]
-        + p["link.path_processing_usd_per_gb"] * X
+        + p["link.path_processing_usd_per_gb"] * _tier_scalar(X, _get(p, "_path_tiers"))
     ) + gets + _get(p, "_cache_cross_az") * az
     r = p["replica.noncurrent_retention_days"] / DAYS_PER_MONTH
     vm = 0.5 * M * M if r >= M else r * M - 0.5 * r * r
     rep = px * _tier_scalar(D, tt) + M * (
         s * _tier_scalar(D, _get(p, "_storage_tiers"))
-        + c * D * (px + p["replica.sync_extra_usd_per_gb"])
+        + px * _tier_scalar(c * D, tt) + c * D * p["replica.sync_extra_usd_per_gb"]
         + p["replica.ops_usd_per_month"]
     ) + gets + (O + M * c * O) * p["requests.put_usd_per_1000"] / 1000.0 \
         + O * p["requests.batch_replication_usd_per_million"] / 1e6 \
         + (p["requests.batch_job_usd"] if O > 0 else 0.0) \
-        + s * c * D * vm + _get(p, "_replica_cross_az") * az + p["replica.copy_hours"] * V
+        + _get(p, "_versioned_buckets") * s * c * D * vm + _get(p, "_replica_cross_az") * az + p["replica.copy_hours"] * V
     wait = M * R * (p["wait.expected_wait_hours_per_run"] * V + T * p["wait.cluster_premium_usd_per_hour"])
     return cross, rep, wait
+
+
+def _follow_scalar(p: Mapping[str, float]) -> Mapping[str, float]:
+    """:func:`follow` for plain floats, without numpy."""
+    fw, fc = _flag(p, "_follow_warmup"), _flag(p, "_follow_copy_hours")
+    ft, fe = _flag(p, "_follow_run_hours"), _flag(p, "_follow_epochs")
+    if not (fw or fc or ft or fe):
+        return p
+    q = dict(p)
+    D, w = q["dataset.size_gb"], q["dataset.working_set_fraction"]
+    S, thr, bw = _flag(q, "_samples"), _flag(q, "_samples_per_s"), _flag(q, "_bw_gbps")
+    has_thr = S == S and thr == thr and S > 0 and thr > 0
+    has_bw = bw == bw and bw > 0
+    ep = w * S / thr if has_thr else (
+        q["training.run_hours"] * 3600.0 / q["training.epochs_per_run"] if _flag(q, "_epoch_from_run") else None)
+    if fw and has_bw and ep is not None:
+        bound = max(0.0, w * D * 8.0 / bw - ep)
+        L = _stated(q, "_warmup_stated", "cache.warmup_lost_s")
+        q["cache.warmup_lost_s"] = bound if fw == 1 or L < bound * (1 - BOUND_TOLERANCE) else L
+    if fc and has_bw:
+        bound = D * 8.0 / bw / 3600.0
+        Tc = _stated(q, "_copy_hours_stated", "replica.copy_hours")
+        q["replica.copy_hours"] = bound if fc == 1 or Tc < bound * (1 - BOUND_TOLERANCE) else Tc
+    R, L = q["training.runs_per_month"], q["cache.warmup_lost_s"]
+    per_run = _get(q, "_cold_starts_per_run")
+    n0 = q["cache.cold_starts_per_month"] if math.isnan(per_run) else R * per_run
+    if ft and has_thr:
+        E = q["training.epochs_per_run"]
+        q["training.run_hours"] = E * ep / 3600.0 + (min(n0, max(R, E * R)) / R * L / 3600.0 if R > 0 else 0.0)
+    elif fe and has_thr:
+        warm = n0 / R * L / 3600.0 if R > 0 else 0.0
+        q["training.epochs_per_run"] = max(0.0, (q["training.run_hours"] - warm) * 3600.0 / ep)
+    return q
 
 
 def cheapest_index(tot: Mapping[str, np.ndarray], priced: Mapping[str, bool] | None = None) -> np.ndarray:

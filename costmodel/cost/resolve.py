@@ -31,11 +31,18 @@ from typing import Any
 
 from ..errors import PriceError, ScenarioError
 from .model import DAYS_PER_MONTH
-from .pricing import price_entry, row_warning, try_lookup, usd_per_count, usd_per_decimal_gb
+from .pricing import lookup_tiers, price_entry, row_warning, tier_bounds, usd_per_count, usd_per_decimal_gb
 from .spec import PARAM_BY_KEY
 
 TOLERANCE = 0.10  # stated and implied more than 10 % apart: a warning
 HOURS_PER_MONTH = 365.25 * 24 / 12  # 730.5
+
+#: Cost inputs that default to 0 when omitted, each a term of the bill: a warning names the ones left out.
+ZERO_DEFAULTS = {
+    "cache.usd_per_month": "cache_usd: the cache's nodes, file system or licence",
+    "replica.ops_usd_per_month": "ops_usd: replication tooling and monitoring",
+    "wait.cluster_premium_usd_per_hour": "gpu_premium_usd: a dearer cluster in the data region",
+}
 
 PATH_ITEMS = {
     "nat_gateway": "nat_gateway_processing",
@@ -118,6 +125,11 @@ def finalize(sc: Any) -> Any:
         del c.values["training.run_hours"]
         c.consistency = [x for x in c.consistency if x["check"] != "run_hours"]
         _run_hours(c)
+    for name, key in (("_samples", "dataset.samples"), ("_samples_per_s", "training.samples_per_s"),
+                      ("_bw_gbps", "link.bandwidth_gbps")):
+        v = c.settings.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            c.internal[name] = float(v)
     _capacity(c)
     _retention(c)
     _path(c)
@@ -128,6 +140,13 @@ def finalize(sc: Any) -> Any:
         if param.model and param.key not in c.values and param.default is not None and param.key not in c.missing:
             c.values[param.key] = float(param.default)
             c.prov[param.key] = {"value": float(param.default), "source": "default"}
+    zero = [k for k, what in ZERO_DEFAULTS.items()
+            if str(c.prov.get(k, {}).get("source", "")) == "default" and c.values.get(k) == 0
+            and not (k.startswith("wait.") and "wait" in c.not_priced)]
+    if zero:
+        c.warnings.append(
+            "not given, priced at 0: " + "; ".join(f"{k} ({ZERO_DEFAULTS[k]})" for k in zero)
+            + ". State them (0 is a valid statement) if they are not free")
     not_priced = {o: "; ".join(r) for o, r in c.not_priced.items()}
     for o, reason in not_priced.items():
         c.warnings.append(f"{o} is not priced: {reason}")
@@ -227,7 +246,7 @@ def _warm_h_per_run(c: _Ctx, E: float | None) -> float:
     n = c.values.get("cache.cold_starts_per_month", 0.0)
     if L is None or R <= 0:
         return 0.0
-    fills = min(n, E * R) if E is not None else n
+    fills = min(n, max(R, E * R)) if E is not None else n  # warm-ups paid: one per cold start, at most per run or epoch
     return fills / R * L / 3600.0
 
 
@@ -259,6 +278,7 @@ def _run_hours(c: _Ctx) -> None:
             E = c.values[ek]
             T = E * ep / 3600.0 + _warm_h_per_run(c, E)
             c.derive(tk, T, f"{E:g} epochs x {ep / 3600.0:,.6g} h per epoch (samples / samples_per_s) + warm-up")
+            c.internal["_follow_run_hours"] = 1.0
             c.check("run_hours", keys, None, T, "derived", f"{T:,.4g} h per run")
     elif has_t and not has_e:
         if ep is None:
@@ -273,6 +293,7 @@ def _run_hours(c: _Ctx) -> None:
                     f"implied epochs per run = (training.run_hours {T:g} h - warm-up {warm:.4g} h) x samples_per_s / "
                     f"samples = {E:.4g}; expected a run longer than its warm-up", key=ek)
             c.derive(ek, E, f"(run_hours - warm-up) x samples_per_s / samples = {E:.6g}")
+            c.internal["_follow_epochs"] = 1.0
             c.check("run_hours", keys, None, E, "derived", f"{E:.4g} epochs per run fit in {T:g} h")
     else:
         for k in (tk, ek):
@@ -306,17 +327,20 @@ def _link_bounds(c: _Ctx) -> None:
             # no throughput: an epoch takes at most run_hours / epochs_per_run (the run includes its warm-up)
             ep = c.values["training.run_hours"] * 3600.0 / c.values["training.epochs_per_run"]
             basis = "an epoch as long as run_hours / epochs_per_run"
+            c.internal["_epoch_from_run"] = 1.0
         keys = [lk, "link.bandwidth_gbps"]
         if ep is not None:
             implied = max(0.0, fill_s - ep)
             if lk in c.values:
                 L = c.values[lk]
+                c.internal["_follow_warmup"] = 2.0
                 if L < implied * (1 - TOLERANCE):
                     c.check("cold_fill_time", keys, L, implied, "warning",
                             f"a cold fill of the {W:,.6g} GB working set takes {fill_s / 3600.0:,.4g} h at {bw:g} Gbit/s, "
                             f"{implied / 3600.0:,.4g} h more than {basis}: at least "
                             f"{implied:,.0f} s are lost per cold start, not {L:g} s; charged {implied:,.0f} s")
                     c.values[lk] = implied
+                    c.internal["_warmup_stated"] = float(L)
                     c.prov[lk] = {**c.prov.get(lk, {}), "value": implied, "raised_from": L,
                                   "source": f"{c.prov.get(lk, {}).get('source', 'scenario')}; raised to the link's lower bound"}
                 else:
@@ -325,6 +349,7 @@ def _link_bounds(c: _Ctx) -> None:
                             if implied == 0 else "consistent")
             elif lk in c.missing:
                 c.derive(lk, implied, f"max(0, working set x 8 / link.bandwidth_gbps - epoch time) = {implied:,.6g} s")
+                c.internal["_follow_warmup"] = 1.0
                 c.check("cold_fill_time", keys, None, implied, "derived",
                         f"{implied:,.0f} s lost per cold start (lower bound from the link)")
         else:
@@ -339,15 +364,18 @@ def _link_bounds(c: _Ctx) -> None:
             pass
         elif c.stated(ck):
             T = c.values[ck]
+            c.internal["_follow_copy_hours"] = 2.0
             if T < copy_h * (1 - TOLERANCE):
                 c.check("copy_time", [ck, "link.bandwidth_gbps"], T, copy_h, "warning",
                         f"copying {D:,.6g} GB at {bw:g} Gbit/s takes at least {copy_h:,.4g} h, not {T:g} h; charged {copy_h:,.4g} h")
                 c.values[ck] = copy_h
+                c.internal["_copy_hours_stated"] = float(T)
                 c.prov[ck] = {**c.prov.get(ck, {}), "value": copy_h, "raised_from": T}
             else:
                 c.check("copy_time", [ck, "link.bandwidth_gbps"], T, copy_h, "ok", "consistent")
         else:
             c.derive(ck, copy_h, f"dataset.size_gb x 8 / link.bandwidth_gbps / 3600 = {copy_h:.6g} h")
+            c.internal["_follow_copy_hours"] = 1.0
             c.check("copy_time", [ck, "link.bandwidth_gbps"], None, copy_h, "derived", f"{copy_h:,.4g} h to copy")
     elif not c.stated(ck):
         c.values[ck] = 0.0
@@ -394,6 +422,7 @@ def _capacity(c: _Ctx) -> None:
 
 def _retention(c: _Ctx) -> None:
     key = "replica.noncurrent_retention_days"
+    c.internal["_versioned_buckets"] = 1.0 if c.settings.get("replica.source_versioned") else 2.0
     if key in c.values:
         return
     M = c.values["horizon_months"]
@@ -407,25 +436,43 @@ def _retention(c: _Ctx) -> None:
 
 
 def _catalog_price(c: _Ctx, key: str, items: tuple[str, ...], regions: list[tuple[str, str]], kind: str,
-                   per: float = 1.0) -> float | None:
-    """Look ``items`` up for the scenario's provider; record it in prices_used; None when not found."""
+                   per: float = 1.0, tier_key: str | None = None) -> float | None:
+    """Look ``items`` up for the scenario's provider; record it in prices_used; None when not found. With
+    ``tier_key``, a per-byte item the catalog tiers by monthly volume (``lookup_tiers``) stores its tiers in
+    ``internal[tier_key]`` (the first tier's price is the value)."""
     provider = c.settings.get("prices.provider")
     table = c.table() if provider else None
     if table is None:
         return None
-    try:
-        row = try_lookup(table, provider, items, [(s or "", d or "") for s, d in regions])
-    except PriceError:
-        row = None
+    row, rows = None, None
+    for item in items:
+        for src, dst in regions:
+            try:
+                row = table.lookup(provider, item, src or "", dst or "")
+            except PriceError:
+                continue
+            if tier_key is not None:
+                try:
+                    rows = lookup_tiers(table, provider, item, src or "", dst or "")
+                except PriceError:
+                    rows = None
+            break
+        if row is not None:
+            break
     if row is None:
         return None
+    if rows and len(rows) > 1:
+        row = rows[0]
+        tiers = tier_bounds(rows)
+        if tiers:
+            c.internal[tier_key] = tiers
     try:
         usd = usd_per_decimal_gb(row) if kind == "bytes" else usd_per_count(row, per)
     except PriceError:
         return None
     c.values[key] = usd
     c.prov[key] = {"value": usd, "source": f"price table {row.ref()}", "as_of": row.as_of or None}
-    c.prices_used.append(price_entry(key, row, usd, c.sc.today))
+    c.prices_used.append(price_entry(key, row, usd, c.sc.today, tiers=rows if rows and len(rows) > 1 else None))
     w = row_warning(key, row, c.sc.today)
     if w:
         c.warnings.append(w)
@@ -450,7 +497,7 @@ def _path(c: _Ctx) -> None:
         if c.stated(key):
             return
         item = PATH_ITEMS[path]
-        if _catalog_price(c, key, (item,), _regions(c), "bytes") is None:
+        if _catalog_price(c, key, (item,), _regions(c), "bytes", tier_key="_path_tiers") is None:
             c.values[key] = 0.0
             c.unpriced("cross_region", f"link.path = {path} is charged per GB processed but the price catalog has no "
                        f"{c.settings.get('prices.provider') or '?'} {item} row for {c.settings.get('prices.dst_region') or '?'}; "

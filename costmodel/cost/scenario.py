@@ -47,6 +47,7 @@ from .spec import (
     PARAM_BY_KEY,
     PASSTHROUGH,
     SECTIONS,
+    SOURCE_KEYS,
     STRINGS,
     Param,
     section_keys,
@@ -107,10 +108,20 @@ class Scenario:
 
     def with_values(self, **changes: float) -> "Scenario":
         """A copy with some model inputs replaced (key paths with ``.`` written as ``__``)."""
+        from .evaluate import unfollow
+
         vals = dict(self.values)
+        internal = dict(self.internal)
+        settings = dict(self.settings)
         for k, v in changes.items():
-            vals[k.replace("__", ".")] = float(v)
-        return replace(self, values=vals)
+            key = k.replace("__", ".")
+            if key in SOURCE_KEYS:
+                settings[key] = float(v)
+                internal[SOURCE_KEYS[key]] = float(v)
+                continue
+            vals[key] = float(v)
+            unfollow(internal, key)
+        return replace(self, values=vals, internal=internal, settings=settings)
 
     def priced(self) -> dict[str, bool]:
         """Option -> whether it can be priced (see ``not_priced``)."""
@@ -470,13 +481,15 @@ def _build(
         param = PARAM_BY_KEY[key]
         if raw is None:
             continue
-        v, dist = _parse_number(raw, param, allow_dist=param.model)
+        v, dist = _parse_number(raw, param, allow_dist=param.model or key in SOURCE_KEYS)
         if param.model:
             values[key] = v
             if dist is not None:
                 dists[key] = dist
         else:
             settings[key] = int(v) if param.integer else v
+            if dist is not None:
+                dists[key] = dist
         prov[key] = {"value": v, "source": origin(key)}
         if dist is not None:
             prov[key]["distribution"] = dist.to_dict()

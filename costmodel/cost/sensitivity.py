@@ -17,7 +17,7 @@ from ..errors import ScenarioError
 from .evaluate import model_inputs
 from .model import OPTIONS, cheapest_index, totals
 from .scenario import Scenario
-from .spec import MODEL_KEYS, PARAM_BY_KEY
+from .spec import MODEL_KEYS, PARAM_BY_KEY, SOURCE_KEYS
 
 TORNADO_INPUTS: tuple[str, ...] = tuple(k for k in MODEL_KEYS if k != "horizon_months")
 ZERO_HIGH: dict[str, float] = {
@@ -31,7 +31,7 @@ ZERO_HIGH: dict[str, float] = {
 def tornado_range(scenario: Scenario, key: str, swing: float = 0.25) -> tuple[float, float, str] | None:
     """(low, high, how) for ``key``; None when the input is 0 and has no stated high value."""
     p = PARAM_BY_KEY[key]
-    x = scenario.values[key]
+    x = scenario.get(key)
     d = scenario.distributions.get(key)
     if d is not None:
         lo, hi = (float(v) for v in d.quantile(np.array([0.05, 0.95])))
@@ -59,13 +59,16 @@ def tornado(scenario: Scenario, inputs: Sequence[str] | None = None, swing: floa
     """One row per input: ``input, base, low, high, range, delta_low_usd, delta_high_usd, swing_usd``,
     each option's total at low and high, and the cheapest option at each end; sorted by ``swing_usd``.
     ``delta`` = cross_region total - replicate total (USD over the horizon)."""
-    keys = list(inputs) if inputs is not None else list(TORNADO_INPUTS)
+    keys = list(inputs) if inputs is not None else \
+        list(TORNADO_INPUTS) + [k for k in SOURCE_KEYS if scenario.get(k) is not None]
     base = totals(model_inputs(scenario))
     base_delta = float(base["cross_region"] - base["replicate"])
     rows: list[dict[str, Any]] = []
     for key in keys:
-        if key not in PARAM_BY_KEY or not PARAM_BY_KEY[key].model:
+        if key not in PARAM_BY_KEY or not (PARAM_BY_KEY[key].model or key in SOURCE_KEYS):
             raise ScenarioError("not a numeric cost input", key=key)
+        if scenario.get(key) is None:
+            continue
         rng = tornado_range(scenario, key, swing)
         if rng is None:
             continue
@@ -77,7 +80,7 @@ def tornado(scenario: Scenario, inputs: Sequence[str] | None = None, swing: floa
         row = {
             "input": key,
             "unit": PARAM_BY_KEY[key].unit,
-            "base": float(scenario.values[key]),
+            "base": float(scenario.get(key)),
             "low": lo,
             "high": hi,
             "range": how,
@@ -99,8 +102,9 @@ def tornado(scenario: Scenario, inputs: Sequence[str] | None = None, swing: floa
 
 
 def _check_values(key: str, values: Any) -> np.ndarray:
-    if key not in PARAM_BY_KEY or not PARAM_BY_KEY[key].model:
-        raise ScenarioError(f"not a numeric cost input; choose one of {', '.join(MODEL_KEYS)}", key=key)
+    if key not in PARAM_BY_KEY or not (PARAM_BY_KEY[key].model or key in SOURCE_KEYS):
+        raise ScenarioError(f"not a numeric cost input; choose one of {', '.join(MODEL_KEYS + tuple(SOURCE_KEYS))}",
+                            key=key)
     arr = np.asarray(values, dtype=float).ravel()
     if arr.size == 0:
         raise ScenarioError("no values to sweep", key=key)

@@ -111,6 +111,12 @@ PARAMS: tuple[Param, ...] = (
     Param("dataset.mean_object_size_mb", "MB = 10^6 bytes per object", lo_open=True, model=False),
 )
 
+#: Optional numbers that are not cost inputs themselves but the sources of derived ones (run_hours from the
+#: throughput, copy and cold-fill times from the bandwidth): they may be uncertain (a range or distribution,
+#: point value = its mean) and are varied by the Monte Carlo, tornado and break-even; value -> the model's
+#: internal input (costmodel.cost.model.follow).
+SOURCE_KEYS: dict[str, str] = {"training.samples_per_s": "_samples_per_s", "link.bandwidth_gbps": "_bw_gbps"}
+
 #: Alternative spellings accepted for a key (alias -> key); the resolved inputs carry both.
 ALIASES: dict[str, str] = {"link.bandwidth_gbit_s": "link.bandwidth_gbps"}
 
@@ -140,6 +146,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 BOOLS: dict[str, bool] = {
     "cache.cross_az": False,  # the cache (or file system) is in another zone than the GPUs
     "replica.cross_az": False,  # the replica is in another zone than the GPUs
+    "replica.source_versioned": False,  # the source bucket keeps versions anyway (replication adds only the replica's)
 }
 PASSTHROUGH = ("workload",)
 SECTIONS = ("dataset", "training", "link", "cache", "replica", "requests", "wait", "prices")
