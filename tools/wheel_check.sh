@@ -133,10 +133,24 @@ for ver in $OTHER_PYTHONS; do
   "$WORK/venv$ver/bin/costmodel" example "ex$ver" >/dev/null || fail "costmodel example on Python $ver"
   "$WORK/venv$ver/bin/costmodel" cost "ex$ver/scenario.yaml" --json >"cost$ver.json" || fail "costmodel cost on Python $ver"
   "$WORK/venv$ver/bin/costmodel" fit "ex$ver/remote_steps.csv" --json >/dev/null || fail "costmodel fit on Python $ver"
+  # Same numbers to 1e-9 (numpy and scipy wheels differ per Python version: the last bits of a sum may differ).
   "$V/bin/python" -c "
-import json, sys
+import json, math
 a, b = json.load(open('cost.json')), json.load(open('cost$ver.json'))
-assert a['options'] == b['options'], 'cost differs between Python versions'
+def diff(x, y, path):
+    if isinstance(x, dict) and isinstance(y, dict):
+        if x.keys() != y.keys():
+            return f'{path}: keys {sorted(set(x) ^ set(y))}'
+        return next((d for k in x if (d := diff(x[k], y[k], f'{path}.{k}'))), None)
+    if isinstance(x, list) and isinstance(y, list):
+        if len(x) != len(y):
+            return f'{path}: lengths {len(x)} vs {len(y)}'
+        return next((d for i, (u, v) in enumerate(zip(x, y)) if (d := diff(u, v, f'{path}[{i}]'))), None)
+    if isinstance(x, float) and isinstance(y, (int, float)):
+        return None if math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9) else f'{path}: {x!r} vs {y!r}'
+    return None if x == y else f'{path}: {x!r} vs {y!r}'
+d = diff(a['options'], b['options'], 'options')
+assert d is None, 'cost differs between Python versions: ' + d
 " || fail "costmodel cost on Python $ver differs from $("$BASE_PY" --version)"
 done
 say "all checks passed"
