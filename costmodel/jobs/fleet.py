@@ -1,21 +1,26 @@
 """Out-of-core engine: a job's CSV rank logs reduced to :class:`~costmodel.jobs.aggregate.JobTables`
 by DuckDB reading the files directly (extra ``fleet``).
 
-The CSV text is parsed once, in one query: ``read_csv`` over all files of the job (header names
-resolved like the ingest readers: ``step``/``iter``..., ``samples_per_s``/``throughput``...,
-``step_time_ms``... with their unit factors) into a materialized CTE (rank, step, float32 throughput
-and step time, time), which DuckDB keeps in memory up to ``COSTMODEL_FLEET_MEMORY`` (default 1GB) and
-spills to a temporary folder beyond it. Every aggregate comes from it in the same query: per step
-(count, sum/min/max throughput, slowest rank, the two largest step times, latest time), per rank and
-step bin, per rank, and for the straggler candidates (ranks >= 2.5 % over the median rank's mean step
-time, at most 64) their step times and the per-step maximum over all other ranks, from which the time
-lost to the stragglers follows without a second scan. float32 keeps 7 significant digits. The rank
-comes from a ``rank`` column when the files have one, else from each file's name
-(:func:`costmodel.jobs.discover.rank_from_name`, or file order).
+The CSV text is parsed once, in one streaming query (nothing of the rows is kept): ``read_csv``
+over all files of the job with explicit column types (header names resolved like the ingest readers:
+``step``/``iter``..., ``samples_per_s``/``throughput``..., ``step_time_ms``... with their unit
+factors), aggregated with ``GROUPING SETS ((step), (rank, bin))``: per step (count, sum/min/max
+throughput, slowest rank, the two largest step times, latest time, and the largest step time over
+the ranks that are not straggler candidates) and per rank and step bin (sums, counts, first and last
+step; the per-rank figures follow from them). Straggler candidates (ranks whose median step time in a
+small sample of their file, 8 pieces of 4 KiB, is >= 2.5 % over the median rank's; at most 64) are
+chosen before the scan; their own step times are read afterwards from their files only, so the time
+lost to whichever of them turn out to be stragglers needs no second scan of the job (a straggler
+outside the candidates costs one). Metrics are float64. The rank comes from a ``rank`` column when
+the files have one, else from each file's name (:func:`costmodel.jobs.discover.rank_from_name`, or
+file order).
 
 Rows DuckDB cannot parse (text in a number column, wrong field count) are skipped by ``read_csv`` and
 counted from its rejects table; negative or non-finite values are turned to missing and counted.
-Both counts are reported; more than 10 % of the rows rejected makes the job a bad input.
+Both counts are reported; more than 10 % of the rows rejected makes the job a bad input. The scan
+first runs without per-row checks of the values; only when its aggregates show a negative or
+non-finite value (a sum that is not finite, a minimum below 0) is it run again with them, so clean
+logs (nearly all) pay for one scan and bad ones get exactly the same answer as a checked scan.
 """
 from __future__ import annotations
 
