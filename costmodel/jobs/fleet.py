@@ -11,7 +11,9 @@ step; the per-rank figures follow from them). Straggler candidates (ranks whose 
 small sample of their file, 8 pieces of 4 KiB, is >= 2.5 % over the median rank's; at most 64) are
 chosen before the scan; their own step times are read afterwards from their files only, so the time
 lost to whichever of them turn out to be stragglers needs no second scan of the job (a straggler
-outside the candidates costs one). Metrics are float64. The rank comes from a ``rank`` column when
+outside the candidates costs one). Throughput and step time are float32 (7 significant digits): their
+sums in float64 are then exact whatever order DuckDB's threads add them in, so the numbers are the
+same run after run; ties in step time go to the lowest rank, as in the pandas engine. The rank comes from a ``rank`` column when
 the files have one, else from each file's name (:func:`costmodel.jobs.discover.rank_from_name`, or
 file order).
 
@@ -280,7 +282,7 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
         else:
             thr, st, t, flag = (raw(thr_col) if thr_col else "CAST(NULL AS DOUBLE)"), raw("step_time_s"), raw("t_s"), "FALSE"
         return (f"SELECT CAST({rank_expr} AS INTEGER) AS rank, CAST({_q(plan['step'][0])} AS BIGINT) AS step, "
-                f"CAST({thr} AS DOUBLE) AS thr, CAST({st} AS DOUBLE) AS st, CAST({t} AS DOUBLE) AS t, {flag} AS bad FROM {src}")
+                f"CAST({thr} AS FLOAT) AS thr, CAST({st} AS FLOAT) AS st, CAST({t} AS DOUBLE) AS t, {flag} AS bad FROM {src}")
 
     rows = rows_sql(True)
     # One streaming scan of the CSV text (no materialized copy of the rows): GROUPING SETS give the
@@ -291,13 +293,13 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
     cands = sample_candidates(files, plan, ranks) if ranks else []
     null = "CAST(NULL AS DOUBLE)"
     not_cand = f"rank NOT IN ({', '.join(str(int(c)) for c in cands)})" if cands else "TRUE"
-    sql_of = lambda rows: f"""
+    sql_of = lambda rows, n_bad: f"""
     SELECT CASE WHEN GROUPING(step) = 0 THEN 0 ELSE 1 END AS kind, step, rank, bin, count(*) AS n,
            sum(thr) AS thr_sum, min(thr) AS thr_min, max(thr) AS thr_max, max(st) AS st_max, sum(st) AS st_sum,
            count(st) AS st_n, max(t) AS t_max, count(t) AS t_n, min(step_) AS first_step, max(step_) AS last_step,
-           count(*) FILTER (WHERE bad) AS n_bad, arg_max(rank_, st) AS slowest_rank,
+           {n_bad} AS n_bad, arg_max(rank_, {{'st': st, 'r': -rank_}}) AS slowest_rank,
            CAST(max(st, 2)[2] AS DOUBLE) AS st_second, min(st) AS st_min, max(st) FILTER (WHERE {not_cand}) AS others_st,
-           sum(thr) AS thr_s, count(thr) AS thr_n
+           count(thr) AS thr_n
       FROM (SELECT rank, rank AS rank_, step, step AS step_, step // {bw} AS bin, thr, st, t, bad FROM ({rows}))
      GROUP BY GROUPING SETS ((step), (rank, bin))
     """
@@ -315,11 +317,11 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
         return False
 
     try:
-        res = con.execute(sql_of(rows_sql(False))).fetch_df()
+        res = con.execute(sql_of(rows_sql(False), "0")).fetch_df()
         if suspicious(res):
             for t in ("reject_errors", "reject_scans"):
                 con.execute(f"DROP TABLE IF EXISTS {t}")
-            res = con.execute(sql_of(rows)).fetch_df()
+            res = con.execute(sql_of(rows, "count(*) FILTER (WHERE bad)")).fetch_df()
         rejected = int(con.execute("SELECT count(*) FROM reject_errors").fetchone()[0])
         rej_examples = con.execute("SELECT file_id, line, column_name, error_message FROM reject_errors "
                                    "ORDER BY file_id, line LIMIT 10").fetchall()
@@ -359,7 +361,7 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
     with np.errstate(invalid="ignore", divide="ignore"):
         bins_df = pd.DataFrame({"rank": bn["rank"].astype("int64").to_numpy(), "bin": bn["bin"].astype("int64").to_numpy(),
                                 "st_mean": np.where(st_n > 0, bn["st_sum"].astype("float64").to_numpy() / st_n, np.nan),
-                                "thr_mean": np.where(thr_n > 0, bn["thr_s"].astype("float64").to_numpy() / thr_n, np.nan),
+                                "thr_mean": np.where(thr_n > 0, bn["thr_sum"].astype("float64").to_numpy() / thr_n, np.nan),
                                 "n": bn["n"].astype("int64").to_numpy()})
     g = bn.assign(st_sum=bn["st_sum"].astype("float64").fillna(0.0)).groupby("rank", sort=True)
     rk_n, rk_stn, rk_sts = g["n"].sum(), g["st_n"].sum(), g["st_sum"].sum()
@@ -384,7 +386,7 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
         csrc, crank = _source_sql(cfiles, plan, {f: ranks[f] for f in cfiles})
         csrc = csrc.replace(", store_rejects=true", "")
         cdf = con.execute(f"SELECT CAST({crank} AS INTEGER) AS rank, CAST({_q(plan['step'][0])} AS BIGINT) AS step, "
-                          f"CAST({val('step_time_s')} AS DOUBLE) AS st FROM {csrc}").fetch_df()
+                          f"CAST({val('step_time_s')} AS FLOAT) AS st FROM {csrc}").fetch_df()
         cand_st = {int(r): gr.drop_duplicates("step").set_index("step")["st"].astype("float64") for r, gr in cdf.groupby("rank")}
         del cdf
 
