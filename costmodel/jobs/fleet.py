@@ -293,11 +293,17 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
     cands = sample_candidates(files, plan, ranks) if ranks else []
     null = "CAST(NULL AS DOUBLE)"
     not_cand = f"rank NOT IN ({', '.join(str(int(c)) for c in cands)})" if cands else "TRUE"
+    # slowest rank, ties to the lowest rank (as the pandas engine): for ranks < 2**20 one float64 key,
+    # st * (1 + (2**20 - rank) * 2**-45): the nudge (< 2**-25 relative) is below half the spacing of
+    # float32 step times, so it orders only equal ones; a (st, -rank) struct otherwise (slower)
+    small_ranks = bool(ranks) and max(ranks.values()) < 2**20 and min(ranks.values()) >= 0
+    slow_key = ("CAST(st AS DOUBLE) * (1.0 + (1048576 - rank_) * 2.842170943040401e-14)" if small_ranks
+                else "{'st': st, 'r': -rank_}")
     sql_of = lambda rows, n_bad: f"""
     SELECT CASE WHEN GROUPING(step) = 0 THEN 0 ELSE 1 END AS kind, step, rank, bin, count(*) AS n,
            sum(thr) AS thr_sum, min(thr) AS thr_min, max(thr) AS thr_max, max(st) AS st_max, sum(st) AS st_sum,
            count(st) AS st_n, max(t) AS t_max, count(t) AS t_n, min(step_) AS first_step, max(step_) AS last_step,
-           {n_bad} AS n_bad, arg_max(rank_, {{'st': st, 'r': -rank_}}) AS slowest_rank,
+           {n_bad} AS n_bad, arg_max(rank_, {slow_key}) AS slowest_rank,
            CAST(max(st, 2)[2] AS DOUBLE) AS st_second, min(st) AS st_min, max(st) FILTER (WHERE {not_cand}) AS others_st,
            count(thr) AS thr_n
       FROM (SELECT rank, rank AS rank_, step, step AS step_, step // {bw} AS bin, thr, st, t, bad FROM ({rows}))
