@@ -1,21 +1,28 @@
 """Out-of-core engine: a job's CSV rank logs reduced to :class:`~costmodel.jobs.aggregate.JobTables`
 by DuckDB reading the files directly (extra ``fleet``).
 
-The CSV text is parsed once, in one query: ``read_csv`` over all files of the job (header names
-resolved like the ingest readers: ``step``/``iter``..., ``samples_per_s``/``throughput``...,
-``step_time_ms``... with their unit factors) into a materialized CTE (rank, step, float32 throughput
-and step time, time), which DuckDB keeps in memory up to ``COSTMODEL_FLEET_MEMORY`` (default 1GB) and
-spills to a temporary folder beyond it. Every aggregate comes from it in the same query: per step
-(count, sum/min/max throughput, slowest rank, the two largest step times, latest time), per rank and
-step bin, per rank, and for the straggler candidates (ranks >= 2.5 % over the median rank's mean step
-time, at most 64) their step times and the per-step maximum over all other ranks, from which the time
-lost to the stragglers follows without a second scan. float32 keeps 7 significant digits. The rank
-comes from a ``rank`` column when the files have one, else from each file's name
-(:func:`costmodel.jobs.discover.rank_from_name`, or file order).
+The CSV text is parsed once, in one streaming query (nothing of the rows is kept): ``read_csv``
+over all files of the job with explicit column types (header names resolved like the ingest readers:
+``step``/``iter``..., ``samples_per_s``/``throughput``..., ``step_time_ms``... with their unit
+factors), aggregated with ``GROUPING SETS ((step), (rank, bin))``: per step (count, sum/min/max
+throughput, slowest rank, the two largest step times, latest time, and the largest step time over
+the ranks that are not straggler candidates) and per rank and step bin (sums, counts, first and last
+step; the per-rank figures follow from them). Straggler candidates (ranks whose median step time in a
+small sample of their file, 8 pieces of 4 KiB, is >= 2.5 % over the median rank's; at most 64) are
+chosen before the scan; their own step times are read afterwards from their files only, so the time
+lost to whichever of them turn out to be stragglers needs no second scan of the job (a straggler
+outside the candidates costs one). Throughput and step time are float32 (7 significant digits): their
+sums in float64 are then exact whatever order DuckDB's threads add them in, so the numbers are the
+same run after run; ties in step time go to the lowest rank, as in the pandas engine. The rank comes from a ``rank`` column when
+the files have one, else from each file's name (:func:`costmodel.jobs.discover.rank_from_name`, or
+file order).
 
 Rows DuckDB cannot parse (text in a number column, wrong field count) are skipped by ``read_csv`` and
 counted from its rejects table; negative or non-finite values are turned to missing and counted.
-Both counts are reported; more than 10 % of the rows rejected makes the job a bad input.
+Both counts are reported; more than 10 % of the rows rejected makes the job a bad input. The scan
+first runs without per-row checks of the values; only when its aggregates show a negative or
+non-finite value (a sum that is not finite, a minimum below 0) is it run again with them, so clean
+logs (nearly all) pay for one scan and bad ones get exactly the same answer as a checked scan.
 """
 from __future__ import annotations
 
@@ -33,8 +40,12 @@ from .discover import RANK_COLUMNS, rank_from_name
 #: ranks whose mean step time is this much over the median rank's are straggler candidates (<= MAX_CANDIDATES)
 CANDIDATE_EXCESS = 0.025
 MAX_CANDIDATES = 64
-#: CSV inputs of a job at least this large (bytes, all files) go through DuckDB when it is installed
-FLEET_BYTES = int(os.environ.get("COSTMODEL_FLEET_BYTES", str(256 * 1024 * 1024)))
+#: CSV inputs of a job at least this large (bytes, all files) go through DuckDB when it is installed and
+#: the files hold no column only the pandas engine aggregates (data_wait_s, gpu_util...; see ``plan_csv``)
+FLEET_BYTES = int(os.environ.get("COSTMODEL_FLEET_BYTES", str(32 * 1024 * 1024)))
+#: ... and from this size on whatever other columns they hold (the row-by-row readers are too slow there;
+#: the columns DuckDB does not aggregate are named in a note)
+FLEET_BYTES_ALWAYS = int(os.environ.get("COSTMODEL_FLEET_BYTES_ALWAYS", str(256 * 1024 * 1024)))
 CSV_SUFFIXES = (".csv", ".tsv")
 
 
@@ -94,6 +105,8 @@ def plan_csv(path: str) -> dict[str, Any] | None:
             continue  # absolute timestamps (ISO, epoch s/ms): leave to the full readers
         if col in ("step", "samples_per_s", "tokens_per_s", "step_time_s", "t_s") and col not in plan:
             plan[col] = (n, float(factor))
+        elif col not in ("step", "samples_per_s", "tokens_per_s", "step_time_s", "t_s", "epoch"):
+            plan.setdefault("unused", []).append(n)  # a Timeline column this engine does not aggregate
     if "step" not in plan or not ({"samples_per_s", "tokens_per_s", "step_time_s"} & plan.keys()):
         return None
     return plan
@@ -175,6 +188,63 @@ def file_ranks(files: Sequence[str]) -> tuple[dict[str, int], list[str]]:
     return out, notes
 
 
+#: sample_candidates reads SAMPLE_CHUNKS pieces of SAMPLE_BYTES bytes spread over each file
+SAMPLE_CHUNKS = 8
+SAMPLE_BYTES = 4096
+
+
+def _sample_step_times(path: str, col: int, delim: str) -> np.ndarray:
+    """Step times (file units) of the whole lines inside a few byte ranges spread over the file."""
+    import re
+
+    size = os.path.getsize(path)
+    pieces: list[bytes] = []
+    with open(path, "rb") as fh:
+        for k in range(SAMPLE_CHUNKS if size > SAMPLE_BYTES else 1):
+            fh.seek(int((size - SAMPLE_BYTES) * k / max(1, SAMPLE_CHUNKS - 1)) if size > SAMPLE_BYTES else 0)
+            buf = fh.read(SAMPLE_BYTES)
+            i, j = buf.find(b"\n"), buf.rfind(b"\n")  # drop the header or a partial first line, and a partial last
+            if 0 <= i < j:
+                pieces.append(buf[i + 1:j + 1])
+    d = re.escape(delim.encode())
+    pat = re.compile(rb"^(?:[^" + d + rb"\n]*" + d + rb"){" + str(col).encode() + rb"}[ \"]*([^" + d + rb"\n\" \r]*)", re.M)
+    vals = pat.findall(b"".join(pieces))
+    try:
+        return np.asarray(vals, dtype="S32").astype("float64")
+    except ValueError:  # a cell that is not a number: parse one by one, skipping it
+        out = []
+        for v in vals:
+            try:
+                out.append(float(v))
+            except ValueError:
+                pass
+        return np.asarray(out, dtype="float64")
+
+
+def sample_candidates(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int]) -> list[int]:
+    """Straggler candidates chosen before the scan from a sample of each file (one rank per file): ranks
+    whose median sampled step time is >= CANDIDATE_EXCESS over the median rank's (at most
+    MAX_CANDIDATES, slowest first). A miss costs only time: a straggler outside the candidates makes
+    ``others_max`` scan the files once more. [] when the files have no step time column."""
+    if "step_time_s" not in plan:
+        return []
+    col = plan["names"].index(plan["step_time_s"][0])
+    med = {}
+    for f in files:
+        try:
+            v = _sample_step_times(f, col, plan["delim"])
+        except OSError:
+            continue
+        v = v[np.isfinite(v) & (v >= 0)]
+        if len(v):
+            med[ranks[f]] = float(np.median(v))
+    if len(med) < 3:
+        return []
+    m = float(np.median(list(med.values())))
+    out = sorted((r for r, x in med.items() if x >= m * (1 + CANDIDATE_EXCESS)), key=lambda r: (-med[r], r))
+    return sorted(out[:MAX_CANDIDATES])
+
+
 def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | None = None, role: str = "",
                     con: Any = None, n_bins: int | None = None) -> JobTables:
     """Reduce a job's CSV rank logs to JobTables with one DuckDB scan. Raises IngestError when more than
@@ -212,38 +282,67 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
     lo, hi = con.execute(f"SELECT min({_q(plan['step'][0])}), max({_q(plan['step'][0])}) FROM "
                          f"read_csv({_lit(files[0])}, header=true, delim={_lit(plan['delim'])}, ignore_errors=true)").fetchone()
     bw = bin_width(int((hi or 0) - (lo or 0) + 1), n_bins)
-    rows = (f"SELECT CAST({rank_expr} AS INTEGER) AS rank, CAST({_q(plan['step'][0])} AS BIGINT) AS step, "
-            f"CAST({val(thr_col) if thr_col else 'NULL'} AS FLOAT) AS thr, "
-            f"CAST({val('step_time_s')} AS FLOAT) AS st, {val('t_s')} AS t, "
-            f"({bad(thr_col) if thr_col else 'FALSE'} OR {bad('step_time_s')}) AS bad FROM {src}")
-    # One query, the CSV text parsed once into a MATERIALIZED CTE (DuckDB's spillable column store),
-    # then every aggregate from it: per step, per rank and bin, per rank, and for straggler candidates
-    # (ranks whose mean step time is >= 2.5 % over the median rank's, at most MAX_CANDIDATES) their
-    # step times plus the per-step maximum over the other ranks, so the time lost to whichever of them
-    # turn out to be stragglers needs no second scan.
+    def rows_sql(validate: bool) -> str:
+        """The rows of the job (rank, step, thr, st, t, bad). ``validate``: negative or non-finite values
+        become missing and are flagged ``bad``; without it the values are taken as parsed (the fast path,
+        valid when the aggregates show no such value: see ``suspicious`` below)."""
+        def raw(c: str) -> str:
+            if c not in plan:
+                return "CAST(NULL AS DOUBLE)"
+            name, f = plan[c]
+            return f"{_q(name)} * {f!r}" if f != 1.0 else _q(name)
+        if validate:
+            thr, st, t = (val(thr_col) if thr_col else "CAST(NULL AS DOUBLE)"), val("step_time_s"), val("t_s")
+            flag = f"({bad(thr_col) if thr_col else 'FALSE'} OR {bad('step_time_s')})"
+        else:
+            thr, st, t, flag = (raw(thr_col) if thr_col else "CAST(NULL AS DOUBLE)"), raw("step_time_s"), raw("t_s"), "FALSE"
+        return (f"SELECT CAST({rank_expr} AS INTEGER) AS rank, CAST({_q(plan['step'][0])} AS BIGINT) AS step, "
+                f"CAST({thr} AS FLOAT) AS thr, CAST({st} AS FLOAT) AS st, CAST({t} AS DOUBLE) AS t, {flag} AS bad FROM {src}")
+
+    rows = rows_sql(True)
+    # One streaming scan of the CSV text (no materialized copy of the rows): GROUPING SETS give the
+    # per-step aggregate and the per-(rank, bin) aggregate in the same pass; per rank follows from the
+    # bins. The per-step maximum over the ranks that are not straggler candidates comes from the same
+    # scan: candidates are chosen before it from a small sample of each file (sample_candidates), and
+    # their own step times are read afterwards from their files only.
+    cands = sample_candidates(files, plan, ranks) if ranks else []
     null = "CAST(NULL AS DOUBLE)"
-    sql = f"""
-    WITH r AS MATERIALIZED ({rows}),
-    rk AS (SELECT rank, avg(st) AS m FROM r GROUP BY rank),
-    cand AS (SELECT rank FROM rk WHERE m >= (SELECT median(m) FROM rk) * {1 + CANDIDATE_EXCESS!r}
-             ORDER BY m DESC LIMIT {MAX_CANDIDATES})
-    SELECT 0 AS kind, step, NULL AS rank, NULL AS bin, count(*) AS n,
+    not_cand = f"rank NOT IN ({', '.join(str(int(c)) for c in cands)})" if cands else "TRUE"
+    # slowest rank, ties to the lowest rank (as the pandas engine): for ranks < 2**20 one float64 key,
+    # st * (1 + (2**20 - rank) * 2**-45): the nudge (< 2**-25 relative) is below half the spacing of
+    # float32 step times, so it orders only equal ones; a (st, -rank) struct otherwise (slower)
+    small_ranks = bool(ranks) and max(ranks.values()) < 2**20 and min(ranks.values()) >= 0
+    slow_key = ("CAST(st AS DOUBLE) * (1.0 + (1048576 - rank_) * 2.842170943040401e-14)" if small_ranks
+                else "{'st': st, 'r': -rank_}")
+    sql_of = lambda rows, n_bad: f"""
+    SELECT CASE WHEN GROUPING(step) = 0 THEN 0 ELSE 1 END AS kind, step, rank, bin, count(*) AS n,
            sum(thr) AS thr_sum, min(thr) AS thr_min, max(thr) AS thr_max, max(st) AS st_max, sum(st) AS st_sum,
-           {null} AS st_mean, {null} AS thr_mean, max(t) AS t_max, NULL AS first_step, NULL AS last_step,
-           count(*) FILTER (WHERE bad) AS n_bad, arg_max(rank, st) AS slowest_rank, CAST(max(st, 2)[2] AS DOUBLE) AS st_second,
-           max(st) FILTER (WHERE rank NOT IN (SELECT rank FROM cand)) AS others_st
-      FROM r GROUP BY step
-    UNION ALL
-    SELECT CASE WHEN GROUPING(bin) = 0 THEN 1 ELSE 2 END, NULL, rank, bin, count(*), {null}, {null}, {null}, {null},
-           {null}, avg(st), avg(thr), {null}, min(step), max(step), 0, NULL, NULL, {null}
-      FROM (SELECT rank, step, st, thr, step // {bw} AS bin FROM r) GROUP BY GROUPING SETS ((rank, bin), (rank))
-    UNION ALL
-    SELECT 3, step, rank, NULL, 1, {null}, {null}, {null}, st, {null}, {null}, {null}, {null}, NULL, NULL, 0,
-           NULL, NULL, {null}
-      FROM r WHERE rank IN (SELECT rank FROM cand)
+           count(st) AS st_n, max(t) AS t_max, count(t) AS t_n, min(step_) AS first_step, max(step_) AS last_step,
+           {n_bad} AS n_bad, arg_max(rank_, {slow_key}) AS slowest_rank,
+           CAST(max(st, 2)[2] AS DOUBLE) AS st_second, min(st) AS st_min, max(st) FILTER (WHERE {not_cand}) AS others_st,
+           count(thr) AS thr_n
+      FROM (SELECT rank, rank AS rank_, step, step AS step_, step // {bw} AS bin, thr, st, t, bad FROM ({rows}))
+     GROUP BY GROUPING SETS ((step), (rank, bin))
     """
+    def suspicious(res: pd.DataFrame) -> bool:
+        """Whether the unvalidated aggregates show a negative or non-finite value (then the rows are read
+        again with per-row validation: bad input is rare, and checking every row costs ~20 % of the scan)."""
+        st0 = res[res["kind"] == 0]
+
+        def f(c: str) -> np.ndarray:
+            return st0[c].astype("float64").to_numpy()  # NULL and NaN both come back as NaN: counts tell them apart
+        for s_, n_, lo in (("thr_sum", "thr_n", "thr_min"), ("st_sum", "st_n", "st_min"), ("t_max", "t_n", None)):
+            has = f(n_) > 0
+            if not np.isfinite(f(s_)[has]).all() or (lo is not None and (f(lo)[has] < 0).any()):
+                return True
+        return False
+
     try:
-        res = con.execute(sql).fetch_df()
+        res = con.execute(sql_of(rows_sql(False), "0")).fetch_df()
+        if suspicious(res):
+            for t in ("reject_errors", "reject_scans"):
+                con.execute(f"DROP TABLE IF EXISTS {t}")
+            res = con.execute(sql_of(rows, "count(*) FILTER (WHERE bad)")).fetch_df()
         rejected = int(con.execute("SELECT count(*) FROM reject_errors").fetchone()[0])
         rej_examples = con.execute("SELECT file_id, line, column_name, error_message FROM reject_errors "
                                    "ORDER BY file_id, line LIMIT 10").fetchall()
@@ -251,7 +350,6 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
     except Exception as exc:  # noqa: BLE001 - duckdb raises its own error types
         raise IngestError(f"could not be read as per-step CSV: {str(exc).splitlines()[0][:200]}", path=files[0]) from None
     steps = res[res["kind"] == 0].sort_values("step")
-    cand_rows = res[res["kind"] == 3]
     n_rows = int(steps["n"].sum())
     n_bad = int(steps["n_bad"].sum())
     if n_rows == 0:
@@ -278,23 +376,40 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
         "slowest_rank": steps["slowest_rank"].fillna(-1).astype("int64").to_numpy(),
         "st_second": steps["st_second"].astype("float64").to_numpy(),
     })
-    rk = res[res["kind"] == 2].sort_values("rank")
-    ranks_df = pd.DataFrame({"rank": rk["rank"].astype("int64").to_numpy(), "n_steps": rk["n"].astype("int64").to_numpy(),
-                             "first_step": rk["first_step"].astype("int64").to_numpy(),
-                             "last_step": rk["last_step"].astype("int64").to_numpy(),
-                             "st_mean": rk["st_mean"].astype("float64").to_numpy()})
     bn = res[res["kind"] == 1].sort_values(["rank", "bin"])
-    bins_df = pd.DataFrame({"rank": bn["rank"].astype("int64").to_numpy(), "bin": bn["bin"].astype("int64").to_numpy(),
-                            "st_mean": bn["st_mean"].astype("float64").to_numpy(),
-                            "thr_mean": bn["thr_mean"].astype("float64").to_numpy(), "n": bn["n"].astype("int64").to_numpy()})
+    st_n = bn["st_n"].astype("float64").to_numpy()
+    thr_n = bn["thr_n"].astype("float64").to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bins_df = pd.DataFrame({"rank": bn["rank"].astype("int64").to_numpy(), "bin": bn["bin"].astype("int64").to_numpy(),
+                                "st_mean": np.where(st_n > 0, bn["st_sum"].astype("float64").to_numpy() / st_n, np.nan),
+                                "thr_mean": np.where(thr_n > 0, bn["thr_sum"].astype("float64").to_numpy() / thr_n, np.nan),
+                                "n": bn["n"].astype("int64").to_numpy()})
+    g = bn.assign(st_sum=bn["st_sum"].astype("float64").fillna(0.0)).groupby("rank", sort=True)
+    rk_n, rk_stn, rk_sts = g["n"].sum(), g["st_n"].sum(), g["st_sum"].sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ranks_df = pd.DataFrame({"rank": rk_n.index.astype("int64").to_numpy(), "n_steps": rk_n.astype("int64").to_numpy(),
+                                 "first_step": g["first_step"].min().astype("int64").to_numpy(),
+                                 "last_step": g["last_step"].max().astype("int64").to_numpy(),
+                                 "st_mean": np.where(rk_stn.to_numpy() > 0, rk_sts.to_numpy(dtype="float64") / rk_stn.to_numpy(dtype="float64"), np.nan)})
+    del res, bn, g
     multi = (steps_df["n_ranks"] >= 2) & np.isfinite(steps_df["thr_min"]) & np.isfinite(steps_df["thr_max"])
     identical = int((multi & (steps_df["thr_min"] == steps_df["thr_max"])).sum())
     all_ranks = sorted(set(ranks.values())) if ranks else sorted(int(x) for x in ranks_df["rank"])
     sources = {int(r): f for f, r in ranks.items()} if ranks else {int(r): files[0] for r in ranks_df["rank"]}
     step_index = steps_df["step"].to_numpy()
 
-    cand_st = {int(r): g.set_index("step")["st_max"].astype("float64") for r, g in cand_rows.groupby("rank")}
     base_other = steps["others_st"].astype("float64").to_numpy()
+    del steps
+    cand_st: dict[int, pd.Series] = {}
+    if cands:
+        # the candidates' own step times, from their files only (a few of the job's files)
+        cfiles = [f for f in files if ranks[f] in set(cands)]
+        csrc, crank = _source_sql(cfiles, plan, {f: ranks[f] for f in cfiles})
+        csrc = csrc.replace(", store_rejects=true", "")
+        cdf = con.execute(f"SELECT CAST({crank} AS INTEGER) AS rank, CAST({_q(plan['step'][0])} AS BIGINT) AS step, "
+                          f"CAST({val('step_time_s')} AS FLOAT) AS st FROM {csrc}").fetch_df()
+        cand_st = {int(r): gr.drop_duplicates("step").set_index("step")["st"].astype("float64") for r, gr in cdf.groupby("rank")}
+        del cdf
 
     def others_max(bad: set[int]) -> np.ndarray:
         if set(bad) <= set(cand_st):

@@ -141,7 +141,11 @@ def _fleet_groups(paths: Sequence[str], opts: Any, force: bool = False) -> tuple
                 continue
             size = sum(os.path.getsize(f) for f in fs)
             ranked = "rank" in plan or len(fs) >= 2
-            if ranked and (force or size >= fleet.FLEET_BYTES or "rank" in plan):
+            big = size >= fleet.FLEET_BYTES_ALWAYS or (size >= fleet.FLEET_BYTES and not plan.get("unused"))
+            if ranked and (force or big or "rank" in plan):
+                if plan.get("unused"):
+                    notes.append(f"{d}: columns {', '.join(plan['unused'])} not aggregated by the DuckDB engine "
+                                 "(--engine pandas aggregates them)")
                 name = Path(d).name if len(fs) > 1 or "rank" not in plan else Path(fs[0]).stem
                 base, n = name, 2
                 while name in groups:
