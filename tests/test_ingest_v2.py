@@ -237,3 +237,22 @@ def test_malformed_row_and_text_cell_in_one_block_are_each_reported_once(tmp_pat
     (run,) = load(_w(tmp_path, "m.csv", "\n".join(rows) + "\n"))
     assert run.rows == 99 and [(x.line, x.reason) for x in run.rejected] == [(51, "malformed row: expected 3 fields, found 4")]
     assert run.metadata["missing_cells"]["gpu_util"]["first_lines"] == [32]
+
+
+def test_one_out_of_range_fraction_cell_is_a_bad_cell_not_a_percent_column(tmp_path):
+    # 19 gpu_util cells near 0.99 and one 7.5: the 7.5 is a bad cell (kept as missing); the column is not
+    # divided by 100 (which turned 0.99 into 0.0099 for every row). A real percent column still is.
+    rows = ["step,t_s,samples_per_s,gpu_util"] + [f"{i},{i + 1}.0,100.0,{0.9 + i / 1000:.3f}" for i in range(20)]
+    rows[5] = "4,5.0,100.0,7.5"
+    p = tmp_path / "aux.csv"
+    p.write_text("\n".join(rows) + "\n")
+    (run,) = load(p)
+    util = run.table["gpu_util"].to_numpy()
+    assert len(run.table) == 20
+    assert np.isnan(util[4])
+    assert util[0] == pytest.approx(0.9) and util[19] == pytest.approx(0.919)
+    pct = tmp_path / "pct.csv"
+    pct.write_text("\n".join(["step,t_s,samples_per_s,gpu_util"]
+                             + [f"{i},{i + 1}.0,100.0,{90 + i / 10:.1f}" for i in range(20)]) + "\n")
+    (run,) = load(pct)
+    assert run.table["gpu_util"].to_numpy()[0] == pytest.approx(0.9)

@@ -235,8 +235,12 @@ def convert(table: TMapping[str, Any], options: Any, *, source: str = "", resolv
                     a = a * factor
             if col in FRACTION_COLUMNS and m.ambiguous and factor == 1.0:
                 with np.errstate(invalid="ignore"):
-                    mx = np.nanmax(a) if np.isfinite(a).any() else 0.0
-                if 1.0 < mx <= 100.0:
+                    fin = a[np.isfinite(a)]
+                    mx = float(fin.max()) if fin.size else 0.0
+                    # percent only when most values are above 1: one out-of-range cell in a 0..1 column
+                    # is a bad cell (kept as missing by validation), never a reason to rescale the column
+                    med = float(np.median(fin)) if fin.size else 0.0
+                if 1.0 < mx <= 100.0 and med > 1.0:
                     a = a / 100.0
                     out.warnings.append(f"{source}: column {src.strip()!r} has values up to {mx:g}: read as percent (divided by 100)")
             elif m.ambiguous and col not in FRACTION_COLUMNS:
