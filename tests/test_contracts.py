@@ -49,6 +49,13 @@ def outputs(tmp_path_factory, examples_dir):
     out["simulate"] = run(["simulate", ex / "whatif.yaml", "--json"])
     out["prices show"] = run(["prices", "show", "--provider", "aws", "--item", "transfer", "--src", "us-east-2",
                               "--dst", "us-west-2", "--json"])
+    gcp = REPO / "tests" / "data" / "prices" / "gcp-compute-skus-excerpt.json"
+    out["prices import"] = run(["prices", "import", gcp, "-o", d / "imported", "--json"])
+    out["example"] = run(["example", d / "ex", "--json"])
+    out["notebook"] = run(["notebook", "report", d / "nb", "--json"])
+    out["report"] = run(["report", "--colocated", ex / "colocated_steps.csv", "--remote", ex / "remote_steps.csv",
+                         "--scenario", ex / "scenario.yaml", "--answers", ex / "answers.yaml", "--monte-carlo", "0",
+                         "-o", d / "rep", "--json"])
     return out
 
 
@@ -77,7 +84,8 @@ def _objects(doc, obj: str) -> list[dict]:
 
 def test_the_page_lists_every_verb():
     verbs = {v for v, _o, _k in _rows()}
-    assert {"ingest", "fit", "compare", "cost", "decide", "simulate", "prices show"} <= verbs
+    assert {"ingest", "fit", "compare", "cost", "decide", "simulate", "prices show", "prices import", "example",
+            "notebook", "report"} <= verbs
 
 
 @pytest.mark.parametrize("verb,obj,keys", _rows(), ids=lambda x: x if isinstance(x, str) else None)
