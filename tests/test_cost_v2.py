@@ -206,6 +206,19 @@ def test_throughput_from_compare_derives_run_hours(tmp_path):
     assert f.provenance["training.samples_per_s"]["source"] == "compare pooled.remote.mean from c.json"
 
 
+def test_step_time_compare_gives_throughput_with_the_batch_size():
+    # a compare on step_time_s (pooled remote mean 0.5 s per step) and a global batch of 50 samples:
+    # 50 / 0.5 = 100 samples/s, so run_hours derives as with a samples/s compare
+    d = with_(ISSUE, training__run_hours=..., dataset__samples=1_000_000, training__batch_samples=50)
+    from costmodel.cost import apply_measurements
+
+    f = apply_measurements(scen(d), compare={"ratio": 1.0, "remote_lost_s": 300.0, "metric": "step_time_s",
+                                             "pooled": {"remote": {"mean": 0.5}}}, source="c.json")
+    assert f.settings["training.samples_per_s"] == pytest.approx(100.0)
+    assert f.values["training.run_hours"] == pytest.approx((3 * 1e6 / 100 + 300 / 4) / 3600)
+    assert f.provenance["training.samples_per_s"]["source"].startswith("training.batch_samples / ")
+
+
 def test_cold_fill_cannot_be_faster_than_the_link():
     # the held-out shape: 123 TB at 10 Gbit/s = 27.3 h, stated as 420 s lost per cold start
     d = with_(ISSUE, dataset__size_gb=123000, dataset__samples=1e9, training__samples_per_s=50000,

@@ -690,7 +690,7 @@ def apply_measurements(
         hit = _num_or_none(compare, "remote_steady_hit_ratio", src)
         if hit is not None:
             put("cache.steady_hit_ratio", hit, "compare remote_steady_hit_ratio")
-        thr = _remote_samples_per_s(compare)
+        thr = _remote_samples_per_s(compare, settings.get("training.batch_samples"))
         if thr is not None:
             tkey = "training.samples_per_s"
             stated = settings.get(tkey)
@@ -700,7 +700,9 @@ def apply_measurements(
                                     f"measured remote steady throughput {thr:.6g} (compare pooled.remote.mean); kept {stated:g}")
             else:
                 settings[tkey] = thr
-                prov[tkey] = {"value": thr, "source": f"compare pooled.remote.mean from {src}"}
+                how = ("training.batch_samples / compare pooled.remote.mean step_time_s"
+                       if compare.get("metric") == "step_time_s" else "compare pooled.remote.mean")
+                prov[tkey] = {"value": thr, "source": f"{how} from {src}"}
     if timeline_runs:
         hit = steady_hit_ratio_from_runs(timeline_runs)
         if hit is None:
@@ -723,14 +725,20 @@ def apply_measurements(
                             warnings=warnings, settings=settings, base=None))
 
 
-def _remote_samples_per_s(compare: Mapping[str, Any]) -> float | None:
-    """The remote side's steady throughput in samples/s from a compare result (None when the metric is not
-    samples/s or the pooled mean is absent)."""
-    if compare.get("metric") != "samples_per_s":
+def _remote_samples_per_s(compare: Mapping[str, Any], batch_samples: float | None = None) -> float | None:
+    """The remote side's steady throughput in samples/s from a compare result: the pooled remote mean when the
+    metric is samples/s, or ``batch_samples / mean step time`` when it is ``step_time_s`` and the scenario
+    states ``training.batch_samples`` (None otherwise, or when the pooled mean is absent)."""
+    metric = compare.get("metric")
+    if metric not in ("samples_per_s", "step_time_s"):
         return None
     v = ((compare.get("pooled") or {}).get("remote") or {}).get("mean") if isinstance(compare.get("pooled"), Mapping) else None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
         return None
+    if metric == "step_time_s":
+        if batch_samples is None or not math.isfinite(batch_samples) or batch_samples <= 0:
+            return None
+        return float(batch_samples) / float(v)
     return float(v)
 
 
