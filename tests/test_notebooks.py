@@ -304,3 +304,19 @@ def test_report_on_real_outputs_covers_every_run(rendered, hostile, real_dir):
     assert dec["fit"][1]["jobs"] == [job] and dec["compare"]["jobs"] == [job]
     page = (out / "report.html").read_text()
     assert "10.0.98.137.log" in page and "jobs and stragglers" in page
+
+
+def test_the_page_shows_the_verdict_and_cost_robustness_first(rendered):
+    """Issue 13: the margin and robustness are shown first, beside the verdict: the HTML repeats the verdict
+    cell's output right after the title, before the inputs section (the cells still run in pipeline order)."""
+    out, _proc = rendered
+    html = (out / "report.html").read_text(encoding="utf-8")
+    inputs_at = html.index("Inputs and provenance")
+    verdict_at = html.index("Verdict")
+    assert verdict_at < inputs_at
+    head = html[verdict_at:inputs_at]
+    assert "cheapest by" in head and "robust:" in head, head[-2000:]
+    assert any(v in head for v in ("GO", "CONDITIONAL", "NO_GO"))
+    # the executed notebook keeps the pipeline order (no summary cell added to it)
+    nb = json.loads((out / "report.ipynb").read_text(encoding="utf-8"))
+    assert not any("repeated here" in "".join(c.get("source", "")) for c in nb["cells"])

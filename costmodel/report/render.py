@@ -101,10 +101,33 @@ def html_exporter():  # -> nbconvert.HTMLExporter
         return _exporter
 
 
+def with_summary_first(nb: Any) -> Any:
+    """A copy of the executed notebook with the verdict (and the cost robustness line beside it) repeated
+    right after the title: the first output of the cell marked ``metadata.costmodel.summary``. The cells
+    still run in pipeline order; only the page shows the answer first. Unchanged when there is no such
+    cell or it has no output."""
+    import copy
+
+    import nbformat
+
+    cells = list(nb.cells)
+    src = next((c for c in cells if (c.get("metadata", {}).get("costmodel") or {}).get("summary")), None)
+    if src is None or not src.get("outputs"):
+        return nb
+    out = copy.deepcopy(nb)
+    head = nbformat.v4.new_markdown_cell("## Verdict\n\nThe answer first; the evidence for it follows, section by section.")
+    body = nbformat.v4.new_code_cell("# the verdict cell's first output, repeated here (see costmodel.report.render)")
+    body.outputs = [copy.deepcopy(src["outputs"][0])]
+    body.execution_count = None
+    first = 1 if cells and cells[0].get("cell_type") == "markdown" else 0
+    out.cells = out.cells[:first] + [head, body] + out.cells[first:]
+    return out
+
+
 def export_html(nb: Any) -> str:
-    """The executed notebook as one self-contained HTML page. Raises :class:`ReportError` when the
-    page would load anything from the network."""
-    body, _resources = html_exporter().from_notebook_node(nb)
+    """The executed notebook as one self-contained HTML page, the verdict first (:func:`with_summary_first`).
+    Raises :class:`ReportError` when the page would load anything from the network."""
+    body, _resources = html_exporter().from_notebook_node(with_summary_first(nb))
     ext = external_references(body)
     if ext:
         raise ReportError(f"the exported HTML would load {len(ext)} resource(s) from the network, e.g. {ext[0][:120]!r}")
