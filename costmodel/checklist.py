@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from . import equivalence
 from .errors import ChecklistError
+from .util import finite_float
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -509,14 +509,8 @@ def _predicted(fits: Iterable[Mapping[str, Any]]) -> list[str]:
 
 
 def _num(value: Any) -> float | None:
-    """A finite float or None (missing, null, NaN, text)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        f = float(value)
-    except (TypeError, ValueError):
-        return None
-    return f if math.isfinite(f) else None
+    """A finite float or None (missing, null, NaN, text, and a yes/no bool, which is no measurement)."""
+    return None if isinstance(value, bool) else finite_float(value)
 
 
 def _get(d: Any, *path: str) -> Any:

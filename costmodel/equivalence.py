@@ -14,8 +14,9 @@
 """
 from __future__ import annotations
 
-import math
 from typing import Any
+
+from .util import finite_float
 
 OUTCOMES = ("equivalent", "different", "inconclusive", "no_steady_state")
 
@@ -25,12 +26,7 @@ def band(margin: float) -> tuple[float, float]:
     return 1.0 / (1.0 + margin), 1.0 + margin
 
 
-def _num(v: Any) -> float | None:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
+_num = finite_float
 
 
 def outcome(ratio: Any, ci_low: Any, ci_high: Any, margin: Any, equivalent: Any) -> tuple[str, str | None]:

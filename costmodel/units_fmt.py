@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .util import finite_float
+
 _BINARY = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
 _DECIMAL = ["B", "kB", "MB", "GB", "TB", "PB"]
 
@@ -34,12 +36,7 @@ METRIC_UNITS = {
 }
 
 
-def _num(v: Any) -> float | None:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
+_num = finite_float
 
 
 def _sig(x: float, digits: int = 4) -> str:

@@ -121,6 +121,15 @@ def is_seed(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value >= 0
 
 
+def finite_float(value: Any) -> float | None:
+    """``value`` as a finite float, or None when it is missing, text, NaN or infinite."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
 def require(module: str, extra: str, feature: str) -> Any:
     """Import and return the optional dependency ``module`` (dotted name).
 
