@@ -14,6 +14,15 @@ def emit_json(obj: Any) -> None:
     sys.stdout.flush()
 
 
+def report_written(args: Any, written: Any) -> None:
+    """What ``example`` / ``notebook`` wrote: ``{"dir", "files"}`` with ``--json``, else one path a line."""
+    if args.json:
+        emit_json({"dir": args.dir, "files": [str(p) for p in written]})
+    else:
+        for p in written:
+            print(p)
+
+
 def progress(msg: str) -> None:
     """One progress line on stderr."""
     sys.stderr.write(msg + "\n")

@@ -21,12 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..scaffold import plan_example, write
-    from ._common import emit_json
+    from ._common import report_written
 
-    written = write(plan_example(args.dir), force=args.force)
-    if args.json:
-        emit_json({"dir": args.dir, "files": [str(p) for p in written]})
-    else:
-        for p in written:
-            print(p)
+    report_written(args, write(plan_example(args.dir), force=args.force))
     return 0
