@@ -27,7 +27,6 @@ logs (nearly all) pay for one scan and bad ones get exactly the same answer as a
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -57,24 +56,28 @@ def duckdb_available() -> bool:
     return True
 
 
-def _header(path: str) -> tuple[list[str], str]:
+def _header(path: str) -> tuple[list[str], str, list[str]]:
+    """The header's column names, its delimiter and the first data row's cells, from one bounded read
+    (a huge file with no newline, or of NUL bytes, is never read whole)."""
     with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
-        line = fh.readline(65536)  # bounded: a huge file with no newline (or of NUL bytes) is never read whole
+        line = fh.readline(65536)
+        try:
+            first = fh.readline(65536)
+        except OSError:
+            first = ""
     if "\x00" in line or (len(line) >= 65536 and not line.endswith("\n")):
-        return [], ","  # not a CSV header: no plan; the ordinary readers say what the file is
+        return [], ",", []  # not a CSV header: no plan; the ordinary readers say what the file is
     delim = "\t" if line.count("\t") > line.count(",") else ","
-    return [x.strip().strip('"') for x in line.rstrip("\r\n").split(delim)], delim
+    cells = [x.strip().strip('"') for x in first.rstrip("\r\n").split(delim)] if first else []
+    return [x.strip().strip('"') for x in line.rstrip("\r\n").split(delim)], delim, cells
 
 
-def _relative_seconds(path: str, index: int, delim: str) -> bool:
+def _relative_seconds(first_row: list[str], index: int) -> bool:
     """True when column ``index`` of the first data row is a plain number below 1e8 (seconds since the run
     started, not an epoch timestamp in s/ms/us/ns, which the full readers convert)."""
     try:
-        with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
-            fh.readline(65536)
-            row = fh.readline(65536).rstrip("\r\n").split(delim)
-        return abs(float(row[index].strip().strip('"'))) < 1e8
-    except (OSError, ValueError, IndexError):
+        return abs(float(first_row[index])) < 1e8
+    except (ValueError, IndexError):
         return False
 
 
@@ -86,7 +89,7 @@ def plan_csv(path: str) -> dict[str, Any] | None:
     if not str(path).lower().endswith(CSV_SUFFIXES):
         return None
     try:
-        names, delim = _header(path)
+        names, delim, first_row = _header(path)
     except OSError:
         return None
     plan: dict[str, Any] = {"delim": delim, "names": names}
@@ -101,7 +104,7 @@ def plan_csv(path: str) -> dict[str, Any] | None:
         col = m.column if hasattr(m, "column") else m[0]
         factor = getattr(m, "factor", 1.0)
         if col == "t_s" and getattr(m, "time_kind", None) and not (
-                getattr(m, "time_kind", None) == "auto_num" and _relative_seconds(path, names.index(n), delim)):
+                getattr(m, "time_kind", None) == "auto_num" and _relative_seconds(first_row, names.index(n))):
             continue  # absolute timestamps (ISO, epoch s/ms): leave to the full readers
         if col in ("step", "samples_per_s", "tokens_per_s", "step_time_s", "t_s") and col not in plan:
             plan[col] = (n, float(factor))
@@ -306,7 +309,6 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
     # scan: candidates are chosen before it from a small sample of each file (sample_candidates), and
     # their own step times are read afterwards from their files only.
     cands = sample_candidates(files, plan, ranks) if ranks else []
-    null = "CAST(NULL AS DOUBLE)"
     not_cand = f"rank NOT IN ({', '.join(str(int(c)) for c in cands)})" if cands else "TRUE"
     # slowest rank, ties to the lowest rank (as the pandas engine): for ranks < 2**20 one float64 key,
     # st * (1 + (2**20 - rank) * 2**-45): the nudge (< 2**-25 relative) is below half the spacing of
