@@ -4,20 +4,17 @@ only, billed byte units, tiers, margin and robustness."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 import datetime as dt
 import json
 
 import numpy as np
 import pytest
-import yaml
 
 from costmodel.cli import main
-from costmodel.cost import analyze, evaluate, load_scenario, monte_carlo, scenario_from_dict
+from costmodel.cost import analyze, evaluate, load_scenario, scenario_from_dict
 from costmodel.cost.evaluate import model_inputs
 from costmodel.cost.model import totals, totals_scalar
 from costmodel.errors import ScenarioError
-from costmodel.prices import PriceRow, load_prices
 
 from test_cost_model import ISSUE  # noqa: E402
 

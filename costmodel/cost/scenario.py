@@ -28,7 +28,7 @@ from ..errors import PriceError, ScenarioError
 from ..safeio import input_kind
 from ..safeyaml import safe_load, safe_load_file
 from ..util import yaml_problem
-from ..prices import PriceRow, age_warning, load_prices
+from ..prices import PriceRow, load_prices
 from .dists import Distribution, parse_distribution
 from .pricing import (
     bytes_per_unit,

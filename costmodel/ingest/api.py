@@ -123,7 +123,6 @@ _FORMAT_WORDS: list[tuple[str, str]] = [
 def unknown_format_hint(head: str) -> str:
     """What to try for a file of no known format: the closest known formats (by the words it holds) and a
     ``--map`` or ``--pattern`` built from its own first lines."""
-    import json
 
     low = head[:65536].lower()
     scores: dict[str, int] = {}

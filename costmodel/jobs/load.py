@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-import pandas as pd
 
 from ..errors import IngestError
 from ..schema import Run, to_timeline

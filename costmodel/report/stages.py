@@ -7,7 +7,6 @@ import dataclasses
 import math
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .params import DEFAULT_TITLE, ReportParams

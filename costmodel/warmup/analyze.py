@@ -28,7 +28,7 @@ from . import curve as curvemod
 from . import detect
 from .classify import Segment, classify_segments, theil_sen_rel
 from .multipass import multipass_summary
-from .period import Period, find_period
+from .period import find_period
 from .series import Series, prepare
 from .stats import longrun_ratio_se, ratio_ci, tau_int
 
