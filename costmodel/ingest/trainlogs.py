@@ -150,6 +150,18 @@ def _relative(ts: np.ndarray, meta: dict[str, Any]) -> np.ndarray | None:
     return ts - t0
 
 
+def _dialect_run(fmt: str, cols: dict[str, np.ndarray], meta: dict[str, Any], path: Path, options: Any, suffix: str,
+                 nums: list[int], stamps: np.ndarray | None = None, **kw: Any) -> tuple[Run, set[int]]:
+    """The Run of one log dialect and the line indices it used; ``t_s`` from the lines' own time stamps
+    (seconds since the first) when ``stamps`` has any."""
+    t = None if stamps is None else _relative(stamps, meta)
+    if t is not None:
+        cols["t_s"] = t
+    run = build_run(cols, path=path, run_id=run_id_for(path, options, suffix), fmt=fmt, lines=np.array(nums) + 1,
+                    metadata=meta, **kw, **_c(options))
+    return run, set(nums)
+
+
 def _megatron(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[Run, set[int]]:
     rows: list[dict[str, float]] = []
     nums: list[int] = []
@@ -202,9 +214,7 @@ def _megatron(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[
             dtok = np.diff(np.concatenate(([np.nan], tok)))
             cols["tokens_per_s"] = np.where(span > 0, dtok / (st * span), np.nan)
         meta["tokens_per_s_from"] = "difference of consumed tokens / (elapsed time per iteration x iterations)"
-    run = build_run(cols, path=path, run_id=run_id_for(path, options, suffix), fmt="megatron",
-                    lines=np.array(nums) + 1, metadata=meta, **_c(options))
-    return run, set(nums)
+    return _dialect_run("megatron", cols, meta, path, options, suffix, nums)
 
 
 def _nemo(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[Run, set[int]]:
@@ -232,12 +242,7 @@ def _nemo(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[Run,
             meta["global_batch_size"] = float(gbs[np.isfinite(gbs)][-1])
     if np.isfinite(a[:, 5]).any():
         meta["tokens_per_sec_per_gpu"] = [float(x) for x in a[:, 5]]
-    t = _relative(a[:, 6], meta)
-    if t is not None:
-        cols["t_s"] = t
-    run = build_run(cols, path=path, run_id=run_id_for(path, options, suffix), fmt="nemo", lines=np.array(nums) + 1,
-                    metadata=meta, **_c(options))
-    return run, set(nums)
+    return _dialect_run("nemo", cols, meta, path, options, suffix, nums, stamps=a[:, 6])
 
 
 def _deepspeed(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[Run, set[int]]:
@@ -257,12 +262,7 @@ def _deepspeed(path: Path, lines: list[str], options: Any, suffix: str) -> tuple
     meta: dict[str, Any] = {"dialect": "deepspeed", "running_avg_samples_per_s": [float(x) for x in a[:, 3]],
                             "samples_per_s_is": "CurrSamplesPerSec: samples per second of the whole job over the last step"}
     cols: dict[str, np.ndarray] = {"step": a[:, 0], "epoch": a[:, 1], "samples_per_s": a[:, 2]}
-    t = _relative(a[:, 4], meta)
-    if t is not None:
-        cols["t_s"] = t
-    run = build_run(cols, path=path, run_id=run_id_for(path, options, suffix), fmt="deepspeed", lines=np.array(nums) + 1,
-                    metadata=meta, **_c(options))
-    return run, set(nums)
+    return _dialect_run("deepspeed", cols, meta, path, options, suffix, nums, stamps=a[:, 4])
 
 
 def _torchtitan(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[Run, set[int]]:
@@ -284,13 +284,8 @@ def _torchtitan(path: Path, lines: list[str], options: Any, suffix: str) -> tupl
     if np.isfinite(a[:, 2]).any():
         meta["mfu_pct"] = [float(x) for x in a[:, 2]]
     cols: dict[str, np.ndarray] = {"step": a[:, 0], "tokens_per_s": a[:, 1]}
-    t = _relative(a[:, 3], meta)
-    if t is not None:
-        cols["t_s"] = t
     warn = [f"{path}: torchtitan's {key} is tokens per second per GPU; multiply by the number of GPUs for the job's rate"]
-    run = build_run(cols, path=path, run_id=run_id_for(path, options, suffix), fmt="torchtitan", lines=np.array(nums) + 1,
-                    metadata=meta, warnings=warn, **_c(options))
-    return run, set(nums)
+    return _dialect_run("torchtitan", cols, meta, path, options, suffix, nums, stamps=a[:, 3], warnings=warn)
 
 
 # ------------------------------------------------------------------------------------------ HF Trainer
