@@ -6,7 +6,9 @@ empty end = unbounded). Region cells may hold alternatives separated by ``|`` an
 a lookup picks the most specific matching row (an exact region beats a glob, a longer literal glob beats
 a shorter one, ``*`` comes last). ``as_of`` is ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` (the date of the
 stored copy, code commit or price file the figure was read from). The bundled tables always carry one;
-an empty cell is still read (imported or user tables) and warned about as undated.
+an empty cell is still read (imported or user tables) and warned about as undated. ``verified`` is ``yes``,
+``no`` or how the figure was verified (e.g. ``two sources agree: ...``, ``dataset <repo> <path> @<commit>``):
+:attr:`PriceRow.verified` is the bool, :attr:`PriceRow.verified_how` the text.
 
 The byte unit is part of ``unit``: ``GB``/``GB-month`` = 10^9 bytes, ``GiB``/``GiB-month`` = 2^30 bytes,
 as the provider bills it (:attr:`PriceRow.bytes_per_unit`).
@@ -82,6 +84,8 @@ class PriceRow:
     line: int
     tier_start: float = 0.0
     tier_end: float | None = None
+    #: the ``verified`` cell as written: ``yes``/``no`` or how the figure was verified (source, file, date)
+    verified_how: str = ""
 
     @property
     def bytes_per_unit(self) -> float | None:
@@ -111,6 +115,21 @@ class PriceRow:
         d["age_days"] = self.age_days(today)
         d["ref"] = self.ref()
         return d
+
+
+def parse_verified(text: str) -> bool | None:
+    """The ``verified`` cell: ``yes`` -> True, ``no`` (or ``false``/``unverified``) -> False, a description of
+    how the figure was verified (two words or more, e.g. ``aws-offer-file AWSDataTransfer 2026-11-01``) -> True;
+    None for an empty cell or a single other word (``maybe``), which the loader rejects."""
+    text = (text or "").strip()
+    low = text.lower()
+    if low in ("yes", "true"):
+        return True
+    if low in ("no", "false", "unverified"):
+        return False
+    if len(text.split()) >= 2:
+        return True
+    return None
 
 
 def parse_as_of(text: str) -> dt.date | None:
@@ -318,9 +337,14 @@ def read_price_csv(path: str | os.PathLike[str]) -> list[PriceRow]:
                 raise PriceError(
                     f"as_of {rec['as_of']!r} is not YYYY, YYYY-MM or YYYY-MM-DD", key="as_of", path=where
                 ) from None
-            verified = (rec["verified"] or "").strip().lower()
-            if verified not in ("yes", "no"):
-                raise PriceError(f"verified {verified!r} must be yes or no", key="verified", path=where)
+            verified_how = (rec["verified"] or "").strip()
+            verified = parse_verified(verified_how)
+            if verified is None:
+                raise PriceError(
+                    f"verified {verified_how!r} must be yes, no, or how the figure was verified in a few words "
+                    "(e.g. 'aws-offer-file AWSDataTransfer 2026-11-01' or 'two sources agree: ...')",
+                    key="verified", path=where,
+                )
             tier_start, tier_end = _tier_bounds(rec.get("tier_start"), rec.get("tier_end"), where)
             rows.append(
                 PriceRow(
@@ -332,12 +356,13 @@ def read_price_csv(path: str | os.PathLike[str]) -> list[PriceRow]:
                     usd=usd,
                     source=rec["source"].strip(),
                     as_of=(rec["as_of"] or "").strip(),
-                    verified=verified == "yes",
+                    verified=verified,
                     notes=(rec["notes"] or "").strip(),
                     file=p.name,
                     line=lineno,
                     tier_start=tier_start,
                     tier_end=tier_end,
+                    verified_how=verified_how,
                 )
             )
     return rows

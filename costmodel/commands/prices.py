@@ -92,7 +92,7 @@ def _show(args: argparse.Namespace) -> int:
                 print(f"  tier {t.tier_start:g}-{end} {t.unit.split('-')[0]}/month: {t.usd:g} USD per {t.unit}")
         age = rows[0]["age_days"]
         print(f"  as_of {r.as_of or 'undated'}" + (f" ({age} days old)" if age is not None else "")
-              + f"; verified: {'yes' if r.verified else 'no'}; {r.ref()}")
+              + f"; verified: {(r.verified_how or 'yes') if r.verified else 'no'}; {r.ref()}")
         print(f"  source: {r.source}")
         if r.notes:
             print(f"  notes: {r.notes}")
