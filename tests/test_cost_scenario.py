@@ -30,11 +30,14 @@ def with_(path: str, value, base=ISSUE):
     return d
 
 
-def priced(**prices):
-    """The issue example with the three price-table values left out and a prices: section."""
+def priced(storage_from_table=False, **prices):
+    """The issue example with the transfer and cluster prices left out (and the storage price with
+    ``storage_from_table``: the catalog has S3 Standard for us-east-1/us-east-2, not us-west-2) and a prices:
+    section."""
     d = copy.deepcopy(ISSUE)
     del d["link"]["transfer_usd_per_gb"]
-    del d["replica"]["storage_usd_per_gb_month"]
+    if storage_from_table:
+        del d["replica"]["storage_usd_per_gb_month"]
     del d["training"]["cluster_usd_per_hour"]
     d["training"].update(instance_type="p5.48xlarge", instance_count=2)
     d["prices"] = {"provider": "aws", "src_region": "us-east-2", "dst_region": "us-west-2", **prices}
@@ -139,17 +142,31 @@ def test_bad_overrides(text, words):
 def test_prices_filled_with_source_and_as_of_and_age_warnings():
     s = scenario_from_dict(priced(), today=TODAY)
     assert s.values["link.transfer_usd_per_gb"] == 0.02
-    assert s.values["replica.storage_usd_per_gb_month"] == 0.023
+    assert s.values["replica.storage_usd_per_gb_month"] == 0.023  # given by the scenario
     assert s.values["training.cluster_usd_per_hour"] == pytest.approx(110.08)  # 2 x 55.04 (after AWS's June 2025 cut)
     used = {u["key"]: u for u in s.prices_used}
     assert used["link.transfer_usd_per_gb"]["as_of"] == "2026-06"
     assert used["link.transfer_usd_per_gb"]["age_days"] == 184
     assert "skyplane" in used["link.transfer_usd_per_gb"]["source"]
     assert used["training.cluster_usd_per_hour"]["multiplier"] == 2
+    assert used["replica.storage_usd_per_gb_month"]["source"].startswith("scenario")
     assert s.provenance["link.transfer_usd_per_gb"]["source"] == "price table transfer.csv:2"
     assert not any(w.startswith("link.transfer_usd_per_gb") for w in s.warnings)  # 184 days old, verified
-    assert any("replica.storage_usd_per_gb_month" in w and "as_of 2018-08-07" in w and "marked unverified" in w
-               for w in s.warnings)
+    # S3 Standard from the table, per GiB-month as S3 bills it, converted exactly to USD per 10^9 bytes; the
+    # us-east-1 row (2025-08-29) is 460 days old on TODAY and warns, but it is verified
+    east = priced(storage_from_table=True)
+    east["prices"]["dst_region"] = "us-east-1"
+    e = scenario_from_dict(east, today=TODAY)
+    assert e.values["replica.storage_usd_per_gb_month"] == pytest.approx(0.023 * 1e9 / 2**30, rel=1e-15)
+    storage = {u["key"]: u for u in e.prices_used}["replica.storage_usd_per_gb_month"]
+    assert storage["unit"] == "GiB-month" and storage["as_of"] == "2025-08-29" and storage["age_days"] == 460
+    assert storage["bytes_per_unit"] == 2**30
+    assert e.provenance["replica.storage_usd_per_gb_month"]["converted_from"] == "0.023 USD/GiB-month"
+    assert any("replica.storage_usd_per_gb_month" in w and "as_of 2025-08-29" in w for w in e.warnings)
+    assert not any("marked unverified" in w for w in e.warnings)
+    # no S3 Standard row for us-west-2 (no dated source names it): the scenario has to give the price
+    with pytest.raises(PriceError, match=r"no aws s3_standard price for us-west-2.*give the price in the scenario"):
+        scenario_from_dict(priced(storage_from_table=True), today=TODAY)
 
 
 def test_no_age_warning_when_price_is_recent():
@@ -235,7 +252,8 @@ def test_bundled_example_loads_and_is_sized_from_the_reference(examples_dir):
     assert s.values["dataset.size_gb"] == pytest.approx(48.4e6 * 4096 * 4 / 1e9)
     assert s.values["training.cluster_usd_per_hour"] == pytest.approx(110.08)
     assert s.values["link.transfer_usd_per_gb"] == 0.02
-    assert s.values["replica.storage_usd_per_gb_month"] == 0.023
+    # us-west-2 S3 Standard given per GiB-month by the example (no dated catalog row for us-west-2)
+    assert s.values["replica.storage_usd_per_gb_month"] == pytest.approx(0.023 * 1e9 / 2**30, rel=1e-15)
     assert s.values["cache.steady_hit_ratio"] == pytest.approx(0.95)  # the triangular's mean
     # 2 instances x 8 GPUs per cluster at 116 samples/s over 48.4 M samples: 3 epochs take 347.7 h + warm-up
     assert s.get("dataset.samples") == 48.4e6 and s.get("training.samples_per_s") == 116
@@ -264,14 +282,25 @@ def test_set_value_wins_over_measurement():
     assert any("kept the --set value 10" in w for w in f.warnings)
 
 
-def test_sync_extra_from_the_replication_table():
+def test_sync_extra_from_the_replication_table(tmp_path):
     d = priced(sync_extra_item="s3_rtc_transfer")
     del d["replica"]["sync_extra_usd_per_gb"]
-    s = scenario_from_dict(d, today=TODAY)
+    # the bundled catalog ships no S3 RTC row (only a second-hand quote was found): a clear error
+    with pytest.raises(PriceError, match="replication_rtc"):
+        scenario_from_dict(d, today=TODAY)
+    # a user's catalog folder (the bundled tables plus their own RTC row) fills it
+    from costmodel.resources import PRICES_DIR
+
+    for f in PRICES_DIR.glob("*.csv"):
+        (tmp_path / f.name).write_text(f.read_text())
+    lines = (tmp_path / "requests.csv").read_text().splitlines()
+    lines.append("aws,replication_rtc,*,*,GB,0.015,,,my AWS bill 2026-11,2026-11-30,read from our invoice,S3 RTC fee")
+    (tmp_path / "requests.csv").write_text("\n".join(lines) + "\n")
+    s = scenario_from_dict(d, today=TODAY, prices_dir=tmp_path)
     assert s.values["replica.sync_extra_usd_per_gb"] == 0.015
-    assert s.provenance["replica.sync_extra_usd_per_gb"]["source"] == "price table requests.csv:4"
+    assert s.provenance["replica.sync_extra_usd_per_gb"]["source"] == f"price table requests.csv:{len(lines)}"
     plain = scenario_from_dict(priced(), today=TODAY)
     assert plain.values["replica.sync_extra_usd_per_gb"] == 0.0
     d["prices"]["sync_extra_item"] = "s3_rtc"
     with pytest.raises(PriceError, match="did you mean 's3_rtc_transfer'"):
-        scenario_from_dict(d, today=TODAY)
+        scenario_from_dict(d, today=TODAY, prices_dir=tmp_path)

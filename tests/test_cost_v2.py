@@ -303,11 +303,16 @@ def test_catalog_row_in_gib_is_priced_per_gib(tmp_path, examples_dir):
 
 
 def test_tiered_storage_by_monthly_volume(examples_dir):
-    # the bundled catalog's S3 Standard tiers (issue 14): first 50 TB (51,200 GB), next 450 TB, over 500 TB
-    s = load_scenario(examples_dir / "scenario.yaml", ["dataset.size_gb=600000"], today=TODAY)
+    # the bundled catalog's S3 Standard tiers (issue 14), per GiB-month as S3 bills them (S3 FAQ: 1 GB =
+    # 2^30 bytes): first 50 TB (51,200 GiB), next 450 TB, over 500 TB; the example gives us-west-2's price
+    # itself, so the replica is put in us-east-1 (which the catalog has) and the scenario's price dropped
+    s = load_scenario(examples_dir / "scenario.yaml", ["dataset.size_gb=600000", "replica.storage_usd_per_gib_month=null",
+                                                     "prices.dst_region=us-east-1"], today=TODAY)
     r = evaluate(s)
-    # 51,200 x 0.023 + 460,800 x 0.022 + 88,000 x 0.021 = 13,163.20 USD/month x 12
-    assert cents(r.options["replicate"].terms["storage_usd"]) == 157958.40
+    gib = 600000 * 1e9 / 2**30  # 558,793.5 GiB
+    month = 51200 * 0.023 + 460800 * 0.022 + (gib - 512000) * 0.021  # 12,297.86 USD/month
+    assert r.options["replicate"].terms["storage_usd"] == pytest.approx(12 * month, rel=1e-9)
+    assert cents(r.options["replicate"].terms["storage_usd"]) == 147574.37
     assert not any("first-tier price is used" in w for w in r.warnings)
 
 

@@ -48,7 +48,7 @@ def test_every_bundled_row_is_dated_and_sourced(table):
         (("azure", "inter_region", "eastus", "westus2"), 0.02, "2024-01-09"),
         (("azure", "inter_region", "eastus", "westeurope"), 0.05, "2024-01-09"),
         (("aws", "s3_standard", "us-east-2"), 0.023, "2018-08-07"),
-        (("aws", "s3_standard", "us-west-2"), 0.023, "2018-08-07"),
+        (("aws", "s3_standard", "us-east-1"), 0.023, "2025-08-29"),
         (("aws", "p5.48xlarge", "us-west-2"), 55.04, "2026-01-21"),  # after the June 2025 cut (was 98.32)
         (("aws", "p5.48xlarge", "us-west-1"), 68.80, "2026-01-21"),
         (("aws", "p5en.48xlarge", "us-east-2"), 63.296, "2026-08-06"),
@@ -56,7 +56,8 @@ def test_every_bundled_row_is_dated_and_sourced(table):
         (("aws", "nat_gateway_processing", "us-east-2"), 0.045, "2026-04-27"),
         (("aws", "object_get", "us-east-2"), 0.0004, "2026-05-05"),
         (("aws", "object_put", "us-east-1"), 0.005, "2026-05-05"),
-        (("aws", "s3_rtc_transfer", "us-east-2", "us-west-2"), 0.015, "2026-12-03"),  # v1 name -> replication_rtc
+        (("aws", "s3_get", "us-east-2"), 0.0004, "2026-05-05"),  # v1 name -> object_get
+        (("gcp", "nat_gateway_processing", "us-central1"), 0.045, "2026-12-03"),
         (("azure", "Standard_ND96isr_H100_v5", "eastus"), 98.32, "2026-09-16"),
     ],
 )
@@ -66,11 +67,14 @@ def test_lookup_values_from_the_research_notes(table, args, usd, as_of):
     assert r.as_of == as_of
 
 
-def test_exact_row_is_preferred_and_marked(table):
+def test_exact_row_is_preferred_and_says_how_it_was_verified(table):
     east2 = table.lookup("aws", "s3_standard", "us-east-2")
-    west2 = table.lookup("aws", "s3_standard", "us-west-2")
-    assert east2.verified and east2.src_region == "us-east-2"
-    assert not west2.verified and "verify" in west2.notes
+    east1 = table.lookup("aws", "s3_standard", "us-east-1")
+    assert east2.verified and east2.src_region == "us-east-2" and "@317a6db" in east2.verified_how
+    assert east1.verified and east1.src_region == "us-east-1" and east1.verified_how.startswith("two sources agree")
+    # the Ohio figure is no longer carried over to regions no source names
+    with pytest.raises(PriceError, match="no aws s3_standard price for us-west-2"):
+        table.lookup("aws", "s3_standard", "us-west-2")
 
 
 def test_tiers_sorted_and_first_tier_is_the_lookup(table):
