@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import itertools
 import json
 import re
 
@@ -11,7 +12,13 @@ import pytest
 
 from costmodel.cli import main
 from costmodel.errors import PriceError
-from costmodel.prices import PRICES_DIR, bytes_per_unit, load_prices, parse_as_of, parse_verified
+from costmodel.prices import (
+    PRICES_DIR,
+    bytes_per_unit,
+    load_prices,
+    parse_as_of,
+    parse_verified,
+)
 
 #: the day the catalog was last reviewed: no row may be dated after it
 REVIEWED = dt.date(2026, 12, 3)
@@ -84,7 +91,7 @@ def test_tier_bounds_are_contiguous_from_zero():
         assert tiers[0].tier_start == 0, key
         if tiers[-1].tier_end is not None:  # a ladder known only in part says where it stops
             assert "first" in tiers[-1].notes, key
-        for a, b in zip(tiers, tiers[1:]):
+        for a, b in itertools.pairwise(tiers):
             assert a.tier_end == b.tier_start, key
 
 
