@@ -171,6 +171,7 @@ def test_scenario_prices_dir_points_at_an_imported_folder(tmp_path, examples_dir
                     "storage_item": "ebs_gp3", "dir": "imported"}  # relative to the scenario file
     sc["link"]["transfer_usd_per_gb"] = 0.02
     sc["training"]["cluster_usd_per_hour"] = 110.08
+    del sc["replica"]["storage_usd_per_gib_month"]  # the example gives us-west-2 S3; fill from the import instead
     p = tmp_path / "s.yaml"
     p.write_text(yaml.safe_dump(sc))
     s = load_scenario(p, today=dt.date(2026, 12, 3))
@@ -193,9 +194,16 @@ def test_report_prices_table_shows_age(examples_dir):
     by = dict(zip(df["key"], df["age (days)"]))
     assert by["training.cluster_usd_per_hour"] == "316"
     assert by["link.transfer_usd_per_gb"] == "185"
-    assert by["replica.storage_usd_per_gb_month"] == "3040 (> 12 months)"
+    assert by["replica.storage_usd_per_gb_month"] == "-"  # the example gives its us-west-2 S3 price itself
+    # with the replica in us-east-1 every price comes from the catalog, two of them older than 12 months
+    s = load_scenario(examples_dir / "scenario.yaml", ["replica.storage_usd_per_gib_month=null",
+                                                       "prices.dst_region=us-east-1"], today=dt.date(2026, 12, 3))
+    df = report.prices_table({"prices_used": s.prices_used})
+    by = dict(zip(df["key"], df["age (days)"]))
+    assert by["link.transfer_usd_per_gb"] == "1316 (> 12 months)"  # skyplane pair rate, 2023-04-27
+    assert by["replica.storage_usd_per_gb_month"] == "461 (> 12 months)"  # S3 Standard us-east-1, 2025-08-29
     html = report.html_table(df, "prices")._repr_html_()
-    assert "3040 (&gt; 12 months)" in html or "3040 (> 12 months)" in html
+    assert "461 (&gt; 12 months)" in html or "461 (> 12 months)" in html
 
 
 def _aws_offer(offer: str, products: dict, prices: dict) -> dict:
