@@ -175,8 +175,8 @@ def detect_format(path: Path) -> str:
         raise PriceImportError(f"{path.name}: byte 0: a JSON object without offerCode (AWS), skus (GCP) or Items "
                                "(Azure); not a provider price file", path=str(path))
     first = text.splitlines()[0]
-    if first.replace('"', "").startswith("FormatVersion"):
-        return "aws-csv"
+    if first.replace('"', "").startswith(("FormatVersion", "SKU,OfferTermCode")):
+        return "aws-csv"  # the latter: metadata lines cut off; import_aws_csv says the publication date is missing
     raise PriceImportError(f"{path.name}: line 1: {first[:60]!r} is not the start of an AWS offer CSV "
                            "(\"FormatVersion\",\"v1.0\") nor a JSON price file", path=str(path))
 

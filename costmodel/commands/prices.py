@@ -116,4 +116,8 @@ def _import(args: argparse.Namespace) -> int:
             span = f"as_of {s.as_of_min}..{s.as_of_max}" if s.as_of_min else "no rows"
             print(f"{s.path} ({s.format}) -> {args.out}/{s.output}: {s.rows} rows, {s.skipped} records not "
                   f"catalog items (skipped, counted); {span}")
+            for reason, n in sorted(s.skip_reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+                print(f"  skipped {n}: {reason}")
+            if s.rows == 0:
+                sys.stderr.write(f"costmodel prices: warning: {s.path}: no catalog rows (see the skipped reasons)\n")
     return 0
