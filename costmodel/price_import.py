@@ -428,6 +428,24 @@ def _gcp_price(rate: dict[str, Any]) -> Decimal:
     return Decimal(str(up.get("units") or 0)) + Decimal(str(up.get("nanos") or 0)) / Decimal(10**9)
 
 
+def _gcp_tiers(info: dict[str, Any], where: str) -> list[tuple[Decimal, Decimal]]:
+    """(startUsageAmount, price in the listing's currency) of each tier of one ``pricingInfo``, sorted by start.
+    Raises PriceImportError (``where``) for a price or bound that is not a number, or a negative price."""
+    tiers = []
+    rates = ((info.get("pricingExpression") or {}).get("tieredRates") or []) if isinstance(info, dict) else []
+    for ti, t in enumerate(rates):
+        try:
+            start = Decimal(str(t.get("startUsageAmount") or 0))
+            price = _gcp_price(t)
+        except (InvalidOperation, TypeError, AttributeError):
+            raise PriceImportError(f"{where}.tieredRates[{ti}]: unitPrice {t.get('unitPrice') if isinstance(t, dict) else t!r}"
+                                   " or startUsageAmount is not a number") from None
+        if not (start.is_finite() and price.is_finite()) or price < 0:
+            raise PriceImportError(f"{where}.tieredRates[{ti}]: unitPrice {t.get('unitPrice')!r} is not a price")
+        tiers.append((start, price))
+    return sorted(tiers)
+
+
 def _gcp_classify(sku: dict[str, Any]) -> tuple[str, str] | None:
     cat = sku.get("category") or {}
     fam, group, usage = cat.get("resourceFamily", ""), cat.get("resourceGroup", ""), cat.get("usageType", "")
@@ -464,8 +482,12 @@ def import_gcp_skus(path: Path, summary: FileSummary) -> Iterator[Row]:
         where = f"{path.name}: skus[{n - 1}]"
         if not isinstance(sku, dict) or "skuId" not in sku:
             raise PriceImportError(f"{where}: expected a SKU object with skuId", path=str(path))
-        hit = _gcp_classify(sku)
         infos = sku.get("pricingInfo") or []
+        try:
+            checked = [_gcp_tiers(info, f"{where}.pricingInfo[{i}].pricingExpression") for i, info in enumerate(infos)]
+        except PriceImportError as exc:  # a broken price is a broken file, even in a SKU that gives no row
+            raise PriceImportError(str(exc), path=str(path)) from None
+        hit = _gcp_classify(sku)
         if not hit or not infos:
             cat = sku.get("category") or {}
             summary.skip(f"not a catalog item ({cat.get('resourceFamily', '?')}/{cat.get('resourceGroup', '?')}, "
@@ -487,24 +509,25 @@ def import_gcp_skus(path: Path, summary: FileSummary) -> Iterator[Row]:
         try:
             rate = Decimal(str(info.get("currencyConversionRate", 1) or 1))
         except InvalidOperation:
-            raise PriceImportError(f"{where}: currencyConversionRate is not a number", path=str(path)) from None
+            rate = Decimal("NaN")
+        if not rate.is_finite() or rate <= 0:
+            raise PriceImportError(f"{where}: currencyConversionRate {info.get('currencyConversionRate')!r} is not a "
+                                   "positive number", path=str(path))
         currency = ((expr.get("tieredRates") or [{}])[0].get("unitPrice") or {}).get("currencyCode", "USD")
         note_cur = "" if currency == "USD" else f"; converted from {currency} at {rate} per USD"
         source = f"{path.name} (GCP Cloud Billing Catalog SKU {sku['skuId']} '{sku.get('description', '')}')"
-        tiers = sorted(expr.get("tieredRates") or [], key=lambda t: float(t.get("startUsageAmount") or 0))
+        tiers = checked[-1]
         if not tiers:
             summary.skip("no tieredRates")
             continue
         regions = sku.get("serviceRegions") or ["global"]
-        for ti, t in enumerate(tiers):
-            try:
-                usd = _gcp_price(t) / rate
-            except (InvalidOperation, TypeError):
-                raise PriceImportError(f"{where}: tieredRates[{ti}].unitPrice is not a number", path=str(path)) from None
+        for ti, (start, price) in enumerate(tiers):
+            usd = price / rate
+            if rate != 1:  # a converted price: 10 significant digits, not the division's 28
+                usd = Decimal(f"{usd:.10g}")
             if unit == "1000 requests":
                 usd = usd * 1000
-            start = t.get("startUsageAmount") or 0
-            end = tiers[ti + 1].get("startUsageAmount") if ti + 1 < len(tiers) else ""
+            end = tiers[ti + 1][0] if ti + 1 < len(tiers) else ""
             for region in regions:
                 yield _row("gcp", item, region, dst, unit, usd, source, as_of,
                            f"usageUnit {unit_in}{note_cur}", start, end)
