@@ -50,7 +50,7 @@ def test_real_csv_row_made_a_catalog_item_reads_the_91_column_layout(price_files
     with open(out, "w", newline="") as fh:
         fh.write("\n".join(lines[:6]) + "\n")
         csv.writer(fh, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(row)
-    (s,) = import_price_files([out], tmp_path / "cat")
+    (_s,) = import_price_files([out], tmp_path / "cat")
     (r,) = _rows(tmp_path / "cat" / "edited.csv")
     assert (r["item"], r["src_region"], r["unit"], r["usd"], r["as_of"]) == (
         "g5.48xlarge", "ap-southeast-2", "instance-hour", "21.30264", "2025-09-12")
@@ -90,9 +90,9 @@ def _variant(price_files_dir: Path, tmp_path: Path, edit) -> Path:
     (lambda ls: [*ls[:25], ls[25][:300]], "ec2-broken.csv:26: 24 fields, expected 91 like the header"),
     # the header row replaced by a row of the Savings Plans file layout: no PricePerUnit, no TermType
     (lambda ls: [*ls[:5], "SKU,RateCode,Unit,EffectiveDate,DiscountedRate,Currency", *ls[6:]],
-     "ec2-broken.csv:6: expected the offer's header row (SKU, OfferTermCode, RateCode, TermType, ..., "
+     ("ec2-broken.csv:6: expected the offer's header row (SKU, OfferTermCode, RateCode, TermType, ..., "
      "PricePerUnit, Currency, ...) after the five lines FormatVersion, Disclaimer, Publication Date, Version, "
-     "OfferCode"),
+     "OfferCode")),
     # the metadata cut off (as some tools 'behead' the file): the publication date is gone
     (lambda ls: ls[5:], "ec2-broken.csv:1: no 'Publication Date' line before the header; as_of would be unknown"),
     (lambda ls: [*ls[:2], '"Publication Date","last week"', *ls[3:]],

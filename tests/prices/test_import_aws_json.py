@@ -68,7 +68,7 @@ def test_two_region_files_in_one_run_make_one_catalog_folder(price_files_dir, tm
 
     out = json.loads(capsys.readouterr().out)
     assert (out["rows"], out["skipped"]) == (2, 4)
-    assert [f["skip_reasons"] for f in out["files"]][0] == {
+    assert next(f["skip_reasons"] for f in out["files"]) == {
         "GPU instance: Capacity Block (listed at 0.00 in the offer)": 1}
     table = load_prices(tmp_path / "cat")
     assert table.lookup("aws", "p4d.24xlarge", "us-east-1").as_of == "2024-05-28"
@@ -100,13 +100,13 @@ def test_truncated_offer_names_file_and_byte(price_files_dir, tmp_path, capsys):
 
 @pytest.mark.parametrize("old, new, words", [
     ('"USD": "32.7726000000"', '"USD": "32,7726"',
-     "terms.OnDemand.H7NGEAC6UEHNTKSJ.H7NGEAC6UEHNTKSJ.JRTCKXETXF.priceDimensions."
-     "H7NGEAC6UEHNTKSJ.JRTCKXETXF.6YS6EN2CT7: pricePerUnit.USD '32,7726' is not a number"),
+     ("terms.OnDemand.H7NGEAC6UEHNTKSJ.H7NGEAC6UEHNTKSJ.JRTCKXETXF.priceDimensions."
+     "H7NGEAC6UEHNTKSJ.JRTCKXETXF.6YS6EN2CT7: pricePerUnit.USD '32,7726' is not a number")),
     # a broken price in a product that gives no row is still a broken file
-    ('"USD": "0.0000000000"', '"USD": "n/a"', "terms.OnDemand.YSXJGN78QTXNVGDQ.YSXJGN78QTXNVGDQ.JRTCKXETXF."
-     "priceDimensions.YSXJGN78QTXNVGDQ.JRTCKXETXF.6YS6EN2CT7: pricePerUnit.USD 'n/a' is not a number"),
-    ('"USD": "32.7726000000"', '"USD": "-32.7726"', "terms.OnDemand.H7NGEAC6UEHNTKSJ.H7NGEAC6UEHNTKSJ.JRTCKXETXF."
-     "priceDimensions.H7NGEAC6UEHNTKSJ.JRTCKXETXF.6YS6EN2CT7: pricePerUnit.USD '-32.7726' is negative"),
+    ('"USD": "0.0000000000"', '"USD": "n/a"', ("terms.OnDemand.YSXJGN78QTXNVGDQ.YSXJGN78QTXNVGDQ.JRTCKXETXF."
+     "priceDimensions.YSXJGN78QTXNVGDQ.JRTCKXETXF.6YS6EN2CT7: pricePerUnit.USD 'n/a' is not a number")),
+    ('"USD": "32.7726000000"', '"USD": "-32.7726"', ("terms.OnDemand.H7NGEAC6UEHNTKSJ.H7NGEAC6UEHNTKSJ.JRTCKXETXF."
+     "priceDimensions.H7NGEAC6UEHNTKSJ.JRTCKXETXF.6YS6EN2CT7: pricePerUnit.USD '-32.7726' is negative")),
     ('"publicationDate": "2024-05-28T20:35:22Z"', '"published": "2024-05-28T20:35:22Z"',
      "byte 0: no publicationDate in the offer header"),
     ('"formatVersion": "v1.0",\n', "", ""),  # offerCode alone still identifies the offer: imports fine

@@ -72,12 +72,12 @@ def test_truncated_listing(price_files_dir, tmp_path, capsys):
 
 @pytest.mark.parametrize("old, new, message", [
     ('"nanos": 933908000', '"nanos": "933908000x"',
-     "skus[0].pricingInfo[0].pricingExpression.tieredRates[0]: unitPrice {'currencyCode': 'USD', 'units': '2', "
-     "'nanos': '933908000x'} or startUsageAmount is not a number"),
+     ("skus[0].pricingInfo[0].pricingExpression.tieredRates[0]: unitPrice {'currencyCode': 'USD', 'units': '2', "
+     "'nanos': '933908000x'} or startUsageAmount is not a number")),
     # in a RAM SKU that gives no row: a broken price is a broken file all the same
     ('"units": "0",\n                        "nanos": 4237000', '"units": "zero",\n                        "nanos": 4237000',
-     "skus[1].pricingInfo[0].pricingExpression.tieredRates[0]: unitPrice {'currencyCode': 'USD', 'units': 'zero', "
-     "'nanos': 4237000} or startUsageAmount is not a number"),
+     ("skus[1].pricingInfo[0].pricingExpression.tieredRates[0]: unitPrice {'currencyCode': 'USD', 'units': 'zero', "
+     "'nanos': 4237000} or startUsageAmount is not a number")),
     ('"effectiveTime": "2023-03-24T10:52:50.681Z"', '"effective": "2023-03-24T10:52:50.681Z"',
      "skus[0]: pricingInfo has no effectiveTime; as_of would be unknown"),
     ('"skus": [', '"items": [',
