@@ -622,17 +622,39 @@ IMPORTERS: dict[str, Callable[[Path, FileSummary], Iterator[Row]]] = {
 }
 
 
-def _fill_tier_ends(rows: list[Row]) -> None:
-    """Azure gives only tier minimums: a tier ends where the next tier of the same meter starts."""
-    groups: dict[tuple, list[Row]] = {}
-    for r in rows:
-        if r["provider"] == "azure":
-            groups.setdefault((r["item"], r["src_region"], r["dst_region"], r["source"].split(" meter ")[0],
-                               r["notes"]), []).append(r)
+def _azure_tiers(pages: list[list[Row]]) -> list[list[Row]]:
+    """Azure gives only tier minimums: a tier ends where the next tier of the same meter starts. ``pages`` are the
+    rows of every Azure page of one import run, since the API's paging can split one meter's tiers across two page
+    files; such a meter's tiers all go to the page of its first tier (a catalog folder keeps a tier set in one
+    file). Returns the rows per page, in their order."""
+    groups: dict[tuple[str, ...], list[tuple[int, int, Row]]] = {}
+    for p, rows in enumerate(pages):
+        for i, r in enumerate(rows):
+            meter = re.search(r" meter (\S+) '", r["source"])
+            groups.setdefault((r["item"], r["src_region"], r["dst_region"], meter.group(1) if meter else "",
+                               r["notes"]), []).append((p, i, r))
+    placed: list[list[tuple[int, int, Row]]] = [[] for _ in pages]
     for g in groups.values():
-        g.sort(key=lambda r: Decimal(r["tier_start"] or 0))
-        for a, b in itertools.pairwise(g):
+        g.sort(key=lambda t: Decimal(t[2]["tier_start"] or 0))
+        for (_, _, a), (_, _, b) in itertools.pairwise(g):
             a["tier_end"] = b["tier_start"]
+        home, first = g[0][0], g[0][1]
+        for k, (_, _, r) in enumerate(g):  # a meter's tiers stay together, where its first tier was
+            placed[home].append((first, k, r))
+    return [[r for _, _, r in sorted(rows, key=lambda t: (t[0], t[1]))] for rows in placed]
+
+
+def _write(target: Path, rows: Iterable[Row], summary: FileSummary) -> None:
+    with open(target, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(ALL_COLUMNS), lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+            summary.rows += 1
+            summary.items[r["item"]] = summary.items.get(r["item"], 0) + 1
+            if r["as_of"]:
+                summary.as_of_min = min(summary.as_of_min or r["as_of"], r["as_of"])
+                summary.as_of_max = max(summary.as_of_max or r["as_of"], r["as_of"])
 
 
 # ------------------------------------------------------------------------------------------ driver
@@ -658,6 +680,7 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
     summaries: list[FileSummary] = []
     try:
         used: set[str] = set()
+        azure: list[tuple[FileSummary, list[Row]]] = []
         for f in files:
             fmt = detect_format(f)
             stem = re.sub(r"[^A-Za-z0-9._-]+", "_", f.name.split(".")[0]) or "prices"
@@ -669,22 +692,13 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
             summary = FileSummary(path=str(f), format=fmt, output=f"{name}.csv")
             if progress:
                 progress(f"reading {f} ({fmt})")
-            rows = list(IMPORTERS[fmt](f, summary)) if fmt == "azure-retail" else None
-            target = tmp / f"{name}.csv"
-            with open(target, "w", newline="", encoding="utf-8") as fh:
-                w = csv.DictWriter(fh, fieldnames=list(ALL_COLUMNS), lineterminator="\n")
-                w.writeheader()
-                if rows is not None:
-                    _fill_tier_ends(rows)
-                it = rows if rows is not None else IMPORTERS[fmt](f, summary)
-                for r in it:
-                    w.writerow(r)
-                    summary.rows += 1
-                    summary.items[r["item"]] = summary.items.get(r["item"], 0) + 1
-                    if r["as_of"]:
-                        summary.as_of_min = min(summary.as_of_min or r["as_of"], r["as_of"])
-                        summary.as_of_max = max(summary.as_of_max or r["as_of"], r["as_of"])
             summaries.append(summary)
+            if fmt == "azure-retail":  # pages are small (1,000 items); tiers are completed across pages below
+                azure.append((summary, list(IMPORTERS[fmt](f, summary))))
+            else:
+                _write(tmp / summary.output, IMPORTERS[fmt](f, summary), summary)
+        for (summary, _), rows in zip(azure, _azure_tiers([rows for _, rows in azure]), strict=True):
+            _write(tmp / summary.output, rows, summary)
         out.mkdir(parents=True, exist_ok=True)
         for s in summaries:
             os.replace(tmp / s.output, out / s.output)
