@@ -121,7 +121,11 @@ def _get(url: str, target: Path, timeout_s: float) -> None:
         with urllib.request.urlopen(req, timeout=timeout_s) as resp, open(target, "wb") as fh:
             shutil.copyfileobj(resp, fh, CHUNK_BYTES)
     except urllib.error.HTTPError as exc:
-        raise PriceError(f"{_redact(url)}: HTTP {exc.code} {exc.reason}") from None
+        hint = ""
+        m = re.match(r"(.*/offers/v1\.0/aws/[^/]+/current/)[^/]+/index\.json$", url)
+        if exc.code == 404 and m:
+            hint = f" (the offer has no file for this region? its regions: {m.group(1)}region_index.json)"
+        raise PriceError(f"{_redact(url)}: HTTP {exc.code} {exc.reason}{hint}") from None
     except (urllib.error.URLError, OSError, TimeoutError) as exc:
         reason = getattr(exc, "reason", None) or exc
         raise PriceError(f"{_redact(url)}: cannot download: {reason}") from None

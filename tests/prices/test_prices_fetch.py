@@ -119,7 +119,9 @@ def test_a_missing_file_fails_and_saves_nothing(api, price_files_dir, tmp_path, 
     err = capsys.readouterr().err
     assert rc == 2 and "Traceback" not in err
     assert err.strip().splitlines()[-1] == (
-        f"costmodel prices: error: {base}/offers/v1.0/aws/AmazonS3/current/us-east-1/index.json: HTTP 404 Not Found")
+        f"costmodel prices: error: {base}/offers/v1.0/aws/AmazonS3/current/us-east-1/index.json: HTTP 404 Not Found "
+        f"(the offer has no file for this region? its regions: {base}/offers/v1.0/aws/AmazonS3/current/"
+        "region_index.json)")
     assert not dl.exists() and list(tmp_path.iterdir()) == []  # not even the AmazonEC2 file that did download
 
 
