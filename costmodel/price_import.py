@@ -12,9 +12,12 @@ Formats (detected from the first bytes of each file):
 
 Every row written carries ``source`` = the file's name (and the offer/service it holds) and ``as_of``: the
 offer's ``publicationDate`` (AWS), the SKU's ``pricingInfo.effectiveTime`` (GCP) or the item's
-``effectiveStartDate`` (Azure): the two latter formats carry no file-level date. Rows are written to a temporary
-folder next to the output and renamed at the end, so a broken input leaves nothing behind.
-Raises :class:`PriceImportError` (exit 2) naming the file and the position (byte offset or line).
+``effectiveStartDate`` (Azure): the two latter formats carry no file-level date. Every record that gives no row
+is counted under its reason (``FileSummary.skip_reasons``); every price in a file is checked to be a non-negative
+number, also in records that give no row. Azure pages of one run are read together, so that a meter's tiers split
+across pages are completed and kept in one output file. Rows are written to a temporary folder next to the
+output and renamed at the end, so a broken input leaves nothing behind.
+Raises :class:`PriceImportError` (exit 2) naming the file and the position (byte offset, key path or line).
 """
 from __future__ import annotations
 
