@@ -6,7 +6,7 @@ import datetime as dt
 import sys
 from typing import Any
 
-HELP = "price catalog: show a price and its age, or import AWS/GCP/Azure price files (offline)"
+HELP = "price catalog: show a price and its age; fetch and import AWS/GCP/Azure price files"
 DESCRIPTION = """\
 costmodel prices show --provider aws --item transfer --src us-east-2 --dst us-west-2 [--json]
     print the catalog row a cost uses (the most specific region match), its source and its age;
