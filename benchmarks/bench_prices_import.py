@@ -1,11 +1,14 @@
-"""Peak memory of `costmodel prices import` on AWS offer JSON files of growing size (real schema, synthetic SKUs).
+"""Peak memory of `costmodel prices import` on AWS offer files of growing size (real schema, synthetic SKUs).
 
-Baseline: ``json.load`` of the same file (what a non-streaming importer does). Each measurement runs in a fresh
-Python process and reports its peak resident memory (``VmHWM`` of /proc/self/status). The importer's peak should stay flat as the file grows;
-the baseline grows with it.
+JSON offers: baseline ``json.load`` of the same file (what a non-streaming importer does). CSV offers (``--format
+csv``; the real 91-column AmazonEC2 header and two real rows of tests/data/prices as templates): baseline
+``list(csv.reader(...))``, every row held. Each measurement runs in a fresh Python process and reports its peak
+resident memory (``VmHWM`` of /proc/self/status). The importer's peak should stay flat as the file grows; the
+baseline grows with it.
 
-    PYTHONPATH=$PWD python benchmarks/bench_prices_import.py            # 50 and 200 MB
+    PYTHONPATH=$PWD python benchmarks/bench_prices_import.py            # JSON, 50 and 200 MB
     PYTHONPATH=$PWD python benchmarks/bench_prices_import.py --mb 50 200 1000
+    PYTHONPATH=$PWD python benchmarks/bench_prices_import.py --format csv --mb 50 200 1000
 """
 from __future__ import annotations
 
@@ -68,14 +71,51 @@ def make_offer(path: Path, mb: int) -> int:
     return n
 
 
+REAL_CSV = Path(__file__).resolve().parents[1] / "tests" / "data" / "prices" / "aws-ec2-global-2025-09-12-ec2-priceit.csv"
+
+
+def make_offer_csv(path: Path, mb: int) -> int:
+    """Write an AmazonEC2 offer CSV of about ``mb`` MB: the real file's 5 metadata lines and 91-column header, then
+    copies of its real c5d.2xlarge on-demand row, 1 in 500 its g5.48xlarge row made on-demand Linux shared."""
+    import csv
+    import io
+
+    lines = REAL_CSV.read_text().split("\n")
+    header = next(csv.reader([lines[5]]))
+    col = {name: n for n, name in enumerate(header)}
+    plain = next(csv.reader([next(ln for ln in lines if ln.startswith('"2223RRAP6Z3VBN3N"'))]))
+    gpu = next(csv.reader([next(ln for ln in lines if ln.startswith('"2224ZGY5JW89DTH5","JRTCKXETXF"'))]))
+    gpu[col["Operating System"]], gpu[col["Tenancy"]] = "Linux", "Shared"
+    gpu[col["usageType"]], gpu[col["CapacityStatus"]] = "APS2-BoxUsage:g5.48xlarge", "Used"
+
+    def line(row: list[str], i: int) -> str:
+        r = list(row)
+        r[col["SKU"]] = f"{i:016X}"
+        r[col["RateCode"]] = f"{i:016X}.JRTCKXETXF.6YS6EN2CT7"
+        buf = io.StringIO()
+        csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(r)
+        return buf.getvalue()
+
+    per = len(line(plain, 0))
+    n = max(1, mb * 1_000_000 // per)
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines[:6]) + "\n")
+        fh.writelines(line(gpu if i % 500 == 0 else plain, i) for i in range(n))
+    return n
+
+
 CHILD = """
-import json, resource, sys, time
+import csv, json, resource, sys, time
 t = time.perf_counter()
 mode, path, out = sys.argv[1], sys.argv[2], sys.argv[3]
 if mode == "import":
     from costmodel.price_import import import_price_files
     (s,) = import_price_files([path], out)
     rows = s.rows
+elif mode == "csv":
+    with open(path, newline="") as fh:
+        d = list(csv.reader(fh))
+    rows = len(d) - 6
 else:
     with open(path) as fh:
         d = json.load(fh)
@@ -106,18 +146,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=int, nargs="+", default=[50, 200], help="offer sizes in MB (default 50 200)")
     ap.add_argument("--no-baseline", action="store_true", help="skip the json.load baseline (it needs ~10x RAM)")
+    ap.add_argument("--format", choices=("json", "csv"), default="json", help="offer file format (default json)")
     args = ap.parse_args()
+    baseline = "json.load" if args.format == "json" else "csv rows list"
     with tempfile.TemporaryDirectory() as tmp:
         first = None
         print(f"{'size MB':>8} {'SKUs':>9} {'import peak MB':>15} {'import s':>9} {'rows':>6} "
-              f"{'json.load peak MB':>18} {'ratio':>6}")
+              f"{baseline + ' peak MB':>18} {'ratio':>6}")
         for mb in args.mb:
-            path = Path(tmp) / f"AmazonEC2-{mb}.json"
+            path = Path(tmp) / f"AmazonEC2-{mb}.{args.format}"
             t = time.perf_counter()
-            n = make_offer(path, mb)
+            n = make_offer(path, mb) if args.format == "json" else make_offer_csv(path, mb)
             size = path.stat().st_size / 1e6
             imp = measure("import", path, Path(tmp) / f"out{mb}")
-            base = None if args.no_baseline else measure("json", path, Path(tmp))
+            base = None if args.no_baseline else measure(args.format, path, Path(tmp))
             first = first or imp["peak_rss_mb"]
             print(f"{size:8.0f} {n:9d} {imp['peak_rss_mb']:15.1f} {imp['s']:9.1f} {imp['rows']:6d} "
                   + (f"{base['peak_rss_mb']:18.1f} {base['peak_rss_mb'] / imp['peak_rss_mb']:6.1f}" if base else

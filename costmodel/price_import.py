@@ -12,23 +12,28 @@ Formats (detected from the first bytes of each file):
 
 Every row written carries ``source`` = the file's name (and the offer/service it holds) and ``as_of``: the
 offer's ``publicationDate`` (AWS), the SKU's ``pricingInfo.effectiveTime`` (GCP) or the item's
-``effectiveStartDate`` (Azure): the two latter formats carry no file-level date. Rows are written to a temporary
-folder next to the output and renamed at the end, so a broken input leaves nothing behind.
-Raises :class:`PriceImportError` (exit 2) naming the file and the position (byte offset or line).
+``effectiveStartDate`` (Azure): the two latter formats carry no file-level date. Every record that gives no row
+is counted under its reason (``FileSummary.skip_reasons``); every price in a file is checked to be a non-negative
+number, also in records that give no row. Azure pages of one run are read together, so that a meter's tiers split
+across pages are completed and kept in one output file. Rows are written to a temporary folder next to the
+output and renamed at the end, so a broken input leaves nothing behind.
+Raises :class:`PriceImportError` (exit 2) naming the file and the position (byte offset, key path or line).
 """
 from __future__ import annotations
 
 import csv
 import datetime as dt
 import io
+import itertools
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from .errors import PriceError
 from .prices import ALL_COLUMNS
@@ -70,9 +75,16 @@ class FileSummary:
     as_of_min: str | None = None
     as_of_max: str | None = None
     items: dict[str, int] = field(default_factory=dict)
+    skip_reasons: dict[str, int] = field(default_factory=dict)
+
+    def skip(self, reason: str = "not a catalog item", n: int = 1) -> None:
+        """Count ``n`` records that give no catalog row, under ``reason`` (printed; never silently dropped)."""
+        if n > 0:
+            self.skipped += n
+            self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + n
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {**self.__dict__, "items": dict(self.items), "skip_reasons": dict(self.skip_reasons)}
 
 
 Row = dict[str, str]
@@ -127,7 +139,7 @@ class _CountingReader(io.RawIOBase):
 
 def _require_ijson() -> Any:
     try:
-        import ijson  # noqa: PLC0415 - imported where the JSON formats need it
+        import ijson  # type: ignore[import-untyped]  # imported where the JSON formats need it
     except ImportError:  # pragma: no cover - ijson is a core dependency
         raise PriceImportError("reading JSON price files needs ijson: pip install ijson") from None
     return ijson
@@ -166,8 +178,8 @@ def detect_format(path: Path) -> str:
         raise PriceImportError(f"{path.name}: byte 0: a JSON object without offerCode (AWS), skus (GCP) or Items "
                                "(Azure); not a provider price file", path=str(path))
     first = text.splitlines()[0]
-    if first.replace('"', "").startswith("FormatVersion"):
-        return "aws-csv"
+    if first.replace('"', "").startswith(("FormatVersion", "SKU,OfferTermCode")):
+        return "aws-csv"  # the latter: metadata lines cut off; import_aws_csv says the publication date is missing
     raise PriceImportError(f"{path.name}: line 1: {first[:60]!r} is not the start of an AWS offer CSV "
                            "(\"FormatVersion\",\"v1.0\") nor a JSON price file", path=str(path))
 
@@ -181,20 +193,30 @@ def _aws_region(attrs: dict[str, str], code_key: str = "regioncode", loc_key: st
     return AWS_LOCATIONS.get(loc, loc)
 
 
-def _aws_classify(attrs: dict[str, str]) -> tuple[str, str, str, str] | None:
-    """(item, src, dst, unit kind) for an AWS product's normalised attributes, or None (not a catalog item)."""
+AwsHit = tuple[str, str, str, str]
+
+
+def _aws_classify(attrs: dict[str, str]) -> AwsHit | str:
+    """(item, src, dst, unit kind) for an AWS product's normalised attributes, or the reason it is no catalog item."""
     fam = attrs.get("productfamily", "")
     usage = attrs.get("usagetype", "")
-    if fam == "Compute Instance":
+    if fam.startswith("Compute Instance"):  # also "Compute Instance (bare metal)"
         itype = attrs.get("instancetype", "")
         gpu = attrs.get("gpu", "")
         is_gpu = (gpu not in ("", "NA", "0")) or itype.split(".")[0].startswith(("p4", "p5", "p6", "p3"))
-        if (is_gpu and attrs.get("operatingsystem") == "Linux" and attrs.get("tenancy") == "Shared"
-                and attrs.get("preinstalledsw", "NA") == "NA" and attrs.get("licensemodel") in ("No License required", "")
-                and attrs.get("capacitystatus", "Used") == "Used" and "BoxUsage" in usage
-                and attrs.get("marketoption", "OnDemand") == "OnDemand"):
+        if not is_gpu:
+            return "instance without GPU"
+        market = attrs.get("marketoption", "OnDemand") or "OnDemand"
+        if market == "CapacityBlock":
+            # the bulk offer lists Capacity Blocks at 0.00 per hour; their price is published elsewhere
+            return "GPU instance: Capacity Block (listed at 0.00 in the offer)"
+        if (attrs.get("operatingsystem") == "Linux" and attrs.get("tenancy") == "Shared"
+                and attrs.get("preinstalledsw", "NA") in ("NA", "")
+                and attrs.get("licensemodel") in ("No License required", "")
+                and attrs.get("capacitystatus", "Used") in ("Used", "") and "BoxUsage" in usage
+                and market == "OnDemand"):
             return itype, _aws_region(attrs), "", "instance-hour"
-        return None
+        return "GPU instance: not on-demand Linux, shared tenancy, no pre-installed software"
     if fam == "NAT Gateway" and "NatGateway-Bytes" in usage:
         return "nat_gateway_processing", _aws_region(attrs), "", "GB"
     if "TransitGateway-Bytes" in usage:
@@ -211,27 +233,32 @@ def _aws_classify(attrs: dict[str, str]) -> tuple[str, str, str, str] | None:
             return "inter_az", src, "", "GB"
         if ttype == "AWS Outbound" and attrs.get("tolocation") == "External":
             return "internet_egress", src, "internet", "GB"
-        return None
+        return f"Data Transfer: transferType {ttype or '(none)'}"
     if fam == "Storage":
         if attrs.get("volumeapiname") == "gp3" and "VolumeUsage" in usage:
             return "ebs_gp3", _aws_region(attrs), "", "GB-month"
         if attrs.get("volumetype") == "Standard" and attrs.get("storageclass") == "General Purpose":
             return "s3_standard", _aws_region(attrs), "", "GB-month"
-        return None
+        return "Storage: not EBS gp3 nor S3 Standard"
     if fam == "API Request":
         group = attrs.get("group", "")
         if group == "S3-API-Tier1":
             return "object_put", _aws_region(attrs), "", "1000 requests"
         if group == "S3-API-Tier2":
             return "object_get", _aws_region(attrs), "", "1000 requests"
-        return None
+        return f"API Request: group {group or '(none)'}"
     if "S3RTC" in usage or "RTC-" in usage:
         return "replication_rtc", _aws_region(attrs), "*", "GB"
     if "BatchOperations-Jobs" in usage:
         return "batch_operations_job", _aws_region(attrs), "", "job"
     if "BatchOperations-Objects" in usage:
         return "batch_replication_objects", _aws_region(attrs), "", "1M objects"
-    return None
+    return f"not a catalog item ({fam or 'no productFamily'})"
+
+
+#: the units AWS lists per catalog unit kind (lower case): a price in any other unit is not the item's price
+_AWS_UNITS = {"instance-hour": ("hrs", "hr", "hours", "hour"), "GB": ("gb",), "GB-month": ("gb-mo", "gb-month"),
+              "1000 requests": ("requests", "request"), "job": ("jobs", "job"), "1M objects": ("objects", "object")}
 
 
 def _aws_scale(kind: str, unit: str, usd: Decimal) -> Decimal:
@@ -243,24 +270,50 @@ def _aws_scale(kind: str, unit: str, usd: Decimal) -> Decimal:
     return usd
 
 
-def _aws_rows(item: tuple[str, str, str, str], dims: Iterable[dict[str, Any]], source: str, as_of: str,
-              where: str) -> Iterator[Row]:
+def _aws_price(price_per_unit: Any, where: str, field_name: str) -> tuple[Decimal | None, str]:
+    """(USD price, '') or (None, currency) when the dimension is priced in another currency only (China regions
+    bill in CNY). Raises PriceImportError (``where``) for a price that is missing, not a number or negative."""
+    if not isinstance(price_per_unit, dict) or not price_per_unit:
+        raise PriceImportError(f"{where}: {field_name} {price_per_unit!r}: expected {{\"USD\": \"<number>\"}}")
+    if "USD" not in price_per_unit:
+        other = min(price_per_unit)
+        _aws_number(price_per_unit[other], where, f"{field_name}.{other}")
+        return None, str(other)
+    return _aws_number(price_per_unit["USD"], where, f"{field_name}.USD"), ""
+
+
+def _aws_number(text: Any, where: str, field_name: str) -> Decimal:
+    try:
+        value = Decimal(str(text).strip())
+    except (InvalidOperation, TypeError):
+        value = Decimal("NaN")
+    if not value.is_finite() or str(text).strip() == "":
+        raise PriceImportError(f"{where}: {field_name} {text!r} is not a number")
+    if value < 0:
+        raise PriceImportError(f"{where}: {field_name} {text!r} is negative")
+    return value
+
+
+def _aws_rows(item: AwsHit, dims: Iterable[dict[str, Any]], source: str, as_of: str, where: str,
+              summary: FileSummary, field_name: str = "pricePerUnit") -> Iterator[Row]:
     name, src, dst, kind = item
     for d in dims:
-        try:
-            usd = Decimal(str((d.get("pricePerUnit") or {}).get("USD")))
-        except (InvalidOperation, TypeError):
-            raise PriceImportError(f"{where}: pricePerUnit.USD {d.get('pricePerUnit')!r} is not a number") from None
-        if usd < 0:
-            raise PriceImportError(f"{where}: negative price {usd}")
+        usd, currency = _aws_price(d.get("pricePerUnit"), where, field_name)
+        if usd is None:
+            summary.skip(f"priced in {currency} only (no USD price)")
+            continue
         unit = str(d.get("unit", ""))
+        if unit.lower() not in _AWS_UNITS[kind]:
+            summary.skip(f"{name}: unit {unit!r}, expected {kind}")
+            continue
         usd = _aws_scale(kind, unit, usd)
         yield _row("aws", name, src, dst, kind, usd, source, as_of, str(d.get("description", ""))[:120],
                    d.get("beginRange", ""), d.get("endRange", ""))
 
 
 def import_aws_json(path: Path, summary: FileSummary) -> Iterator[Row]:
-    """Rows from an AWS bulk offer JSON, streamed (see module docstring)."""
+    """Rows from an AWS bulk offer JSON, streamed (see module docstring). Every OnDemand price is checked to be a
+    number, also those of products that give no row."""
     with open(path, "rb") as fh:
         head = fh.read(HEAD_BYTES).decode("utf-8", errors="replace")
     pub = re.search(r'"publicationDate"\s*:\s*"([^"]+)"', head)
@@ -269,8 +322,10 @@ def import_aws_json(path: Path, summary: FileSummary) -> Iterator[Row]:
         raise PriceImportError(f"{path.name}: byte 0: no publicationDate in the offer header; as_of would be unknown",
                                path=str(path))
     as_of = _date(pub.group(1))
+    if not as_of:
+        raise PriceImportError(f"{path.name}: publicationDate {pub.group(1)!r} is not a date", path=str(path))
     source = f"{path.name} (AWS Price List offer {offer.group(1) if offer else '?'}, publicationDate {pub.group(1)})"
-    wanted: dict[str, tuple[str, str, str, str]] = {}
+    wanted: dict[str, AwsHit] = {}
     n_products = 0
     for sku, prod in _stream(path, lambda ij, f: ij.kvitems(f, "products")):
         n_products += 1
@@ -279,68 +334,89 @@ def import_aws_json(path: Path, summary: FileSummary) -> Iterator[Row]:
         attrs = {_norm(k): str(v) for k, v in (prod.get("attributes") or {}).items()}
         attrs["productfamily"] = str(prod.get("productFamily", ""))
         hit = _aws_classify(attrs)
-        if hit:
+        if isinstance(hit, tuple):
             wanted[sku] = hit
+        else:
+            summary.skip(hit)
     if n_products == 0:
         raise PriceImportError(f"{path.name}: no products in the offer (an index file? download the offer's "
                                "currentVersionUrl or a region file)", path=str(path))
     priced: set[str] = set()
     for sku, terms in _stream(path, lambda ij, f: ij.kvitems(f, "terms.OnDemand")):
-        if sku not in wanted:
-            continue
-        for term in (terms or {}).values():
-            dims = (term.get("priceDimensions") or {}).values()
-            yield from _aws_rows(wanted[sku], dims, source, as_of, f"{path.name}: terms.OnDemand.{sku}")
-        priced.add(sku)
-    summary.skipped += n_products - len(priced)
+        where = f"{path.name}: terms.OnDemand.{sku}"
+        if not isinstance(terms, dict):
+            raise PriceImportError(f"{where}: expected an object", path=str(path))
+        for code, term in terms.items():
+            dims = ((term or {}).get("priceDimensions") or {}) if isinstance(term, dict) else {}
+            for rate, d in dims.items():
+                if sku not in wanted:  # not a catalog item, but a broken price is still a broken file
+                    _aws_price((d or {}).get("pricePerUnit"), f"{where}.{code}.priceDimensions.{rate}", "pricePerUnit")
+                    continue
+                try:
+                    yield from _aws_rows(wanted[sku], [d], source, as_of,
+                                         f"{where}.{code}.priceDimensions.{rate}", summary)
+                except PriceImportError as exc:
+                    raise PriceImportError(str(exc), path=str(path)) from None
+        if sku in wanted:
+            priced.add(sku)
+    summary.skip("no OnDemand price in terms", len(set(wanted) - priced))
+
+
+_AWS_CSV_META = ("FormatVersion", "Disclaimer", "Publication Date", "Version", "OfferCode")
 
 
 def import_aws_csv(path: Path, summary: FileSummary) -> Iterator[Row]:
-    """Rows from an AWS bulk offer CSV, read row by row."""
+    """Rows from an AWS bulk offer CSV, read row by row. Every row's PricePerUnit is checked to be a number."""
     with open(path, newline="", encoding="utf-8-sig") as fh:
         meta: dict[str, str] = {}
         reader = csv.reader(fh)
         lineno = 0
         header: list[str] | None = None
         for rec in reader:
-            lineno += 1
-            if len(rec) == 2 and header is None and rec[0] in ("FormatVersion", "Disclaimer", "Publication Date",
-                                                                "Version", "OfferCode"):
+            lineno = reader.line_num
+            if len(rec) == 2 and header is None and rec[0] in _AWS_CSV_META:
                 meta[rec[0]] = rec[1]
                 continue
             header = rec
             break
-        if header is None or "SKU" not in header or "PricePerUnit" not in header:
-            raise PriceImportError(f"{path.name}:{lineno}: expected the offer's header row (SKU, OfferTermCode, ..., "
-                                   "PricePerUnit, Currency, ...)", path=str(path))
+        if header is None or "SKU" not in header or "PricePerUnit" not in header or "TermType" not in header:
+            raise PriceImportError(f"{path.name}:{lineno}: expected the offer's header row (SKU, OfferTermCode, "
+                                   "RateCode, TermType, ..., PricePerUnit, Currency, ...) after the five lines "
+                                   f"{', '.join(_AWS_CSV_META)}", path=str(path))
         if "Publication Date" not in meta:
             raise PriceImportError(f"{path.name}:{lineno}: no 'Publication Date' line before the header; as_of "
                                    "would be unknown", path=str(path))
         as_of = _date(meta["Publication Date"])
+        if not as_of:
+            raise PriceImportError(f"{path.name}:{lineno - 1}: Publication Date {meta['Publication Date']!r} is not "
+                                   "a date", path=str(path))
         source = (f"{path.name} (AWS Price List offer {meta.get('OfferCode', '?')}, "
                   f"publicationDate {meta['Publication Date']})")
         cols = [_norm(h) for h in header]
         width = len(header)
         for rec in reader:
-            lineno += 1
+            lineno = reader.line_num
             if len(rec) != width:
                 raise PriceImportError(f"{path.name}:{lineno}: {len(rec)} fields, expected {width} like the header",
                                        path=str(path))
             attrs = dict(zip(cols, rec))
+            where = f"{path.name}:{lineno}"
+            price = {attrs.get("currency") or "USD": attrs.get("priceperunit", "")}
+            _aws_price(price, where, "PricePerUnit")  # raises for a broken price, on every row
             if attrs.get("termtype") != "OnDemand":
-                summary.skipped += 1
+                summary.skip(f"TermType {attrs.get('termtype') or '(none)'}")
                 continue
             hit = _aws_classify(attrs)
-            if not hit:
-                summary.skipped += 1
+            if not isinstance(hit, tuple):
+                summary.skip(hit)
                 continue
-            if attrs.get("currency", "USD") != "USD":
-                raise PriceImportError(f"{path.name}:{lineno}: Currency {attrs.get('currency')!r}, expected USD",
-                                       path=str(path))
-            dim = {"pricePerUnit": {"USD": attrs.get("priceperunit")}, "unit": attrs.get("unit", ""),
+            dim = {"pricePerUnit": price, "unit": attrs.get("unit", ""),
                    "description": attrs.get("pricedescription", ""), "beginRange": attrs.get("startingrange", ""),
                    "endRange": attrs.get("endingrange", "")}
-            yield from _aws_rows(hit, [dim], source, as_of, f"{path.name}:{lineno}")
+            try:
+                yield from _aws_rows(hit, [dim], source, as_of, where, summary, "PricePerUnit")
+            except PriceImportError as exc:
+                raise PriceImportError(str(exc), path=str(path)) from None
 
 
 # --------------------------------------------------------------------------------------------- GCP
@@ -353,6 +429,24 @@ _GCP_EXPECTED_UNIT = {"internet_egress": "GiBy", "inter_region": "GiBy", "inter_
 def _gcp_price(rate: dict[str, Any]) -> Decimal:
     up = rate.get("unitPrice") or {}
     return Decimal(str(up.get("units") or 0)) + Decimal(str(up.get("nanos") or 0)) / Decimal(10**9)
+
+
+def _gcp_tiers(info: dict[str, Any], where: str) -> list[tuple[Decimal, Decimal]]:
+    """(startUsageAmount, price in the listing's currency) of each tier of one ``pricingInfo``, sorted by start.
+    Raises PriceImportError (``where``) for a price or bound that is not a number, or a negative price."""
+    tiers = []
+    rates = ((info.get("pricingExpression") or {}).get("tieredRates") or []) if isinstance(info, dict) else []
+    for ti, t in enumerate(rates):
+        try:
+            start = Decimal(str(t.get("startUsageAmount") or 0))
+            price = _gcp_price(t)
+        except (InvalidOperation, TypeError, AttributeError):
+            raise PriceImportError(f"{where}.tieredRates[{ti}]: unitPrice {t.get('unitPrice') if isinstance(t, dict) else t!r}"
+                                   " or startUsageAmount is not a number") from None
+        if not (start.is_finite() and price.is_finite()) or price < 0:
+            raise PriceImportError(f"{where}.tieredRates[{ti}]: unitPrice {t.get('unitPrice')!r} is not a price")
+        tiers.append((start, price))
+    return sorted(tiers)
 
 
 def _gcp_classify(sku: dict[str, Any]) -> tuple[str, str] | None:
@@ -391,17 +485,24 @@ def import_gcp_skus(path: Path, summary: FileSummary) -> Iterator[Row]:
         where = f"{path.name}: skus[{n - 1}]"
         if not isinstance(sku, dict) or "skuId" not in sku:
             raise PriceImportError(f"{where}: expected a SKU object with skuId", path=str(path))
-        hit = _gcp_classify(sku)
         infos = sku.get("pricingInfo") or []
+        try:
+            checked = [_gcp_tiers(info, f"{where}.pricingInfo[{i}].pricingExpression") for i, info in enumerate(infos)]
+        except PriceImportError as exc:  # a broken price is a broken file, even in a SKU that gives no row
+            raise PriceImportError(str(exc), path=str(path)) from None
+        hit = _gcp_classify(sku)
         if not hit or not infos:
-            summary.skipped += 1
+            cat = sku.get("category") or {}
+            summary.skip(f"not a catalog item ({cat.get('resourceFamily', '?')}/{cat.get('resourceGroup', '?')}, "
+                         f"{cat.get('usageType', '?')})" if not hit else "no pricingInfo")
             continue
         item, dst = hit
         info = infos[-1]
         expr = info.get("pricingExpression") or {}
         unit_in = str(expr.get("usageUnit", ""))
         if _GCP_EXPECTED_UNIT.get(item.split(":")[0], unit_in) != unit_in or unit_in not in _GCP_UNITS:
-            summary.skipped += 1  # e.g. a storage SKU priced per request: not what the item means
+            # e.g. a storage SKU priced per request: not what the item means
+            summary.skip(f"{item}: usageUnit {unit_in!r}, expected {_GCP_EXPECTED_UNIT.get(item.split(':')[0])!r}")
             continue
         unit = "gpu-hour" if item.startswith("gpu:") else _GCP_UNITS[unit_in]
         as_of = _date(info.get("effectiveTime") or info.get("EffectiveTime"))
@@ -411,24 +512,25 @@ def import_gcp_skus(path: Path, summary: FileSummary) -> Iterator[Row]:
         try:
             rate = Decimal(str(info.get("currencyConversionRate", 1) or 1))
         except InvalidOperation:
-            raise PriceImportError(f"{where}: currencyConversionRate is not a number", path=str(path)) from None
+            rate = Decimal("NaN")
+        if not rate.is_finite() or rate <= 0:
+            raise PriceImportError(f"{where}: currencyConversionRate {info.get('currencyConversionRate')!r} is not a "
+                                   "positive number", path=str(path))
         currency = ((expr.get("tieredRates") or [{}])[0].get("unitPrice") or {}).get("currencyCode", "USD")
         note_cur = "" if currency == "USD" else f"; converted from {currency} at {rate} per USD"
         source = f"{path.name} (GCP Cloud Billing Catalog SKU {sku['skuId']} '{sku.get('description', '')}')"
-        tiers = sorted(expr.get("tieredRates") or [], key=lambda t: float(t.get("startUsageAmount") or 0))
+        tiers = checked[-1]
         if not tiers:
-            summary.skipped += 1
+            summary.skip("no tieredRates")
             continue
         regions = sku.get("serviceRegions") or ["global"]
-        for ti, t in enumerate(tiers):
-            try:
-                usd = _gcp_price(t) / rate
-            except (InvalidOperation, TypeError):
-                raise PriceImportError(f"{where}: tieredRates[{ti}].unitPrice is not a number", path=str(path)) from None
+        for ti, (start, price) in enumerate(tiers):
+            usd = price / rate
+            if rate != 1:  # a converted price: 10 significant digits, not the division's 28
+                usd = Decimal(f"{usd:.10g}")
             if unit == "1000 requests":
                 usd = usd * 1000
-            start = t.get("startUsageAmount") or 0
-            end = tiers[ti + 1].get("startUsageAmount") if ti + 1 < len(tiers) else ""
+            end = tiers[ti + 1][0] if ti + 1 < len(tiers) else ""
             for region in regions:
                 yield _row("gcp", item, region, dst, unit, usd, source, as_of,
                            f"usageUnit {unit_in}{note_cur}", start, end)
@@ -436,26 +538,32 @@ def import_gcp_skus(path: Path, summary: FileSummary) -> Iterator[Row]:
 
 # ------------------------------------------------------------------------------------------- Azure
 def _azure_unit(text: str) -> tuple[Decimal, str]:
-    """(quantity, unit) of an ``unitOfMeasure`` such as ``1 Hour``, ``1 GB/Month``, ``10K``, ``100 Hours``."""
-    m = re.match(r"\s*([\d.]+)\s*([KM]?)\s*(.*)$", text or "")
+    """(quantity, unit) of an ``unitOfMeasure``: ``1 Hour``, ``1/Hour``, ``1 GB/Month``, ``1/Month``, ``10K``,
+    ``100 Hours`` -> (1, Hour), (1, Hour), (1, GB/Month), (1, Month), (10000, ''), (100, Hours)."""
+    m = re.match(r"\s*([\d.]+)\s*([KM]?)\s*/?\s*(.*)$", text or "")
     if not m:
         return Decimal(1), (text or "").strip()
     q = Decimal(m.group(1)) * {"": 1, "K": 1000, "M": 1_000_000}[m.group(2)]
     return q, m.group(3).strip()
 
 
-def _azure_classify(it: dict[str, Any]) -> tuple[str, str, str, Decimal] | None:
-    """(item, dst, unit, divisor to get the price per catalog unit) or None."""
+AzureHit = tuple[str, str, str, Decimal]
+
+
+def _azure_classify(it: dict[str, Any]) -> AzureHit | str:
+    """(item, dst, unit, quantity the price is for) or the reason the item is no catalog row."""
     if it.get("type") != "Consumption":
-        return None
+        return f"type {it.get('type') or '(none)'} (not pay-as-you-go)"
     svc, prod = str(it.get("serviceName", "")), str(it.get("productName", ""))
     meter, sku = str(it.get("meterName", "")), str(it.get("skuName", ""))
     qty, unit = _azure_unit(str(it.get("unitOfMeasure", "")))
     if svc == "Virtual Machines":
-        if "Windows" in prod or "Spot" in sku or "Low Priority" in sku or unit.lower() not in ("hour", "hours"):
-            return None
-        if not it.get("armSkuName"):
-            return None
+        if "Windows" in prod:
+            return "Virtual Machines: Windows"
+        if "Spot" in sku or "Low Priority" in sku or "Spot" in meter or "Low Priority" in meter:
+            return "Virtual Machines: Spot / Low Priority"
+        if unit.lower() not in ("hour", "hours") or not it.get("armSkuName"):
+            return f"Virtual Machines: unitOfMeasure {it.get('unitOfMeasure')!r} or no armSkuName"
         return str(it["armSkuName"]), "", "instance-hour", qty
     if svc == "Bandwidth" and unit == "GB":
         if "Data Transfer Out" in meter and "Inter" not in meter and "Intra" not in meter:
@@ -464,38 +572,42 @@ def _azure_classify(it: dict[str, Any]) -> tuple[str, str, str, Decimal] | None:
             return "inter_region", "same-continent", "GB", qty
         if "Inter Continent" in meter or "Inter-Region" in meter or "Inter Region" in meter:
             return "inter_region", "other-continent", "GB", qty
-        return None
+        return f"Bandwidth: meter {meter!r}"
     if svc == "Storage" and "Block Blob" in prod and sku == "Hot LRS":
         if meter == "Hot LRS Data Stored" and unit == "GB/Month":
             return "blob_hot", "", "GB-month", qty
-        if meter in ("Hot Read Operations", "Hot LRS Read Operations"):
+        if meter in ("Hot Read Operations", "Hot LRS Read Operations") and unit == "":
             return "object_get", "", "1000 requests", qty / 1000
-        if meter in ("Hot Write Operations", "Hot LRS Write Operations"):
+        if meter in ("Hot Write Operations", "Hot LRS Write Operations") and unit == "":
             return "object_put", "", "1000 requests", qty / 1000
-    return None
+    return f"not a catalog item ({svc or 'no serviceName'})"
 
 
 def import_azure_retail(path: Path, summary: FileSummary) -> Iterator[Row]:
-    """Rows from one Azure Retail Prices API page (``{"Items": [...], "NextPageLink": ...}``), streamed per item."""
+    """Rows from one Azure Retail Prices API page (``{"Items": [...], "NextPageLink": ...}``), streamed per item.
+    Every item's ``retailPrice`` is checked to be a number, also those that give no row."""
     n = 0
     for it in _stream(path, lambda ij, f: ij.items(f, "Items.item")):
         n += 1
         where = f"{path.name}: Items[{n - 1}]"
         if not isinstance(it, dict):
             raise PriceImportError(f"{where}: expected an object", path=str(path))
+        try:
+            price = _aws_number(it.get("retailPrice"), where, "retailPrice")
+        except PriceImportError as exc:
+            raise PriceImportError(str(exc), path=str(path)) from None
         hit = _azure_classify(it)
-        if not hit:
-            summary.skipped += 1
+        if not isinstance(hit, tuple):
+            summary.skip(hit)
             continue
         item, dst, unit, qty = hit
         if it.get("currencyCode", "USD") != "USD":
             raise PriceImportError(f"{where}: currencyCode {it.get('currencyCode')!r}; download the page with "
                                    "currencyCode='USD'", path=str(path))
-        try:
-            usd = Decimal(str(it.get("retailPrice"))) / qty
-        except (InvalidOperation, TypeError, ZeroDivisionError):
-            raise PriceImportError(f"{where}: retailPrice {it.get('retailPrice')!r} is not a number",
-                                   path=str(path)) from None
+        if qty <= 0:
+            raise PriceImportError(f"{where}: unitOfMeasure {it.get('unitOfMeasure')!r} has no positive quantity",
+                                   path=str(path))
+        usd = price / qty
         as_of = _date(it.get("effectiveStartDate"))
         if not as_of:
             raise PriceImportError(f"{where}: no effectiveStartDate; as_of would be unknown", path=str(path))
@@ -513,17 +625,39 @@ IMPORTERS: dict[str, Callable[[Path, FileSummary], Iterator[Row]]] = {
 }
 
 
-def _fill_tier_ends(rows: list[Row]) -> None:
-    """Azure gives only tier minimums: a tier ends where the next tier of the same meter starts."""
-    groups: dict[tuple, list[Row]] = {}
-    for r in rows:
-        if r["provider"] == "azure":
-            groups.setdefault((r["item"], r["src_region"], r["dst_region"], r["source"].split(" meter ")[0],
-                               r["notes"]), []).append(r)
+def _azure_tiers(pages: list[list[Row]]) -> list[list[Row]]:
+    """Azure gives only tier minimums: a tier ends where the next tier of the same meter starts. ``pages`` are the
+    rows of every Azure page of one import run, since the API's paging can split one meter's tiers across two page
+    files; such a meter's tiers all go to the page of its first tier (a catalog folder keeps a tier set in one
+    file). Returns the rows per page, in their order."""
+    groups: dict[tuple[str, ...], list[tuple[int, int, Row]]] = {}
+    for p, rows in enumerate(pages):
+        for i, r in enumerate(rows):
+            meter = re.search(r" meter (\S+) '", r["source"])
+            groups.setdefault((r["item"], r["src_region"], r["dst_region"], meter.group(1) if meter else "",
+                               r["notes"]), []).append((p, i, r))
+    placed: list[list[tuple[int, int, Row]]] = [[] for _ in pages]
     for g in groups.values():
-        g.sort(key=lambda r: Decimal(r["tier_start"] or 0))
-        for a, b in zip(g, g[1:]):
+        g.sort(key=lambda t: Decimal(t[2]["tier_start"] or 0))
+        for (_, _, a), (_, _, b) in itertools.pairwise(g):
             a["tier_end"] = b["tier_start"]
+        home, first = g[0][0], g[0][1]
+        for k, (_, _, r) in enumerate(g):  # a meter's tiers stay together, where its first tier was
+            placed[home].append((first, k, r))
+    return [[r for _, _, r in sorted(rows, key=lambda t: (t[0], t[1]))] for rows in placed]
+
+
+def _write(target: Path, rows: Iterable[Row], summary: FileSummary) -> None:
+    with open(target, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(ALL_COLUMNS), lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+            summary.rows += 1
+            summary.items[r["item"]] = summary.items.get(r["item"], 0) + 1
+            if r["as_of"]:
+                summary.as_of_min = min(summary.as_of_min or r["as_of"], r["as_of"])
+                summary.as_of_max = max(summary.as_of_max or r["as_of"], r["as_of"])
 
 
 # ------------------------------------------------------------------------------------------ driver
@@ -549,6 +683,7 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
     summaries: list[FileSummary] = []
     try:
         used: set[str] = set()
+        azure: list[tuple[FileSummary, list[Row]]] = []
         for f in files:
             fmt = detect_format(f)
             stem = re.sub(r"[^A-Za-z0-9._-]+", "_", f.name.split(".")[0]) or "prices"
@@ -560,22 +695,13 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
             summary = FileSummary(path=str(f), format=fmt, output=f"{name}.csv")
             if progress:
                 progress(f"reading {f} ({fmt})")
-            rows = list(IMPORTERS[fmt](f, summary)) if fmt == "azure-retail" else None
-            target = tmp / f"{name}.csv"
-            with open(target, "w", newline="", encoding="utf-8") as fh:
-                w = csv.DictWriter(fh, fieldnames=list(ALL_COLUMNS), lineterminator="\n")
-                w.writeheader()
-                if rows is not None:
-                    _fill_tier_ends(rows)
-                it = rows if rows is not None else IMPORTERS[fmt](f, summary)
-                for r in it:
-                    w.writerow(r)
-                    summary.rows += 1
-                    summary.items[r["item"]] = summary.items.get(r["item"], 0) + 1
-                    if r["as_of"]:
-                        summary.as_of_min = min(summary.as_of_min or r["as_of"], r["as_of"])
-                        summary.as_of_max = max(summary.as_of_max or r["as_of"], r["as_of"])
             summaries.append(summary)
+            if fmt == "azure-retail":  # pages are small (1,000 items); tiers are completed across pages below
+                azure.append((summary, list(IMPORTERS[fmt](f, summary))))
+            else:
+                _write(tmp / summary.output, IMPORTERS[fmt](f, summary), summary)
+        for (summary, _), rows in zip(azure, _azure_tiers([rows for _, rows in azure]), strict=True):
+            _write(tmp / summary.output, rows, summary)
         out.mkdir(parents=True, exist_ok=True)
         for s in summaries:
             os.replace(tmp / s.output, out / s.output)

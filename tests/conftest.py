@@ -26,6 +26,12 @@ def real_dir() -> Path:
     return REAL_DIR
 
 
+@pytest.fixture(scope="session")
+def price_files_dir() -> Path:
+    """Excerpts of the providers' own price files (tests/data/prices, provenance in its SOURCES.md)."""
+    return REPO / "tests" / "data" / "prices"
+
+
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)

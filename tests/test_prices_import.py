@@ -31,9 +31,9 @@ def test_aws_offer_json_excerpt(tmp_path):
 
 
 def test_aws_offer_csv_gives_the_same_rows_as_json(tmp_path):
-    import_price_files([DATA / "aws-ec2-us-east-2-excerpt.csv", DATA / "aws-ec2-us-east-2-excerpt.json"], tmp_path)
-    a = _rows(tmp_path / "aws-ec2-us-east-2-excerpt.csv")
-    b = _rows(tmp_path / "aws-ec2-us-east-2-excerpt_2.csv")
+    import_price_files([DATA / "aws-ec2-us-east-2-excerpt_rebuilt.csv", DATA / "aws-ec2-us-east-2-excerpt.json"], tmp_path)
+    a = _rows(tmp_path / "aws-ec2-us-east-2-excerpt_rebuilt.csv")
+    b = _rows(tmp_path / "aws-ec2-us-east-2-excerpt.csv")
     key = ("item", "src_region", "unit", "usd", "as_of")
     assert [tuple(r[k] for k in key) for r in a] == [tuple(r[k] for k in key) for r in b]
 
@@ -78,7 +78,7 @@ def test_gcp_tiers_in_gib_and_currency_conversion(tmp_path, currency, rate):
 
 
 def test_azure_retail_page(tmp_path):
-    (s,) = import_price_files([DATA / "azure-retail-page-nd-h100.json"], tmp_path)
+    (s,) = import_price_files([DATA / "azure-retail-page-nd-h100_rebuilt.json"], tmp_path)
     assert s.rows == 4 and s.skipped == 2  # Windows and Spot meters are not the on-demand Linux price
     table = load_prices(tmp_path)
     vm = table.lookup("azure", "Standard_ND96isr_H100_v5", "eastus")
@@ -90,7 +90,7 @@ def test_azure_retail_page(tmp_path):
 
 @pytest.mark.parametrize("name, words", [
     ("broken-aws-truncated.json", "broken-aws-truncated.json: invalid JSON near byte 3000"),
-    ("broken-aws-short-row.csv", "broken-aws-short-row.csv:7: 41 fields, expected 44"),
+    ("broken-aws-short-row_rebuilt.csv", "broken-aws-short-row_rebuilt.csv:7: 41 fields, expected 44"),
     ("broken-empty.json", "broken-empty.json: line 1: empty file"),
     ("broken-unknown.json", "broken-unknown.json: byte 0: a JSON object without offerCode"),
 ])
@@ -151,7 +151,7 @@ def test_show_text_tiers_and_did_you_mean(capsys):
 
 
 def test_show_reads_an_imported_folder(tmp_path, capsys):
-    import_price_files([DATA / "azure-retail-page-nd-h100.json"], tmp_path)
+    import_price_files([DATA / "azure-retail-page-nd-h100_rebuilt.json"], tmp_path)
     assert main(["prices", "show", "--provider", "azure", "--item", "Standard_ND96isr_H100_v5", "--src", "eastus",
                  "--dir", str(tmp_path), "--today", "2026-12-03", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

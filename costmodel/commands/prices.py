@@ -6,7 +6,7 @@ import datetime as dt
 import sys
 from typing import Any
 
-HELP = "price catalog: show a price and its age, or import AWS/GCP/Azure price files (offline)"
+HELP = "price catalog: show a price and its age; fetch and import AWS/GCP/Azure price files"
 DESCRIPTION = """\
 costmodel prices show --provider aws --item transfer --src us-east-2 --dst us-west-2 [--json]
     print the catalog row a cost uses (the most specific region match), its source and its age;
@@ -17,6 +17,12 @@ costmodel prices import FILE... -o DIR [--json]
     GCP Cloud Billing Catalog SKU pages, Azure Retail Prices API pages) and write catalog CSVs
     to DIR (nothing is written when a file is broken). Point a scenario at DIR with
     `prices: {dir: DIR}`. Item aliases: transfer = inter_region, egress = internet_egress, ...
+costmodel prices fetch [--aws-region R]... [--azure-region R]... [--gcp --gcp-api-key KEY] -o DIR
+    download those files from the providers' price APIs (AWS Price List bulk API, Azure Retail
+    Prices API, GCP Cloud Billing Catalog API), every page, into DIR; --dry-run prints curl lines.
+    Refresh the catalog in two commands:
+      costmodel prices fetch --aws-region us-east-2 --aws-region us-west-2 -o downloads
+      costmodel prices import downloads/* -o prices
 """
 
 
@@ -34,6 +40,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     imp = sub.add_parser("import", help="import provider price files into a catalog folder", parents=[_common()])
     imp.add_argument("files", nargs="+", metavar="FILE", help="AWS offer (JSON/CSV), GCP SKU page or Azure page")
     imp.add_argument("-o", "--out", required=True, metavar="DIR", help="folder to write the catalog CSVs to")
+    fet = sub.add_parser("fetch", help="download the providers' price files (every page) for `prices import`",
+                         parents=[_common()])
+    fet.add_argument("--aws-region", action="append", default=[], metavar="REGION",
+                     help="AWS region code (repeat): one file per offer (--aws-offer) and region")
+    fet.add_argument("--aws-offer", action="append", default=None, metavar="OFFER",
+                     help="AWS offer code (repeat; default: AmazonEC2 AmazonS3 AWSDataTransfer AmazonVPC)")
+    fet.add_argument("--azure-region", action="append", default=[], metavar="REGION",
+                     help="Azure ARM region name (repeat): VM, bandwidth and Hot LRS blob pages")
+    fet.add_argument("--gcp", action="store_true", help="GCP Compute Engine, Cloud Storage and Networking SKUs")
+    fet.add_argument("--gcp-api-key", default=None, metavar="KEY",
+                     help="API key for the Cloud Billing Catalog API (default: $COSTMODEL_GCP_API_KEY)")
+    fet.add_argument("-o", "--out", required=True, metavar="DIR", help="folder to save the price files in")
+    fet.add_argument("--dry-run", action="store_true", help="print the downloads as curl lines, fetch nothing")
 
 
 def _common() -> argparse.ArgumentParser:
@@ -50,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
         return _show(args)
     if args.action == "import":
         return _import(args)
-    raise CostmodelError("expected an action: show or import (see costmodel prices --help)")
+    if args.action == "fetch":
+        return _fetch(args)
+    raise CostmodelError("expected an action: show, import or fetch (see costmodel prices --help)")
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -116,4 +137,33 @@ def _import(args: argparse.Namespace) -> int:
             span = f"as_of {s.as_of_min}..{s.as_of_max}" if s.as_of_min else "no rows"
             print(f"{s.path} ({s.format}) -> {args.out}/{s.output}: {s.rows} rows, {s.skipped} records not "
                   f"catalog items (skipped, counted); {span}")
+            for reason, n in sorted(s.skip_reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+                print(f"  skipped {n}: {reason}")
+            if s.rows == 0:
+                sys.stderr.write(f"costmodel prices: warning: {s.path}: no catalog rows (see the skipped reasons)\n")
+    return 0
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    import os
+
+    from ..price_fetch import AWS_OFFERS, curl_lines, fetch, plan
+    from ._common import emit_json, progress
+
+    key = args.gcp_api_key or os.environ.get("COSTMODEL_GCP_API_KEY")
+    downloads = plan(args.aws_region, args.azure_region, args.gcp, key, args.aws_offer or AWS_OFFERS)
+    if args.dry_run:
+        if args.json:
+            emit_json({"out": str(args.out), "downloads": [d.__dict__ for d in downloads]})
+        else:
+            print(f"mkdir -p {args.out} && cd {args.out}")
+            print("\n".join(curl_lines(downloads)))
+        return 0
+    saved = fetch(downloads, args.out, progress=None if args.json else progress)
+    if args.json:
+        emit_json({"out": str(args.out), "files": saved})
+    else:
+        for s in saved:
+            print(f"{s['file']}: {s['bytes']} bytes from {s['url']}")
+        print(f"next: costmodel prices import {args.out}/* -o prices")
     return 0
