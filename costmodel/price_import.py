@@ -238,7 +238,8 @@ def _aws_classify(attrs: dict[str, str]) -> AwsHit | str:
         if attrs.get("volumeapiname") == "gp3" and "VolumeUsage" in usage:
             return "ebs_gp3", _aws_region(attrs), "", "GB-month"
         if attrs.get("volumetype") == "Standard" and attrs.get("storageclass") == "General Purpose":
-            return "s3_standard", _aws_region(attrs), "", "GB-month"
+            # S3 bills storage per 2**30 bytes (the S3 FAQ's "1 GB / 1,073,741,824 bytes"), though the offer says GB-Mo
+            return "s3_standard", _aws_region(attrs), "", "GiB-month"
         return "Storage: not EBS gp3 nor S3 Standard"
     if fam == "API Request":
         group = attrs.get("group", "")
@@ -258,6 +259,7 @@ def _aws_classify(attrs: dict[str, str]) -> AwsHit | str:
 
 #: the units AWS lists per catalog unit kind (lower case): a price in any other unit is not the item's price
 _AWS_UNITS = {"instance-hour": ("hrs", "hr", "hours", "hour"), "GB": ("gb",), "GB-month": ("gb-mo", "gb-month"),
+              "GiB-month": ("gb-mo", "gb-month"),
               "1000 requests": ("requests", "request"), "job": ("jobs", "job"), "1M objects": ("objects", "object")}
 
 

@@ -261,7 +261,9 @@ def test_aws_transfer_s3_nat_and_gpu_mapping(tmp_path):
     egress = t.lookup_tiers("aws", "internet_egress", "us-east-2", "internet")
     assert [(r.tier_start, r.tier_end, r.usd) for r in egress] == [(0, 10240, 0.09), (10240, 51200, 0.085),
                                                                    (51200, None, 0.07)]
-    assert [r.usd for r in t.lookup_tiers("aws", "s3_standard", "us-west-2")] == [0.023, 0.022]
+    s3 = t.lookup_tiers("aws", "s3_standard", "us-west-2")
+    assert [r.usd for r in s3] == [0.023, 0.022]
+    assert {r.unit for r in s3} == {"GiB-month"}  # the offer's GB-Mo is 2**30 bytes (S3 FAQ), as the catalog
     assert t.lookup("aws", "object_put", "us-west-2").usd == 0.005  # 0.000005 per request x 1000
     assert t.lookup("aws", "object_get", "us-west-2").unit == "1000 requests"
     p5 = t.lookup("aws", "p5.48xlarge", "us-west-2")
