@@ -10,7 +10,8 @@ One module per job:
 * :mod:`.display`: escaped HTML tables (columns aligned, wrapped and formatted by kind) and text
   for the notebook's sections.
 * :mod:`.walkthrough`: the checklist notebook's parameters (:func:`validate_checklist_parameters`),
-  :func:`evidence_sources`, :func:`checklist_wizard` and :func:`batch_decision`.
+  :func:`evidence_sources` and :func:`batch_decision` (the wizard itself is
+  :func:`costmodel.interactive.checklist_wizard`).
 * :mod:`.render`: :func:`render_report` (papermill, in-process offline HTML export, atomic output
   folder) behind ``costmodel report``.
 
@@ -65,7 +66,6 @@ from .walkthrough import (
     ChecklistParams,
     EvidenceSources,
     batch_decision,
-    checklist_wizard,
     evidence_sources,
     validate_checklist_parameters,
 )
@@ -150,6 +150,5 @@ __all__ = [
     "EvidenceSources",
     "validate_checklist_parameters",
     "evidence_sources",
-    "checklist_wizard",
     "batch_decision",
 ]
