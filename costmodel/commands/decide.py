@@ -71,63 +71,7 @@ def _read_json(path: str, what: str) -> Any:
 
 
 #: Keys each verb's JSON always has (values may be null): how `decide` tells its inputs apart.
-REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
-    "compare": ("ratio", "remote_lost_s"),
-    "cost": ("options", "horizon_months"),
-    "fit": ("run_id", "classification"),
-}
-
-
-def _looks_like(data: Any) -> str:
-    """Which verb's output ``data`` looks like ('' when none), for the error message."""
-    items = data if isinstance(data, list) else [data]
-    for verb, keys in REQUIRED_KEYS.items():
-        if items and all(isinstance(d, dict) and all(k in d for k in keys) for d in items):
-            return verb
-    return ""
-
-
-def _shaped(data: Any, path: str, verb: str) -> dict[str, Any]:
-    """``data`` as the JSON object `costmodel VERB --json` prints (a report's decision.json gives its
-    ``VERB`` key); ChecklistError naming the file, the missing keys and what it looks like otherwise."""
-    from ..errors import ChecklistError
-
-    if isinstance(data, list) and len(data) == 1:
-        data = data[0]
-    if isinstance(data, dict) and isinstance(data.get(verb), dict) and "verdict" in data and "checklist" in data:
-        data = data[verb]  # a report's decision.json
-    keys = REQUIRED_KEYS[verb]
-    expected = f"the JSON object printed by `costmodel {verb} --json` (keys {', '.join(keys)})"
-    if not isinstance(data, dict):
-        like = _looks_like(data)
-        got = f"`costmodel {like} --json` output" if like else (
-            f"a list of {len(data)} items" if isinstance(data, list) else type(data).__name__)
-        raise ChecklistError(f"--{verb} {path}: expected {expected}, got {got}")
-    missing = [k for k in keys if k not in data]
-    if missing:
-        like = _looks_like(data)
-        got = f" (this looks like `costmodel {like} --json` output)" if like else ""
-        raise ChecklistError(f"--{verb} {path}: expected {expected}; missing key(s) {', '.join(missing)}{got}")
-    return data
-
-
-def _fit_list(data: Any, path: str) -> list[dict[str, Any]]:
-    """The fits in ``data`` (the list `costmodel fit --json` prints, one fit object, or a report's
-    decision.json); ChecklistError naming the file and the first item without the fit keys."""
-    from ..errors import ChecklistError
-
-    if isinstance(data, dict) and isinstance(data.get("fit"), list) and "checklist" in data:
-        data = data["fit"]
-    items = data if isinstance(data, list) else [data]
-    keys = REQUIRED_KEYS["fit"]
-    for i, f in enumerate(items):
-        missing = [k for k in keys if not isinstance(f, dict) or k not in f]
-        if missing:
-            like = _looks_like(data)
-            got = f" (this looks like `costmodel {like} --json` output)" if like else ""
-            raise ChecklistError(f"--fit {path}: item {i}: expected a fit from `costmodel fit --json` "
-                                 f"(keys {', '.join(keys)}); missing key(s) {', '.join(missing)}{got}")
-    return items
+from ..contracts.results import READ_REQUIRED as REQUIRED_KEYS  # noqa: E402  (kept for callers)
 
 
 def _people(meta: dict[str, Any], key: str, source: str) -> list[str]:
@@ -145,6 +89,8 @@ def _people(meta: dict[str, Any], key: str, source: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from .. import adr, checklist
+    from ..contracts.read import read_compare, read_cost, read_fits
+    from ..contracts.results import FitResult
     from ..errors import ChecklistError
     from ._common import emit_json
 
@@ -152,13 +98,16 @@ def run(args: argparse.Namespace) -> int:
         raise ChecklistError("--answers ANSWERS.yaml is required (or --template to print one to fill in)")
     if args.template and (args.answers or args.adr):
         raise ChecklistError("--template prints an answers file; it takes no --answers or --adr")
-    compare = _shaped(_read_json(args.compare, "compare"), args.compare, "compare") if args.compare else None
-    cost = _shaped(_read_json(args.cost, "cost"), args.cost, "cost") if args.cost else None
-    fits: list[dict[str, Any]] = []
+    compare = read_compare(_read_json(args.compare, "compare"), f"--compare {args.compare}",
+                           ChecklistError) if args.compare else None
+    cost = read_cost(_read_json(args.cost, "cost"), f"--cost {args.cost}", ChecklistError) if args.cost else None
+    fits: list[FitResult] = []
     for path in args.fit:
-        fits.extend(_fit_list(_read_json(path, "fit"), path))
+        fits.extend(read_fits(_read_json(path, "fit"), f"--fit {path}", ChecklistError))
 
-    evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fits)
+    compare_d = compare.to_json_dict() if compare is not None else None
+    cost_d = cost.to_json_dict() if cost is not None else None
+    evidence = checklist.gather_evidence(compare=compare_d, cost=cost_d, fits=[f.to_json_dict() for f in fits])
     if args.template:
         sys.stdout.write(checklist.answers_template(evidence))
         return 0
@@ -179,8 +128,8 @@ def run(args: argparse.Namespace) -> int:
             date=args.date,
             report_link=args.report_link,
             inputs=inputs,
-            compare=compare,
-            cost=cost,
+            compare=compare_d,
+            cost=cost_d,
             decision_makers=_people(meta, "decision-makers", args.answers),
             consulted=_people(meta, "consulted", args.answers),
             informed=_people(meta, "informed", args.answers),

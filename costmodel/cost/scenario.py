@@ -752,30 +752,15 @@ COMPARE_MEASUREMENT_KEYS: tuple[str, ...] = (
 
 def compare_from_json(data: Any, source: str) -> dict[str, Any]:
     """The compare result in ``data`` (parsed JSON from ``source``): the object ``costmodel compare --json``
-    prints, a one-element list of it, or a report's ``decision.json`` (its ``compare`` key).
+    prints, a one-element list of it, or a report's ``decision.json`` (its ``compare`` key), read by
+    :func:`costmodel.contracts.read.read_compare` (the same reader as ``decide --compare``).
 
     Raises ScenarioError naming ``source`` and the missing keys when ``data`` is not compare output (a
     cost result, a fit list, ``{}``): it must carry the keys ``ratio`` and ``remote_lost_s`` (null allowed).
     """
-    if isinstance(data, list) and len(data) == 1:
-        data = data[0]
-    if isinstance(data, Mapping) and isinstance(data.get("compare"), Mapping) and "ratio" not in data:
-        data = data["compare"]  # a report's decision.json
-    if not isinstance(data, Mapping):
-        what = f"a list of {len(data)} items" if isinstance(data, list) else type(data).__name__
-        raise ScenarioError(
-            f"expected the JSON object printed by `costmodel compare --json` (keys {', '.join(COMPARE_REQUIRED_KEYS)}), "
-            f"got {what}", path=source)
-    missing = [k for k in COMPARE_REQUIRED_KEYS if k not in data]
-    if missing:
-        hint = ""
-        if "options" in data and "cheapest" in data:
-            hint = " (this looks like `costmodel cost --json` output)"
-        elif "classification" in data or "warmup_end_step" in data:
-            hint = " (this looks like `costmodel fit --json` output)"
-        raise ScenarioError(
-            f"not `costmodel compare --json` output{hint}: missing key(s) {', '.join(missing)}", path=source)
-    return dict(data)
+    from ..contracts.read import read_compare
+
+    return read_compare(data, source, ScenarioError).to_json_dict()
 
 
 def _num_or_none(d: Mapping[str, Any], name: str, src: str) -> float | None:

@@ -1,0 +1,126 @@
+"""One way to turn a pydantic ValidationError into costmodel's errors, and one did-you-mean.
+
+The message keeps what the hand-written validators said: the file, the key path (pydantic's ``loc``
+joined with ``.``), what was expected, and for an unknown key the closest allowed one.
+"""
+from __future__ import annotations
+
+import difflib
+from typing import Any, Iterable, Sequence
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import CostmodelError
+
+__all__ = ["did_you_mean", "key_path", "raise_validation_error", "describe_error"]
+
+
+def did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
+    """``"; did you mean 'x'?"`` for the closest of ``choices`` to ``word`` ('' when none is close).
+
+    Close means difflib's ratio >= ``cutoff``; failing that, a choice containing ``word`` (3+ letters).
+    """
+    options = [str(c) for c in choices]
+    close = difflib.get_close_matches(str(word), options, n=1, cutoff=cutoff)
+    if not close and len(str(word)) >= 3:
+        close = [c for c in options if str(word) in c][:1]
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def key_path(loc: Sequence[int | str]) -> str:
+    """pydantic's ``loc`` as our key path: ``("dataset", "size_gb")`` -> ``dataset.size_gb``,
+    list positions as ``[i]`` (``items[3].id``)."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _model_at(model: type[BaseModel] | None, loc: Sequence[int | str]) -> type[BaseModel] | None:
+    """The model class whose field the last element of ``loc`` names (for the allowed keys)."""
+    cur: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int) or cur is None:
+            continue
+        fields = getattr(cur, "model_fields", {})
+        f = fields.get(part) or next((v for v in fields.values() if v.alias == part), None)
+        if f is None:
+            return None
+        cur = _inner_model(f.annotation)
+    return cur if isinstance(cur, type) and issubclass(cur, BaseModel) else None
+
+
+def _inner_model(tp: Any) -> Any:
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return tp
+    for arg in getattr(tp, "__args__", ()) or ():
+        m = _inner_model(arg)
+        if m is not None:
+            return m
+    return None
+
+
+def allowed_keys(model: type[BaseModel]) -> list[str]:
+    """The keys a model accepts (aliases where they are set)."""
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def describe_error(err: dict[str, Any], model: type[BaseModel] | None = None) -> tuple[str, str]:
+    """(key path, what was wrong and what was expected) for one pydantic error dict."""
+    loc = tuple(err.get("loc", ()))
+    path = key_path(loc)
+    kind = err.get("type", "")
+    got = err.get("input")
+    if kind == "extra_forbidden":
+        leaf = str(loc[-1]) if loc else ""
+        owner = _model_at(model, loc)
+        allowed = allowed_keys(owner) if owner is not None else []
+        tail = f"{did_you_mean(leaf, allowed)}; allowed here: {', '.join(allowed)}" if allowed else ""
+        return path, f"unknown key{tail}"
+    if kind == "missing":
+        return path, "missing; expected a value"
+    ctx = err.get("ctx") or {}
+    expected = ctx.get("expected") or err.get("msg", "invalid value")
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        sym = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=", "less_than": "<"}[kind]
+        bound = next(iter(ctx.values()), "")
+        expected = f"a number {sym} {bound}"
+    elif kind.startswith("literal_error") or kind == "enum":
+        expected = f"one of {expected}"
+        if isinstance(got, str):
+            choices = [c.strip(" '\"") for c in str(ctx.get("expected", "")).replace(" or ", ", ").split(",")]
+            expected += did_you_mean(got, [c for c in choices if c])
+    elif kind.startswith("value_error") or kind == "assertion_error":
+        expected = str(err.get("msg", "")).removeprefix("Value error, ")
+        return path, f"got {got!r}; {expected}" if "got" not in expected else expected
+    return path, f"got {got!r}; expected {expected}"
+
+
+
+def raise_validation_error(
+    exc: ValidationError,
+    error: type[CostmodelError],
+    *,
+    source: str | None = None,
+    model: type[BaseModel] | None = None,
+    prefix: Sequence[str] = (),
+    **extra: Any,
+) -> None:
+    """Raise ``error`` for the first problem in ``exc``: ``SOURCE: KEY.PATH: what; expected ...`` (plus
+    ``(N more problems)`` when pydantic found several). ``prefix`` is prepended to the key path (the
+    section the model was validated for). ScenarioError gets ``key=``/``path=``; others the whole text."""
+    errs = exc.errors(include_url=False)
+    first = dict(errs[0]) if errs else {"loc": (), "msg": str(exc)}
+    path, what = describe_error(first, model)
+    path = ".".join([*prefix, path]) if prefix and path else (".".join(prefix) or path)
+    if len(errs) > 1:
+        what += f" ({len(errs) - 1} more problem{'s' if len(errs) > 2 else ''} after this one)"
+    from ..errors import ScenarioError
+
+    if issubclass(error, ScenarioError):
+        raise error(what, key=path or None, path=source, **extra) from None
+    where = f"{source}: " if source else ""
+    raise error(f"{where}{path + ': ' if path else ''}{what}", **extra) from None
