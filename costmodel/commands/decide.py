@@ -74,21 +74,9 @@ def _read_json(path: str, what: str) -> Any:
 from ..contracts.results import READ_REQUIRED as REQUIRED_KEYS  # noqa: E402  (kept for callers)
 
 
-def _people(meta: dict[str, Any], key: str, source: str) -> list[str]:
-    from ..errors import ChecklistError
-
-    value = meta.get(key, meta.get(key.replace("-", "_"), []))
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return list(value)
-    raise ChecklistError(f"{source}: meta.{key} must be a name or a list of names")
-
-
 def run(args: argparse.Namespace) -> int:
     from .. import adr, checklist
+    from ..contracts.answers import read_answers_document
     from ..contracts.read import read_compare, read_cost, read_fits
     from ..contracts.results import FitResult
     from ..errors import ChecklistError
@@ -111,12 +99,12 @@ def run(args: argparse.Namespace) -> int:
     if args.template:
         sys.stdout.write(checklist.answers_template(evidence))
         return 0
-    answers, meta = checklist.read_answers_file(args.answers)
-    decision = checklist.evaluate(answers, evidence, strict=True, source=args.answers)
+    doc = read_answers_document(args.answers)  # answers and meta (ADR people) validated once, as the report does
+    decision = checklist.evaluate(doc.answers, evidence, strict=True, source=args.answers)
 
     out = decision.to_dict()
     if args.adr:
-        title = args.title or meta.get("title") or "Cross-region training with a cache, replication or waiting"
+        title = args.title or doc.meta.title or "Cross-region training with a cache, replication or waiting"
         inputs: list[tuple[str, str]] = [("answers", args.answers)]
         if args.compare:
             inputs.append(("compare", args.compare))
@@ -130,9 +118,7 @@ def run(args: argparse.Namespace) -> int:
             inputs=inputs,
             compare=compare_d,
             cost=cost_d,
-            decision_makers=_people(meta, "decision-makers", args.answers),
-            consulted=_people(meta, "consulted", args.answers),
-            informed=_people(meta, "informed", args.answers),
+            **doc.meta.people(),
         )
         adr.render_adr(decision, **kwargs)  # validate (date, ...) before touching the folder
         out["adr_path"] = str(adr.write_adr(args.adr, decision, supersedes=args.supersedes, **kwargs))

@@ -8,7 +8,7 @@ from .model import OPTIONS, TERMS
 from .montecarlo import MonteCarloResult, monte_carlo
 from .scenario import Scenario, apply_measurements, load_scenario, scenario_from_dict
 from .sensitivity import sweep_2d, tornado
-from .summary import analyze
+from .summary import analyze, analyze_with_draws
 
 __all__ = [
     "OPTIONS",
@@ -27,4 +27,5 @@ __all__ = [
     "monte_carlo",
     "MonteCarloResult",
     "analyze",
+    "analyze_with_draws",
 ]
