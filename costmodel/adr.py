@@ -85,7 +85,7 @@ def default_status(decision: Decision) -> str:
 
 
 def _num(x: Any) -> float | None:
-    from .checklist import _num as n
+    from .checklist.evidence import _num as n
 
     return n(x)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from costmodel import checklist, report
+from costmodel import checklist, interactive, report
 from costmodel.cli import main
 from costmodel.errors import ReportError
 
@@ -37,7 +37,7 @@ def test_parameters_cell_mirrors_the_package_and_the_notebook_holds_no_logic():
                 bound.add(node.id)
     assert bound <= report.CHECKLIST_NOTEBOOK_NAMES
     source = "\n".join(c.source for c in code)
-    assert "checklist.gather_evidence(" in source and "report.checklist_wizard(" in source
+    assert "checklist.gather_evidence(" in source and "interactive.checklist_wizard(" in source
     assert "wizard.widget" in source and "report.checklist_table(" in source
     import papermill as pm
 
@@ -142,7 +142,7 @@ def test_wizard_saves_where_asked_and_batch_mode_reads_it_back(tmp_path, verb_ou
                                              cost_json=str(verb_outputs["cost"]), save_to=str(saved))
     src = report.evidence_sources(p)
     evidence = checklist.gather_evidence(compare=src.compare, cost=src.cost, fits=src.fits)
-    wizard = report.checklist_wizard(p, evidence)
+    wizard = interactive.checklist_wizard(p, evidence)
     assert wizard.path_text.value == str(saved)
     assert wizard.decision().verdict == report.batch_decision(p, evidence).verdict == "CONDITIONAL"
     for iid in ("network_ready", "governance_allows", "failure_recovery", "checkpoints_independent"):

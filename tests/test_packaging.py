@@ -200,7 +200,7 @@ def test_require_names_the_extra_for_widgets():
     code = (
         "import sys\nsys.modules['ipywidgets'] = None\n"
         "from costmodel.errors import MissingExtraError\n"
-        "from costmodel import widgets\n"
+        "from costmodel.interactive import wizard as widgets\n"
         "try:\n    widgets._require_widgets()\nexcept MissingExtraError as e:\n    print(e)\n"
     )
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))

@@ -10,6 +10,7 @@ import nbformat
 import pytest
 
 from costmodel.errors import SimulateError
+from costmodel import interactive
 from costmodel.simulate import whatif
 from costmodel.simulate.workload import load_workload_doc
 
@@ -77,6 +78,6 @@ def test_sliders_redraw_real_predictions():
     assert small.result.summary["cross_region_bytes_per_run"] > 1.5 * base.result.summary["cross_region_bytes_per_run"]
     assert base.cost is not None and small.cost is not None
     assert small.cost.options["cross_region"].total_usd > base.cost.options["cross_region"].total_usd
-    box = whatif.widgets({"scenario": str(REPO / "costmodel" / "data" / "examples" / "whatif.yaml"), "widget_scale": scale,
+    box = interactive.whatif_sliders({"scenario": str(REPO / "costmodel" / "data" / "examples" / "whatif.yaml"), "widget_scale": scale,
                           "seed": 0, "overrides": {}})
     assert len(box.children) == 5

@@ -8,7 +8,7 @@ import pytest
 from costmodel import checklist as cl
 from costmodel.checklist import ITEMS, ITEM_IDS
 from costmodel.errors import ChecklistError
-from costmodel.widgets import ChecklistWizard
+from costmodel.interactive import ChecklistWizard
 
 BLOCKERS = [i.id for i in ITEMS if i.severity == "blocker"]
 

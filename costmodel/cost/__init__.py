@@ -2,30 +2,20 @@
 
 Formulas: :mod:`costmodel.cost.model`. Scenario keys and units: :mod:`costmodel.cost.spec`.
 """
-from .breakeven import break_even, wait_break_even
-from .evaluate import CostResult, OptionCost, evaluate
-from .model import OPTIONS, TERMS
-from .montecarlo import MonteCarloResult, monte_carlo
-from .scenario import Scenario, apply_measurements, load_scenario, scenario_from_dict
-from .sensitivity import sweep_2d, tornado
-from .summary import analyze, analyze_with_draws
-
-__all__ = [
-    "OPTIONS",
-    "TERMS",
-    "Scenario",
-    "load_scenario",
-    "scenario_from_dict",
-    "apply_measurements",
-    "evaluate",
-    "CostResult",
-    "OptionCost",
-    "break_even",
-    "wait_break_even",
-    "tornado",
-    "sweep_2d",
-    "monte_carlo",
-    "MonteCarloResult",
-    "analyze",
-    "analyze_with_draws",
-]
+from .breakeven import break_even as break_even
+from .breakeven import wait_break_even as wait_break_even
+from .evaluate import CostResult as CostResult
+from .evaluate import OptionCost as OptionCost
+from .evaluate import evaluate as evaluate
+from .model import OPTIONS as OPTIONS
+from .model import TERMS as TERMS
+from .montecarlo import MonteCarloResult as MonteCarloResult
+from .montecarlo import monte_carlo as monte_carlo
+from .scenario import Scenario as Scenario
+from .scenario import apply_measurements as apply_measurements
+from .scenario import load_scenario as load_scenario
+from .scenario import scenario_from_dict as scenario_from_dict
+from .sensitivity import sweep_2d as sweep_2d
+from .sensitivity import tornado as tornado
+from .summary import analyze as analyze
+from .summary import analyze_with_draws as analyze_with_draws

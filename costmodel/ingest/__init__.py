@@ -11,9 +11,9 @@ Each reader module in :data:`costmodel.ingest.registry.READERS` exposes
 ``head`` is the first 64 KiB decoded as UTF-8 with replacement) and
 ``read(path: Path, options: IngestOptions) -> list[Run]``.
 """
-from __future__ import annotations
-
-from .api import IngestOptions, IngestResult, load, load_many, sniff_format
-from .registry import available_formats
-
-__all__ = ["IngestOptions", "IngestResult", "load", "load_many", "sniff_format", "available_formats"]
+from .api import IngestOptions as IngestOptions
+from .api import IngestResult as IngestResult
+from .api import load as load
+from .api import load_many as load_many
+from .api import sniff_format as sniff_format
+from .registry import available_formats as available_formats

@@ -6,7 +6,10 @@ out-of-core engine, extra ``fleet``), :mod:`.distributed` (Dask, extra ``distrib
 :mod:`.storage` (s3/gs/az inputs, extra ``cloud``), :mod:`.load` (one side of a comparison),
 :mod:`.generate` (realistic rank logs with known truth).
 """
-from .discover import JobSpec, group_runs, parse_job_spec, rank_from_name
-from .load import Side, finish_job, load_side
-
-__all__ = ["JobSpec", "Side", "finish_job", "group_runs", "load_side", "parse_job_spec", "rank_from_name"]
+from .discover import JobSpec as JobSpec
+from .discover import group_runs as group_runs
+from .discover import parse_job_spec as parse_job_spec
+from .discover import rank_from_name as rank_from_name
+from .load import Side as Side
+from .load import finish_job as finish_job
+from .load import load_side as load_side

@@ -1,5 +1,5 @@
 """Report helpers at fleet size (pure): the inputs table collapsed per job, its expandable file list,
-the straggler table, and the binned rank x step matrix behind the heatmap (costmodel.charts_fleet)."""
+the straggler table, and the binned rank x step matrix behind the heatmap (costmodel.charts.fleet)."""
 from __future__ import annotations
 
 import hashlib

@@ -10,146 +10,70 @@ One module per job:
 * :mod:`.display`: escaped HTML tables (columns aligned, wrapped and formatted by kind) and text
   for the notebook's sections.
 * :mod:`.walkthrough`: the checklist notebook's parameters (:func:`validate_checklist_parameters`),
-  :func:`evidence_sources`, :func:`checklist_wizard` and :func:`batch_decision`.
+  :func:`evidence_sources` and :func:`batch_decision` (the wizard itself is
+  :func:`costmodel.interactive.checklist_wizard`).
 * :mod:`.render`: :func:`render_report` (papermill, in-process offline HTML export, atomic output
   folder) behind ``costmodel report``.
 
 The notebook uses ``from costmodel import report`` and the names re-exported here.
 """
-from __future__ import annotations
-
-from .display import (
-    prices_table,
-    COLUMN_KINDS,
-    break_even_table,
-    checklist_table,
-    compare_table,
-    cost_table,
-    fit_table,
-    fmt_pct,
-    fmt_s,
-    fmt_sig,
-    fmt_usd,
-    fmt_value,
-    html_table,
-    html_text,
-    monte_carlo_table,
-    show,
-    verdict_html,
-    with_kinds,
-)
-from .params import (
-    DEFAULT_TITLE,
-    NOTEBOOK_NAMES,
-    PACKAGE_ROOT,
-    PARAMETERS,
-    Param,
-    ReportParams,
-    resolve_path,
-    validate_parameters,
-)
-from .render import (
-    OUTPUT_FILES,
-    REPORT_NOTEBOOK,
-    ReportResult,
-    check_output_dir,
-    execute_notebook,
-    export_html,
-    external_references,
-    html_exporter,
-    render_report,
-)
-from .walkthrough import (
-    CHECKLIST_NOTEBOOK_NAMES,
-    CHECKLIST_PARAMETERS,
-    ChecklistParams,
-    EvidenceSources,
-    batch_decision,
-    checklist_wizard,
-    evidence_sources,
-    validate_checklist_parameters,
-)
-from .stages import (
-    BREAK_EVEN_CHART_INPUTS,
-    DECISION_SCHEMA,
-    CostStage,
-    InputFile,
-    Inputs,
-    answers_meta,
-    break_even_point,
-    checklist_stage,
-    compare_runs,
-    cost_stage,
-    decision_record,
-    fit_dicts,
-    fit_runs,
-    load_inputs,
-    ADR_PRODUCER,
-    render_adr_text,
-    report_title,
-    write_outputs,
-)
-
-__all__ = [
-    "PARAMETERS",
-    "prices_table",
-    "Param",
-    "ReportParams",
-    "DEFAULT_TITLE",
-    "NOTEBOOK_NAMES",
-    "PACKAGE_ROOT",
-    "validate_parameters",
-    "resolve_path",
-    "Inputs",
-    "InputFile",
-    "CostStage",
-    "BREAK_EVEN_CHART_INPUTS",
-    "DECISION_SCHEMA",
-    "load_inputs",
-    "fit_runs",
-    "fit_dicts",
-    "compare_runs",
-    "cost_stage",
-    "break_even_point",
-    "checklist_stage",
-    "answers_meta",
-    "report_title",
-    "decision_record",
-    "ADR_PRODUCER",
-    "render_adr_text",
-    "write_outputs",
-    "COLUMN_KINDS",
-    "with_kinds",
-    "fmt_sig",
-    "fmt_usd",
-    "fmt_pct",
-    "fmt_s",
-    "fmt_value",
-    "html_table",
-    "html_text",
-    "show",
-    "fit_table",
-    "compare_table",
-    "cost_table",
-    "break_even_table",
-    "monte_carlo_table",
-    "checklist_table",
-    "verdict_html",
-    "OUTPUT_FILES",
-    "REPORT_NOTEBOOK",
-    "ReportResult",
-    "check_output_dir",
-    "execute_notebook",
-    "export_html",
-    "external_references",
-    "html_exporter",
-    "render_report",
-    "CHECKLIST_PARAMETERS",
-    "CHECKLIST_NOTEBOOK_NAMES",
-    "ChecklistParams",
-    "EvidenceSources",
-    "validate_checklist_parameters",
-    "evidence_sources",
-    "checklist_wizard",
-    "batch_decision",
-]
+from .display import COLUMN_KINDS as COLUMN_KINDS
+from .display import break_even_table as break_even_table
+from .display import checklist_table as checklist_table
+from .display import compare_table as compare_table
+from .display import cost_table as cost_table
+from .display import fit_table as fit_table
+from .display import fmt_pct as fmt_pct
+from .display import fmt_s as fmt_s
+from .display import fmt_sig as fmt_sig
+from .display import fmt_usd as fmt_usd
+from .display import fmt_value as fmt_value
+from .display import html_table as html_table
+from .display import html_text as html_text
+from .display import monte_carlo_table as monte_carlo_table
+from .display import prices_table as prices_table
+from .display import show as show
+from .display import verdict_html as verdict_html
+from .display import with_kinds as with_kinds
+from .params import DEFAULT_TITLE as DEFAULT_TITLE
+from .params import NOTEBOOK_NAMES as NOTEBOOK_NAMES
+from .params import PACKAGE_ROOT as PACKAGE_ROOT
+from .params import PARAMETERS as PARAMETERS
+from .params import Param as Param
+from .params import ReportParams as ReportParams
+from .params import resolve_path as resolve_path
+from .params import validate_parameters as validate_parameters
+from .render import OUTPUT_FILES as OUTPUT_FILES
+from .render import REPORT_NOTEBOOK as REPORT_NOTEBOOK
+from .render import ReportResult as ReportResult
+from .render import check_output_dir as check_output_dir
+from .render import execute_notebook as execute_notebook
+from .render import export_html as export_html
+from .render import external_references as external_references
+from .render import html_exporter as html_exporter
+from .render import render_report as render_report
+from .stages import ADR_PRODUCER as ADR_PRODUCER
+from .stages import BREAK_EVEN_CHART_INPUTS as BREAK_EVEN_CHART_INPUTS
+from .stages import DECISION_SCHEMA as DECISION_SCHEMA
+from .stages import CostStage as CostStage
+from .stages import InputFile as InputFile
+from .stages import Inputs as Inputs
+from .stages import answers_meta as answers_meta
+from .stages import break_even_point as break_even_point
+from .stages import checklist_stage as checklist_stage
+from .stages import compare_runs as compare_runs
+from .stages import cost_stage as cost_stage
+from .stages import decision_record as decision_record
+from .stages import fit_dicts as fit_dicts
+from .stages import fit_runs as fit_runs
+from .stages import load_inputs as load_inputs
+from .stages import render_adr_text as render_adr_text
+from .stages import report_title as report_title
+from .stages import write_outputs as write_outputs
+from .walkthrough import CHECKLIST_NOTEBOOK_NAMES as CHECKLIST_NOTEBOOK_NAMES
+from .walkthrough import CHECKLIST_PARAMETERS as CHECKLIST_PARAMETERS
+from .walkthrough import ChecklistParams as ChecklistParams
+from .walkthrough import EvidenceSources as EvidenceSources
+from .walkthrough import batch_decision as batch_decision
+from .walkthrough import evidence_sources as evidence_sources
+from .walkthrough import validate_checklist_parameters as validate_checklist_parameters

@@ -92,7 +92,7 @@ class Inputs:
 
     def job_heatmaps(self) -> list[Any]:
         """Rank x step heatmaps (Altair charts) of up to 4 jobs, those with stragglers first."""
-        from ..charts_fleet import job_heatmaps
+        from ..charts.fleet import job_heatmaps
 
         return job_heatmaps(self)
 

@@ -1,7 +1,7 @@
 """The checklist notebook (``notebooks/checklist.ipynb``): its parameters and the calls it makes.
 
 The notebook walks a person through the go/no-go checklist in JupyterLab with
-:class:`costmodel.widgets.ChecklistWizard`, and shows the static verdict table that batch mode
+:func:`costmodel.interactive.checklist_wizard`, and shows the static verdict table that batch mode
 (papermill, ``costmodel decide``) gives for the answers file, since papermill keeps no widget
 state. Evidence comes from ``costmodel compare`` / ``cost`` / ``fit`` JSON files when given, else
 from the runs and scenario through the report's stages (the bundled example by default).
@@ -154,15 +154,6 @@ def evidence_sources(params: ChecklistParams) -> EvidenceSources:
             cost = cost_stage(rp, compare).result
             origin["cost"] = f"priced from {Path(rp.scenario).name}" + (" with the measured comparison" if compare else "")
     return EvidenceSources(compare=compare, cost=cost, fits=list(fits), origin=origin)
-
-
-def checklist_wizard(params: ChecklistParams, evidence: Mapping[str, Any]):  # -> widgets.ChecklistWizard
-    """The widget walk-through, loaded from the answers file and saving to ``save_to`` (default: a new
-    ``answers.yaml``, or ``answers-N.yaml``, in the working folder; never the loaded file, which may be
-    the installed package's example). An existing file is only replaced after **Overwrite**."""
-    from ..widgets import ChecklistWizard
-
-    return ChecklistWizard(evidence, answers_path=params.answers, save_to=params.save_to or None)
 
 
 def batch_decision(params: ChecklistParams, evidence: Mapping[str, Any]):  # -> checklist.Decision

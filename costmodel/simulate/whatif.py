@@ -1,5 +1,6 @@
 """What the ``notebooks/whatif.ipynb`` notebook calls: parameters, one what-if evaluation (prediction plus
-cost), the comparison with the published reference ranges, charts, and the ipywidgets sliders.
+cost), the comparison with the published reference ranges, and charts (pure: the ipywidgets sliders that
+drive it are :func:`costmodel.interactive.whatif_sliders`).
 
 The notebook holds no logic: every cell calls a function here, so the same numbers come out of the
 notebook in batch (papermill), of the widgets, and of ``costmodel simulate`` / ``costmodel cost``.
@@ -16,8 +17,8 @@ import pandas as pd
 from ..errors import SimulateError
 from ..resources import PACKAGE_DIR
 from ..util import require
-from . import SimulationResult, simulate
-from .workload import PATTERNS, SCENARIO_INPUTS, load_workload_doc, parse_workload
+from .simulator import SimulationResult, simulate
+from .workload import PATTERNS, SCENARIO_INPUTS, load_workload_doc
 
 REPO = PACKAGE_DIR  # relative defaults (data/examples/...) resolve inside the installed package
 
@@ -306,60 +307,3 @@ def slider_overrides(rtt_ms: float, bandwidth_gbit_s: float, cache_gb: float, ep
         out["workload.access.epochs"] = int(epochs)
     return out
 
-
-def widgets(params: Mapping[str, Any]) -> Any:
-    """ipywidgets sliders (latency, bandwidth, cache size, epochs, access pattern) that redraw the
-    predicted curve and the cost comparison. The simulation runs at ``widget_scale`` of the dataset."""
-    W = require("ipywidgets", "lab", "the what-if widgets")
-    from IPython.display import display
-
-    from ..charts import show
-
-    doc, _ = load_workload_doc(params["scenario"])
-    scale = float(params["widget_scale"])
-    base = dict(params.get("overrides") or {})
-    wl = doc["workload"]
-    cap_gb = float(wl.get("cache", {}).get("capacity_bytes", 1e12)) / 1e9
-    link = parse_workload(wl, scenario=doc).link
-    rtt = W.FloatSlider(value=link.rtt_s * 1e3, min=0, max=200, step=5, description="RTT (ms)",
-                        continuous_update=False)
-    bw = W.FloatSlider(value=link.bandwidth_bytes_per_s * 8 / 1e9, min=0.1, max=100, step=0.1,
-                       description="link Gbit/s", continuous_update=False)
-    cache = W.FloatLogSlider(value=cap_gb, base=10, min=0, max=4.5, step=0.05, description="cache GB",
-                             continuous_update=False)
-    epochs = W.IntSlider(value=int(float(wl.get("access", {}).get("epochs", doc.get("training", {}).get("epochs_per_run", 1)))),
-                         min=1, max=10, description="epochs", continuous_update=False)
-    pattern = W.Dropdown(options=list(PATTERNS), value=wl.get("access", {}).get("pattern", "shuffled"),
-                         description="pattern")
-    out = W.Output()
-
-    def redraw(_change: Any = None) -> None:
-        ov = dict(base)
-        ov.update(scaled_overrides(doc, scale))
-        sl = slider_overrides(rtt.value, bw.value, cache.value, epochs.value, pattern.value, scale)
-        if isinstance(doc.get("link"), Mapping) and doc["link"].get("bandwidth_gbps") is not None:
-            # the scenario states the bandwidth at the top: move that key, not the workload's
-            sl["link.bandwidth_gbps"] = sl.pop("workload.link.bandwidth_bytes_per_s") * 8 / 1e9
-        ov.update(sl)
-        with out:
-            out.clear_output(wait=True)
-            try:
-                wi = evaluate_whatif(doc, ov, seed=int(params.get("seed", 0)))
-            except SimulateError as exc:
-                print(f"not simulated: {exc}")
-                return
-            display(summary_frame(wi.result))
-            show(curve_chart(wi.result))
-            if wi.cost is not None:
-                display(cost_frame(wi))
-            elif wi.cost_error:
-                print(f"cost not computed: {wi.cost_error}")
-
-    for w in (rtt, bw, cache, epochs, pattern):
-        w.observe(redraw, names="value")
-    note = W.HTML(f"<i>Sliders simulate the dataset and cache at scale {scale:g} (whole epochs); "
-                  "hit ratios keep their capacity/dataset ratio. Every number here is a prediction.</i>")
-    box = W.VBox([note, W.HBox([rtt, bw]), W.HBox([cache, epochs]), pattern, out])
-    box.redraw = redraw  # type: ignore[attr-defined]
-    redraw()
-    return box

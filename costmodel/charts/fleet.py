@@ -1,19 +1,22 @@
-"""Fleet-size charts: a binned rank x step heatmap per job (Altair, rendered offline like costmodel.charts).
+"""Fleet-size charts: a binned rank x step heatmap per job (Altair, rendered offline like the other families).
 
 Cells are bounded (:data:`costmodel.jobs.report.HEAT_RANK_ROWS` x ``HEAT_STEP_COLS``) whatever the
 number of ranks and steps, so the report's HTML stays small at 1,000 ranks.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from .jobs.report import heat_matrix
+from .render import WIDTH, _alt
 
 
 def rank_heatmap(job_id: str, bins: Any, bin_steps: int, stragglers: Any = ()) -> Any:
     """Heatmap of each rank's mean step time over the job median (1.0 = median), ranks down, steps
     across; ranks and steps binned; colour capped at +-20 % so one slow node stands out."""
-    from .charts import WIDTH, _alt
+    from ..jobs.report import (
+        heat_matrix,  # lazy: `import costmodel.charts` stays free of the jobs package
+    )
 
     alt = _alt()
     m = heat_matrix(bins, bin_steps)

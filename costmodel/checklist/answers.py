@@ -1,0 +1,253 @@
+"""The answers file: parse and validate a person's yes / no / unknown answers (YAML or a mapping),
+write them back, and the template to fill in.
+
+A note is required (``ChecklistError`` naming the item otherwise) for a ``no`` on a blocker; the other
+note rules depend on the evidence and are checked by :func:`costmodel.checklist.verdict.evaluate`.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ChecklistError
+from .items import _BY_ID, ANSWERS, ITEM_IDS, ITEMS, _suggest
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .evidence import Evidence
+
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A person's answer to one item: ``yes`` / ``no`` / ``unknown`` plus a note."""
+
+    item_id: str
+    answer: str
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"answer": self.answer, "note": self.note}
+
+
+def _coerce_answer(value: Any, item_id: str, where: str) -> str:
+    # YAML 1.1 turns bare yes/no/on/off into booleans; the loader below keeps them as words, but a
+    # mapping built elsewhere may still carry booleans: True means yes, False means no.
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "unknown"
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in ANSWERS:
+            return word
+    raise ChecklistError(
+        f"{where}item {item_id!r}: answer {value!r} is not one of yes, no, unknown"
+    )
+
+
+def parse_answers(mapping: Any, source: str = "answers") -> dict[str, Answer]:
+    """Validate ``{"answers": {item_id: {"answer": ..., "note": ...}}}`` (or the inner mapping).
+
+    An item may also be given as a bare word (``item_id: yes``). An empty answer (``answer:`` or
+    ``answer: null``, as in :func:`answers_template`, or ``item_id:`` alone) is no answer: the item is left
+    out and the evidence's proposal counts. Raises ChecklistError naming the
+    item for an unknown id (with the closest known id), a bad answer value, a note that is not text,
+    unknown keys, or a ``no`` on a blocker without a note.
+    """
+    where = f"{source}: "
+    if mapping is None:
+        return {}
+    if not isinstance(mapping, Mapping):
+        raise ChecklistError(f"{where}expected a mapping with an 'answers' key, got {type(mapping).__name__}")
+    wrapped = "answers" in mapping or "meta" in mapping
+    inner = mapping.get("answers") if wrapped else mapping
+    extra_top = set(map(str, mapping)) - {"answers", "meta"} if wrapped else set()
+    if extra_top:
+        raise ChecklistError(
+            f"{where}unexpected top-level key(s) {sorted(map(str, extra_top))}: expected 'answers' (and optional 'meta')"
+        )
+    if inner is None:
+        return {}
+    if not isinstance(inner, Mapping):
+        raise ChecklistError(f"{where}'answers' must be a mapping of item id to answer, got {type(inner).__name__}")
+    out: dict[str, Answer] = {}
+    for raw_id, entry in inner.items():
+        item_id = str(raw_id)
+        if item_id not in _BY_ID:
+            raise ChecklistError(f"{where}unknown checklist item {item_id!r}{_suggest(item_id)}")
+        item = _BY_ID[item_id]
+        if isinstance(entry, Mapping):
+            unknown_keys = set(map(str, entry)) - {"answer", "note"}
+            if unknown_keys:
+                raise ChecklistError(
+                    f"{where}item {item_id!r}: unexpected key(s) {sorted(unknown_keys)}: expected 'answer' and 'note'"
+                )
+            if "answer" not in entry:
+                raise ChecklistError(f"{where}item {item_id!r}: missing 'answer' (yes, no or unknown)")
+            if entry["answer"] is None or (isinstance(entry["answer"], str) and not entry["answer"].strip()):
+                # an empty answer (the template's) takes the evidence's proposal
+                if isinstance(entry.get("note"), str) and entry["note"].strip():
+                    raise ChecklistError(
+                        f"{where}item {item_id!r}: a note without an answer; write answer: yes, no or unknown "
+                        "(an empty answer takes the evidence's proposal and has no note)"
+                    )
+                continue
+            answer = _coerce_answer(entry["answer"], item_id, where)
+            note = entry.get("note", "")
+        elif entry is None:
+            continue  # `item_id:` with nothing after it: the evidence's proposal counts
+        else:
+            answer = _coerce_answer(entry, item_id, where)
+            note = ""
+        if note is None:
+            note = ""
+        if not isinstance(note, str):
+            if isinstance(note, (int, float)) and not isinstance(note, bool):
+                note = str(note)
+            else:
+                raise ChecklistError(f"{where}item {item_id!r}: note must be text, got {type(note).__name__}")
+        note = note.strip()
+        if answer == "no" and item.severity == "blocker" and not note:
+            raise ChecklistError(
+                f"{where}item {item_id!r}: a 'no' on a blocker needs a note saying why (it decides a NO_GO)"
+            )
+        out[item_id] = Answer(item_id, answer, note)
+    return out
+
+
+def _yaml_loader() -> type:
+    """A SafeLoader on which only true/false are booleans (YAML 1.2 style): yes/no/on/off stay words."""
+    import re
+
+    import yaml
+
+    from ..safeyaml import BoundedSafeLoader
+
+    class _WordsLoader(BoundedSafeLoader):
+        def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
+            seen: dict[Any, int] = {}
+            for key_node, _value in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if isinstance(key, (str, int, float, bool)) and key in seen:
+                    raise ChecklistError(
+                        f"line {key_node.start_mark.line + 1}: {key!r} is given twice "
+                        f"(first on line {seen[key]}); keep one"
+                    )
+                if isinstance(key, (str, int, float, bool)):
+                    seen[key] = key_node.start_mark.line + 1
+            return super().construct_mapping(node, deep=deep)
+
+    resolvers = {}
+    for first, entries in yaml.SafeLoader.yaml_implicit_resolvers.items():
+        kept = [(tag, rx) for tag, rx in entries if tag != "tag:yaml.org,2002:bool"]
+        resolvers[first] = kept
+    _WordsLoader.yaml_implicit_resolvers = resolvers
+    _WordsLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool",
+        re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"),
+    )
+    return _WordsLoader
+
+
+def load_yaml_words(text: str, source: str) -> Any:
+    """Parse YAML text keeping bare yes/no/on/off as strings; ChecklistError on a syntax error."""
+    import yaml
+
+    from .. import safeyaml
+
+    try:
+        return safeyaml.load(text, Loader=_yaml_loader())  # a bounded SafeLoader subclass
+    except ChecklistError as exc:
+        raise ChecklistError(f"{source}: {exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ChecklistError(f"{source}{at}: not valid YAML: {problem}") from None
+
+
+def read_answers_file(path: str | Path) -> tuple[dict[str, Answer], dict[str, Any]]:
+    """Read an answers YAML file: the answers and the optional ``meta`` mapping (ADR people, title)."""
+    from ..safeio import read_input_text
+
+    p = Path(path)
+    try:
+        text = read_input_text(p)
+    except FileNotFoundError:
+        raise ChecklistError(f"{p}: answers file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ChecklistError(f"{p}: cannot read answers file: {exc}") from None
+    data = load_yaml_words(text, str(p))
+    answers = parse_answers(data, source=str(p))
+    meta: dict[str, Any] = {}
+    if isinstance(data, Mapping) and isinstance(data.get("meta"), Mapping):
+        meta = dict(data["meta"])
+    elif isinstance(data, Mapping) and data.get("meta") is not None:
+        raise ChecklistError(f"{p}: 'meta' must be a mapping")
+    return answers, meta
+
+
+def load_answers(path: str | Path) -> dict[str, Answer]:
+    """Read and validate an answers YAML file (see :func:`parse_answers`)."""
+    return read_answers_file(path)[0]
+
+
+def answers_to_mapping(answers: Mapping[str, Answer], meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The YAML-ready mapping of ``answers`` in catalogue order (inverse of :func:`parse_answers`)."""
+    out: dict[str, Any] = {}
+    if meta:
+        out["meta"] = dict(meta)
+    out["answers"] = {
+        iid: {"answer": answers[iid].answer, "note": answers[iid].note} for iid in ITEM_IDS if iid in answers
+    }
+    return out
+
+
+def dump_answers(answers: Mapping[str, Answer], meta: Mapping[str, Any] | None = None) -> str:
+    """YAML text for ``answers``; answers are quoted so any YAML reader reads them as words."""
+    import yaml
+
+    return yaml.safe_dump(answers_to_mapping(answers, meta), sort_keys=False, allow_unicode=True, width=100)
+
+
+def save_answers(path: str | Path, answers: Mapping[str, Answer], meta: Mapping[str, Any] | None = None) -> Path:
+    """Write ``answers`` as YAML to ``path`` atomically; returns the path."""
+    from ..util import write_text_atomic
+
+    try:
+        write_text_atomic(path, dump_answers(answers, meta))
+    except OSError as exc:
+        raise ChecklistError(f"{path}: cannot write the answers file: {exc.strerror or exc}") from None
+    return Path(path)
+
+
+def answers_template(evidence: Mapping[str, Evidence] | None = None) -> str:
+    """An answers YAML to fill in: every item with its question, severity and (given evidence) what the
+    data proposes, as comments; every answer empty (null: the evidence's proposal counts until a person
+    writes yes, no or unknown). It loads as is (see :func:`parse_answers`)."""
+    import json
+
+    lines = [
+        "# Go/no-go answers: yes / no / unknown, each with a note saying why (and linking the evidence).",
+        "# An empty answer (as written here) lets the evidence's proposal count; `unknown` replaces it.",
+        "# A note is required for `no` on a blocker, for an answer against the evidence, and for `yes` on",
+        "# a blocker the data does not support.",
+        "meta:",
+        '  title: "Cross-region training with a cache, replication or waiting"',
+        "  decision-makers: []",
+        "  consulted: []",
+        "  informed: []",
+        "answers:",
+    ]
+    for item in ITEMS:
+        lines.append(f"  # [{item.severity}] {item.question}")
+        ev = (evidence or {}).get(item.id)
+        if ev is not None and ev.proposed in ("yes", "no"):
+            lines.append(f"  # evidence proposes {ev.proposed}: {' '.join(ev.summary.split())}")
+        elif not item.automatic:
+            lines.append("  # no automatic evidence: a question for people")
+        lines.append(f'  {item.id}: {{answer: null, note: {json.dumps("")}}}')
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,67 @@
+"""The rooms' import rules (docs/architecture.md): the interactive shells sit above the pure logic, and
+the moved modules' old faces keep naming what notebooks, docs and tests import."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import costmodel
+
+PACKAGE = Path(costmodel.__file__).parent
+
+
+def _imports(path: Path) -> set[str]:
+    """Absolute names of the costmodel modules ``path`` imports (relative imports resolved)."""
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    pkg = parts if parts[-1] == "__init__" else parts[:-1]
+    if pkg and pkg[-1] == "__init__":
+        pkg = pkg[:-1]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg[: len(pkg) - node.level + 1]
+                mod = ".".join([*base, node.module] if node.module else base)
+            else:
+                mod = node.module or ""
+            out.add(mod)
+            out.update(f"{mod}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return {m for m in out if m == "costmodel" or m.startswith("costmodel.")}
+
+
+def test_no_pure_module_imports_the_interactive_shells():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith("interactive/") or rel == "widgets.py":  # the shells and the deprecated alias
+            continue
+        bad = sorted(m for m in _imports(path) if m == "costmodel.interactive" or m.startswith("costmodel.interactive."))
+        if bad:
+            offenders.append(f"{rel}: {', '.join(bad)}")
+    assert offenders == []
+
+
+def test_the_import_scan_sees_relative_imports():
+    # the rule above is only as good as the scan: the wizard's relative imports resolve to absolute names
+    found = _imports(PACKAGE / "interactive" / "wizard.py")
+    assert "costmodel.checklist.Evidence" in found
+    assert "costmodel.errors.ChecklistError" in found
+    assert "costmodel.interactive.wizard" in _imports(PACKAGE / "interactive" / "__init__.py")
+
+
+def test_faces_name_what_notebooks_and_docs_use():
+    from costmodel import charts, checklist, interactive, simulate
+
+    for name in ("ITEMS", "ITEM_IDS", "Answer", "Evidence", "Decision", "Item", "ItemResult", "parse_answers",
+                 "read_answers_file", "load_answers", "save_answers", "answers_template", "gather_evidence",
+                 "evaluate", "decide", "note_problem", "MEASURED_ITEMS", "PREDICTION_CONDITION", "MIN_HIT_RATIO"):
+        assert hasattr(checklist, name), name
+    for name in ("throughput", "overlay", "cost_terms", "break_even", "tornado", "monte_carlo", "checklist",
+                 "rank_heatmap", "job_heatmaps", "show", "to_svg", "preload", "lean_imports", "MAX_ROWS"):
+        assert callable(getattr(charts, name)) or name == "MAX_ROWS", name
+    assert charts.checklist.__module__ == "costmodel.charts.decision"  # the function, not a module
+    assert simulate.simulate.__module__ == "costmodel.simulate.simulator"
+    assert interactive.ChecklistWizard.__module__ == "costmodel.interactive.wizard"
