@@ -6,7 +6,7 @@ joined with ``.``), what was expected, and for an unknown key the closest allowe
 from __future__ import annotations
 
 import difflib
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NoReturn, Sequence
 
 from pydantic import BaseModel, ValidationError
 
@@ -63,6 +63,24 @@ def _inner_model(tp: Any) -> Any:
     return None
 
 
+def _type_words(tp: Any) -> str:
+    """Plain words for a field's type: ``int`` -> 'a whole number', a model -> 'a mapping of keys'."""
+    inner = getattr(tp, "__origin__", None)
+    if inner is not None and getattr(tp, "__metadata__", None) is not None:  # Annotated[...]
+        tp = tp.__origin__
+    if tp is int:
+        return "a whole number"
+    if tp is float:
+        return "a number"
+    if tp is str:
+        return "text"
+    if tp is bool:
+        return "true or false"
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return f"a mapping of keys ({', '.join(allowed_keys(tp))})"
+    return "a value"
+
+
 def allowed_keys(model: type[BaseModel]) -> list[str]:
     """The keys a model accepts (aliases where they are set)."""
     return [f.alias or name for name, f in model.model_fields.items()]
@@ -81,13 +99,18 @@ def describe_error(err: dict[str, Any], model: type[BaseModel] | None = None) ->
         tail = f"{did_you_mean(leaf, allowed)}; allowed here: {', '.join(allowed)}" if allowed else ""
         return path, f"unknown key{tail}"
     if kind == "missing":
-        return path, "missing; expected a value"
+        owner = _model_at(model, loc)
+        f = owner.model_fields.get(str(loc[-1])) if owner is not None and loc else None
+        want = _type_words(f.annotation) if f is not None else "a value"
+        desc = f" ({f.description})" if f is not None and f.description else ""
+        return path, f"missing; expected {want}{desc}"
     ctx = err.get("ctx") or {}
     expected = ctx.get("expected") or err.get("msg", "invalid value")
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
         sym = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=", "less_than": "<"}[kind]
         bound = next(iter(ctx.values()), "")
-        expected = f"a number {sym} {bound}"
+        bound_s = f"{bound:g}" if isinstance(bound, (int, float)) else str(bound)
+        expected = f"a number {sym} {bound_s}"
     elif kind.startswith("literal_error") or kind == "enum":
         expected = f"one of {expected}"
         if isinstance(got, str):
@@ -108,7 +131,7 @@ def raise_validation_error(
     model: type[BaseModel] | None = None,
     prefix: Sequence[str] = (),
     **extra: Any,
-) -> None:
+) -> NoReturn:
     """Raise ``error`` for the first problem in ``exc``: ``SOURCE: KEY.PATH: what; expected ...`` (plus
     ``(N more problems)`` when pydantic found several). ``prefix`` is prepended to the key path (the
     section the model was validated for). ScenarioError gets ``key=``/``path=``; others the whole text."""
@@ -123,4 +146,4 @@ def raise_validation_error(
     if issubclass(error, ScenarioError):
         raise error(what, key=path or None, path=source, **extra) from None
     where = f"{source}: " if source else ""
-    raise error(f"{where}{path + ': ' if path else ''}{what}", **extra) from None
+    raise error(f"{where}{path + ': ' if path else ''}{what}", key=path, **extra) from None

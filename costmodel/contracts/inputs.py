@@ -2,6 +2,7 @@
 :data:`costmodel.cost.spec.PARAMS`, the one table of its keys, units and ranges), the simulator's
 ``workload:`` section (its dataclasses), the report notebook's parameters
 (:data:`costmodel.report.params.PARAMETERS`) and the answers file (:class:`.answers.AnswersFileModel`).
+The workload (:mod:`.workload`) and the answers' ``meta`` are validated by their models too.
 
 The files are still read by their loaders (``cost.load_scenario``, ``simulate.workload.parse_workload``,
 ``report.validate_parameters``, ``checklist.parse_answers``), which say more than a schema can (a key in
@@ -12,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 
 def _number_field(p: Any, uncertain: bool) -> tuple[Any, Any]:
@@ -62,10 +63,11 @@ def scenario_model() -> type[BaseModel]:
 
 
 def workload_schema() -> dict[str, Any]:
-    """The ``workload:`` section (``costmodel simulate``) as JSON Schema, from its dataclasses."""
-    from ..simulate.workload import Workload
+    """The ``workload:`` section (``costmodel simulate``) as written, as JSON Schema
+    (:class:`costmodel.contracts.workload.WorkloadIn`)."""
+    from .workload import WorkloadIn
 
-    return TypeAdapter(Workload).json_schema()
+    return WorkloadIn.model_json_schema()
 
 
 def report_parameters_model() -> type[BaseModel]:

@@ -101,6 +101,9 @@ def test_the_bundled_input_files_validate_against_the_input_schemas(examples_dir
     bad = dict(scen, dataset={**scen["dataset"], "size_tb": 1})
     errs = list(_validator("scenario").iter_errors(bad))
     assert errs and "size_tb" in errs[0].message
+    whatif = yaml.safe_load((examples_dir / "whatif.yaml").read_text())
+    assert not list(_validator("workload").iter_errors(whatif["workload"]))
+    assert list(_validator("workload").iter_errors({**whatif["workload"], "cache": {"policy": "fifo"}}))
     params = {"colocated": ["a.csv"], "remote": ["b.csv"], "margin": 0.02, "monte_carlo_n": 100}
     assert not list(_validator("report-parameters").iter_errors(params))
     assert list(_validator("report-parameters").iter_errors({**params, "margin": 0.7}))
