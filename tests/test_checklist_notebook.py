@@ -132,7 +132,7 @@ def test_bad_parameters_and_json_name_the_parameter(tmp_path, verb_outputs):
     with pytest.raises(ReportError, match=r"parameter 'compare_json': .*bad.json:1: not valid JSON"):
         report.evidence_sources(p)
     p = report.validate_checklist_parameters(compare_json=str(verb_outputs["fit"]), cost_json=str(verb_outputs["cost"]))
-    with pytest.raises(ReportError, match=r"expected the JSON printed by `costmodel compare --json`"):
+    with pytest.raises(ReportError, match=r"expected the JSON object printed by `costmodel compare --json`"):
         report.evidence_sources(p)  # a fit list is not a comparison
 
 

@@ -52,7 +52,6 @@ def _read_json(path: str, what: str) -> Any:
     import json
 
     from ..errors import ChecklistError
-
     from ..safeio import read_input_text
 
     p = Path(path)
@@ -70,8 +69,13 @@ def _read_json(path: str, what: str) -> Any:
         raise ChecklistError(f"{p}: {what} file is nested too deeply to be a costmodel JSON output") from None
 
 
-#: Keys each verb's JSON always has (values may be null): how `decide` tells its inputs apart.
-from ..contracts.results import READ_REQUIRED as REQUIRED_KEYS  # noqa: E402  (kept for callers)
+def __getattr__(name: str) -> Any:
+    """``REQUIRED_KEYS`` (keys each verb's JSON always has) now lives in the contracts; kept for callers."""
+    if name == "REQUIRED_KEYS":
+        from ..contracts.results import READ_REQUIRED
+
+        return READ_REQUIRED
+    raise AttributeError(name)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
             inputs=inputs,
             compare=compare_d,
             cost=cost_d,
-            **doc.meta.people(),
+            decision_makers=doc.meta.decision_makers,
+            consulted=doc.meta.consulted,
+            informed=doc.meta.informed,
         )
         adr.render_adr(decision, **kwargs)  # validate (date, ...) before touching the folder
         out["adr_path"] = str(adr.write_adr(args.adr, decision, supersedes=args.supersedes, **kwargs))

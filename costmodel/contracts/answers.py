@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -26,7 +26,7 @@ class AnswersMeta(BaseModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    title: Optional[str] = Field(None, description="report and ADR title")
+    title: str | None = Field(None, description="report and ADR title")
     decision_makers: list[str] = Field(default_factory=list, alias="decision-makers",
                                        description="who decides (a name or a list of names)")
     consulted: list[str] = Field(default_factory=list, description="who was consulted")
@@ -61,9 +61,9 @@ class AnswersFileModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    answers: Optional[dict[str, Any]] = Field(
+    answers: dict[str, Any] | None = Field(
         None, description="item id -> yes | no | unknown, or {answer: yes|no|unknown, note: text}")
-    meta: Optional[AnswersMeta] = None
+    meta: AnswersMeta | None = None
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class AnswersDocument:
     """An answers file read and validated once: the answers (item id -> Answer) and the meta section."""
 
     answers: dict[str, Any]
-    meta: AnswersMeta = field(default_factory=AnswersMeta)
+    meta: AnswersMeta = field(default_factory=lambda: AnswersMeta.model_validate({}))
     source: str = ""
 
     @property
@@ -83,7 +83,7 @@ class AnswersDocument:
 def validate_meta(meta: Any, source: str) -> AnswersMeta:
     """``meta`` (a mapping or None) as :class:`AnswersMeta`; ChecklistError ``SOURCE: meta.KEY: ...``."""
     if meta is None:
-        return AnswersMeta()
+        return AnswersMeta.model_validate({})
     if not isinstance(meta, dict):
         raise ChecklistError(f"{source}: 'meta' must be a mapping")
     try:
@@ -98,5 +98,5 @@ def read_answers_document(path: str | os.PathLike[str]) -> AnswersDocument:
     by :class:`AnswersMeta`. Raises ChecklistError naming the file (and item or meta key)."""
     from .. import checklist
 
-    answers, meta = checklist.read_answers_file(path)
+    answers, meta = checklist.read_answers_file(os.fspath(path))
     return AnswersDocument(answers=dict(answers), meta=validate_meta(meta, os.fspath(path)), source=os.fspath(path))

@@ -6,25 +6,44 @@ joined with ``.``), what was expected, and for an unknown key the closest allowe
 from __future__ import annotations
 
 import difflib
-from typing import Any, Iterable, NoReturn, Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from pydantic import BaseModel, ValidationError
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 from ..errors import CostmodelError
 
-__all__ = ["did_you_mean", "key_path", "raise_validation_error", "describe_error"]
+__all__ = ["closest", "describe_error", "did_you_mean", "key_path", "raise_validation_error"]
 
 
-def did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str:
-    """``"; did you mean 'x'?"`` for the closest of ``choices`` to ``word`` ('' when none is close).
-
-    Close means difflib's ratio >= ``cutoff``; failing that, a choice containing ``word`` (3+ letters).
-    """
+def closest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The choice closest to ``word``: (3+ letters) the first choice that starts with ``word``, else
+    difflib's best with ratio >= ``cutoff``, else (3+ letters) the first choice containing ``word``; None
+    when nothing is close."""
     options = [str(c) for c in choices]
-    close = difflib.get_close_matches(str(word), options, n=1, cutoff=cutoff)
-    if not close and len(str(word)) >= 3:
-        close = [c for c in options if str(word) in c][:1]
-    return f"; did you mean {close[0]!r}?" if close else ""
+    w = str(word)
+    if len(w) >= 3:
+        for c in options:
+            if c.startswith(w) and c != w:
+                return c
+    close = difflib.get_close_matches(w, options, n=1, cutoff=cutoff)
+    if close:
+        return close[0]
+    if len(w) >= 3:
+        for c in options:
+            if w in c:
+                return c
+    return None
+
+
+def did_you_mean(word: str, choices: Iterable[str], cutoff: float = 0.6, *, paren: bool = False) -> str:
+    """The one did-you-mean of costmodel: ``"; did you mean 'x'?"`` (``paren``: ``" (did you mean 'x'?)"``)
+    for the :func:`closest` choice, '' when none is close."""
+    c = closest(word, choices, cutoff)
+    if c is None:
+        return ""
+    return f" (did you mean {c!r}?)" if paren else f"; did you mean {c!r}?"
 
 
 def key_path(loc: Sequence[int | str]) -> str:
@@ -50,10 +69,14 @@ def _model_at(model: type[BaseModel] | None, loc: Sequence[int | str]) -> type[B
         if f is None:
             return None
         cur = _inner_model(f.annotation)
+    from pydantic import BaseModel
+
     return cur if isinstance(cur, type) and issubclass(cur, BaseModel) else None
 
 
 def _inner_model(tp: Any) -> Any:
+    from pydantic import BaseModel
+
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return tp
     for arg in getattr(tp, "__args__", ()) or ():
@@ -76,6 +99,8 @@ def _type_words(tp: Any) -> str:
         return "text"
     if tp is bool:
         return "true or false"
+    from pydantic import BaseModel
+
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return f"a mapping of keys ({', '.join(allowed_keys(tp))})"
     return "a value"

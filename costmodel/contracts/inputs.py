@@ -11,7 +11,7 @@ another unit with the converted number, deprecated aliases that warn, ranges wri
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -24,9 +24,9 @@ def _number_field(p: Any, uncertain: bool) -> tuple[Any, Any]:
         kw["lt" if p.hi_open else "le"] = p.hi
     base: Any = int if p.integer else float
     if uncertain:  # a point value, a [low, high] range or a distribution mapping (docs/cost.md)
-        tp: Any = Optional[Union[base, list[float], dict[str, Any]]]
+        tp: Any = base | list[float] | dict[str, Any] | None
         return tp, Field(None, description=kw["description"] + "; a number, [low, high] or a distribution")
-    return Optional[base], Field(None, **kw)
+    return base | None, Field(None, **kw)
 
 
 def scenario_model() -> type[BaseModel]:
@@ -39,26 +39,26 @@ def scenario_model() -> type[BaseModel]:
         fields[sec][leaf] = _number_field(p, p.model or p.key in SOURCE_KEYS)
     for key, default in STRINGS.items():
         sec, _, leaf = key.rpartition(".")
-        tp: Any = Optional[Literal[CHOICES[key]]] if key in CHOICES else Optional[str]  # type: ignore[valid-type]
+        tp: Any = Literal[CHOICES[key]] | None if key in CHOICES else str | None  # type: ignore[valid-type]
         fields[sec][leaf] = (tp, Field(default))
     for key, bdefault in BOOLS.items():
         sec, _, leaf = key.rpartition(".")
-        fields[sec][leaf] = (Optional[bool], Field(bdefault))
+        fields[sec][leaf] = (bool | None, Field(bdefault))
     for alias, key in ALIASES.items():
         sec, _, leaf = alias.rpartition(".")
-        fields[sec][leaf] = (Optional[float], Field(None, description=f"alias of {key}"))
+        fields[sec][leaf] = (float | None, Field(None, description=f"alias of {key}"))
     for key in PARAM_BY_KEY:  # prices per GiB are accepted and converted (x 10^9 / 2^30)
         for tail, gib in (("_per_gb", "_per_gib"), ("_per_gb_month", "_per_gib_month")):
             if key.endswith(tail):
                 sec, _, leaf = (key[: -len(tail)] + gib).rpartition(".")
-                fields[sec][leaf] = (Optional[Union[float, list[float], dict[str, Any]]],
+                fields[sec][leaf] = (float | list[float] | dict[str, Any] | None,
                                      Field(None, description=f"{key} per GiB (2^30 bytes), converted"))
     forbid = ConfigDict(extra="forbid")
     top = dict(fields[""])
     for sec in SECTIONS:
         model = create_model(f"Scenario_{sec}", __config__=forbid, **fields[sec])
-        top[sec] = (Optional[model], Field(None))
-    top["workload"] = (Optional[dict[str, Any]], Field(None, description="the simulator's workload (workload.json)"))
+        top[sec] = (model | None, Field(None))
+    top["workload"] = (dict[str, Any] | None, Field(None, description="the simulator's workload (workload.json)"))
     return create_model("ScenarioFile", __config__=forbid, **top)
 
 
@@ -83,6 +83,8 @@ def report_parameters_model() -> type[BaseModel]:
         tp = kinds[p.kind]
         if name == "rank_throughput":
             tp = Literal["auto", "local", "global"]
-        extra = {"pattern": r"^(\d{4}-\d{2}-\d{2})?$"} if name == "date" else {}
-        fields[name] = (tp, Field(p.default, description=p.help, **bounds.get(name, {}), **extra))
+        kw: dict[str, Any] = {"description": p.help, **bounds.get(name, {})}
+        if name == "date":
+            kw["pattern"] = r"^(\d{4}-\d{2}-\d{2})?$"
+        fields[name] = (tp, Field(p.default, **kw))
     return create_model("ReportParameters", __config__=ConfigDict(extra="forbid"), **fields)

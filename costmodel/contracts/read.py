@@ -7,7 +7,8 @@ allowed); every modelled key must have its type (``ratio: "fast"`` is an error n
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import ValidationError
 

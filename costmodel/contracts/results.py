@@ -13,11 +13,11 @@ Units are in the key names (``_s``, ``_usd``, ``_bytes_per_s``, ``_fraction``); 
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Optional
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Num = Optional[float]
+Num = float | None
 Obj = dict[str, Any]
 
 
@@ -45,7 +45,7 @@ class Result(BaseModel):
 class RunFit(Result):
     """One run's warm-up and steady-state fit as ``compare`` lists it per side (``colocated[]``, ``remote[]``)."""
 
-    CONTRACT_KEYS = (
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
         "run_id", "role", "metric", "metric_direction", "classification", "evidence", "warmup_end_step",
         "warmup_end_t_s", "warmup_end_index", "steady_mean", "steady_ci_low", "steady_ci_high", "steady_cv",
         "steady_n", "steady_start_step", "curve", "lost_s", "period_steps", "drift_per_1k_steps", "multipass",
@@ -61,34 +61,34 @@ class RunFit(Result):
     period_steps: Num = None
     drift_per_1k_steps: Num = None
     predicted: bool = False
-    warmup_end_step: Optional[int] = None
+    warmup_end_step: int | None = None
     warmup_end_t_s: Num = None
-    warmup_end_index: Optional[int] = None
-    steady_start_step: Optional[int] = None
+    warmup_end_index: int | None = None
+    steady_start_step: int | None = None
     steady_start_t_s: Num = None
     steady_mean: Num = None
     steady_ci_low: Num = None
     steady_ci_high: Num = None
     steady_se: Num = None
-    steady_df: Optional[int] = None
+    steady_df: int | None = None
     steady_se_10: Num = None
-    steady_df_10: Optional[int] = None
+    steady_df_10: int | None = None
     steady_se_lr: Num = None
     steady_df_lr: Num = None
     steady_cv: Num = None
-    steady_n: Optional[int] = None
+    steady_n: int | None = None
     steady_duration_s: Num = None
     steady_bias_bound: Num = None
     steady_mean_baseline: Num = None
     dip_loss_fraction: Num = None
     cold_mean: Num = None
     warmup_mean: Num = None
-    curve: Optional[Obj] = None
+    curve: Obj | None = None
     lost_s: Num = None
     lost_work: Num = None
     segments: list[Obj] = Field(default_factory=list)
     steady_aux: dict[str, Num] = Field(default_factory=dict)
-    multipass: Optional[Obj] = None
+    multipass: Obj | None = None
     evidence: Obj = Field(default_factory=dict)
     time_source: str = ""
     format: str = ""
@@ -99,7 +99,7 @@ class RunFit(Result):
 class FitResult(RunFit):
     """One element of ``costmodel fit --json`` (the list): a run's fit plus its job summary (``jobs``)."""
 
-    CONTRACT_KEYS = (*RunFit.CONTRACT_KEYS, "jobs")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (*RunFit.CONTRACT_KEYS, "jobs")
     jobs: list[Obj] = Field(default_factory=list)
 
 
@@ -107,7 +107,7 @@ class FitResult(RunFit):
 class CompareResult(Result):
     """``costmodel compare --json``: remote / co-located steady throughput, equivalence, warm-up cost."""
 
-    CONTRACT_KEYS = (
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
         "ratio", "ratio_ci_low", "ratio_ci_high", "equivalent", "equivalence", "verdict", "margin",
         "min_detectable_margin", "metric_direction", "remote_extra_warmup_s", "remote_lost_s",
         "steady_slowdown_fraction", "remote_steady_hit_ratio", "pooled", "colocated", "remote", "jobs",
@@ -140,7 +140,7 @@ class CompareResult(Result):
     smallest_equivalent_margin: Num = None
     ratio_definition: str = ""
     equivalence: str = ""
-    equivalence_direction: Optional[str] = None
+    equivalence_direction: str | None = None
     jobs: list[Obj] = Field(default_factory=list)
 
 
@@ -148,7 +148,7 @@ class CompareResult(Result):
 class CrossRegionTerms(Result):
     """``options.cross_region.terms`` (USD over the horizon)."""
 
-    CONTRACT_KEYS = ("transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd",
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd",
                      "requests_usd", "inter_az_usd")
     transfer_usd: float = 0.0
     warmup_usd: float = 0.0
@@ -162,7 +162,7 @@ class CrossRegionTerms(Result):
 class ReplicateTerms(Result):
     """``options.replicate.terms`` (USD over the horizon)."""
 
-    CONTRACT_KEYS = ("initial_copy_usd", "storage_usd", "sync_usd", "requests_usd", "versioning_usd",
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("initial_copy_usd", "storage_usd", "sync_usd", "requests_usd", "versioning_usd",
                      "inter_az_usd", "copy_delay_usd")
     initial_copy_usd: float = 0.0
     storage_usd: float = 0.0
@@ -177,7 +177,7 @@ class ReplicateTerms(Result):
 class WaitTerms(Result):
     """``options.wait.terms`` (USD over the horizon)."""
 
-    CONTRACT_KEYS = ("delay_usd", "gpu_premium_usd")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("delay_usd", "gpu_premium_usd")
     delay_usd: float = 0.0
     gpu_premium_usd: float = 0.0
 
@@ -185,13 +185,13 @@ class WaitTerms(Result):
 class CostOption(Result):
     """One option of ``costmodel cost --json``: its total, per month, terms and P5-P95."""
 
-    CONTRACT_KEYS = ("priced", "not_priced_reason", "total_usd", "per_month_usd", "terms", "p5_usd", "p95_usd")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("priced", "not_priced_reason", "total_usd", "per_month_usd", "terms", "p5_usd", "p95_usd")
     total_usd: Num = None
     per_month_usd: Num = None
     terms: dict[str, float] = Field(default_factory=dict)
     terms_per_month_usd: dict[str, float] = Field(default_factory=dict)
     priced: bool = True
-    not_priced_reason: Optional[str] = None
+    not_priced_reason: str | None = None
     terms_not_priced: dict[str, str] = Field(default_factory=dict)
     p5_usd: Num = None
     p95_usd: Num = None
@@ -212,7 +212,7 @@ class WaitOption(CostOption):
 class CostOptions(Result):
     """``options``: the three options, priced or with why not."""
 
-    CONTRACT_KEYS = ("cross_region", "replicate", "wait")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("cross_region", "replicate", "wait")
     cross_region: CrossRegionOption = Field(default_factory=CrossRegionOption)
     replicate: ReplicateOption = Field(default_factory=ReplicateOption)
     wait: WaitOption = Field(default_factory=WaitOption)
@@ -221,7 +221,7 @@ class CostOptions(Result):
 class ConsistencyCheck(Result):
     """One ``consistency[]`` row: a stated value against what the other inputs imply."""
 
-    CONTRACT_KEYS = ("check", "keys", "stated", "implied", "severity")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("check", "keys", "stated", "implied", "severity")
     check: str
     keys: list[str] = Field(default_factory=list)
     stated: Any = None
@@ -233,28 +233,28 @@ class ConsistencyCheck(Result):
 class PriceUsed(Result):
     """One ``prices_used[]`` row: the price, where it came from, its date and age."""
 
-    CONTRACT_KEYS = ("key", "source", "as_of", "unit", "age_days")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("key", "source", "as_of", "unit", "age_days")
     key: str
     source: str = ""
-    as_of: Optional[str] = None
+    as_of: str | None = None
     unit: str = ""
-    age_days: Optional[int] = None
+    age_days: int | None = None
     usd: Num = None
     usd_used: Num = None
-    verified: Optional[bool] = None
+    verified: bool | None = None
     provider: str = ""
     item: str = ""
     src_region: str = ""
     dst_region: str = ""
     notes: str = ""
     file: str = ""
-    line: Optional[int] = None
+    line: int | None = None
     tier_start: Num = None
     tier_end: Num = None
     bytes_per_unit: Num = None
     ref: str = ""
     multiplier: Num = None
-    tiers: Optional[list[Obj]] = None
+    tiers: list[Obj] | None = None
 
 
 class CostInputs(Result):
@@ -274,24 +274,24 @@ class CostResult(Result):
     """``costmodel cost --json``: three options priced over ``horizon_months``, break-even, sensitivity,
     Monte Carlo and the inputs with their provenance."""
 
-    CONTRACT_KEYS = (
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
         "horizon_months", "options", "cheapest", "ranking", "margin_usd", "robust", "robust_reason",
         "headline_basis", "consistency", "break_even", "sensitivity", "prices_used", "inputs", "warnings",
     )
     options: CostOptions
     horizon_months: float = Field(gt=0)
     headline_basis: str = "expected_value"
-    cheapest: Optional[str] = None
+    cheapest: str | None = None
     margin_usd: Num = None
-    robust: Optional[bool] = None
-    robust_reason: Optional[str] = None
-    p_cheapest: Optional[dict[str, float]] = None
+    robust: bool | None = None
+    robust_reason: str | None = None
+    p_cheapest: dict[str, float] | None = None
     ranking: list[str] = Field(default_factory=list)
     headline_range: Obj = Field(default_factory=dict)
     consistency: list[ConsistencyCheck] = Field(default_factory=list)
     break_even: dict[str, Obj] = Field(default_factory=dict)
-    wait_break_even: Optional[Obj] = None
-    monte_carlo: Optional[Obj] = None
+    wait_break_even: Obj | None = None
+    monte_carlo: Obj | None = None
     sensitivity: list[Obj] = Field(default_factory=list)
     derived: dict[str, Num] = Field(default_factory=dict)
     prices_used: list[PriceUsed] = Field(default_factory=list)
@@ -306,14 +306,14 @@ Answer = Literal["yes", "no", "unknown"]
 class ChecklistItemResult(Result):
     """One ``items[]`` row of ``costmodel decide --json``."""
 
-    CONTRACT_KEYS = ("id", "question", "answer", "proposed", "evidence", "note", "overrides_evidence", "severity")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("id", "question", "answer", "proposed", "evidence", "note", "overrides_evidence", "severity")
     id: str
     question: str = ""
     why: str = ""
     severity: Literal["blocker", "warning"] = "blocker"
     answer: Answer = "unknown"
     source: str = ""
-    person_answer: Optional[str] = None
+    person_answer: str | None = None
     note: str = ""
     proposed: Answer = "unknown"
     evidence: Obj = Field(default_factory=dict)
@@ -326,7 +326,7 @@ class ChecklistItemResult(Result):
 class DecideResult(Result):
     """``costmodel decide --json``: the verdict, every item, blockers, conditions and counts."""
 
-    CONTRACT_KEYS = ("verdict", "items", "blockers", "conditions", "counts", "reasons")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("verdict", "items", "blockers", "conditions", "counts", "reasons")
     verdict: Literal["GO", "CONDITIONAL", "NO_GO"]
     blockers: list[Obj] = Field(default_factory=list)
     conditions: list[Obj] = Field(default_factory=list)
@@ -334,26 +334,26 @@ class DecideResult(Result):
     counts: dict[str, int] = Field(default_factory=dict)
     problems: list[Any] = Field(default_factory=list)
     items: list[ChecklistItemResult] = Field(default_factory=list)
-    adr_path: Optional[str] = None
-    superseded_adr_path: Optional[str] = None
+    adr_path: str | None = None
+    superseded_adr_path: str | None = None
 
 
 # ------------------------------------------------------------------------------------------- simulate
 class SimulateResult(Result):
     """``costmodel simulate --json``: the predicted run of the what-if link/cache model."""
 
-    CONTRACT_KEYS = (
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
         "run_id", "predicted", "steady_samples_per_s", "steady_hit_ratio", "warmup_end_step", "warmup_lost_s",
         "cold_samples_per_s", "cross_region_bytes_by_epoch", "cross_region_bytes_per_run", "seed",
     )
     run_id: str
     predicted: bool = True
     seed: int = Field(0, ge=0)
-    warmup_end_step: Optional[int] = None
+    warmup_end_step: int | None = None
     warmup_by_epoch: bool = False
     warmup_end_t_s: Num = None
-    hit_ratio_settled_step: Optional[int] = None
-    steady_from_step: Optional[int] = None
+    hit_ratio_settled_step: int | None = None
+    steady_from_step: int | None = None
     steady_window: str = ""
     hit_ratio_settled: bool = False
     steady_samples_per_s: Num = None
@@ -362,7 +362,7 @@ class SimulateResult(Result):
     steady_read_latency_s: Num = None
     cold_samples_per_s: Num = None
     steps_simulated: int = 0
-    steps_per_run: Optional[int] = None
+    steps_per_run: int | None = None
     extrapolated: bool = False
     cross_region_bytes_simulated: Num = None
     cross_region_bytes_per_run: Num = None
@@ -374,35 +374,35 @@ class SimulateResult(Result):
     warmup_lost_s: Num = None
     steady_slowdown_fraction: Num = None
     warmup_method: str = ""
-    warmup_end_step_rule: Optional[int] = None
+    warmup_end_step_rule: int | None = None
     prefetch_in_time_fraction: Num = None
-    prefetched_blocks: Optional[int] = None
-    prefetched_blocks_used: Optional[int] = None
-    block_accesses_simulated: Optional[int] = None
+    prefetched_blocks: int | None = None
+    prefetched_blocks_used: int | None = None
+    block_accesses_simulated: int | None = None
     source: str = ""
     workload: Obj = Field(default_factory=dict)
     per_run: list[Obj] = Field(default_factory=list)
     assumptions: list[str] = Field(default_factory=list)
     not_modelled: list[str] = Field(default_factory=list)
     runs: list[Obj] = Field(default_factory=list)
-    output: Optional[str] = None
+    output: str | None = None
 
 
 # --------------------------------------------------------------------------------------------- report
 class ReportSummary(Result):
     """``costmodel report --json``: where the report went and its verdict."""
 
-    CONTRACT_KEYS = ("out_dir", "files", "verdict", "title")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("out_dir", "files", "verdict", "title")
     out_dir: str
     files: dict[str, str] = Field(default_factory=dict)
-    verdict: Optional[str] = None
+    verdict: str | None = None
     title: str = ""
 
 
 class InputFileRecord(Result):
     """One input file of a report with its SHA-256."""
 
-    CONTRACT_KEYS = ("role", "path", "sha256", "size_bytes")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("role", "path", "sha256", "size_bytes")
     role: str
     path: str
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
@@ -414,13 +414,13 @@ class InputFileRecord(Result):
 
 
 class ReportInputs(Result):
-    CONTRACT_KEYS = ("files", "parameters")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("files", "parameters")
     files: list[InputFileRecord] = Field(default_factory=list)
     parameters: Obj = Field(default_factory=dict)
 
 
 class RunRecord(Result):
-    CONTRACT_KEYS = ("run_id", "role", "format", "source", "rows", "predicted")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("run_id", "role", "format", "source", "rows", "predicted")
     run_id: str
     role: str = ""
     format: str = ""
@@ -436,19 +436,19 @@ class DecisionRecord(Result):
     """``decision.json`` beside a report: the same ``fit``, ``compare``, ``cost`` and ``checklist``
     (``decide``) objects as the verbs print for the same inputs, plus the inputs with their SHA-256."""
 
-    CONTRACT_KEYS = ("schema", "costmodel_version", "title", "verdict", "inputs", "runs", "fit", "compare",
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("schema", "costmodel_version", "title", "verdict", "inputs", "runs", "fit", "compare",
                      "jobs", "cost", "checklist")
     schema_: str = Field(DECISION_SCHEMA, alias="schema")
     costmodel_version: str = ""
     title: str = ""
-    verdict: Optional[str] = None
+    verdict: str | None = None
     inputs: ReportInputs = Field(default_factory=ReportInputs)
     runs: list[RunRecord] = Field(default_factory=list)
     fit: list[FitResult] = Field(default_factory=list)
     fit_left_out: list[str] = Field(default_factory=list)
-    compare: Optional[CompareResult] = None
+    compare: CompareResult | None = None
     jobs: list[Obj] = Field(default_factory=list)
-    cost: Optional[CostResult] = None
+    cost: CostResult | None = None
     checklist: DecideResult
 
 

@@ -8,7 +8,7 @@ scenario's ``link.rtt_ms`` / ``link.bandwidth_gbps``, the deprecated ``workload.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -65,7 +65,7 @@ class DatasetIn(_Section):
 
 class AccessIn(_Section):
     pattern: Literal["sequential", "shuffled", "shard_shuffle", "single_pass", "zipf"] = "shuffled"
-    epochs: Optional[Num] = Field(None, gt=0, description="epochs per run (default: training.epochs_per_run, else 1)")
+    epochs: Num | None = Field(None, gt=0, description="epochs per run (default: training.epochs_per_run, else 1)")
     zipf_exponent: Num = Field(1.1, gt=0)
 
 
@@ -78,8 +78,8 @@ class StepIn(_Section):
 
 
 class LinkIn(_Section):
-    rtt_s: Optional[Num] = Field(None, ge=0, le=10.0, description="DEPRECATED (warns): state link.rtt_ms in the scenario")
-    bandwidth_bytes_per_s: Optional[Num] = Field(None, gt=0, description="used when the scenario states no "
+    rtt_s: Num | None = Field(None, ge=0, le=10.0, description="DEPRECATED (warns): state link.rtt_ms in the scenario")
+    bandwidth_bytes_per_s: Num | None = Field(None, gt=0, description="used when the scenario states no "
                                                                         "link.bandwidth_gbps")
     parallel_streams: Int = Field(16, ge=1)
     origin_latency_s: Num = Field(0.002, ge=0, le=10.0)
@@ -100,14 +100,14 @@ class PrefetchIn(_Section):
 
 class CacheIn(_Section):
     policy: Literal["none", "lru", "predictive"] = "lru"
-    capacity_bytes: Optional[Num] = Field(None, ge=0, description="required unless policy: none")
-    physical_limit_bytes: Optional[Num] = Field(None, gt=0)
+    capacity_bytes: Num | None = Field(None, ge=0, description="required unless policy: none")
+    physical_limit_bytes: Num | None = Field(None, gt=0)
     survives_between_runs: bool = True
-    prefetch: Optional[PrefetchIn] = None
+    prefetch: PrefetchIn | None = None
 
 
 class SimulationIn(_Section):
-    max_steps: Optional[Int] = Field(None, ge=1)
+    max_steps: Int | None = Field(None, ge=1)
     max_block_accesses: Int = Field(50_000_000, ge=1)
     runs: Int = Field(1, ge=1, le=100)
     with_colocated: bool = False
@@ -121,17 +121,17 @@ class WorkloadIn(_Section):
     name: str = Field("whatif", min_length=1, pattern=r"\S")
     role: Literal["remote", "colocated", ""] = "remote"
     dataset: DatasetIn
-    access: Optional[AccessIn] = None
+    access: AccessIn | None = None
     step: StepIn
-    link: Optional[LinkIn] = None
-    local: Optional[LocalIn] = None
+    link: LinkIn | None = None
+    local: LocalIn | None = None
     cache: CacheIn
-    simulation: Optional[SimulationIn] = None
+    simulation: SimulationIn | None = None
 
 
 class ScenarioLinkIn(BaseModel):
     """The scenario's own ``link:`` keys the simulator reads (the rest belongs to ``costmodel cost``)."""
 
     model_config = ConfigDict(extra="ignore")
-    rtt_ms: Optional[Num] = Field(None, ge=0, le=10_000.0)
-    bandwidth_gbps: Optional[Num] = Field(None, gt=0)
+    rtt_ms: Num | None = Field(None, ge=0, le=10_000.0)
+    bandwidth_gbps: Num | None = Field(None, gt=0)

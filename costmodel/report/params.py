@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import difflib
 import math
 import os
 import re
@@ -13,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..contracts.errors import did_you_mean
 from ..errors import ReportError
 from ..resources import PACKAGE_DIR
 
@@ -173,8 +173,7 @@ def check_parameters(given: Mapping[str, Any], spec: Mapping[str, Param], what: 
     unknown = [k for k in given if k not in spec]
     if unknown:
         k = sorted(unknown)[0]
-        close = difflib.get_close_matches(k, spec, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(k, spec, paren=True)
         raise ReportError(f"unknown {what} parameter {k!r}{hint}; known parameters: {', '.join(spec)}")
     return {name: _coerce(name, p, given.get(name, p.default)) for name, p in spec.items()}
 

@@ -408,7 +408,9 @@ def render_adr_text(
         inputs=inputs,
         compare=record.get("compare"),
         cost=record.get("cost"),
-        **doc.meta.people(),
+        decision_makers=doc.meta.decision_makers,
+        consulted=doc.meta.consulted,
+        informed=doc.meta.informed,
         base_dir=base_dir,
         producer=ADR_PRODUCER,
     )

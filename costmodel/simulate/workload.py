@@ -189,7 +189,7 @@ def parse_workload(section: Mapping[str, Any], *, scenario: Mapping[str, Any] | 
     dataset = Dataset(samples=d.samples, sample_bytes=d.sample_bytes, sample_bytes_sigma=d.sample_bytes_sigma,
                       files=d.files, block_bytes=d.block_bytes)
 
-    a = w.access or AccessIn()
+    a = w.access or AccessIn.model_validate({})
     default_epochs = 1.0
     if scenario and isinstance(scenario.get("training"), Mapping):
         ep = scenario["training"].get("epochs_per_run")
@@ -205,14 +205,14 @@ def parse_workload(section: Mapping[str, Any], *, scenario: Mapping[str, Any] | 
     step = Step(samples_per_step=s.samples_per_step, compute_s=s.compute_s, compute_cv=s.compute_cv,
                 loader_workers=s.loader_workers, prefetch_depth=s.prefetch_depth)
 
-    lk = w.link or LinkIn()
+    lk = w.link or LinkIn.model_validate({})
     rtt_s, bandwidth_bytes_per_s = _link_keys(lk, scenario, f"{path}.link")
     if lk.request_bytes < d.block_bytes:
         raise SimulateError(f"{path}.link.request_bytes: got {lk.request_bytes}; expected a whole number >= "
                             f"dataset.block_bytes ({d.block_bytes})", key=f"{path}.link.request_bytes")
     link = Link(rtt_s=rtt_s, bandwidth_bytes_per_s=bandwidth_bytes_per_s, parallel_streams=lk.parallel_streams,
                 origin_latency_s=lk.origin_latency_s, request_bytes=lk.request_bytes)
-    lo = w.local or LocalIn()
+    lo = w.local or LocalIn.model_validate({})
     local = Local(read_latency_s=lo.read_latency_s, read_bytes_per_s=lo.read_bytes_per_s)
 
     p = f"{path}.cache"
@@ -229,13 +229,13 @@ def parse_workload(section: Mapping[str, Any], *, scenario: Mapping[str, Any] | 
     if c.policy != "none" and capacity < d.block_bytes:
         raise SimulateError(f"{p}.capacity_bytes: must hold at least one block ({d.block_bytes} bytes) for policy "
                             f"{c.policy!r}, got {capacity:.6g}; use policy: none for no cache", key=f"{p}.capacity_bytes")
-    pf = c.prefetch or PrefetchIn()  # a prefetch: section with another policy is validated and ignored
+    pf = c.prefetch or PrefetchIn.model_validate({})  # a prefetch: section with another policy is validated and ignored
     prefetch = Prefetch(accuracy=pf.accuracy, lookahead_steps=pf.lookahead_steps, learning_steps=pf.learning_steps,
                         ramp_steps=pf.ramp_steps)
     cache = Cache(policy=c.policy, capacity_bytes=capacity, physical_limit_bytes=limit,
                   survives_between_runs=c.survives_between_runs, prefetch=prefetch)
 
-    sm = w.simulation or SimulationIn()
+    sm = w.simulation or SimulationIn.model_validate({})
     simulation = Simulation(max_steps=sm.max_steps, max_block_accesses=sm.max_block_accesses, runs=sm.runs,
                             with_colocated=sm.with_colocated, invalidate_at_steps=tuple(sorted(set(sm.invalidate_at_steps))))
     return Workload(name=w.name.strip(), role=w.role, dataset=dataset, access=access, step=step, link=link,
@@ -256,7 +256,7 @@ def _link_keys(lk: Any, scenario: Mapping[str, Any] | None, p: str) -> tuple[flo
     from ..contracts.workload import ScenarioLinkIn
 
     top = scenario.get("link") if scenario is not None and isinstance(scenario.get("link"), Mapping) else {}
-    sl = _validated(ScenarioLinkIn, dict(top), "link")
+    sl = _validated(ScenarioLinkIn, dict(top or {}), "link")
     rtt_ms, old_rtt = sl.rtt_ms, lk.rtt_s
     if rtt_ms is not None and old_rtt is not None and not math.isclose(rtt_ms / 1e3, old_rtt, rel_tol=1e-9, abs_tol=1e-12):
         raise SimulateError(f"{p}.rtt_s = {old_rtt:g} s and link.rtt_ms = {rtt_ms:g} ms state the link's RTT twice, "
@@ -283,16 +283,15 @@ def check_override_keys(doc: Mapping[str, Any], overrides: Mapping[str, Any] | N
     """Refuse an override that matches no input of the simulator (SimulateError naming the keys that do
     exist): outside ``workload:`` only :data:`SCENARIO_INPUTS` are read; keys under ``workload.`` are
     checked by :func:`parse_workload` (an unknown one names the section's keys)."""
-    import difflib
+    from ..contracts.errors import closest
 
     for key in overrides or {}:
         if not isinstance(key, str) or not key.strip():
             raise SimulateError(f"override {key!r}: expected a dotted key path such as link.rtt_ms", key=str(key))
         if key.startswith("workload.") or key in SCENARIO_INPUTS:
             continue
-        close = difflib.get_close_matches(key, [*SCENARIO_INPUTS, *(f"workload.{k}" for k in
-                                                                      ("link.rtt_s", "link.bandwidth_bytes_per_s"))], n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
+        close = closest(key, [*SCENARIO_INPUTS, *(f"workload.{k}" for k in ("link.rtt_s", "link.bandwidth_bytes_per_s"))])
+        hint = f" (did you mean {close}?)" if close else ""
         raise SimulateError(
             f"override {key}: the simulator reads no such input{hint}; it reads {', '.join(SCENARIO_INPUTS)} "
             "and the workload.* keys (workload.dataset.*, access.*, step.*, link.*, local.*, cache.*, simulation.*; "
