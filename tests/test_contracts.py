@@ -53,6 +53,7 @@ def outputs(tmp_path_factory, examples_dir):
     out["prices import"] = run(["prices", "import", gcp, "-o", d / "imported", "--json"])
     out["example"] = run(["example", d / "ex", "--json"])
     out["notebook"] = run(["notebook", "report", d / "nb", "--json"])
+    out["schema"] = run(["schema", "--write", d / "schema", "--json"])
     out["report"] = run(["report", "--colocated", ex / "colocated_steps.csv", "--remote", ex / "remote_steps.csv",
                          "--scenario", ex / "scenario.yaml", "--answers", ex / "answers.yaml", "--monte-carlo", "0",
                          "-o", d / "rep", "--json"])

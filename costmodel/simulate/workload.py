@@ -181,6 +181,11 @@ def parse_workload(section: Mapping[str, Any], *, scenario: Mapping[str, Any] | 
 
     if not isinstance(section, Mapping):
         raise SimulateError(f"{path}: expected a mapping, got {type(section).__name__}", key=path)
+    lk_raw = section.get("link")
+    if isinstance(lk_raw, Mapping) and ("rtt_ms" in lk_raw or "bandwidth_gbps" in lk_raw):
+        k = "rtt_ms" if "rtt_ms" in lk_raw else "bandwidth_gbps"
+        raise SimulateError(f"{path}.link.{k}: unknown key here; state link.{k} in the scenario's top-level link: "
+                            "section (the key costmodel cost reads)", key=f"{path}.link.{k}")
     w = _validated(WorkloadIn, dict(section), path)
     d = w.dataset
     if d.files > d.samples:
