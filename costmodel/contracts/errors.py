@@ -86,6 +86,10 @@ def _inner_model(tp: Any) -> Any:
     return None
 
 
+_KIND_WORDS = {"int": "a whole number", "float": "a number", "bool": "true or false", "string": "text",
+               "dict": "a mapping of keys", "list": "a list", "model": "a mapping of keys"}
+
+
 def _type_words(tp: Any) -> str:
     """Plain words for a field's type: ``int`` -> 'a whole number', a model -> 'a mapping of keys'."""
     inner = getattr(tp, "__origin__", None)
@@ -130,7 +134,9 @@ def describe_error(err: dict[str, Any], model: type[BaseModel] | None = None) ->
         desc = f" ({f.description})" if f is not None and f.description else ""
         return path, f"missing; expected {want}{desc}"
     ctx = err.get("ctx") or {}
-    expected = ctx.get("expected") or err.get("msg", "invalid value")
+    base = kind.split("_")[0] if kind.endswith(("_type", "_parsing", "_from_float")) else ""
+    words = _KIND_WORDS.get(base)
+    expected = words or ctx.get("expected") or str(err.get("msg", "a valid value")).replace("Input should be ", "")
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
         sym = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=", "less_than": "<"}[kind]
         bound = next(iter(ctx.values()), "")
@@ -155,15 +161,18 @@ def raise_validation_error(
     source: str | None = None,
     model: type[BaseModel] | None = None,
     prefix: Sequence[str] = (),
+    key_format: str = "{}",
     **extra: Any,
 ) -> NoReturn:
     """Raise ``error`` for the first problem in ``exc``: ``SOURCE: KEY.PATH: what; expected ...`` (plus
     ``(N more problems)`` when pydantic found several). ``prefix`` is prepended to the key path (the
-    section the model was validated for). ScenarioError gets ``key=``/``path=``; others the whole text."""
+    section the model was validated for); ``key_format`` writes the key in the message (``"parameter {}"``).
+    ScenarioError gets ``key=``/``path=``; others the whole text."""
     errs = exc.errors(include_url=False)
     first = dict(errs[0]) if errs else {"loc": (), "msg": str(exc)}
     path, what = describe_error(first, model)
     path = ".".join([*prefix, path]) if prefix and path else (".".join(prefix) or path)
+    label = key_format.format(path) if path else ""
     if len(errs) > 1:
         what += f" ({len(errs) - 1} more problem{'s' if len(errs) > 2 else ''} after this one)"
     from ..errors import ScenarioError
@@ -171,4 +180,4 @@ def raise_validation_error(
     if issubclass(error, ScenarioError):
         raise error(what, key=path or None, path=source, **extra) from None
     where = f"{source}: " if source else ""
-    raise error(f"{where}{path + ': ' if path else ''}{what}", key=path, **extra) from None
+    raise error(f"{where}{label + ': ' if label else ''}{what}", key=path, **extra) from None

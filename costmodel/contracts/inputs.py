@@ -11,9 +11,11 @@ another unit with the converted number, deprecated aliases that warn, ranges wri
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+import os
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 
 def _number_field(p: Any, uncertain: bool) -> tuple[Any, Any]:
@@ -70,21 +72,105 @@ def workload_schema() -> dict[str, Any]:
     return WorkloadIn.model_json_schema()
 
 
+def _paths(v: Any) -> Any:
+    from ..report.params import _parse_list
+
+    if isinstance(v, str) and v.strip().startswith("["):
+        v = _parse_list_value(_parse_list, v)
+    if isinstance(v, (str, os.PathLike)):
+        v = [v]
+    if not isinstance(v, (list, tuple)) or not all(isinstance(x, (str, os.PathLike)) for x in v):
+        raise ValueError("expected a list of file paths (strings)")
+    return tuple(os.fspath(x) for x in v)
+
+
+def _parse_list_value(parse: Any, text: str) -> Any:
+    from ..errors import ReportError
+
+    try:
+        return parse("?", text)
+    except ReportError as exc:  # the message names the parameter later, from the error's location
+        raise ValueError(str(exc).split(": ", 1)[1]) from None
+
+
+def _strs(v: Any) -> Any:
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, (list, tuple)) or not all(isinstance(x, str) for x in v):
+        raise ValueError("expected a list of strings")
+    return tuple(v)
+
+
+def _path(v: Any) -> Any:
+    if not isinstance(v, (str, os.PathLike)) or not os.fspath(v):
+        raise ValueError("expected a file path (a non-empty string)")
+    return os.fspath(v)
+
+
+def _text(v: Any) -> Any:
+    if not isinstance(v, str):
+        raise ValueError("expected a string")
+    return v
+
+
+def _date(v: Any) -> Any:
+    import re
+
+    if not isinstance(v, str) or not re.fullmatch(r"(\d{4}-\d{2}-\d{2})?", v):
+        raise ValueError("expected YYYY-MM-DD or ''")
+    return v
+
+
+def _finite(v: Any) -> Any:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
+        raise ValueError("expected a finite number")
+    return float(v)
+
+
+def _integer(v: Any) -> Any:
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError("expected an integer")
+    return v
+
+
+#: notebook parameter kind -> (type, the check that reads papermill's values as data, never evaluated)
+KINDS: dict[str, tuple[Any, Any]] = {
+    "paths": (tuple[str, ...], _paths), "strs": (tuple[str, ...], _strs), "path": (str, _path),
+    "str": (str, _text), "float": (float, _finite), "int": (int, _integer),
+}
+#: ranges of the report's numeric parameters (also in the published schema)
+BOUNDS: dict[str, dict[str, Any]] = {"margin": {"gt": 0, "lt": 0.5}, "monte_carlo_n": {"ge": 0, "le": 1_000_000},
+                                     "seed": {"ge": 0}, "batch_size": {"ge": 0}, "tokens_per_step": {"ge": 0}}
+_MODELS: dict[tuple[str, tuple[str, ...]], type[BaseModel]] = {}
+
+
+def parameters_model(spec: Mapping[str, Any], what: str = "report") -> type[BaseModel]:
+    """A model of notebook parameters from their table (name -> Param(kind, default, help)): ``extra="forbid"``,
+    each kind read as data, :data:`BOUNDS` where the name has one, ``date`` as YYYY-MM-DD or ''."""
+    key = (what, tuple(spec))
+    if key in _MODELS:
+        return _MODELS[key]
+    fields: dict[str, Any] = {}
+    for name, p in spec.items():
+        tp, check = KINDS[p.kind]
+        if name == "rank_throughput":
+            tp = Literal["auto", "local", "global"]
+        kw: dict[str, Any] = {"description": p.help, **BOUNDS.get(name, {})}
+        if name == "date":
+            kw["pattern"] = r"^(\d{4}-\d{2}-\d{2})?$"
+            check = _date
+        default = tuple(p.default) if isinstance(p.default, list) else p.default
+        fields[name] = (Annotated[tp, BeforeValidator(check)], Field(default, **kw))
+    title = "ReportParameters" if what == "report" else f"{what.title()}Parameters"
+    model = create_model(title, __config__=ConfigDict(extra="forbid"), **fields)
+    _MODELS[key] = model
+    return model
+
+
 def report_parameters_model() -> type[BaseModel]:
     """The report notebook's parameters (``papermill -p NAME VALUE``; ``costmodel report`` passes them)."""
     from ..report.params import PARAMETERS
 
-    kinds: dict[str, Any] = {"paths": list[str], "strs": list[str], "path": str, "str": str, "float": float,
-                             "int": int}
-    bounds: dict[str, dict[str, Any]] = {"margin": {"gt": 0, "lt": 0.5}, "monte_carlo_n": {"ge": 0, "le": 1_000_000},
-                                         "seed": {"ge": 0}, "batch_size": {"ge": 0}, "tokens_per_step": {"ge": 0}}
-    fields: dict[str, Any] = {}
-    for name, p in PARAMETERS.items():
-        tp = kinds[p.kind]
-        if name == "rank_throughput":
-            tp = Literal["auto", "local", "global"]
-        kw: dict[str, Any] = {"description": p.help, **bounds.get(name, {})}
-        if name == "date":
-            kw["pattern"] = r"^(\d{4}-\d{2}-\d{2})?$"
-        fields[name] = (tp, Field(p.default, **kw))
-    return create_model("ReportParameters", __config__=ConfigDict(extra="forbid"), **fields)
+    return parameters_model(PARAMETERS, "report")

@@ -185,7 +185,8 @@ class WaitTerms(Result):
 class CostOption(Result):
     """One option of ``costmodel cost --json``: its total, per month, terms and P5-P95."""
 
-    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("priced", "not_priced_reason", "total_usd", "per_month_usd", "terms", "p5_usd", "p95_usd")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
+        "priced", "not_priced_reason", "total_usd", "per_month_usd", "terms", "p5_usd", "p95_usd")
     total_usd: Num = None
     per_month_usd: Num = None
     terms: dict[str, float] = Field(default_factory=dict)
@@ -306,7 +307,8 @@ Answer = Literal["yes", "no", "unknown"]
 class ChecklistItemResult(Result):
     """One ``items[]`` row of ``costmodel decide --json``."""
 
-    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("id", "question", "answer", "proposed", "evidence", "note", "overrides_evidence", "severity")
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
+        "id", "question", "answer", "proposed", "evidence", "note", "overrides_evidence", "severity")
     id: str
     question: str = ""
     why: str = ""
@@ -436,7 +438,8 @@ class DecisionRecord(Result):
     """``decision.json`` beside a report: the same ``fit``, ``compare``, ``cost`` and ``checklist``
     (``decide``) objects as the verbs print for the same inputs, plus the inputs with their SHA-256."""
 
-    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("schema", "costmodel_version", "title", "verdict", "inputs", "runs", "fit", "compare",
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
+        "schema", "costmodel_version", "title", "verdict", "inputs", "runs", "fit", "compare",
                      "jobs", "cost", "checklist")
     schema_: str = Field(DECISION_SCHEMA, alias="schema")
     costmodel_version: str = ""

@@ -135,3 +135,17 @@ class ScenarioLinkIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     rtt_ms: Num | None = Field(None, ge=0, le=10_000.0)
     bandwidth_gbps: Num | None = Field(None, gt=0)
+
+
+class WhatIfParameters(BaseModel):
+    """The what-if notebook's papermill parameters (``simulate/whatif.py`` ``PARAMETERS``); other names in the
+    notebook's namespace are not parameters and are ignored."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    scenario: str = Field("data/examples/whatif.yaml", min_length=1, description="scenario YAML with a workload: section")
+    seed: int = Field(0, ge=0, description="random seed of the trace and the predictor")
+    overrides: dict[str, Any] = Field(default_factory=dict, description="dotted key paths to change")
+    widget_scale: float = Field(0.005, gt=0, le=1, description="dataset and cache scale for the sliders")
+    interactive: bool = Field(True, description="show the ipywidgets sliders")
+    summary_json: str = Field("", description="write the prediction summary and the comparison here when set")
