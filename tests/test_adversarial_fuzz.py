@@ -191,6 +191,7 @@ JSONISH = st.recursive(
 def test_evidence_json_readers_raise_only_their_errors(doc, raw, use_raw):
     from costmodel.commands import cost as cost_cmd
     from costmodel.commands import decide as decide_cmd
+    from costmodel.contracts.read import read_result
 
     data = raw if use_raw else json.dumps(doc).encode()
     p = _write(data, ".json")
@@ -199,10 +200,11 @@ def test_evidence_json_readers_raise_only_their_errors(doc, raw, use_raw):
             cost_cmd._read_json(str(p))
         except ScenarioError:
             pass
-        try:
-            decide_cmd._shaped(decide_cmd._read_json(str(p), "compare"), str(p), "compare")
-        except ChecklistError:
-            pass
+        for verb in ("compare", "cost", "fit"):  # the one reader of results read back (decide, walk-through)
+            try:
+                read_result(decide_cmd._read_json(str(p), verb), verb, f"--{verb} {p}", ChecklistError)
+            except ChecklistError:
+                pass
     finally:
         p.unlink()
 
