@@ -97,9 +97,9 @@ def run(args: argparse.Namespace) -> int:
     for path in args.fit:
         fits.extend(read_fits(_read_json(path, "fit"), f"--fit {path}", ChecklistError))
 
-    compare_d = compare.to_json_dict() if compare is not None else None
+    evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fits)  # the models, as read
+    compare_d = compare.to_json_dict() if compare is not None else None  # for the ADR's figures
     cost_d = cost.to_json_dict() if cost is not None else None
-    evidence = checklist.gather_evidence(compare=compare_d, cost=cost_d, fits=[f.to_json_dict() for f in fits])
     if args.template:
         sys.stdout.write(checklist.answers_template(evidence))
         return 0
