@@ -1,4 +1,8 @@
-"""Shared test fixtures: where the real benchmark outputs live, deterministic seeds."""
+"""Shared test fixtures: where the real benchmark outputs live, deterministic seeds, the ``cli`` runner.
+
+Tests are laid out like the package (``tests/<room>/test_<behaviour>.py``, basenames unique); helpers
+that several tests share are in ``tests/support/`` (never import from a test file).
+"""
 from __future__ import annotations
 
 import os
@@ -6,11 +10,22 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.cli import Cli
+from support.paths import ARTIFACTS, EXAMPLES, REAL_DIR, REPO
 
-REPO = Path(__file__).resolve().parents[1]
-REAL_DIR = Path(os.environ.get("COSTMODEL_REAL_FIXTURES", REPO.parent / "shared" / "fixtures" / "real"))
-EXAMPLES = REPO / "costmodel" / "data" / "examples"
-ARTIFACTS = REPO / "tests" / "artifacts"
+
+@pytest.fixture(scope="session")
+def cli() -> Cli:
+    """Run a verb: ``r = cli("fit", path, "--json")`` -> ``Result(rc, out, err, ...)`` (``r.json`` parses
+    stdout; ``rc, out, err = r`` unpacks); ``cli.json(...)`` asserts exit 0 and returns the JSON;
+    ``cli.subprocess(...)`` runs ``python -m costmodel`` as a child process."""
+    return Cli()
+
+
+@pytest.fixture(scope="session")
+def repo_dir() -> Path:
+    """The repository root (the tree under test)."""
+    return REPO
 
 
 @pytest.fixture(scope="session")

@@ -65,3 +65,16 @@ def test_faces_name_what_notebooks_and_docs_use():
     assert charts.checklist.__module__ == "costmodel.charts.decision"  # the function, not a module
     assert simulate.simulate.__module__ == "costmodel.simulate.simulator"
     assert interactive.ChecklistWizard.__module__ == "costmodel.interactive.wizard"
+
+
+def test_tests_are_laid_out_like_the_package_with_unique_basenames():
+    from support.paths import TESTS
+
+    rooms = {"ingest", "warmup", "cost", "prices", "checklist", "report", "simulate", "bench", "jobs", "charts",
+             "cli", "contracts", "packaging", "reliability", "lab"}
+    files = sorted(TESTS.rglob("test_*.py"))
+    assert len(files) > 50
+    stray = [f.relative_to(TESTS).as_posix() for f in files if f.parent == TESTS or f.relative_to(TESTS).parts[0] not in rooms]
+    assert stray == []  # every test file lives in a room folder (tests/<room>/test_<behaviour>.py)
+    names = [f.name for f in files]
+    assert sorted({n for n in names if names.count(n) > 1}) == []  # pytest imports them by basename

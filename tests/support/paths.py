@@ -1,0 +1,14 @@
+"""Where the tests find the repository, the bundled example, the real fixtures and their artefacts."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+REPO = TESTS.parent
+EXAMPLES = REPO / "costmodel" / "data" / "examples"
+#: Real benchmark outputs written by other people (../shared/fixtures/real), never copied into the repo.
+REAL_DIR = Path(os.environ.get("COSTMODEL_REAL_FIXTURES", REPO.parent / "shared" / "fixtures" / "real"))
+#: Public excerpts committed with the tests (see SOURCES.md in each folder).
+TEST_DATA = TESTS / "data"
+ARTIFACTS = TESTS / "artifacts"
