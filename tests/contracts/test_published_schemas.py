@@ -2,8 +2,6 @@
 example validates against it (strictly: a key a verb prints without its model fails here)."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
@@ -11,7 +9,6 @@ import jsonschema
 import pytest
 import yaml
 
-from costmodel.cli import main
 from costmodel.contracts.schema import SCHEMAS, dumps, generate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,17 +40,10 @@ def test_docs_link_every_schema():
 
 
 @pytest.fixture(scope="module")
-def printed(tmp_path_factory, examples_dir):
+def printed(cli, tmp_path_factory, examples_dir):
     d = tmp_path_factory.mktemp("schemas")
     ex = examples_dir
-
-    def run(*argv):
-        buf, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):
-            rc = main([str(a) for a in argv])
-        assert rc == 0, err.getvalue()
-        return json.loads(buf.getvalue())
-
+    run = cli.json
     out = {}
     out["fit"] = run("fit", ex / "colocated_steps.csv", ex / "remote_steps.csv", "--json")
     out["compare"] = run("compare", "--colocated", ex / "colocated_steps.csv", "--remote", ex / "remote_steps.csv",
@@ -110,12 +100,10 @@ def test_the_bundled_input_files_validate_against_the_input_schemas(examples_dir
     assert list(_validator("report-parameters").iter_errors({**params, "margni": 0.02}))
 
 
-def test_schema_verb_prints_and_writes(tmp_path, capsys):
-    assert main(["schema", "decision"]) == 0
-    assert json.loads(capsys.readouterr().out) == _schema("decision")
-    assert main(["schema", "--write", str(tmp_path), "--json"]) == 0
-    files = json.loads(capsys.readouterr().out)["files"]
+def test_schema_verb_prints_and_writes(cli, tmp_path):
+    assert cli.json("schema", "decision") == _schema("decision")
+    files = cli.json("schema", "--write", tmp_path, "--json")["files"]
     assert sorted(files) == sorted(SCHEMAS)
     assert all(Path(p).read_text() == (SCHEMA_DIR / f"{n}.json").read_text() for n, p in files.items())
-    assert main(["schema", "decison"]) == 2
-    assert "did you mean 'decision'" in capsys.readouterr().err
+    r = cli("schema", "decison")
+    assert r.rc == 2 and "did you mean 'decision'" in r.err

@@ -4,7 +4,6 @@ bad ADR people list with the same error as `costmodel decide`."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import nbformat
@@ -12,7 +11,6 @@ import pytest
 
 import costmodel.checklist as checklist_mod
 import costmodel.cost.summary as summary_mod
-from costmodel.cli import main
 from costmodel.errors import ChecklistError
 from costmodel.resources import notebook_path
 
@@ -69,14 +67,10 @@ def test_a_report_reads_the_answers_once_and_draws_the_monte_carlo_once(counted,
     assert rec["fit_left_out"] == []
 
 
-def test_the_in_process_report_equals_the_verbs(examples_dir, tmp_path, capsys):
+def test_the_in_process_report_equals_the_verbs(cli, examples_dir, tmp_path):
     _run_notebook_here(_params(examples_dir), tmp_path)
     rec = json.loads((tmp_path / "decision.json").read_text())
-    capsys.readouterr()  # what the cells displayed
-
-    def verb(*args):
-        assert main([str(a) for a in args]) == 0
-        return json.loads(capsys.readouterr().out)
+    verb = cli.json
 
     cmp = verb("compare", "--colocated", examples_dir / "colocated_steps.csv", "--remote",
                examples_dir / "remote_steps.csv", "--json")
@@ -88,7 +82,7 @@ def test_the_in_process_report_equals_the_verbs(examples_dir, tmp_path, capsys):
     assert rec["cost"]["options"] == cost["options"]
 
 
-def test_a_run_the_fit_cannot_analyse_is_named_not_dropped(examples_dir, tmp_path, capsys):
+def test_a_run_the_fit_cannot_analyse_is_named_not_dropped(cli, examples_dir, tmp_path):
     from costmodel import report
     from costmodel.errors import AnalysisError
 
@@ -101,34 +95,31 @@ def test_a_run_the_fit_cannot_analyse_is_named_not_dropped(examples_dir, tmp_pat
     assert [f.run_id for f in fits] == ["colocated_steps", "remote_steps"]
     assert len(inputs.fit_left_out) == 1 and "'gpu_only'" in inputs.fit_left_out[0]
     assert "none of samples_per_s" in inputs.fit_left_out[0]
-    assert main(["fit", str(odd), str(examples_dir / "remote_steps.csv"), "--json"]) == 0
-    assert inputs.fit_left_out[0] in capsys.readouterr().err  # the same words as the verb's warning
+    r = cli("fit", odd, examples_dir / "remote_steps.csv", "--json")
+    assert r.rc == 0 and inputs.fit_left_out[0] in r.err  # the same words as the verb's warning
     # the comparison needs every run's steady state: the report stops with `costmodel compare`'s error
     with pytest.raises(AnalysisError) as exc:
         report.compare_runs(inputs, P, fits)
-    assert main(["compare", "--colocated", str(examples_dir / "colocated_steps.csv"), "--remote",
-                 str(examples_dir / "remote_steps.csv"), str(odd)]) == 2
-    assert str(exc.value) in capsys.readouterr().err
+    r = cli("compare", "--colocated", examples_dir / "colocated_steps.csv", "--remote",
+            examples_dir / "remote_steps.csv", odd)
+    assert r.rc == 2 and str(exc.value) in r.err
 
 
-def test_bad_adr_people_are_the_same_error_in_decide_and_in_the_report(examples_dir, tmp_path, capsys):
+def test_bad_adr_people_are_the_same_error_in_decide_and_in_the_report(cli, examples_dir, tmp_path):
     bad = tmp_path / "answers.yaml"
     text = (examples_dir / "answers.yaml").read_text()
     assert "decision-makers:" in text
     import re
 
     bad.write_text(re.sub(r"(?m)^  decision-makers:.*$", "  decision-makers: {lead: 3}", text, count=1))
-    capsys.readouterr()
-    assert main(["decide", "--answers", str(bad), "--json"]) == 2
-    decide_err = capsys.readouterr().err.strip().splitlines()[-1]
+    r = cli("decide", "--answers", bad, "--json")
+    assert r.rc == 2
+    decide_err = r.lines[-1]
     assert "meta.decision-makers" in decide_err and "a name or a list of names" in decide_err
     with pytest.raises(ChecklistError) as exc:
         _run_notebook_here(_params(examples_dir, answers=str(bad), monte_carlo_n=0), tmp_path)
     assert str(exc.value) in decide_err
     out = tmp_path / "rep"
-    assert main(["report", "--colocated", str(examples_dir / "colocated_steps.csv"), "--remote",
-                 str(examples_dir / "remote_steps.csv"), "--scenario", str(examples_dir / "scenario.yaml"),
-                 "--answers", str(bad), "-o", str(out)]) == 2
-    report_err = capsys.readouterr().err
-    assert str(exc.value) in report_err and not out.exists()
-    shutil.rmtree(tmp_path / "rep", ignore_errors=True)
+    r = cli("report", "--colocated", examples_dir / "colocated_steps.csv", "--remote", examples_dir / "remote_steps.csv",
+            "--scenario", examples_dir / "scenario.yaml", "--answers", bad, "-o", out)
+    assert r.rc == 2 and len(r.lines) == 1 and str(exc.value) in r.err and not out.exists()
