@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 HELP = "go/no-go verdict from the checklist answers and the compare/cost/fit results; optional ADR"
@@ -48,27 +47,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the decision as one JSON object")
 
 
-def _read_json(path: str, what: str) -> Any:
-    import json
-
-    from ..errors import ChecklistError
-    from ..safeio import read_input_text
-
-    p = Path(path)
-    try:
-        text = read_input_text(p)
-    except FileNotFoundError:
-        raise ChecklistError(f"{p}: {what} file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ChecklistError(f"{p}: cannot read {what} file: {exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ChecklistError(f"{p}:{exc.lineno}: {what} file is not valid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise ChecklistError(f"{p}: {what} file is nested too deeply to be a costmodel JSON output") from None
-
-
 def __getattr__(name: str) -> Any:
     """``REQUIRED_KEYS`` (keys each verb's JSON always has) now lives in the contracts; kept for callers."""
     if name == "REQUIRED_KEYS":
@@ -81,7 +59,7 @@ def __getattr__(name: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     from .. import adr, checklist
     from ..contracts.answers import read_answers_document
-    from ..contracts.read import read_compare, read_cost, read_fits
+    from ..contracts.read import load_result
     from ..contracts.results import FitResult
     from ..errors import ChecklistError
     from ._common import emit_json
@@ -90,12 +68,11 @@ def run(args: argparse.Namespace) -> int:
         raise ChecklistError("--answers ANSWERS.yaml is required (or --template to print one to fill in)")
     if args.template and (args.answers or args.adr):
         raise ChecklistError("--template prints an answers file; it takes no --answers or --adr")
-    compare = read_compare(_read_json(args.compare, "compare"), f"--compare {args.compare}",
-                           ChecklistError) if args.compare else None
-    cost = read_cost(_read_json(args.cost, "cost"), f"--cost {args.cost}", ChecklistError) if args.cost else None
+    compare = load_result(args.compare, "compare", f"--compare {args.compare}", ChecklistError) if args.compare else None
+    cost = load_result(args.cost, "cost", f"--cost {args.cost}", ChecklistError) if args.cost else None
     fits: list[FitResult] = []
     for path in args.fit:
-        fits.extend(read_fits(_read_json(path, "fit"), f"--fit {path}", ChecklistError))
+        fits.extend(load_result(path, "fit", f"--fit {path}", ChecklistError))
 
     evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fits)  # the models, as read
     compare_d = compare.to_json_dict() if compare is not None else None  # for the ADR's figures

@@ -7,7 +7,9 @@ allowed); every modelled key must have its type (``ratio: "fast"`` is an error n
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -16,7 +18,36 @@ from ..errors import CostmodelError
 from .errors import raise_validation_error
 from .results import READ_REQUIRED, RESULT_MODELS, CompareResult, CostResult, FitResult
 
-__all__ = ["looks_like", "read_compare", "read_cost", "read_fits", "read_result"]
+__all__ = ["load_result", "looks_like", "read_compare", "read_cost", "read_fits", "read_json_file", "read_result"]
+
+
+def read_json_file(path: str | os.PathLike[str], where: str, error: type[CostmodelError]) -> Any:
+    """The parsed JSON of the regular file ``path`` (a FIFO, device or folder is refused, never waited on).
+    ``where`` starts every message (``--compare c.json``); ``error`` is the class raised: no such file,
+    unreadable, not UTF-8, not valid JSON (with its line), nested too deeply."""
+    import json
+
+    from ..safeio import read_input_text
+
+    try:
+        text = read_input_text(Path(path))
+    except FileNotFoundError:
+        raise error(f"{where}: file does not exist") from None
+    except OSError as exc:
+        raise error(f"{where}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{where}: cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{where}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise error(f"{where}: nested too deeply to be a costmodel JSON output") from None
+
+
+def load_result(path: str | os.PathLike[str], verb: str, where: str, error: type[CostmodelError]) -> Any:
+    """:func:`read_json_file` then :func:`read_result`: the result of ``verb`` in the file ``path``."""
+    return read_result(read_json_file(path, where, error), verb, where, error)
 
 
 def looks_like(data: Any) -> str:

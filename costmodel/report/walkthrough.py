@@ -9,7 +9,6 @@ from the runs and scenario through the report's stages (the bundled example by d
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -113,17 +112,10 @@ class EvidenceSources:
 def _read_json(path: str, what: str) -> Any:
     """The result in the JSON file ``path`` as a plain dict (fit: a list), read and checked by the same
     reader as ``costmodel decide`` (:mod:`costmodel.contracts.read`); ReportError naming the parameter."""
-    from ..contracts.read import read_result
-    from ..safeio import read_input_text
+    from ..contracts.read import load_result
 
-    try:
-        data = json.loads(read_input_text(path))  # regular files only: a FIFO is refused, never waited on
-    except (OSError, UnicodeDecodeError, RecursionError) as exc:
-        raise ReportError(f"parameter {what!r}: cannot read {path}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"parameter {what!r}: {path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     verb = what.removesuffix("_json")
-    res = read_result(data, verb, f"parameter {what!r}: {path}", ReportError)
+    res = load_result(path, verb, f"parameter {what!r}: {path}", ReportError)
     return [f.to_json_dict() for f in res] if verb == "fit" else res.to_json_dict()
 
 

@@ -190,8 +190,7 @@ JSONISH = st.recursive(
 @given(doc=JSONISH, raw=st.binary(max_size=60), use_raw=st.booleans())
 def test_evidence_json_readers_raise_only_their_errors(doc, raw, use_raw):
     from costmodel.commands import cost as cost_cmd
-    from costmodel.commands import decide as decide_cmd
-    from costmodel.contracts.read import read_result
+    from costmodel.contracts.read import load_result
 
     data = raw if use_raw else json.dumps(doc).encode()
     p = _write(data, ".json")
@@ -202,7 +201,7 @@ def test_evidence_json_readers_raise_only_their_errors(doc, raw, use_raw):
             pass
         for verb in ("compare", "cost", "fit"):  # the one reader of results read back (decide, walk-through)
             try:
-                read_result(decide_cmd._read_json(str(p), verb), verb, f"--{verb} {p}", ChecklistError)
+                load_result(p, verb, f"--{verb} {p}", ChecklistError)
             except ChecklistError:
                 pass
     finally:
