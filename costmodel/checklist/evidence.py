@@ -544,9 +544,9 @@ def _as_mapping(obj: Any) -> Mapping[str, Any] | None:
 
 
 def gather_evidence(
-    compare: Mapping[str, Any] | None = None,
-    cost: Mapping[str, Any] | None = None,
-    fits: Iterable[Mapping[str, Any]] | None = None,
+    compare: Mapping[str, Any] | Any | None = None,
+    cost: Mapping[str, Any] | Any | None = None,
+    fits: Iterable[Mapping[str, Any] | Any] | None = None,
 ) -> dict[str, Evidence]:
     """Evidence for every item from the ``compare``, ``cost`` and ``fit`` JSON dicts (or result
     objects with ``to_dict()``).

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import math
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping

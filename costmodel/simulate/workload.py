@@ -267,8 +267,8 @@ def _link_keys(lk: Any, scenario: Mapping[str, Any] | None, p: str) -> tuple[flo
         raise SimulateError(f"{p}.rtt_s = {old_rtt:g} s and link.rtt_ms = {rtt_ms:g} ms state the link's RTT twice, "
                             f"differently; keep link.rtt_ms ({p}.rtt_s is deprecated)", key=f"{p}.rtt_s")
     if rtt_ms is None and old_rtt is None:
-        raise SimulateError(f"link.rtt_ms: missing; state the round-trip time between the regions in ms "
-                            f"(the key costmodel cost reads)", key="link.rtt_ms")
+        raise SimulateError("link.rtt_ms: missing; state the round-trip time between the regions in ms "
+                            "(the key costmodel cost reads)", key="link.rtt_ms")
     if rtt_ms is None:
         warnings.warn(f"{p}.rtt_s is deprecated: state link.rtt_ms = {old_rtt * 1e3:g} (milliseconds, the key "
                       "costmodel cost reads) instead", FutureWarning, stacklevel=3)
