@@ -19,14 +19,14 @@ def _number(v: Any) -> Any:
     """Numbers as YAML gives them: a string such as ``"4e12"`` or ``"1_000"`` is read as a number; true/false
     and non-finite values are refused."""
     if isinstance(v, bool):
-        raise ValueError(f"expected a number, got {v!r}")
+        raise ValueError("expected a number")
     if isinstance(v, str):
         try:
             v = float(v.replace("_", ""))
         except ValueError:
-            raise ValueError(f"expected a number, got {v!r}") from None
+            raise ValueError("expected a number") from None
     if isinstance(v, float) and not math.isfinite(v):
-        raise ValueError(f"expected a finite number, got {v!r}")
+        raise ValueError("expected a finite number")
     return v
 
 
@@ -34,7 +34,7 @@ def _whole(v: Any) -> Any:
     v = _number(v)
     if isinstance(v, float):
         if v != int(v):
-            raise ValueError(f"expected a whole number, got {v!r}")
+            raise ValueError("expected a whole number")
         return int(v)
     return v
 
