@@ -31,8 +31,8 @@ def test_a_valid_workload_reads_numbers_written_as_strings():
 
 @pytest.mark.parametrize("sections, message", [
     ({"cache": {"prefetch": {"lookahed_steps": 2}}},
-     "workload.cache.prefetch.lookahed_steps: unknown key; did you mean 'lookahead_steps'?; allowed here: accuracy, "
-     "lookahead_steps, learning_steps, ramp_steps"),
+     ("workload.cache.prefetch.lookahed_steps: unknown key; did you mean 'lookahead_steps'?; allowed here: accuracy, "
+      "lookahead_steps, learning_steps, ramp_steps")),
     ({"step": {"compute_s": -1}}, "workload.step.compute_s: got -1; expected a number >= 0"),
     ({"step": {"loader_workers": 2.5}}, "workload.step.loader_workers: got 2.5; expected a whole number"),
     ({"dataset": {"samples": True}}, "workload.dataset.samples: got True; expected a number"),
