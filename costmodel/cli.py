@@ -23,7 +23,7 @@ from .safeio import ENVIRONMENT_ERRNOS, os_error_message
 from .signals import SignalScope, describe, exit_code_of
 
 VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "bench", "simulate", "prices", "example",
-                    "notebook"]
+                    "notebook", "schema"]
 
 
 class _Parser(argparse.ArgumentParser):

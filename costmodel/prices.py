@@ -309,9 +309,9 @@ def _closest_known(src: str, dst: str, rows: list[PriceRow]) -> str:
 
 
 def _did_you_mean(word: str, choices: list[str]) -> str:
-    close = [c for c in choices if c.startswith(word)] if len(word) >= 3 else []
-    close = close or difflib.get_close_matches(word, choices, n=1, cutoff=0.5)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    from .contracts.errors import did_you_mean
+
+    return did_you_mean(word, choices, cutoff=0.5, paren=True)
 
 
 def read_price_csv(path: str | os.PathLike[str]) -> list[PriceRow]:

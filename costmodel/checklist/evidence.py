@@ -529,10 +529,11 @@ def _ev_budget(cost: Mapping | None) -> Evidence:
 
 
 def _as_mapping(obj: Any) -> Mapping[str, Any] | None:
-    """A JSON-like dict from a dict or a result object with ``to_dict()``; None for anything else."""
+    """A JSON-like dict from a dict, a contract model (:mod:`costmodel.contracts.results`, ``to_json_dict()``)
+    or a result object with ``to_dict()``; None for anything else."""
     if isinstance(obj, Mapping):
         return obj
-    to_dict = getattr(obj, "to_dict", None)
+    to_dict = getattr(obj, "to_json_dict", None) or getattr(obj, "to_dict", None)
     if callable(to_dict) and not isinstance(obj, type):
         try:
             d = to_dict()
@@ -543,9 +544,9 @@ def _as_mapping(obj: Any) -> Mapping[str, Any] | None:
 
 
 def gather_evidence(
-    compare: Mapping[str, Any] | None = None,
-    cost: Mapping[str, Any] | None = None,
-    fits: Iterable[Mapping[str, Any]] | None = None,
+    compare: Mapping[str, Any] | Any | None = None,
+    cost: Mapping[str, Any] | Any | None = None,
+    fits: Iterable[Mapping[str, Any] | Any] | None = None,
 ) -> dict[str, Evidence]:
     """Evidence for every item from the ``compare``, ``cost`` and ``fit`` JSON dicts (or result
     objects with ``to_dict()``).

@@ -5,7 +5,6 @@ Every item is phrased so that ``yes`` is the favourable answer.
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -184,7 +183,9 @@ def get_item(item_id: str) -> Item:
 
 
 def _suggest(item_id: str) -> str:
-    close = difflib.get_close_matches(str(item_id), ITEM_IDS, n=1, cutoff=0.5)
-    if close:
-        return f" (did you mean {close[0]!r}?)"
+    from ..contracts.errors import did_you_mean
+
+    hint = did_you_mean(str(item_id), ITEM_IDS, cutoff=0.5, paren=True)
+    if hint:
+        return hint
     return f" (known items: {', '.join(ITEM_IDS)})"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 from pathlib import Path
 
 from ..errors import ScenarioError
@@ -90,20 +89,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_json(path: str) -> dict:
-    from ..safeio import read_input_text
+    """The compare result in ``path`` (``--from-compare``), read as ``decide --compare`` reads it."""
+    from ..contracts.read import load_result
 
-    p = Path(path)
-    if not p.exists() and not p.is_symlink():
-        raise ScenarioError(f"{p} does not exist", key="--from-compare")
-    try:
-        data = json.loads(read_input_text(p))
-    except OSError as exc:  # a FIFO, device, folder or link loop is refused, never read
-        raise ScenarioError(f"{p}: cannot read: {exc.strerror or exc}", key="--from-compare") from None
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
-        raise ScenarioError(f"{p} is not JSON: {exc}", key="--from-compare") from None
-    from ..cost.scenario import compare_from_json
-
-    return compare_from_json(data, f"--from-compare {p}")
+    return load_result(path, "compare", f"--from-compare {path}", ScenarioError).to_json_dict()
 
 
 def _read_runs(path: str) -> list:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 HELP = "go/no-go verdict from the checklist answers and the compare/cost/fit results; optional ADR"
@@ -48,103 +47,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the decision as one JSON object")
 
 
-def _read_json(path: str, what: str) -> Any:
-    import json
+def __getattr__(name: str) -> Any:
+    """``REQUIRED_KEYS`` (keys each verb's JSON always has) now lives in the contracts; kept for callers."""
+    if name == "REQUIRED_KEYS":
+        from ..contracts.results import READ_REQUIRED
 
-    from ..errors import ChecklistError
-
-    from ..safeio import read_input_text
-
-    p = Path(path)
-    try:
-        text = read_input_text(p)
-    except FileNotFoundError:
-        raise ChecklistError(f"{p}: {what} file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ChecklistError(f"{p}: cannot read {what} file: {exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ChecklistError(f"{p}:{exc.lineno}: {what} file is not valid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise ChecklistError(f"{p}: {what} file is nested too deeply to be a costmodel JSON output") from None
-
-
-#: Keys each verb's JSON always has (values may be null): how `decide` tells its inputs apart.
-REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
-    "compare": ("ratio", "remote_lost_s"),
-    "cost": ("options", "horizon_months"),
-    "fit": ("run_id", "classification"),
-}
-
-
-def _looks_like(data: Any) -> str:
-    """Which verb's output ``data`` looks like ('' when none), for the error message."""
-    items = data if isinstance(data, list) else [data]
-    for verb, keys in REQUIRED_KEYS.items():
-        if items and all(isinstance(d, dict) and all(k in d for k in keys) for d in items):
-            return verb
-    return ""
-
-
-def _shaped(data: Any, path: str, verb: str) -> dict[str, Any]:
-    """``data`` as the JSON object `costmodel VERB --json` prints (a report's decision.json gives its
-    ``VERB`` key); ChecklistError naming the file, the missing keys and what it looks like otherwise."""
-    from ..errors import ChecklistError
-
-    if isinstance(data, list) and len(data) == 1:
-        data = data[0]
-    if isinstance(data, dict) and isinstance(data.get(verb), dict) and "verdict" in data and "checklist" in data:
-        data = data[verb]  # a report's decision.json
-    keys = REQUIRED_KEYS[verb]
-    expected = f"the JSON object printed by `costmodel {verb} --json` (keys {', '.join(keys)})"
-    if not isinstance(data, dict):
-        like = _looks_like(data)
-        got = f"`costmodel {like} --json` output" if like else (
-            f"a list of {len(data)} items" if isinstance(data, list) else type(data).__name__)
-        raise ChecklistError(f"--{verb} {path}: expected {expected}, got {got}")
-    missing = [k for k in keys if k not in data]
-    if missing:
-        like = _looks_like(data)
-        got = f" (this looks like `costmodel {like} --json` output)" if like else ""
-        raise ChecklistError(f"--{verb} {path}: expected {expected}; missing key(s) {', '.join(missing)}{got}")
-    return data
-
-
-def _fit_list(data: Any, path: str) -> list[dict[str, Any]]:
-    """The fits in ``data`` (the list `costmodel fit --json` prints, one fit object, or a report's
-    decision.json); ChecklistError naming the file and the first item without the fit keys."""
-    from ..errors import ChecklistError
-
-    if isinstance(data, dict) and isinstance(data.get("fit"), list) and "checklist" in data:
-        data = data["fit"]
-    items = data if isinstance(data, list) else [data]
-    keys = REQUIRED_KEYS["fit"]
-    for i, f in enumerate(items):
-        missing = [k for k in keys if not isinstance(f, dict) or k not in f]
-        if missing:
-            like = _looks_like(data)
-            got = f" (this looks like `costmodel {like} --json` output)" if like else ""
-            raise ChecklistError(f"--fit {path}: item {i}: expected a fit from `costmodel fit --json` "
-                                 f"(keys {', '.join(keys)}); missing key(s) {', '.join(missing)}{got}")
-    return items
-
-
-def _people(meta: dict[str, Any], key: str, source: str) -> list[str]:
-    from ..errors import ChecklistError
-
-    value = meta.get(key, meta.get(key.replace("-", "_"), []))
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return list(value)
-    raise ChecklistError(f"{source}: meta.{key} must be a name or a list of names")
+        return READ_REQUIRED
+    raise AttributeError(name)
 
 
 def run(args: argparse.Namespace) -> int:
     from .. import adr, checklist
+    from ..contracts.answers import read_answers_document
+    from ..contracts.read import load_result
+    from ..contracts.results import FitResult
     from ..errors import ChecklistError
     from ._common import emit_json
 
@@ -152,22 +68,24 @@ def run(args: argparse.Namespace) -> int:
         raise ChecklistError("--answers ANSWERS.yaml is required (or --template to print one to fill in)")
     if args.template and (args.answers or args.adr):
         raise ChecklistError("--template prints an answers file; it takes no --answers or --adr")
-    compare = _shaped(_read_json(args.compare, "compare"), args.compare, "compare") if args.compare else None
-    cost = _shaped(_read_json(args.cost, "cost"), args.cost, "cost") if args.cost else None
-    fits: list[dict[str, Any]] = []
+    compare = load_result(args.compare, "compare", f"--compare {args.compare}", ChecklistError) if args.compare else None
+    cost = load_result(args.cost, "cost", f"--cost {args.cost}", ChecklistError) if args.cost else None
+    fits: list[FitResult] = []
     for path in args.fit:
-        fits.extend(_fit_list(_read_json(path, "fit"), path))
+        fits.extend(load_result(path, "fit", f"--fit {path}", ChecklistError))
 
-    evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fits)
+    evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fits)  # the models, as read
+    compare_d = compare.to_json_dict() if compare is not None else None  # for the ADR's figures
+    cost_d = cost.to_json_dict() if cost is not None else None
     if args.template:
         sys.stdout.write(checklist.answers_template(evidence))
         return 0
-    answers, meta = checklist.read_answers_file(args.answers)
-    decision = checklist.evaluate(answers, evidence, strict=True, source=args.answers)
+    doc = read_answers_document(args.answers)  # answers and meta (ADR people) validated once, as the report does
+    decision = checklist.evaluate(doc.answers, evidence, strict=True, source=args.answers)
 
     out = decision.to_dict()
     if args.adr:
-        title = args.title or meta.get("title") or "Cross-region training with a cache, replication or waiting"
+        title = args.title or doc.meta.title or "Cross-region training with a cache, replication or waiting"
         inputs: list[tuple[str, str]] = [("answers", args.answers)]
         if args.compare:
             inputs.append(("compare", args.compare))
@@ -179,11 +97,11 @@ def run(args: argparse.Namespace) -> int:
             date=args.date,
             report_link=args.report_link,
             inputs=inputs,
-            compare=compare,
-            cost=cost,
-            decision_makers=_people(meta, "decision-makers", args.answers),
-            consulted=_people(meta, "consulted", args.answers),
-            informed=_people(meta, "informed", args.answers),
+            compare=compare_d,
+            cost=cost_d,
+            decision_makers=doc.meta.decision_makers,
+            consulted=doc.meta.consulted,
+            informed=doc.meta.informed,
         )
         adr.render_adr(decision, **kwargs)  # validate (date, ...) before touching the folder
         out["adr_path"] = str(adr.write_adr(args.adr, decision, supersedes=args.supersedes, **kwargs))

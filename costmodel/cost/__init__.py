@@ -18,3 +18,4 @@ from .scenario import scenario_from_dict as scenario_from_dict
 from .sensitivity import sweep_2d as sweep_2d
 from .sensitivity import tornado as tornado
 from .summary import analyze as analyze
+from .summary import analyze_with_draws as analyze_with_draws

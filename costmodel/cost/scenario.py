@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import difflib
 import math
 import os
 import re
@@ -24,6 +23,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import yaml
 
+from ..contracts.errors import did_you_mean
 from ..errors import PriceError, ScenarioError
 from ..safeio import input_kind
 from ..safeyaml import safe_load, safe_load_file
@@ -174,13 +174,6 @@ def _set_path(d: dict, parts: list[str], value: Any) -> None:
             d[p] = nxt
         d = nxt
     d[parts[-1]] = value
-
-
-def _did_you_mean(word: str, choices: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    if not close and len(word) >= 3:
-        close = [c for c in choices if word in c][:1]
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _fmt(x: float) -> str:
@@ -397,12 +390,12 @@ def _check_known_path(key: str, path: str | None, value: Any = None) -> None:
     section = ".".join(parts[:-1])
     leaf = parts[-1]
     if section and section not in SECTIONS:
-        raise ScenarioError(f"unknown section {section!r}{_did_you_mean(section, SECTIONS)}", key=key, path=path)
+        raise ScenarioError(f"unknown section {section!r}{did_you_mean(section, SECTIONS)}", key=key, path=path)
     variant = _unit_variant(section, leaf, value)
     if variant:
         raise ScenarioError(f"unknown key in another unit; use {variant}", key=key, path=path)
     raise ScenarioError(
-        f"unknown key{_did_you_mean(leaf, section_keys(section))}; allowed here: {', '.join(section_keys(section))}",
+        f"unknown key{did_you_mean(leaf, section_keys(section))}; allowed here: {', '.join(section_keys(section))}",
         key=key,
         path=path,
     )
@@ -466,7 +459,7 @@ def _build(
                 raise ScenarioError(f"expected text, got {raw!r}", key=key)
             if key in CHOICES and str(raw) not in CHOICES[key]:
                 raise ScenarioError(
-                    f"got {raw!r}; expected one of {' | '.join(CHOICES[key])}{_did_you_mean(str(raw), CHOICES[key])}",
+                    f"got {raw!r}; expected one of {' | '.join(CHOICES[key])}{did_you_mean(str(raw), CHOICES[key])}",
                     key=key)
             settings[key] = str(raw)
             continue
@@ -752,30 +745,15 @@ COMPARE_MEASUREMENT_KEYS: tuple[str, ...] = (
 
 def compare_from_json(data: Any, source: str) -> dict[str, Any]:
     """The compare result in ``data`` (parsed JSON from ``source``): the object ``costmodel compare --json``
-    prints, a one-element list of it, or a report's ``decision.json`` (its ``compare`` key).
+    prints, a one-element list of it, or a report's ``decision.json`` (its ``compare`` key), read by
+    :func:`costmodel.contracts.read.read_compare` (the same reader as ``decide --compare``).
 
     Raises ScenarioError naming ``source`` and the missing keys when ``data`` is not compare output (a
     cost result, a fit list, ``{}``): it must carry the keys ``ratio`` and ``remote_lost_s`` (null allowed).
     """
-    if isinstance(data, list) and len(data) == 1:
-        data = data[0]
-    if isinstance(data, Mapping) and isinstance(data.get("compare"), Mapping) and "ratio" not in data:
-        data = data["compare"]  # a report's decision.json
-    if not isinstance(data, Mapping):
-        what = f"a list of {len(data)} items" if isinstance(data, list) else type(data).__name__
-        raise ScenarioError(
-            f"expected the JSON object printed by `costmodel compare --json` (keys {', '.join(COMPARE_REQUIRED_KEYS)}), "
-            f"got {what}", path=source)
-    missing = [k for k in COMPARE_REQUIRED_KEYS if k not in data]
-    if missing:
-        hint = ""
-        if "options" in data and "cheapest" in data:
-            hint = " (this looks like `costmodel cost --json` output)"
-        elif "classification" in data or "warmup_end_step" in data:
-            hint = " (this looks like `costmodel fit --json` output)"
-        raise ScenarioError(
-            f"not `costmodel compare --json` output{hint}: missing key(s) {', '.join(missing)}", path=source)
-    return dict(data)
+    from ..contracts.read import read_compare
+
+    return read_compare(data, source, ScenarioError).to_json_dict()
 
 
 def _num_or_none(d: Mapping[str, Any], name: str, src: str) -> float | None:

@@ -50,13 +50,19 @@ def robustness(cheapest: str | None, margin_usd: float | None, p_cheapest: dict[
 
 
 def analyze(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0) -> dict[str, Any]:
+    """What ``costmodel cost --json`` prints (see :func:`analyze_with_draws`, which also returns the draws)."""
+    return analyze_with_draws(scenario, monte_carlo_n, seed)[0]
+
+
+def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0) -> tuple[dict[str, Any], Any]:
     """Evaluate, break-even per input, tornado rows, the headline range, robustness and (when
     ``monte_carlo_n`` > 0) a seeded Monte Carlo.
 
     Keys: horizon_months, headline_basis, cheapest, margin_usd, robust, robust_reason, ranking, options
     (each with priced, not_priced_reason, p5_usd, p95_usd), consistency, break_even, wait_break_even,
     monte_carlo (when asked), sensitivity, derived, prices_used, warnings, inputs. Raises ScenarioError for
-    an incomplete scenario.
+    an incomplete scenario. Returns (that dict, the MonteCarloResult of ``--monte-carlo`` draws or None):
+    the report charts the same draws the verb summarises, with no second run.
     """
     result = evaluate(scenario)
     out = result.to_dict()
@@ -88,4 +94,4 @@ def analyze(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0) -> dict[s
     order = ["horizon_months", "headline_basis", "cheapest", "margin_usd", "robust", "robust_reason", "p_cheapest",
              "ranking", "options", "headline_range", "consistency", "break_even", "wait_break_even", "monte_carlo",
              "sensitivity", "derived", "prices_used", "warnings", "inputs"]
-    return {k: out[k] for k in order if k in out}
+    return {k: out[k] for k in order if k in out}, (mc if monte_carlo_n else None)

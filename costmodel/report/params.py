@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import difflib
-import math
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..contracts.errors import did_you_mean
 from ..errors import ReportError
 from ..resources import PACKAGE_DIR
 
@@ -137,20 +135,7 @@ def validate_parameters(namespace: Mapping[str, Any] | None = None, **values: An
     """
     given = dict(_user_names(namespace) if namespace is not None else {})
     given.update(values)
-    out = check_parameters(given, PARAMETERS, "report")
-    if not (0.0 < out["margin"] < 0.5):
-        raise ReportError(f"parameter 'margin': expected a fraction with 0 < margin < 0.5, got {out['margin']!r}")
-    if not (0 <= out["monte_carlo_n"] <= 1_000_000):
-        raise ReportError(f"parameter 'monte_carlo_n': expected 0..1000000 draws, got {out['monte_carlo_n']!r}")
-    for k in ("batch_size", "tokens_per_step"):
-        if out[k] < 0:
-            raise ReportError(f"parameter {k!r}: expected a number > 0, or 0 for not given; got {out[k]!r}")
-    if out["seed"] < 0:
-        raise ReportError(f"parameter 'seed': expected an integer >= 0, got {out['seed']!r}")
-    if out["date"] and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", out["date"]):
-        raise ReportError(f"parameter 'date': expected YYYY-MM-DD or '', got {out['date']!r}")
-    if out.get("rank_throughput", "auto") not in ("auto", "local", "global"):
-        raise ReportError(f"parameter 'rank_throughput': expected auto, local or global, got {out['rank_throughput']!r}")
+    out = check_parameters(given, PARAMETERS, "report")  # kinds, ranges, date and rank_throughput: the model
     for spec in out.get("jobs", ()):  # issue 16: 'ROLE:NAME=GLOB'
         head = spec.split("=", 1)[0]
         if "=" not in spec or head.split(":", 1)[0] not in ("colocated", "remote") or ":" not in head:
@@ -167,59 +152,25 @@ def validate_parameters(namespace: Mapping[str, Any] | None = None, **values: An
 
 
 def check_parameters(given: Mapping[str, Any], spec: Mapping[str, Param], what: str = "report") -> dict[str, Any]:
-    """``given`` checked against ``spec``: every name known (ReportError naming the closest known
-    one otherwise), every value of its kind (missing ones take their defaults). Values are data,
-    never evaluated. Returns the typed values."""
+    """``given`` checked against ``spec`` by the model :func:`costmodel.contracts.inputs.parameters_model`
+    builds from it: every name known (ReportError naming the closest known one otherwise), every value of
+    its kind and in its range (missing ones take their defaults). Values are data, never evaluated.
+    Returns the typed values."""
+    from pydantic import ValidationError
+
+    from ..contracts.errors import raise_validation_error
+    from ..contracts.inputs import parameters_model
+
     unknown = [k for k in given if k not in spec]
     if unknown:
         k = sorted(unknown)[0]
-        close = difflib.get_close_matches(k, spec, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(k, spec, paren=True)
         raise ReportError(f"unknown {what} parameter {k!r}{hint}; known parameters: {', '.join(spec)}")
-    return {name: _coerce(name, p, given.get(name, p.default)) for name, p in spec.items()}
-
-
-def _coerce(name: str, spec: Param, value: Any) -> Any:
-    def bad(expected: str) -> ReportError:
-        return ReportError(
-            f"parameter {name!r}: expected {expected}, got {type(value).__name__} {value!r}"
-        )
-
-    if spec.kind == "paths":
-        if isinstance(value, str) and value.strip().startswith("["):
-            value = _parse_list(name, value)
-        if isinstance(value, (str, os.PathLike)):
-            value = [value]
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, os.PathLike)) for v in value):
-            raise bad("a list of file paths (strings)")
-        return tuple(os.fspath(v) for v in value)
-    if spec.kind == "strs":
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-            raise bad("a list of strings")
-        return tuple(value)
-    if spec.kind == "path":
-        if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
-            raise bad("a file path (a non-empty string)")
-        return os.fspath(value)
-    if spec.kind == "str":
-        if not isinstance(value, str):
-            raise bad("a string")
-        return value
-    if spec.kind == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
-            raise bad("a finite number")
-        return float(value)
-    if spec.kind == "int":
-        if isinstance(value, bool):
-            raise bad("an integer")
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if not isinstance(value, int):
-            raise bad("an integer")
-        return int(value)
-    raise ReportError(f"parameter {name!r}: unknown kind {spec.kind!r}")  # pragma: no cover
+    model = parameters_model(spec, what)
+    try:
+        return dict(model.model_validate(dict(given)))
+    except ValidationError as exc:
+        raise_validation_error(exc, ReportError, model=model, key_format="parameter '{}'")
 
 
 def _parse_list(name: str, text: str) -> list[Any]:

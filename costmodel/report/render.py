@@ -22,8 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..errors import ReportError
 from ..resources import notebook_path
 from ..util import require
-from .params import PACKAGE_ROOT, validate_parameters
-from .stages import report_title
+from .params import DEFAULT_TITLE, PACKAGE_ROOT, validate_parameters
 
 #: The report notebook shipped inside the package.
 REPORT_NOTEBOOK = notebook_path("report")
@@ -564,14 +563,15 @@ def render_report(
             signals.check()
             say("report: exporting HTML (inputs hidden, offline)")
             warm.join()
-            nb.metadata["title"] = report_title(params)
+            record = json.loads((tmp / "decision.json").read_text(encoding="utf-8")) \
+                if (tmp / "decision.json").is_file() else {}
+            nb.metadata["title"] = str(record.get("title") or params.title or DEFAULT_TITLE)  # as the kernel chose it
             page = export_html(nb)
             with writing(dest / "report.html", rename=names):
                 (tmp / "report.html").write_text(page, encoding="utf-8")
             for name in OUTPUT_FILES:
                 if not (tmp / name).is_file():
                     raise ReportError(f"the report notebook did not write {name}")
-            record = json.loads((tmp / "decision.json").read_text(encoding="utf-8"))
             with writing(dest, rename=names):
                 _usual_permissions(tmp)
             signals.check()
@@ -602,20 +602,27 @@ def render_report(
 
 
 def _check_yaml_inputs(params: Any) -> None:
-    """The scenario and answers YAML parsed once with the bounded loader before a kernel starts: an
-    alias bomb, a duplicate key, a syntax error or a non-UTF-8 file is one line at once, not a
-    failing notebook cell (the kernel parses them again, with the same loader, to use them)."""
+    """The scenario YAML parsed with the bounded loader, and the answers file read and validated as
+    ``costmodel decide`` reads it (items and ADR ``meta``), before a kernel starts: an alias bomb, a
+    duplicate key, a syntax error, a non-UTF-8 file, an unknown item or a bad people list is one line at
+    once, not a failing notebook cell. (The kernel is another process: it reads each file once more,
+    once, to use it.)"""
     import yaml
 
+    from ..contracts.answers import read_answers_document
+    from ..errors import ChecklistError
     from ..safeyaml import safe_load_file
     from ..util import yaml_problem
 
-    for what in ("scenario", "answers"):
-        path = getattr(params, what)
-        try:
-            safe_load_file(path)
-        except yaml.YAMLError as exc:
-            raise ReportError(f"parameter {what!r}: {path}: {yaml_problem(exc)}") from None
+    path = params.scenario
+    try:
+        safe_load_file(path)
+    except yaml.YAMLError as exc:
+        raise ReportError(f"parameter 'scenario': {path}: {yaml_problem(exc)}") from None
+    try:
+        read_answers_document(params.answers)
+    except ChecklistError as exc:
+        raise ReportError(f"parameter 'answers': {exc}") from None
 
 
 def _usual_permissions(folder: Path) -> None:

@@ -9,10 +9,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from ..contracts.answers import AnswersDocument
+from ..contracts.results import DECISION_SCHEMA, CostResult, DecisionRecord
 from .params import DEFAULT_TITLE, ReportParams
 
-#: Schema tag written into decision.json.
-DECISION_SCHEMA = "costmodel.decision/1"
+__all__ = ["DECISION_SCHEMA"]
 
 
 
@@ -43,6 +44,10 @@ class Inputs:
     warnings: list[str] = field(default_factory=list)
     jobs: list[dict[str, Any]] = field(default_factory=list)
     job_tables: dict[str, Any] = field(default_factory=dict)
+    #: the answers file, read and validated once (answers and ADR meta) when the inputs are loaded
+    answers: AnswersDocument | None = None
+    #: runs the warm-up fit left out, one line each naming the run and why (see :func:`fit_runs`)
+    fit_left_out: list[str] = field(default_factory=list)
 
     @property
     def runs(self) -> list[Any]:
@@ -133,16 +138,32 @@ def load_inputs(params: ReportParams) -> Inputs:
     for role, path in (("scenario", params.scenario), ("answers", params.answers)):
         files.append(InputFile(role=role, path=path, sha256=sha256_file(path), size_bytes=os.path.getsize(path)))
     return Inputs(colocated=sides["colocated"], remote=sides["remote"], files=files, warnings=warnings,
-                  jobs=jobs, job_tables=tables)
+                  jobs=jobs, job_tables=tables, answers=read_answers(params))
+
+
+def read_answers(params: ReportParams) -> AnswersDocument:
+    """The answers file read once (answers and ``meta``), as ``costmodel decide`` reads it: a bad item or a
+    bad ADR people list is the same ChecklistError in both."""
+    from ..contracts.answers import read_answers_document
+
+    return read_answers_document(params.answers)
+
+
+def _answers(params: ReportParams, answers: AnswersDocument | None) -> AnswersDocument:
+    return answers if answers is not None else read_answers(params)
 
 
 def fit_runs(inputs: Inputs, params: ReportParams) -> list[Any]:
-    """``warmup.analyze`` on every run, co-located first (FitResults; ``[f.to_dict() for f in ...]``
-    is the list ``costmodel fit --json`` prints)."""
+    """:func:`costmodel.warmup.fit_runs` on every run, co-located first, as ``costmodel fit`` does
+    (FitResults; ``[f.to_dict() for f in ...]`` is the list ``costmodel fit --json`` prints). A run that
+    cannot be analysed is left out of the fits and reported, not dropped: ``inputs.fit_left_out`` gets
+    one line naming it and why (the report shows them and decision.json lists them under
+    ``fit_left_out``); AnalysisError when no run at all can be analysed."""
     from .. import warmup
 
-    metric = params.metric or None
-    return [warmup.analyze(r, metric=metric) for r in inputs.runs]
+    fits, left_out = warmup.fit_runs(inputs.runs, params.metric or None)
+    inputs.fit_left_out = list(left_out)
+    return fits
 
 
 def fit_dicts(fits: Sequence[Any]) -> list[dict[str, Any]]:
@@ -176,13 +197,21 @@ class CostStage:
 
     scenario: Any
     result: dict[str, Any]
+    model: CostResult | None = None  # ``result`` as the typed contract (what later stages read)
     mc_samples: Any = None  # DataFrame, one column of totals (USD) per option, or None
     break_even_input: str = ""
     break_even_curve: Any = None  # DataFrame (value, option, total_usd)
 
     @property
+    def typed(self) -> CostResult:
+        """The cost result as :class:`~costmodel.contracts.results.CostResult`."""
+        if self.model is None:
+            self.model = CostResult.model_validate(self.result)
+        return self.model
+
+    @property
     def tornado(self) -> list[dict[str, Any]]:
-        return list(self.result.get("sensitivity") or [])
+        return list(self.typed.sensitivity)
 
 
 #: Inputs tried in order for the break-even chart (the first with a finite break-even wins).
@@ -209,14 +238,16 @@ def cost_stage(params: ReportParams, compare: Mapping[str, Any] | None, curve_po
     scen = cm.load_scenario(params.scenario)
     if compare:
         scen = cm.apply_measurements(scen, compare=compare, source="compare")
-    result = to_jsonable(cm.analyze(scen, monte_carlo_n=params.monte_carlo_n, seed=params.seed))
+    raw, mc = cm.analyze_with_draws(scen, monte_carlo_n=params.monte_carlo_n, seed=params.seed)
+    result = to_jsonable(raw)
+    model = CostResult.model_validate(result)
     samples = None
-    if params.monte_carlo_n:
-        mc = cm.monte_carlo(scen, params.monte_carlo_n, params.seed)
+    if mc is not None:  # the draws the summary was computed from: the Monte Carlo runs once per report
         samples = pd.DataFrame({k: np.asarray(v, dtype=float) for k, v in mc.totals.items()})
-    key = _break_even_key(result.get("break_even") or {})
-    curve = _total_curve(scen, key, (result.get("break_even") or {}).get(key, {}), curve_points) if key else None
-    return CostStage(scenario=scen, result=result, mc_samples=samples, break_even_input=key, break_even_curve=curve)
+    key = _break_even_key(model.break_even)
+    curve = _total_curve(scen, key, model.break_even.get(key, {}), curve_points) if key else None
+    return CostStage(scenario=scen, result=result, model=model, mc_samples=samples, break_even_input=key,
+                     break_even_curve=curve)
 
 
 def _break_even_key(be: Mapping[str, Any]) -> str:
@@ -261,7 +292,7 @@ def _total_curve(scen: Any, key: str, be: Mapping[str, Any], n: int):  # -> Data
 
 def break_even_point(cost: CostStage) -> tuple[float | None, str | None, str | None]:
     """(value, option cheaper above it, unit) of the charted break-even input."""
-    be = (cost.result.get("break_even") or {}).get(cost.break_even_input) or {}
+    be = cost.typed.break_even.get(cost.break_even_input) or {}
     return be.get("value"), be.get("above"), be.get("unit")
 
 
@@ -271,27 +302,26 @@ def checklist_stage(
     compare: Mapping[str, Any] | None,
     cost: Mapping[str, Any] | None,
     fits: Sequence[Mapping[str, Any]],
+    answers: AnswersDocument | None = None,
 ):
-    """Read the answers and evaluate the checklist with evidence from compare, cost and fits
-    (strict batch mode): what ``costmodel decide --json`` prints is ``Decision.to_dict()``."""
+    """Evaluate the checklist with evidence from compare, cost and fits (strict batch mode), with the
+    answers read once (``inputs.answers``; read here when not given): what ``costmodel decide --json``
+    prints is ``Decision.to_dict()``."""
     from .. import checklist
 
-    answers, _meta = checklist.read_answers_file(params.answers)
+    doc = _answers(params, answers)
     evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fit_dicts(fits))
-    return checklist.evaluate(answers, evidence, strict=True, source=str(params.answers))
+    return checklist.evaluate(doc.answers, evidence, strict=True, source=str(params.answers))
 
 
-def answers_meta(params: ReportParams) -> dict[str, Any]:
-    """The ``meta`` section of the answers file (title, decision-makers, ...)."""
-    from .. import checklist
-
-    _answers, meta = checklist.read_answers_file(params.answers)
-    return dict(meta or {})
+def answers_meta(params: ReportParams, answers: AnswersDocument | None = None) -> dict[str, Any]:
+    """The ``meta`` section of the answers file (title, decision-makers, ...), as written."""
+    return _answers(params, answers).meta_dict
 
 
-def report_title(params: ReportParams) -> str:
+def report_title(params: ReportParams, answers: AnswersDocument | None = None) -> str:
     """The title: the parameter, else the answers file's ``meta.title``, else a generic title."""
-    return params.title or str(answers_meta(params).get("title") or DEFAULT_TITLE)
+    return params.title or _answers(params, answers).meta.title or DEFAULT_TITLE
 
 
 def decision_record(
@@ -309,11 +339,11 @@ def decision_record(
 
     cost_dict = cost.result if isinstance(cost, CostStage) else cost
     dec = decision.to_dict() if hasattr(decision, "to_dict") else dict(decision)
-    return to_jsonable(
+    record = to_jsonable(
         {
             "schema": DECISION_SCHEMA,
             "costmodel_version": __version__,
-            "title": report_title(params),
+            "title": report_title(params, getattr(inputs, "answers", None)),
             "verdict": dec.get("verdict"),
             "inputs": {
                 "files": [f.to_dict() for f in inputs.files],
@@ -331,12 +361,15 @@ def decision_record(
                 for r in inputs.runs
             ],
             "fit": _with_jobs(fit_dicts(fits), getattr(inputs, "jobs", [])),
+            "fit_left_out": list(getattr(inputs, "fit_left_out", [])),
             "compare": compare,
             "jobs": list(getattr(inputs, "jobs", [])),
             "cost": cost_dict,
             "checklist": dec,
         }
     )
+    # the record is checked against its contract before it is written (decision.json's schema)
+    return DecisionRecord.model_validate(record).to_json_dict()
 
 
 #: The command named in the ADR as the one that wrote it.
@@ -356,40 +389,35 @@ def render_adr_text(
     params: ReportParams,
     report_link: str | None = "report.html",
     base_dir: str | os.PathLike[str] | None = None,
+    answers: AnswersDocument | None = None,
 ) -> str:
     """The ADR (MADR Markdown, via :func:`costmodel.adr.render_adr`) for this report, drafted by
     ``costmodel report``. ``base_dir`` is the folder the ADR is written to: the input-file links are
     relative to it (None: the folder of ``params.adr_path``, else the paths as given)."""
     from .. import adr
 
-    meta = answers_meta(params)
-
-    def people(key: str) -> list[str]:
-        v = meta.get(key, meta.get(key.replace("-", "_"), []))
-        if isinstance(v, str):
-            return [v]
-        return [str(x) for x in v] if isinstance(v, list) else []
-
+    doc = _answers(params, answers)  # meta validated as `decide` validates it (a bad people list is an error)
     inputs = [(f["role"], f["path"]) for f in record["inputs"]["files"]]
     if base_dir is None and params.adr_path:
         base_dir = os.path.dirname(os.path.abspath(params.adr_path))
     return adr.render_adr(
         decision,
-        title=report_title(params),
+        title=report_title(params, doc),
         date=params.date or None,
         report_link=report_link,
         inputs=inputs,
         compare=record.get("compare"),
         cost=record.get("cost"),
-        decision_makers=people("decision-makers"),
-        consulted=people("consulted"),
-        informed=people("informed"),
+        decision_makers=doc.meta.decision_makers,
+        consulted=doc.meta.consulted,
+        informed=doc.meta.informed,
         base_dir=base_dir,
         producer=ADR_PRODUCER,
     )
 
 
-def write_outputs(record: Mapping[str, Any], decision: Any, params: ReportParams) -> list[str]:
+def write_outputs(record: Mapping[str, Any], decision: Any, params: ReportParams,
+                  answers: AnswersDocument | None = None) -> list[str]:
     """Write ``decision.json`` and the ADR where the parameters say (atomically); returns the paths."""
     from ..util import dumps, write_text_atomic
 
@@ -398,6 +426,6 @@ def write_outputs(record: Mapping[str, Any], decision: Any, params: ReportParams
         write_text_atomic(params.decision_path, dumps(record) + "\n")
         written.append(params.decision_path)
     if params.adr_path:
-        write_text_atomic(params.adr_path, render_adr_text(decision, record, params))
+        write_text_atomic(params.adr_path, render_adr_text(decision, record, params, answers=answers))
         written.append(params.adr_path)
     return written

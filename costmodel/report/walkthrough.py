@@ -9,7 +9,6 @@ from the runs and scenario through the report's stages (the bundled example by d
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -110,21 +109,14 @@ class EvidenceSources:
         return df
 
 
-def _read_json(path: str, what: str, kind: type) -> Any:
-    from ..safeio import read_input_text
+def _read_json(path: str, what: str) -> Any:
+    """The result in the JSON file ``path`` as a plain dict (fit: a list), read and checked by the same
+    reader as ``costmodel decide`` (:mod:`costmodel.contracts.read`); ReportError naming the parameter."""
+    from ..contracts.read import load_result
 
-    try:
-        data = json.loads(read_input_text(path))  # regular files only: a FIFO is refused, never waited on
-    except (OSError, UnicodeDecodeError, RecursionError) as exc:
-        raise ReportError(f"parameter {what!r}: cannot read {path}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"parameter {what!r}: {path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    if kind is list and isinstance(data, dict):
-        data = [data]
-    if not isinstance(data, kind) or (kind is list and not all(isinstance(x, dict) for x in data)):
-        verb = what.removesuffix("_json")
-        raise ReportError(f"parameter {what!r}: {path}: expected the JSON printed by `costmodel {verb} --json`")
-    return data
+    verb = what.removesuffix("_json")
+    res = load_result(path, verb, f"parameter {what!r}: {path}", ReportError)
+    return [f.to_json_dict() for f in res] if verb == "fit" else res.to_json_dict()
 
 
 def evidence_sources(params: ChecklistParams) -> EvidenceSources:
@@ -133,9 +125,9 @@ def evidence_sources(params: ChecklistParams) -> EvidenceSources:
     cost with the measurements applied). Raises ReportError (or the failing stage's error)."""
     from .stages import compare_runs, cost_stage, fit_dicts, fit_runs, load_inputs
 
-    compare = _read_json(params.compare_json, "compare_json", dict) if params.compare_json else None
-    cost = _read_json(params.cost_json, "cost_json", dict) if params.cost_json else None
-    fits = _read_json(params.fit_json, "fit_json", list) if params.fit_json else []
+    compare = _read_json(params.compare_json, "compare_json") if params.compare_json else None
+    cost = _read_json(params.cost_json, "cost_json") if params.cost_json else None
+    fits = _read_json(params.fit_json, "fit_json") if params.fit_json else []
     origin = {
         "compare": params.compare_json,
         "cost": params.cost_json,

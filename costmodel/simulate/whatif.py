@@ -67,28 +67,21 @@ def validate_parameters(ns: Mapping[str, Any]) -> dict[str, Any]:
 
     Raises SimulateError naming the parameter and what was expected.
     """
-    out: dict[str, Any] = {}
-    for name, spec in PARAMETERS.items():
-        val = ns.get(name, spec.default)
-        out[name] = val
-    if not isinstance(out["scenario"], str) or not resolve(out["scenario"]).is_file():
-        raise SimulateError(f"parameter scenario: no such file {out['scenario']!r}", key="scenario")
-    out["scenario"] = str(resolve(out["scenario"]))
-    if isinstance(out["seed"], bool) or not isinstance(out["seed"], int):
-        raise SimulateError(f"parameter seed: expected an integer, got {out['seed']!r}", key="seed")
-    if not isinstance(out["overrides"], Mapping):
-        raise SimulateError(f"parameter overrides: expected a mapping of key paths to values, got "
-                            f"{out['overrides']!r}", key="overrides")
-    scale = out["widget_scale"]
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < float(scale) <= 1:
-        raise SimulateError(f"parameter widget_scale: expected a number in (0, 1], got {scale!r}", key="widget_scale")
-    out["widget_scale"] = float(scale)
-    if not isinstance(out["interactive"], bool):
-        raise SimulateError(f"parameter interactive: expected true or false, got {out['interactive']!r}",
-                            key="interactive")
-    if not isinstance(out["summary_json"], str):
-        raise SimulateError("parameter summary_json: expected a path string", key="summary_json")
-    return out
+    from pydantic import ValidationError
+
+    from ..contracts.errors import raise_validation_error
+    from ..contracts.workload import WhatIfParameters
+
+    given = {name: ns[name] for name in PARAMETERS if name in ns}
+    if isinstance(given.get("widget_scale"), int) and not isinstance(given.get("widget_scale"), bool):
+        given["widget_scale"] = float(given["widget_scale"])  # papermill -p widget_scale 1 arrives as an int
+    try:
+        p = WhatIfParameters.model_validate(given)
+    except ValidationError as exc:
+        raise_validation_error(exc, SimulateError, model=WhatIfParameters, key_format="parameter {}")
+    if not resolve(p.scenario).is_file():
+        raise SimulateError(f"parameter scenario: no such file {p.scenario!r}", key="scenario")
+    return dict(p.model_dump(), scenario=str(resolve(p.scenario)))
 
 
 @dataclass

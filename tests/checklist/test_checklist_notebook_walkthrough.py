@@ -120,7 +120,7 @@ def test_bad_parameters_and_json_name_the_parameter(tmp_path, verb_outputs):
         report.validate_checklist_parameters(compare_jsn="x.json")
     with pytest.raises(ReportError, match="parameter 'cost_json': file 'nope.json' not found"):
         report.validate_checklist_parameters(cost_json="nope.json")
-    with pytest.raises(ReportError, match="parameter 'margin': expected a finite number"):
+    with pytest.raises(ReportError, match="parameter 'margin': got '0.1'; expected a finite number"):
         report.validate_checklist_parameters(margin="0.1")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
@@ -128,7 +128,7 @@ def test_bad_parameters_and_json_name_the_parameter(tmp_path, verb_outputs):
     with pytest.raises(ReportError, match=r"parameter 'compare_json': .*bad.json:1: not valid JSON"):
         report.evidence_sources(p)
     p = report.validate_checklist_parameters(compare_json=str(verb_outputs["fit"]), cost_json=str(verb_outputs["cost"]))
-    with pytest.raises(ReportError, match=r"expected the JSON printed by `costmodel compare --json`"):
+    with pytest.raises(ReportError, match=r"expected the JSON object printed by `costmodel compare --json`"):
         report.evidence_sources(p)  # a fit list is not a comparison
 
 

@@ -40,6 +40,7 @@ def outputs(cli, tmp_path_factory, examples_dir):
     out["prices import"] = cli.json("prices", "import", gcp, "-o", d / "imported", "--json")
     out["example"] = cli.json("example", d / "ex", "--json")
     out["notebook"] = cli.json("notebook", "report", d / "nb", "--json")
+    out["schema"] = cli.json("schema", "--write", d / "schema", "--json")
     out["report"] = cli.json("report", "--colocated", ex / "colocated_steps.csv", "--remote", ex / "remote_steps.csv",
                              "--scenario", ex / "scenario.yaml", "--answers", ex / "answers.yaml", "--monte-carlo", "0",
                              "-o", d / "rep", "--json")

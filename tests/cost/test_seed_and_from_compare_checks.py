@@ -73,7 +73,7 @@ def test_from_compare_accepts_compare_output_and_a_reports_decision_json(cli, ex
 
 def test_compare_shape_in_the_library(examples_dir):
     assert compare_from_json([{"ratio": None, "remote_lost_s": None}], "c.json") == {"ratio": None, "remote_lost_s": None}
-    with pytest.raises(ScenarioError, match=r"^c.json: not `costmodel compare --json` output: missing key\(s\) remote_lost_s"):
+    with pytest.raises(ScenarioError, match=r"^c.json: expected the JSON object printed by `costmodel compare --json` \(keys ratio, remote_lost_s\); missing key\(s\) remote_lost_s"):
         compare_from_json({"ratio": 1.0}, "c.json")
     s = load_scenario(examples_dir / "scenario.yaml")
     with pytest.raises(ScenarioError, match="x.json: not a compare result"):

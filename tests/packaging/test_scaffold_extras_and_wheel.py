@@ -211,7 +211,8 @@ def test_core_dependencies_and_extras_are_as_documented():
     tomllib = pytest.importorskip("tomllib")
     meta = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     deps = {d.split(">")[0].split("=")[0].split("[")[0].strip().lower() for d in meta["project"]["dependencies"]}
-    assert deps == {"numpy", "pandas", "pyarrow", "scipy", "pyyaml", "ijson"}  # ijson: prices import streams
+    # ijson: prices import streams; pydantic: the contracts (docs/contracts.md)
+    assert deps == {"numpy", "pandas", "pyarrow", "scipy", "pyyaml", "ijson", "pydantic"}
     extras = meta["project"]["optional-dependencies"]
     assert set(extras) == {"report", "lab", "sim", "cloud", "distributed", "fleet", "formats", "docs", "dev", "all"}
     assert any(d.startswith("papermill") for d in extras["report"])

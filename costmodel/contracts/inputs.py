@@ -1,0 +1,176 @@
+"""Models of the input files users write, for the published JSON Schema: the cost scenario (built from
+:data:`costmodel.cost.spec.PARAMS`, the one table of its keys, units and ranges), the simulator's
+``workload:`` section (its dataclasses), the report notebook's parameters
+(:data:`costmodel.report.params.PARAMETERS`) and the answers file (:class:`.answers.AnswersFileModel`).
+The workload (:mod:`.workload`) and the answers' ``meta`` are validated by their models too.
+
+The files are still read by their loaders (``cost.load_scenario``, ``simulate.workload.parse_workload``,
+``report.validate_parameters``, ``checklist.parse_answers``), which say more than a schema can (a key in
+another unit with the converted number, deprecated aliases that warn, ranges written as distributions).
+"""
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
+
+
+def _number_field(p: Any, uncertain: bool) -> tuple[Any, Any]:
+    kw: dict[str, Any] = {"description": f"{p.help + '; ' if p.help else ''}unit: {p.unit}"}
+    if math.isfinite(p.lo):
+        kw["gt" if p.lo_open else "ge"] = p.lo
+    if math.isfinite(p.hi):
+        kw["lt" if p.hi_open else "le"] = p.hi
+    base: Any = int if p.integer else float
+    if uncertain:  # a point value, a [low, high] range or a distribution mapping (docs/cost.md)
+        tp: Any = base | list[float] | dict[str, Any] | None
+        return tp, Field(None, description=kw["description"] + "; a number, [low, high] or a distribution")
+    return base | None, Field(None, **kw)
+
+
+def scenario_model() -> type[BaseModel]:
+    """The scenario file as a pydantic model generated from the key table (sections nested)."""
+    from ..cost.spec import ALIASES, BOOLS, CHOICES, PARAM_BY_KEY, PARAMS, SECTIONS, SOURCE_KEYS, STRINGS
+
+    fields: dict[str, dict[str, Any]] = {s: {} for s in ("", *SECTIONS)}
+    for p in PARAMS:
+        sec, _, leaf = p.key.rpartition(".")
+        fields[sec][leaf] = _number_field(p, p.model or p.key in SOURCE_KEYS)
+    for key, default in STRINGS.items():
+        sec, _, leaf = key.rpartition(".")
+        tp: Any = Literal[CHOICES[key]] | None if key in CHOICES else str | None  # type: ignore[valid-type]
+        fields[sec][leaf] = (tp, Field(default))
+    for key, bdefault in BOOLS.items():
+        sec, _, leaf = key.rpartition(".")
+        fields[sec][leaf] = (bool | None, Field(bdefault))
+    for alias, key in ALIASES.items():
+        sec, _, leaf = alias.rpartition(".")
+        fields[sec][leaf] = (float | None, Field(None, description=f"alias of {key}"))
+    for key in PARAM_BY_KEY:  # prices per GiB are accepted and converted (x 10^9 / 2^30)
+        for tail, gib in (("_per_gb", "_per_gib"), ("_per_gb_month", "_per_gib_month")):
+            if key.endswith(tail):
+                sec, _, leaf = (key[: -len(tail)] + gib).rpartition(".")
+                fields[sec][leaf] = (float | list[float] | dict[str, Any] | None,
+                                     Field(None, description=f"{key} per GiB (2^30 bytes), converted"))
+    forbid = ConfigDict(extra="forbid")
+    top = dict(fields[""])
+    for sec in SECTIONS:
+        model = create_model(f"Scenario_{sec}", __config__=forbid, **fields[sec])
+        top[sec] = (model | None, Field(None))
+    top["workload"] = (dict[str, Any] | None, Field(None, description="the simulator's workload (workload.json)"))
+    return create_model("ScenarioFile", __config__=forbid, **top)
+
+
+def workload_schema() -> dict[str, Any]:
+    """The ``workload:`` section (``costmodel simulate``) as written, as JSON Schema
+    (:class:`costmodel.contracts.workload.WorkloadIn`)."""
+    from .workload import WorkloadIn
+
+    return WorkloadIn.model_json_schema()
+
+
+def _paths(v: Any) -> Any:
+    from ..report.params import _parse_list
+
+    if isinstance(v, str) and v.strip().startswith("["):
+        v = _parse_list_value(_parse_list, v)
+    if isinstance(v, (str, os.PathLike)):
+        v = [v]
+    if not isinstance(v, (list, tuple)) or not all(isinstance(x, (str, os.PathLike)) for x in v):
+        raise ValueError("expected a list of file paths (strings)")
+    return tuple(os.fspath(x) for x in v)
+
+
+def _parse_list_value(parse: Any, text: str) -> Any:
+    from ..errors import ReportError
+
+    try:
+        return parse("?", text)
+    except ReportError as exc:  # the message names the parameter later, from the error's location
+        raise ValueError(str(exc).split(": ", 1)[1]) from None
+
+
+def _strs(v: Any) -> Any:
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, (list, tuple)) or not all(isinstance(x, str) for x in v):
+        raise ValueError("expected a list of strings")
+    return tuple(v)
+
+
+def _path(v: Any) -> Any:
+    if not isinstance(v, (str, os.PathLike)) or not os.fspath(v):
+        raise ValueError("expected a file path (a non-empty string)")
+    return os.fspath(v)
+
+
+def _text(v: Any) -> Any:
+    if not isinstance(v, str):
+        raise ValueError("expected a string")
+    return v
+
+
+def _date(v: Any) -> Any:
+    import re
+
+    if not isinstance(v, str) or not re.fullmatch(r"(\d{4}-\d{2}-\d{2})?", v):
+        raise ValueError("expected YYYY-MM-DD or ''")
+    return v
+
+
+def _finite(v: Any) -> Any:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
+        raise ValueError("expected a finite number")
+    return float(v)
+
+
+def _integer(v: Any) -> Any:
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError("expected an integer")
+    return v
+
+
+#: notebook parameter kind -> (type, the check that reads papermill's values as data, never evaluated)
+KINDS: dict[str, tuple[Any, Any]] = {
+    "paths": (tuple[str, ...], _paths), "strs": (tuple[str, ...], _strs), "path": (str, _path),
+    "str": (str, _text), "float": (float, _finite), "int": (int, _integer),
+}
+#: ranges of the report's numeric parameters (also in the published schema)
+BOUNDS: dict[str, dict[str, Any]] = {"margin": {"gt": 0, "lt": 0.5}, "monte_carlo_n": {"ge": 0, "le": 1_000_000},
+                                     "seed": {"ge": 0}, "batch_size": {"ge": 0}, "tokens_per_step": {"ge": 0}}
+_MODELS: dict[tuple[str, tuple[str, ...]], type[BaseModel]] = {}
+
+
+def parameters_model(spec: Mapping[str, Any], what: str = "report") -> type[BaseModel]:
+    """A model of notebook parameters from their table (name -> Param(kind, default, help)): ``extra="forbid"``,
+    each kind read as data, :data:`BOUNDS` where the name has one, ``date`` as YYYY-MM-DD or ''."""
+    key = (what, tuple(spec))
+    if key in _MODELS:
+        return _MODELS[key]
+    fields: dict[str, Any] = {}
+    for name, p in spec.items():
+        tp, check = KINDS[p.kind]
+        if name == "rank_throughput":
+            tp = Literal["auto", "local", "global"]
+        kw: dict[str, Any] = {"description": p.help, **BOUNDS.get(name, {})}
+        if name == "date":
+            kw["pattern"] = r"^(\d{4}-\d{2}-\d{2})?$"
+            check = _date
+        default = tuple(p.default) if isinstance(p.default, list) else p.default
+        fields[name] = (Annotated[tp, BeforeValidator(check)], Field(default, **kw))
+    title = "ReportParameters" if what == "report" else f"{what.title()}Parameters"
+    model = create_model(title, __config__=ConfigDict(extra="forbid"), **fields)
+    _MODELS[key] = model
+    return model
+
+
+def report_parameters_model() -> type[BaseModel]:
+    """The report notebook's parameters (``papermill -p NAME VALUE``; ``costmodel report`` passes them)."""
+    from ..report.params import PARAMETERS
+
+    return parameters_model(PARAMETERS, "report")

@@ -1,0 +1,132 @@
+"""Results read back from JSON (``decide --compare/--cost/--fit``, ``cost --from-compare``, the checklist
+walk-through): one reader, validated by the result models, one wording of the errors.
+
+Accepted: the object the verb prints, a one-element list of it, or a report's ``decision.json`` (its
+``compare`` / ``cost`` / ``fit`` key). The keys of :data:`~.results.READ_REQUIRED` must be present (null
+allowed); every modelled key must have its type (``ratio: "fast"`` is an error naming the key).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import CostmodelError
+from .errors import raise_validation_error
+from .results import READ_REQUIRED, RESULT_MODELS, CompareResult, CostResult, FitResult
+
+__all__ = ["load_result", "looks_like", "read_compare", "read_cost", "read_fits", "read_json_file", "read_result"]
+
+
+def read_json_file(path: str | os.PathLike[str], where: str, error: type[CostmodelError]) -> Any:
+    """The parsed JSON of the regular file ``path`` (a FIFO, device or folder is refused, never waited on).
+    ``where`` starts every message (``--compare c.json``); ``error`` is the class raised: no such file,
+    unreadable, not UTF-8, not valid JSON (with its line), nested too deeply."""
+    import json
+
+    from ..safeio import read_input_text
+
+    try:
+        text = read_input_text(Path(path))
+    except FileNotFoundError:
+        raise error(f"{where}: file does not exist") from None
+    except OSError as exc:
+        raise error(f"{where}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{where}: cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{where}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise error(f"{where}: nested too deeply to be a costmodel JSON output") from None
+
+
+def load_result(path: str | os.PathLike[str], verb: str, where: str, error: type[CostmodelError]) -> Any:
+    """:func:`read_json_file` then :func:`read_result`: the result of ``verb`` in the file ``path``."""
+    return read_result(read_json_file(path, where, error), verb, where, error)
+
+
+def looks_like(data: Any) -> str:
+    """Which verb's output ``data`` looks like ('' when none), for error messages."""
+    items = data if isinstance(data, list) else [data]
+    for verb, keys in READ_REQUIRED.items():
+        if items and all(isinstance(d, Mapping) and all(k in d for k in keys) for d in items):
+            return verb
+    return ""
+
+
+def _unwrap(data: Any, verb: str) -> Any:
+    """The verb's part of ``data``: a one-element list's element, or a report's decision.json's key."""
+    if verb == "fit":
+        if isinstance(data, Mapping) and "checklist" in data and isinstance(data.get("fit"), list):
+            return data["fit"]
+        return data
+    if isinstance(data, list) and len(data) == 1:
+        data = data[0]
+    if isinstance(data, Mapping) and isinstance(data.get(verb), Mapping) and \
+            not all(k in data for k in READ_REQUIRED[verb]):
+        return data[verb]
+    return data
+
+
+def read_result(data: Any, verb: str, where: str, error: type[CostmodelError]) -> Any:
+    """``data`` (parsed JSON) as the model of ``verb`` ('compare', 'cost'; 'fit' gives a list of
+    FitResult). ``where`` starts every message (``--compare c.json``); ``error`` is the class raised."""
+    data = _unwrap(data, verb)
+    keys = READ_REQUIRED[verb]
+    model = RESULT_MODELS[verb]
+
+    def fail(text: str) -> CostmodelError:
+        return error(f"{where}: {text}")
+
+    if verb == "fit":
+        items = data if isinstance(data, list) else [data]
+        out = []
+        for i, f in enumerate(items):
+            missing = [k for k in keys if not isinstance(f, Mapping) or k not in f]
+            if missing:
+                like = looks_like(data)
+                got = f" (this looks like `costmodel {like} --json` output)" if like else ""
+                raise fail(f"item {i}: expected a fit from `costmodel fit --json` (keys {', '.join(keys)}); "
+                           f"missing key(s) {', '.join(missing)}{got}")
+            out.append(_validate(FitResult, f, f"{where}: item {i}", error))
+        return out
+    expected = f"the JSON object printed by `costmodel {verb} --json` (keys {', '.join(keys)})"
+    if not isinstance(data, Mapping):
+        like = looks_like(data)
+        got = f"`costmodel {like} --json` output" if like else (
+            f"a list of {len(data)} items" if isinstance(data, list) else type(data).__name__)
+        raise fail(f"expected {expected}, got {got}")
+    missing = [k for k in keys if k not in data]
+    if missing:
+        like = looks_like(data)
+        got = f" (this looks like `costmodel {like} --json` output)" if like else ""
+        raise fail(f"expected {expected}; missing key(s) {', '.join(missing)}{got}")
+    return _validate(model, data, where, error)
+
+
+def _validate(model: Any, data: Any, where: str, error: type[CostmodelError]) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise_validation_error(exc, error, source=where, model=model)
+        raise  # pragma: no cover - raise_validation_error always raises
+
+
+def read_compare(data: Any, where: str, error: type[CostmodelError]) -> CompareResult:
+    """A compare result (see :func:`read_result`)."""
+    return read_result(data, "compare", where, error)
+
+
+def read_cost(data: Any, where: str, error: type[CostmodelError]) -> CostResult:
+    """A cost result (see :func:`read_result`)."""
+    return read_result(data, "cost", where, error)
+
+
+def read_fits(data: Any, where: str, error: type[CostmodelError]) -> list[FitResult]:
+    """The fits of ``costmodel fit --json`` (a list, one object, or decision.json's ``fit``)."""
+    return read_result(data, "fit", where, error)

@@ -1,0 +1,465 @@
+"""The results the verbs print with ``--json`` and the report writes to ``decision.json``, as models.
+
+One model per result: :class:`FitResult` (one element of ``costmodel fit --json``), :class:`CompareResult`,
+:class:`CostResult`, :class:`DecideResult`, :class:`SimulateResult`, :class:`ReportSummary` and
+:class:`DecisionRecord` (``decision.json``). Reading a result back (``decide --compare``,
+``cost --from-compare``, the report's walk-through) validates it with the same model: the keys in
+``READ_REQUIRED`` must be there (null allowed) and every modelled key must have its type; keys a newer
+costmodel added are kept (``extra="allow"``). The published JSON Schema (``docs/schema/*.json``) is
+stricter: it lists the contract keys (docs/contracts.md) as required and no other key may appear
+(``additionalProperties: false``), so a key added to a verb without its model fails the schema test.
+
+Units are in the key names (``_s``, ``_usd``, ``_bytes_per_s``, ``_fraction``); ``null`` means not known.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Num = float | None
+Obj = dict[str, Any]
+
+
+def _strict_schema(schema: dict[str, Any], cls: type[BaseModel]) -> None:
+    """The published schema: no undeclared key, the contract keys required."""
+    schema["additionalProperties"] = False
+    contract = getattr(cls, "CONTRACT_KEYS", ())
+    if contract:
+        schema["required"] = sorted(set(schema.get("required", [])) | set(contract))
+
+
+class Result(BaseModel):
+    """Base of every result model: reads leniently (extra keys kept), publishes strictly."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra=_strict_schema, populate_by_name=True)
+    #: keys the published schema requires (the contract in docs/contracts.md)
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ()
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The JSON object (every key as read or computed, extras included)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+# ------------------------------------------------------------------------------------------------ fit
+class RunFit(Result):
+    """One run's warm-up and steady-state fit as ``compare`` lists it per side (``colocated[]``, ``remote[]``)."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
+        "run_id", "role", "metric", "metric_direction", "classification", "evidence", "warmup_end_step",
+        "warmup_end_t_s", "warmup_end_index", "steady_mean", "steady_ci_low", "steady_ci_high", "steady_cv",
+        "steady_n", "steady_start_step", "curve", "lost_s", "period_steps", "drift_per_1k_steps", "multipass",
+        "warnings",
+    )
+    run_id: str
+    classification: str
+    role: str = ""
+    metric: str = ""
+    axis: str = "step"
+    n_points: int = Field(0, ge=0)
+    metric_direction: Literal["higher_is_better", "lower_is_better"] = "higher_is_better"
+    period_steps: Num = None
+    drift_per_1k_steps: Num = None
+    predicted: bool = False
+    warmup_end_step: int | None = None
+    warmup_end_t_s: Num = None
+    warmup_end_index: int | None = None
+    steady_start_step: int | None = None
+    steady_start_t_s: Num = None
+    steady_mean: Num = None
+    steady_ci_low: Num = None
+    steady_ci_high: Num = None
+    steady_se: Num = None
+    steady_df: int | None = None
+    steady_se_10: Num = None
+    steady_df_10: int | None = None
+    steady_se_lr: Num = None
+    steady_df_lr: Num = None
+    steady_cv: Num = None
+    steady_n: int | None = None
+    steady_duration_s: Num = None
+    steady_bias_bound: Num = None
+    steady_mean_baseline: Num = None
+    dip_loss_fraction: Num = None
+    cold_mean: Num = None
+    warmup_mean: Num = None
+    curve: Obj | None = None
+    lost_s: Num = None
+    lost_work: Num = None
+    segments: list[Obj] = Field(default_factory=list)
+    steady_aux: dict[str, Num] = Field(default_factory=dict)
+    multipass: Obj | None = None
+    evidence: Obj = Field(default_factory=dict)
+    time_source: str = ""
+    format: str = ""
+    source: str = ""
+    warnings: list[str] = Field(default_factory=list)
+
+
+class FitResult(RunFit):
+    """One element of ``costmodel fit --json`` (the list): a run's fit plus its job summary (``jobs``)."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (*RunFit.CONTRACT_KEYS, "jobs")
+    jobs: list[Obj] = Field(default_factory=list)
+
+
+# -------------------------------------------------------------------------------------------- compare
+class CompareResult(Result):
+    """``costmodel compare --json``: remote / co-located steady throughput, equivalence, warm-up cost."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
+        "ratio", "ratio_ci_low", "ratio_ci_high", "equivalent", "equivalence", "verdict", "margin",
+        "min_detectable_margin", "metric_direction", "remote_extra_warmup_s", "remote_lost_s",
+        "steady_slowdown_fraction", "remote_steady_hit_ratio", "pooled", "colocated", "remote", "jobs",
+    )
+    ratio: Num
+    remote_lost_s: Num
+    metric: str = ""
+    margin: Num = Field(None, gt=0, lt=1)
+    metric_direction: Literal["higher_is_better", "lower_is_better"] = "higher_is_better"
+    ratio_ci_low: Num = None
+    ratio_ci_high: Num = None
+    ratio_ci90_low: Num = None
+    ratio_ci90_high: Num = None
+    equivalent: bool = False
+    verdict: str = ""
+    p_tost: Num = None
+    df: Num = None
+    se_log_ratio: Num = None
+    steady_slowdown_fraction: Num = None
+    remote_extra_warmup_s: Num = None
+    remote_extra_warmup_steps: Num = None
+    colocated_lost_s: Num = None
+    remote_steady_hit_ratio: Num = Field(None, ge=0, le=1)
+    remote_steady_read_bytes_per_s: Num = None
+    pooled: Obj = Field(default_factory=dict)
+    colocated: list[RunFit] = Field(default_factory=list)
+    remote: list[RunFit] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    min_detectable_margin: Num = None
+    smallest_equivalent_margin: Num = None
+    ratio_definition: str = ""
+    equivalence: str = ""
+    equivalence_direction: str | None = None
+    jobs: list[Obj] = Field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------------------------- cost
+class CrossRegionTerms(Result):
+    """``options.cross_region.terms`` (USD over the horizon)."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd",
+                     "requests_usd", "inter_az_usd")
+    transfer_usd: float = 0.0
+    warmup_usd: float = 0.0
+    slowdown_usd: float = 0.0
+    cache_usd: float = 0.0
+    path_processing_usd: float = 0.0
+    requests_usd: float = 0.0
+    inter_az_usd: float = 0.0
+
+
+class ReplicateTerms(Result):
+    """``options.replicate.terms`` (USD over the horizon)."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("initial_copy_usd", "storage_usd", "sync_usd", "requests_usd", "versioning_usd",
+                     "inter_az_usd", "copy_delay_usd")
+    initial_copy_usd: float = 0.0
+    storage_usd: float = 0.0
+    sync_usd: float = 0.0
+    ops_usd: float = 0.0
+    requests_usd: float = 0.0
+    versioning_usd: float = 0.0
+    inter_az_usd: float = 0.0
+    copy_delay_usd: float = 0.0
+
+
+class WaitTerms(Result):
+    """``options.wait.terms`` (USD over the horizon)."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("delay_usd", "gpu_premium_usd")
+    delay_usd: float = 0.0
+    gpu_premium_usd: float = 0.0
+
+
+class CostOption(Result):
+    """One option of ``costmodel cost --json``: its total, per month, terms and P5-P95."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
+        "priced", "not_priced_reason", "total_usd", "per_month_usd", "terms", "p5_usd", "p95_usd")
+    total_usd: Num = None
+    per_month_usd: Num = None
+    terms: dict[str, float] = Field(default_factory=dict)
+    terms_per_month_usd: dict[str, float] = Field(default_factory=dict)
+    priced: bool = True
+    not_priced_reason: str | None = None
+    terms_not_priced: dict[str, str] = Field(default_factory=dict)
+    p5_usd: Num = None
+    p95_usd: Num = None
+
+
+class CrossRegionOption(CostOption):
+    terms: CrossRegionTerms = Field(default_factory=CrossRegionTerms)  # type: ignore[assignment]
+
+
+class ReplicateOption(CostOption):
+    terms: ReplicateTerms = Field(default_factory=ReplicateTerms)  # type: ignore[assignment]
+
+
+class WaitOption(CostOption):
+    terms: WaitTerms = Field(default_factory=WaitTerms)  # type: ignore[assignment]
+
+
+class CostOptions(Result):
+    """``options``: the three options, priced or with why not."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("cross_region", "replicate", "wait")
+    cross_region: CrossRegionOption = Field(default_factory=CrossRegionOption)
+    replicate: ReplicateOption = Field(default_factory=ReplicateOption)
+    wait: WaitOption = Field(default_factory=WaitOption)
+
+
+class ConsistencyCheck(Result):
+    """One ``consistency[]`` row: a stated value against what the other inputs imply."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("check", "keys", "stated", "implied", "severity")
+    check: str
+    keys: list[str] = Field(default_factory=list)
+    stated: Any = None
+    implied: Any = None
+    severity: str = ""
+    message: str = ""
+
+
+class PriceUsed(Result):
+    """One ``prices_used[]`` row: the price, where it came from, its date and age."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("key", "source", "as_of", "unit", "age_days")
+    key: str
+    source: str = ""
+    as_of: str | None = None
+    unit: str = ""
+    age_days: int | None = None
+    usd: Num = None
+    usd_used: Num = None
+    verified: bool | None = None
+    provider: str = ""
+    item: str = ""
+    src_region: str = ""
+    dst_region: str = ""
+    notes: str = ""
+    file: str = ""
+    line: int | None = None
+    tier_start: Num = None
+    tier_end: Num = None
+    bytes_per_unit: Num = None
+    ref: str = ""
+    multiplier: Num = None
+    tiers: list[Obj] | None = None
+
+
+class CostInputs(Result):
+    """``inputs``: the resolved scenario (nested values as in the YAML), provenance and distributions."""
+
+    source: str = ""
+    name: str = ""
+    today: str = ""
+    values: Obj = Field(default_factory=dict)
+    provenance: dict[str, Obj] = Field(default_factory=dict)
+    distributions: dict[str, Obj] = Field(default_factory=dict)
+    missing: list[str] = Field(default_factory=list)
+    derived_keys: list[str] = Field(default_factory=list)
+
+
+class CostResult(Result):
+    """``costmodel cost --json``: three options priced over ``horizon_months``, break-even, sensitivity,
+    Monte Carlo and the inputs with their provenance."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
+        "horizon_months", "options", "cheapest", "ranking", "margin_usd", "robust", "robust_reason",
+        "headline_basis", "consistency", "break_even", "sensitivity", "prices_used", "inputs", "warnings",
+    )
+    options: CostOptions
+    horizon_months: float = Field(gt=0)
+    headline_basis: str = "expected_value"
+    cheapest: str | None = None
+    margin_usd: Num = None
+    robust: bool | None = None
+    robust_reason: str | None = None
+    p_cheapest: dict[str, float] | None = None
+    ranking: list[str] = Field(default_factory=list)
+    headline_range: Obj = Field(default_factory=dict)
+    consistency: list[ConsistencyCheck] = Field(default_factory=list)
+    break_even: dict[str, Obj] = Field(default_factory=dict)
+    wait_break_even: Obj | None = None
+    monte_carlo: Obj | None = None
+    sensitivity: list[Obj] = Field(default_factory=list)
+    derived: dict[str, Num] = Field(default_factory=dict)
+    prices_used: list[PriceUsed] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    inputs: CostInputs = Field(default_factory=CostInputs)
+
+
+# --------------------------------------------------------------------------------------------- decide
+Answer = Literal["yes", "no", "unknown"]
+
+
+class ChecklistItemResult(Result):
+    """One ``items[]`` row of ``costmodel decide --json``."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
+        "id", "question", "answer", "proposed", "evidence", "note", "overrides_evidence", "severity")
+    id: str
+    question: str = ""
+    why: str = ""
+    severity: Literal["blocker", "warning"] = "blocker"
+    answer: Answer = "unknown"
+    source: str = ""
+    person_answer: str | None = None
+    note: str = ""
+    proposed: Answer = "unknown"
+    evidence: Obj = Field(default_factory=dict)
+    overrides_evidence: bool = False
+    status: Literal["ok", "blocker", "condition"] = "ok"
+    condition: str = ""
+    problem: str = ""
+
+
+class DecideResult(Result):
+    """``costmodel decide --json``: the verdict, every item, blockers, conditions and counts."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("verdict", "items", "blockers", "conditions", "counts", "reasons")
+    verdict: Literal["GO", "CONDITIONAL", "NO_GO"]
+    blockers: list[Obj] = Field(default_factory=list)
+    conditions: list[Obj] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list)
+    counts: dict[str, int] = Field(default_factory=dict)
+    problems: list[Any] = Field(default_factory=list)
+    items: list[ChecklistItemResult] = Field(default_factory=list)
+    adr_path: str | None = None
+    superseded_adr_path: str | None = None
+
+
+# ------------------------------------------------------------------------------------------- simulate
+class SimulateResult(Result):
+    """``costmodel simulate --json``: the predicted run of the what-if link/cache model."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
+        "run_id", "predicted", "steady_samples_per_s", "steady_hit_ratio", "warmup_end_step", "warmup_lost_s",
+        "cold_samples_per_s", "cross_region_bytes_by_epoch", "cross_region_bytes_per_run", "seed",
+    )
+    run_id: str
+    predicted: bool = True
+    seed: int = Field(0, ge=0)
+    warmup_end_step: int | None = None
+    warmup_by_epoch: bool = False
+    warmup_end_t_s: Num = None
+    hit_ratio_settled_step: int | None = None
+    steady_from_step: int | None = None
+    steady_window: str = ""
+    hit_ratio_settled: bool = False
+    steady_samples_per_s: Num = None
+    steady_hit_ratio: Num = Field(None, ge=0, le=1)
+    steady_gpu_util: Num = None
+    steady_read_latency_s: Num = None
+    cold_samples_per_s: Num = None
+    steps_simulated: int = 0
+    steps_per_run: int | None = None
+    extrapolated: bool = False
+    cross_region_bytes_simulated: Num = None
+    cross_region_bytes_per_run: Num = None
+    cross_region_bytes_per_epoch: Num = None
+    cross_region_bytes_by_epoch: list[float] = Field(default_factory=list)
+    cross_region_bytes_steady_per_step: Num = None
+    run_time_s_simulated: Num = None
+    colocated_samples_per_s: Num = None
+    warmup_lost_s: Num = None
+    steady_slowdown_fraction: Num = None
+    warmup_method: str = ""
+    warmup_end_step_rule: int | None = None
+    prefetch_in_time_fraction: Num = None
+    prefetched_blocks: int | None = None
+    prefetched_blocks_used: int | None = None
+    block_accesses_simulated: int | None = None
+    source: str = ""
+    workload: Obj = Field(default_factory=dict)
+    per_run: list[Obj] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
+    not_modelled: list[str] = Field(default_factory=list)
+    runs: list[Obj] = Field(default_factory=list)
+    output: str | None = None
+
+
+# --------------------------------------------------------------------------------------------- report
+class ReportSummary(Result):
+    """``costmodel report --json``: where the report went and its verdict."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("out_dir", "files", "verdict", "title")
+    out_dir: str
+    files: dict[str, str] = Field(default_factory=dict)
+    verdict: str | None = None
+    title: str = ""
+
+
+class InputFileRecord(Result):
+    """One input file of a report with its SHA-256."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("role", "path", "sha256", "size_bytes")
+    role: str
+    path: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    size_bytes: int = Field(ge=0)
+    format: str = ""
+    run_ids: list[str] = Field(default_factory=list)
+    predicted: bool = False
+    job_id: str = ""
+
+
+class ReportInputs(Result):
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("files", "parameters")
+    files: list[InputFileRecord] = Field(default_factory=list)
+    parameters: Obj = Field(default_factory=dict)
+
+
+class RunRecord(Result):
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("run_id", "role", "format", "source", "rows", "predicted")
+    run_id: str
+    role: str = ""
+    format: str = ""
+    source: str = ""
+    rows: int = Field(0, ge=0)
+    predicted: bool = False
+
+
+DECISION_SCHEMA = "costmodel.decision/1"
+
+
+class DecisionRecord(Result):
+    """``decision.json`` beside a report: the same ``fit``, ``compare``, ``cost`` and ``checklist``
+    (``decide``) objects as the verbs print for the same inputs, plus the inputs with their SHA-256."""
+
+    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
+        "schema", "costmodel_version", "title", "verdict", "inputs", "runs", "fit", "compare",
+                     "jobs", "cost", "checklist")
+    schema_: str = Field(DECISION_SCHEMA, alias="schema")
+    costmodel_version: str = ""
+    title: str = ""
+    verdict: str | None = None
+    inputs: ReportInputs = Field(default_factory=ReportInputs)
+    runs: list[RunRecord] = Field(default_factory=list)
+    fit: list[FitResult] = Field(default_factory=list)
+    fit_left_out: list[str] = Field(default_factory=list)
+    compare: CompareResult | None = None
+    jobs: list[Obj] = Field(default_factory=list)
+    cost: CostResult | None = None
+    checklist: DecideResult
+
+
+#: Keys a result read back must carry (null allowed): how ``decide`` and ``cost --from-compare`` tell the
+#: verbs' outputs apart. They are the required fields of the models above.
+READ_REQUIRED: dict[str, tuple[str, ...]] = {
+    "compare": ("ratio", "remote_lost_s"),
+    "cost": ("options", "horizon_months"),
+    "fit": ("run_id", "classification"),
+}
+RESULT_MODELS: dict[str, type[Result]] = {"compare": CompareResult, "cost": CostResult, "fit": FitResult}
