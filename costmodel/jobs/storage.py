@@ -19,12 +19,13 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import IngestError
 
-_URL = re.compile(r"^(s3|s3a|gs|gcs|az|abfs|abfss)://", re.I)
+_URL = re.compile(r"^(s3|s3a|gs|gcs|az|abfs|abfss)://", re.IGNORECASE)
 _PROTOCOL = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "abfs", "abfs": "abfs", "abfss": "abfs"}
 _EXTRA_MODULE = {"s3": "s3fs", "gcs": "gcsfs", "abfs": "adlfs"}
 #: a listing (``find``) as a whole may take this many times COSTMODEL_STORAGE_TIMEOUT_S (gcsfs retries a
@@ -93,10 +94,21 @@ def _container_word(url: str) -> str:
     return "container" if _PROTOCOL.get(str(url).split("://", 1)[0].lower()) == "abfs" else "bucket"
 
 
+def _call(fs: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """``fs.method(*args)`` within the listing deadline: the coroutine of an async filesystem (s3fs,
+    gcsfs, adlfs) run on its loop with fsspec's timeout (FSTimeoutError past it); a plain call otherwise."""
+    coro = getattr(fs, "_" + method, None)
+    if getattr(fs, "async_impl", False) and coro is not None and getattr(fs, "loop", None) is not None:
+        from fsspec.asyn import sync
+
+        return sync(fs.loop, coro, *args, timeout=LIST_DEADLINE_FACTOR * timeout_s(), **kwargs)
+    return getattr(fs, method)(*args, **kwargs)
+
+
 def _bucket_missing(fs: Any, url: str) -> bool:
     """True when the URL's bucket (container) is known not to exist; False when it exists or cannot be told."""
     try:
-        return not fs.exists(_bucket(url), timeout=LIST_DEADLINE_FACTOR * timeout_s())
+        return not _call(fs, "exists", _bucket(url))
     except Exception:  # noqa: BLE001 - not knowing is not an answer: the caller reports what it saw
         return False
 
@@ -120,6 +132,8 @@ def storage_error(url: str, exc: BaseException) -> IngestError:
           or "403" in low or "authorizationfailure" in low or "authenticationfailed" in low
           or "failed to authenticate" in low or "invalid credentials" in low or "401" in low):
         why = "access denied: the credentials in the environment or profile may not read it"
+    elif isinstance(exc, (TypeError, AttributeError, NameError)):
+        why = f"object storage error (a bug, please report it): {text.splitlines()[0][:200]}"
     elif "timeout" in low or "timed out" in low or isinstance(exc, TimeoutError):
         why = f"timed out after {timeout_s():g} s (COSTMODEL_STORAGE_TIMEOUT_S); is the endpoint reachable?"
     elif "could not connect" in low or "connection" in low or "endpoint" in low:
@@ -137,11 +151,10 @@ def list_objects(url: str) -> list[str]:
     nothing is there."""
     fs = filesystem(url)
     scheme = str(url).split("://", 1)[0]
-    deadline = LIST_DEADLINE_FACTOR * timeout_s()
     try:
-        found = fs.find(str(url), timeout=deadline)
+        found = _call(fs, "find", str(url))
         if not found:
-            if fs.isfile(str(url), timeout=deadline):
+            if _call(fs, "isfile", str(url)):
                 return [str(url)]
             raise FileNotFoundError(url)
     except IngestError:
@@ -161,7 +174,7 @@ def glob_paths(pattern: str) -> list[str]:
         fs = filesystem(pattern)
         scheme = pattern.split("://", 1)[0]
         try:
-            return sorted(f"{scheme}://{p}" for p in fs.glob(pattern, timeout=LIST_DEADLINE_FACTOR * timeout_s()))
+            return sorted(f"{scheme}://{p}" for p in _call(fs, "glob", pattern))
         except Exception as exc:  # noqa: BLE001
             raise storage_error(pattern, exc) from None
     return sorted(p for p in _glob.glob(pattern, recursive=True) if os.path.isfile(p))
@@ -179,10 +192,10 @@ class LocalCopies:
         self.root: Path | None = None
         self.origin: dict[str, str] = {}
 
-    def __enter__(self) -> "LocalCopies":
+    def __enter__(self) -> LocalCopies:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
 

@@ -35,9 +35,9 @@ def _need(module: str) -> None:
 _need("gcsfs")
 _need("gcp_storage_emulator")
 
-from costmodel.cli import main  # noqa: E402
-from costmodel.errors import IngestError  # noqa: E402
-from costmodel.jobs import load_side  # noqa: E402
+from costmodel.cli import main
+from costmodel.errors import IngestError
+from costmodel.jobs import load_side
 
 
 def _free_port() -> int:
