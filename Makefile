@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: help venv test pytest test-browser wheel-check docs docs-serve report lab bench browser screenshot clean
+.PHONY: help venv test pytest test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot clean
 
 help:
 	@echo "make report       render the bundled example report into reports/"
@@ -34,10 +34,23 @@ browser:
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
 	    echo "warning: could not install chromium; the browser test will fail"; }
 
+# Azurite (Microsoft's Azure Storage emulator, npm) for the az:// tests, installed into the venv
+# ($(VENV)/node_modules/.bin/azurite-blob, where the tests look); Debian's nodejs/npm when missing.
+AZURITE_VERSION ?= 3.37.0
+AZURITE := $(VENV)/node_modules/.bin/azurite-blob
+
+azurite: venv
+	@test -x $(AZURITE) || { \
+	  command -v npm >/dev/null 2>&1 || { echo "installing Debian's nodejs and npm for the az:// tests"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null) || \
+	    echo "warning: could not install npm"; }; \
+	  npm install --prefix $(VENV) --no-audit --no-fund --loglevel=error azurite@$(AZURITE_VERSION) || \
+	    echo "warning: could not install azurite; the az:// tests will fail under CI=true"; }
+
 # The README's test command; .ci/run calls it.
 test: pytest wheel-check docs
 
-pytest: venv browser
+pytest: venv browser azurite
 	$(BIN)/python -m pytest -q
 
 wheel-check: venv

@@ -5,24 +5,43 @@ Every input path of ingest, fit, compare and report may be such a URL. A URL nam
 folder for the readers (which need local files) and their Runs keep the URL as ``source``.
 Credentials come from the provider's standard chain (environment variables, profiles, instance
 metadata): nothing is configured here. ``AWS_ENDPOINT_URL`` (or ``COSTMODEL_S3_ENDPOINT_URL``) points
-S3 at an S3-compatible server; ``COSTMODEL_STORAGE_TIMEOUT_S`` (default 30) bounds connect and read
-time. Errors are one line: missing bucket or object, access denied, timeout, missing extra.
+S3 at an S3-compatible server, ``STORAGE_EMULATOR_HOST`` GCS at an emulator (read by gcsfs), and
+``AZURE_STORAGE_CONNECTION_STRING`` (or ``AZURE_STORAGE_ACCOUNT_NAME`` + ``AZURE_STORAGE_ACCOUNT_KEY``,
+read by adlfs) Azure at Azurite; ``COSTMODEL_STORAGE_TIMEOUT_S`` (default 30) bounds connect and read
+time of each request, and a listing as a whole to ``LIST_DEADLINE_FACTOR`` times that. Errors are one
+line: missing bucket (container) or object, access denied, timeout, missing extra.
 """
 from __future__ import annotations
 
 import glob as _glob
+import logging
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import IngestError
 
-_URL = re.compile(r"^(s3|s3a|gs|gcs|az|abfs|abfss)://", re.I)
+_URL = re.compile(r"^(s3|s3a|gs|gcs|az|abfs|abfss)://", re.IGNORECASE)
 _PROTOCOL = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "abfs", "abfs": "abfs", "abfss": "abfs"}
 _EXTRA_MODULE = {"s3": "s3fs", "gcs": "gcsfs", "abfs": "adlfs"}
+#: a listing (``find``) as a whole may take this many times COSTMODEL_STORAGE_TIMEOUT_S (gcsfs retries a
+#: request up to 6 times with backoff, the Azure SDK 3 times: without a deadline an unreachable endpoint
+#: would take minutes to report)
+LIST_DEADLINE_FACTOR = 3.0
+
+
+def concurrency() -> int:
+    """Objects downloaded at once (``COSTMODEL_STORAGE_CONCURRENCY``, default 32): fsspec's own default
+    opens a connection per object of a 1,000-object prefix at once, which servers and emulators that
+    serve few connections answer with stalls (and then timeouts)."""
+    try:
+        return max(1, int(os.environ.get("COSTMODEL_STORAGE_CONCURRENCY", "32")))
+    except ValueError:
+        return 32
 
 
 def is_url(path: Any) -> bool:
@@ -53,7 +72,45 @@ def filesystem(url: str) -> Any:
         if endpoint:
             kwargs["client_kwargs"] = {"endpoint_url": endpoint}
         kwargs["skip_instance_cache"] = True
+    elif proto == "gcs":
+        # gcsfs's core filesystem (the JSON API: STORAGE_EMULATOR_HOST, GOOGLE_APPLICATION_CREDENTIALS,
+        # gcloud login or metadata server, else anonymous); the default "extended" class first asks the
+        # gRPC control plane for each bucket's layout, which reading objects does not need. Its retry
+        # messages (with tracebacks) are logged: kept off the terminal, our error says what failed.
+        logging.getLogger("gcsfs").setLevel(logging.CRITICAL)
+        from gcsfs.core import GCSFileSystem
+
+        return GCSFileSystem(requests_timeout=timeout_s(), skip_instance_cache=True)
+    elif proto == "abfs":
+        # adlfs reads AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT_NAME with _KEY / _SAS_TOKEN,
+        # else DefaultAzureCredential (environment, managed identity, Azure CLI login)
+        logging.getLogger("azure").setLevel(logging.ERROR)
+        t = int(max(1, round(timeout_s())))
+        kwargs.update(timeout=t, connection_timeout=t, read_timeout=t, skip_instance_cache=True)
     return fsspec.filesystem(proto, **kwargs)
+
+
+def _container_word(url: str) -> str:
+    return "container" if _PROTOCOL.get(str(url).split("://", 1)[0].lower()) == "abfs" else "bucket"
+
+
+def _call(fs: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """``fs.method(*args)`` within the listing deadline: the coroutine of an async filesystem (s3fs,
+    gcsfs, adlfs) run on its loop with fsspec's timeout (FSTimeoutError past it); a plain call otherwise."""
+    coro = getattr(fs, "_" + method, None)
+    if getattr(fs, "async_impl", False) and coro is not None and getattr(fs, "loop", None) is not None:
+        from fsspec.asyn import sync
+
+        return sync(fs.loop, coro, *args, timeout=LIST_DEADLINE_FACTOR * timeout_s(), **kwargs)
+    return getattr(fs, method)(*args, **kwargs)
+
+
+def _bucket_missing(fs: Any, url: str) -> bool:
+    """True when the URL's bucket (container) is known not to exist; False when it exists or cannot be told."""
+    try:
+        return not _call(fs, "exists", _bucket(url))
+    except Exception:  # noqa: BLE001 - not knowing is not an answer: the caller reports what it saw
+        return False
 
 
 def _bucket(url: str) -> str:
@@ -67,10 +124,16 @@ def storage_error(url: str, exc: BaseException) -> IngestError:
     if "nocredentials" in low or "unable to locate credentials" in low or "defaultcredentialserror" in low:
         why = ("no credentials found: set the provider's environment variables (e.g. AWS_ACCESS_KEY_ID and "
                "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) or log in with its CLI")
-    elif "nosuchbucket" in low or "bucket does not exist" in low or "specified bucket does not exist" in low:
-        why = f"bucket {_bucket(url)!r} does not exist (or is not visible with these credentials)"
-    elif isinstance(exc, PermissionError) or "accessdenied" in low or "access denied" in low or "forbidden" in low or "403" in low:
+    elif ("nosuchbucket" in low or "bucket does not exist" in low or "specified bucket does not exist" in low
+          or "containernotfound" in low or "container does not exist" in low):
+        why = (f"{_container_word(url)} {_bucket(url)!r} does not exist (or is not visible with these "
+               "credentials)")
+    elif (isinstance(exc, PermissionError) or "accessdenied" in low or "access denied" in low or "forbidden" in low
+          or "403" in low or "authorizationfailure" in low or "authenticationfailed" in low
+          or "failed to authenticate" in low or "invalid credentials" in low or "401" in low):
         why = "access denied: the credentials in the environment or profile may not read it"
+    elif isinstance(exc, (TypeError, AttributeError, NameError)):
+        why = f"object storage error (a bug, please report it): {text.splitlines()[0][:200]}"
     elif "timeout" in low or "timed out" in low or isinstance(exc, TimeoutError):
         why = f"timed out after {timeout_s():g} s (COSTMODEL_STORAGE_TIMEOUT_S); is the endpoint reachable?"
     elif "could not connect" in low or "connection" in low or "endpoint" in low:
@@ -89,14 +152,18 @@ def list_objects(url: str) -> list[str]:
     fs = filesystem(url)
     scheme = str(url).split("://", 1)[0]
     try:
-        found = fs.find(str(url))
+        found = _call(fs, "find", str(url))
         if not found:
-            if fs.isfile(str(url)):
+            if _call(fs, "isfile", str(url)):
                 return [str(url)]
             raise FileNotFoundError(url)
     except IngestError:
         raise
     except Exception as exc:  # noqa: BLE001 - every backend error becomes one line
+        if isinstance(exc, FileNotFoundError) and _bucket_missing(fs, url):
+            # GCS answers 404 and Azure an empty listing for a missing bucket / container: say which
+            raise IngestError(f"{_container_word(url)} {_bucket(url)!r} does not exist (or is not visible with "
+                              "these credentials)", path=str(url)) from None
         raise storage_error(url, exc) from None
     return sorted(f"{scheme}://{p}" for p in found if not p.endswith("/"))
 
@@ -107,7 +174,7 @@ def glob_paths(pattern: str) -> list[str]:
         fs = filesystem(pattern)
         scheme = pattern.split("://", 1)[0]
         try:
-            return sorted(f"{scheme}://{p}" for p in fs.glob(pattern))
+            return sorted(f"{scheme}://{p}" for p in _call(fs, "glob", pattern))
         except Exception as exc:  # noqa: BLE001
             raise storage_error(pattern, exc) from None
     return sorted(p for p in _glob.glob(pattern, recursive=True) if os.path.isfile(p))
@@ -125,10 +192,10 @@ class LocalCopies:
         self.root: Path | None = None
         self.origin: dict[str, str] = {}
 
-    def __enter__(self) -> "LocalCopies":
+    def __enter__(self) -> LocalCopies:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
 
@@ -153,7 +220,7 @@ class LocalCopies:
                 pairs.append((obj, str(dst)))
                 self.origin[str(dst)] = obj
             try:  # one batched, concurrent transfer
-                fs.get([o for o, _ in pairs], [d for _, d in pairs])
+                fs.get([o for o, _ in pairs], [d for _, d in pairs], batch_size=concurrency())
             except Exception as exc:  # noqa: BLE001
                 raise storage_error(str(p), exc) from None
             out.append(str(top / rel) if single else str(top / Path(base.split("://", 1)[1]).name))
