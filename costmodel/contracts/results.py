@@ -243,6 +243,7 @@ class PriceUsed(Result):
     usd: Num = None
     usd_used: Num = None
     verified: bool | None = None
+    verified_how: str = ""
     provider: str = ""
     item: str = ""
     src_region: str = ""
