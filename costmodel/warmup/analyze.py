@@ -218,8 +218,9 @@ def _invert_levels(res: FitResult, s: Series) -> None:
         res.evidence["last_level"] = _inv(res.evidence["last_level"])
     if res.steady_aux.get(s.metric) is not None:
         res.steady_aux[s.metric] = res.steady_mean
-    res.evidence["analysed_as"] = ("steps per second (1 / step_time_s, work = steps of each row); levels reported "
-                                   "as the mean step time sum(d) / steps")
+    res.evidence["analysed_as"] = (f"steps per {s.metric} unit (1 / {s.metric}, work = steps of each row: a time per "
+                                   f"step, lower is better); levels reported as the mean {s.metric} per step, "
+                                   f"sum({s.metric} x steps) / steps")
 
 
 def _tail_drift(s: Series, ym: np.ndarray, lo: int = 0) -> tuple[float, float, float, float] | None:
@@ -589,7 +590,7 @@ def _analyze_series(s: Series) -> FitResult:
     res.dip_loss_fraction = float(1.0 - ci.mean / base_lvl) if base_lvl and np.isfinite(base_lvl) else None
     res.steady_aux = _aux_means(s, i_s)
     # lost seconds (relative to the steady level) during the warm-up
-    if i_end > 0 and s.is_rate and ci.mean > 0:
+    if i_end > 0 and s.is_rate and ci.mean > 0 and (not s.inverted or s.metric == "step_time_s"):
         T = float(np.sum(s.d[:i_end]))
         W = float(np.sum(s.w[:i_end]))
         res.lost_work = float(ci.mean * T - W)
