@@ -440,7 +440,7 @@ def _analyze_series(s: Series) -> FitResult:
         xe, ye = xb[j0:], yb[j0:]
         if j0:
             evidence["episode_start_step"] = int(s.step[int(starts[j0])])
-        sel = curvemod.select(xe, ye)
+        sel = curvemod.select(xe, ye, inverse=True)
         best = sel.fits[sel.best]
         pl_m = float(np.sum(ym[i_end:] * s.d[i_end:]) / np.sum(s.d[i_end:]))
         seg_e = [g for g in segs if g.start >= int(starts[j0])] or segs
@@ -450,7 +450,10 @@ def _analyze_series(s: Series) -> FitResult:
         iso_bic = float(len(ye) * np.log(max(float(np.sum((ye - iso_fit) ** 2)), 1e-300) / len(ye))
                         + _isotonic_df(iso_fit) * np.log(len(ye)))
         evidence["models"] = sel.table()
-        evidence["isotonic"] = {"bic": iso_bic, "df": _isotonic_df(iso_fit), "end_block": j_iso}
+        evidence["isotonic"] = {"bic": iso_bic, "df": _isotonic_df(iso_fit), "end_block": j_iso,
+                                "end_step": int(s.step[min(int(starts[min(j_iso, len(yb) - 1)]), n - 1)])}
+        # each model's own 1 % crossing (on the fitting axis), for the reader and the benchmarks
+        evidence["end_by_model"] = {m: f.time_within(EPS) for m, f in sel.fits.items() if m != "constant"}
         evidence["selection"] = "lowest BIC on block means among the curve models and the isotonic fit"
         if cls == "flat" and sel.best != "constant":
             # a warm-up PELT could not resolve: accept it only if clear (rise > 1 %, BIC better by 10)
@@ -465,7 +468,7 @@ def _analyze_series(s: Series) -> FitResult:
                 x_end = best.time_within(EPS)
                 last_x = float(s.x[-1]) if s.axis == "t_s" else float(s.step[-1])
                 i_end = s.n if (x_end is None or x_end > last_x) else _index_at(s, x_end)
-                evidence["warmup_end_estimator"] = f"curve:{best.model}"
+                evidence["warmup_end_estimator"] = f"curve:{sel.best}"
             else:
                 i_end = int(starts[j_iso]) if j_iso < len(yb) else s.n
                 evidence["warmup_end_estimator"] = "isotonic"
