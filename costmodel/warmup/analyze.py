@@ -282,17 +282,17 @@ def _drift_per_1k(s: Series, xb: np.ndarray, yb: np.ndarray, starts: np.ndarray,
     return float(theilslopes(yb[j:], sb)[0] * 1000.0 / med)
 
 
-def _overshoot_end(yb: np.ndarray, starts: np.ndarray, segs: list[Segment], group_start: int) -> int | None:
+def _overshoot_end(xb: np.ndarray, yb: np.ndarray, starts: np.ndarray, segs: list[Segment],
+                   group_start: int) -> int | None:
     """Warm-up end of a level that overshoots its plateau and settles back (None if not that shape).
 
     The plateau is the mean block mean over the last half of the final group (the final group can still
     hold the overshoot's tail, and a ratio of sums with straggler steps is not comparable with block
     means). The segments before the final group that lie above it must come after a lower (cold) phase
-    and settle *gradually*: on a decreasing isotonic fit from the peak, the fall from 90 % to 10 % of
-    the excess takes at least half the time from the peak to the 10 % point (a level that stays high and
-    then drops at once is a slowdown), or the high phase's first third is above its last third by at
-    least 40 % of its excess. The end is the first block from which that fit stays within 1 % of the
-    plateau.
+    and settle *gradually*: from the peak (the highest 3-block mean of the high phase) to the end of
+    the run, an exponential decay fits the block means better than a single abrupt drop (a level that
+    stays high and then drops at once is a slowdown). The end is the first block from which a decreasing isotonic fit from the peak stays
+    within 1 % of the plateau.
     """
     from scipy.optimize import isotonic_regression
 
@@ -318,14 +318,14 @@ def _overshoot_end(yb: np.ndarray, starts: np.ndarray, segs: list[Segment], grou
     excess = float(fit[0] - plateau)
     if excess <= EPS * plateau:
         return None
-    t10 = int(np.argmax(fit <= plateau + 0.9 * excess))
-    t90 = int(np.argmax(fit <= plateau + 0.1 * excess)) if (fit <= plateau + 0.1 * excess).any() else len(fit)
-    gradual = (t90 - t10) >= max(3, 0.5 * t90)
-    if not gradual and len(ph) >= 4:
-        q = max(1, len(ph) // 3)
-        first, last = float(np.mean(ph[:q])), float(np.mean(ph[-q:]))
-        gap = float(np.mean(ph)) - plateau
-        gradual = gap > 0 and first - last >= 0.4 * gap
+    # gradual: from the peak to the end, a decay (exp model) fits the block means better than one
+    # abrupt drop (step model; both 3 parameters): a level that stays high and then drops at once is a
+    # slowdown, a level that falls back towards its plateau is an overshoot settling
+    if len(yb) - jp < 8:
+        return None
+    f_exp = curvemod.fit_model("exp", xb[jp:], yb[jp:])
+    f_step = curvemod.fit_model("step", xb[jp:], yb[jp:])
+    gradual = f_exp.rss < f_step.rss and f_exp.plateau < f_exp.initial
     if not gradual:
         return None
     ok = fit <= (1.0 + EPS) * plateau
@@ -413,7 +413,7 @@ def _analyze_series(s: Series) -> FitResult:
     overshoot_end = None
     if cls == "slowdown":
         g0 = int(verdict.steady_start or 0)
-        overshoot_end = _overshoot_end(yb, starts, segs, g0)
+        overshoot_end = _overshoot_end(xb, yb, starts, segs, g0)
         if overshoot_end is not None:
             res.classification = cls = "warmup"
             evidence["rule"] = ("the level overshoots its plateau during the warm-up and settles back: the warm-up "
