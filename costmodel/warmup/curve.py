@@ -232,13 +232,15 @@ class InverseFit:
     A cache warm-up often decays exponentially in *step time* (compute + data time, the data time
     falling with the miss ratio) rather than in throughput; the two-tier shape is then exactly ``exp2``
     in time per step and only approximately so in throughput. ``predict`` and every level are on the
-    series' own (rate) scale; ``bic`` is the BIC of the rate series under this model, i.e. the
-    reciprocal fit's BIC plus the Jacobian term ``4 sum(log y)``, so it compares with the rate-space
-    fits. The 1 % band around the plateau is the same in both scales to first order.
+    series' own (rate) scale; ``bic`` is the BIC of its predictions on the rate scale
+    (``n log(RSS_rate / n) + k log n``, the formula of every other fit and of the isotonic fit), so
+    it compares with them directly. The 1 % band around the plateau is the same in both scales to
+    first order.
     """
 
     inner: CurveFit
     y: np.ndarray
+    x: np.ndarray
     space: str = "time_per_step"
 
     @property
@@ -254,17 +256,20 @@ class InverseFit:
         return self.inner.x_first
 
     @property
-    def bic(self) -> float:
-        return float(self.inner.bic + 4.0 * np.sum(np.log(self.y)))
+    def rss(self) -> float:
+        """Residual sum of squares of the predictions on the rate scale."""
+        p = self.predict(self.x)
+        return float(np.sum((self.y - p) ** 2)) if np.all(np.isfinite(p)) else float("inf")
 
     @property
-    def rss(self) -> float:
-        """Residual sum of squares of the reciprocal fit (time-per-step scale)."""
-        return self.inner.rss
+    def bic(self) -> float:
+        n = len(self.y)
+        return float(n * np.log(max(self.rss, 1e-300) / n) + self.k * np.log(n))
 
     @property
     def r2(self) -> float:
-        return self.inner.r2
+        tss = float(np.sum((self.y - np.mean(self.y)) ** 2))
+        return float(1.0 - self.rss / tss) if tss > 0 else float("nan")
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         z = self.inner.predict(x)
@@ -334,7 +339,7 @@ def select(x: np.ndarray, y: np.ndarray, models: tuple[str, ...] = MODELS, inver
     fits: dict[str, Any] = {m: fit_model(m, x, y) for m in models}
     best = min(fits, key=lambda m: fits[m].bic)
     if inverse and len(y) > 8 and np.all(y > 0) and best != "constant":
-        inv = {f"{m}/time_per_step": InverseFit(fit_model(m, x, 1.0 / y), y) for m in INVERSE_MODELS if m in models}
+        inv = {f"{m}/time_per_step": InverseFit(fit_model(m, x, 1.0 / y), y, x) for m in INVERSE_MODELS if m in models}
         fits.update(inv)
         lb_rate = _log_bic(fits[best], x, y)
         lb_inv = {k: _log_bic(f, x, y) for k, f in inv.items()}
