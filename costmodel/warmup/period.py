@@ -133,17 +133,33 @@ def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, mi
         depth = np.array([float(np.min(rel[a:b])) for a, b in zip(starts, ends)])
         ref = float(np.percentile(depth, 10))
         found = None
-        for f in (0.9, 0.8, 0.65, 0.5):
-            deep = depth <= f * ref
-            if deep.sum() < min_events:
+        # stalls that cost the most time (area below the baseline: a checkpoint's multi-step pause)
+        # among one-step stragglers as deep as they are: the biggest events alone, when regular
+        area = np.array([float(np.sum(np.clip(-rel[a:b], 0.0, None))) for a, b in zip(starts, ends)])
+        ref_a = float(np.percentile(area, 90))
+        for f in (0.5, 0.35, 0.25):
+            big = area >= f * ref_a
+            if big.sum() < min_events or big.all():
                 continue
-            s2, e2 = starts[deep], ends[deep]
+            s2, e2 = starts[big], ends[big]
             g2 = np.diff(st[s2])
             cv2 = float(np.std(g2) / np.mean(g2)) if np.mean(g2) > 0 else 1.0
-            p_max2 = P_CHANCE_DEEP if float(np.median(depth[deep])) <= -0.5 else P_CHANCE
-            if cv2 <= max_cv and 4 * p_regular(len(s2), cv2) <= p_max2:
+            d2 = float(np.median(depth[big]))
+            if cv2 <= max_cv and 4 * p_regular(len(s2), cv2) <= (P_CHANCE_DEEP if d2 <= -0.5 else P_CHANCE):
                 found = (s2, e2, g2, cv2)
                 break
+        if found is None:
+            for f in (0.9, 0.8, 0.65, 0.5):
+                deep = depth <= f * ref
+                if deep.sum() < min_events:
+                    continue
+                s2, e2 = starts[deep], ends[deep]
+                g2 = np.diff(st[s2])
+                cv2 = float(np.std(g2) / np.mean(g2)) if np.mean(g2) > 0 else 1.0
+                p_max2 = P_CHANCE_DEEP if float(np.median(depth[deep])) <= -0.5 else P_CHANCE
+                if cv2 <= max_cv and 4 * p_regular(len(s2), cv2) <= p_max2:
+                    found = (s2, e2, g2, cv2)
+                    break
         if found is None:
             keep = _comb(st[starts], st[-1] - st[0], min_events)
             if keep is None:
