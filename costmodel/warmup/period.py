@@ -23,7 +23,6 @@ import numpy as np
 
 from .detect import robust_sigma
 
-
 #: Largest chance that events placed at random in the run look as regular as the stalls found.
 P_CHANCE = 0.002
 #: The same when the stalls' median depth is below half the baseline (idle gaps, checkpoint pauses).
@@ -49,7 +48,7 @@ def p_regular(e: int, cv: float) -> float:
         return 1.0
     if e > 40:
         return 0.0 if cv <= 0.5 else 1.0
-    return _p_regular_cached(int(e), int(round(min(cv, 2.0) * 1000)))
+    return _p_regular_cached(int(e), round(min(cv, 2.0) * 1000))
 
 
 @dataclass

@@ -42,7 +42,7 @@ def test_iso_wall_time_is_read_as_seconds(tmp_path, capsys):
 
 
 def test_step_time_only_log_without_and_with_batch_size(tmp_path, capsys):
-    dt, end = _steps(seed=6)
+    dt, _ = _steps(seed=6)
     p = tmp_path / "st.csv"
     pd.DataFrame({"step": np.arange(1, len(dt) + 1), "step_time_s": dt}).to_csv(p, index=False)
     (f,) = _fit(capsys, str(p))
