@@ -355,7 +355,9 @@ def _analyze_series(s: Series) -> FitResult:
         return r
     n = s.n
     an = detect.find_anomalies(s.y)
-    per = find_period(s.y, s.step)
+    # a time averaged as it is (lower is better, zeros): its drops are improvements, not stalls
+    mirrored = s.direction == "lower_is_better" and not s.inverted
+    per = find_period(s.y, s.step) if not mirrored else None
     stall = an.mask | per.mask if per is not None and per.mask is not None else an.mask
     ym = np.where(stall, an.baseline, s.y)
     if per is not None and per.mask is not None and (~stall).sum() >= 2:
@@ -366,7 +368,7 @@ def _analyze_series(s: Series) -> FitResult:
     segs, yb, starts, tb = _segments(s, ym, m)
     xb, _ = detect.block_means(s.x, m)
     # tail block means of the final group for the drift check are taken after the verdict
-    verdict = classify_segments(segs, n, EPS)
+    verdict = classify_segments(segs, n, EPS, lower_is_better=mirrored)
     evidence: dict[str, Any] = {
         "rule": verdict.reason,
         "pelt_penalty": f"{PENALTY_C:g} * log(n_blocks)",
@@ -411,7 +413,7 @@ def _analyze_series(s: Series) -> FitResult:
             res.drift_per_1k_steps = td[2]
         return res
     overshoot_end = None
-    if cls == "slowdown":
+    if cls == "slowdown" and not mirrored:
         g0 = int(verdict.steady_start or 0)
         overshoot_end = _overshoot_end(xb, yb, starts, segs, g0)
         if overshoot_end is not None:
@@ -622,7 +624,7 @@ def _analyze_series(s: Series) -> FitResult:
                             f"after the run settled (checkpoints, epoch boundaries, bursts); the level counts them, "
                             f"over whole periods; " + evidence["rule"])
         evidence["dips"] = [{"start_step": int(s.step[a]), "end_step": int(s.step[b - 1])} for a, b in per.events[:200]]
-    elif an.dips and res.classification in ("flat", "warmup"):
+    elif an.dips and res.classification in ("flat", "warmup") and not mirrored:
         evidence["underlying"] = res.classification
         res.classification = "dips"
         evidence["rule"] = (f"{len(an.dip_events)} recurring drops (period {an.period or 0:.0f} steps, "

@@ -40,9 +40,14 @@ def test_falling_latency_is_a_warmup_with_the_mean_latency_as_level(col, scale):
     assert r.lost_s == 0.0  # a latency's "seconds" are not the run's seconds
 
 
-def test_latency_with_zeros_is_labelled_and_averaged():
-    df, _, _ = _latency_log("data_wait_s", 1e-3)
-    df.loc[df.index[::50], "data_wait_s"] = 0.0  # cache hits: no wait at all
+def test_wait_with_zeros_is_averaged_and_its_fall_is_still_a_warmup():
+    df, end, _ = _latency_log("data_wait_s", 1e-3)
+    df.loc[df.index[::50], "data_wait_s"] = 0.0  # cache hits every 50 steps: no wait at all
     r = analyze(df, metric="data_wait_s")
     assert r.metric_direction == "lower_is_better"
     assert "analysed_as" not in r.evidence  # a zero cannot be inverted: averaged per observation instead
+    assert r.classification == "warmup"  # mirrored comparisons: an earlier higher wait was slower
+    assert r.period_steps is None  # the zeros are improvements, not stalls
+    assert abs(r.warmup_end_step - end) <= 0.05 * 3000
+    after = df["data_wait_s"].to_numpy()[r.steady_start_step - 1:]
+    assert r.steady_mean == pytest.approx(float(np.mean(after)), rel=1e-9)
