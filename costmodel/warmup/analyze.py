@@ -661,6 +661,9 @@ def _curve_dict(s: Series, cf: curvemod.CurveFit, steady_d: float) -> dict[str, 
         "bic": cf.bic,
         "params": cf.params(),
         "fitted_on": "block means of the series with outliers and dips replaced by the rolling median",
+        # "time_per_step": the model (params) describes the reciprocal series; plateau and initial are
+        # still on the metric's rate scale (1 / the model's), see curve.InverseFit
+        "space": getattr(cf, "space", "rate"),
     }
 
 
