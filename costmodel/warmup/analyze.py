@@ -36,7 +36,8 @@ EPS = 0.01  # warm-up end convention: within 1 % of the steady level
 MIN_POINTS = 20  # below this a run is "too_short"
 STEADY_FRAC = 0.25  # a steady state must last at least this share of the run
 PENALTY_C = 15.0  # PELT penalty constant (Barrett et al.)
-BIAS_SE_FRACTION = 0.1  # residual warm-up bias above 0.1 SE widens the steady CI on that side
+BIAS_SE_FRACTION = 0.1  # residual warm-up bias above 0.1 SE moves the steady start / widens the CI
+BIAS_MAX_SHIFT = 1.0  # ... by at most this many warm-up lengths (and never past half the data after the end)
 DRIFT_Z = 4.0  # a drift must also be significant: |head - tail| >= 4 standard errors
 DRIFT_TAIL = 0.4  # drift before a plateau: the level over the last 40 % of the run ...
 DRIFT_TAIL_REL = 0.008  # ... still moves by more than 0.8 % (2 % over a whole run) and significantly
@@ -501,13 +502,22 @@ def _analyze_series(s: Series) -> FitResult:
             tail = fb[jb0:]
             cnt = np.arange(len(tail), 0, -1)
             mean_from = np.cumsum(tail[::-1])[::-1] / cnt
-            # the steady window starts AT the warm-up end (the plateau is work over time from there,
-            # stalls included): pushing it later by a bias rule or a margin leaves out stalls and
-            # real seconds (a 50 k-step run's window started at 55-60 % of the run); the residual
-            # warm-up bias the fitted curve predicts for that window widens the CI instead
-            jj = 0
-            i_s = i_end
-            evidence["steady_start_rule"] = "the warm-up end; residual curve bias widens the CI"
+            # the steady window starts at the warm-up end (the plateau is work over time from there,
+            # stalls included), moved later only while the fitted curve says the window's residual
+            # warm-up bias exceeds a tenth of its standard error, by at most one warm-up length and
+            # half the data after the end (until the held-out audit a further warm-up length was
+            # always added after that, which put a 50 k-step run's window at 55-60 % of the run);
+            # what bias remains widens the CI
+            L0 = n - i_end
+            e0 = int(starts[j0]) if cls == "invalidation" else 0  # where the warm-up episode starts
+            Lj = np.maximum(n - starts[jb0:], 1)
+            se_j = ci0.se * np.sqrt(L0 / Lj)
+            ok = np.abs(mean_from - S) <= BIAS_SE_FRACTION * se_j
+            cap = int(np.searchsorted(starts[jb0:], i_end + min(0.5 * L0, BIAS_MAX_SHIFT * (i_end - e0))))
+            jj = min(int(np.argmax(ok)) if ok.any() else cap, cap, len(tail) - 1)
+            i_s = max(i_end, int(starts[jb0 + jj]))
+            evidence["steady_start_rule"] = ("the warm-up end, moved later (by at most one warm-up length) while the "
+                                             "curve's residual bias exceeds 0.1 SE; what remains widens the CI")
             resid_bias_rel = float((S - mean_from[jj]) / S) if S else 0.0
     # drift check on the steady window (block means, Theil-Sen): a level that keeps moving is not steady
     j_s = int(np.searchsorted(starts, i_s))
