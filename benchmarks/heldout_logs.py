@@ -6,6 +6,12 @@ Each log is a Timeline-like DataFrame with numeric ``step``, ``t_s`` and ``sampl
 - ``warmup_end_step``: first step after which the UNDERLYING level (noise-free, stall-free) stays
   within 1 % of its final value (1 % rule); ``None`` for drifting logs.
 - ``plateau``: work over time including stalls, over the steady part (sum(samples) / sum(seconds)).
+Kinds added later (issue 15 benchmark, ``benchmarks/bench_warmup_heldout.py``; the earlier kinds and
+their seeds are unchanged): ``clean`` (an exponential warm-up, no stalls), ``iso_wall_time`` (a
+checkpoint log whose time is an ISO-8601 ``wall_time`` column instead of ``t_s``),
+``step_time_batch`` (a step-time-only log whose batch size is known: ``truth["batch_size"]``, given to
+``fit --batch-size``; the plateau stays in samples/s). ``truth["stalls"]`` says whether periodic stalls
+were added.
 Noise models: log-normal step times, AR(1) with phi up to 0.9, Student-t(3) heavy tails, rare
 straggler steps (x3-x8). Stalls: multi-step ramps (not single spikes), at jittered periods.
 """
@@ -58,7 +64,8 @@ def make_log(seed: int, kind: str, n: int = 6000) -> tuple[pd.DataFrame, dict]:
     rng = np.random.default_rng(seed)
     shape = {"checkpoint": "exp", "drift": "drift", "overshoot": "overshoot", "epoch": "exp",
              "step_time_only": "exp", "two_tier": "two_tier", "coarse": "two_tier",
-             "long": "exp", "flat": "flat"}[kind]
+             "long": "exp", "flat": "flat", "clean": "exp", "iso_wall_time": "exp",
+             "step_time_batch": "exp"}[kind]
     if kind == "long":
         n = 50_000
     lv, base = _level(n, shape, rng)
@@ -66,7 +73,8 @@ def make_log(seed: int, kind: str, n: int = 6000) -> tuple[pd.DataFrame, dict]:
     dt = lv * _noise(rng, n, "t" if rng.random() < 0.4 else "n", phi, rng.uniform(0.01, 0.05))
     strag = rng.random(n) < 0.002
     dt[strag] *= rng.uniform(3, 8, strag.sum())
-    if kind in ("checkpoint", "long", "epoch"):
+    stalls = kind in ("checkpoint", "long", "epoch", "iso_wall_time")
+    if stalls:
         per = int(rng.uniform(800, 1200)) if kind != "epoch" else int(rng.uniform(1500, 2500))
         width = int(rng.integers(2, 6))
         pos = int(rng.integers(per // 2, per))
@@ -83,8 +91,12 @@ def make_log(seed: int, kind: str, n: int = 6000) -> tuple[pd.DataFrame, dict]:
     lo = w_end if w_end is not None else n // 2
     plateau = BATCH * (n - lo) / float(dt[lo:].sum())
     df = pd.DataFrame({"step": step, "t_s": t, "samples_per_s": BATCH / dt, "step_time_s": dt})
-    if kind == "step_time_only":
+    if kind in ("step_time_only", "step_time_batch"):
         df = df[["step", "t_s", "step_time_s"]]
+    if kind == "iso_wall_time":
+        t0 = pd.Timestamp("2026-03-02T09:00:00")
+        wall = (t0 + pd.to_timedelta(t, unit="s")).strftime("%Y-%m-%dT%H:%M:%S.%f")
+        df = pd.DataFrame({"step": step, "wall_time": wall, "samples_per_s": BATCH / dt})
     if kind == "coarse":
         every = int(rng.integers(10, 51))
         idx = np.arange(every - 1, n, every)
@@ -93,12 +105,14 @@ def make_log(seed: int, kind: str, n: int = 6000) -> tuple[pd.DataFrame, dict]:
         rate = BATCH * every / (csum[idx + 1] - csum[idx + 1 - every])
         df = pd.DataFrame({"step": step[idx], "t_s": t[idx], "samples_per_s": rate})
     truth = {"kind": kind, "n_steps": n, "warmup_end_step": w_end, "plateau": plateau,
-             "drift": shape == "drift", "phi": phi}
+             "drift": shape == "drift", "phi": phi, "stalls": stalls}
+    if kind == "step_time_batch":
+        truth["batch_size"] = BATCH
     return df, truth
 
 
 KINDS = ("checkpoint", "drift", "overshoot", "epoch", "step_time_only", "two_tier", "coarse", "long",
-         "flat")
+         "flat", "clean", "iso_wall_time", "step_time_batch")
 
 
 def suite(seed: int = 15, per_kind: int = 4, long_runs: bool = True):

@@ -72,8 +72,14 @@ def classify_segments(
     steady_frac: float = 0.25,
     tail_x: np.ndarray | None = None,
     tail_y: np.ndarray | None = None,
+    lower_is_better: bool = False,
 ) -> Verdict:
-    """Apply the rules above to ``segs`` (in order, covering 0..n)."""
+    """Apply the rules above to ``segs`` (in order, covering 0..n).
+
+    ``lower_is_better=True`` (a time or latency averaged as it is, e.g. a data wait that can be 0)
+    mirrors the comparisons: an earlier *higher* level is slower (a warm-up), a lower one faster.
+    """
+    sign = -1.0 if lower_is_better else 1.0
     f = segs[-1]
     mu_f = f.level
     steady_len = steady_frac * n
@@ -87,7 +93,7 @@ def classify_segments(
     for s in reversed(segs[:-1]):
         tol = max(delta * abs(mu_f), 2.0 * float(np.hypot(s.se, f.se)))
         eq = abs(s.level - mu_f) <= tol
-        if seen_cold and not invalid and (eq or s.level >= (1.0 - SETTLED) * mu_f):
+        if seen_cold and not invalid and (eq or sign * (s.level - mu_f) >= -SETTLED * abs(mu_f)):
             # settled (near the final level) before a cold segment: the cache was invalidated
             invalid = True
             episode_start = s.end
@@ -96,11 +102,11 @@ def classify_segments(
                 group_start = s.start
             continue
         seen_noneq = True
-        if s.level > mu_f:
-            seen_higher = True
+        if sign * (s.level - mu_f) > 0:
+            seen_higher = True  # faster than the final level
         else:
-            seen_lower = True
-            if s.level < (1.0 - COLD) * mu_f:
+            seen_lower = True  # slower
+            if sign * (s.level - mu_f) < -COLD * abs(mu_f):
                 seen_cold = True
     if n - group_start < steady_len:
         return Verdict("no_steady_state", None,

@@ -226,10 +226,80 @@ def fit_model(model: str, x: np.ndarray, y: np.ndarray) -> CurveFit:
 
 
 @dataclass
+class InverseFit:
+    """A model fitted to the reciprocal of the series (time per step when the series is a rate).
+
+    A cache warm-up often decays exponentially in *step time* (compute + data time, the data time
+    falling with the miss ratio) rather than in throughput; the two-tier shape is then exactly ``exp2``
+    in time per step and only approximately so in throughput. ``predict`` and every level are on the
+    series' own (rate) scale; ``bic`` is the BIC of its predictions on the rate scale
+    (``n log(RSS_rate / n) + k log n``, the formula of every other fit and of the isotonic fit), so
+    it compares with them directly. The 1 % band around the plateau is the same in both scales to
+    first order.
+    """
+
+    inner: CurveFit
+    y: np.ndarray
+    x: np.ndarray
+    space: str = "time_per_step"
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    @property
+    def k(self) -> int:
+        return self.inner.k
+
+    @property
+    def x_first(self) -> float:
+        return self.inner.x_first
+
+    @property
+    def rss(self) -> float:
+        """Residual sum of squares of the predictions on the rate scale."""
+        p = self.predict(self.x)
+        return float(np.sum((self.y - p) ** 2)) if np.all(np.isfinite(p)) else float("inf")
+
+    @property
+    def bic(self) -> float:
+        n = len(self.y)
+        return float(n * np.log(max(self.rss, 1e-300) / n) + self.k * np.log(n))
+
+    @property
+    def r2(self) -> float:
+        tss = float(np.sum((self.y - np.mean(self.y)) ** 2))
+        return float(1.0 - self.rss / tss) if tss > 0 else float("nan")
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        z = self.inner.predict(x)
+        return np.where(z > 0, 1.0 / np.where(z > 0, z, 1.0), np.nan)
+
+    @property
+    def plateau(self) -> float:
+        S = self.inner.plateau
+        return float(1.0 / S) if S > 0 else float("nan")
+
+    @property
+    def initial(self) -> float:
+        C = self.inner.initial
+        return float(1.0 / C) if C > 0 else float("nan")
+
+    def time_within(self, eps: float) -> float | None:
+        return self.inner.time_within(eps)
+
+    def tau(self) -> float | None:
+        return self.inner.tau()
+
+    def params(self) -> dict[str, Any]:
+        return {**self.inner.params(), "space": self.space}
+
+
+@dataclass
 class Selection:
     """All fitted models and the BIC choice."""
 
-    fits: dict[str, CurveFit] = field(default_factory=dict)
+    fits: dict[str, Any] = field(default_factory=dict)  # CurveFit or InverseFit (key "MODEL/time_per_step")
     best: str = "constant"
 
     def table(self) -> list[dict[str, Any]]:
@@ -239,8 +309,41 @@ class Selection:
         ]
 
 
-def select(x: np.ndarray, y: np.ndarray, models: tuple[str, ...] = MODELS) -> Selection:
-    """Fit every model in ``models`` and pick the lowest BIC."""
-    fits = {m: fit_model(m, x, y) for m in models}
+#: Models also fitted to the reciprocal series (time per step) by :func:`select` with ``inverse=True``.
+INVERSE_MODELS = ("exp", "power", "logistic", "exp2")
+
+
+def _log_bic(f: Any, x: np.ndarray, y: np.ndarray) -> float:
+    """BIC of a fitted curve on the log scale (relative residuals): a common scale for rate and
+    time-per-step fits, fair under multiplicative noise."""
+    p = f.predict(x)
+    if not np.all(np.isfinite(p)) or np.any(p <= 0):
+        return float("inf")
+    r = np.log(y) - np.log(p)
+    n = len(y)
+    return float(n * np.log(max(float(np.dot(r, r)), 1e-300) / n) + f.k * np.log(n))
+
+
+#: How much better (lower) a time-per-step model's log-scale BIC must be than the best rate model's.
+INVERSE_BIC_MARGIN = 10.0
+
+
+def select(x: np.ndarray, y: np.ndarray, models: tuple[str, ...] = MODELS, inverse: bool = False) -> Selection:
+    """Fit every model in ``models`` and pick the lowest BIC.
+
+    ``inverse=True`` (a positive rate series) also fits :data:`INVERSE_MODELS` to ``1 / y`` (keys
+    ``"MODEL/time_per_step"``, :class:`InverseFit`). One of them replaces the rate-scale choice only
+    when its BIC on the log scale (relative residuals, the same for both scales) is lower than the rate
+    choice's by more than :data:`INVERSE_BIC_MARGIN`: the time-per-step shape must fit clearly better.
+    """
+    fits: dict[str, Any] = {m: fit_model(m, x, y) for m in models}
     best = min(fits, key=lambda m: fits[m].bic)
+    if inverse and len(y) > 8 and np.all(y > 0) and best != "constant":
+        inv = {f"{m}/time_per_step": InverseFit(fit_model(m, x, 1.0 / y), y, x) for m in INVERSE_MODELS if m in models}
+        fits.update(inv)
+        lb_rate = _log_bic(fits[best], x, y)
+        lb_inv = {k: _log_bic(f, x, y) for k, f in inv.items()}
+        k_inv = min(lb_inv, key=lambda k: lb_inv[k])
+        if lb_inv[k_inv] < lb_rate - INVERSE_BIC_MARGIN:
+            best = k_inv
     return Selection(fits=fits, best=best)

@@ -3,7 +3,10 @@
 A stall is an observation (or a run of consecutive observations) whose rate falls below its rolling
 median by more than ``max(k * local robust sigma, min_drop)``. Stalls recur with a period when there
 are at least ``min_events`` (4) of them (after ``lo``) whose gaps between starts, measured in *steps* (so
-coarse logs give the same period), have a coefficient of variation <= ``max_cv``. The period is the
+coarse logs give the same period), have a coefficient of variation <= ``max_cv`` and that random events would match with a chance below
+:data:`P_CHANCE` (:func:`p_regular`: 4 events need a gap CV below about 0.04, 5 below 0.1, 6 below
+0.17; a coarse log's straggler rows once made 5 random events with a CV of 0.19), or
+:data:`P_CHANCE_DEEP` when the stalls more than halve the rate. The period is the
 median gap in steps.
 
 Steady windows then span whole periods: they run from one stall's start (an anchor) to a later one,
@@ -14,10 +17,38 @@ an anchor when the tail after the last stall is at least 98 % of a period long.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from .detect import robust_sigma
+
+#: Largest chance that events placed at random in the run look as regular as the stalls found.
+P_CHANCE = 0.002
+#: The same when the stalls' median depth is below half the baseline (idle gaps, checkpoint pauses).
+P_CHANCE_DEEP = 0.02
+
+
+@lru_cache(maxsize=512)
+def _p_regular_cached(e: int, cv_milli: int) -> float:
+    rng = np.random.default_rng(12345)
+    u = np.sort(rng.random((4000, e)), axis=1)
+    g = np.diff(u, axis=1)
+    cvs = g.std(axis=1) / g.mean(axis=1)
+    return float(np.mean(cvs <= cv_milli / 1000.0))
+
+
+def p_regular(e: int, cv: float) -> float:
+    """Chance that ``e`` events placed uniformly at random have gaps with a CV <= ``cv``.
+
+    Monte Carlo (4,000 draws, fixed seed, so deterministic), cached. With 4 events a CV of 0.1 happens
+    by chance 1.3 % of the time, with 5 events 0.2 %, with 8 or more essentially never.
+    """
+    if e < 3:
+        return 1.0
+    if e > 40:
+        return 0.0 if cv <= 0.5 else 1.0
+    return _p_regular_cached(int(e), round(min(cv, 2.0) * 1000))
 
 
 @dataclass
@@ -91,21 +122,43 @@ def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, mi
     if len(gaps) < min_events - 1 or np.mean(gaps) <= 0:
         return None
     cv = float(np.std(gaps) / np.mean(gaps))
+    depth_all = np.array([float(np.min(rel[a:b])) for a, b in zip(starts, ends)])
+    # stalls that more than halve the rate are themselves evidence (idle gaps, checkpoints): a looser chance
+    p_max = P_CHANCE_DEEP if float(np.median(depth_all)) <= -0.5 else P_CHANCE
+    if cv <= max_cv and p_regular(len(starts), cv) > p_max:
+        cv = max_cv + 1.0  # as regular as random events often are: try the deepest events or a comb
     if cv > max_cv:
         # clockwork stalls plus a few stray slow steps: keep the deepest events if they are regular
         depth = np.array([float(np.min(rel[a:b])) for a, b in zip(starts, ends)])
         ref = float(np.percentile(depth, 10))
         found = None
-        for f in (0.9, 0.8, 0.65, 0.5):
-            deep = depth <= f * ref
-            if deep.sum() < min_events:
+        # stalls that cost the most time (area below the baseline: a checkpoint's multi-step pause)
+        # among one-step stragglers as deep as they are: the biggest events alone, when regular
+        area = np.array([float(np.sum(np.clip(-rel[a:b], 0.0, None))) for a, b in zip(starts, ends)])
+        ref_a = float(np.percentile(area, 90))
+        for f in (0.5, 0.35, 0.25):
+            big = area >= f * ref_a
+            if big.sum() < min_events or big.all():
                 continue
-            s2, e2 = starts[deep], ends[deep]
+            s2, e2 = starts[big], ends[big]
             g2 = np.diff(st[s2])
             cv2 = float(np.std(g2) / np.mean(g2)) if np.mean(g2) > 0 else 1.0
-            if cv2 <= max_cv:
+            d2 = float(np.median(depth[big]))
+            if cv2 <= max_cv and 4 * p_regular(len(s2), cv2) <= (P_CHANCE_DEEP if d2 <= -0.5 else P_CHANCE):
                 found = (s2, e2, g2, cv2)
                 break
+        if found is None:
+            for f in (0.9, 0.8, 0.65, 0.5):
+                deep = depth <= f * ref
+                if deep.sum() < min_events:
+                    continue
+                s2, e2 = starts[deep], ends[deep]
+                g2 = np.diff(st[s2])
+                cv2 = float(np.std(g2) / np.mean(g2)) if np.mean(g2) > 0 else 1.0
+                p_max2 = P_CHANCE_DEEP if float(np.median(depth[deep])) <= -0.5 else P_CHANCE
+                if cv2 <= max_cv and 4 * p_regular(len(s2), cv2) <= p_max2:
+                    found = (s2, e2, g2, cv2)
+                    break
         if found is None:
             keep = _comb(st[starts], st[-1] - st[0], min_events)
             if keep is None:

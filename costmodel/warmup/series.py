@@ -42,13 +42,19 @@ AXES = ("step", "t_s")
 #: internally as steps per second (work = steps, duration = step time x steps of the row), so that a
 #: falling step time is a warm-up and the level is the mean step time ``sum(d) / n``.
 LOWER_IS_BETTER = ("step_time_s", "data_wait_s", "read_latency_s")
+#: Name endings of times and latencies (lower is better), besides ``*_s`` that is not ``*_per_s``.
+LOWER_SUFFIXES = ("_ms", "_us", "_ns", "_sec", "_secs", "_seconds")
 #: Fallback when a run has none of DEFAULT_METRICS (a log that prints a step time only).
 FALLBACK_METRICS = ("step_time_s",)
 
 
 def metric_direction(metric: str) -> str:
-    """``lower_is_better`` for times and latencies (``*_s`` metrics that are not rates), else ``higher_is_better``."""
-    if metric in LOWER_IS_BETTER or (metric.endswith("_s") and not metric.endswith("_per_s")):
+    """``lower_is_better`` for times and latencies (``*_s`` metrics that are not rates, ``*_ms``, ``*_us``,
+    ``latency*``, ``*_latency``), else ``higher_is_better``."""
+    m = metric.lower()
+    if metric in LOWER_IS_BETTER or (m.endswith("_s") and not m.endswith("_per_s")) or m.endswith(LOWER_SUFFIXES):
+        return "lower_is_better"
+    if (m.startswith("latency") or m.endswith("latency")) and "_per_" not in m:
         return "lower_is_better"
     return "higher_is_better"
 
@@ -197,6 +203,7 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
     dropped = int(n0 - keep.sum())
     if dropped:
         warnings.append(f"{dropped} observation(s) without a usable {metric} value were ignored")
+    direction = metric_direction(metric)
     y = y[keep]
     d = d[keep]
     step = step[keep].astype("int64")
@@ -205,29 +212,35 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
     if time_source == "t_s" and ts is not None:
         t_end = ts[keep]
         t0 = t_end - d
-    direction = metric_direction(metric)
     inverted = False
-    if metric == "step_time_s" and len(y) and np.all(y > 0):
-        # time per step, analysed as steps per second: a row covering k steps (the step increments)
-        # lasted y * k seconds and did k steps of work
+    if direction == "lower_is_better" and len(y) and np.all(y > 0):
+        # time per step (step_time_s, and any other lower-is-better metric that is a positive time or
+        # latency per step), analysed as steps per second: a row covering k steps (the step increments)
+        # lasted y * k "seconds of that metric" and did k steps of work, so a falling time is a warm-up
+        # and a level is the mean time per step sum(y * k) / sum(k). For step_time_s those are real
+        # seconds; for another metric the durations stay those of the log (t0 from t_s) when it has them
         k = np.diff(step).astype(float)
         k0 = float(np.median(k)) if len(k) else 1.0
-        if step[0] > 0 and ts is not None and np.isfinite(ts[keep][0]) and ts[keep][0] > 0:
+        if metric == "step_time_s" and step[0] > 0 and ts is not None and np.isfinite(ts[keep][0]) and ts[keep][0] > 0:
             # the first row covers steps 1..step[0] when t_s there matches step[0] step times
             t_first = float(ts[keep][0])
             k0 = float(step[0]) if abs(step[0] * y[0] - t_first) <= 0.05 * t_first else k0
         k = np.concatenate([[k0], k]) if len(k) else np.array([1.0])
         if not np.all(k > 0):
             k = np.ones(len(y))
+        d_real = d
         d = y * k
         w = k.copy()
         y = 1.0 / y
         is_rate = True
         inverted = True
-        time_source = "step_time_s"
-        t0 = np.concatenate([[0.0], np.cumsum(d)[:-1]])
-        if ts is not None and np.all(np.isfinite(ts[keep])):
-            t0 = ts[keep] - d
+        if metric == "step_time_s":
+            time_source = "step_time_s"
+            t0 = np.concatenate([[0.0], np.cumsum(d)[:-1]])
+            if ts is not None and np.all(np.isfinite(ts[keep])):
+                t0 = ts[keep] - d
+        elif time_source == "constant_work":
+            t0 = np.cumsum(np.concatenate([[0.0], d_real[:-1]])) if d_real is not None else np.arange(len(y), dtype=float)
     if not np.all(np.isfinite(y)):
         raise AnalysisError(f"run {rid!r}: metric {metric!r} has non-finite values after cleaning")
     if len(y) == 0:
