@@ -74,7 +74,7 @@ def add_ingest_arguments(parser: argparse.ArgumentParser, *, strict: bool = Fals
 def ingest_options(args: argparse.Namespace, role: str = "") -> Any:
     """An :class:`~costmodel.ingest.IngestOptions` from the arguments of :func:`add_ingest_arguments`."""
     from ..ingest import IngestOptions
-    from .ingest import parse_map
+    from ..ingest.mapping import parse_map
 
     return IngestOptions(
         fmt=getattr(args, "fmt", None),

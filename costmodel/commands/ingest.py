@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import IngestError
 from ._common import add_ingest_arguments
 
 HELP = "read benchmark outputs (read client, training logs, fio, DLIO/MLPerf Storage, GPU telemetry) into a Timeline"
@@ -30,22 +29,6 @@ torchtitan, hf_trainer), torch_trace, fio_json, fio_log (fio_bw, fio_iops, fio_l
 dcgm_exporter), sysstat (iostat_x, sar_d, nvidia_smi_dmon, dstat), mlflow, freeform (mllog, speed, tf,
 throughput, superbench, elbencho, pattern), tabular (csv, tsv, jsonl, parquet, kv).
 """
-
-
-def parse_map(items: list[str]) -> dict[str, tuple[str, str | None]]:
-    """Parse ``--map source_col=timeline_col[:unit]`` items."""
-    out: dict[str, tuple[str, str | None]] = {}
-    for item in items:
-        if "=" not in item:
-            raise IngestError(f"--map expects source_col=timeline_col[:unit], got {item!r}", field="--map")
-        src, dst = item.split("=", 1)
-        unit = None
-        if ":" in dst:
-            dst, unit = dst.split(":", 1)
-        if not src or not dst:
-            raise IngestError(f"--map expects source_col=timeline_col[:unit], got {item!r}", field="--map")
-        out[src] = (dst, unit or None)
-    return out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -92,8 +92,8 @@ class ReportParams:
     def ingest_options(self, role: str = "") -> Any:
         """The :class:`~costmodel.ingest.IngestOptions` these parameters ask for (``format``, ``map``, ``pattern``,
         ``batch_size``, ``tokens_per_step``); raises IngestError for a malformed ``map`` item."""
-        from ..commands.ingest import parse_map
         from ..ingest import IngestOptions
+        from ..ingest.mapping import parse_map
 
         return IngestOptions(fmt=self.format or None, role=role, mapping=parse_map(list(self.map)),
                              pattern=self.pattern or None, batch_size=self.batch_size or None,

@@ -32,16 +32,46 @@ def _imports(path: Path) -> set[str]:
     return {m for m in out if m == "costmodel" or m.startswith("costmodel.")}
 
 
-def test_no_pure_module_imports_the_interactive_shells():
+#: Floors 3 and 4 of docs/architecture.md: the outputs (report, ADR, what-if) and the shells above them.
+OUTPUTS = ("costmodel.report", "costmodel.adr", "costmodel.simulate.whatif")
+SHELLS = ("costmodel.interactive", "costmodel.commands", "costmodel.cli", "costmodel.widgets", "costmodel.__main__")
+
+
+def _floor(rel: str) -> int:
+    """The floor of a module given by its path under the package (see docs/architecture.md)."""
+    mod = "costmodel." + rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    if any(mod == m or mod.startswith(m + ".") for m in SHELLS) or rel == "scaffold.py":
+        return 4
+    if any(mod == m or mod.startswith(m + ".") for m in OUTPUTS):
+        return 3
+    return 2
+
+
+def _above(name: str, floor: int) -> bool:
+    upper = OUTPUTS + SHELLS if floor < 3 else SHELLS
+    return any(name == m or name.startswith(m + ".") for m in upper)
+
+
+def test_no_module_imports_from_a_floor_above_its_own():
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
-        if rel.startswith("interactive/") or rel == "widgets.py":  # the shells and the deprecated alias
-            continue
-        bad = sorted(m for m in _imports(path) if m == "costmodel.interactive" or m.startswith("costmodel.interactive."))
+        floor = _floor(rel)
+        if floor == 4:
+            continue  # the shells may import anything
+        bad = sorted(m for m in _imports(path) if _above(m, floor))
         if bad:
-            offenders.append(f"{rel}: {', '.join(bad)}")
+            offenders.append(f"{rel} (floor {floor}): {', '.join(bad)}")
     assert offenders == []
+
+
+def test_the_floors_are_assigned_as_documented():
+    assert _floor("checklist/verdict.py") == 2 and _floor("charts/fleet.py") == 2
+    assert _floor("simulate/simulator.py") == 2 and _floor("simulate/whatif.py") == 3
+    assert _floor("report/stages.py") == 3 and _floor("adr.py") == 3
+    assert _floor("interactive/wizard.py") == 4 and _floor("commands/decide.py") == 4 and _floor("widgets.py") == 4
+    assert _above("costmodel.interactive.wizard", 3) and _above("costmodel.report", 2)
+    assert not _above("costmodel.report.display", 3) and not _above("costmodel.checklist", 2)
 
 
 def test_the_import_scan_sees_relative_imports():
