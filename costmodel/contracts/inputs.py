@@ -72,11 +72,30 @@ def workload_schema() -> dict[str, Any]:
     return WorkloadIn.model_json_schema()
 
 
-def _paths(v: Any) -> Any:
-    from ..report.params import _parse_list
+def parse_list_text(name: str, text: str) -> list[Any]:
+    """A JSON or YAML flow list given as a string (``papermill -p remote '["a.csv", "b.csv"]'`` arrives as
+    the string): parsed as data (YAML's safe loader, which reads JSON), never evaluated. ReportError
+    naming the parameter when it is not a list."""
+    import yaml
 
+    from ..errors import ReportError
+
+    try:
+        parsed = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at column {mark.column + 1}" if mark is not None else ""
+        raise ReportError(f"parameter {name!r}: {text!r} looks like a list but is not valid JSON/YAML{where}; "
+                          "expected e.g. '[\"a.csv\", \"b.csv\"]'") from None
+    if not isinstance(parsed, list):
+        raise ReportError(f"parameter {name!r}: expected a list of file paths, got {text!r}")
+    return parsed
+
+
+
+def _paths(v: Any) -> Any:
     if isinstance(v, str) and v.strip().startswith("["):
-        v = _parse_list_value(_parse_list, v)
+        v = _parse_list_value(parse_list_text, v)
     if isinstance(v, (str, os.PathLike)):
         v = [v]
     if not isinstance(v, (list, tuple)) or not all(isinstance(x, (str, os.PathLike)) for x in v):
@@ -167,10 +186,3 @@ def parameters_model(spec: Mapping[str, Any], what: str = "report") -> type[Base
     model = create_model(title, __config__=ConfigDict(extra="forbid"), **fields)
     _MODELS[key] = model
     return model
-
-
-def report_parameters_model() -> type[BaseModel]:
-    """The report notebook's parameters (``papermill -p NAME VALUE``; ``costmodel report`` passes them)."""
-    from ..report.params import PARAMETERS
-
-    return parameters_model(PARAMETERS, "report")

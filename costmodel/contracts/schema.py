@@ -50,7 +50,7 @@ def _workload() -> dict[str, Any]:
 
 
 def _report_params() -> dict[str, Any]:
-    from .inputs import report_parameters_model
+    from ..report.params import report_parameters_model  # the report's own table: schema.py sits on floor 3
 
     return _model(report_parameters_model(), "report notebook parameters")()
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..contracts.errors import did_you_mean
+from ..contracts.inputs import parse_list_text as _parse_list
 from ..errors import ReportError
 from ..resources import PACKAGE_DIR
 
@@ -173,24 +174,6 @@ def check_parameters(given: Mapping[str, Any], spec: Mapping[str, Param], what: 
         raise_validation_error(exc, ReportError, model=model, key_format="parameter '{}'")
 
 
-def _parse_list(name: str, text: str) -> list[Any]:
-    """A JSON or YAML flow list given as a string (``papermill -p remote '["a.csv", "b.csv"]'`` arrives as
-    the string): parsed as data (YAML's safe loader, which reads JSON), never evaluated. ReportError
-    naming the parameter when it is not a list."""
-    import yaml
-
-    try:
-        parsed = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at column {mark.column + 1}" if mark is not None else ""
-        raise ReportError(f"parameter {name!r}: {text!r} looks like a list but is not valid JSON/YAML{where}; "
-                          "expected e.g. '[\"a.csv\", \"b.csv\"]'") from None
-    if not isinstance(parsed, list):
-        raise ReportError(f"parameter {name!r}: expected a list of file paths, got {text!r}")
-    return parsed
-
-
 def resolve_path(path: str | os.PathLike[str], what: str = "input", allow_dir: bool = False) -> Path:
     """An input path made absolute: as given when absolute; else the first that exists of
     ``cwd/path`` and ``<repository>/path`` (papermill may run the kernel in another folder). Folders only
@@ -216,3 +199,11 @@ def resolve_path(path: str | os.PathLike[str], what: str = "input", allow_dir: b
             raise ReportError(f"parameter {what!r}: {c}: {why}")
     tried = ", ".join(dict.fromkeys(str(c) for c in candidates))
     raise ReportError(f"parameter {what!r}: file {os.fspath(path)!r} not found (tried {tried})")
+
+
+def report_parameters_model() -> Any:
+    """The report notebook's parameters as a pydantic model (``papermill -p NAME VALUE``; ``costmodel report``
+    passes them), built from :data:`PARAMETERS`."""
+    from ..contracts.inputs import parameters_model
+
+    return parameters_model(PARAMETERS, "report")

@@ -33,7 +33,8 @@ def _imports(path: Path) -> set[str]:
 
 
 #: Floors 3 and 4 of docs/architecture.md: the outputs (report, ADR, what-if) and the shells above them.
-OUTPUTS = ("costmodel.report", "costmodel.adr", "costmodel.simulate.whatif")
+OUTPUTS = ("costmodel.report", "costmodel.adr", "costmodel.simulate.whatif", "costmodel.contracts.schema",
+           "costmodel.contracts.__main__")
 SHELLS = ("costmodel.interactive", "costmodel.commands", "costmodel.cli", "costmodel.widgets", "costmodel.__main__")
 
 
@@ -68,7 +69,8 @@ def test_no_module_imports_from_a_floor_above_its_own():
 def test_the_floors_are_assigned_as_documented():
     assert _floor("checklist/verdict.py") == 2 and _floor("charts/fleet.py") == 2
     assert _floor("simulate/simulator.py") == 2 and _floor("simulate/whatif.py") == 3
-    assert _floor("report/stages.py") == 3 and _floor("adr.py") == 3
+    assert _floor("report/stages.py") == 3 and _floor("adr.py") == 3 and _floor("contracts/schema.py") == 3
+    assert _floor("contracts/inputs.py") == 2 and _floor("contracts/results.py") == 2
     assert _floor("interactive/wizard.py") == 4 and _floor("commands/decide.py") == 4 and _floor("widgets.py") == 4
     assert _above("costmodel.interactive.wizard", 3) and _above("costmodel.report", 2)
     assert not _above("costmodel.report.display", 3) and not _above("costmodel.checklist", 2)
