@@ -25,9 +25,10 @@ def test_every_bundled_row_is_dated_and_sourced(table):
     assert set(table.providers()) == {"aws", "gcp", "azure"}
     for provider in ("aws", "gcp", "azure"):
         assert "inter_region" in table.items(provider)
-    # GCP bills transfer and storage per GiB; AWS and Azure label GB
-    assert {r.unit for r in table.rows if r.provider == "gcp" and r.item != "object_get" and r.item != "object_put"} \
-        <= {"GiB", "GiB-month"}
+    # GCP bills transfer and storage per GiB; AWS and Azure label GB (requests and GPU machine hours carry no bytes)
+    assert {r.unit for r in table.rows if r.provider == "gcp" and r.bytes_per_unit is not None} <= {"GiB", "GiB-month"}
+    assert {r.unit for r in table.rows if r.provider == "gcp" and r.item in ("object_get", "object_put")} \
+        == {"1000 requests"}
     assert table.lookup("gcp", "inter_region", "us-central1", "us-east4").bytes_per_unit == 2**30
     assert table.lookup("aws", "inter_region", "us-east-2", "us-west-2").bytes_per_unit == 1e9
     assert table.lookup("aws", "p5.48xlarge", "us-west-2").bytes_per_unit is None

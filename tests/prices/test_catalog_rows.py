@@ -115,6 +115,13 @@ def test_tier_bounds_are_contiguous_from_zero():
         (("gcp", "gcs_standard", "us-central1"), 0.020, "GiB-month", "2022-12-30", "cloud.google.com/storage/pricing"),
         # skypilot-catalog v6/azure/vms.csv and an Azure Retail Prices item (2026-09-16): 98.32 per hour
         (("azure", "Standard_ND96isr_H100_v5", "eastus"), 98.32, "instance-hour", "2026-09-16", "skypilot-catalog"),
+        # Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml @0166a59 (generated 2025-03-06):
+        # a3-highgpu-8g us-central1 hour 88.4899999, a2-highgpu-8g 29.38708, a2-ultragpu-8g us-west1 40.5503831
+        (("gcp", "a3-highgpu-8g", "us-central1"), 88.49, "instance-hour", "2025-03-06", "pricing.yml (commit 0166a59"),
+        (("gcp", "a2-highgpu-8g", "us-east1"), 29.38708, "instance-hour", "2025-03-06", "Cyclenerd/google-cloud-pricing"),
+        (("gcp", "a2-ultragpu-8g", "us-west1"), 40.550383, "instance-hour", "2025-03-06", "Cyclenerd/google-cloud-pricing"),
+        # skypilot-catalog v6/azure/vms.csv @098741e 27.197; datareceipts compare.json (2026-11-09) 8 x 3.3996
+        (("azure", "Standard_ND96asr_v4", "eastus"), 27.197, "instance-hour", "2026-11-09", "datareceipts/data-receipts"),
     ],
 )
 def test_spot_values_match_the_cited_source(args, usd, unit, as_of, cited):
@@ -135,7 +142,8 @@ def test_s3_tiers_are_per_gib_month_and_the_us_west_2_carry_over_is_gone():
 
 @pytest.mark.parametrize("provider, item", [
     ("aws", "replication_rtc"), ("aws", "batch_operations_job"), ("aws", "batch_replication_objects"),
-    ("azure", "blob_hot"), ("gcp", "a3-highgpu-8g"), ("azure", "Standard_ND96isr_H200_v5"),
+    ("azure", "blob_hot"), ("gcp", "a4-highgpu-8g"), ("gcp", "a3-ultragpu-8g"), ("azure", "Standard_ND96isr_H200_v5"),
+    ("azure", "Standard_ND96amsr_A100_v4"),
     ("aws", "p5.48xlarge:capacity_block"),
 ])
 def test_unverified_items_are_not_shipped_and_the_docs_say_why(provider, item):
