@@ -122,6 +122,30 @@ def _side(fits: list[FitResult]) -> dict[str, Any]:
     return out
 
 
+def _inconclusive_note(theta: float, se: float, df: float, L: float, margin: float, fc: list[FitResult],
+                       fr: list[FitResult], A: dict[str, Any], B: dict[str, Any]) -> str:
+    """What would make an inconclusive comparison conclusive: the standard error needed for 80 % power
+    at a true ratio of 1 (normal quantiles: the df grow with the data) and the steady-window length or
+    number of runs per side that gives it (the error falls as 1 / sqrt(length) or 1 / sqrt(runs))."""
+    need = L / (1.6449 + 1.2816)
+    f = (se / need) ** 2 if need > 0 else float("inf")
+    msg = (f"inconclusive: the 90 % CI of the ratio straddles the +-{margin:.1%} band; to show equivalence at "
+           f"{margin:.1%} with 80 % power (true ratio 1) the standard error of the log ratio must fall from "
+           f"{se:.4f} to <= {need:.4f}")
+    if abs(theta) < L:
+        msg += f" (to confirm this estimate, {abs(theta):.2%} from 1: <= {(L - abs(theta)) / 1.6449:.4f})"
+    if np.isfinite(f) and f > 1:
+        durs = []
+        for name, fits in (("co-located", fc), ("remote", fr)):
+            d = [x.steady_duration_s for x in fits if x.steady_duration_s]
+            if d:
+                durs.append(f"{name} {float(np.mean(d)):,.0f} s -> {f * float(np.mean(d)):,.0f} s")
+        runs = int(np.ceil(f * max(A.get("n_steady", 1), B.get("n_steady", 1))))
+        msg += (f": steady windows about {f:.1f}x longer per run ({'; '.join(durs)}), or about {runs} runs per "
+                f"side of the present length (more if the runs differ from one another)")
+    return msg
+
+
 def _mean_or_none(vals: list[float | None]) -> float | None:
     v = [x for x in vals if x is not None and np.isfinite(x)]
     return float(np.mean(v)) if v else None
@@ -191,9 +215,7 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
             verdict = "different"
         else:
             verdict = "inconclusive"
-            need = L / (t90 + float(stats.t.ppf(0.95, df)))
-            notes.append(f"inconclusive: the CI straddles the margin; a standard error of the log ratio of "
-                         f"<= {need:.4f} (now {se:.4f}) would settle it: run longer or repeat")
+            notes.append(_inconclusive_note(theta, se, df, L, margin, fc, fr, A, B))
         if len(fc) == 1 or len(fr) == 1:
             notes.append("one run on a side: run-to-run variance cannot be separated from the region "
                          "effect; repeat each configuration at least 3 times")
