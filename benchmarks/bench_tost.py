@@ -64,8 +64,8 @@ def _synth_pair(kind: str, ratio: float, seed: int) -> tuple[Any, Any]:
     from costmodel.synth_realistic import generate_realistic
 
     rng = np.random.default_rng(seed)
-    common: dict[str, Any] = dict(n=10_000, cv=float(rng.choice([0.01, 0.02, 0.04])),
-                                  ar=float(rng.choice([0.0, 0.5, 0.8, 0.9])))
+    common: dict[str, Any] = {"n": 10_000, "cv": float(rng.choice([0.01, 0.02, 0.04])),
+                                  "ar": float(rng.choice([0.0, 0.5, 0.8, 0.9]))}
     if kind == "checkpoint":
         common.update(ckpt_every=1000, ckpt_steps=float(rng.uniform(5, 30)))
     elif kind == "epoch":

@@ -26,8 +26,9 @@ Power: ``min_detectable_margin`` is the smallest margin this comparison would sh
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -132,18 +132,18 @@ def longrun_var_sum(e: np.ndarray, tau: float, tau_ar: float,
     n_fixed_events = 0
     if stall_mask is not None and stall_mask.any() and (~stall_mask).sum() >= 8:
         fixed = stall_mask.astype(bool)
-        for a, b in _runs(fixed):
-            j = float(np.sum(e[a:b] - med))
-            events.append((a, j, j))
-            c[a:b] = med
+        for i0, i1 in _runs(fixed):
+            j = float(np.sum(e[i0:i1] - med))
+            events.append((i0, j, j))
+            c[i0:i1] = med
         n_fixed_events = len(events)
     if sig > 0:
         hi, lo = med + JUMP_K * sig, med - JUMP_K * sig
         jmask = ((e > hi) | (e < lo)) & ~fixed
-        for a, b in _runs(jmask):
-            seg = e[a:b]
+        for i0, i1 in _runs(jmask):
+            seg = e[i0:i1]
             excess = float(np.sum(seg - np.clip(seg, lo, hi)))
-            events.append((a, excess, float(np.sum(seg - med))))
+            events.append((i0, excess, float(np.sum(seg - med))))
         c = np.where(jmask, np.clip(e, lo, hi), c)
     # continuous part: OBM on the winsorised residuals, floored by the AR(1)-implied variance
     cc = c - c.mean()
@@ -173,8 +173,8 @@ def longrun_var_sum(e: np.ndarray, tau: float, tau_ar: float,
                 phase = f * (1.0 - f) * float(np.mean(whole[idx])) ** 2
         n_per = int(periodic.sum())
         if n_per:
-            a = amp[periodic]
-            s2 = float(np.var(a, ddof=1)) if n_per >= 2 else float(a[0] ** 2)
+            ap = amp[periodic]
+            s2 = float(np.var(ap, ddof=1)) if n_per >= 2 else float(ap[0] ** 2)
             v_p = n_per * s2 + phase
             parts.append((v_p, max(n_per - 1, 1)))
             out["periodic_stalls"] = v_p

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-
 CHUNK = 1 << 15  # tau_int of longer series averages the autocovariances of chunks of this length
 
 

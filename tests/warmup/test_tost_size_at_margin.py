@@ -59,9 +59,9 @@ def _z_and_calls(kind: dict, n_pairs: int, seed: int) -> tuple[np.ndarray, list[
 
 
 KINDS = {
-    "ar08": dict(n=3000, phi=0.8, cv=0.03),
-    "checkpoints": dict(n=6000, phi=0.5, cv=0.02, period=1000, cost=16.0, amp=0.6),
-    "stragglers": dict(n=4000, phi=0.3, cv=0.02, strag=0.002),
+    "ar08": {"n": 3000, "phi": 0.8, "cv": 0.03},
+    "checkpoints": {"n": 6000, "phi": 0.5, "cv": 0.02, "period": 1000, "cost": 16.0, "amp": 0.6},
+    "stragglers": {"n": 4000, "phi": 0.3, "cv": 0.02, "strag": 0.002},
 }
 
 
