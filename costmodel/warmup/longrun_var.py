@@ -15,9 +15,9 @@ residuals ``e = w - R d``. Real training logs carry two kinds of noise in ``e``:
    boundary that cuts one says nothing about their variance, and a handful of them would dominate an
    OBM estimate that claims a hundred degrees of freedom.
 
-   - **periodic stalls** (the caller's ``stall_mask`` on a window of whole periods, or at least three
-     jumps in the window whose gaps have a coefficient of variation <= 0.15, none missing inside or
-     at the edges): their number is fixed by the window (up to its phase), so they add
+   - **periodic stalls** (the caller's ``stall_mask`` on a window of whole periods, or at least four
+     jumps in the window whose gaps have a coefficient of variation <= 0.15 (three: <= 0.05; random
+     stragglers then pass as periodic in about 2 % of windows), none missing inside or at the edges): their number is fixed by the window (up to its phase), so they add
      ``m s_J^2 + f (1 - f) Jbar^2`` (amplitude variance, plus the phase term for a window that is
      ``f`` of a period longer than a whole number of periods; ``f = 0`` for whole-period windows),
      with ``m - 1`` degrees of freedom;
@@ -38,6 +38,8 @@ import numpy as np
 JUMP_K = 6.0
 #: largest coefficient of variation of the gaps between jumps for them to be periodic
 PERIODIC_CV = 0.15
+#: the same for exactly three jumps (two gaps)
+PERIODIC_CV_3 = 0.05
 
 
 @dataclass
@@ -88,7 +90,8 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
 
 def _periodic_subset(pos: np.ndarray, size: np.ndarray, n: int) -> np.ndarray | None:
     """Indices of the largest set (>= 3) of the biggest jumps that sit on a regular comb covering the
-    window (gaps' CV <= PERIODIC_CV, every gap within 25 % of the median, head and tail shorter than
+    window (gaps' CV <= PERIODIC_CV, every gap within 25 % of the median; three jumps: CV <=
+    PERIODIC_CV_3, within 10 %; head and tail shorter than
     1.25 periods: no stall missing); None when there is none."""
     k = len(pos)
     if k < 3:
@@ -101,7 +104,9 @@ def _periodic_subset(pos: np.ndarray, size: np.ndarray, n: int) -> np.ndarray | 
         P = float(np.median(g))
         if P <= 1:
             continue
-        if float(np.std(g) / np.mean(g)) > PERIODIC_CV or np.max(np.abs(g / P - 1.0)) > 0.25:
+        # three events (two gaps) fall evenly by chance now and then: ask them for clockwork regularity
+        cv_max, dev_max = (PERIODIC_CV, 0.25) if m >= 4 else (PERIODIC_CV_3, 0.1)
+        if float(np.std(g) / np.mean(g)) > cv_max or np.max(np.abs(g / P - 1.0)) > dev_max:
             continue
         if p[0] > 1.25 * P or (n - p[-1]) > 1.25 * P:
             continue
