@@ -1,28 +1,35 @@
 """Compare co-located and remote runs: ratio of steady states, TOST equivalence, extra warm-up.
 
 theta = log(remote level / co-located level). With one run per side its standard error comes from
-the runs' batch-means standard errors (delta method); with >= 2 runs on a side, that side's run
-means are the unit (run-to-run spread), floored by the within-run error. TOST (Schuirmann 1987) at
+the runs' long-run standard errors (delta method on the log levels); with >= 2 runs on a side, that
+side's run levels are the unit (run-to-run spread), floored by the within-run error. TOST (Schuirmann 1987) at
 margin m: equivalent iff the 90 % CI of theta lies inside (-log(1+m), log(1+m)); the ratio's 95 % CI
 is reported beside it.
 
-A single run's standard error is its long-run one (``FitResult.steady_se_lr``): overlapping batch
-means of ten integrated autocorrelation times, floored by the AR(1)-implied error, and, when stalls
-recur, a window of whole periods whose stalls are counted separately (see
-:func:`costmodel.warmup.stats.longrun_ratio_se`), plus any residual warm-up bias the curve could not
-rule out; its degrees of freedom are those of the estimator, and the two sides are combined with
-Welch-Satterthwaite. (The earlier rule, the larger of 10-long-batch and 10-30-batch errors with Hsu's
-df = 9, made the 90 % interval about three times wider than the true error on realistic logs, so
-equivalent pairs came out "inconclusive".) Runs without ``steady_se_lr`` fall back to that rule.
+A single run's standard error is its long-run one (``FitResult.steady_se_lr``,
+:func:`costmodel.warmup.stats.longrun_ratio_se`): the continuous autocorrelated noise by overlapping
+batch means (batch of twenty integrated autocorrelation times, bias-corrected, floored by the
+AR(1)-implied error), plus the stalls counted apart (:mod:`costmodel.warmup.longrun_var`): periodic
+stalls by their amplitude spread (their number is fixed by a window of whole periods, up to its phase),
+random jumps (stragglers) as a compound-Poisson count; plus any residual warm-up bias the curve could
+not rule out. Degrees of freedom: Welch-Satterthwaite over those parts, then over the two sides. (The
+earlier rules, the larger of 10-long-batch and 10-30-batch errors with Hsu's df = 9, and then OBM over
+the stalls, made the 90 % interval two to three times wider than the true error on realistic logs,
+so equivalent pairs came out "inconclusive".) Runs without ``steady_se_lr`` fall back to that rule.
+With >= 2 runs on a side the run levels are the unit: the spread of their logs (k - 1 df) estimates
+between- plus within-run variance; when it is below what the runs' own errors imply, those errors
+are used (Welch-Satterthwaite df over the runs).
 
 Direction: the ratio is always "higher is better", remote over co-located for throughput; for
 lower-is-better metrics (step time) it is co-located time over remote time, so a ratio below 1 always
 means the remote side is slower and ``cost --from-compare`` reads it the same way round.
 
-Power: ``min_detectable_margin`` is the smallest margin this comparison would show equivalent with
-80 % probability if the true ratio were 1, ``exp((t_0.95 + t_0.90) * se) - 1``;
-``smallest_equivalent_margin`` is the smallest margin at which these data are called equivalent,
-``exp(|log ratio| + t_0.95 * se) - 1``.
+Power (both are fractions, 0.01 = 1 %): ``min_detectable_margin`` is the smallest margin this
+comparison would show equivalent with 80 % probability if the true ratio were 1,
+``exp((t_0.95,df + t_0.90,df) * se) - 1``; ``smallest_equivalent_margin`` is the smallest margin at
+which these data are called equivalent (the 90 % CI's furthest bound from 1, in ratio terms),
+``exp(|log ratio| + t_0.95,df * se) - 1``. An inconclusive result's note gives the standard error that
+would settle it and the steady-window length (or number of runs) that gives it.
 """
 from __future__ import annotations
 
@@ -101,9 +108,14 @@ def _side(fits: list[FitResult]) -> dict[str, Any]:
     k = len(ok)
     within = float(np.sqrt(np.sum(rel_se**2)) / k)
     if k >= 2:
+        # the spread of the run levels estimates between- plus within-run variance (k - 1 df); when it
+        # is below what the runs' own errors imply, the between-run part is estimated as 0 and the
+        # within-run error (Welch-Satterthwaite df over the runs) is used instead
         between = float(np.std(logs, ddof=1) / np.sqrt(k))
         se = max(between, within)
-        df = float(k - 1) if between >= within else float(np.sum(dfs))
+        v = rel_se**2
+        df_within = float(np.sum(v) ** 2 / np.sum(v * v / dfs)) if np.sum(v) > 0 else float(np.sum(dfs))
+        df = float(k - 1) if between >= within else df_within
     else:
         se = within
         df = float(dfs[0])
