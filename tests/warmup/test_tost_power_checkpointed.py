@@ -14,7 +14,7 @@ from costmodel.synth_realistic import generate_realistic
 from costmodel.warmup import analyze, compare
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import heldout_logs as h  # noqa: E402
+import heldout_logs as h
 
 
 def _synth_pair(seed: int, ratio: float = 1.0):
