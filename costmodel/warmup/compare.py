@@ -1,33 +1,41 @@
 """Compare co-located and remote runs: ratio of steady states, TOST equivalence, extra warm-up.
 
 theta = log(remote level / co-located level). With one run per side its standard error comes from
-the runs' batch-means standard errors (delta method); with >= 2 runs on a side, that side's run
-means are the unit (run-to-run spread), floored by the within-run error. TOST (Schuirmann 1987) at
+the runs' long-run standard errors (delta method on the log levels); with >= 2 runs on a side, that
+side's run levels are the unit (run-to-run spread), floored by the within-run error. TOST (Schuirmann 1987) at
 margin m: equivalent iff the 90 % CI of theta lies inside (-log(1+m), log(1+m)); the ratio's 95 % CI
 is reported beside it.
 
-A single run's standard error is its long-run one (``FitResult.steady_se_lr``): overlapping batch
-means of ten integrated autocorrelation times, floored by the AR(1)-implied error, and, when stalls
-recur, a window of whole periods whose stalls are counted separately (see
-:func:`costmodel.warmup.stats.longrun_ratio_se`), plus any residual warm-up bias the curve could not
-rule out; its degrees of freedom are those of the estimator, and the two sides are combined with
-Welch-Satterthwaite. (The earlier rule, the larger of 10-long-batch and 10-30-batch errors with Hsu's
-df = 9, made the 90 % interval about three times wider than the true error on realistic logs, so
-equivalent pairs came out "inconclusive".) Runs without ``steady_se_lr`` fall back to that rule.
+A single run's standard error is its long-run one (``FitResult.steady_se_lr``,
+:func:`costmodel.warmup.stats.longrun_ratio_se`): the continuous autocorrelated noise by overlapping
+batch means (batch of twenty integrated autocorrelation times, bias-corrected, floored by the
+AR(1)-implied error), plus the stalls counted apart (:mod:`costmodel.warmup.longrun_var`): periodic
+stalls by their amplitude spread (their number is fixed by a window of whole periods, up to its phase),
+random jumps (stragglers) as a compound-Poisson count; plus any residual warm-up bias the curve could
+not rule out. Degrees of freedom: Welch-Satterthwaite over those parts, then over the two sides. (The
+earlier rules, the larger of 10-long-batch and 10-30-batch errors with Hsu's df = 9, and then OBM over
+the stalls, made the 90 % interval two to three times wider than the true error on realistic logs,
+so equivalent pairs came out "inconclusive".) Runs without ``steady_se_lr`` fall back to that rule.
+With >= 2 runs on a side the run levels are the unit: the spread of their logs (k - 1 df) estimates
+between- plus within-run variance; when it is below what the runs' own errors imply, those errors
+are used (Welch-Satterthwaite df over the runs).
 
 Direction: the ratio is always "higher is better", remote over co-located for throughput; for
 lower-is-better metrics (step time) it is co-located time over remote time, so a ratio below 1 always
 means the remote side is slower and ``cost --from-compare`` reads it the same way round.
 
-Power: ``min_detectable_margin`` is the smallest margin this comparison would show equivalent with
-80 % probability if the true ratio were 1, ``exp((t_0.95 + t_0.90) * se) - 1``;
-``smallest_equivalent_margin`` is the smallest margin at which these data are called equivalent,
-``exp(|log ratio| + t_0.95 * se) - 1``.
+Power (both are fractions, 0.01 = 1 %): ``min_detectable_margin`` is the smallest margin this
+comparison would show equivalent with 80 % probability if the true ratio were 1,
+``exp((t_0.95,df + t_0.90,df) * se) - 1``; ``smallest_equivalent_margin`` is the smallest margin at
+which these data are called equivalent (the 90 % CI's furthest bound from 1, in ratio terms),
+``exp(|log ratio| + t_0.95,df * se) - 1``. An inconclusive result's note gives the standard error that
+would settle it and the steady-window length (or number of runs) that gives it.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -100,9 +108,14 @@ def _side(fits: list[FitResult]) -> dict[str, Any]:
     k = len(ok)
     within = float(np.sqrt(np.sum(rel_se**2)) / k)
     if k >= 2:
+        # the spread of the run levels estimates between- plus within-run variance (k - 1 df); when it
+        # is below what the runs' own errors imply, the between-run part is estimated as 0 and the
+        # within-run error (Welch-Satterthwaite df over the runs) is used instead
         between = float(np.std(logs, ddof=1) / np.sqrt(k))
         se = max(between, within)
-        df = float(k - 1) if between >= within else float(np.sum(dfs))
+        v = rel_se**2
+        df_within = float(np.sum(v) ** 2 / np.sum(v * v / dfs)) if np.sum(v) > 0 else float(np.sum(dfs))
+        df = float(k - 1) if between >= within else df_within
     else:
         se = within
         df = float(dfs[0])
@@ -120,6 +133,30 @@ def _side(fits: list[FitResult]) -> dict[str, Any]:
         "unit_of_replication": "runs" if k >= 2 else "batches within the single run",
     })
     return out
+
+
+def _inconclusive_note(theta: float, se: float, df: float, L: float, margin: float, fc: list[FitResult],
+                       fr: list[FitResult], A: dict[str, Any], B: dict[str, Any]) -> str:
+    """What would make an inconclusive comparison conclusive: the standard error needed for 80 % power
+    at a true ratio of 1 (normal quantiles: the df grow with the data) and the steady-window length or
+    number of runs per side that gives it (the error falls as 1 / sqrt(length) or 1 / sqrt(runs))."""
+    need = L / (1.6449 + 1.2816)
+    f = (se / need) ** 2 if need > 0 else float("inf")
+    msg = (f"inconclusive: the 90 % CI of the ratio straddles the +-{margin:.1%} band; to show equivalence at "
+           f"{margin:.1%} with 80 % power (true ratio 1) the standard error of the log ratio must fall from "
+           f"{se:.4f} to <= {need:.4f}")
+    if abs(theta) < L:
+        msg += f" (to confirm this estimate, {abs(theta):.2%} from 1: <= {(L - abs(theta)) / 1.6449:.4f})"
+    if np.isfinite(f) and f > 1:
+        durs = []
+        for name, fits in (("co-located", fc), ("remote", fr)):
+            d = [x.steady_duration_s for x in fits if x.steady_duration_s]
+            if d:
+                durs.append(f"{name} {float(np.mean(d)):,.0f} s -> {f * float(np.mean(d)):,.0f} s")
+        runs = int(np.ceil(f * max(A.get("n_steady", 1), B.get("n_steady", 1))))
+        msg += (f": steady windows about {f:.1f}x longer per run ({'; '.join(durs)}), or about {runs} runs per "
+                f"side of the present length (more if the runs differ from one another)")
+    return msg
 
 
 def _mean_or_none(vals: list[float | None]) -> float | None:
@@ -191,9 +228,7 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
             verdict = "different"
         else:
             verdict = "inconclusive"
-            need = L / (t90 + float(stats.t.ppf(0.95, df)))
-            notes.append(f"inconclusive: the CI straddles the margin; a standard error of the log ratio of "
-                         f"<= {need:.4f} (now {se:.4f}) would settle it: run longer or repeat")
+            notes.append(_inconclusive_note(theta, se, df, L, margin, fc, fr, A, B))
         if len(fc) == 1 or len(fr) == 1:
             notes.append("one run on a side: run-to-run variance cannot be separated from the region "
                          "effect; repeat each configuration at least 3 times")

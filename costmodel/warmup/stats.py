@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-
 CHUNK = 1 << 15  # tau_int of longer series averages the autocovariances of chunks of this length
 
 
@@ -132,45 +131,33 @@ class LongRunSE:
     method: str
     batch_size: int
     n_stalls: int = 0
+    n_jumps: int = 0
+    period_obs: float | None = None
+    var_parts: dict[str, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def _obm_var_sum(e: np.ndarray, tau: float) -> tuple[float, float, int]:
-    """Variance of ``sum(e)`` by overlapping batch means (Meketon & Schmeiser 1984) and its df.
+    """Variance of ``sum(e)`` by overlapping batch means (see :func:`costmodel.warmup.longrun_var.obm_var_sum`)."""
+    from .longrun_var import obm_var_sum
 
-    Batch size ``b = clip(20 * tau, 5, n / 10)`` (long batches: less bias under strong autocorrelation); ``sigma^2 = n b / ((n - b + 1)(n - b)) *
-    sum_j (mean_j(b) - mean)^2`` estimates the long-run variance, ``Var(sum) = n sigma^2``, with about
-    ``1.5 (n / b - 1)`` degrees of freedom; the variance is multiplied by ``1 + 2 tau / b`` (first-order
-    correction of the batch-means bias under positive autocorrelation).
-    """
-    n = len(e)
-    b = int(np.clip(np.ceil(20.0 * tau), 5, max(5, n // 10)))
-    b = min(b, max(1, n // 2))
-    ec = e - e.mean()
-    c = np.concatenate([[0.0], np.cumsum(ec)])
-    bm = (c[b:] - c[:-b]) / b
-    if n - b <= 0:
-        return float(np.dot(ec, ec)), 1.0, b
-    sig2 = n * b / ((n - b + 1.0) * (n - b)) * float(np.sum(bm * bm))
-    # first-order correction of the batch-means bias under positive autocorrelation (about -gamma / b,
-    # gamma <= 2 tau for an AR(1)): without it the error was 6 % small at AR 0.8 (z sd 1.06)
-    sig2 *= 1.0 + 2.0 * tau / b
-    return n * sig2, max(1.0, 1.5 * (n / b - 1.0)), b
+    return obm_var_sum(e, tau)
 
 
 def longrun_ratio_se(w: np.ndarray, d: np.ndarray, stall_mask: np.ndarray | None = None) -> LongRunSE | None:
-    """Standard error of ``R = sum(w) / sum(d)`` fit for autocorrelated, periodic series.
+    """Standard error of ``R = sum(w) / sum(d)`` fit for autocorrelated series with stalls.
 
-    The residuals ``e = w - R d`` carry the noise. Without stalls, ``Var(sum e)`` comes from overlapping
-    batch means with a batch of twenty integrated autocorrelation times, floored by the AR(1)-implied
-    variance. With stalls (``stall_mask``: the stall observations of a window of whole periods, whose
-    count is fixed by the window), the stall-free residuals get overlapping batch means and the stalls
-    add ``k * var(e_stall)`` (stall lengths independent from one stall to the next), so a stall that a
-    batch boundary happens to cut does not inflate the error. ``SE = sqrt(Var(sum e)) / sum(d)``.
+    The residuals ``e = w - R d`` carry the noise; ``Var(sum e)`` is the continuous (autocorrelated)
+    part by overlapping batch means plus the jumps (stalls, stragglers) counted apart: periodic stalls
+    by their amplitude spread (their number is fixed by the window), random ones as a compound-Poisson
+    count; Welch-Satterthwaite degrees of freedom (:mod:`costmodel.warmup.longrun_var`).
+    ``stall_mask`` marks the stalls of a window of whole periods. ``SE = sqrt(Var(sum e)) / sum(d)``.
     None with fewer than 8 points.
     """
+    from .longrun_var import longrun_var_sum
+
     w = np.asarray(w, dtype=float)
     d = np.asarray(d, dtype=float)
     n = len(w)
@@ -178,25 +165,20 @@ def longrun_ratio_se(w: np.ndarray, d: np.ndarray, stall_mask: np.ndarray | None
         return None
     R = float(np.sum(w) / np.sum(d))
     e = w - R * d
-    k = 0
-    var_stall = 0.0
-    if stall_mask is not None and stall_mask.any() and (~stall_mask).sum() >= 8:
-        es = e[stall_mask]
-        k = int(stall_mask.sum())
-        var_stall = k * float(np.var(es, ddof=1)) if k >= 2 else float(es[0] ** 2)
-        e = e[~stall_mask]
-    ec = e - e.mean()
-    m = len(e)
-    var_e = float(np.dot(ec, ec) / m)
-    phi = float(np.dot(ec[:-1], ec[1:]) / (m * var_e)) if var_e > 0 else 0.0
+    # autocorrelation of the noise, measured on the winsorised residuals (a stall is not correlation)
+    med = float(np.median(e))
+    sig = 1.4826 * float(np.median(np.abs(e - med)))
+    ew = np.clip(e, med - 6.0 * sig, med + 6.0 * sig) if sig > 0 else e
+    if stall_mask is not None and stall_mask.any():
+        ew = np.where(stall_mask, med, ew)
+    ec = ew - ew.mean()
+    var_e = float(np.dot(ec, ec) / n)
+    phi = float(np.dot(ec[:-1], ec[1:]) / (n * var_e)) if var_e > 0 else 0.0
     phi = float(np.clip(phi, 0.0, 0.99))
     tau_ar = (1.0 + phi) / (1.0 - phi)
-    tau = max(tau_int(e), tau_ar)
-    v_obm, df, b = _obm_var_sum(e, tau)
-    v = max(v_obm, m * var_e * tau_ar) + var_stall
-    se = float(np.sqrt(v) / np.sum(d))
-    if k >= 2:
-        # Welch-Satterthwaite between the two variance parts
-        v1, v2 = max(v_obm, m * var_e * tau_ar), var_stall
-        df = float((v1 + v2) ** 2 / (v1 * v1 / df + v2 * v2 / max(k - 1, 1))) if v1 + v2 > 0 else df
-    return LongRunSE(se=se, df=float(df), method="obm+stalls" if k else "obm", batch_size=b, n_stalls=k)
+    tau = max(tau_int(ew), tau_ar)
+    lv = longrun_var_sum(e, tau, tau_ar, stall_mask=stall_mask)
+    se = float(np.sqrt(max(lv.var_sum, 0.0)) / np.sum(d))
+    return LongRunSE(se=se, df=float(lv.df), method=lv.method, batch_size=lv.batch_size,
+                     n_stalls=lv.n_periodic, n_jumps=lv.n_events - lv.n_periodic,
+                     period_obs=lv.period_obs, var_parts=lv.parts)
