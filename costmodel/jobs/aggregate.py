@@ -63,6 +63,8 @@ class JobTables:
     #: released (None) once the job is finished
     others_max: Any = None
     close: Any = None
+    #: how the fleet engine read the files: ``arrow`` (pyarrow + numpy fast path) or ``duckdb`` (the query)
+    reader: str = ""
 
 
 def bin_width(n_steps_span: int, n_bins: int = N_BINS) -> int:

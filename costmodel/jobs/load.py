@@ -57,6 +57,7 @@ def job_summary(tabs: JobTables, mode: str, mode_evidence: str, facts: dict[str,
                            "hold_threshold": strag["hold_threshold"], "bin_steps": tabs.bin_steps},
         "rejected_rows": int(tabs.rejected_rows),
         "engine": tabs.engine,
+        "reader": tabs.reader or tabs.engine,
         "notes": list(strag["notes"]) + list(tabs.warnings),
     }
 
