@@ -20,8 +20,9 @@ names the bad rows (:func:`costmodel.jobs.fleet.tables_from_csv`). The same per-
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -41,8 +42,8 @@ def read_columns(path: str, plan: dict[str, Any], strict: bool = True) -> dict[s
     the plan's factors; NaN where the cell is empty or the column absent) and ``n``. ``strict``: only
     empty cells are missing (as DuckDB's reader), and any cell pyarrow cannot convert raises
     :class:`Fallback`; otherwise pyarrow's default missing-value strings apply and its errors propagate."""
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.csv as pcsv  # type: ignore[import-untyped]
 
     names = {plan["step"][0]: "step"}
     types: dict[str, Any] = {plan["step"][0]: pa.int64()}
@@ -63,9 +64,8 @@ def read_columns(path: str, plan: dict[str, Any], strict: bool = True) -> dict[s
     for src, dst in names.items():
         col = tab.column(src)
         if dst == "step":
-            if col.null_count:
-                if strict:
-                    raise Fallback(f"{path}: empty step cell")
+            if col.null_count and strict:
+                raise Fallback(f"{path}: empty step cell")
             out["step"] = col.to_numpy(zero_copy_only=False).astype("int64", copy=False)
             continue
         a = col.to_numpy(zero_copy_only=False).astype("float64", copy=False)
@@ -236,7 +236,7 @@ def scan(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int], cand
     (candidate rank -> float32 step times over the steps present)."""
     from .aggregate import bin_width
 
-    cset = set(int(c) for c in cands)
+    cset = {int(c) for c in cands}
     acc = Acc()
     bins: list[np.ndarray] = []
     cand_raw: dict[int, tuple[np.ndarray, np.ndarray]] = {}

@@ -27,7 +27,8 @@ logs (nearly all) pay for one scan and bad ones get exactly the same answer as a
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -104,7 +105,7 @@ def plan_csv(path: str) -> dict[str, Any] | None:
         m = resolve_column(n)
         if m is None:
             continue
-        col = m.column if hasattr(m, "column") else m[0]
+        col = m.column if hasattr(m, "column") else m[0]  # type: ignore[index]
         factor = getattr(m, "factor", 1.0)
         if col == "t_s" and getattr(m, "time_kind", None) and not (
                 getattr(m, "time_kind", None) == "auto_num" and _relative_seconds(first_row, names.index(n))):
@@ -124,7 +125,8 @@ def usable(files: Sequence[str]) -> dict[str, Any] | None:
     if not plans or any(p is None for p in plans):
         return None
     first = plans[0]
-    if any(p["names"] != first["names"] for p in plans[1:]):
+    assert first is not None
+    if any(p is None or p["names"] != first["names"] for p in plans[1:]):
         return None
     return first
 
@@ -213,7 +215,7 @@ def _sample_step_times(path: str, col: int, delim: str) -> np.ndarray:
             if 0 <= i < j:
                 pieces.append(buf[i + 1:j + 1])
     d = re.escape(delim.encode())
-    pat = re.compile(rb"^(?:[^" + d + rb"\n]*" + d + rb"){" + str(col).encode() + rb"}[ \"]*([^" + d + rb"\n\" \r]*)", re.M)
+    pat = re.compile(rb"^(?:[^" + d + rb"\n]*" + d + rb"){" + str(col).encode() + rb"}[ \"]*([^" + d + rb"\n\" \r]*)", re.MULTILINE)
     vals = pat.findall(b"".join(pieces))
     try:
         return np.asarray(vals, dtype="S32").astype("float64")
@@ -325,7 +327,7 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
     # slowest rank, ties to the lowest rank (as the pandas engine): for ranks < 2**20 one float64 key,
     # st * (1 + (2**20 - rank) * 2**-45): the nudge (< 2**-25 relative) is below half the spacing of
     # float32 step times, so it orders only equal ones; a (st, -rank) struct otherwise (slower)
-    small_ranks = bool(ranks) and max(ranks.values()) < 2**20 and min(ranks.values()) >= 0
+    small_ranks = ranks is not None and bool(ranks) and max(ranks.values()) < 2**20 and min(ranks.values()) >= 0
     slow_key = ("CAST(st AS DOUBLE) * (1.0 + (1048576 - rank_) * 2.842170943040401e-14)" if small_ranks
                 else "{'st': st, 'r': -rank_}")
     sql_of = lambda rows, n_bad: f"""
@@ -415,7 +417,7 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
     base_other = steps["others_st"].astype("float64").to_numpy()
     del steps
     cand_st: dict[int, pd.Series] = {}
-    if cands:
+    if cands and ranks is not None:
         # the candidates' own step times, from their files only (a few of the job's files)
         cfiles = [f for f in files if ranks[f] in set(cands)]
         csrc, crank = _source_sql(cfiles, plan, {f: ranks[f] for f in cfiles})
