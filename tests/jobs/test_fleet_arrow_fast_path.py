@@ -38,7 +38,8 @@ def _same(x: pd.DataFrame, y: pd.DataFrame) -> None:
 @pytest.fixture(scope="module")
 def ragged(tmp_path_factory) -> tuple[list[str], dict]:
     """24 ranks (node 1 = ranks 8-15 slow), rank 3 ends early; rank 5 misses every 7th step and the
-    steps 100-149; rank 6 starts at step 40; ranks 1 and 2 copy rank 0's step times (ties)."""
+    steps 100-149; rank 6 starts at step 40; ranks 1 and 2 copy rank 0's step times (ties) and are
+    the slowest, tied, at steps 200-209; rank 9 has empty throughput cells."""
     d = tmp_path_factory.mktemp("ragged") / "job1"
     truth = generate_job(d, n_ranks=24, n_steps=1500, seed=7)
     files = sorted(str(f) for f in Path(d).glob("*.csv"))
@@ -51,6 +52,7 @@ def ragged(tmp_path_factory) -> tuple[list[str], dict]:
             t = t[t["step"] >= 40]
         if i in (1, 2):
             t["step_time_s"] = base["step_time_s"].to_numpy()[: len(t)]
+            t.loc[t["step"].between(200, 209), "step_time_s"] = 10.0  # the slowest, tied: rank 1 wins
         if i == 9:
             t.loc[t.index[10:20], "samples_per_s"] = np.nan  # empty cells: missing, not bad
         t.to_csv(f, index=False, float_format="%.6f")
@@ -69,6 +71,7 @@ def test_fast_path_equals_duckdb_query(ragged, monkeypatch):
     # what the fixture built is really there
     st = a.steps.set_index("step")
     assert (st.loc[0, "n_ranks"], st.loc[120, "n_ranks"], st.loc[1499, "n_ranks"]) == (22, 23, 23)
+    assert (st.loc[200:209, "slowest_rank"] == 1).all() and (st.loc[200:209, "st_second"] == 10.0).all()
     assert st["thr_sum"].notna().all() and (a.ranks.set_index("rank").loc[6, "first_step"] == 40)
     for bad in ({8, 9, 10}, set(truth["stragglers"]), {3}):
         np.testing.assert_allclose(a.others_max(bad), b.others_max(bad), rtol=1e-9)
@@ -120,3 +123,17 @@ def test_files_the_fast_path_cannot_take_go_through_the_query(tmp_path, monkeypa
     if edit != "dup":
         # counted and named, as before the fast path (DuckDB reports a short line once per missing column)
         assert t.rejected_rows == (2 if edit == "short" else 1) and any("rejected" in w for w in t.warnings)
+
+
+def test_header_only_rank_file_same_as_query(tmp_path, monkeypatch):
+    """A rank whose log has only its header: present in the job, no row, same tables as the query."""
+    d = tmp_path / "j"
+    generate_job(d, n_ranks=5, n_steps=500, seed=4, straggler_node=None, early_rank=None)
+    files = sorted(str(f) for f in d.glob("*.csv"))
+    Path(files[3]).write_text(Path(files[3]).read_text().splitlines()[0] + "\n")
+    a, b = _both(files, monkeypatch)
+    assert (a.reader, b.reader) == ("arrow", "duckdb") and a.ranks_all == b.ranks_all == [0, 1, 2, 3, 4]
+    _same(a.steps, b.steps)
+    _same(a.ranks, b.ranks)
+    _same(a.bins, b.bins)
+    assert 3 not in set(a.ranks["rank"]) and (a.steps["n_ranks"] == 4).all()
