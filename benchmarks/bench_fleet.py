@@ -8,6 +8,11 @@ ends early, checkpoint stalls every 500 steps shared by all ranks) and cached un
 benchmarks/out/fleet_<ranks>x<steps>/ (gitignored).
 
     .venv/bin/python benchmarks/bench_fleet.py [--ranks 1000] [--steps 100000] [--repeat 1] [--no-report]
+        [--data DIR]
+
+"ours" is the fleet engine as ``auto`` runs it (one rank per file, clean CSV: the pyarrow + numpy fast
+path of costmodel.jobs.arrowscan; ``COSTMODEL_FLEET_FAST=0`` measures the DuckDB query instead). The
+report is written to benchmarks/out/<data folder name>_report (gitignored), wherever the data are.
 """
 from __future__ import annotations
 
@@ -44,7 +49,7 @@ else:
     for role in ("colocated", "remote"):
         side = load_side([root + "/" + role], role, engine="duckdb")
         j = side.jobs[0]
-        out[role] = {"steps": j["steps"], "ranks": j["ranks"], "stragglers": [s["rank"] for s in j["stragglers"]],
+        out[role] = {"reader": j.get("reader"), "steps": j["steps"], "ranks": j["ranks"], "stragglers": [s["rank"] for s in j["stragglers"]],
                      "incomplete": [x["rank"] for x in j["ranks_incomplete"]], "lost_s": j["straggler_lost_s"]}
 wall = time.perf_counter() - t
 out.update(kind=kind, wall_s=wall, peak_rss_bytes=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
@@ -88,7 +93,7 @@ def child(kind: str, root: Path) -> dict:
 
 def report(root: Path) -> dict:
     ex = ROOT / "costmodel" / "data" / "examples"
-    out = root.parent / (root.name + "_report")
+    out = HERE / "out" / (root.name + "_report")  # in this tree, wherever the data are
     cmd = [PY, "-m", "costmodel", "report", "--colocated", str(root / "colocated"), "--remote", str(root / "remote"),
            "--scenario", str(ex / "scenario.yaml"), "--answers", str(ex / "answers.yaml"), "-o", str(out), "--force",
            "--monte-carlo", "2000"]
@@ -110,8 +115,11 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--no-report", action="store_true")
+    ap.add_argument("--data", type=Path, default=None,
+                    help="folder of already generated logs (colocated/, remote/, truth.json); default "
+                         "benchmarks/out/fleet_<ranks>x<steps>, generated when absent")
     a = ap.parse_args()
-    root = HERE / "out" / f"fleet_{a.ranks}x{a.steps}"
+    root = a.data.resolve() if a.data else HERE / "out" / f"fleet_{a.ranks}x{a.steps}"
     truth = generate(root, a.ranks, a.steps)
     size = sum(f.stat().st_size for f in root.rglob("*.csv"))
     print(f"{a.ranks} rank logs x {a.steps} steps = {a.ranks * a.steps:,} rows, {size / 1e9:.2f} GB CSV; load avg {os.getloadavg()}")
@@ -140,6 +148,7 @@ def main() -> None:
           f"{max(r['peak_rss_bytes'] for r in res['ours']) / 2**30:.2f} GiB; ratio {o / d:.2f}x wall, {oc / dc:.2f}x CPU "
           "(target <= 1.5x)")
     last = res["ours"][-1]
+    print(f"ours read the files with: {last['colocated']['reader']} / {last['remote']['reader']}")
     print(f"found: remote stragglers {last['remote']['stragglers']} (truth {truth['remote']['stragglers']}), "
           f"lost {last['remote']['lost_s']:.1f} s (truth {truth['remote']['lost_s']:.1f} s), "
           f"incomplete {last['remote']['incomplete']} (truth [{truth['remote']['early_rank']}])")

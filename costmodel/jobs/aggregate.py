@@ -25,8 +25,9 @@ anything between is ambiguous and needs ``--rank-throughput local|global``.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,6 +64,8 @@ class JobTables:
     #: released (None) once the job is finished
     others_max: Any = None
     close: Any = None
+    #: how the fleet engine read the files: ``arrow`` (pyarrow + numpy fast path) or ``duckdb`` (the query)
+    reader: str = ""
 
 
 def bin_width(n_steps_span: int, n_bins: int = N_BINS) -> int:
@@ -194,7 +197,7 @@ def incomplete_ranks(tabs: JobTables) -> list[dict[str, Any]]:
                         "missing_steps": int(missing), "ended_early": bool(int(row.last_step) < last),
                         "source": tabs.sources.get(int(row.rank), "")})
     for rk in tabs.ranks_all:
-        if rk not in set(int(x) for x in tabs.ranks["rank"]):
+        if rk not in {int(x) for x in tabs.ranks["rank"]}:
             out.append({"rank": int(rk), "steps": 0, "last_step": None, "missing_steps": total, "ended_early": True,
                         "source": tabs.sources.get(int(rk), "")})
     return out

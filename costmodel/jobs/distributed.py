@@ -1,7 +1,8 @@
 """The same reduction on a Dask cluster (extra ``distributed``): beyond one machine.
 
-Each task reduces ONE rank log (a CSV read with pyarrow, columns resolved by the same plan as the
-DuckDB engine, :func:`costmodel.jobs.fleet.plan_csv`) to a per-step partial: ``n``, throughput
+Each task reduces ONE rank log (read by the fleet engine's per-file reader,
+:func:`costmodel.jobs.arrowscan.read_columns`: pyarrow's CSV reader, columns resolved by the same plan,
+:func:`costmodel.jobs.fleet.plan_csv`) to a per-step partial: ``n``, throughput
 sum/min/max, step time max (with its rank) and second max, sum, latest time. Partials merge
 associatively (:func:`merge`), so the cluster reduces them as a tree and only per-step arrays travel,
 never rows. Per rank and per bin figures come from the same tasks. When the job has stragglers, a
@@ -15,7 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,20 +25,13 @@ import pandas as pd
 from .aggregate import JobTables, bin_width
 
 
-def _read(path: str, plan: dict[str, Any]) -> dict[str, np.ndarray]:
-    import pyarrow.csv as pcsv
+def _read(path: str, plan: dict[str, Any]) -> dict[str, Any]:
+    from .arrowscan import (
+        read_columns,  # the fleet engine's per-file reader (pyarrow CSV, plan's columns)
+    )
 
-    names = {plan["step"][0]: "step"}
-    for c in ("samples_per_s", "tokens_per_s", "step_time_s", "t_s"):
-        if c in plan:
-            names[plan[c][0]] = c
-    tab = pcsv.read_csv(path, parse_options=pcsv.ParseOptions(delimiter=plan["delim"]),
-                        convert_options=pcsv.ConvertOptions(include_columns=list(names)))
-    out = {}
-    for src, dst in names.items():
-        a = tab.column(src).to_numpy(zero_copy_only=False).astype("float64")
-        f = plan[dst][1] if dst != "step" else 1.0
-        out[dst] = a * f
+    d = read_columns(path, plan, strict=False)
+    out: dict[str, np.ndarray] = {k: d[k] for k in ("step", "samples_per_s", "tokens_per_s", "step_time_s", "t_s") if k in d}
     n = len(out["step"])
     thr_col = "samples_per_s" if "samples_per_s" in plan else "tokens_per_s" if "tokens_per_s" in plan else None
     thr = out[thr_col] if thr_col else np.full(n, np.nan)
@@ -126,9 +121,9 @@ def client() -> Iterator[Any]:
         return
     except ValueError:
         pass
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as lc:
-        with distributed.Client(lc) as c:
-            yield c
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as lc, \
+            distributed.Client(lc) as c:
+        yield c
 
 
 def _tree(c: Any, futures: list[Any], fn: Any) -> Any:
@@ -170,7 +165,7 @@ def tables_from_csv_dask(job_id: str, files: Sequence[str], plan: dict[str, Any]
             others_cache[tuple(sorted(bad))] = out
             return out
 
-    fin = lambda x: np.where(np.isfinite(x), x, np.nan)  # noqa: E731
+    fin = lambda x: np.where(np.isfinite(x), x, np.nan)
     steps_df = pd.DataFrame({"step": tot["step"], "n_ranks": tot["n"], "thr_sum": tot["thr_sum"], "thr_min": tot["thr_min"],
                              "thr_max": tot["thr_max"], "st_max": fin(tot["st_max"]), "st_sum": tot["st_sum"],
                              "t_max": fin(tot["t_max"]), "slowest_rank": tot["slowest_rank"],

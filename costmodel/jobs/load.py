@@ -9,14 +9,20 @@ Other runs stay as they are. Several jobs of one role are its repetitions.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
-
+from typing import Any
 
 from ..errors import IngestError
 from ..schema import Run, to_timeline
-from .aggregate import JobTables, detect_throughput_mode, incomplete_ranks, job_series, tables_from_runs
+from .aggregate import (
+    JobTables,
+    detect_throughput_mode,
+    incomplete_ranks,
+    job_series,
+    tables_from_runs,
+)
 from .discover import JobSpec, expand_job_spec, group_runs
 from .stragglers import find_stragglers
 
@@ -43,7 +49,7 @@ def job_summary(tabs: JobTables, mode: str, mode_evidence: str, facts: dict[str,
         "ranks": len(tabs.ranks_all),
         "rank_ids": [int(r) for r in tabs.ranks_all],
         "ranks_incomplete": incomplete_ranks(tabs),
-        "steps": int(len(tabs.steps)),
+        "steps": len(tabs.steps),
         "steps_scaled": int(facts.get("steps_scaled", 0)),
         "throughput_column": tabs.throughput_column,
         "rank_throughput": mode,
@@ -57,6 +63,7 @@ def job_summary(tabs: JobTables, mode: str, mode_evidence: str, facts: dict[str,
                            "hold_threshold": strag["hold_threshold"], "bin_steps": tabs.bin_steps},
         "rejected_rows": int(tabs.rejected_rows),
         "engine": tabs.engine,
+        "reader": tabs.reader or tabs.engine,
         "notes": list(strag["notes"]) + list(tabs.warnings),
     }
 

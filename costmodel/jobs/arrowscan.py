@@ -1,0 +1,280 @@
+"""Fast path of the fleet engine: one rank per CSV file, each read with pyarrow's CSV reader and folded
+into dense per-step arrays with numpy (no hashing, no row kept).
+
+A job of N rank logs with S steps each costs one parse of the text (pyarrow, multi-threaded C++,
+releases the GIL: files are read on a pool of 2 threads while the main thread folds the previous
+ones in) plus O(S) elementwise numpy work per file: O(N * S) time, O(S + N * bins + C * S) memory
+(C = straggler candidates, <= 64). Per step: count, throughput sum/min/max and count, step time
+sum/count/max, the slowest rank (ties to the lowest rank), the second largest step time, the largest
+step time over the ranks that are not straggler candidates, the latest ``t_s``; per rank and step
+bin: sums, counts, first and last step. Throughput and step time are rounded to float32 first and
+summed in float64, exactly as the DuckDB query does, so both give the same numbers.
+
+Only files that are plain and clean take this path: strictly increasing non-negative steps, every
+cell a number or empty, no negative or non-finite value, same field count on every line. Anything
+else (a cell that is not a number, a short line, a repeated or decreasing step, ``-1``, ``inf``)
+raises :class:`Fallback`, and the whole job goes through the DuckDB query instead, which counts and
+names the bad rows (:func:`costmodel.jobs.fleet.tables_from_csv`). The same per-file reader
+(:func:`read_columns`) feeds the Dask engine.
+"""
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+#: dense per-step arrays are used up to this step number (larger step numbers: the DuckDB query)
+MAX_STEP = 1 << 26
+THREADS = 2
+#: pyarrow parses a file in blocks of this many bytes on its own threads
+BLOCK_BYTES = 1 << 20
+
+
+class Fallback(Exception):
+    """This file (hence the job) is not for the fast path; the message says why."""
+
+
+def read_columns(path: str, plan: dict[str, Any], strict: bool = True) -> dict[str, Any]:
+    """One rank log's columns as numpy: ``step`` (int64), ``thr``/``st``/``t`` (float64, SI units via
+    the plan's factors; NaN where the cell is empty or the column absent) and ``n``. ``strict``: only
+    empty cells are missing (as DuckDB's reader), and any cell pyarrow cannot convert raises
+    :class:`Fallback`; otherwise pyarrow's default missing-value strings apply and its errors propagate."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.csv as pcsv  # type: ignore[import-untyped]
+
+    names = {plan["step"][0]: "step"}
+    types: dict[str, Any] = {plan["step"][0]: pa.int64()}
+    for c in ("samples_per_s", "tokens_per_s", "step_time_s", "t_s"):
+        if c in plan:
+            names[plan[c][0]] = c
+            types[plan[c][0]] = pa.float64()
+    conv = pcsv.ConvertOptions(include_columns=list(names), column_types=types,
+                               **({"null_values": [""], "strings_can_be_null": False} if strict else {}))
+    try:
+        tab = pcsv.read_csv(path, read_options=pcsv.ReadOptions(use_threads=True, block_size=BLOCK_BYTES),
+                            parse_options=pcsv.ParseOptions(delimiter=plan["delim"]), convert_options=conv)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowKeyError, UnicodeDecodeError) as exc:
+        if not strict:
+            raise
+        raise Fallback(f"{path}: {str(exc).splitlines()[0][:200]}") from None
+    out: dict[str, Any] = {"n": tab.num_rows}
+    for src, dst in names.items():
+        col = tab.column(src)
+        if dst == "step":
+            if col.null_count and strict:
+                raise Fallback(f"{path}: empty step cell")
+            out["step"] = col.to_numpy(zero_copy_only=False).astype("int64", copy=False)
+            continue
+        a = col.to_numpy(zero_copy_only=False).astype("float64", copy=False)
+        if col.null_count != a.size and int(np.isnan(a).sum()) > col.null_count:
+            out["nan_text"] = True  # a NaN that is not an empty cell: the text 'nan'
+        f = plan[dst][1]
+        out[dst] = a * f if f != 1.0 else a
+    return out
+
+
+def _f32(a: np.ndarray) -> np.ndarray:
+    return a.astype("float32").astype("float64")
+
+
+def clean_file(path: str, plan: dict[str, Any], thr_col: str | None) -> dict[str, Any]:
+    """The fast path's view of one file (values as the DuckDB query sees them: float32 throughput and
+    step time, float64 time) or :class:`Fallback`."""
+    d = read_columns(path, plan, strict=True)
+    step = d["step"]
+    n = len(step)
+    if n and (step[0] < 0 or step[-1] >= MAX_STEP or (n > 1 and not (np.diff(step) > 0).all())):
+        raise Fallback(f"{path}: steps not strictly increasing in [0, {MAX_STEP})")
+    nan = np.full(n, np.nan)
+    thr = d[thr_col] if thr_col else nan
+    st = d.get("step_time_s", nan)
+    t = d.get("t_s", nan)
+    holes = {}
+    for name, a, nonneg in (("thr", thr, True), ("st", st, True), ("t", t, False)):
+        if not n:
+            holes[name] = False
+            continue
+        lo, hi = a.min(), a.max()  # NaN when a cell is empty: then again without them
+        holes[name] = bool(np.isnan(lo))
+        if holes[name]:
+            ok = a[~np.isnan(a)]
+            if not len(ok):
+                continue
+            lo, hi = ok.min(), ok.max()
+        if (nonneg and lo < 0) or np.isinf(lo) or np.isinf(hi):
+            raise Fallback(f"{path}: a negative or infinite value")
+    if d.get("nan_text"):
+        raise Fallback(f"{path}: a 'nan' cell")
+    return {"step": step, "thr": _f32(thr) if thr_col else thr, "st": _f32(st), "t": t, "holes": holes}
+
+
+def iter_files(files: Sequence[str], fn: Callable[[str], Any], threads: int = THREADS) -> Iterator[tuple[str, Any]]:
+    """``(file, fn(file))`` in file order, computed on a pool of ``threads`` with at most 2 * threads
+    results waiting (memory stays a few files' worth)."""
+    if threads <= 1 or len(files) <= 1:
+        for f in files:
+            yield f, fn(f)
+        return
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        pending: deque = deque()
+        it = iter(files)
+        try:
+            for f in it:
+                pending.append((f, pool.submit(fn, f)))
+                if len(pending) >= 2 * threads:
+                    g, fut = pending.popleft()
+                    yield g, fut.result()
+            while pending:
+                g, fut = pending.popleft()
+                yield g, fut.result()
+        finally:
+            for _g, fut in pending:
+                fut.cancel()
+
+
+class Acc:
+    """Per-step accumulators (dense, index = step), grown as steps appear."""
+
+    def __init__(self, cap: int = 1024) -> None:
+        self.cap = 0
+        self.a: dict[str, np.ndarray] = {}
+        self._grow(cap)
+
+    SPEC = (("n", 0, "int64"), ("thr_n", 0, "int64"), ("st_n", 0, "int64"), ("t_n", 0, "int64"),
+            ("thr_sum", 0.0, "float64"), ("thr_min", np.nan, "float64"), ("thr_max", np.nan, "float64"),
+            ("st_sum", 0.0, "float64"), ("st_max", -np.inf, "float64"), ("st_second", -np.inf, "float64"),
+            ("slowest", -1, "int64"), ("others", -np.inf, "float64"), ("t_max", -np.inf, "float64"))
+
+    def _grow(self, need: int) -> None:
+        if need <= self.cap:
+            return
+        cap = max(need, 2 * self.cap)
+        for name, fill, dt in self.SPEC:
+            new = np.full(cap, fill, dtype=dt)
+            if self.cap:
+                new[:self.cap] = self.a[name]
+            self.a[name] = new
+        self.cap = cap
+
+    def add(self, rank: int, step: np.ndarray, thr: np.ndarray, st: np.ndarray, t: np.ndarray, other: bool,
+            holes: dict[str, bool]) -> None:
+        """Fold in one rank's rows (``step`` strictly increasing, so each index appears once). ``holes``:
+        which of thr/st/t have a missing value (NaN); where none, the masks are skipped."""
+        if not len(step):
+            return
+        self._grow(int(step[-1]) + 1)
+        a = self.a
+        s0 = int(step[0])
+        idx: Any = slice(s0, s0 + len(step)) if int(step[-1]) - s0 + 1 == len(step) else step
+        n = a["n"]
+        n[idx] += 1
+        if holes["thr"]:
+            thr_ok = ~np.isnan(thr)
+            a["thr_n"][idx] += thr_ok
+            a["thr_sum"][idx] += np.where(thr_ok, thr, 0.0)
+        else:
+            a["thr_n"][idx] += 1
+            a["thr_sum"][idx] += thr
+        a["thr_min"][idx] = np.fmin(a["thr_min"][idx], thr)
+        a["thr_max"][idx] = np.fmax(a["thr_max"][idx], thr)
+        if holes["st"]:
+            st_ok = ~np.isnan(st)
+            a["st_n"][idx] += st_ok
+            a["st_sum"][idx] += np.where(st_ok, st, 0.0)
+        else:
+            a["st_n"][idx] += 1
+            a["st_sum"][idx] += st
+        m1, m2, sr = a["st_max"][idx], a["st_second"][idx], a["slowest"][idx]
+        # the top two step times as a multiset; the slowest rank: larger time, or equal time and lower rank
+        top = st >= m1
+        wins = top & ((st > m1) | (rank < sr))
+        a["st_second"][idx] = np.where(top, m1, np.fmax(m2, st))
+        a["st_max"][idx] = np.fmax(m1, st)
+        a["slowest"][idx] = np.where(wins, rank, sr)
+        if other:
+            a["others"][idx] = np.fmax(a["others"][idx], st)
+        if holes["t"]:
+            t_ok = ~np.isnan(t)
+            if t_ok.any():
+                a["t_n"][idx] += t_ok
+                a["t_max"][idx] = np.fmax(a["t_max"][idx], t)
+        else:
+            a["t_n"][idx] += 1
+            a["t_max"][idx] = np.fmax(a["t_max"][idx], t)
+
+
+def bin_rows(rank: int, step: np.ndarray, thr: np.ndarray, st: np.ndarray, bw: int) -> np.ndarray:
+    """Per step bin of one rank (steps increasing): rows of (rank, bin, n, st_sum, st_n, thr_sum, thr_n,
+    first_step, last_step) as float64 (exact for these integers)."""
+    b = step // bw
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(b)) + 1])
+    ends = np.concatenate([starts[1:], [len(step)]])
+    out = np.empty((len(starts), 9))
+    out[:, 0] = rank
+    out[:, 1] = b[starts]
+    out[:, 2] = ends - starts
+    for col, v in ((3, st), (5, thr)):
+        ok = ~np.isnan(v)
+        if ok.all():
+            out[:, col] = np.add.reduceat(v, starts)
+            out[:, col + 1] = out[:, 2]
+        else:
+            out[:, col] = np.add.reduceat(np.where(ok, v, 0.0), starts)
+            out[:, col + 1] = np.add.reduceat(ok.astype("int64"), starts)
+    out[:, 7] = step[starts]
+    out[:, 8] = step[ends - 1]
+    return out
+
+
+def scan(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int], cands: Sequence[int],
+         n_bins: int, thr_col: str | None) -> dict[str, Any]:
+    """The per-step and per-(rank, bin) aggregates of a job, or :class:`Fallback`. Returns ``steps``
+    (dict of arrays over the steps present), ``bins`` (rows as :func:`bin_rows`), ``bw``, ``cand_st``
+    (candidate rank -> float32 step times over the steps present)."""
+    from .aggregate import bin_width
+
+    cset = {int(c) for c in cands}
+    acc = Acc()
+    bins: list[np.ndarray] = []
+    cand_raw: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    bw = 0
+    for f, d in iter_files(files, lambda f: clean_file(f, plan, thr_col)):
+        r = int(ranks[f])
+        step = d["step"]
+        if not bw:  # bin width from the first file's step range (as the DuckDB query)
+            bw = bin_width(int(step[-1] - step[0] + 1) if len(step) else 1, n_bins)
+        acc.add(r, step, d["thr"], d["st"], d["t"], r not in cset, d["holes"])
+        if len(step):
+            bins.append(bin_rows(r, step, d["thr"], d["st"], bw))
+        if r in cset:
+            cand_raw[r] = (step, d["st"])
+    a = acc.a
+    present = np.flatnonzero(a["n"][:acc.cap] > 0)
+    steps = {k: v[present] for k, v in a.items()}
+    steps["step"] = present.astype("int64")
+    cand_st = {}
+    for r, (s, v) in cand_raw.items():
+        full = np.full(len(present), np.nan)
+        full[np.searchsorted(present, s)] = v
+        cand_st[r] = full
+    return {"steps": steps, "bins": np.vstack(bins) if bins else np.empty((0, 9)), "bw": bw or 1, "cand_st": cand_st}
+
+
+def others_max(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int], bad: set[int],
+               step_index: np.ndarray) -> np.ndarray:
+    """Per step (aligned with ``step_index``) the largest step time over the ranks not in ``bad``
+    (float32 values as the DuckDB query; NaN where none): one more pass over their files."""
+    out = np.full(len(step_index), -np.inf)
+    keep = [f for f in files if int(ranks[f]) not in bad]
+
+    def read(f: str) -> tuple[np.ndarray, np.ndarray]:
+        d = read_columns(f, plan, strict=True)
+        st = d.get("step_time_s", np.full(d["n"], np.nan))
+        return d["step"], _f32(st)
+    for _f, (s, v) in iter_files(keep, read):
+        i = np.searchsorted(step_index, s)
+        out[i] = np.fmax(out[i], v)
+    return np.where(np.isfinite(out), out, np.nan)
