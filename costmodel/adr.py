@@ -13,8 +13,9 @@ import re
 import tempfile
 import unicodedata
 import urllib.parse
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from .checklist import Decision
 from .errors import ChecklistError
@@ -453,5 +454,14 @@ def write_adr(
     return target
 
 
-__all__ = ["OPTION_TITLES", "md_escape", "render_adr", "write_adr", "find_adr", "next_number", "slugify",
-           "chosen_option", "default_status"]
+__all__ = [
+    "OPTION_TITLES",
+    "chosen_option",
+    "default_status",
+    "find_adr",
+    "md_escape",
+    "next_number",
+    "render_adr",
+    "slugify",
+    "write_adr",
+]

@@ -15,7 +15,7 @@ import argparse
 import importlib
 import sys
 import traceback
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import __version__
 from .errors import CostmodelError

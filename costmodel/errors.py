@@ -89,14 +89,14 @@ class SimulateError(CostmodelError):
 
 
 __all__ = [
+    "AnalysisError",
+    "BenchError",
+    "ChecklistError",
     "CostmodelError",
     "IngestError",
-    "AnalysisError",
-    "ScenarioError",
     "PriceError",
-    "ChecklistError",
     "ReportError",
-    "BenchError",
+    "ScenarioError",
     "SimulateError",
 ]
 

@@ -23,8 +23,9 @@ import fcntl
 import io
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
 #: the largest text file :func:`read_input_text` reads whole unless told otherwise (bytes)
 MAX_TEXT_BYTES = 256 * 1024 * 1024

@@ -104,7 +104,7 @@ class Run:
 
     @property
     def rows(self) -> int:
-        return int(len(self.table))
+        return len(self.table)
 
     @property
     def columns(self) -> list[str]:

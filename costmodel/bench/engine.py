@@ -10,8 +10,8 @@ import mmap
 import os
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from .result import GIB, FileRead, Sample
 

@@ -12,8 +12,9 @@ import ctypes.util
 import errno
 import mmap
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 PAGE_BYTES = mmap.PAGESIZE
 #: Residency above this share of the checked bytes after an eviction means it did not work.

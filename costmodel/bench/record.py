@@ -13,8 +13,9 @@ import math
 import os
 import signal
 import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from ..errors import BenchError
 

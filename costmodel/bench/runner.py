@@ -6,7 +6,8 @@ import os
 import platform
 import socket
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import __version__
 from ..errors import BenchError

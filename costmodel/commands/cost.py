@@ -107,9 +107,8 @@ def _read_json(path: str) -> dict:
 
 
 def _read_runs(path: str) -> list:
-    from ..timeline import is_timeline_parquet, read_runs
-
     from ..safeio import refusal
+    from ..timeline import is_timeline_parquet, read_runs
 
     p = Path(path)
     why = refusal(p)  # missing, a FIFO, device, folder or link loop: one line, never a hang

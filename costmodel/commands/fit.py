@@ -60,7 +60,8 @@ def load_side(files: list[str], fmt: str | None = None, role: str = "", args: An
 
     from ..errors import IngestError
     from ..ingest import IngestOptions
-    from ..jobs import load_side as _load_side, parse_job_spec
+    from ..jobs import load_side as _load_side
+    from ..jobs import parse_job_spec
 
     specs = [parse_job_spec(x) for x in (getattr(args, "job", None) or [])]
     if spec_role is not None:

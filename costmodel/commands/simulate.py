@@ -57,13 +57,12 @@ def _parse_overrides(items: list[str]) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..simulate import simulate
-    from ..timeline import write_runs
-    from ._common import emit_json
-
     from pathlib import Path
 
     from ..errors import SimulateError
+    from ..simulate import simulate
+    from ..timeline import write_runs
+    from ._common import emit_json
 
     if args.output and Path(args.output).is_dir():
         raise SimulateError(f"-o {args.output}: is a directory; give a file name such as predicted.parquet",

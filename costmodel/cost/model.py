@@ -90,7 +90,7 @@ one-off terms spread over the horizon). All functions broadcast: pass arrays for
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 

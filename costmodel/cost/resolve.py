@@ -315,7 +315,7 @@ def _link_bounds(c: _Ctx) -> None:
     if not bw and c.stated(ck) and c.values[ck] > 0:
         bw = D * 8.0 / (c.values[ck] * 3600.0)
         c.settings["link.bandwidth_gbps"] = bw
-        c.prov["link.bandwidth_gbps"] = {"value": bw, "source": f"derived: dataset.size_gb x 8 / replica.copy_hours / 3600"}
+        c.prov["link.bandwidth_gbps"] = {"value": bw, "source": "derived: dataset.size_gb x 8 / replica.copy_hours / 3600"}
         c.check("copy_time", [ck, "link.bandwidth_gbps"], c.values[ck], None, "derived",
                 f"the stated copy time implies a link of {bw:,.4g} Gbit/s")
     if bw:

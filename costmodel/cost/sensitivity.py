@@ -8,7 +8,8 @@ clipped to the input's range. Rows are sorted by ``swing_usd``, the change of
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd

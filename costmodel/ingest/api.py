@@ -9,9 +9,10 @@ file (and line or field): readers meeting content they do not expect still fail 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -161,7 +162,7 @@ def _pattern_from_line(line: str) -> str | None:
     if len(nums) < 2:
         return None
     step_k = next((k for k, m in enumerate(nums) if "." not in m.group(0)
-                   and re.search(r"(?:step|iter|iteration|it|batch)\W*$", line[:m.start()], re.I)),
+                   and re.search(r"(?:step|iter|iteration|it|batch)\W*$", line[:m.start()], re.IGNORECASE)),
                   next((k for k, m in enumerate(nums) if "." not in m.group(0)), 0))
     out, pos = [], 0
     for k, m in enumerate(nums):

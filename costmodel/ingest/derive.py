@@ -8,7 +8,8 @@ the throughput keeps it (the option is then ignored, with a warning). Pure funct
 """
 from __future__ import annotations
 
-from typing import Any, MutableMapping
+from collections.abc import MutableMapping
+from typing import Any
 
 import numpy as np
 

@@ -296,7 +296,7 @@ def _log(path: Path, options: Any) -> list[Run]:
     by_rank: dict[int, dict[str, list[Any]]] = {}
     other = 0
     meta_lines: list[str] = []
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             m = STEP_RE.search(line)
             if not m:

@@ -36,7 +36,7 @@ def documents(text: str, src: str) -> tuple[list[dict[str, Any]], list[str]]:
     notes: list[str] = []
     pos = 0
     first_error: str | None = None
-    for m in re.finditer(r"^\{", text, flags=re.M):
+    for m in re.finditer(r"^\{", text, flags=re.MULTILINE):
         if m.start() < pos:
             continue
         try:

@@ -64,7 +64,7 @@ def _parse(path: Path, hist: bool) -> tuple[list[list[float]], list[int], list[R
     lines: list[int] = []
     bad: list[Rejection] = []
     src = str(path)
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             s = line.strip().rstrip(",")
             if not s:
@@ -87,7 +87,7 @@ def read(path: Path, options: Any) -> list[Run]:
     src = str(path)
     fmt = getattr(options, "fmt", None)
     kind = fmt if fmt in FORMATS[1:] else kind_from_name(path)
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         head = fh.read(64 * 1024)
     first = next((ln for ln in head.splitlines() if ln.strip()), "")
     if kind is None:

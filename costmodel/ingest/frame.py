@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping as TMapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping as TMapping
+from typing import Any
 
 import numpy as np
 import pandas as pd

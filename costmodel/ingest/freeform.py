@@ -42,7 +42,7 @@ SPEED_RE = re.compile(
 SPEED_ANY_RE = re.compile(r"Speed:\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*samples/sec")
 TF_STEP_RE = re.compile(r"step = (?P<step>\d+) \((?P<sec>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?) sec\)")
 TF_GS_RE = re.compile(r"global_step/sec:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)")
-THR_RE = re.compile(r"throughput\s*:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)", re.I)
+THR_RE = re.compile(r"throughput\s*:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)", re.IGNORECASE)
 HF_RE = re.compile(r"^LOG (?P<date>\w{3} \w{3}\s+\d+ \d\d:\d\d:\d\d \d{4}) - \((?P<epoch>\d+), (?P<step>\d+)\)")
 
 
@@ -58,7 +58,7 @@ def dialects(head: str) -> list[str]:
         found.append("throughput")
     if '"raw_data"' in head and ("steptime_train" in head or "throughput_train" in head):
         found.append("superbench")
-    if "OPERATION RESULT TYPE" in head or re.search(r"^\s*(READ|WRITE)\s+Elapsed ms\s*:", head, flags=re.M):
+    if "OPERATION RESULT TYPE" in head or re.search(r"^\s*(READ|WRITE)\s+Elapsed ms\s*:", head, flags=re.MULTILINE):
         found.append("elbencho")
     return found
 
@@ -194,7 +194,7 @@ def _tf(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
         if m:
             gs.append(float(m.group("v")))
             gs_lines.append(i)
-    prev0 = re.search(r"step = (\d+)\s*$", text, flags=re.M)
+    prev0 = re.search(r"step = (\d+)\s*$", text, flags=re.MULTILINE)
     if steps:
         st = np.array(steps, dtype="float64")
         first = float(prev0.group(1)) if prev0 and int(prev0.group(1)) < steps[0] else 0.0
@@ -368,7 +368,7 @@ def _pattern(path: Path, text: str, options: Any) -> Run:
             records[g].append(m.group(g))
         lines.append(i)
     if not lines:
-        raise IngestError(f"--pattern matched no line", path=src, field="--pattern")
+        raise IngestError("--pattern matched no line", path=src, field="--pattern")
     conv = convert({g: np.array(v, dtype=object) for g, v in records.items()}, options, source=src, resolver=documented_column)
     if not conv.columns:
         raise IngestError(

@@ -36,7 +36,7 @@ _SMI_FIELDS = ("utilization.gpu", "power.draw", "memory.used", "pci.bus_id", "te
 
 def kind(head: str) -> str | None:
     first = next((ln for ln in head.splitlines() if ln.strip()), "")
-    if first.lstrip().startswith("#Entity") or re.search(r"^\s*GPU \d+\s+[\d.N/A-]+", head, flags=re.M) and "#Entity" in head:
+    if first.lstrip().startswith("#Entity") or (re.search(r"^\s*GPU \d+\s+[\d.N/A-]+", head, flags=re.MULTILINE) and "#Entity" in head):
         return "dcgmi"
     if "DCGM_FI_" in first and "," in first:
         return "dcgm_exporter"

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -96,12 +97,12 @@ def _to_arrow(table: Any, schema: Any) -> Any:
 def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: int = BLOCK_BYTES,
                run_id: str | None = None) -> StreamedRun:
     """Append one CSV/TSV file to ``writer`` batch by batch; returns its summary Run (no rows in memory)."""
+    import io
+
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     from .api import _head
-    import io
-
     from .tabular import NULL_VALUES, _delimiter, arrow_csv_plan, dialect, line_blocks
 
     src = str(path)
@@ -359,8 +360,8 @@ def input_bytes(paths: Sequence[str | Path]) -> int:
 
 def _has_gpu_telemetry(paths: Sequence[str | Path]) -> bool:
     """True when one of the (non-folder) inputs is GPU telemetry, to be merged onto a training run by time."""
-    from .api import GPU_FORMATS, sniff_format
     from ..errors import CostmodelError
+    from .api import GPU_FORMATS, sniff_format
 
     for p in paths:
         if Path(p).is_dir() or not Path(p).is_file():
@@ -427,8 +428,8 @@ def ingest_to_parquet(
     """Read ``paths`` into one Timeline Parquet at ``out``, streaming big CSV/TSV inputs. Returns an IngestResult."""
     import pyarrow.parquet as pq
 
-    from .api import IngestResult, load_many
     from ..timeline import METADATA_KEY
+    from .api import IngestResult, load_many
 
     limit = STREAM_BYTES if stream_bytes is None else stream_bytes
     csv_limit = csv_stream_limit(paths, stream_bytes)

@@ -36,10 +36,10 @@ FORMATS = ["sysstat", "iostat_x", "sar_d", "nvidia_smi_dmon", "dstat"]
 #: GPU telemetry formats of this module (merged onto training runs by time)
 GPU_FORMATS = ("nvidia_smi_dmon",)
 
-_IOSTAT_DEV = re.compile(r"^Device:?\s+.*(r/s|rkB/s|rMB/s)", re.M)
-_SAR_D = re.compile(r"^\d\d:\d\d:\d\d(?:\s+[AP]M)?\s+(?:DEV\s+tps\s|tps\s.*\sDEV\s*$)", re.M)
-_DMON = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+pwr\s", re.M)
-_DSTAT = re.compile(r'^"Dstat [\d.]+ CSV output"', re.M)
+_IOSTAT_DEV = re.compile(r"^Device:?\s+.*(r/s|rkB/s|rMB/s)", re.MULTILINE)
+_SAR_D = re.compile(r"^\d\d:\d\d:\d\d(?:\s+[AP]M)?\s+(?:DEV\s+tps\s|tps\s.*\sDEV\s*$)", re.MULTILINE)
+_DMON = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+pwr\s", re.MULTILINE)
+_DSTAT = re.compile(r'^"Dstat [\d.]+ CSV output"', re.MULTILINE)
 _TS = re.compile(r"^(\d\d/\d\d/\d{2,4}\s+\d\d:\d\d:\d\d(?:\s+[AP]M)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[^\s]*)\s*$")
 
 

@@ -191,7 +191,7 @@ def merge_same_step(columns: dict[str, np.ndarray], invalid: dict[str, np.ndarra
     else:
         new_lines = np.asarray(lines)[keep]
     merged_rows = int(n - keep.sum())
-    info = {"rows_merged": merged_rows, "groups": int(len(ok_groups)),
+    info = {"rows_merged": merged_rows, "groups": len(ok_groups),
             "rule": "consecutive rows with the same step and no conflicting value are one row (first value per column)"}
     note = (f"{merged_rows} row(s) repeating the previous row's step with other columns filled (e.g. epoch-end "
             f"validation rows) were merged into {len(ok_groups)} row(s); rows that conflict stay duplicates")
@@ -222,7 +222,7 @@ def missing_cell_notes(src: str, columns: dict[str, np.ndarray], invalid: dict[s
 def _header(path: Path, delimiter: str) -> tuple[list[str], int]:
     """Column names and the number of preamble lines (``#`` comments, blank lines) before them."""
     skip = 0
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for line in fh:
             if not line.strip() or line.lstrip().startswith("#"):
                 skip += 1
@@ -359,9 +359,8 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
     """
     import io
 
-    import pyarrow.csv as pacsv
-
     import pyarrow as pa
+    import pyarrow.csv as pacsv
 
     read_opts = pacsv.ReadOptions(column_names=names, block_size=max(1 << 20, block_bytes // 4))
     opts = conv_opts
@@ -546,7 +545,7 @@ def _locate(path: Path, texts: list[str], skipped: list[tuple[int | None, str]])
     for k, t in enumerate(texts):
         pending.setdefault(t, []).append(k)
     found: dict[int, int] = {}
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             ks = pending.get(line.rstrip("\r\n"))
             if ks:
@@ -607,7 +606,7 @@ def _read_jsonl(path: Path, options: Any) -> Run:
     records: list[dict[str, Any]] = []
     lines: list[int] = []
     extra: list[Rejection] = []
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             s = line.strip()
             if not s:
@@ -644,7 +643,7 @@ def _read_kv(path: Path, options: Any) -> Run:
     lines: list[int] = []
     other = 0
     first_other: int | None = None
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             kv = parse_kv_line(line)
             if len(kv) >= 1 and any(_known(k, options) for k in kv):

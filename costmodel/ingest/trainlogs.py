@@ -202,7 +202,7 @@ def _megatron(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[
         interval = float(np.median(span[1:]))
         if it[0] > interval:
             span[0] = interval
-            meta["t_s_note"] = "the log starts at iteration {:g}: t_s counts from one log interval before it".format(it[0])
+            meta["t_s_note"] = f"the log starts at iteration {it[0]:g}: t_s counts from one log interval before it"
     t = _relative(np.array([r["ts"] for r in rows]), meta)
     if t is None:
         t = np.cumsum(np.nan_to_num(st * span, nan=0.0))

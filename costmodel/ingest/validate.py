@@ -23,8 +23,9 @@ than :data:`MIN_BAD_ALLOWED` rows) are rejected. ``--strict`` makes any rejected
 """
 from __future__ import annotations
 
+from collections.abc import Mapping as TMapping
 from pathlib import Path
-from typing import Any, Mapping as TMapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -126,8 +127,8 @@ def renumber_epochs(sv: np.ndarray, epoch: np.ndarray | None, state: dict[str, A
         epoch_no[idx] = first + state["seg"] + seg_of
     state["offset"] = float(offsets[-1])
     state["seg_max"] = float(seg_max[-1])
-    state["seg"] += int(len(starts))
-    state["restart_rows"] += int(len(starts))
+    state["seg"] += len(starts)
+    state["restart_rows"] += len(starts)
     state["offsets"] += [float(x) for x in offsets[1:]][: max(0, MAX_EPOCH_NOTES - len(state["offsets"]))]
     return out, epoch_no, idx[starts]
 
