@@ -259,9 +259,9 @@ def render_adr(
         w("* Good, because there is no second copy of the dataset to store, sync and govern.")
         w("* Bad, because training now depends on the inter-region link and on the cache staying warm.")
         for iid in ("warmup_share", "link_headroom", "transfer_budget"):
-            r = by_id.get(iid)
-            if r is not None and r.evidence.proposed != "unknown":
-                w(f"* Neutral, because {md_escape(r.evidence.summary)}.")
+            res = by_id.get(iid)
+            if res is not None and res.evidence.proposed != "unknown":
+                w(f"* Neutral, because {md_escape(res.evidence.summary)}.")
     elif chosen == "replicate":
         w(f"* Good, because training reads local data at co-located speed (replica{horizon}: {_usd(rp)}).")
         w("* Bad, because a second copy has to be stored, synced and governed.")

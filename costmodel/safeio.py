@@ -67,7 +67,7 @@ class InputRefused(OSError):
         super().__init__(reason)
         self.reason = reason
         self.filename = os.fspath(path) if path is not None else None
-        self.errno = code  # type: ignore[assignment]
+        self.errno = code
 
     def __str__(self) -> str:
         return self.reason

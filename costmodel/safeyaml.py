@@ -65,7 +65,7 @@ class BoundedSafeLoader(yaml.SafeLoader):
         self._cm_depth = 0
 
     # -- composition: nesting depth while parsing (PyYAML's composer recurses per level)
-    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+    def compose_node(self, parent: Any, index: Any) -> Any:
         self._cm_depth += 1
         try:
             if self._cm_depth > self.max_depth:
@@ -75,14 +75,14 @@ class BoundedSafeLoader(yaml.SafeLoader):
         finally:
             self._cm_depth -= 1
 
-    def compose_document(self) -> Any:  # type: ignore[override]
+    def compose_document(self) -> Any:
         node = super().compose_document()
         if node is not None:
             check_expansion(node, self.max_nodes, self.max_depth)
         return node
 
     # -- construction: duplicate keys
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:  # type: ignore[override]
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         if isinstance(node, MappingNode):
             seen: dict[Any, int] = {}
             for key_node, _value in node.value:

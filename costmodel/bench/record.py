@@ -57,10 +57,10 @@ def interrupts_deferred() -> Iterator[None]:
     try:
         yield
     finally:
-        for sig, prev in old.items():
-            signal.signal(sig, prev)
-        for sig in dict.fromkeys(got):
-            signal.raise_signal(sig)
+        for signum, handler in old.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(got):
+            signal.raise_signal(signum)
 
 
 def check_out_path(path: str | os.PathLike[str]) -> None:

@@ -122,8 +122,9 @@ def run_bench(
         manifest = walk_files(root, max_files)
     paths = manifest.paths()
     notes: list[str] = []
-    if manifest.truncation_note():
-        notes.append(manifest.truncation_note())
+    truncated = manifest.truncation_note()
+    if truncated:
+        notes.append(truncated)
     use_direct = False
     if direct:
         ok, why = False, "no file could be opened to test O_DIRECT"
@@ -245,7 +246,7 @@ def _one_pass(
         eviction = pagecache.evict(paths)
         cold = eviction.method == METHOD_FADVISE
         page_cache = "evicted" if cold else "as_found"
-        before = eviction.after
+        before = eviction.after if eviction.after is not None else pagecache.residency(paths)  # evict() sets it
         if on_progress is not None and eviction.worked is False:
             on_progress(f"pass {p}: eviction did not work: {'; '.join(eviction.notes)}")
     else:

@@ -193,7 +193,7 @@ def sanity_warnings(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str, f
                "link.transfer_usd_per_gb": max(dv["cross_region_gb_per_month"], float(p["dataset.size_gb"])),
                "replica.storage_usd_per_gb_month": float(p["dataset.size_gb"])}
     for u in scenario.prices_used:
-        vol = volumes.get(u.get("key"))
+        vol = volumes.get(u.get("key") or "")
         last = (u.get("tiers") or [u])[-1]
         end, bpu = last.get("tier_end", last.get("end")), u.get("bytes_per_unit") or 1e9
         if vol is None or end in (None, "") or not math.isfinite(float(end)):

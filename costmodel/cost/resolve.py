@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import PriceError, ScenarioError
 from .model import DAYS_PER_MONTH
 from .pricing import lookup_tiers, price_entry, row_warning, tier_bounds, usd_per_count, usd_per_decimal_gb
 from .spec import PARAM_BY_KEY
+
+if TYPE_CHECKING:
+    from ..prices import PriceTable
 
 TOLERANCE = 0.10  # stated and implied more than 10 % apart: a warning
 HOURS_PER_MONTH = 365.25 * 24 / 12  # 730.5
@@ -68,7 +71,7 @@ class _Ctx:
         self.consistency: list[dict[str, Any]] = []
         self.not_priced: dict[str, list[str]] = {}
         self.notes: dict[str, dict[str, str]] = {}
-        self._table = None
+        self._table: PriceTable | Literal[False] | None = None  # False: the catalog could not be loaded
 
     # -- helpers
     def stated(self, key: str) -> bool:
@@ -99,7 +102,7 @@ class _Ctx:
     def note(self, option: str, term: str, why: str) -> None:
         self.notes.setdefault(option, {})[term] = why
 
-    def table(self):
+    def table(self) -> PriceTable | None:
         if self._table is None:
             from ..prices import load_prices
 
@@ -442,7 +445,7 @@ def _catalog_price(c: _Ctx, key: str, items: tuple[str, ...], regions: list[tupl
     ``internal[tier_key]`` (the first tier's price is the value)."""
     provider = c.settings.get("prices.provider")
     table = c.table() if provider else None
-    if table is None:
+    if table is None or not provider:
         return None
     row, rows = None, None
     for item in items:

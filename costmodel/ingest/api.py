@@ -306,7 +306,7 @@ def load(path: str | Path, options: IngestOptions | None = None) -> list[Run]:
         apply_to_run(r, opts.batch_size, opts.tokens_per_step)
         if opts.role and (r.role != opts.role or (r.rows and str(r.table["role"].iloc[0]) != opts.role)):
             r.role = opts.role
-            r.table["role"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype="int8"), categories=[opts.role])
+            r.table["role"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype=np.int8), categories=pd.Index([opts.role]))
         if opts.strict and r.rejected:
             first = r.rejected[0]
             raise IngestError(
@@ -410,7 +410,7 @@ def unique_run_ids(runs: Sequence[Run]) -> None:
         seen[r.run_id] = n
         if n > 1:
             r.run_id = f"{r.run_id}#{n}"
-            r.table["run_id"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype="int8"), categories=[r.run_id])
+            r.table["run_id"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype=np.int8), categories=pd.Index([r.run_id]))
 
 
 def merge_gpu(runs: list[Run]) -> tuple[list[Run], list[str]]:
@@ -462,7 +462,7 @@ def merge_gpu(runs: list[Run]) -> tuple[list[Run], list[str]]:
                     continue
                 right = pd.DataFrame({"t": gt, "v": vals}).dropna().sort_values("t")
                 right = right.drop_duplicates("t", keep="last")
-                m = pd.merge_asof(left, right, on="t", direction="nearest", tolerance=tol)
+                m = pd.merge_asof(left, right, on="t", direction="nearest", tolerance=tol)  # type: ignore[arg-type]  # float key, float tolerance: pandas-stubs allow only int
                 out = np.full(len(t), np.nan)
                 out[m["i"].to_numpy()] = m["v"].to_numpy()
                 merged_cols[col].append(out)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -185,8 +185,8 @@ def read(path: Path, options: Any) -> list[Run]:
     ]
 
 
-def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v)
+def _is_num(v: object) -> TypeGuard[int | float]:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and bool(np.isfinite(v))
 
 
 def _pass_rows(done: list[dict[str, Any]], sl: dict[str, np.ndarray], pass_lines: dict[int, int]) -> tuple[dict[str, np.ndarray], list[int]]:

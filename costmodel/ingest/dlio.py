@@ -67,6 +67,12 @@ def _json(path: Path) -> Any:
         raise IngestError(f"not valid JSON ({exc.msg}); expected a complete DLIO output", path=str(path), line=exc.lineno) from None
 
 
+def _since_s(stamp: Any, t0: float | None) -> float:
+    """Seconds from ``t0`` to the ISO time ``stamp``; NaN when either is missing or unreadable."""
+    s = _ts(stamp) if stamp else None
+    return s - t0 if s is not None and t0 is not None else np.nan
+
+
 def _ts(s: Any) -> float | None:
     """Naive local ISO time -> seconds (as if UTC; only differences are used)."""
     if not isinstance(s, str):
@@ -171,8 +177,9 @@ def _summary(path: Path, options: Any) -> list[Run]:
             stats = []
         ends = {e: _ts((v.get("block1") or v).get("end")) for e, v in stats}
         t0 = _ts(d.get("start")) or (min((_ts(v.get("start")) or np.inf) for _e, v in stats) if stats else None)
-        if t0 is not None and all(ends.get(e) is not None for e in range(1, n + 1)):
-            cols["t_s"] = np.array([ends[e] - t0 for e in range(1, n + 1)])
+        end_s = [ends.get(e) for e in range(1, n + 1)]
+        if t0 is not None and all(x is not None for x in end_s):
+            cols["t_s"] = np.array([x - t0 for x in end_s if x is not None])
             cols["step_time_s"] = np.array([_float(dict(stats)[e].get("block1", {}).get("duration")) for e in range(1, n + 1)])
             meta["t_s_from"] = f"{eps.name}: end of each epoch's training block since the run start"
     meta["units"] = "DLIO MB = MiB (2^20 bytes); AU % -> fraction"
@@ -189,12 +196,13 @@ def _epochs(path: Path, options: Any) -> list[Run]:
     t0 = min((s for s in starts if s is not None), default=None)
     ep, t, dur = [], [], []
     for e, v in stats:
-        blk = v.get("block1") if isinstance(v.get("block1"), dict) else v
+        b1 = v.get("block1")
+        blk = b1 if isinstance(b1, dict) else v
         ep.append(float(e))
         end = _ts(blk.get("end"))
         t.append(end - t0 if end is not None and t0 is not None else float("nan"))
         dur.append(_float(blk.get("duration")))
-    meta = {"epochs": len(stats), "start_time": min((v.get("start") for _e, v in stats if v.get("start")), default=None)}
+    meta = {"epochs": len(stats), "start_time": min((v["start"] for _e, v in stats if v.get("start")), default=None)}
     ckpt = {f"{e}.{k}": v for e, s in stats for k, v in s.items() if k.startswith(("save_ckpt", "load_ckpt", "eval"))}
     if ckpt:
         meta["other_phases"] = ckpt
@@ -321,7 +329,7 @@ def _log(path: Path, options: Any) -> list[Run]:
         steps = np.array(r["step"])
         # steps restart each epoch: epoch k+1 begins where the step number drops
         epoch = 1 + np.concatenate(([0], np.cumsum(steps[1:] <= steps[:-1])))
-        t = np.array([(_ts(x) - t0) if (x and t0 is not None and _ts(x) is not None) else np.nan for x in r["ts"]])
+        t = np.array([_since_s(x, t0) for x in r["ts"]])
         n = np.array(r["n"])
         dur = np.array(r["t"])
         with np.errstate(divide="ignore", invalid="ignore"):

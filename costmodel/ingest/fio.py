@@ -64,7 +64,7 @@ def documents(text: str, src: str) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def _num(d: dict[str, Any], key: str) -> float | None:
-    v = d.get(key)
+    v: Any = d.get(key)
     try:
         f = float(v)
     except (TypeError, ValueError):
@@ -81,7 +81,7 @@ def _lat(d: dict[str, Any], base: str) -> tuple[dict[str, Any] | None, float]:
     return None, 1.0
 
 
-def direction(d: dict[str, Any]) -> dict[str, Any] | None:
+def direction(d: object) -> dict[str, Any] | None:
     """SI summary of one direction (read/write/trim/mixed) or None when unused."""
     if not isinstance(d, dict):
         return None
@@ -133,7 +133,7 @@ def read(path: Path, options: Any) -> list[Run]:
     if len(fio_docs) > 1:
         notes.append(f"{src}: {len(fio_docs)} concatenated fio reports (--status-interval); the last (cumulative) one is used")
     doc = fio_docs[-1]
-    jobs = doc.get("jobs") if isinstance(doc.get("jobs"), list) else doc.get("client_stats")
+    jobs: Any = doc.get("jobs") if isinstance(doc.get("jobs"), list) else doc.get("client_stats")
     version = str(doc.get("fio version", ""))
     runs: list[Run] = []
     names: dict[str, int] = {}

@@ -229,13 +229,13 @@ def _throughput(path: Path, text: str, options: Any, suffix: str = "") -> list[R
         if not m:
             continue
         h = HF_RE.search(line)
-        ts = _parse_dt(h.group("date"), ("%a %b %d %H:%M:%S %Y",)) if h else np.nan
+        stamp_s = _parse_dt(h.group("date"), ("%a %b %d %H:%M:%S %Y",)) if h else np.nan
         step = float(h.group("step")) if h else np.nan
         epoch = float(h.group("epoch")) if h else np.nan
         if not h:
             sm = re.search(r"\bstep\s*[:=]?\s*(\d+)", line)
             step = float(sm.group(1)) if sm else np.nan
-        rows.append((step, epoch, float(m.group("v")), ts))
+        rows.append((step, epoch, float(m.group("v")), stamp_s))
         lines.append(i)
     if not rows:
         raise IngestError("no 'throughput : N' line", path=src)

@@ -46,11 +46,11 @@ class StreamedRun(Run):
     present: list[str] = []
 
     @property
-    def rows(self) -> int:  # type: ignore[override]
+    def rows(self) -> int:
         return self.n_rows
 
     @property
-    def columns(self) -> list[str]:  # type: ignore[override]
+    def columns(self) -> list[str]:
         return list(self.present)
 
 
@@ -168,18 +168,19 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
                         column_types={n: (pa.string() if n in text_cols else types[n]) for n in include if n in types})
             if isinstance(table, str):
                 continue
-            cols = []
+            cols: list[Any] = []
+            unit_seen = False
             for fname, col in zip(table.schema.names, table.columns):
                 if fname in text_cols and (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
                     vals, bad, unit = _text_to_float(col)
                     if unit:  # a unit in a cell sets the column's factor: this block takes the text path
-                        cols = None
+                        unit_seen = True
                         break
                     vals[bad] = np.nan  # a cell that is not a number: NaN here is "bad" downstream (not missing)
                     na = np.isnan(vals) & ~bad
                     col = pa.array(vals, mask=na, type=pa.float64())
                 cols.append(col)
-            if cols is None:
+            if unit_seen:
                 yield text_block(block, mark)
                 continue
             yield pa.Table.from_arrays(cols, names=table.schema.names)

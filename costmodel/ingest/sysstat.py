@@ -259,13 +259,13 @@ def _dmon(path: Path, text: str, options: Any) -> list[Run]:
         if len(parts) != len(header):
             continue
         row = dict(zip(header, parts))
-        ts = np.nan
+        stamp_s = np.nan
         if "date" in row and "time" in row:
             try:
-                ts = datetime.strptime(row["date"] + " " + row["time"], "%Y%m%d %H:%M:%S").timestamp()
+                stamp_s = datetime.strptime(row["date"] + " " + row["time"], "%Y%m%d %H:%M:%S").timestamp()
             except ValueError:
-                ts = np.nan
-        per_gpu.setdefault(row.get("gpu", "0"), []).append((i, ts, row))
+                stamp_s = np.nan
+        per_gpu.setdefault(row.get("gpu", "0"), []).append((i, stamp_s, row))
     if not per_gpu:
         raise IngestError("no nvidia-smi dmon rows under a '# gpu pwr ...' header", path=src)
     runs = []

@@ -98,7 +98,7 @@ def _delimiter(head: str) -> str:
     return ";" if first.count(";") > first.count(",") else ","
 
 
-def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], lines: np.ndarray | None,
+def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], lines: np.ndarray | int | None,
             extra: list[Rejection], source_rows: int | None = None, metadata: dict[str, Any] | None = None,
             src_invalid: dict[str, np.ndarray] | None = None, notes: list[str] | None = None) -> Run:
     conv = convert(conv_table, options, source=str(path))
@@ -278,11 +278,11 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
     else:
         notes_not_read = []
     types = {}
-    for n in include:
-        m = plan[n]
+    for name in include:
+        m = plan[name]
         if m.column == "t_s" and m.time_kind and m.time_kind != "auto_num":
             continue
-        types[n] = pa.float64()
+        types[name] = pa.float64()
     read_opts = pacsv.ReadOptions(skip_rows=skip + 1, column_names=names)  # our stripped header names
     parse_opts = pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=on_invalid)
     extra: list[Rejection] = []
@@ -560,7 +560,7 @@ def _line_numbers(n: int, skip: int, skipped: list[tuple[int | None, str]]) -> n
     if not any(s[0] is not None for s in skipped):
         return skip + 2
     lines = np.arange(n, dtype="int64") + skip + 2
-    for number, _why in sorted((s for s in skipped if s[0] is not None), key=lambda s: s[0]):
+    for number in sorted(num for num, _why in skipped if num is not None):
         lines[lines >= number] += 1
     return lines
 
@@ -613,8 +613,9 @@ def _read_jsonl(path: Path, options: Any) -> Run:
                 continue
             try:
                 obj = json.loads(s)
-            except ValueError as exc:
-                extra.append(Rejection(path=str(path), line=i, reason=f"not valid JSON ({exc.msg}); expected one JSON object per line"))
+            except ValueError as exc:  # JSONDecodeError, or e.g. an integer too long to convert
+                why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+                extra.append(Rejection(path=str(path), line=i, reason=f"not valid JSON ({why}); expected one JSON object per line"))
                 continue
             if not isinstance(obj, dict):
                 extra.append(Rejection(path=str(path), line=i, reason=f"a JSON {type(obj).__name__}, expected an object"))

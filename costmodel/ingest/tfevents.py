@@ -94,6 +94,7 @@ def _fields(buf: bytes) -> Any:
     while i < n:
         key, i = _varint(buf, i)
         fno, wt = key >> 3, key & 7
+        v: int | bytes
         if wt == 0:
             v, i = _varint(buf, i)
         elif wt == 1:

@@ -99,9 +99,9 @@ def read(path: Path, options: Any) -> list[Run]:
         with np.errstate(divide="ignore", invalid="ignore"):
             cols["gpu_util"] = np.where(dur > 0, busy / dur, np.nan)
         meta["gpu_util_from"] = "union of GPU kernel and memcpy intervals / ProfilerStep duration"
-    for k in ("deviceProperties", "distributedInfo", "schemaVersion", "baseTimeNanoseconds"):
-        if k in doc:
-            meta[k] = doc[k]
+    for key in ("deviceProperties", "distributedInfo", "schemaVersion", "baseTimeNanoseconds"):
+        if key in doc:
+            meta[key] = doc[key]
     warn = [] if getattr(options, "batch_size", None) else [
         f"{src}: a profiler trace gives step times, not samples: give --batch-size N for samples_per_s"]
     return [build_run(cols, path=path, run_id=run_id_for(path, options), fmt=FORMAT, metadata=meta, warnings=warn,

@@ -171,8 +171,8 @@ def _megatron(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[
             continue
         d = _fields(m.group("rest"))
         scale = 1e-3 if m.group("unit") == "ms" else 1.0
-        st = _num(d, f"elapsed time per iteration ({m.group('unit')})") * scale
-        rows.append({"it": float(m.group("it")), "st": st, "gbs": _num(d, "global batch size"),
+        step_s = _num(d, f"elapsed time per iteration ({m.group('unit')})") * scale
+        rows.append({"it": float(m.group("it")), "st": step_s, "gbs": _num(d, "global batch size"),
                      "sps": _num(d, "samples per second"), "tok": _num(d, "consumed tokens"),
                      "ts": _stamp(line[: m.start()] or line), "of": float(m.group("of"))})
         nums.append(i)
@@ -319,13 +319,10 @@ def _hf_trainer(path: Path, text: str, options: Any) -> list[Run]:
             meta[k] = doc[k]
     if "train_batch_size" in doc:
         meta["train_batch_size_is"] = "per device (TrainingArguments.per_device_train_batch_size x gradient accumulation not included)"
-    runs = []
-    if train:
-        runs.append(_hf_rows(path, train, meta, options, "", "train_"))
+    found = [_hf_rows(path, train, meta, options, "", "train_")] if train else []  # must=True: a Run or IngestError
     if evals:
-        ev = _hf_rows(path, evals, {**meta, "prefix": "eval"}, options, "eval", "eval_", must=False)
-        if ev is not None:
-            runs.append(ev)
+        found.append(_hf_rows(path, evals, {**meta, "prefix": "eval"}, options, "eval", "eval_", must=False))
+    runs = [r for r in found if r is not None]
     if not runs:
         raise IngestError("log_history has no entry with a step", path=src, field="log_history")
     return runs

@@ -502,4 +502,4 @@ def _frame(step: np.ndarray, floats: dict[str, np.ndarray], run_id: str, role: s
 
 def _const_str(value: str, m: int) -> Any:
     """A column of one repeated string: categorical (1 byte per row), written as string in Parquet."""
-    return pd.Categorical.from_codes(np.zeros(m, dtype="int8"), categories=[value])
+    return pd.Categorical.from_codes(np.zeros(m, dtype=np.int8), categories=pd.Index([value]))
