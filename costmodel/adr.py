@@ -215,7 +215,7 @@ def render_adr(
     w("")
     w("## Considered Options")
     w("")
-    for key, t in OPTION_TITLES.items():
+    for t in OPTION_TITLES.values():
         w(f"* {t}")
     w("")
     w("## Decision Outcome")

@@ -15,8 +15,8 @@ import argparse
 import importlib
 import sys
 import traceback
-from typing import NoReturn
 from collections.abc import Sequence
+from typing import NoReturn
 
 from . import __version__
 from .errors import CostmodelError

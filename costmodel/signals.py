@@ -18,7 +18,10 @@ import contextlib
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # typing.Self is 3.11+; the annotation is never evaluated at run time
+    from typing_extensions import Self
 
 #: the signals handled like Ctrl-C
 HANDLED: tuple[int, ...] = tuple(
@@ -93,7 +96,7 @@ class SignalScope:
             if self._on_signal is not None:
                 self._on_signal()
 
-    def __enter__(self) -> SignalScope:
+    def __enter__(self) -> Self:
         if threading.current_thread() is threading.main_thread():
             for sig in HANDLED:
                 prev = signal.getsignal(sig)

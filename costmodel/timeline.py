@@ -99,13 +99,12 @@ def write_runs(runs: Sequence[Run], path: str | os.PathLike[str]) -> Path:
     ]
     schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(meta).encode()})
     out = Path(path)
-    with atomic_path(out) as tmp:
-        # dictionary-encode only the constant string columns: trying it on float metrics costs time for nothing
-        with pq.ParquetWriter(tmp, schema, use_dictionary=["run_id", "role"]) as writer:
-            for r in runs:
-                for part in _arrow_slices(r, schema):
-                    if part.num_rows:
-                        writer.write_table(part)
+    # dictionary-encode only the constant string columns: trying it on float metrics costs time for nothing
+    with atomic_path(out) as tmp, pq.ParquetWriter(tmp, schema, use_dictionary=["run_id", "role"]) as writer:
+        for r in runs:
+            for part in _arrow_slices(r, schema):
+                if part.num_rows:
+                    writer.write_table(part)
     return out
 
 

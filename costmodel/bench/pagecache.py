@@ -7,6 +7,7 @@ calls the functions say so instead of failing.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
@@ -209,10 +210,8 @@ def _advise(path: str, sync: bool) -> bool:
         return False
     try:
         if sync:
-            try:
+            with contextlib.suppress(OSError):
                 os.fdatasync(fd)
-            except OSError:
-                pass
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         return True
     except OSError:

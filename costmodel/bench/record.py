@@ -84,7 +84,7 @@ class RecordWriter:
         self.partial = self.path.with_name(self.path.name + ".partial")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.partial, "w", encoding="utf-8")
+            self._fh = open(self.partial, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()/abort()
         except OSError as exc:
             raise BenchError(f"--out {self.path}: cannot write ({exc.strerror or exc})") from None
 

@@ -49,8 +49,8 @@ def _filesystem(path: str) -> str | None:
         return None
     real = os.path.realpath(path)
     best, fstype = -1, None
-    for _src, mnt, typ in mounts:
-        mnt = mnt.replace("\\040", " ")
+    for _src, mnt_raw, typ in mounts:
+        mnt = mnt_raw.replace("\\040", " ")
         if (real == mnt or real.startswith(mnt.rstrip("/") + "/")) and len(mnt) > best:
             best, fstype = len(mnt), typ
     return fstype

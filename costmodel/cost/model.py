@@ -438,5 +438,5 @@ def cheapest_index(tot: Mapping[str, np.ndarray], priced: Mapping[str, bool] | N
     arrays = [np.asarray(tot[o], dtype=float) for o in OPTIONS]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     stacked = np.stack([np.broadcast_to(a, shape) if (priced is None or priced.get(o, True))
-                        else np.full(shape, np.inf) for o, a in zip(OPTIONS, arrays)])
+                        else np.full(shape, np.inf) for o, a in zip(OPTIONS, arrays, strict=True)])
     return np.argmin(stacked, axis=0)

@@ -485,7 +485,7 @@ def _catalog_price(c: _Ctx, key: str, items: tuple[str, ...], regions: list[tupl
 def _regions(c: _Ctx, src_first: bool = False) -> list[tuple[str, str]]:
     src, dst = c.settings.get("prices.src_region") or "", c.settings.get("prices.dst_region") or ""
     pairs = [(dst, ""), (dst, dst), (src, ""), (src, src)]
-    return ([(src, ""), (src, src)] + pairs) if src_first else pairs
+    return [(src, ""), (src, src), *pairs] if src_first else pairs
 
 
 def _path(c: _Ctx) -> None:

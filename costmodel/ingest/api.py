@@ -97,7 +97,8 @@ def sniff_format(path: str | Path) -> str:
                 truncated = truncated_json(head, p)
                 if truncated:
                     raise IngestError(truncated, path=str(p))
-            return getattr(mod, "sniffed_format", lambda h, pth: name)(head, p)
+            sniffed = getattr(mod, "sniffed_format", None)
+            return sniffed(head, p) if sniffed is not None else name
     truncated = truncated_json(head, p)
     if truncated:
         raise IngestError(truncated, path=str(p))

@@ -72,7 +72,7 @@ def read(path: Path, options: Any) -> list[Run]:
     file_reads = 0
     unknown_types: set[str] = set()
     try:
-        fh = open(path, encoding="utf-8", errors="replace")
+        fh = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115 - `with fh` below; open errors told apart
     except OSError as exc:
         raise IngestError(f"cannot read: {exc.strerror or exc}", path=src) from None
     with fh:
@@ -134,7 +134,7 @@ def read(path: Path, options: Any) -> list[Run]:
             "the record has no throughput samples (the run measured nothing before it stopped)", path=src, field="sample"
         )
     warnings, status = _warnings(src, run_rec, end_rec, passes, unknown_types)
-    meta = {k: v for k, v in run_rec.items() if k not in ("type",)}
+    meta = {k: v for k, v in run_rec.items() if k != "type"}
     meta.update({
         "status": status,
         "passes": passes,

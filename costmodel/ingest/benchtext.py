@@ -68,8 +68,7 @@ def read(path: Path, options: Any) -> list[Run]:
             meta["files"] = int(m.group(1))
             meta["workers"] = int(m.group(2))
             rest = m.group(3).strip()
-            for k, v in re.findall(r"(\w+)=(\S+)", rest):
-                meta[k] = v
+            meta.update(re.findall(r"(\w+)=(\S+)", rest))
             continue
         m = PASS_RE.match(line)
         if m:

@@ -414,8 +414,5 @@ def _iostat_times(tss: list[Any]) -> np.ndarray:
                 continue
         out.append(np.nan if t is None else t)
     a = np.array(out, dtype="float64")
-    if np.isfinite(a).any():
-        a = a - a[np.isfinite(a)][0]
-    else:
-        a = np.arange(len(a), dtype="float64")
+    a = a - a[np.isfinite(a)][0] if np.isfinite(a).any() else np.arange(len(a), dtype="float64")
     return a

@@ -85,10 +85,7 @@ def direction(d: object) -> dict[str, Any] | None:
     """SI summary of one direction (read/write/trim/mixed) or None when unused."""
     if not isinstance(d, dict):
         return None
-    if "io_kbytes" in d:
-        io_b = (_num(d, "io_kbytes") or 0.0) * 1024.0
-    else:
-        io_b = (_num(d, "io_bytes") or 0.0) * 1024.0  # fio < 2.21: io_bytes is KiB
+    io_b = (_num(d, "io_kbytes" if "io_kbytes" in d else "io_bytes") or 0.0) * 1024.0  # fio < 2.21: io_bytes is KiB
     bw = _num(d, "bw_bytes")
     if bw is None:
         bw = (_num(d, "bw") or 0.0) * 1024.0
@@ -177,7 +174,7 @@ def read(path: Path, options: Any) -> list[Run]:
         }
         for side, s in sides.items():
             if s:
-                meta[side] = {k: v for k, v in s.items()}
+                meta[side] = dict(s)
         if job.get("error"):
             notes.append(f"{src}: job {label!r} reported error {job.get('error')}")
         runs.append(

@@ -75,7 +75,7 @@ def _parse(path: Path, hist: bool) -> tuple[list[list[float]], list[int], list[R
             except ValueError:
                 bad.append(Rejection(path=src, line=i, reason=f"not a fio log row (numbers separated by commas): {s[:60]!r}"))
                 continue
-            if len(vals) < (4 if hist else 4):
+            if len(vals) < 4:
                 bad.append(Rejection(path=src, line=i, reason=f"{len(vals)} fields, expected at least 4"))
                 continue
             rows.append(vals)
@@ -156,7 +156,7 @@ def read(path: Path, options: Any) -> list[Run]:
     # several jobs appended to one log (a shared prefix): time restarts near 0 -> one run per segment
     t = cols["t_s"]
     starts = [0] + [i for i in range(1, len(t)) if t[i] < t[i - 1] and t[i] <= t[0] + 1.0]
-    bounds = starts + [len(t)]
+    bounds = [*starts, len(t)]
     runs = []
     for k in range(len(starts)):
         a, b = bounds[k], bounds[k + 1]

@@ -56,7 +56,7 @@ def plan_columns(names: list[str], options: Any, resolver: Any = resolve_column)
         taken[m.column] = match[0]
     candidates: list[tuple[int, str, Mapping]] = []
     prefixes: dict[str, str] = {}
-    for i, n in enumerate(names):
+    for n in names:
         if n in plan:
             continue
         m = resolver(n)
@@ -82,7 +82,7 @@ def plan_columns(names: list[str], options: Any, resolver: Any = resolve_column)
     used_prefixes = {n.strip(): p for n, p in prefixes.items() if n in plan}
     if used_prefixes:
         notes.append("prefixed column(s) mapped by their last part (prefix kept in metadata column_prefixes): "
-                     + ", ".join(f"{n} -> {plan[[k for k in plan if k.strip() == n][0]].column}" for n in used_prefixes))
+                     + ", ".join(f"{n} -> {plan[next(k for k in plan if k.strip() == n)].column}" for n in used_prefixes))
     return plan, ignored, notes
 
 

@@ -215,8 +215,8 @@ def _tf(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
     else:
         raise IngestError("no 'step = S (T sec)' or 'global_step/sec: N' line", path=src)
     warn = [] if getattr(options, "batch_size", None) else [
-        f"{src}: TensorFlow logs give steps per second, not samples: samples_per_s needs the batch size; "
-        "give it with --batch-size N (samples per step, all replicas)"]
+        (f"{src}: TensorFlow logs give steps per second, not samples: samples_per_s needs the batch size; "
+         "give it with --batch-size N (samples per step, all replicas)")]
     return [build_run(cols, path=path, run_id=run_id_for(path, options, suffix), fmt="tf", lines=ln, metadata=meta,
                       warnings=warn, **_c(options))]
 
@@ -269,7 +269,7 @@ def _superbench(path: Path, text: str, options: Any, suffix: str = "") -> list[R
         precisions = sorted({k.rsplit("_", 1)[-1] for k in raw if k.startswith(("steptime_train_", "throughput_train_"))})
         for prec in precisions:
             def first_list(key: str) -> np.ndarray | None:
-                v = raw.get(key)
+                v = raw.get(key)  # noqa: B023 - called within this iteration
                 if isinstance(v, list) and v and isinstance(v[0], list):
                     v = v[0]
                 if not isinstance(v, list):
@@ -339,7 +339,7 @@ def _elbencho(path: Path, text: str, options: Any, suffix: str = "") -> list[Run
         "write_iops": np.where(~rd, iops, nan),
         "bytes_read": np.where(rd, tot, nan),
     }
-    meta = {"dialect": "elbencho", "phases": [{k: v for k, v in phases[j].items()} for j in keep],
+    meta = {"dialect": "elbencho", "phases": [dict(phases[j]) for j in keep],
             "other_phases": sorted({p["op"] for p in phases} - {"READ", "WRITE"}),
             "t_s_from": "cumulative LAST DONE elapsed of every phase (incl. DROPCACHE, RMFILES)",
             "units": "MiB = 2^20 bytes; LAST DONE (slowest thread) values"}

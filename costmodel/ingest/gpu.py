@@ -77,7 +77,7 @@ def _csv(path: Path, options: Any, k: str) -> list[Run]:
     meta_common: dict[str, Any] = {"telemetry": k}
     t_all = None
     if time_col is not None:
-        t_all, bad_t, tmeta = time_to_seconds(df[time_col], "auto")
+        t_all, _bad_t, tmeta = time_to_seconds(df[time_col], "auto")
         if np.isfinite(t_all).any():
             t_all = t_all - np.nanmin(t_all)  # all GPUs share the file's first sample as origin
             meta_common.update(tmeta)
@@ -120,7 +120,7 @@ def _dcgmi(path: Path, options: Any) -> list[Run]:
         if s.startswith("#Entity"):
             fields = s.split()[1:]
             continue
-        if s == "ID" or s.startswith("#") or s.startswith("ID "):
+        if s == "ID" or s.startswith(("#", "ID ")):
             continue
         m = re.match(r"^(GPU|GPU-I|GPU-CI)\s+(\d+)\s+(.*)$", s)
         if not m or not fields:

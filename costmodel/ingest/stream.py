@@ -43,7 +43,7 @@ class StreamedRun(Run):
     """A Run whose rows went straight to Parquet: ``table`` is empty, ``rows``/``columns`` are counted."""
 
     n_rows: int = 0
-    present: list[str] = []
+    present: Sequence[str] = ()
 
     @property
     def rows(self) -> int:
@@ -170,7 +170,7 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
                 continue
             cols: list[Any] = []
             unit_seen = False
-            for fname, col in zip(table.schema.names, table.columns):
+            for fname, col in zip(table.schema.names, table.columns, strict=True):
                 if fname in text_cols and (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
                     vals, bad, unit = _text_to_float(col)
                     if unit:  # a unit in a cell sets the column's factor: this block takes the text path
@@ -178,7 +178,8 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
                         break
                     vals[bad] = np.nan  # a cell that is not a number: NaN here is "bad" downstream (not missing)
                     na = np.isnan(vals) & ~bad
-                    col = pa.array(vals, mask=na, type=pa.float64())
+                    cols.append(pa.array(vals, mask=na, type=pa.float64()))
+                    continue
                 cols.append(col)
             if unit_seen:
                 yield text_block(block, mark)
@@ -368,7 +369,7 @@ def _has_gpu_telemetry(paths: Sequence[str | Path]) -> bool:
         if Path(p).is_dir() or not Path(p).is_file():
             continue
         try:
-            if sniff_format(p) in GPU_FORMATS + ("gpu",):
+            if sniff_format(p) in (*GPU_FORMATS, "gpu"):
                 return True
         except (CostmodelError, OSError):
             continue

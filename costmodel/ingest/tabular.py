@@ -152,7 +152,7 @@ def merge_same_step(columns: dict[str, np.ndarray], invalid: dict[str, np.ndarra
 
     group = np.concatenate(([0], np.cumsum(~same)))  # consecutive rows with one step share a group
     floats = {c: np.asarray(a, dtype="float64") for c, a in columns.items() if c != "step"}
-    frame = pd.DataFrame({c: a for c, a in floats.items()})
+    frame = pd.DataFrame(dict(floats))
     frame["_g"] = group
     dup_groups = np.unique(group[1:][same])
     sub = frame[np.isin(group, dup_groups)]
@@ -368,7 +368,7 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
     for block in line_blocks(path, skip, block_bytes):
         marks = [len(lst) for lst in reported]  # malformed rows reported by a failed attempt are reported again
         while True:
-            for lst, mark in zip(reported, marks):
+            for lst, mark in zip(reported, marks, strict=True):
                 del lst[mark:]
             try:
                 yield pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
@@ -448,7 +448,7 @@ def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, 
                 grown = np.zeros(cap, dtype=bool)
                 grown[:i] = nan_cells[k][:i]
                 nan_cells[k] = grown
-        for name, col in zip(batch.schema.names, batch.columns):
+        for name, col in zip(batch.schema.names, batch.columns, strict=True):
             if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
                 # a block re-read as text (a cell that is not a number): per-column parse; a cell is invalid when
                 # present and not a number; cells with units need the whole-file text path (their unit sets the factor)
@@ -519,7 +519,7 @@ def _arrow_to_numpy(table: Any, typed: bool) -> tuple[dict[str, Any], dict[str, 
     import pyarrow.compute as pc
 
     names = table.column_names
-    chunked = dict(zip(names, table.columns))
+    chunked = dict(zip(names, table.columns, strict=True))
     out: dict[str, Any] = {}
     nan_cells: dict[str, np.ndarray] = {}
     for name in names:
@@ -634,7 +634,7 @@ def _read_jsonl(path: Path, options: Any) -> Run:
 
 def parse_kv_line(line: str) -> dict[str, str]:
     """``step=10 samples/s=101.2 gpu_util=87%`` -> {"step": "10", "samples/s": "101.2", "gpu_util": "87%"}."""
-    return {k: v for k, v in _KV_EQ.findall(line)}
+    return dict(_KV_EQ.findall(line))
 
 
 def _read_kv(path: Path, options: Any) -> Run:

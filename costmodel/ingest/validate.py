@@ -39,7 +39,7 @@ MAX_BAD_FRACTION = 0.10
 #: a file may always lose this many rows (so a 5-row log with one bad line still loads)
 MIN_BAD_ALLOWED = 2
 #: metric columns that make a table usable
-USABLE_COLUMNS = tuple(METRIC_COLUMNS) + ("gpu_power_w", "samples", "tokens_per_s")
+USABLE_COLUMNS = (*METRIC_COLUMNS, "gpu_power_w", "samples", "tokens_per_s")
 FLOAT_COLUMNS = tuple(c for c, (dt, _u, _m) in TIMELINE_COLUMNS.items() if dt == "float64")
 
 
@@ -93,10 +93,7 @@ def renumber_epochs(sv: np.ndarray, epoch: np.ndarray | None, state: dict[str, A
                      restart_rows=0, restart_lines=[], offsets=[])
     first = state["first"]
     prev = np.concatenate(([np.inf if state["last"] is None else state["last"]], v[:-1]))
-    if first in EPOCH_FIRST_STEPS:
-        restart = (v < prev) & (v == first)
-    else:
-        restart = np.zeros(len(v), dtype=bool)
+    restart = (v < prev) & (v == first) if first in EPOCH_FIRST_STEPS else np.zeros(len(v), dtype=bool)
     ep = None
     if epoch is not None:
         ep = np.asarray(epoch, dtype="float64")[idx]
@@ -142,7 +139,7 @@ def epoch_note(state: dict[str, Any], field: str = "the source's step/batch/iter
         "first_step": state["first"],
         "restarts": state["restart_rows"],
         "restart_lines": state["restart_lines"][:MAX_EPOCH_NOTES],
-        "epoch_offsets": [0.0] + state["offsets"][:MAX_EPOCH_NOTES],
+        "epoch_offsets": [0.0, *state["offsets"][:MAX_EPOCH_NOTES]],
     }
 
 
@@ -156,10 +153,9 @@ def _step_text(sv: np.ndarray, raw: np.ndarray | None, i: int) -> str:
 #: columns that key a row: a bad cell there rejects the row
 KEY_COLUMNS = ("step", "t_s")
 #: the primary metric of a run is the first of these it has; a bad cell there rejects the row
-PRIMARY_ORDER = ("samples_per_s", "tokens_per_s", "read_bytes_per_s", "write_bytes_per_s", "read_iops", "write_iops",
-                 "step_time_s") + tuple(c for c in METRIC_COLUMNS if c not in (
-                     "samples_per_s", "tokens_per_s", "read_bytes_per_s", "write_bytes_per_s", "read_iops", "write_iops",
-                     "step_time_s")) + ("gpu_power_w", "samples")
+_PRIMARY_FIRST = ("samples_per_s", "tokens_per_s", "read_bytes_per_s", "write_bytes_per_s", "read_iops", "write_iops",
+                  "step_time_s")
+PRIMARY_ORDER = (*_PRIMARY_FIRST, *(c for c in METRIC_COLUMNS if c not in _PRIMARY_FIRST), "gpu_power_w", "samples")
 #: first lines kept per column in ``missing_cells``
 MISSING_LINES_KEPT = 5
 
@@ -335,9 +331,8 @@ def build_run(
                             + ": read as per-epoch steps (new epoch at each restart); Timeline step is the global step, "
                             "the original counter is kept in metadata epoch_steps"
                         )
-                elif estate.get("seg"):
-                    if epoch_no is not None:
-                        floats["epoch"] = epoch_no
+                elif estate.get("seg") and epoch_no is not None:
+                    floats["epoch"] = epoch_no
             elif len(sv):  # strictly increasing, no epoch so far: only carry the counter
                 if fresh:
                     estate.update(first=float(sv[0]), last_epoch=None, offset=0.0, seg=0, restart_rows=0,
@@ -488,7 +483,7 @@ def _frame(step: np.ndarray, floats: dict[str, np.ndarray], run_id: str, role: s
     ``run_id`` and ``role`` are categorical (one value per run)."""
     nan_col = np.broadcast_to(np.float64(np.nan), (m,))
     data: dict[str, Any] = {}
-    for col, (dtype, _u, _m) in TIMELINE_COLUMNS.items():
+    for col in TIMELINE_COLUMNS:
         if col in ("run_id", "role"):
             data[col] = _const_str(run_id if col == "run_id" else role, m)
         elif col == "step":

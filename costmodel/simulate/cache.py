@@ -26,7 +26,7 @@ try:  # numba is a declared dependency; the fallback keeps the package importabl
     from numba import njit
 
     HAVE_NUMBA = True
-except Exception:  # pragma: no cover - exercised only where numba is missing
+except Exception:  # noqa: BLE001  # pragma: no cover - numba's import also fails with non-ImportErrors (numpy mismatch)
     HAVE_NUMBA = False
 
     def njit(*_a, **_k):  # type: ignore[no-redef]
