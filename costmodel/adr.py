@@ -21,7 +21,8 @@ from .checklist import Decision
 from .errors import ChecklistError
 
 OPTION_TITLES: dict[str, str] = {
-    "cross_region": "Cross-region with cache: train in the remote region, read the data across regions through the prefetching cache",
+    "cross_region": ("Cross-region with cache: train in the remote region, read the data across regions through the "
+                     "prefetching cache"),
     "replicate": "Replicate: copy the dataset to the GPU region and keep the replica in sync",
     "wait": "Wait: train in the data region when GPUs there become available",
 }

@@ -45,7 +45,8 @@ def _run_columns(r: Run) -> dict[str, np.ndarray | None]:
         if dtype == "int64":
             out[col] = s.to_numpy() if s.dtype == np.int64 else pd.to_numeric(s).astype("int64").to_numpy()
             continue
-        a = s.to_numpy() if s.dtype == np.float64 else pd.to_numeric(s, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+        a = (s.to_numpy() if s.dtype == np.float64
+             else pd.to_numeric(s, errors="coerce").to_numpy(dtype="float64", na_value=np.nan))
         if a.ndim == 1 and len(a) > 1 and a.strides[0] == 0 and np.isnan(a[0]):
             out[col] = None  # a zero-stride NaN view: the column is absent
         else:

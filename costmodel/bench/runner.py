@@ -71,7 +71,8 @@ def validate_options(
         raise BenchError(f"--block-mib must be positive (MiB per read); got {block_mib}")
     block_bytes = int(round(block_mib * MIB))
     if block_bytes < 4096 or block_bytes % 4096:
-        raise BenchError(f"--block-mib must give a whole number of 4 KiB pages (at least 4 KiB); got {block_mib} MiB = {block_bytes} bytes")
+        raise BenchError(f"--block-mib must give a whole number of 4 KiB pages (at least 4 KiB); "
+                         f"got {block_mib} MiB = {block_bytes} bytes")
     if block_bytes > 1 << 30:
         raise BenchError(f"--block-mib must be at most 1024 MiB; got {block_mib}")
     if not (sample_interval_s >= 0.01):
@@ -214,7 +215,8 @@ def run_bench(
             if result.unreadable:
                 notes.append(f"{len(result.unreadable)} file(s) could not be read (listed under 'unreadable')")
             if result.changed:
-                notes.append(f"{len(result.changed)} read(s) found a file changed since the walk (size or mtime; listed under 'changed')")
+                notes.append(f"{len(result.changed)} read(s) found a file changed since the walk "
+                             "(size or mtime; listed under 'changed')")
             if writer:
                 writer.finish({
                     "type": "end",

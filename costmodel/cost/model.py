@@ -127,7 +127,7 @@ INTERNAL_DEFAULTS: dict[str, object] = {
     "_follow_warmup": 0.0,  # 1: warmup_lost_s = max(0, W*8/bw - t_epoch); 2: stated/measured, raised to it
     "_epoch_from_run": 0.0,
     "_warmup_stated": float("nan"),  # the stated warmup_lost_s before the point value was raised to the bound
-    "_copy_hours_stated": float("nan"),  # the stated copy_hours before it was raised  # 1: t_epoch = run_hours*3600/epochs_per_run (no throughput known)
+    "_copy_hours_stated": float("nan"),  # the stated copy_hours before it was raised
 }
 
 #: model key -> the internal flag that makes it follow its sources (an explicitly varied key stops following)

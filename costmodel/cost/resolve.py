@@ -370,7 +370,8 @@ def _link_bounds(c: _Ctx) -> None:
             c.internal["_follow_copy_hours"] = 2.0
             if T < copy_h * (1 - TOLERANCE):
                 c.check("copy_time", [ck, "link.bandwidth_gbps"], T, copy_h, "warning",
-                        f"copying {D:,.6g} GB at {bw:g} Gbit/s takes at least {copy_h:,.4g} h, not {T:g} h; charged {copy_h:,.4g} h")
+                        f"copying {D:,.6g} GB at {bw:g} Gbit/s takes at least {copy_h:,.4g} h, not {T:g} h; "
+                        f"charged {copy_h:,.4g} h")
                 c.values[ck] = copy_h
                 c.internal["_copy_hours_stated"] = float(T)
                 c.prov[ck] = {**c.prov.get(ck, {}), "value": copy_h, "raised_from": T}

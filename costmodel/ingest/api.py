@@ -228,10 +228,12 @@ def not_an_output(head: str, path: Path) -> str | None:
             return None
         return "binary data, not a benchmark output (expected text, JSON or Parquet)"
     lines = [ln.strip() for ln in head.splitlines() if ln.strip() and not ln.strip().startswith(("#", ";"))]
-    if lines and re.match(r"^\[[^\]]+\]$", lines[0]) and any(re.match(r"^(rw|ioengine|bs|blocksize|size|runtime|numjobs|filename|direct)\s*=", ln) for ln in lines):
+    if lines and re.match(r"^\[[^\]]+\]$", lines[0]) and any(
+            re.match(r"^(rw|ioengine|bs|blocksize|size|runtime|numjobs|filename|direct)\s*=", ln) for ln in lines):
         return ("a fio job file (the input of fio), not its output; run fio with --output-format=json "
                 "and ingest that JSON (or its --write_bw_log logs)")
-    if path.suffix.lower() in (".yaml", ".yml") or (lines and re.match(r"^[A-Za-z_][\w.-]*:\s*$", lines[0]) and not any("," in ln for ln in lines[:3])):
+    if path.suffix.lower() in (".yaml", ".yml") or (
+            lines and re.match(r"^[A-Za-z_][\w.-]*:\s*$", lines[0]) and not any("," in ln for ln in lines[:3])):
         return ("a YAML configuration file, not a benchmark output (DLIO/hydra configs are read automatically "
                 "beside the outputs they describe); ingest summary.json, per_epoch_stats.json or {rank}_output.json")
     return None
@@ -481,7 +483,8 @@ def merge_gpu(runs: list[Run]) -> tuple[list[Run], list[str]]:
                 notes.append(f"{tr.run_id}: already has {col}; GPU telemetry fills only its empty rows")
             tab[col] = np.where(np.isfinite(have), have, mean)
         tr.table = tab
-        how = "absolute time" if t0 is not None and all(g.metadata.get("start_epoch_s") is not None for g, _ in picks) else "time since each start (no absolute clock on one side)"
+        absolute = t0 is not None and all(g.metadata.get("start_epoch_s") is not None for g, _ in picks)
+        how = "absolute time" if absolute else "time since each start (no absolute clock on one side)"
         tr.metadata["gpu_merged_from"] = [g.run_id for g, _ in picks]
         tr.metadata["gpu_merge"] = f"mean over {len(picks)} GPU run(s), nearest sample, aligned by {how}"
         notes.append(f"{tr.run_id}: GPU telemetry from {len(picks)} run(s) merged by {how}")

@@ -32,10 +32,7 @@ NOFILES_RE = re.compile(r"No files found under (.*)$")
 
 
 def sniff(head: str, path: Path) -> bool:
-    for line in head.splitlines()[:50]:
-        if PASS_RE.match(line) or HEADER_RE.match(line) or NOFILES_RE.search(line):
-            return True
-    return False
+    return any(PASS_RE.match(line) or HEADER_RE.match(line) or NOFILES_RE.search(line) for line in head.splitlines()[:50])
 
 
 def _bytes(value: str, unit: str) -> float:

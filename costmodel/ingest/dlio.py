@@ -64,7 +64,8 @@ def _json(path: Path) -> Any:
     try:
         return json.loads(read_text(path))
     except json.JSONDecodeError as exc:
-        raise IngestError(f"not valid JSON ({exc.msg}); expected a complete DLIO output", path=str(path), line=exc.lineno) from None
+        raise IngestError(f"not valid JSON ({exc.msg}); expected a complete DLIO output", path=str(path),
+                          line=exc.lineno) from None
 
 
 def _since_s(stamp: Any, t0: float | None) -> float:
@@ -103,7 +104,8 @@ def read(path: Path, options: Any) -> list[Run]:
         head = fh.read(64 * 1024).decode("utf-8-sig", errors="replace")
     k = fmt if fmt in FORMATS[1:] else kind(head, path)
     if k is None:
-        raise IngestError("not a DLIO / MLPerf Storage output (summary, per-epoch stats, rank output, report or log)", path=str(path))
+        raise IngestError("not a DLIO / MLPerf Storage output (summary, per-epoch stats, rank output, report or log)",
+                          path=str(path))
     return {
         "dlio_summary": _summary,
         "dlio_epochs": _epochs,
@@ -167,7 +169,8 @@ def _summary(path: Path, options: Any) -> list[Run]:
         bps = io_mib * MIB / mean_thr
         cols["read_bytes_per_s"] = samples * bps
         meta["bytes_per_sample"] = bps
-        meta["read_bytes_per_s_from"] = "samples_per_s x train_io_mean_MB_per_second (MiB/s) / mean samples_per_s (configured record length)"
+        meta["read_bytes_per_s_from"] = ("samples_per_s x train_io_mean_MB_per_second (MiB/s) / mean samples_per_s "
+                                         "(configured record length)")
     eps = _sibling_epochs(path)
     if eps is not None:
         try:
@@ -260,7 +263,8 @@ def _output(path: Path, options: Any) -> list[Run]:
         "step_time_s": st,
         "data_wait_s": np.array(wait),
     }
-    meta: dict[str, Any] = {"per_epoch": per_epoch, "hostname": d.get("hostname"), "compute_time_s_mean": float(np.nanmean(comp)) if comp else None}
+    meta: dict[str, Any] = {"per_epoch": per_epoch, "hostname": d.get("hostname"),
+                            "compute_time_s_mean": float(np.nanmean(comp)) if comp else None}
     cfg = _config(path)
     bs = ((cfg.get("reader") or {}).get("batch_size")) if cfg else None
     if isinstance(bs, (int, float)) and bs > 0:
@@ -295,7 +299,8 @@ def _report(path: Path, options: Any) -> list[Run]:
         }
         meta = {"benchmark_run": rid, "run_index": i, "overall": overall,
                 **{k: x for k, x in v.items() if not k.startswith("train_throughput")}, "units": "MB = MiB"}
-        out.append(build_run(cols, path=path, run_id=f"{base}:{rid}", fmt="mlperf_storage_report", metadata=meta, **_common(options)))
+        out.append(build_run(cols, path=path, run_id=f"{base}:{rid}", fmt="mlperf_storage_report", metadata=meta,
+                             **_common(options)))
     return out
 
 

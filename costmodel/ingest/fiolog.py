@@ -121,7 +121,8 @@ def read(path: Path, options: Any) -> list[Run]:
             mean = np.where(total > 0, (counts * mid).sum(axis=1) / total, np.nan)
         read_rows = ddir == 0
         if (~read_rows).any():
-            warnings.append(f"{src}: {int((~read_rows).sum())} write/trim histogram row(s) not imported (the Timeline has read latency only)")
+            warnings.append(f"{src}: {int((~read_rows).sum())} write/trim histogram row(s) not imported "
+                            "(the Timeline has read latency only)")
         cols = {"t_s": t_ms[read_rows] / 1e3, "read_latency_s": mean[read_rows], "samples": total[read_rows]}
         ln = np.asarray(lines)[read_rows]
     else:
@@ -174,8 +175,10 @@ def read(path: Path, options: Any) -> list[Run]:
                 lines=ln[a:b],
                 metadata=seg_meta,
                 warnings=warnings
-                + ([f"{src}: time restarts at line {ln[a]}: read as run {k + 1} of {len(starts)} appended to the same log"] if k else []),
-                extra_rejected=[x for x in bad if x.line is not None and ln[a] <= x.line <= (ln[b - 1] if b > a else x.line)] if len(starts) > 1 else bad,
+                + ([f"{src}: time restarts at line {ln[a]}: read as run {k + 1} of {len(starts)} appended to the same log"]
+                   if k else []),
+                extra_rejected=[x for x in bad if x.line is not None and ln[a] <= x.line <= (ln[b - 1] if b > a else x.line)]
+                if len(starts) > 1 else bad,
                 strict=strict,
             )
         )

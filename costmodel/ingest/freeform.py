@@ -37,7 +37,8 @@ FORMATS = ["freeform", "mllog", "speed", "tf", "throughput", "superbench", "elbe
 
 MLLOG_RE = re.compile(r":::MLLOG\s+(\{.*\})\s*$")
 SPEED_RE = re.compile(
-    r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d+)?)?.*?(?:Node\[(?P<node>\d+)\]\s*)?Epoch\[(?P<epoch>\d+)\]\s*Batch\s*\[(?:\d+-)?(?P<batch>\d+)\]\s*Speed:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*samples/sec"
+    r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d+)?)?.*?(?:Node\[(?P<node>\d+)\]\s*)?Epoch\[(?P<epoch>\d+)\]\s*"
+    r"Batch\s*\[(?:\d+-)?(?P<batch>\d+)\]\s*Speed:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*samples/sec"
 )
 SPEED_ANY_RE = re.compile(r"Speed:\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*samples/sec")
 TF_STEP_RE = re.compile(r"step = (?P<step>\d+) \((?P<sec>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?) sec\)")
@@ -109,7 +110,8 @@ def _mllog(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
     t0 = next((e.get("time_ms") for _i, e in events if e.get("key") == "run_start"), events[0][1].get("time_ms"))
     meta: dict[str, Any] = {"dialect": "mllog"}
     for _i, e in events:
-        if e.get("key") in ("global_batch_size", "submission_benchmark", "submission_org", "train_samples", "seed") and "value" in e:
+        if (e.get("key") in ("global_batch_size", "submission_benchmark", "submission_org", "train_samples", "seed")
+                and "value" in e):
             meta[e["key"]] = e["value"]
     rows, lines, epoch_num = [], [], 0
     current_epoch = None
@@ -300,7 +302,8 @@ def _elbencho(path: Path, text: str, options: Any, suffix: str = "") -> list[Run
     phases: list[dict[str, Any]] = []
     cur: dict[str, Any] | None = None
     label = ""
-    row_re = re.compile(r"^(?P<op>[A-Z]+)?\s+(?P<what>[A-Za-z%/ ]+?)\s*:\s*(?P<first>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s+(?P<last>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
+    row_re = re.compile(r"^(?P<op>[A-Z]+)?\s+(?P<what>[A-Za-z%/ ]+?)\s*:\s*(?P<first>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+                        r"\s+(?P<last>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
     for i, line in enumerate(text.splitlines(), start=1):
         if line.startswith("Working on"):
             label = line[len("Working on"):].strip().rstrip(".")

@@ -36,7 +36,8 @@ _SMI_FIELDS = ("utilization.gpu", "power.draw", "memory.used", "pci.bus_id", "te
 
 def kind(head: str) -> str | None:
     first = next((ln for ln in head.splitlines() if ln.strip()), "")
-    if first.lstrip().startswith("#Entity") or (re.search(r"^\s*GPU \d+\s+[\d.N/A-]+", head, flags=re.MULTILINE) and "#Entity" in head):
+    if first.lstrip().startswith("#Entity") or (
+            re.search(r"^\s*GPU \d+\s+[\d.N/A-]+", head, flags=re.MULTILINE) and "#Entity" in head):
         return "dcgmi"
     if "DCGM_FI_" in first and "," in first:
         return "dcgm_exporter"
@@ -131,7 +132,9 @@ def _dcgmi(path: Path, options: Any) -> list[Run]:
             bad += 1
             continue
         g = per_gpu.setdefault(m.group(2), {"rows": [], "lines": []})
-        g["rows"].append([np.nan if v.upper() in ("N/A", "[N/A]") else float(v) if re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", v) else np.nan for v in vals])
+        g["rows"].append([np.nan if v.upper() in ("N/A", "[N/A]")
+                          else float(v) if re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", v) else np.nan
+                          for v in vals])
         g["lines"].append(i)
     if not per_gpu:
         raise IngestError("no 'GPU N value ...' rows after a '#Entity' header (dcgmi dmon)", path=src)
@@ -145,7 +148,8 @@ def _dcgmi(path: Path, options: Any) -> list[Run]:
         else:
             raise IngestError(f"dcgmi fields {fields} hold no GRACT or SMACT (graphics/SM activity)", path=src, field="#Entity")
         meta = {"telemetry": "dcgmi", "gpu": gid, "fields": fields, "gpu_util_from": util_field,
-                "means": {f: float(np.nanmean(arr[:, j])) if np.isfinite(arr[:, j]).any() else None for j, f in enumerate(fields)},
+                "means": {f: float(np.nanmean(arr[:, j])) if np.isfinite(arr[:, j]).any() else None
+                          for j, f in enumerate(fields)},
                 "interval_s_assumed": 1.0}
         warnings = [f"{src}: dcgmi dmon has no timestamps; t_s assumes the default 1 s interval (dmon -d 1000)"]
         if bad:

@@ -9,8 +9,8 @@ about one Arrow batch (``block_bytes``, 16 MiB of CSV text by default) whatever 
 ``pyarrow.parquet.ParquetWriter`` appends it. A column that meets a cell that is not a number is read as
 text from that block on and converted in Arrow (the bad cells marked, so only they are rejected or blanked,
 with line numbers, as on the unstreamed path); a cell with a unit sends its block through the text parse;
-per-epoch step counters are carried across blocks (:func:`costmodel.ingest.validate.renumber_epochs`). The file appears only when everything succeeded
-(temporary name, then rename); the bad-row threshold is checked over the whole file.
+per-epoch step counters are carried across blocks (:func:`costmodel.ingest.validate.renumber_epochs`). The file
+appears only when everything succeeded (temporary name, then rename); the bad-row threshold is checked over the whole file.
 """
 from __future__ import annotations
 
@@ -88,7 +88,8 @@ def _to_arrow(table: Any, schema: Any) -> Any:
         col = table[f.name]
         if f.type == pa.string():
             value = str(col.iloc[0]) if m else ""
-            arrays.append(pa.DictionaryArray.from_arrays(pa.array(np.zeros(m, dtype="int32")), pa.array([value])).dictionary_decode())
+            codes = pa.array(np.zeros(m, dtype="int32"))
+            arrays.append(pa.DictionaryArray.from_arrays(codes, pa.array([value])).dictionary_decode())
         else:
             arrays.append(pa.array(col.to_numpy(dtype="int64" if f.type == pa.int64() else "float64"), type=f.type))
     return pa.Table.from_arrays(arrays, schema=schema)

@@ -75,7 +75,8 @@ def read(path: Path, options: Any) -> list[Run]:
         head = fh.read(64 * 1024).decode("utf-8-sig", errors="replace")
     kind = fmt if fmt in ("csv", "tsv", "jsonl", "parquet", "kv") else dialect(head, path)
     if kind is None:
-        raise IngestError("not a table: expected CSV/TSV with a header row, JSON lines, Parquet or key=value lines", path=str(path))
+        raise IngestError("not a table: expected CSV/TSV with a header row, JSON lines, Parquet or key=value lines",
+                          path=str(path))
     if kind == "parquet":
         return [_read_parquet(path, options)]
     if kind == "jsonl":
@@ -328,8 +329,8 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
         extra.append(Rejection(path=str(path), line=number, reason=f"malformed row: {why}"))
     # NaN written literally in the file ("nan") is a bad value, not a missing one
     return _finish(
-        path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra, source_rows=n + len(skipped), src_invalid=invalid_nan,
-        notes=notes_not_read,
+        path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra, source_rows=n + len(skipped),
+        src_invalid=invalid_nan, notes=notes_not_read,
     )
 
 
@@ -615,7 +616,8 @@ def _read_jsonl(path: Path, options: Any) -> Run:
                 obj = json.loads(s)
             except ValueError as exc:  # JSONDecodeError, or e.g. an integer too long to convert
                 why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-                extra.append(Rejection(path=str(path), line=i, reason=f"not valid JSON ({why}); expected one JSON object per line"))
+                extra.append(Rejection(path=str(path), line=i,
+                                       reason=f"not valid JSON ({why}); expected one JSON object per line"))
                 continue
             if not isinstance(obj, dict):
                 extra.append(Rejection(path=str(path), line=i, reason=f"a JSON {type(obj).__name__}, expected an object"))
@@ -623,7 +625,8 @@ def _read_jsonl(path: Path, options: Any) -> Run:
             records.append({k: v for k, v in obj.items() if not isinstance(v, (dict, list))})
             lines.append(i)
     if not records:
-        raise IngestError("no JSON object found; expected one JSON object per line", path=str(path), line=extra[0].line if extra else None)
+        raise IngestError("no JSON object found; expected one JSON object per line", path=str(path),
+                          line=extra[0].line if extra else None)
     df = pd.DataFrame.from_records(records)
     table = {c: df[c] for c in df.columns}
     return _finish(path, options, "jsonl", table, np.asarray(lines), extra)

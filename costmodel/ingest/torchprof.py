@@ -85,8 +85,10 @@ def read(path: Path, options: Any) -> list[Run]:
     dur = np.array([steps[k][1] for k in keys])
     k_arr = np.array(kernels) if kernels else np.zeros((0, 2))
     l_arr = np.array(loads) if loads else np.zeros((0, 2))
-    wait = np.array([_union_within(l_arr[:, 0], l_arr[:, 1], t, t + d) for t, d in zip(ts, dur, strict=True)]) if len(l_arr) else None
-    busy = np.array([_union_within(k_arr[:, 0], k_arr[:, 1], t, t + d) for t, d in zip(ts, dur, strict=True)]) if len(k_arr) else None
+    wait = (np.array([_union_within(l_arr[:, 0], l_arr[:, 1], t, t + d) for t, d in zip(ts, dur, strict=True)])
+            if len(l_arr) else None)
+    busy = (np.array([_union_within(k_arr[:, 0], k_arr[:, 1], t, t + d) for t, d in zip(ts, dur, strict=True)])
+            if len(k_arr) else None)
     t0 = float(ts.min())
     cols: dict[str, np.ndarray] = {"step": np.array(keys, dtype="float64"), "step_time_s": dur / 1e6,
                                    "t_s": (ts + dur - t0) / 1e6}

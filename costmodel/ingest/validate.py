@@ -69,7 +69,8 @@ EPOCH_FIRST_STEPS = (0.0, 1.0)
 MAX_EPOCH_NOTES = 1000
 
 
-def renumber_epochs(sv: np.ndarray, epoch: np.ndarray | None, state: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+def renumber_epochs(sv: np.ndarray, epoch: np.ndarray | None,
+                    state: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """Per-epoch step counters to a global running step.
 
     A row starts a new epoch when its step drops back to the counter's first value (0 or 1), or when
@@ -134,7 +135,8 @@ def epoch_note(state: dict[str, Any], field: str = "the source's step/batch/iter
     """The run metadata that keeps the per-epoch counter recoverable: ``original = step - offsets[epoch index]``."""
     return {
         "rule": "the step counter restarted at its first value (or the epoch column increased): each restart is a new epoch; "
-                "Timeline step is the global running step; original per-epoch step = step - epoch_offsets[k] in epoch k (k from 0)",
+                "Timeline step is the global running step; original per-epoch step = step - epoch_offsets[k] in epoch k "
+                "(k from 0)",
         "source_column": field,
         "first_step": state["first"],
         "restarts": state["restart_rows"],
@@ -322,12 +324,14 @@ def build_run(
                 if len(restarts):
                     if epoch_no is not None:
                         floats["epoch"] = epoch_no
-                    estate["restart_lines"] += [line_of(int(i)) for i in restarts[: max(0, MAX_EPOCH_NOTES - len(estate["restart_lines"]))]]
+                    room = max(0, MAX_EPOCH_NOTES - len(estate["restart_lines"]))
+                    estate["restart_lines"] += [line_of(int(i)) for i in restarts[:room]]
                     metadata["epoch_steps"] = epoch_note(estate)
                     if epoch_state is None:  # streaming reports it once for the whole file
                         warnings.append(
                             f"{src}: the step counter restarts at {estate['first']:g}"
-                            + (f" on line {estate['restart_lines'][0]}" if estate["restart_lines"] and estate["restart_lines"][0] else "")
+                            + (f" on line {estate['restart_lines'][0]}"
+                               if estate["restart_lines"] and estate["restart_lines"][0] else "")
                             + ": read as per-epoch steps (new epoch at each restart); Timeline step is the global step, "
                             "the original counter is kept in metadata epoch_steps"
                         )
@@ -407,7 +411,8 @@ def build_run(
         first = all_rejections[0]
         if strict:
             raise IngestError(
-                f"{n_bad} bad row(s) and --strict is set; first: {first.reason}", path=first.path, line=first.line, field=first.field
+                f"{n_bad} bad row(s) and --strict is set; first: {first.reason}", path=first.path, line=first.line,
+                field=first.field
             )
         kept = n - int(rejected.sum())
         if check_threshold and (kept == 0 or too_many_bad(n_bad, total)):
@@ -457,7 +462,8 @@ def build_run(
         st = floats["step_time_s"]
         floats["t_s"] = np.cumsum(np.nan_to_num(st, nan=0.0))
         if np.isnan(st).any():
-            warnings.append(f"{src}: t_s is the cumulative step time; {int(np.isnan(st).sum())} step(s) without a step time count as 0 s")
+            warnings.append(f"{src}: t_s is the cumulative step time; {int(np.isnan(st).sum())} step(s) without a step time "
+                            "count as 0 s")
         metadata.setdefault("t_s_from", "cumsum(step_time_s)")
 
     if check_threshold and not any(np.isfinite(floats[c]).any() for c in floats if c in USABLE_COLUMNS):
