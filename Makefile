@@ -6,11 +6,13 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: help venv test pytest test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot clean
+.PHONY: help venv test lint typecheck pytest test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot clean
 
 help:
 	@echo "make report       render the bundled example report into reports/"
-	@echo "make test         the whole check: test suite, wheel in a fresh venv, docs site (--strict)"
+	@echo "make test         the whole check: lint, typecheck, test suite, wheel in a fresh venv, docs site (--strict)"
+	@echo "make lint         ruff on the package (rules in pyproject.toml [tool.ruff])"
+	@echo "make typecheck    mypy on the package (settings in pyproject.toml [tool.mypy])"
 	@echo "make pytest       the test suite only (the JupyterLab browser tests included)"
 	@echo "make test-browser only the JupyterLab-in-chromium tests"
 	@echo "make wheel-check  build the wheel, install it in a fresh venv, run it from a temporary folder"
@@ -47,8 +49,15 @@ azurite: venv
 	  npm install --prefix $(VENV) --no-audit --no-fund --loglevel=error azurite@$(AZURITE_VERSION) || \
 	    echo "warning: could not install azurite; the az:// tests will fail under CI=true"; }
 
-# The README's test command; .ci/run calls it.
-test: pytest wheel-check docs
+# The README's test command; .ci/run calls it. The two quick static checks run first.
+test: lint typecheck pytest wheel-check docs
+
+# ruff and mypy come pinned from the `dev` extra; their settings live in pyproject.toml.
+lint: venv
+	$(BIN)/ruff check costmodel
+
+typecheck: venv
+	$(BIN)/mypy
 
 pytest: venv browser azurite
 	$(BIN)/python -m pytest -q

@@ -2,11 +2,12 @@
 
 Baseline (issue 7): Debian's ``fio`` (``apt-get install -y fio``), ``--ioengine=psync --thread``, one
 job per worker, each job reading its share of the files one after another
-(``file_service_type=sequential``; ``opendir`` on a folder of hard links to its files), ``--bs`` = block size; ``--invalidate=1`` for cold reads (fio drops
-the files' cached pages with POSIX_FADV_DONTNEED before reading, as costmodel bench does), and
+(``file_service_type=sequential``; ``opendir`` on a folder of hard links to its files), ``--bs`` = block size;
+``--invalidate=1`` for cold reads (fio drops the files' cached pages with POSIX_FADV_DONTNEED before reading, as
+costmodel bench does), and
 ``--invalidate=0`` after a warming read for warm reads; each with fio's default buffers (``mem=malloc``)
-and with page-aligned ones (``mem=mmap``, as costmodel bench uses), judged against the faster. Targets: costmodel bench >= 0.9x fio's
-throughput, warm and cold. Also measured: the cost of time-slice sampling and of the JSONL record
+and with page-aligned ones (``mem=mmap``, as costmodel bench uses), judged against the faster. Targets:
+costmodel bench >= 0.9x fio's throughput, warm and cold. Also measured: the cost of time-slice sampling and of the JSONL record
 (per-file records), and how cold the evicted pass really is (mincore residency, cold/warm ratio).
 
 Measurements alternate fio and costmodel bench (in an order rotated every repetition) and report
@@ -28,10 +29,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from costmodel.bench import pagecache, run_bench, walk_files  # noqa: E402
+from costmodel.bench import pagecache, run_bench, walk_files
 
 GIB = float(1 << 30)
 MIB = 1 << 20
@@ -160,7 +162,7 @@ def main(argv: list[str]) -> int:
     if shutil.which("fio") is None:
         print("fio is not installed: apt-get install -y fio", file=sys.stderr)
         return 2
-    fio_version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
+    fio_version = subprocess.run(["fio", "--version"], capture_output=True, text=True, check=False).stdout.strip()
     root = Path(args.dir) / "data"
     t0 = time.perf_counter()
     paths = make_dataset(root, args.files, args.gib)
@@ -202,11 +204,11 @@ def main(argv: list[str]) -> int:
                 step()
 
         # --- overhead of sampling and of the JSONL record (warm, where overhead shows most) ---
-        variants = {
-            "no --out, no sampling (interval 1e6 s)": dict(out=None, sample_interval_s=1e6),
-            "no --out, sampling every 0.5 s (default)": dict(out=None, sample_interval_s=0.5),
-            "--out FILE.jsonl, sampling every 0.5 s": dict(out=tmp / "o.jsonl", sample_interval_s=0.5),
-            "--out FILE.jsonl, sampling every 0.01 s": dict(out=tmp / "o.jsonl", sample_interval_s=0.01),
+        variants: dict[str, dict[str, Any]] = {
+            "no --out, no sampling (interval 1e6 s)": {"out": None, "sample_interval_s": 1e6},
+            "no --out, sampling every 0.5 s (default)": {"out": None, "sample_interval_s": 0.5},
+            "--out FILE.jsonl, sampling every 0.5 s": {"out": tmp / "o.jsonl", "sample_interval_s": 0.5},
+            "--out FILE.jsonl, sampling every 0.01 s": {"out": tmp / "o.jsonl", "sample_interval_s": 0.01},
         }
         over: dict[str, list[float]] = {k: [] for k in variants}
         wall: dict[str, list[float]] = {k: [] for k in variants}
@@ -218,7 +220,8 @@ def main(argv: list[str]) -> int:
                 over[name].append(bench_pass(root, args.workers, args.block_mib, cold=False, **kw)[0])
                 wall[name].append(time.perf_counter() - w0)
                 cpu[name].append((_cpu_s() - c0) / (total / GIB))
-        rec_lines = sum(1 for _ in open(tmp / "o.jsonl"))
+        with open(tmp / "o.jsonl") as fh:
+            rec_lines = sum(1 for _ in fh)
         rec_bytes = os.path.getsize(tmp / "o.jsonl")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -231,7 +234,8 @@ def main(argv: list[str]) -> int:
     r_cold = med(cm_cold) / best_cold
     r_warm = med(cm_warm) / best_warm
     print()
-    print(f"{'reads':<6} {'baseline':<22} {'baseline GiB/s':>14} {'costmodel bench':>16} {'ratio':>6}   all runs (baseline | bench)")
+    print(f"{'reads':<6} {'baseline':<22} {'baseline GiB/s':>14} {'costmodel bench':>16} {'ratio':>6}   "
+          "all runs (baseline | bench)")
     for label, fio_d, cm in (("cold", fio_cold, cm_cold), ("warm", fio_warm, cm_warm)):
         for mem, runs in fio_d.items():
             print(f"{label:<6} {'fio mem=' + mem + (' (default)' if mem == 'malloc' else ''):<22} {med(runs) / GIB:>14.2f} "

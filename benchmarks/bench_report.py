@@ -50,7 +50,7 @@ def _timed(cmds: list[list[str]], cwd: Path) -> tuple[float, float]:
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     for cmd in cmds:
-        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             sys.stderr.write(proc.stderr[-3000:])
             raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd)}")

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 
 
 def workload(samples: int, epochs: int, policy: str) -> dict:
-    w = {
+    w: dict[str, Any] = {
         "name": f"bench-{policy}",
         "dataset": {"samples": samples, "sample_bytes": 16384, "files": 1000, "block_bytes": 4096},
         "access": {"pattern": "shuffled", "epochs": epochs},

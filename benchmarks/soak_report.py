@@ -34,6 +34,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 EX = REPO / "costmodel" / "data" / "examples"
@@ -177,7 +178,7 @@ def soak(runs: int, pairs: int, inproc: int, mc: int, keep: bool) -> dict:
                 problems.append(f"in-process: {last['children']} child process(es) left")
 
     q = max(1, len(walls) // 4)
-    summary = {
+    summary: dict[str, Any] = {
         "runs": runs, "pairs": pairs, "inproc_calls": inproc, "monte_carlo": mc,
         "wall_s_first_quarter_median": statistics.median(walls[:q]) if walls else None,
         "wall_s_last_quarter_median": statistics.median(walls[-q:]) if walls else None,
@@ -189,7 +190,8 @@ def soak(runs: int, pairs: int, inproc: int, mc: int, keep: bool) -> dict:
     }
     if walls:
         summary["wall_ratio_last_vs_first"] = summary["wall_s_last_quarter_median"] / summary["wall_s_first_quarter_median"]
-        summary["rss_ratio_last_vs_first"] = summary["peak_rss_mib_last_quarter_median"] / summary["peak_rss_mib_first_quarter_median"]
+        summary["rss_ratio_last_vs_first"] = (summary["peak_rss_mib_last_quarter_median"]
+                                              / summary["peak_rss_mib_first_quarter_median"])
     if inproc_rows:
         summary["inproc_rss_growth_mib"] = inproc_rows[-1]["rss_mib"] - inproc_rows[0]["rss_mib"]
     if not keep:

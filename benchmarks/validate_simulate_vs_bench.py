@@ -175,7 +175,7 @@ def bench_once(limit: tuple[str, str, int], root: Path, passes: int, workers: in
     else:
         cmd = [sys.executable, "-c", CHILD_SHUFFLED, str(cg), str(root), str(order_file), str(workers)]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=900)
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=900, check=False)
     finally:
         for _ in range(20):
             try:
@@ -240,7 +240,8 @@ def predict(n_files: int, passes: int, workers: int, capacity_bytes: float, miss
     t = res.runs[0].table
     out = []
     for e, g in t.groupby("epoch"):
-        out.append({"pass": int(e) + 1, "throughput_bytes_per_s": float(g["bytes_read"].sum() / g["step_time_s"].sum()),
+        out.append({"pass": int(e) + 1,  # type: ignore[arg-type]  # the epoch key is a number (pandas-stubs: any scalar)
+                    "throughput_bytes_per_s": float(g["bytes_read"].sum() / g["step_time_s"].sum()),
                     "hit_ratio": float((g["cache_hit_ratio"] * g["samples"]).sum() / g["samples"].sum())})
     return out
 
@@ -292,7 +293,7 @@ def main() -> int:
             pred = predict(counts[name], args.passes, args.workers, capacity, miss_bps, hit_bps)
             results["sets"][name] = {"files": counts[name], "bytes": counts[name] * FILE_BYTES,
                                      "measured": meas, "predicted": pred}
-            for m, p in zip(meas["passes"], pred):
+            for m, p in zip(meas["passes"], pred, strict=False):
                 err = p["throughput_bytes_per_s"] / m["throughput_bytes_per_s"] - 1
                 herr = abs(p["hit_ratio"] - (m["hit_ratio"] or 0.0))
                 rows.append((name, err, herr))
@@ -309,7 +310,7 @@ def main() -> int:
             pred = predict(counts[name], args.passes, args.workers, capacity, miss_bps, hit_bps, "shuffled", seed)
             results["sets"][label] = {"files": counts[name], "bytes": counts[name] * FILE_BYTES,
                                       "measured": meas, "predicted": pred, "order": "reshuffled every pass"}
-            for m, p in zip(meas["passes"], pred):
+            for m, p in zip(meas["passes"], pred, strict=False):
                 err = p["throughput_bytes_per_s"] / m["throughput_bytes_per_s"] - 1
                 herr = abs(p["hit_ratio"] - (m["hit_ratio"] or 0.0))
                 rows.append((label, err, herr))

@@ -13,14 +13,16 @@ import re
 import tempfile
 import unicodedata
 import urllib.parse
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from .checklist import Decision
 from .errors import ChecklistError
 
 OPTION_TITLES: dict[str, str] = {
-    "cross_region": "Cross-region with cache: train in the remote region, read the data across regions through the prefetching cache",
+    "cross_region": ("Cross-region with cache: train in the remote region, read the data across regions through the "
+                     "prefetching cache"),
     "replicate": "Replicate: copy the dataset to the GPU region and keep the replica in sync",
     "wait": "Wait: train in the data region when GPUs there become available",
 }
@@ -214,7 +216,7 @@ def render_adr(
     w("")
     w("## Considered Options")
     w("")
-    for key, t in OPTION_TITLES.items():
+    for t in OPTION_TITLES.values():
         w(f"* {t}")
     w("")
     w("## Decision Outcome")
@@ -258,9 +260,9 @@ def render_adr(
         w("* Good, because there is no second copy of the dataset to store, sync and govern.")
         w("* Bad, because training now depends on the inter-region link and on the cache staying warm.")
         for iid in ("warmup_share", "link_headroom", "transfer_budget"):
-            r = by_id.get(iid)
-            if r is not None and r.evidence.proposed != "unknown":
-                w(f"* Neutral, because {md_escape(r.evidence.summary)}.")
+            res = by_id.get(iid)
+            if res is not None and res.evidence.proposed != "unknown":
+                w(f"* Neutral, because {md_escape(res.evidence.summary)}.")
     elif chosen == "replicate":
         w(f"* Good, because training reads local data at co-located speed (replica{horizon}: {_usd(rp)}).")
         w("* Bad, because a second copy has to be stored, synced and governed.")
@@ -453,5 +455,14 @@ def write_adr(
     return target
 
 
-__all__ = ["OPTION_TITLES", "md_escape", "render_adr", "write_adr", "find_adr", "next_number", "slugify",
-           "chosen_option", "default_status"]
+__all__ = [
+    "OPTION_TITLES",
+    "chosen_option",
+    "default_status",
+    "find_adr",
+    "md_escape",
+    "next_number",
+    "render_adr",
+    "slugify",
+    "write_adr",
+]

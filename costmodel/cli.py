@@ -15,7 +15,8 @@ import argparse
 import importlib
 import sys
 import traceback
-from typing import Sequence
+from collections.abc import Sequence
+from typing import NoReturn
 
 from . import __version__
 from .errors import CostmodelError
@@ -29,13 +30,13 @@ VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "ben
 class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line on stderr and exit 2 (argparse's own convention)."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
         raise SystemExit(2)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show a traceback on errors")
     parser = _Parser(
         prog="costmodel",

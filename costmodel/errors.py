@@ -89,14 +89,14 @@ class SimulateError(CostmodelError):
 
 
 __all__ = [
+    "AnalysisError",
+    "BenchError",
+    "ChecklistError",
     "CostmodelError",
     "IngestError",
-    "AnalysisError",
-    "ScenarioError",
     "PriceError",
-    "ChecklistError",
     "ReportError",
-    "BenchError",
+    "ScenarioError",
     "SimulateError",
 ]
 
@@ -115,9 +115,9 @@ class OutputError(CostmodelError, OSError):
     def __init__(self, message: str, *, path: str | None = None, errno: int | None = None,
                  cause: str | None = None) -> None:
         CostmodelError.__init__(self, message, path=path, errno=errno)
-        self.errno = errno  # type: ignore[misc]
-        self.strerror = cause or message  # type: ignore[misc]
-        self.filename = path  # type: ignore[misc]
+        self.errno = errno
+        self.strerror = cause or message
+        self.filename = path
 
     def __str__(self) -> str:
         return self.message

@@ -23,8 +23,9 @@ import fcntl
 import io
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
 #: the largest text file :func:`read_input_text` reads whole unless told otherwise (bytes)
 MAX_TEXT_BYTES = 256 * 1024 * 1024
@@ -66,7 +67,7 @@ class InputRefused(OSError):
         super().__init__(reason)
         self.reason = reason
         self.filename = os.fspath(path) if path is not None else None
-        self.errno = code  # type: ignore[assignment]
+        self.errno = code
 
     def __str__(self) -> str:
         return self.reason

@@ -65,7 +65,7 @@ class BoundedSafeLoader(yaml.SafeLoader):
         self._cm_depth = 0
 
     # -- composition: nesting depth while parsing (PyYAML's composer recurses per level)
-    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+    def compose_node(self, parent: Any, index: Any) -> Any:
         self._cm_depth += 1
         try:
             if self._cm_depth > self.max_depth:
@@ -75,14 +75,14 @@ class BoundedSafeLoader(yaml.SafeLoader):
         finally:
             self._cm_depth -= 1
 
-    def compose_document(self) -> Any:  # type: ignore[override]
+    def compose_document(self) -> Any:
         node = super().compose_document()
         if node is not None:
             check_expansion(node, self.max_nodes, self.max_depth)
         return node
 
     # -- construction: duplicate keys
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:  # type: ignore[override]
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         if isinstance(node, MappingNode):
             seen: dict[Any, int] = {}
             for key_node, _value in node.value:
@@ -148,7 +148,7 @@ def _children(node: Node) -> list[Node]:
     return []
 
 
-def load(text: str | bytes, Loader: type = BoundedSafeLoader, max_bytes: int = MAX_BYTES) -> Any:  # noqa: N803
+def load(text: str | bytes, Loader: type = BoundedSafeLoader, max_bytes: int = MAX_BYTES) -> Any:
     """Parse one YAML document with ``Loader`` (a :class:`BoundedSafeLoader` subclass). Raises
     ``yaml.YAMLError`` (a :class:`YamlRefused` for the bounds)."""
     if not (isinstance(Loader, type) and issubclass(Loader, BoundedSafeLoader)):
@@ -184,10 +184,20 @@ def read_yaml_text(path: str | os.PathLike[str], max_bytes: int = MAX_BYTES) -> 
                           "expected a UTF-8 YAML file") from None
 
 
-def safe_load_file(path: str | os.PathLike[str], Loader: type = BoundedSafeLoader) -> Any:  # noqa: N803
+def safe_load_file(path: str | os.PathLike[str], Loader: type = BoundedSafeLoader) -> Any:
     """Read and parse the YAML file ``path`` (see :func:`read_yaml_text` and :func:`load`)."""
     return load(read_yaml_text(path), Loader)
 
 
-__all__ = ["BoundedSafeLoader", "YamlRefused", "check_expansion", "load", "safe_load", "safe_load_file",
-           "read_yaml_text", "MAX_BYTES", "MAX_DEPTH", "MAX_NODES"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "BoundedSafeLoader",
+    "YamlRefused",
+    "check_expansion",
+    "load",
+    "read_yaml_text",
+    "safe_load",
+    "safe_load_file",
+]

@@ -86,7 +86,7 @@ def plan_example(dest: str | os.PathLike[str]) -> list[Copy]:
 def plan_notebook(name: str, dest: str | os.PathLike[str]) -> list[Copy]:
     """The file ``costmodel notebook NAME DEST`` writes (``DEST/NAME.ipynb``). Raises :class:`ScaffoldError`
     for an unknown name."""
-    stem = name[:-6] if name.endswith(".ipynb") else name
+    stem = name.removesuffix(".ipynb")
     if stem not in NOTEBOOKS:
         raise ScaffoldError(f"unknown notebook {name!r}: expected one of {', '.join(NOTEBOOKS)}")
     src = NOTEBOOKS_DIR / f"{stem}.ipynb"

@@ -39,7 +39,7 @@ TIMELINE_COLUMNS: dict[str, tuple[str, str, str]] = {
 
 #: Columns that hold a rate or a quantity that must be finite and >= 0 when present.
 NON_NEGATIVE_COLUMNS = tuple(
-    c for c, (dt, _u, _m) in TIMELINE_COLUMNS.items() if dt == "float64" and c not in ("t_s",)
+    c for c, (dt, _u, _m) in TIMELINE_COLUMNS.items() if dt == "float64" and c != "t_s"
 )
 #: Columns bounded to 0..1.
 FRACTION_COLUMNS = ("gpu_util", "cache_hit_ratio")
@@ -104,7 +104,7 @@ class Run:
 
     @property
     def rows(self) -> int:
-        return int(len(self.table))
+        return len(self.table)
 
     @property
     def columns(self) -> list[str]:

@@ -17,7 +17,11 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # typing.Self is 3.11+; the annotation is never evaluated at run time
+    from typing_extensions import Self
 
 #: the signals handled like Ctrl-C
 HANDLED: tuple[int, ...] = tuple(
@@ -57,11 +61,11 @@ def describe(exc: BaseException) -> str:
     return "interrupted"
 
 
-_scopes: list["SignalScope"] = []
+_scopes: list[SignalScope] = []
 
 
-def _handler(signum: int, frame: Any) -> None:  # noqa: ARG001
-    for scope in list(_scopes):
+def _handler(signum: int, frame: Any) -> None:
+    for scope in _scopes:
         scope._note(signum)
     if any(s.cleaning for s in _scopes):
         return
@@ -92,7 +96,7 @@ class SignalScope:
             if self._on_signal is not None:
                 self._on_signal()
 
-    def __enter__(self) -> "SignalScope":
+    def __enter__(self) -> Self:
         if threading.current_thread() is threading.main_thread():
             for sig in HANDLED:
                 prev = signal.getsignal(sig)
@@ -104,7 +108,7 @@ class SignalScope:
         _scopes.append(self)
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         with contextlib.suppress(ValueError):
             _scopes.remove(self)
         for sig, prev in self._installed.items():

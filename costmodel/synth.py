@@ -282,7 +282,7 @@ def generate(
     return SynthSeries(table=table, truth=truth, level=level)
 
 
-__all__ = ["SHAPES", "KINDS", "REFERENCE_BATCH", "SynthTruth", "SynthSeries", "generate", "reference_case"]
+__all__ = ["KINDS", "REFERENCE_BATCH", "SHAPES", "SynthSeries", "SynthTruth", "generate", "reference_case"]
 
 
 # ---------------------------------------------------------------------------------------------

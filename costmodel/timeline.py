@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -45,7 +45,8 @@ def _run_columns(r: Run) -> dict[str, np.ndarray | None]:
         if dtype == "int64":
             out[col] = s.to_numpy() if s.dtype == np.int64 else pd.to_numeric(s).astype("int64").to_numpy()
             continue
-        a = s.to_numpy() if s.dtype == np.float64 else pd.to_numeric(s, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+        a = (s.to_numpy() if s.dtype == np.float64
+             else pd.to_numeric(s, errors="coerce").to_numpy(dtype="float64", na_value=np.nan))
         if a.ndim == 1 and len(a) > 1 and a.strides[0] == 0 and np.isnan(a[0]):
             out[col] = None  # a zero-stride NaN view: the column is absent
         else:
@@ -99,13 +100,12 @@ def write_runs(runs: Sequence[Run], path: str | os.PathLike[str]) -> Path:
     ]
     schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(meta).encode()})
     out = Path(path)
-    with atomic_path(out) as tmp:
-        # dictionary-encode only the constant string columns: trying it on float metrics costs time for nothing
-        with pq.ParquetWriter(tmp, schema, use_dictionary=["run_id", "role"]) as writer:
-            for r in runs:
-                for part in _arrow_slices(r, schema):
-                    if part.num_rows:
-                        writer.write_table(part)
+    # dictionary-encode only the constant string columns: trying it on float metrics costs time for nothing
+    with atomic_path(out) as tmp, pq.ParquetWriter(tmp, schema, use_dictionary=["run_id", "role"]) as writer:
+        for r in runs:
+            for part in _arrow_slices(r, schema):
+                if part.num_rows:
+                    writer.write_table(part)
     return out
 
 

@@ -148,5 +148,17 @@ def metric_interval(mean: Any, lo: Any, hi: Any, name: str, digits: int = 4) -> 
     return f"{f(m)}{tail} [{f(a)}, {f(b)}]{tail}"
 
 
-__all__ = ["METRIC_UNITS", "binary_scale", "decimal_scale", "bytes_per_s", "bytes_read", "transfer_bytes",
-           "seconds", "usd", "percent", "is_byte_rate", "metric", "metric_interval"]
+__all__ = [
+    "METRIC_UNITS",
+    "binary_scale",
+    "bytes_per_s",
+    "bytes_read",
+    "decimal_scale",
+    "is_byte_rate",
+    "metric",
+    "metric_interval",
+    "percent",
+    "seconds",
+    "transfer_bytes",
+    "usd",
+]

@@ -8,8 +8,9 @@ import json
 import math
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -116,9 +117,9 @@ def yaml_problem(exc: BaseException) -> str:
     return f"not valid YAML{where}: {problem}"
 
 
-def is_seed(value: Any) -> bool:
+def is_seed(value: object) -> TypeGuard[int | np.integer]:
     """True for a whole number >= 0, what ``numpy.random.default_rng`` accepts (a bool is not a seed)."""
-    return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value >= 0
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and bool(value >= 0)
 
 
 def finite_float(value: Any) -> float | None:

@@ -10,8 +10,8 @@ import mmap
 import os
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from .result import GIB, FileRead, Sample
 
@@ -163,7 +163,8 @@ def read_pass(
     tail = Sample(pass_no, k, last_t - t0, t_end - t0, b - last_b, blk - last_k, sum(done_files))
     if samples and tail.duration_s < 0.5 * sample_interval_s:
         prev = samples.pop()
-        tail = Sample(pass_no, prev.slice, prev.t_start_s, tail.t_end_s, prev.bytes + tail.bytes, prev.blocks + tail.blocks, tail.files_done)
+        tail = Sample(pass_no, prev.slice, prev.t_start_s, tail.t_end_s, prev.bytes + tail.bytes, prev.blocks + tail.blocks,
+                      tail.files_done)
     samples.append(tail)
     if any(r.error == INTERRUPTED for r in reads):
         interrupted = True

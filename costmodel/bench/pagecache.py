@@ -7,13 +7,15 @@ calls the functions say so instead of failing.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
 import mmap
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 PAGE_BYTES = mmap.PAGESIZE
 #: Residency above this share of the checked bytes after an eviction means it did not work.
@@ -208,10 +210,8 @@ def _advise(path: str, sync: bool) -> bool:
         return False
     try:
         if sync:
-            try:
+            with contextlib.suppress(OSError):
                 os.fdatasync(fd)
-            except OSError:
-                pass
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         return True
     except OSError:

@@ -13,8 +13,9 @@ import math
 import os
 import signal
 import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from ..errors import BenchError
 
@@ -56,10 +57,10 @@ def interrupts_deferred() -> Iterator[None]:
     try:
         yield
     finally:
-        for sig, prev in old.items():
-            signal.signal(sig, prev)
-        for sig in dict.fromkeys(got):
-            signal.raise_signal(sig)
+        for signum, handler in old.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(got):
+            signal.raise_signal(signum)
 
 
 def check_out_path(path: str | os.PathLike[str]) -> None:
@@ -83,7 +84,7 @@ class RecordWriter:
         self.partial = self.path.with_name(self.path.name + ".partial")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.partial, "w", encoding="utf-8")
+            self._fh = open(self.partial, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()/abort()
         except OSError as exc:
             raise BenchError(f"--out {self.path}: cannot write ({exc.strerror or exc})") from None
 

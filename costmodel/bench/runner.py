@@ -6,7 +6,8 @@ import os
 import platform
 import socket
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import __version__
 from ..errors import BenchError
@@ -48,8 +49,8 @@ def _filesystem(path: str) -> str | None:
         return None
     real = os.path.realpath(path)
     best, fstype = -1, None
-    for _src, mnt, typ in mounts:
-        mnt = mnt.replace("\\040", " ")
+    for _src, mnt_raw, typ in mounts:
+        mnt = mnt_raw.replace("\\040", " ")
         if (real == mnt or real.startswith(mnt.rstrip("/") + "/")) and len(mnt) > best:
             best, fstype = len(mnt), typ
     return fstype
@@ -70,7 +71,8 @@ def validate_options(
         raise BenchError(f"--block-mib must be positive (MiB per read); got {block_mib}")
     block_bytes = int(round(block_mib * MIB))
     if block_bytes < 4096 or block_bytes % 4096:
-        raise BenchError(f"--block-mib must give a whole number of 4 KiB pages (at least 4 KiB); got {block_mib} MiB = {block_bytes} bytes")
+        raise BenchError(f"--block-mib must give a whole number of 4 KiB pages (at least 4 KiB); "
+                         f"got {block_mib} MiB = {block_bytes} bytes")
     if block_bytes > 1 << 30:
         raise BenchError(f"--block-mib must be at most 1024 MiB; got {block_mib}")
     if not (sample_interval_s >= 0.01):
@@ -121,8 +123,9 @@ def run_bench(
         manifest = walk_files(root, max_files)
     paths = manifest.paths()
     notes: list[str] = []
-    if manifest.truncation_note():
-        notes.append(manifest.truncation_note())
+    truncated = manifest.truncation_note()
+    if truncated:
+        notes.append(truncated)
     use_direct = False
     if direct:
         ok, why = False, "no file could be opened to test O_DIRECT"
@@ -212,7 +215,8 @@ def run_bench(
             if result.unreadable:
                 notes.append(f"{len(result.unreadable)} file(s) could not be read (listed under 'unreadable')")
             if result.changed:
-                notes.append(f"{len(result.changed)} read(s) found a file changed since the walk (size or mtime; listed under 'changed')")
+                notes.append(f"{len(result.changed)} read(s) found a file changed since the walk "
+                             "(size or mtime; listed under 'changed')")
             if writer:
                 writer.finish({
                     "type": "end",
@@ -244,7 +248,7 @@ def _one_pass(
         eviction = pagecache.evict(paths)
         cold = eviction.method == METHOD_FADVISE
         page_cache = "evicted" if cold else "as_found"
-        before = eviction.after
+        before = eviction.after if eviction.after is not None else pagecache.residency(paths)  # evict() sets it
         if on_progress is not None and eviction.worked is False:
             on_progress(f"pass {p}: eviction did not work: {'; '.join(eviction.notes)}")
     else:

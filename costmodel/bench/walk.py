@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..errors import BenchError
@@ -111,13 +110,13 @@ def walk_files(root: str | os.PathLike[str], max_files: int = 1000) -> Manifest:
     def _onerror(err: OSError) -> None:
         skipped.append(f"{err.filename}: {err.strerror or err}")
 
-    for dirpath, dirnames, filenames in os.walk(root_abs, onerror=_onerror, followlinks=False):
+    for dirpath, _dirnames, filenames in os.walk(root_abs, onerror=_onerror, followlinks=False):
         rel_dir = os.path.relpath(dirpath, root_abs)
         parts = () if rel_dir == "." else tuple(rel_dir.split(os.sep))
         for name in filenames:
             full = os.path.join(dirpath, name)
             if os.path.isfile(full):
-                found.append((parts + (name,), full))
+                found.append(((*parts, name), full))
             else:  # a FIFO, device, socket, link loop or dangling link: never opened, but named
                 skipped.append(f"{full}: {refusal(full)}")
     if not found:

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(format_header(manifest.file_count, args.workers) + "\n")
         sys.stdout.flush()
 
-    def on_pass(p) -> None:  # noqa: ANN001 - PassResult
+    def on_pass(p) -> None:
         if not args.json:
             sys.stdout.write(p.line() + "\n")
             sys.stdout.flush()

@@ -96,9 +96,8 @@ def _read_json(path: str) -> dict:
 
 
 def _read_runs(path: str) -> list:
-    from ..timeline import is_timeline_parquet, read_runs
-
     from ..safeio import refusal
+    from ..timeline import is_timeline_parquet, read_runs
 
     p = Path(path)
     why = refusal(p)  # missing, a FIFO, device, folder or link loop: one line, never a hang
@@ -128,8 +127,7 @@ def _summary(out: dict) -> str:
     checks = [c for c in out.get("consistency", []) if c.get("severity") in ("warning", "derived")]
     if checks:
         lines.append("consistency:")
-        for c in checks:
-            lines.append(f"  {c['severity']:<8} {c['check']}: {c.get('message', '')}")
+        lines.extend(f"  {c['severity']:<8} {c['check']}: {c.get('message', '')}" for c in checks)
     lines.append("break-even (cross_region = replicate):")
     for k, b in out["break_even"].items():
         if b["never"]:
@@ -143,7 +141,7 @@ def _summary(out: dict) -> str:
         mc = out["monte_carlo"]
         lines.append(f"Monte Carlo ({mc['n']} draws, seed {mc['seed']}):")
         for o, p in mc["p_cheapest"].items():
-            lines.append(f"  {o:<13} P(cheapest) {p:.3f}  P5 {mc['p5'][o]:,.2f}  P50 {mc['p50'][o]:,.2f}  P95 {mc['p95'][o]:,.2f}")
-    for w in out["warnings"]:
-        lines.append(f"warning: {w}")
+            lines.append(f"  {o:<13} P(cheapest) {p:.3f}  P5 {mc['p5'][o]:,.2f}  P50 {mc['p50'][o]:,.2f}  "
+                         f"P95 {mc['p95'][o]:,.2f}")
+    lines.extend(f"warning: {w}" for w in out["warnings"])
     return "\n".join(lines)

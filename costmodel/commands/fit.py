@@ -60,16 +60,16 @@ def load_side(files: list[str], fmt: str | None = None, role: str = "", args: An
 
     from ..errors import IngestError
     from ..ingest import IngestOptions
-    from ..jobs import load_side as _load_side, parse_job_spec
+    from ..jobs import load_side as _load_side
+    from ..jobs import parse_job_spec
 
     specs = [parse_job_spec(x) for x in (getattr(args, "job", None) or [])]
-    if spec_role is not None:
-        if spec_role:
-            loose = [s.name for s in specs if not s.role]
-            if loose:
-                raise IngestError(f"--job {loose[0]}: say which side it is, --job colocated:NAME=GLOB or remote:NAME=GLOB",
-                                  field="--job")
-            specs = [s for s in specs if s.role == spec_role]
+    if spec_role:
+        loose = [s.name for s in specs if not s.role]
+        if loose:
+            raise IngestError(f"--job {loose[0]}: say which side it is, --job colocated:NAME=GLOB or remote:NAME=GLOB",
+                              field="--job")
+        specs = [s for s in specs if s.role == spec_role]
     if not files and not specs:
         raise IngestError("no input: give files, folders or --job NAME=GLOB", field="FILE")
     mode = getattr(args, "rank_throughput", None)

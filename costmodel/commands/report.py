@@ -26,8 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", required=True, metavar="S.yaml", help="cost scenario YAML")
     parser.add_argument("--answers", required=True, metavar="A.yaml", help="checklist answers YAML")
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder (created; see --force)")
-    parser.add_argument("--force", action="store_true", help="replace a previous report in DIR (a folder holding other files is still refused)")
-    parser.add_argument("--metric", default="", help="throughput column to analyse (default: the analysis default, e.g. samples_per_s)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace a previous report in DIR (a folder holding other files is still refused)")
+    parser.add_argument("--metric", default="",
+                        help="throughput column to analyse (default: the analysis default, e.g. samples_per_s)")
     add_ingest_arguments(parser)
     parser.add_argument("--margin", type=float, default=0.02, help="equivalence margin as a fraction (default 0.02 = 2 %%)")
     parser.add_argument("--monte-carlo", dest="monte_carlo_n", type=int, default=2000, metavar="N",

@@ -57,13 +57,12 @@ def _parse_overrides(items: list[str]) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..simulate import simulate
-    from ..timeline import write_runs
-    from ._common import emit_json
-
     from pathlib import Path
 
     from ..errors import SimulateError
+    from ..simulate import simulate
+    from ..timeline import write_runs
+    from ._common import emit_json
 
     if args.output and Path(args.output).is_dir():
         raise SimulateError(f"-o {args.output}: is a directory; give a file name such as predicted.parquet",
@@ -98,12 +97,12 @@ def run(args: argparse.Namespace) -> int:
         + (", rest extrapolated" if s["extrapolated"] else "") + ")",
         f"  warm-up ends at step   {s['warmup_end_step']} ({U.seconds(s['warmup_end_t_s'], 0)}; {s['warmup_method']})",
         f"  cold                   {U.metric(s['cold_samples_per_s'], 'samples_per_s')}",
-        f"  steady                 {U.metric(s['steady_samples_per_s'], 'samples_per_s')} "
-        f"(co-located {U.metric(s['colocated_samples_per_s'], 'samples_per_s')})",
+        (f"  steady                 {U.metric(s['steady_samples_per_s'], 'samples_per_s')} "
+         f"(co-located {U.metric(s['colocated_samples_per_s'], 'samples_per_s')})"),
         f"  steady hit ratio       {U.percent(s['steady_hit_ratio'], 1)} of reads from the local cache",
         f"  cross-region by epoch  {', '.join(U.transfer_bytes(b) for b in by_epoch) or '-'}",
-        f"  cross-region per epoch {U.transfer_bytes(s['cross_region_bytes_per_epoch'])} (mean of "
-        f"{len(by_epoch) or '-'} epochs)",
+        (f"  cross-region per epoch {U.transfer_bytes(s['cross_region_bytes_per_epoch'])} (mean of "
+         f"{len(by_epoch) or '-'} epochs)"),
         f"  cross-region per run   {U.transfer_bytes(s['cross_region_bytes_per_run'])}",
         f"  warm-up lost           {U.seconds(s['warmup_lost_s'], 0)} of cluster time",
     ]

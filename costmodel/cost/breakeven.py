@@ -13,7 +13,8 @@ one sign over the searched range the answer is ``never`` (``value: null``, ``nev
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -85,7 +86,8 @@ class CostResult:
         """One row per option: option, total_usd, per_month_usd, cheapest (bool)."""
         return pd.DataFrame(
             [
-                {"option": o.name, "total_usd": o.total_usd, "per_month_usd": o.per_month_usd, "cheapest": o.name == self.cheapest}
+                {"option": o.name, "total_usd": o.total_usd, "per_month_usd": o.per_month_usd,
+                 "cheapest": o.name == self.cheapest}
                 for o in self.options.values()
             ]
         )
@@ -192,7 +194,7 @@ def sanity_warnings(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str, f
                "link.transfer_usd_per_gb": max(dv["cross_region_gb_per_month"], float(p["dataset.size_gb"])),
                "replica.storage_usd_per_gb_month": float(p["dataset.size_gb"])}
     for u in scenario.prices_used:
-        vol = volumes.get(u.get("key"))
+        vol = volumes.get(u.get("key") or "")
         last = (u.get("tiers") or [u])[-1]
         end, bpu = last.get("tier_end", last.get("end")), u.get("bytes_per_unit") or 1e9
         if vol is None or end in (None, "") or not math.isfinite(float(end)):
@@ -203,7 +205,8 @@ def sanity_warnings(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str, f
                        f"(up to {end_gb:,.6g} GB); the volume above it is charged at that tier's price, which the "
                        "provider may lower: state the price in the scenario")
     size = p["dataset.size_gb"]
-    s3 = [u for u in scenario.prices_used if u.get("item") == "s3_standard" and u.get("key") == "replica.storage_usd_per_gb_month"]
+    s3 = [u for u in scenario.prices_used
+          if u.get("item") == "s3_standard" and u.get("key") == "replica.storage_usd_per_gb_month"]
     if s3 and size > 50_000 and not scenario.internal.get("_storage_tiers"):
         out.append(
             "replica.storage_usd_per_gb_month: S3 Standard is tiered (0.022 USD/GB-month above 50 TB, 0.021 above "

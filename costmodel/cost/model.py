@@ -89,10 +89,13 @@ one-off terms spread over the horizon). All functions broadcast: pass arrays for
 """
 from __future__ import annotations
 
+import functools
 import math
-from typing import Mapping
+import operator
+from collections.abc import Mapping
 
 import numpy as np
+import numpy.typing as npt
 
 OPTIONS: tuple[str, ...] = ("cross_region", "replicate", "wait")
 TERMS: dict[str, tuple[str, ...]] = {
@@ -124,7 +127,7 @@ INTERNAL_DEFAULTS: dict[str, object] = {
     "_follow_warmup": 0.0,  # 1: warmup_lost_s = max(0, W*8/bw - t_epoch); 2: stated/measured, raised to it
     "_epoch_from_run": 0.0,
     "_warmup_stated": float("nan"),  # the stated warmup_lost_s before the point value was raised to the bound
-    "_copy_hours_stated": float("nan"),  # the stated copy_hours before it was raised  # 1: t_epoch = run_hours*3600/epochs_per_run (no throughput known)
+    "_copy_hours_stated": float("nan"),  # the stated copy_hours before it was raised
 }
 
 #: model key -> the internal flag that makes it follow its sources (an explicitly varied key stops following)
@@ -226,11 +229,11 @@ def follow(p: ArrayMap) -> ArrayMap:
     R = q["training.runs_per_month"]
     safe_R = np.where(R > 0, R, 1.0)
     L = q["cache.warmup_lost_s"]
-    if ft and has_thr:
+    if ft and has_thr and ep is not None:  # has_thr: ep = w*S/thr is set
         E = q["training.epochs_per_run"]
         fills = np.minimum(_cold_starts(q), np.maximum(R, E * R))
         q["training.run_hours"] = E * ep / 3600.0 + np.where(R > 0, fills / safe_R * L / 3600.0, 0.0)
-    elif fe and has_thr:
+    elif fe and has_thr and ep is not None:
         T = q["training.run_hours"]
         warm = np.where(R > 0, _cold_starts(q) / safe_R * L / 3600.0, 0.0)
         q["training.epochs_per_run"] = np.maximum(0.0, (T - warm) * 3600.0 / ep)
@@ -342,7 +345,7 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
 def totals(p: ArrayMap) -> dict[str, np.ndarray]:
     """Each option's total USD over the horizon (broadcast over array inputs)."""
     t = terms(p)
-    return {opt: sum(t[opt].values()) for opt in OPTIONS}
+    return {opt: functools.reduce(operator.add, t[opt].values()) for opt in OPTIONS}
 
 
 def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
@@ -420,20 +423,20 @@ def _follow_scalar(p: Mapping[str, float]) -> Mapping[str, float]:
     R, L = q["training.runs_per_month"], q["cache.warmup_lost_s"]
     per_run = _get(q, "_cold_starts_per_run")
     n0 = q["cache.cold_starts_per_month"] if math.isnan(per_run) else R * per_run
-    if ft and has_thr:
+    if ft and has_thr and ep is not None:  # has_thr: ep = w*S/thr is set
         E = q["training.epochs_per_run"]
         q["training.run_hours"] = E * ep / 3600.0 + (min(n0, max(R, E * R)) / R * L / 3600.0 if R > 0 else 0.0)
-    elif fe and has_thr:
+    elif fe and has_thr and ep is not None:
         warm = n0 / R * L / 3600.0 if R > 0 else 0.0
         q["training.epochs_per_run"] = max(0.0, (q["training.run_hours"] - warm) * 3600.0 / ep)
     return q
 
 
-def cheapest_index(tot: Mapping[str, np.ndarray], priced: Mapping[str, bool] | None = None) -> np.ndarray:
+def cheapest_index(tot: Mapping[str, np.ndarray], priced: Mapping[str, bool] | None = None) -> npt.NDArray[np.intp]:
     """Index into OPTIONS of the cheapest option per element (ties go to the earlier option); options not
     ``priced`` (``priced[o]`` False) never win."""
     arrays = [np.asarray(tot[o], dtype=float) for o in OPTIONS]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     stacked = np.stack([np.broadcast_to(a, shape) if (priced is None or priced.get(o, True))
-                        else np.full(shape, np.inf) for o, a in zip(OPTIONS, arrays)])
+                        else np.full(shape, np.inf) for o, a in zip(OPTIONS, arrays, strict=True)])
     return np.argmin(stacked, axis=0)

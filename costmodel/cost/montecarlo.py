@@ -68,7 +68,8 @@ class MonteCarloResult:
         """One row per option: option, p5, p50, p95, mean, p_cheapest."""
         return pd.DataFrame(
             [
-                {"option": o, "p5": self.p5[o], "p50": self.p50[o], "p95": self.p95[o], "mean": self.mean[o], "p_cheapest": self.p_cheapest[o]}
+                {"option": o, "p5": self.p5[o], "p50": self.p50[o], "p95": self.p95[o], "mean": self.mean[o],
+                 "p_cheapest": self.p_cheapest[o]}
                 for o in OPTIONS
             ]
         )

@@ -15,7 +15,8 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..errors import PriceError
 from ..prices import PriceRow, age_warning

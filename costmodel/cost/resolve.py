@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import PriceError, ScenarioError
 from .model import DAYS_PER_MONTH
 from .pricing import lookup_tiers, price_entry, row_warning, tier_bounds, usd_per_count, usd_per_decimal_gb
 from .spec import PARAM_BY_KEY
+
+if TYPE_CHECKING:
+    from ..prices import PriceTable
 
 TOLERANCE = 0.10  # stated and implied more than 10 % apart: a warning
 HOURS_PER_MONTH = 365.25 * 24 / 12  # 730.5
@@ -68,7 +71,7 @@ class _Ctx:
         self.consistency: list[dict[str, Any]] = []
         self.not_priced: dict[str, list[str]] = {}
         self.notes: dict[str, dict[str, str]] = {}
-        self._table = None
+        self._table: PriceTable | Literal[False] | None = None  # False: the catalog could not be loaded
 
     # -- helpers
     def stated(self, key: str) -> bool:
@@ -99,7 +102,7 @@ class _Ctx:
     def note(self, option: str, term: str, why: str) -> None:
         self.notes.setdefault(option, {})[term] = why
 
-    def table(self):
+    def table(self) -> PriceTable | None:
         if self._table is None:
             from ..prices import load_prices
 
@@ -315,7 +318,7 @@ def _link_bounds(c: _Ctx) -> None:
     if not bw and c.stated(ck) and c.values[ck] > 0:
         bw = D * 8.0 / (c.values[ck] * 3600.0)
         c.settings["link.bandwidth_gbps"] = bw
-        c.prov["link.bandwidth_gbps"] = {"value": bw, "source": f"derived: dataset.size_gb x 8 / replica.copy_hours / 3600"}
+        c.prov["link.bandwidth_gbps"] = {"value": bw, "source": "derived: dataset.size_gb x 8 / replica.copy_hours / 3600"}
         c.check("copy_time", [ck, "link.bandwidth_gbps"], c.values[ck], None, "derived",
                 f"the stated copy time implies a link of {bw:,.4g} Gbit/s")
     if bw:
@@ -367,7 +370,8 @@ def _link_bounds(c: _Ctx) -> None:
             c.internal["_follow_copy_hours"] = 2.0
             if T < copy_h * (1 - TOLERANCE):
                 c.check("copy_time", [ck, "link.bandwidth_gbps"], T, copy_h, "warning",
-                        f"copying {D:,.6g} GB at {bw:g} Gbit/s takes at least {copy_h:,.4g} h, not {T:g} h; charged {copy_h:,.4g} h")
+                        f"copying {D:,.6g} GB at {bw:g} Gbit/s takes at least {copy_h:,.4g} h, not {T:g} h; "
+                        f"charged {copy_h:,.4g} h")
                 c.values[ck] = copy_h
                 c.internal["_copy_hours_stated"] = float(T)
                 c.prov[ck] = {**c.prov.get(ck, {}), "value": copy_h, "raised_from": T}
@@ -442,7 +446,7 @@ def _catalog_price(c: _Ctx, key: str, items: tuple[str, ...], regions: list[tupl
     ``internal[tier_key]`` (the first tier's price is the value)."""
     provider = c.settings.get("prices.provider")
     table = c.table() if provider else None
-    if table is None:
+    if table is None or not provider:
         return None
     row, rows = None, None
     for item in items:
@@ -482,7 +486,7 @@ def _catalog_price(c: _Ctx, key: str, items: tuple[str, ...], regions: list[tupl
 def _regions(c: _Ctx, src_first: bool = False) -> list[tuple[str, str]]:
     src, dst = c.settings.get("prices.src_region") or "", c.settings.get("prices.dst_region") or ""
     pairs = [(dst, ""), (dst, dst), (src, ""), (src, src)]
-    return ([(src, ""), (src, src)] + pairs) if src_first else pairs
+    return [(src, ""), (src, src), *pairs] if src_first else pairs
 
 
 def _path(c: _Ctx) -> None:

@@ -8,7 +8,8 @@ clipped to the input's range. Rows are sorted by ``swing_usd``, the change of
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -136,6 +137,6 @@ def sweep_2d(scenario: Scenario, x_key: str, x_values: Any, y_key: str, y_values
             "replicate_usd": tt["replicate"],
             "wait_usd": tt["wait"],
             "delta_usd": tt["cross_region"] - tt["replicate"],
-            "cheapest": pd.Categorical.from_codes(ch, categories=list(OPTIONS)),
+            "cheapest": pd.Categorical.from_codes(ch, categories=pd.Index(list(OPTIONS))),
         }
     )

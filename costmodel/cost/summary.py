@@ -11,11 +11,12 @@ priced option is cheapest. ``robust_reason`` says which.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .breakeven import break_even, wait_break_even
 from .evaluate import evaluate
-from .montecarlo import monte_carlo
+from .montecarlo import MonteCarloResult, monte_carlo
 from .scenario import Scenario
 from .sensitivity import tornado
 
@@ -24,7 +25,7 @@ ROBUST_P = 0.9
 
 
 def robustness(cheapest: str | None, margin_usd: float | None, p_cheapest: dict[str, float] | None,
-               tornado_rows: list[dict[str, Any]], mc_basis: str) -> tuple[bool, str]:
+               tornado_rows: Sequence[Mapping[Any, Any]], mc_basis: str) -> tuple[bool, str]:
     """(robust, reason) for ``cheapest`` given the Monte Carlo ``p_cheapest`` and the tornado rows."""
     if cheapest is None:
         return False, "no option is priced"
@@ -70,6 +71,7 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
     out["wait_break_even"] = wait_break_even(scenario)
     rows = tornado(scenario).to_dict(orient="records")
     out["sensitivity"] = rows
+    mc: MonteCarloResult | None
     if monte_carlo_n:
         mc = monte_carlo(scenario, monte_carlo_n, seed)
         out["monte_carlo"] = mc.to_dict()

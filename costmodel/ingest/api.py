@@ -9,9 +9,10 @@ file (and line or field): readers meeting content they do not expect still fail 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -96,7 +97,8 @@ def sniff_format(path: str | Path) -> str:
                 truncated = truncated_json(head, p)
                 if truncated:
                     raise IngestError(truncated, path=str(p))
-            return getattr(mod, "sniffed_format", lambda h, pth: name)(head, p)
+            sniffed = getattr(mod, "sniffed_format", None)
+            return sniffed(head, p) if sniffed is not None else name
     truncated = truncated_json(head, p)
     if truncated:
         raise IngestError(truncated, path=str(p))
@@ -161,7 +163,7 @@ def _pattern_from_line(line: str) -> str | None:
     if len(nums) < 2:
         return None
     step_k = next((k for k, m in enumerate(nums) if "." not in m.group(0)
-                   and re.search(r"(?:step|iter|iteration|it|batch)\W*$", line[:m.start()], re.I)),
+                   and re.search(r"(?:step|iter|iteration|it|batch)\W*$", line[:m.start()], re.IGNORECASE)),
                   next((k for k, m in enumerate(nums) if "." not in m.group(0)), 0))
     out, pos = [], 0
     for k, m in enumerate(nums):
@@ -226,10 +228,12 @@ def not_an_output(head: str, path: Path) -> str | None:
             return None
         return "binary data, not a benchmark output (expected text, JSON or Parquet)"
     lines = [ln.strip() for ln in head.splitlines() if ln.strip() and not ln.strip().startswith(("#", ";"))]
-    if lines and re.match(r"^\[[^\]]+\]$", lines[0]) and any(re.match(r"^(rw|ioengine|bs|blocksize|size|runtime|numjobs|filename|direct)\s*=", ln) for ln in lines):
+    if lines and re.match(r"^\[[^\]]+\]$", lines[0]) and any(
+            re.match(r"^(rw|ioengine|bs|blocksize|size|runtime|numjobs|filename|direct)\s*=", ln) for ln in lines):
         return ("a fio job file (the input of fio), not its output; run fio with --output-format=json "
                 "and ingest that JSON (or its --write_bw_log logs)")
-    if path.suffix.lower() in (".yaml", ".yml") or (lines and re.match(r"^[A-Za-z_][\w.-]*:\s*$", lines[0]) and not any("," in ln for ln in lines[:3])):
+    if path.suffix.lower() in (".yaml", ".yml") or (
+            lines and re.match(r"^[A-Za-z_][\w.-]*:\s*$", lines[0]) and not any("," in ln for ln in lines[:3])):
         return ("a YAML configuration file, not a benchmark output (DLIO/hydra configs are read automatically "
                 "beside the outputs they describe); ingest summary.json, per_epoch_stats.json or {rank}_output.json")
     return None
@@ -305,7 +309,7 @@ def load(path: str | Path, options: IngestOptions | None = None) -> list[Run]:
         apply_to_run(r, opts.batch_size, opts.tokens_per_step)
         if opts.role and (r.role != opts.role or (r.rows and str(r.table["role"].iloc[0]) != opts.role)):
             r.role = opts.role
-            r.table["role"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype="int8"), categories=[opts.role])
+            r.table["role"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype=np.int8), categories=pd.Index([opts.role]))
         if opts.strict and r.rejected:
             first = r.rejected[0]
             raise IngestError(
@@ -409,7 +413,7 @@ def unique_run_ids(runs: Sequence[Run]) -> None:
         seen[r.run_id] = n
         if n > 1:
             r.run_id = f"{r.run_id}#{n}"
-            r.table["run_id"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype="int8"), categories=[r.run_id])
+            r.table["run_id"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype=np.int8), categories=pd.Index([r.run_id]))
 
 
 def merge_gpu(runs: list[Run]) -> tuple[list[Run], list[str]]:
@@ -461,7 +465,7 @@ def merge_gpu(runs: list[Run]) -> tuple[list[Run], list[str]]:
                     continue
                 right = pd.DataFrame({"t": gt, "v": vals}).dropna().sort_values("t")
                 right = right.drop_duplicates("t", keep="last")
-                m = pd.merge_asof(left, right, on="t", direction="nearest", tolerance=tol)
+                m = pd.merge_asof(left, right, on="t", direction="nearest", tolerance=tol)  # type: ignore[arg-type]  # float key, float tolerance: pandas-stubs allow only int
                 out = np.full(len(t), np.nan)
                 out[m["i"].to_numpy()] = m["v"].to_numpy()
                 merged_cols[col].append(out)
@@ -479,7 +483,8 @@ def merge_gpu(runs: list[Run]) -> tuple[list[Run], list[str]]:
                 notes.append(f"{tr.run_id}: already has {col}; GPU telemetry fills only its empty rows")
             tab[col] = np.where(np.isfinite(have), have, mean)
         tr.table = tab
-        how = "absolute time" if t0 is not None and all(g.metadata.get("start_epoch_s") is not None for g, _ in picks) else "time since each start (no absolute clock on one side)"
+        absolute = t0 is not None and all(g.metadata.get("start_epoch_s") is not None for g, _ in picks)
+        how = "absolute time" if absolute else "time since each start (no absolute clock on one side)"
         tr.metadata["gpu_merged_from"] = [g.run_id for g, _ in picks]
         tr.metadata["gpu_merge"] = f"mean over {len(picks)} GPU run(s), nearest sample, aligned by {how}"
         notes.append(f"{tr.run_id}: GPU telemetry from {len(picks)} run(s) merged by {how}")

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -40,8 +40,8 @@ FORMAT = "bench_jsonl"
 _FIRST = re.compile(r'^\s*\{.*"schema"\s*:\s*"costmodel\.bench/\d+"')
 _SAMPLE_FIELDS = ("pass", "t_start_s", "t_end_s", "bytes")
 _PASS_KEEP = (
-    "pass", "cold", "page_cache", "bytes", "elapsed_s", "start_s", "end_s", "throughput_bytes_per_s", "files_read", "files_failed",
-    "files_changed", "latency_s", "interrupted",
+    "pass", "cold", "page_cache", "bytes", "elapsed_s", "start_s", "end_s", "throughput_bytes_per_s", "files_read",
+    "files_failed", "files_changed", "latency_s", "interrupted",
 )
 
 
@@ -72,7 +72,7 @@ def read(path: Path, options: Any) -> list[Run]:
     file_reads = 0
     unknown_types: set[str] = set()
     try:
-        fh = open(path, encoding="utf-8", errors="replace")
+        fh = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115 - `with fh` below; open errors told apart
     except OSError as exc:
         raise IngestError(f"cannot read: {exc.strerror or exc}", path=src) from None
     with fh:
@@ -87,7 +87,8 @@ def read(path: Path, options: Any) -> list[Run]:
                 if run_rec is None:
                     raise IngestError(f"first record is not JSON ({exc}); expected the costmodel bench run record",
                                       path=src, line=i) from None
-                bad.append(Rejection(src, i, f"not a JSON record ({str(exc)[:80]}); a truncated last line means the run was killed"))
+                bad.append(Rejection(src, i, f"not a JSON record ({str(exc)[:80]}); "
+                                             "a truncated last line means the run was killed"))
                 continue
             kind = rec.get("type")
             if run_rec is None:
@@ -134,7 +135,7 @@ def read(path: Path, options: Any) -> list[Run]:
             "the record has no throughput samples (the run measured nothing before it stopped)", path=src, field="sample"
         )
     warnings, status = _warnings(src, run_rec, end_rec, passes, unknown_types)
-    meta = {k: v for k, v in run_rec.items() if k not in ("type",)}
+    meta = {k: v for k, v in run_rec.items() if k != "type"}
     meta.update({
         "status": status,
         "passes": passes,
@@ -185,11 +186,12 @@ def read(path: Path, options: Any) -> list[Run]:
     ]
 
 
-def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v)
+def _is_num(v: object) -> TypeGuard[int | float]:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and bool(np.isfinite(v))
 
 
-def _pass_rows(done: list[dict[str, Any]], sl: dict[str, np.ndarray], pass_lines: dict[int, int]) -> tuple[dict[str, np.ndarray], list[int]]:
+def _pass_rows(done: list[dict[str, Any]], sl: dict[str, np.ndarray],
+               pass_lines: dict[int, int]) -> tuple[dict[str, np.ndarray], list[int]]:
     """One row per completed pass, from its pass record (block reads summed from its slices)."""
     rows: dict[str, list[float]] = {k: [] for k in ("step", "epoch", "t_s", "step_time_s", "bytes_read", "read_bytes_per_s",
                                                       "read_iops")}

@@ -32,10 +32,7 @@ NOFILES_RE = re.compile(r"No files found under (.*)$")
 
 
 def sniff(head: str, path: Path) -> bool:
-    for line in head.splitlines()[:50]:
-        if PASS_RE.match(line) or HEADER_RE.match(line) or NOFILES_RE.search(line):
-            return True
-    return False
+    return any(PASS_RE.match(line) or HEADER_RE.match(line) or NOFILES_RE.search(line) for line in head.splitlines()[:50])
 
 
 def _bytes(value: str, unit: str) -> float:
@@ -68,8 +65,7 @@ def read(path: Path, options: Any) -> list[Run]:
             meta["files"] = int(m.group(1))
             meta["workers"] = int(m.group(2))
             rest = m.group(3).strip()
-            for k, v in re.findall(r"(\w+)=(\S+)", rest):
-                meta[k] = v
+            meta.update(re.findall(r"(\w+)=(\S+)", rest))
             continue
         m = PASS_RE.match(line)
         if m:

@@ -8,7 +8,8 @@ the throughput keeps it (the option is then ignored, with a warning). Pure funct
 """
 from __future__ import annotations
 
-from typing import Any, MutableMapping
+from collections.abc import MutableMapping
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -16,7 +17,7 @@ import numpy as np
 STATED_BATCH_KEYS = ("global_batch_size", "batch_size")
 
 
-def _finite_any(a: np.ndarray | None) -> bool:
+def _finite_any(a: np.ndarray | None) -> TypeGuard[np.ndarray]:
     return a is not None and bool(np.isfinite(a).any())
 
 
@@ -41,8 +42,8 @@ def derive_throughput(cols: MutableMapping[str, np.ndarray], metadata: MutableMa
             and not _finite_any(cols.get("samples")):
         return notes  # nothing to derive from (the common case: no per-row work)
     if not _finite_any(cols.get("samples_per_s")):
-        stated = next((metadata.get(k) for k in STATED_BATCH_KEYS if isinstance(metadata.get(k), (int, float))
-                       and not isinstance(metadata.get(k), bool) and metadata.get(k) > 0), None)
+        stated = next((v for v in (metadata.get(k) for k in STATED_BATCH_KEYS)
+                       if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0), None)
         per_row = cols.get("samples")
         if batch_size is not None:
             cols["samples_per_s"] = batch_size * inv()

@@ -64,7 +64,14 @@ def _json(path: Path) -> Any:
     try:
         return json.loads(read_text(path))
     except json.JSONDecodeError as exc:
-        raise IngestError(f"not valid JSON ({exc.msg}); expected a complete DLIO output", path=str(path), line=exc.lineno) from None
+        raise IngestError(f"not valid JSON ({exc.msg}); expected a complete DLIO output", path=str(path),
+                          line=exc.lineno) from None
+
+
+def _since_s(stamp: Any, t0: float | None) -> float:
+    """Seconds from ``t0`` to the ISO time ``stamp``; NaN when either is missing or unreadable."""
+    s = _ts(stamp) if stamp else None
+    return s - t0 if s is not None and t0 is not None else np.nan
 
 
 def _ts(s: Any) -> float | None:
@@ -97,7 +104,8 @@ def read(path: Path, options: Any) -> list[Run]:
         head = fh.read(64 * 1024).decode("utf-8-sig", errors="replace")
     k = fmt if fmt in FORMATS[1:] else kind(head, path)
     if k is None:
-        raise IngestError("not a DLIO / MLPerf Storage output (summary, per-epoch stats, rank output, report or log)", path=str(path))
+        raise IngestError("not a DLIO / MLPerf Storage output (summary, per-epoch stats, rank output, report or log)",
+                          path=str(path))
     return {
         "dlio_summary": _summary,
         "dlio_epochs": _epochs,
@@ -161,7 +169,8 @@ def _summary(path: Path, options: Any) -> list[Run]:
         bps = io_mib * MIB / mean_thr
         cols["read_bytes_per_s"] = samples * bps
         meta["bytes_per_sample"] = bps
-        meta["read_bytes_per_s_from"] = "samples_per_s x train_io_mean_MB_per_second (MiB/s) / mean samples_per_s (configured record length)"
+        meta["read_bytes_per_s_from"] = ("samples_per_s x train_io_mean_MB_per_second (MiB/s) / mean samples_per_s "
+                                         "(configured record length)")
     eps = _sibling_epochs(path)
     if eps is not None:
         try:
@@ -171,8 +180,9 @@ def _summary(path: Path, options: Any) -> list[Run]:
             stats = []
         ends = {e: _ts((v.get("block1") or v).get("end")) for e, v in stats}
         t0 = _ts(d.get("start")) or (min((_ts(v.get("start")) or np.inf) for _e, v in stats) if stats else None)
-        if t0 is not None and all(ends.get(e) is not None for e in range(1, n + 1)):
-            cols["t_s"] = np.array([ends[e] - t0 for e in range(1, n + 1)])
+        end_s = [ends.get(e) for e in range(1, n + 1)]
+        if t0 is not None and all(x is not None for x in end_s):
+            cols["t_s"] = np.array([x - t0 for x in end_s if x is not None])
             cols["step_time_s"] = np.array([_float(dict(stats)[e].get("block1", {}).get("duration")) for e in range(1, n + 1)])
             meta["t_s_from"] = f"{eps.name}: end of each epoch's training block since the run start"
     meta["units"] = "DLIO MB = MiB (2^20 bytes); AU % -> fraction"
@@ -189,12 +199,13 @@ def _epochs(path: Path, options: Any) -> list[Run]:
     t0 = min((s for s in starts if s is not None), default=None)
     ep, t, dur = [], [], []
     for e, v in stats:
-        blk = v.get("block1") if isinstance(v.get("block1"), dict) else v
+        b1 = v.get("block1")
+        blk = b1 if isinstance(b1, dict) else v
         ep.append(float(e))
         end = _ts(blk.get("end"))
         t.append(end - t0 if end is not None and t0 is not None else float("nan"))
         dur.append(_float(blk.get("duration")))
-    meta = {"epochs": len(stats), "start_time": min((v.get("start") for _e, v in stats if v.get("start")), default=None)}
+    meta = {"epochs": len(stats), "start_time": min((v["start"] for _e, v in stats if v.get("start")), default=None)}
     ckpt = {f"{e}.{k}": v for e, s in stats for k, v in s.items() if k.startswith(("save_ckpt", "load_ckpt", "eval"))}
     if ckpt:
         meta["other_phases"] = ckpt
@@ -252,7 +263,8 @@ def _output(path: Path, options: Any) -> list[Run]:
         "step_time_s": st,
         "data_wait_s": np.array(wait),
     }
-    meta: dict[str, Any] = {"per_epoch": per_epoch, "hostname": d.get("hostname"), "compute_time_s_mean": float(np.nanmean(comp)) if comp else None}
+    meta: dict[str, Any] = {"per_epoch": per_epoch, "hostname": d.get("hostname"),
+                            "compute_time_s_mean": float(np.nanmean(comp)) if comp else None}
     cfg = _config(path)
     bs = ((cfg.get("reader") or {}).get("batch_size")) if cfg else None
     if isinstance(bs, (int, float)) and bs > 0:
@@ -287,7 +299,8 @@ def _report(path: Path, options: Any) -> list[Run]:
         }
         meta = {"benchmark_run": rid, "run_index": i, "overall": overall,
                 **{k: x for k, x in v.items() if not k.startswith("train_throughput")}, "units": "MB = MiB"}
-        out.append(build_run(cols, path=path, run_id=f"{base}:{rid}", fmt="mlperf_storage_report", metadata=meta, **_common(options)))
+        out.append(build_run(cols, path=path, run_id=f"{base}:{rid}", fmt="mlperf_storage_report", metadata=meta,
+                             **_common(options)))
     return out
 
 
@@ -296,7 +309,7 @@ def _log(path: Path, options: Any) -> list[Run]:
     by_rank: dict[int, dict[str, list[Any]]] = {}
     other = 0
     meta_lines: list[str] = []
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             m = STEP_RE.search(line)
             if not m:
@@ -321,7 +334,7 @@ def _log(path: Path, options: Any) -> list[Run]:
         steps = np.array(r["step"])
         # steps restart each epoch: epoch k+1 begins where the step number drops
         epoch = 1 + np.concatenate(([0], np.cumsum(steps[1:] <= steps[:-1])))
-        t = np.array([(_ts(x) - t0) if (x and t0 is not None and _ts(x) is not None) else np.nan for x in r["ts"]])
+        t = np.array([_since_s(x, t0) for x in r["ts"]])
         n = np.array(r["n"])
         dur = np.array(r["t"])
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -406,8 +419,5 @@ def _iostat_times(tss: list[Any]) -> np.ndarray:
                 continue
         out.append(np.nan if t is None else t)
     a = np.array(out, dtype="float64")
-    if np.isfinite(a).any():
-        a = a - a[np.isfinite(a)][0]
-    else:
-        a = np.arange(len(a), dtype="float64")
+    a = a - a[np.isfinite(a)][0] if np.isfinite(a).any() else np.arange(len(a), dtype="float64")
     return a

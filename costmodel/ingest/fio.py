@@ -36,7 +36,7 @@ def documents(text: str, src: str) -> tuple[list[dict[str, Any]], list[str]]:
     notes: list[str] = []
     pos = 0
     first_error: str | None = None
-    for m in re.finditer(r"^\{", text, flags=re.M):
+    for m in re.finditer(r"^\{", text, flags=re.MULTILINE):
         if m.start() < pos:
             continue
         try:
@@ -64,7 +64,7 @@ def documents(text: str, src: str) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def _num(d: dict[str, Any], key: str) -> float | None:
-    v = d.get(key)
+    v: Any = d.get(key)
     try:
         f = float(v)
     except (TypeError, ValueError):
@@ -81,14 +81,11 @@ def _lat(d: dict[str, Any], base: str) -> tuple[dict[str, Any] | None, float]:
     return None, 1.0
 
 
-def direction(d: dict[str, Any]) -> dict[str, Any] | None:
+def direction(d: object) -> dict[str, Any] | None:
     """SI summary of one direction (read/write/trim/mixed) or None when unused."""
     if not isinstance(d, dict):
         return None
-    if "io_kbytes" in d:
-        io_b = (_num(d, "io_kbytes") or 0.0) * 1024.0
-    else:
-        io_b = (_num(d, "io_bytes") or 0.0) * 1024.0  # fio < 2.21: io_bytes is KiB
+    io_b = (_num(d, "io_kbytes" if "io_kbytes" in d else "io_bytes") or 0.0) * 1024.0  # fio < 2.21: io_bytes is KiB
     bw = _num(d, "bw_bytes")
     if bw is None:
         bw = (_num(d, "bw") or 0.0) * 1024.0
@@ -133,7 +130,7 @@ def read(path: Path, options: Any) -> list[Run]:
     if len(fio_docs) > 1:
         notes.append(f"{src}: {len(fio_docs)} concatenated fio reports (--status-interval); the last (cumulative) one is used")
     doc = fio_docs[-1]
-    jobs = doc.get("jobs") if isinstance(doc.get("jobs"), list) else doc.get("client_stats")
+    jobs: Any = doc.get("jobs") if isinstance(doc.get("jobs"), list) else doc.get("client_stats")
     version = str(doc.get("fio version", ""))
     runs: list[Run] = []
     names: dict[str, int] = {}
@@ -177,7 +174,7 @@ def read(path: Path, options: Any) -> list[Run]:
         }
         for side, s in sides.items():
             if s:
-                meta[side] = {k: v for k, v in s.items()}
+                meta[side] = dict(s)
         if job.get("error"):
             notes.append(f"{src}: job {label!r} reported error {job.get('error')}")
         runs.append(

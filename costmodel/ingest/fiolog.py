@@ -64,7 +64,7 @@ def _parse(path: Path, hist: bool) -> tuple[list[list[float]], list[int], list[R
     lines: list[int] = []
     bad: list[Rejection] = []
     src = str(path)
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             s = line.strip().rstrip(",")
             if not s:
@@ -75,7 +75,7 @@ def _parse(path: Path, hist: bool) -> tuple[list[list[float]], list[int], list[R
             except ValueError:
                 bad.append(Rejection(path=src, line=i, reason=f"not a fio log row (numbers separated by commas): {s[:60]!r}"))
                 continue
-            if len(vals) < (4 if hist else 4):
+            if len(vals) < 4:
                 bad.append(Rejection(path=src, line=i, reason=f"{len(vals)} fields, expected at least 4"))
                 continue
             rows.append(vals)
@@ -87,7 +87,7 @@ def read(path: Path, options: Any) -> list[Run]:
     src = str(path)
     fmt = getattr(options, "fmt", None)
     kind = fmt if fmt in FORMATS[1:] else kind_from_name(path)
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         head = fh.read(64 * 1024)
     first = next((ln for ln in head.splitlines() if ln.strip()), "")
     if kind is None:
@@ -121,7 +121,8 @@ def read(path: Path, options: Any) -> list[Run]:
             mean = np.where(total > 0, (counts * mid).sum(axis=1) / total, np.nan)
         read_rows = ddir == 0
         if (~read_rows).any():
-            warnings.append(f"{src}: {int((~read_rows).sum())} write/trim histogram row(s) not imported (the Timeline has read latency only)")
+            warnings.append(f"{src}: {int((~read_rows).sum())} write/trim histogram row(s) not imported "
+                            "(the Timeline has read latency only)")
         cols = {"t_s": t_ms[read_rows] / 1e3, "read_latency_s": mean[read_rows], "samples": total[read_rows]}
         ln = np.asarray(lines)[read_rows]
     else:
@@ -156,7 +157,7 @@ def read(path: Path, options: Any) -> list[Run]:
     # several jobs appended to one log (a shared prefix): time restarts near 0 -> one run per segment
     t = cols["t_s"]
     starts = [0] + [i for i in range(1, len(t)) if t[i] < t[i - 1] and t[i] <= t[0] + 1.0]
-    bounds = starts + [len(t)]
+    bounds = [*starts, len(t)]
     runs = []
     for k in range(len(starts)):
         a, b = bounds[k], bounds[k + 1]
@@ -174,8 +175,10 @@ def read(path: Path, options: Any) -> list[Run]:
                 lines=ln[a:b],
                 metadata=seg_meta,
                 warnings=warnings
-                + ([f"{src}: time restarts at line {ln[a]}: read as run {k + 1} of {len(starts)} appended to the same log"] if k else []),
-                extra_rejected=[x for x in bad if x.line is not None and ln[a] <= x.line <= (ln[b - 1] if b > a else x.line)] if len(starts) > 1 else bad,
+                + ([f"{src}: time restarts at line {ln[a]}: read as run {k + 1} of {len(starts)} appended to the same log"]
+                   if k else []),
+                extra_rejected=[x for x in bad if x.line is not None and ln[a] <= x.line <= (ln[b - 1] if b > a else x.line)]
+                if len(starts) > 1 else bad,
                 strict=strict,
             )
         )

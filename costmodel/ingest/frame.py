@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping as TMapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping as TMapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,7 +34,8 @@ class Converted:
     mapped: dict[str, str] = field(default_factory=dict)  # source name -> timeline column
 
 
-def plan_columns(names: list[str], options: Any, resolver: Any = resolve_column) -> tuple[dict[str, Mapping], list[str], list[str]]:
+def plan_columns(names: list[str], options: Any,
+                 resolver: Any = resolve_column) -> tuple[dict[str, Mapping], list[str], list[str]]:
     """Decide which source column feeds which Timeline column.
 
     Returns (source -> Mapping, ignored source names, notes). ``--map`` wins, then a column whose
@@ -55,7 +57,7 @@ def plan_columns(names: list[str], options: Any, resolver: Any = resolve_column)
         taken[m.column] = match[0]
     candidates: list[tuple[int, str, Mapping]] = []
     prefixes: dict[str, str] = {}
-    for i, n in enumerate(names):
+    for n in names:
         if n in plan:
             continue
         m = resolver(n)
@@ -81,7 +83,7 @@ def plan_columns(names: list[str], options: Any, resolver: Any = resolve_column)
     used_prefixes = {n.strip(): p for n, p in prefixes.items() if n in plan}
     if used_prefixes:
         notes.append("prefixed column(s) mapped by their last part (prefix kept in metadata column_prefixes): "
-                     + ", ".join(f"{n} -> {plan[[k for k in plan if k.strip() == n][0]].column}" for n in used_prefixes))
+                     + ", ".join(f"{n} -> {plan[next(k for k in plan if k.strip() == n)].column}" for n in used_prefixes))
     return plan, ignored, notes
 
 
@@ -126,8 +128,8 @@ def time_to_seconds(values: Any, kind: str, factor: float = 1.0) -> tuple[np.nda
 
     ``kind``: ``auto`` (ISO 8601 text, epoch s or epoch ms judged by magnitude, else elapsed s),
     ``iso``, ``epoch_s``, ``epoch_ms``, ``epoch_us``, ``epoch_ns``. ``factor``: the unit of numbers under
-    ``auto`` (``time_ms`` -> 1e-3): they are scaled first, and are epoch seconds when above 1e8 s. Returns (t_s, invalid, metadata)
-    where metadata holds ``start_time`` (ISO, naive local unless the source had a zone) and
+    ``auto`` (``time_ms`` -> 1e-3): they are scaled first, and are epoch seconds when above 1e8 s.
+    Returns (t_s, invalid, metadata) where metadata holds ``start_time`` (ISO, naive local unless the source had a zone) and
     ``start_epoch_s`` when the source time was absolute.
     """
     meta: dict[str, Any] = {}
@@ -242,7 +244,8 @@ def convert(table: TMapping[str, Any], options: Any, *, source: str = "", resolv
                     med = float(np.median(fin)) if fin.size else 0.0
                 if 1.0 < mx <= 100.0 and med > 1.0:
                     a = a / 100.0
-                    out.warnings.append(f"{source}: column {src.strip()!r} has values up to {mx:g}: read as percent (divided by 100)")
+                    out.warnings.append(f"{source}: column {src.strip()!r} has values up to {mx:g}: "
+                                        "read as percent (divided by 100)")
             elif m.ambiguous and col not in FRACTION_COLUMNS:
                 name = src.strip()
                 if m.unit == "mb/s":

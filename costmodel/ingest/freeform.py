@@ -37,12 +37,13 @@ FORMATS = ["freeform", "mllog", "speed", "tf", "throughput", "superbench", "elbe
 
 MLLOG_RE = re.compile(r":::MLLOG\s+(\{.*\})\s*$")
 SPEED_RE = re.compile(
-    r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d+)?)?.*?(?:Node\[(?P<node>\d+)\]\s*)?Epoch\[(?P<epoch>\d+)\]\s*Batch\s*\[(?:\d+-)?(?P<batch>\d+)\]\s*Speed:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*samples/sec"
+    r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:,\d+)?)?.*?(?:Node\[(?P<node>\d+)\]\s*)?Epoch\[(?P<epoch>\d+)\]\s*"
+    r"Batch\s*\[(?:\d+-)?(?P<batch>\d+)\]\s*Speed:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*samples/sec"
 )
 SPEED_ANY_RE = re.compile(r"Speed:\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*samples/sec")
 TF_STEP_RE = re.compile(r"step = (?P<step>\d+) \((?P<sec>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?) sec\)")
 TF_GS_RE = re.compile(r"global_step/sec:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)")
-THR_RE = re.compile(r"throughput\s*:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)", re.I)
+THR_RE = re.compile(r"throughput\s*:\s*(?P<v>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)", re.IGNORECASE)
 HF_RE = re.compile(r"^LOG (?P<date>\w{3} \w{3}\s+\d+ \d\d:\d\d:\d\d \d{4}) - \((?P<epoch>\d+), (?P<step>\d+)\)")
 
 
@@ -58,7 +59,7 @@ def dialects(head: str) -> list[str]:
         found.append("throughput")
     if '"raw_data"' in head and ("steptime_train" in head or "throughput_train" in head):
         found.append("superbench")
-    if "OPERATION RESULT TYPE" in head or re.search(r"^\s*(READ|WRITE)\s+Elapsed ms\s*:", head, flags=re.M):
+    if "OPERATION RESULT TYPE" in head or re.search(r"^\s*(READ|WRITE)\s+Elapsed ms\s*:", head, flags=re.MULTILINE):
         found.append("elbencho")
     return found
 
@@ -109,7 +110,8 @@ def _mllog(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
     t0 = next((e.get("time_ms") for _i, e in events if e.get("key") == "run_start"), events[0][1].get("time_ms"))
     meta: dict[str, Any] = {"dialect": "mllog"}
     for _i, e in events:
-        if e.get("key") in ("global_batch_size", "submission_benchmark", "submission_org", "train_samples", "seed") and "value" in e:
+        if (e.get("key") in ("global_batch_size", "submission_benchmark", "submission_org", "train_samples", "seed")
+                and "value" in e):
             meta[e["key"]] = e["value"]
     rows, lines, epoch_num = [], [], 0
     current_epoch = None
@@ -194,7 +196,7 @@ def _tf(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
         if m:
             gs.append(float(m.group("v")))
             gs_lines.append(i)
-    prev0 = re.search(r"step = (\d+)\s*$", text, flags=re.M)
+    prev0 = re.search(r"step = (\d+)\s*$", text, flags=re.MULTILINE)
     if steps:
         st = np.array(steps, dtype="float64")
         first = float(prev0.group(1)) if prev0 and int(prev0.group(1)) < steps[0] else 0.0
@@ -215,8 +217,8 @@ def _tf(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
     else:
         raise IngestError("no 'step = S (T sec)' or 'global_step/sec: N' line", path=src)
     warn = [] if getattr(options, "batch_size", None) else [
-        f"{src}: TensorFlow logs give steps per second, not samples: samples_per_s needs the batch size; "
-        "give it with --batch-size N (samples per step, all replicas)"]
+        (f"{src}: TensorFlow logs give steps per second, not samples: samples_per_s needs the batch size; "
+         "give it with --batch-size N (samples per step, all replicas)")]
     return [build_run(cols, path=path, run_id=run_id_for(path, options, suffix), fmt="tf", lines=ln, metadata=meta,
                       warnings=warn, **_c(options))]
 
@@ -229,13 +231,13 @@ def _throughput(path: Path, text: str, options: Any, suffix: str = "") -> list[R
         if not m:
             continue
         h = HF_RE.search(line)
-        ts = _parse_dt(h.group("date"), ("%a %b %d %H:%M:%S %Y",)) if h else np.nan
+        stamp_s = _parse_dt(h.group("date"), ("%a %b %d %H:%M:%S %Y",)) if h else np.nan
         step = float(h.group("step")) if h else np.nan
         epoch = float(h.group("epoch")) if h else np.nan
         if not h:
             sm = re.search(r"\bstep\s*[:=]?\s*(\d+)", line)
             step = float(sm.group(1)) if sm else np.nan
-        rows.append((step, epoch, float(m.group("v")), ts))
+        rows.append((step, epoch, float(m.group("v")), stamp_s))
         lines.append(i)
     if not rows:
         raise IngestError("no 'throughput : N' line", path=src)
@@ -269,7 +271,7 @@ def _superbench(path: Path, text: str, options: Any, suffix: str = "") -> list[R
         precisions = sorted({k.rsplit("_", 1)[-1] for k in raw if k.startswith(("steptime_train_", "throughput_train_"))})
         for prec in precisions:
             def first_list(key: str) -> np.ndarray | None:
-                v = raw.get(key)
+                v = raw.get(key)  # noqa: B023 - called within this iteration
                 if isinstance(v, list) and v and isinstance(v[0], list):
                     v = v[0]
                 if not isinstance(v, list):
@@ -300,7 +302,8 @@ def _elbencho(path: Path, text: str, options: Any, suffix: str = "") -> list[Run
     phases: list[dict[str, Any]] = []
     cur: dict[str, Any] | None = None
     label = ""
-    row_re = re.compile(r"^(?P<op>[A-Z]+)?\s+(?P<what>[A-Za-z%/ ]+?)\s*:\s*(?P<first>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s+(?P<last>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
+    row_re = re.compile(r"^(?P<op>[A-Z]+)?\s+(?P<what>[A-Za-z%/ ]+?)\s*:\s*(?P<first>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+                        r"\s+(?P<last>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
     for i, line in enumerate(text.splitlines(), start=1):
         if line.startswith("Working on"):
             label = line[len("Working on"):].strip().rstrip(".")
@@ -339,7 +342,7 @@ def _elbencho(path: Path, text: str, options: Any, suffix: str = "") -> list[Run
         "write_iops": np.where(~rd, iops, nan),
         "bytes_read": np.where(rd, tot, nan),
     }
-    meta = {"dialect": "elbencho", "phases": [{k: v for k, v in phases[j].items()} for j in keep],
+    meta = {"dialect": "elbencho", "phases": [dict(phases[j]) for j in keep],
             "other_phases": sorted({p["op"] for p in phases} - {"READ", "WRITE"}),
             "t_s_from": "cumulative LAST DONE elapsed of every phase (incl. DROPCACHE, RMFILES)",
             "units": "MiB = 2^20 bytes; LAST DONE (slowest thread) values"}
@@ -368,7 +371,7 @@ def _pattern(path: Path, text: str, options: Any) -> Run:
             records[g].append(m.group(g))
         lines.append(i)
     if not lines:
-        raise IngestError(f"--pattern matched no line", path=src, field="--pattern")
+        raise IngestError("--pattern matched no line", path=src, field="--pattern")
     conv = convert({g: np.array(v, dtype=object) for g, v in records.items()}, options, source=src, resolver=documented_column)
     if not conv.columns:
         raise IngestError(

@@ -36,7 +36,8 @@ _SMI_FIELDS = ("utilization.gpu", "power.draw", "memory.used", "pci.bus_id", "te
 
 def kind(head: str) -> str | None:
     first = next((ln for ln in head.splitlines() if ln.strip()), "")
-    if first.lstrip().startswith("#Entity") or re.search(r"^\s*GPU \d+\s+[\d.N/A-]+", head, flags=re.M) and "#Entity" in head:
+    if first.lstrip().startswith("#Entity") or (
+            re.search(r"^\s*GPU \d+\s+[\d.N/A-]+", head, flags=re.MULTILINE) and "#Entity" in head):
         return "dcgmi"
     if "DCGM_FI_" in first and "," in first:
         return "dcgm_exporter"
@@ -77,7 +78,7 @@ def _csv(path: Path, options: Any, k: str) -> list[Run]:
     meta_common: dict[str, Any] = {"telemetry": k}
     t_all = None
     if time_col is not None:
-        t_all, bad_t, tmeta = time_to_seconds(df[time_col], "auto")
+        t_all, _bad_t, tmeta = time_to_seconds(df[time_col], "auto")
         if np.isfinite(t_all).any():
             t_all = t_all - np.nanmin(t_all)  # all GPUs share the file's first sample as origin
             meta_common.update(tmeta)
@@ -120,7 +121,7 @@ def _dcgmi(path: Path, options: Any) -> list[Run]:
         if s.startswith("#Entity"):
             fields = s.split()[1:]
             continue
-        if s == "ID" or s.startswith("#") or s.startswith("ID "):
+        if s == "ID" or s.startswith(("#", "ID ")):
             continue
         m = re.match(r"^(GPU|GPU-I|GPU-CI)\s+(\d+)\s+(.*)$", s)
         if not m or not fields:
@@ -131,7 +132,9 @@ def _dcgmi(path: Path, options: Any) -> list[Run]:
             bad += 1
             continue
         g = per_gpu.setdefault(m.group(2), {"rows": [], "lines": []})
-        g["rows"].append([np.nan if v.upper() in ("N/A", "[N/A]") else float(v) if re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", v) else np.nan for v in vals])
+        g["rows"].append([np.nan if v.upper() in ("N/A", "[N/A]")
+                          else float(v) if re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", v) else np.nan
+                          for v in vals])
         g["lines"].append(i)
     if not per_gpu:
         raise IngestError("no 'GPU N value ...' rows after a '#Entity' header (dcgmi dmon)", path=src)
@@ -145,7 +148,8 @@ def _dcgmi(path: Path, options: Any) -> list[Run]:
         else:
             raise IngestError(f"dcgmi fields {fields} hold no GRACT or SMACT (graphics/SM activity)", path=src, field="#Entity")
         meta = {"telemetry": "dcgmi", "gpu": gid, "fields": fields, "gpu_util_from": util_field,
-                "means": {f: float(np.nanmean(arr[:, j])) if np.isfinite(arr[:, j]).any() else None for j, f in enumerate(fields)},
+                "means": {f: float(np.nanmean(arr[:, j])) if np.isfinite(arr[:, j]).any() else None
+                          for j, f in enumerate(fields)},
                 "interval_s_assumed": 1.0}
         warnings = [f"{src}: dcgmi dmon has no timestamps; t_s assumes the default 1 s interval (dmon -d 1000)"]
         if bad:

@@ -87,7 +87,7 @@ def read(path: Path, options: Any) -> list[Run]:
     wall = np.full(len(steps_all), np.nan)
     for key, (ts, vals, steps) in by_key.items():
         col = np.full(len(steps_all), np.nan)
-        for t, v, s in zip(ts, vals, steps):
+        for t, v, s in zip(ts, vals, steps, strict=True):
             col[index[s]] = v  # last logged value of a step wins
             wall[index[s]] = t if not (wall[index[s]] >= t) else wall[index[s]]
         table[key] = col
@@ -142,8 +142,8 @@ def read_long_csv(path: Path, options: Any, roles: dict[str, str], delimiter: st
     df.columns = [c.strip() for c in df.columns]
     runs = []
     groups = df.groupby(roles["run"], sort=True) if "run" in roles else [("", df)]
-    for rid_value, g in groups:
-        g = g.copy()
+    for rid_value, group in groups:
+        g = group.copy()
         g["_line"] = g.index.to_numpy() + 2
         values = pd.to_numeric(g[roles["value"]], errors="coerce")
         wide = g.assign(_v=values).pivot_table(index=roles["step"], columns=roles["key"], values="_v", aggfunc="last")

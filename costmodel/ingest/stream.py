@@ -9,15 +9,16 @@ about one Arrow batch (``block_bytes``, 16 MiB of CSV text by default) whatever 
 ``pyarrow.parquet.ParquetWriter`` appends it. A column that meets a cell that is not a number is read as
 text from that block on and converted in Arrow (the bad cells marked, so only they are rejected or blanked,
 with line numbers, as on the unstreamed path); a cell with a unit sends its block through the text parse;
-per-epoch step counters are carried across blocks (:func:`costmodel.ingest.validate.renumber_epochs`). The file appears only when everything succeeded
-(temporary name, then rename); the bad-row threshold is checked over the whole file.
+per-epoch step counters are carried across blocks (:func:`costmodel.ingest.validate.renumber_epochs`). The file
+appears only when everything succeeded (temporary name, then rename); the bad-row threshold is checked over the whole file.
 """
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -42,14 +43,14 @@ class StreamedRun(Run):
     """A Run whose rows went straight to Parquet: ``table`` is empty, ``rows``/``columns`` are counted."""
 
     n_rows: int = 0
-    present: list[str] = []
+    present: Sequence[str] = ()
 
     @property
-    def rows(self) -> int:  # type: ignore[override]
+    def rows(self) -> int:
         return self.n_rows
 
     @property
-    def columns(self) -> list[str]:  # type: ignore[override]
+    def columns(self) -> list[str]:
         return list(self.present)
 
 
@@ -87,7 +88,8 @@ def _to_arrow(table: Any, schema: Any) -> Any:
         col = table[f.name]
         if f.type == pa.string():
             value = str(col.iloc[0]) if m else ""
-            arrays.append(pa.DictionaryArray.from_arrays(pa.array(np.zeros(m, dtype="int32")), pa.array([value])).dictionary_decode())
+            codes = pa.array(np.zeros(m, dtype="int32"))
+            arrays.append(pa.DictionaryArray.from_arrays(codes, pa.array([value])).dictionary_decode())
         else:
             arrays.append(pa.array(col.to_numpy(dtype="int64" if f.type == pa.int64() else "float64"), type=f.type))
     return pa.Table.from_arrays(arrays, schema=schema)
@@ -96,12 +98,12 @@ def _to_arrow(table: Any, schema: Any) -> Any:
 def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: int = BLOCK_BYTES,
                run_id: str | None = None) -> StreamedRun:
     """Append one CSV/TSV file to ``writer`` batch by batch; returns its summary Run (no rows in memory)."""
+    import io
+
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     from .api import _head
-    import io
-
     from .tabular import NULL_VALUES, _delimiter, arrow_csv_plan, dialect, line_blocks
 
     src = str(path)
@@ -167,18 +169,20 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
                         column_types={n: (pa.string() if n in text_cols else types[n]) for n in include if n in types})
             if isinstance(table, str):
                 continue
-            cols = []
-            for fname, col in zip(table.schema.names, table.columns):
+            cols: list[Any] = []
+            unit_seen = False
+            for fname, col in zip(table.schema.names, table.columns, strict=True):
                 if fname in text_cols and (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
                     vals, bad, unit = _text_to_float(col)
                     if unit:  # a unit in a cell sets the column's factor: this block takes the text path
-                        cols = None
+                        unit_seen = True
                         break
                     vals[bad] = np.nan  # a cell that is not a number: NaN here is "bad" downstream (not missing)
                     na = np.isnan(vals) & ~bad
-                    col = pa.array(vals, mask=na, type=pa.float64())
+                    cols.append(pa.array(vals, mask=na, type=pa.float64()))
+                    continue
                 cols.append(col)
-            if cols is None:
+            if unit_seen:
                 yield text_block(block, mark)
                 continue
             yield pa.Table.from_arrays(cols, names=table.schema.names)
@@ -359,14 +363,14 @@ def input_bytes(paths: Sequence[str | Path]) -> int:
 
 def _has_gpu_telemetry(paths: Sequence[str | Path]) -> bool:
     """True when one of the (non-folder) inputs is GPU telemetry, to be merged onto a training run by time."""
-    from .api import GPU_FORMATS, sniff_format
     from ..errors import CostmodelError
+    from .api import GPU_FORMATS, sniff_format
 
     for p in paths:
         if Path(p).is_dir() or not Path(p).is_file():
             continue
         try:
-            if sniff_format(p) in GPU_FORMATS + ("gpu",):
+            if sniff_format(p) in (*GPU_FORMATS, "gpu"):
                 return True
         except (CostmodelError, OSError):
             continue
@@ -427,8 +431,8 @@ def ingest_to_parquet(
     """Read ``paths`` into one Timeline Parquet at ``out``, streaming big CSV/TSV inputs. Returns an IngestResult."""
     import pyarrow.parquet as pq
 
-    from .api import IngestResult, load_many
     from ..timeline import METADATA_KEY
+    from .api import IngestResult, load_many
 
     limit = STREAM_BYTES if stream_bytes is None else stream_bytes
     csv_limit = csv_stream_limit(paths, stream_bytes)

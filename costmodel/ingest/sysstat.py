@@ -36,10 +36,10 @@ FORMATS = ["sysstat", "iostat_x", "sar_d", "nvidia_smi_dmon", "dstat"]
 #: GPU telemetry formats of this module (merged onto training runs by time)
 GPU_FORMATS = ("nvidia_smi_dmon",)
 
-_IOSTAT_DEV = re.compile(r"^Device:?\s+.*(r/s|rkB/s|rMB/s)", re.M)
-_SAR_D = re.compile(r"^\d\d:\d\d:\d\d(?:\s+[AP]M)?\s+(?:DEV\s+tps\s|tps\s.*\sDEV\s*$)", re.M)
-_DMON = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+pwr\s", re.M)
-_DSTAT = re.compile(r'^"Dstat [\d.]+ CSV output"', re.M)
+_IOSTAT_DEV = re.compile(r"^Device:?\s+.*(r/s|rkB/s|rMB/s)", re.MULTILINE)
+_SAR_D = re.compile(r"^\d\d:\d\d:\d\d(?:\s+[AP]M)?\s+(?:DEV\s+tps\s|tps\s.*\sDEV\s*$)", re.MULTILINE)
+_DMON = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+pwr\s", re.MULTILINE)
+_DSTAT = re.compile(r'^"Dstat [\d.]+ CSV output"', re.MULTILINE)
 _TS = re.compile(r"^(\d\d/\d\d/\d{2,4}\s+\d\d:\d\d:\d\d(?:\s+[AP]M)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[^\s]*)\s*$")
 
 
@@ -120,7 +120,7 @@ def _iostat(path: Path, text: str, options: Any) -> list[Run]:
         parts = s.split()
         if len(parts) != len(header):
             continue
-        reports[-1]["rows"][parts[0]] = (i, dict(zip(header[1:], parts[1:])))
+        reports[-1]["rows"][parts[0]] = (i, dict(zip(header[1:], parts[1:], strict=True)))
     reports = [r for r in reports if r["rows"]]
     if not reports:
         raise IngestError("no iostat -x device report ('Device r/s rkB/s ...' header and rows)", path=src)
@@ -144,7 +144,7 @@ def _iostat(path: Path, text: str, options: Any) -> list[Run]:
         def col(*names: str, factor: float = 1.0) -> np.ndarray:
             out = np.full(len(reports), np.nan)
             for j, r in enumerate(reports):
-                row = r["rows"].get(dev)
+                row = r["rows"].get(dev)  # noqa: B023 - called within this iteration
                 if row is None:
                     continue
                 for nm in names:
@@ -193,12 +193,12 @@ def _sar(path: Path, text: str, options: Any) -> list[Run]:
             continue
         if parts[0] == "Average:":
             if len(parts) - 1 == len(header):
-                row = dict(zip(header, parts[1:]))
+                row = dict(zip(header, parts[1:], strict=True))
                 averages[row["DEV"]] = {k: v for k, v in row.items() if k != "DEV"}
             continue
         if len(rest) != len(header) or not re.match(r"\d\d:\d\d:\d\d", clock):
             continue
-        row = dict(zip(header, rest))
+        row = dict(zip(header, rest, strict=True))
         dev = row.pop("DEV")
         per_dev.setdefault(dev, []).append((i, _sar_clock(date, clock), row))
     if not per_dev:
@@ -215,7 +215,7 @@ def _sar(path: Path, text: str, options: Any) -> list[Run]:
             t = t - t[0]
 
         def col(name: str, factor: float) -> np.ndarray:
-            return np.array([_cell(r[2][name]) * factor if name in r[2] else np.nan for r in rows])
+            return np.array([_cell(r[2][name]) * factor if name in r[2] else np.nan for r in rows])  # noqa: B023 - called within this iteration
         rd = col("rkB/s", KIB) if "rkB/s" in rows[0][2] else col("rd_sec/s", 512.0)
         wr = col("wkB/s", KIB) if "wkB/s" in rows[0][2] else col("wr_sec/s", 512.0)
         cols = {"step": np.arange(len(rows), dtype="float64"), "t_s": t, "read_bytes_per_s": rd, "write_bytes_per_s": wr,
@@ -258,14 +258,14 @@ def _dmon(path: Path, text: str, options: Any) -> list[Run]:
         parts = s.split()
         if len(parts) != len(header):
             continue
-        row = dict(zip(header, parts))
-        ts = np.nan
+        row = dict(zip(header, parts, strict=True))
+        stamp_s = np.nan
         if "date" in row and "time" in row:
             try:
-                ts = datetime.strptime(row["date"] + " " + row["time"], "%Y%m%d %H:%M:%S").timestamp()
+                stamp_s = datetime.strptime(row["date"] + " " + row["time"], "%Y%m%d %H:%M:%S").timestamp()
             except ValueError:
-                ts = np.nan
-        per_gpu.setdefault(row.get("gpu", "0"), []).append((i, ts, row))
+                stamp_s = np.nan
+        per_gpu.setdefault(row.get("gpu", "0"), []).append((i, stamp_s, row))
     if not per_gpu:
         raise IngestError("no nvidia-smi dmon rows under a '# gpu pwr ...' header", path=src)
     runs = []
@@ -283,7 +283,7 @@ def _dmon(path: Path, text: str, options: Any) -> list[Run]:
             meta["t_s_from"] = "sample index x 1 s (assumed)"
 
         def col(name: str, factor: float = 1.0) -> np.ndarray:
-            return np.array([_cell(r[2].get(name, "-")) * factor for r in rows])
+            return np.array([_cell(r[2].get(name, "-")) * factor for r in rows])  # noqa: B023 - called within this iteration
         cols = {"step": np.arange(len(rows), dtype="float64"), "t_s": t, "gpu_util": col("sm", 0.01), "gpu_power_w": col("pwr")}
         runs.append(build_run(cols, path=path, run_id=run_id_for(path, options, f"gpu{gpu}"), fmt="nvidia_smi_dmon",
                               lines=np.array([r[0] for r in rows]), metadata=meta, warnings=warn, **_c(options)))

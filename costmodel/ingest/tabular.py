@@ -75,7 +75,8 @@ def read(path: Path, options: Any) -> list[Run]:
         head = fh.read(64 * 1024).decode("utf-8-sig", errors="replace")
     kind = fmt if fmt in ("csv", "tsv", "jsonl", "parquet", "kv") else dialect(head, path)
     if kind is None:
-        raise IngestError("not a table: expected CSV/TSV with a header row, JSON lines, Parquet or key=value lines", path=str(path))
+        raise IngestError("not a table: expected CSV/TSV with a header row, JSON lines, Parquet or key=value lines",
+                          path=str(path))
     if kind == "parquet":
         return [_read_parquet(path, options)]
     if kind == "jsonl":
@@ -98,7 +99,7 @@ def _delimiter(head: str) -> str:
     return ";" if first.count(";") > first.count(",") else ","
 
 
-def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], lines: np.ndarray | None,
+def _finish(path: Path, options: Any, fmt: str, conv_table: dict[str, Any], lines: np.ndarray | int | None,
             extra: list[Rejection], source_rows: int | None = None, metadata: dict[str, Any] | None = None,
             src_invalid: dict[str, np.ndarray] | None = None, notes: list[str] | None = None) -> Run:
     conv = convert(conv_table, options, source=str(path))
@@ -152,7 +153,7 @@ def merge_same_step(columns: dict[str, np.ndarray], invalid: dict[str, np.ndarra
 
     group = np.concatenate(([0], np.cumsum(~same)))  # consecutive rows with one step share a group
     floats = {c: np.asarray(a, dtype="float64") for c, a in columns.items() if c != "step"}
-    frame = pd.DataFrame({c: a for c, a in floats.items()})
+    frame = pd.DataFrame(dict(floats))
     frame["_g"] = group
     dup_groups = np.unique(group[1:][same])
     sub = frame[np.isin(group, dup_groups)]
@@ -191,7 +192,7 @@ def merge_same_step(columns: dict[str, np.ndarray], invalid: dict[str, np.ndarra
     else:
         new_lines = np.asarray(lines)[keep]
     merged_rows = int(n - keep.sum())
-    info = {"rows_merged": merged_rows, "groups": int(len(ok_groups)),
+    info = {"rows_merged": merged_rows, "groups": len(ok_groups),
             "rule": "consecutive rows with the same step and no conflicting value are one row (first value per column)"}
     note = (f"{merged_rows} row(s) repeating the previous row's step with other columns filled (e.g. epoch-end "
             f"validation rows) were merged into {len(ok_groups)} row(s); rows that conflict stay duplicates")
@@ -222,7 +223,7 @@ def missing_cell_notes(src: str, columns: dict[str, np.ndarray], invalid: dict[s
 def _header(path: Path, delimiter: str) -> tuple[list[str], int]:
     """Column names and the number of preamble lines (``#`` comments, blank lines) before them."""
     skip = 0
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for line in fh:
             if not line.strip() or line.lstrip().startswith("#"):
                 skip += 1
@@ -278,11 +279,11 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
     else:
         notes_not_read = []
     types = {}
-    for n in include:
-        m = plan[n]
+    for name in include:
+        m = plan[name]
         if m.column == "t_s" and m.time_kind and m.time_kind != "auto_num":
             continue
-        types[n] = pa.float64()
+        types[name] = pa.float64()
     read_opts = pacsv.ReadOptions(skip_rows=skip + 1, column_names=names)  # our stripped header names
     parse_opts = pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=on_invalid)
     extra: list[Rejection] = []
@@ -328,8 +329,8 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
         extra.append(Rejection(path=str(path), line=number, reason=f"malformed row: {why}"))
     # NaN written literally in the file ("nan") is a bad value, not a missing one
     return _finish(
-        path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra, source_rows=n + len(skipped), src_invalid=invalid_nan,
-        notes=notes_not_read,
+        path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra, source_rows=n + len(skipped),
+        src_invalid=invalid_nan, notes=notes_not_read,
     )
 
 
@@ -359,9 +360,8 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
     """
     import io
 
-    import pyarrow.csv as pacsv
-
     import pyarrow as pa
+    import pyarrow.csv as pacsv
 
     read_opts = pacsv.ReadOptions(column_names=names, block_size=max(1 << 20, block_bytes // 4))
     opts = conv_opts
@@ -369,7 +369,7 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
     for block in line_blocks(path, skip, block_bytes):
         marks = [len(lst) for lst in reported]  # malformed rows reported by a failed attempt are reported again
         while True:
-            for lst, mark in zip(reported, marks):
+            for lst, mark in zip(reported, marks, strict=True):
                 del lst[mark:]
             try:
                 yield pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
@@ -449,7 +449,7 @@ def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, 
                 grown = np.zeros(cap, dtype=bool)
                 grown[:i] = nan_cells[k][:i]
                 nan_cells[k] = grown
-        for name, col in zip(batch.schema.names, batch.columns):
+        for name, col in zip(batch.schema.names, batch.columns, strict=True):
             if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
                 # a block re-read as text (a cell that is not a number): per-column parse; a cell is invalid when
                 # present and not a number; cells with units need the whole-file text path (their unit sets the factor)
@@ -520,7 +520,7 @@ def _arrow_to_numpy(table: Any, typed: bool) -> tuple[dict[str, Any], dict[str, 
     import pyarrow.compute as pc
 
     names = table.column_names
-    chunked = dict(zip(names, table.columns))
+    chunked = dict(zip(names, table.columns, strict=True))
     out: dict[str, Any] = {}
     nan_cells: dict[str, np.ndarray] = {}
     for name in names:
@@ -546,7 +546,7 @@ def _locate(path: Path, texts: list[str], skipped: list[tuple[int | None, str]])
     for k, t in enumerate(texts):
         pending.setdefault(t, []).append(k)
     found: dict[int, int] = {}
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             ks = pending.get(line.rstrip("\r\n"))
             if ks:
@@ -561,7 +561,7 @@ def _line_numbers(n: int, skip: int, skipped: list[tuple[int | None, str]]) -> n
     if not any(s[0] is not None for s in skipped):
         return skip + 2
     lines = np.arange(n, dtype="int64") + skip + 2
-    for number, _why in sorted((s for s in skipped if s[0] is not None), key=lambda s: s[0]):
+    for number in sorted(num for num, _why in skipped if num is not None):
         lines[lines >= number] += 1
     return lines
 
@@ -607,15 +607,17 @@ def _read_jsonl(path: Path, options: Any) -> Run:
     records: list[dict[str, Any]] = []
     lines: list[int] = []
     extra: list[Rejection] = []
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             s = line.strip()
             if not s:
                 continue
             try:
                 obj = json.loads(s)
-            except ValueError as exc:
-                extra.append(Rejection(path=str(path), line=i, reason=f"not valid JSON ({exc.msg}); expected one JSON object per line"))
+            except ValueError as exc:  # JSONDecodeError, or e.g. an integer too long to convert
+                why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+                extra.append(Rejection(path=str(path), line=i,
+                                       reason=f"not valid JSON ({why}); expected one JSON object per line"))
                 continue
             if not isinstance(obj, dict):
                 extra.append(Rejection(path=str(path), line=i, reason=f"a JSON {type(obj).__name__}, expected an object"))
@@ -623,7 +625,8 @@ def _read_jsonl(path: Path, options: Any) -> Run:
             records.append({k: v for k, v in obj.items() if not isinstance(v, (dict, list))})
             lines.append(i)
     if not records:
-        raise IngestError("no JSON object found; expected one JSON object per line", path=str(path), line=extra[0].line if extra else None)
+        raise IngestError("no JSON object found; expected one JSON object per line", path=str(path),
+                          line=extra[0].line if extra else None)
     df = pd.DataFrame.from_records(records)
     table = {c: df[c] for c in df.columns}
     return _finish(path, options, "jsonl", table, np.asarray(lines), extra)
@@ -634,7 +637,7 @@ def _read_jsonl(path: Path, options: Any) -> Run:
 
 def parse_kv_line(line: str) -> dict[str, str]:
     """``step=10 samples/s=101.2 gpu_util=87%`` -> {"step": "10", "samples/s": "101.2", "gpu_util": "87%"}."""
-    return {k: v for k, v in _KV_EQ.findall(line)}
+    return dict(_KV_EQ.findall(line))
 
 
 def _read_kv(path: Path, options: Any) -> Run:
@@ -644,7 +647,7 @@ def _read_kv(path: Path, options: Any) -> Run:
     lines: list[int] = []
     other = 0
     first_other: int | None = None
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for i, line in enumerate(fh, start=1):
             kv = parse_kv_line(line)
             if len(kv) >= 1 and any(_known(k, options) for k in kv):

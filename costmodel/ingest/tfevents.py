@@ -94,6 +94,7 @@ def _fields(buf: bytes) -> Any:
     while i < n:
         key, i = _varint(buf, i)
         fno, wt = key >> 3, key & 7
+        v: int | bytes
         if wt == 0:
             v, i = _varint(buf, i)
         elif wt == 1:
@@ -247,8 +248,8 @@ def read(path: Path, options: Any) -> list[Run]:
         meta["non_scalar_values_skipped"] = info["non_scalar_values"]
     if "step" not in cols:
         cols["step"] = np.array(steps, dtype="float64")
-    rid = getattr(options, "run_id", None) or (path.parent.name if path.name.startswith("events.out.tfevents") and path.parent.name
-                                               else run_id_for(path, options))
+    by_folder = path.name.startswith("events.out.tfevents") and path.parent.name
+    rid = getattr(options, "run_id", None) or (path.parent.name if by_folder else run_id_for(path, options))
     return [build_run(cols, path=path, run_id=rid, fmt=FORMAT, invalid=conv.invalid,
                       metadata=meta, warnings=warnings, role=getattr(options, "role", "") or "",
                       strict=getattr(options, "strict", False))]

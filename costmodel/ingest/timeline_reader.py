@@ -13,7 +13,7 @@ def sniff(head: str, path: Path) -> bool:
     return head.startswith("PAR1") and is_timeline_parquet(path)
 
 
-def read(path: Path, options) -> list[Run]:  # noqa: ANN001 - IngestOptions, avoided import cycle
+def read(path: Path, options) -> list[Run]:
     runs = read_runs(path)
     for r in runs:
         if options.role:

@@ -85,8 +85,10 @@ def read(path: Path, options: Any) -> list[Run]:
     dur = np.array([steps[k][1] for k in keys])
     k_arr = np.array(kernels) if kernels else np.zeros((0, 2))
     l_arr = np.array(loads) if loads else np.zeros((0, 2))
-    wait = np.array([_union_within(l_arr[:, 0], l_arr[:, 1], t, t + d) for t, d in zip(ts, dur)]) if len(l_arr) else None
-    busy = np.array([_union_within(k_arr[:, 0], k_arr[:, 1], t, t + d) for t, d in zip(ts, dur)]) if len(k_arr) else None
+    wait = (np.array([_union_within(l_arr[:, 0], l_arr[:, 1], t, t + d) for t, d in zip(ts, dur, strict=True)])
+            if len(l_arr) else None)
+    busy = (np.array([_union_within(k_arr[:, 0], k_arr[:, 1], t, t + d) for t, d in zip(ts, dur, strict=True)])
+            if len(k_arr) else None)
     t0 = float(ts.min())
     cols: dict[str, np.ndarray] = {"step": np.array(keys, dtype="float64"), "step_time_s": dur / 1e6,
                                    "t_s": (ts + dur - t0) / 1e6}
@@ -99,9 +101,9 @@ def read(path: Path, options: Any) -> list[Run]:
         with np.errstate(divide="ignore", invalid="ignore"):
             cols["gpu_util"] = np.where(dur > 0, busy / dur, np.nan)
         meta["gpu_util_from"] = "union of GPU kernel and memcpy intervals / ProfilerStep duration"
-    for k in ("deviceProperties", "distributedInfo", "schemaVersion", "baseTimeNanoseconds"):
-        if k in doc:
-            meta[k] = doc[k]
+    for key in ("deviceProperties", "distributedInfo", "schemaVersion", "baseTimeNanoseconds"):
+        if key in doc:
+            meta[key] = doc[key]
     warn = [] if getattr(options, "batch_size", None) else [
         f"{src}: a profiler trace gives step times, not samples: give --batch-size N for samples_per_s"]
     return [build_run(cols, path=path, run_id=run_id_for(path, options), fmt=FORMAT, metadata=meta, warnings=warn,

@@ -41,11 +41,14 @@ FORMATS = ["trainlog", "megatron", "nemo", "deepspeed", "torchtitan", "hf_traine
 
 _NUM = r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
-MEGATRON_RE = re.compile(r"\biteration\s+(?P<it>\d+)\s*/\s*(?P<of>\d+)\s*\|(?P<rest>.*elapsed time per iteration \((?P<unit>ms|s)\)\s*:.*)")
-NEMO_RE = re.compile(r"Training epoch (?P<epoch>\d+), iteration (?P<it>\d+)/(?P<of>\d+)\s*\|(?P<rest>.*train_step_timing in s:.*)")
-DS_RE = re.compile(r"epoch=(?P<epoch>\d+)/micro_step=(?P<micro>\d+)/global_step=(?P<step>\d+),\s*RunningAvgSamplesPerSec=(?P<avg>" + _NUM
-                   + r"),\s*CurrSamplesPerSec=(?P<cur>" + _NUM + r"|inf|nan)")
-TITAN_RE = re.compile(r"\bstep:\s*(?P<step>\d+)\s+loss:\s*(?P<loss>" + _NUM + r"|nan|inf).*?\b(?P<key>tps|wps):\s*(?P<tps>" + _NUM + r")")
+MEGATRON_RE = re.compile(r"\biteration\s+(?P<it>\d+)\s*/\s*(?P<of>\d+)\s*\|"
+                         r"(?P<rest>.*elapsed time per iteration \((?P<unit>ms|s)\)\s*:.*)")
+NEMO_RE = re.compile(r"Training epoch (?P<epoch>\d+), iteration (?P<it>\d+)/(?P<of>\d+)\s*\|"
+                     r"(?P<rest>.*train_step_timing in s:.*)")
+DS_RE = re.compile(r"epoch=(?P<epoch>\d+)/micro_step=(?P<micro>\d+)/global_step=(?P<step>\d+),"
+                   r"\s*RunningAvgSamplesPerSec=(?P<avg>" + _NUM + r"),\s*CurrSamplesPerSec=(?P<cur>" + _NUM + r"|inf|nan)")
+TITAN_RE = re.compile(r"\bstep:\s*(?P<step>\d+)\s+loss:\s*(?P<loss>" + _NUM + r"|nan|inf)"
+                      r".*?\b(?P<key>tps|wps):\s*(?P<tps>" + _NUM + r")")
 STAMP_RE = re.compile(r"\[?(?P<ts>\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?)")
 
 
@@ -171,8 +174,8 @@ def _megatron(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[
             continue
         d = _fields(m.group("rest"))
         scale = 1e-3 if m.group("unit") == "ms" else 1.0
-        st = _num(d, f"elapsed time per iteration ({m.group('unit')})") * scale
-        rows.append({"it": float(m.group("it")), "st": st, "gbs": _num(d, "global batch size"),
+        step_s = _num(d, f"elapsed time per iteration ({m.group('unit')})") * scale
+        rows.append({"it": float(m.group("it")), "st": step_s, "gbs": _num(d, "global batch size"),
                      "sps": _num(d, "samples per second"), "tok": _num(d, "consumed tokens"),
                      "ts": _stamp(line[: m.start()] or line), "of": float(m.group("of"))})
         nums.append(i)
@@ -202,7 +205,7 @@ def _megatron(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[
         interval = float(np.median(span[1:]))
         if it[0] > interval:
             span[0] = interval
-            meta["t_s_note"] = "the log starts at iteration {:g}: t_s counts from one log interval before it".format(it[0])
+            meta["t_s_note"] = f"the log starts at iteration {it[0]:g}: t_s counts from one log interval before it"
     t = _relative(np.array([r["ts"] for r in rows]), meta)
     if t is None:
         t = np.cumsum(np.nan_to_num(st * span, nan=0.0))
@@ -256,8 +259,8 @@ def _deepspeed(path: Path, lines: list[str], options: Any, suffix: str) -> tuple
                      _f(m.group("avg")), _stamp(line)))
         nums.append(i)
     if not rows:
-        raise IngestError("no DeepSpeed 'epoch=E/micro_step=M/global_step=G, RunningAvgSamplesPerSec=R, CurrSamplesPerSec=C' line",
-                          path=str(path))
+        raise IngestError("no DeepSpeed 'epoch=E/micro_step=M/global_step=G, RunningAvgSamplesPerSec=R, "
+                          "CurrSamplesPerSec=C' line", path=str(path))
     a = np.array(rows, dtype="float64")
     meta: dict[str, Any] = {"dialect": "deepspeed", "running_avg_samples_per_s": [float(x) for x in a[:, 3]],
                             "samples_per_s_is": "CurrSamplesPerSec: samples per second of the whole job over the last step"}
@@ -318,14 +321,12 @@ def _hf_trainer(path: Path, text: str, options: Any) -> list[Run]:
         if k in doc:
             meta[k] = doc[k]
     if "train_batch_size" in doc:
-        meta["train_batch_size_is"] = "per device (TrainingArguments.per_device_train_batch_size x gradient accumulation not included)"
-    runs = []
-    if train:
-        runs.append(_hf_rows(path, train, meta, options, "", "train_"))
+        meta["train_batch_size_is"] = ("per device (TrainingArguments.per_device_train_batch_size x gradient "
+                                       "accumulation not included)")
+    found = [_hf_rows(path, train, meta, options, "", "train_")] if train else []  # must=True: a Run or IngestError
     if evals:
-        ev = _hf_rows(path, evals, {**meta, "prefix": "eval"}, options, "eval", "eval_", must=False)
-        if ev is not None:
-            runs.append(ev)
+        found.append(_hf_rows(path, evals, {**meta, "prefix": "eval"}, options, "eval", "eval_", must=False))
+    runs = [r for r in found if r is not None]
     if not runs:
         raise IngestError("log_history has no entry with a step", path=src, field="log_history")
     return runs

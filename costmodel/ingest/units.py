@@ -129,7 +129,8 @@ def _alias(col: str, *names: str) -> None:
 
 _alias("step", "step", "steps", "batch", "batch_idx", "iter", "iteration", "iterations", "global_step", "pass", "_step",
        "trainer/global_step")
-_alias("t_s", "_runtime", "_timestamp", "t", "time", "timestamp", "elapsed", "elapsed_time", "wall_time", "walltime", "wall_clock", "date", "datetime", "ts")
+_alias("t_s", "_runtime", "_timestamp", "t", "time", "timestamp", "elapsed", "elapsed_time", "wall_time", "walltime",
+       "wall_clock", "date", "datetime", "ts")
 _alias("epoch", "epoch", "epochs", "epoch_num")
 _alias(
     "samples_per_s",
@@ -276,7 +277,8 @@ def resolve_column(name: str) -> Mapping | None:
         ambiguous = base not in ("read_bytes_per", "write_bytes_per", "bytes_read", "read_bytes", "cross_region_bytes")
     if col in ("read_bytes_per_s", "write_bytes_per_s") and unit == "mb/s" and "mbps" in low and "MBps" not in n:
         ambiguous = True  # lower-case "mbps" could be megabits; we read megabytes and say so
-    if col in ("read_latency_s", "step_time_s", "data_wait_s") and unit == "" and base in ("latency", "lat", "read_lat", "read_latency"):
+    if (col in ("read_latency_s", "step_time_s", "data_wait_s") and unit == ""
+            and base in ("latency", "lat", "read_lat", "read_latency")):
         ambiguous = True  # a bare "latency" is often ms: read as seconds, and say so
     if col in ("gpu_util", "cache_hit_ratio") and unit == "":
         return Mapping(col, 1.0, "", ambiguous=True)  # fraction or percent: decided from the values

@@ -23,8 +23,9 @@ than :data:`MIN_BAD_ALLOWED` rows) are rejected. ``--strict`` makes any rejected
 """
 from __future__ import annotations
 
+from collections.abc import Mapping as TMapping
 from pathlib import Path
-from typing import Any, Mapping as TMapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -38,7 +39,7 @@ MAX_BAD_FRACTION = 0.10
 #: a file may always lose this many rows (so a 5-row log with one bad line still loads)
 MIN_BAD_ALLOWED = 2
 #: metric columns that make a table usable
-USABLE_COLUMNS = tuple(METRIC_COLUMNS) + ("gpu_power_w", "samples", "tokens_per_s")
+USABLE_COLUMNS = (*METRIC_COLUMNS, "gpu_power_w", "samples", "tokens_per_s")
 FLOAT_COLUMNS = tuple(c for c, (dt, _u, _m) in TIMELINE_COLUMNS.items() if dt == "float64")
 
 
@@ -68,7 +69,8 @@ EPOCH_FIRST_STEPS = (0.0, 1.0)
 MAX_EPOCH_NOTES = 1000
 
 
-def renumber_epochs(sv: np.ndarray, epoch: np.ndarray | None, state: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+def renumber_epochs(sv: np.ndarray, epoch: np.ndarray | None,
+                    state: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """Per-epoch step counters to a global running step.
 
     A row starts a new epoch when its step drops back to the counter's first value (0 or 1), or when
@@ -92,10 +94,7 @@ def renumber_epochs(sv: np.ndarray, epoch: np.ndarray | None, state: dict[str, A
                      restart_rows=0, restart_lines=[], offsets=[])
     first = state["first"]
     prev = np.concatenate(([np.inf if state["last"] is None else state["last"]], v[:-1]))
-    if first in EPOCH_FIRST_STEPS:
-        restart = (v < prev) & (v == first)
-    else:
-        restart = np.zeros(len(v), dtype=bool)
+    restart = (v < prev) & (v == first) if first in EPOCH_FIRST_STEPS else np.zeros(len(v), dtype=bool)
     ep = None
     if epoch is not None:
         ep = np.asarray(epoch, dtype="float64")[idx]
@@ -126,8 +125,8 @@ def renumber_epochs(sv: np.ndarray, epoch: np.ndarray | None, state: dict[str, A
         epoch_no[idx] = first + state["seg"] + seg_of
     state["offset"] = float(offsets[-1])
     state["seg_max"] = float(seg_max[-1])
-    state["seg"] += int(len(starts))
-    state["restart_rows"] += int(len(starts))
+    state["seg"] += len(starts)
+    state["restart_rows"] += len(starts)
     state["offsets"] += [float(x) for x in offsets[1:]][: max(0, MAX_EPOCH_NOTES - len(state["offsets"]))]
     return out, epoch_no, idx[starts]
 
@@ -136,12 +135,13 @@ def epoch_note(state: dict[str, Any], field: str = "the source's step/batch/iter
     """The run metadata that keeps the per-epoch counter recoverable: ``original = step - offsets[epoch index]``."""
     return {
         "rule": "the step counter restarted at its first value (or the epoch column increased): each restart is a new epoch; "
-                "Timeline step is the global running step; original per-epoch step = step - epoch_offsets[k] in epoch k (k from 0)",
+                "Timeline step is the global running step; original per-epoch step = step - epoch_offsets[k] in epoch k "
+                "(k from 0)",
         "source_column": field,
         "first_step": state["first"],
         "restarts": state["restart_rows"],
         "restart_lines": state["restart_lines"][:MAX_EPOCH_NOTES],
-        "epoch_offsets": [0.0] + state["offsets"][:MAX_EPOCH_NOTES],
+        "epoch_offsets": [0.0, *state["offsets"][:MAX_EPOCH_NOTES]],
     }
 
 
@@ -155,10 +155,9 @@ def _step_text(sv: np.ndarray, raw: np.ndarray | None, i: int) -> str:
 #: columns that key a row: a bad cell there rejects the row
 KEY_COLUMNS = ("step", "t_s")
 #: the primary metric of a run is the first of these it has; a bad cell there rejects the row
-PRIMARY_ORDER = ("samples_per_s", "tokens_per_s", "read_bytes_per_s", "write_bytes_per_s", "read_iops", "write_iops",
-                 "step_time_s") + tuple(c for c in METRIC_COLUMNS if c not in (
-                     "samples_per_s", "tokens_per_s", "read_bytes_per_s", "write_bytes_per_s", "read_iops", "write_iops",
-                     "step_time_s")) + ("gpu_power_w", "samples")
+_PRIMARY_FIRST = ("samples_per_s", "tokens_per_s", "read_bytes_per_s", "write_bytes_per_s", "read_iops", "write_iops",
+                  "step_time_s")
+PRIMARY_ORDER = (*_PRIMARY_FIRST, *(c for c in METRIC_COLUMNS if c not in _PRIMARY_FIRST), "gpu_power_w", "samples")
 #: first lines kept per column in ``missing_cells``
 MISSING_LINES_KEPT = 5
 
@@ -325,18 +324,19 @@ def build_run(
                 if len(restarts):
                     if epoch_no is not None:
                         floats["epoch"] = epoch_no
-                    estate["restart_lines"] += [line_of(int(i)) for i in restarts[: max(0, MAX_EPOCH_NOTES - len(estate["restart_lines"]))]]
+                    room = max(0, MAX_EPOCH_NOTES - len(estate["restart_lines"]))
+                    estate["restart_lines"] += [line_of(int(i)) for i in restarts[:room]]
                     metadata["epoch_steps"] = epoch_note(estate)
                     if epoch_state is None:  # streaming reports it once for the whole file
                         warnings.append(
                             f"{src}: the step counter restarts at {estate['first']:g}"
-                            + (f" on line {estate['restart_lines'][0]}" if estate["restart_lines"] and estate["restart_lines"][0] else "")
+                            + (f" on line {estate['restart_lines'][0]}"
+                               if estate["restart_lines"] and estate["restart_lines"][0] else "")
                             + ": read as per-epoch steps (new epoch at each restart); Timeline step is the global step, "
                             "the original counter is kept in metadata epoch_steps"
                         )
-                elif estate.get("seg"):
-                    if epoch_no is not None:
-                        floats["epoch"] = epoch_no
+                elif estate.get("seg") and epoch_no is not None:
+                    floats["epoch"] = epoch_no
             elif len(sv):  # strictly increasing, no epoch so far: only carry the counter
                 if fresh:
                     estate.update(first=float(sv[0]), last_epoch=None, offset=0.0, seg=0, restart_rows=0,
@@ -411,7 +411,8 @@ def build_run(
         first = all_rejections[0]
         if strict:
             raise IngestError(
-                f"{n_bad} bad row(s) and --strict is set; first: {first.reason}", path=first.path, line=first.line, field=first.field
+                f"{n_bad} bad row(s) and --strict is set; first: {first.reason}", path=first.path, line=first.line,
+                field=first.field
             )
         kept = n - int(rejected.sum())
         if check_threshold and (kept == 0 or too_many_bad(n_bad, total)):
@@ -461,7 +462,8 @@ def build_run(
         st = floats["step_time_s"]
         floats["t_s"] = np.cumsum(np.nan_to_num(st, nan=0.0))
         if np.isnan(st).any():
-            warnings.append(f"{src}: t_s is the cumulative step time; {int(np.isnan(st).sum())} step(s) without a step time count as 0 s")
+            warnings.append(f"{src}: t_s is the cumulative step time; {int(np.isnan(st).sum())} step(s) without a step time "
+                            "count as 0 s")
         metadata.setdefault("t_s_from", "cumsum(step_time_s)")
 
     if check_threshold and not any(np.isfinite(floats[c]).any() for c in floats if c in USABLE_COLUMNS):
@@ -487,7 +489,7 @@ def _frame(step: np.ndarray, floats: dict[str, np.ndarray], run_id: str, role: s
     ``run_id`` and ``role`` are categorical (one value per run)."""
     nan_col = np.broadcast_to(np.float64(np.nan), (m,))
     data: dict[str, Any] = {}
-    for col, (dtype, _u, _m) in TIMELINE_COLUMNS.items():
+    for col in TIMELINE_COLUMNS:
         if col in ("run_id", "role"):
             data[col] = _const_str(run_id if col == "run_id" else role, m)
         elif col == "step":
@@ -501,4 +503,4 @@ def _frame(step: np.ndarray, floats: dict[str, np.ndarray], run_id: str, role: s
 
 def _const_str(value: str, m: int) -> Any:
     """A column of one repeated string: categorical (1 byte per row), written as string in Parquet."""
-    return pd.Categorical.from_codes(np.zeros(m, dtype="int8"), categories=[value])
+    return pd.Categorical.from_codes(np.zeros(m, dtype=np.int8), categories=pd.Index([value]))

@@ -26,7 +26,7 @@ try:  # numba is a declared dependency; the fallback keeps the package importabl
     from numba import njit
 
     HAVE_NUMBA = True
-except Exception:  # pragma: no cover - exercised only where numba is missing
+except Exception:  # noqa: BLE001  # pragma: no cover - numba's import also fails with non-ImportErrors (numpy mismatch)
     HAVE_NUMBA = False
 
     def njit(*_a, **_k):  # type: ignore[no-redef]
@@ -319,8 +319,9 @@ def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray | None, 
     """Run ``policy`` over the demand accesses ``blocks`` (with their global, non-decreasing ``access_step``).
 
     ``run_starts``: indices of the accesses that start a new run; the cache is emptied there when
-    ``reset_between_runs``; prefetches never cross into the next run. ``learn_step_offset[a]``: the step from which the prefetcher's learning clock
-    counts for access ``a`` (its run's first step when the predictor restarts each run, else 0).
+    ``reset_between_runs``; prefetches never cross into the next run. ``learn_step_offset[a]``: the step from
+    which the prefetcher's learning clock counts for access ``a`` (its run's first step when the predictor
+    restarts each run, else 0).
     ``reference=True`` runs the same algorithm as a merged event list through the ``OrderedDict`` LRU
     (slow; for tests). Deterministic in ``seed``. O(accesses) time, O(distinct blocks) memory.
     """

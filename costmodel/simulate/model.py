@@ -122,10 +122,7 @@ def step_timeline(w: Workload, io: dict[str, np.ndarray], *, rtt_s: float | None
     prev_L = 0.0
     prev_E = 0.0
     for s in range(steps):
-        if D == 0:
-            start = max(prev_L, prev_E)
-        else:
-            start = max(prev_L, S[s - D] if s - D >= 0 else 0.0)
+        start = max(prev_L, prev_E) if D == 0 else max(prev_L, S[s - D] if s - D >= 0 else 0.0)
         L[s] = prev_L = start + load[s]
         S[s] = max(prev_E, L[s])
         E[s] = prev_E = S[s] + c[s]

@@ -64,7 +64,7 @@ def warmup_end_step(run: Any) -> tuple[int, str]:
     table: pd.DataFrame = run.table
     rule = int(table["step"].iloc[settle_index(table["samples_per_s"].to_numpy())]) if len(table) else 0
     try:
-        from ..warmup import analyze  # type: ignore[attr-defined]
+        from ..warmup import analyze
     except Exception:  # noqa: BLE001 - not landed yet, or unavailable: use the rule
         return rule, "rule"
     try:
