@@ -6,7 +6,7 @@ fit, comparison) -> ``cost`` (cross-region vs replicate vs wait) -> ``checklist`
 """
 __version__ = "0.2.0"
 
-from .errors import (  # noqa: E402
+from .errors import (
     AnalysisError,
     BenchError,
     ChecklistError,
@@ -19,14 +19,14 @@ from .errors import (  # noqa: E402
 )
 
 __all__ = [
-    "__version__",
+    "AnalysisError",
+    "BenchError",
+    "ChecklistError",
     "CostmodelError",
     "IngestError",
-    "AnalysisError",
-    "ScenarioError",
     "PriceError",
-    "ChecklistError",
     "ReportError",
-    "BenchError",
+    "ScenarioError",
     "SimulateError",
+    "__version__",
 ]

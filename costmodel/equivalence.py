@@ -61,4 +61,4 @@ def describe(result: str, direction: str | None, margin: Any) -> str:
     return "no steady state: no ratio"
 
 
-__all__ = ["OUTCOMES", "band", "outcome", "describe"]
+__all__ = ["OUTCOMES", "band", "describe", "outcome"]

@@ -415,6 +415,14 @@ def load_prices(directory: str | os.PathLike[str] | None = None) -> PriceTable:
 
 
 __all__ = [
-    "PriceRow", "PriceTable", "load_prices", "read_price_csv", "age_warning", "parse_as_of", "PRICES_DIR",
-    "ALL_COLUMNS", "ITEM_ALIASES", "bytes_per_unit",
+    "ALL_COLUMNS",
+    "ITEM_ALIASES",
+    "PRICES_DIR",
+    "PriceRow",
+    "PriceTable",
+    "age_warning",
+    "bytes_per_unit",
+    "load_prices",
+    "parse_as_of",
+    "read_price_csv",
 ]

@@ -93,7 +93,7 @@ class Decision:
         return ["every item is answered yes"]
 
     def counts(self) -> dict[str, int]:
-        out = {a: 0 for a in ANSWERS}
+        out = dict.fromkeys(ANSWERS, 0)
         for r in self.items:
             out[r.answer] += 1
         return out

@@ -16,19 +16,20 @@ import datetime as dt
 import math
 import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import yaml
 
 from ..contracts.errors import did_you_mean
 from ..errors import PriceError, ScenarioError
+from ..prices import PriceRow, load_prices
 from ..safeio import input_kind
 from ..safeyaml import safe_load, safe_load_file
 from ..util import yaml_problem
-from ..prices import PriceRow, load_prices
 from .dists import Distribution, parse_distribution
 from .pricing import (
     bytes_per_unit,
@@ -89,7 +90,7 @@ class Scenario:
     #: internal model inputs (``_capacity_gb``, tiers, zone flags, ...; see costmodel.cost.model)
     internal: dict[str, Any] = field(default_factory=dict)
     #: the scenario before derivation (what was stated or measured); derivations are redone from it
-    base: "Scenario | None" = field(default=None, repr=False)
+    base: Scenario | None = field(default=None, repr=False)
     prices_dir: Any = None
 
     @property
@@ -106,7 +107,7 @@ class Scenario:
             return self.values[key]
         return self.settings.get(key, default)
 
-    def with_values(self, **changes: float) -> "Scenario":
+    def with_values(self, **changes: float) -> Scenario:
         """A copy with some model inputs replaced (key paths with ``.`` written as ``__``)."""
         from .evaluate import unfollow
 

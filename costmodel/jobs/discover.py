@@ -18,18 +18,19 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Sequence
+from typing import Any
 
 from ..errors import IngestError
 
 _NAME_PATTERNS = (
-    re.compile(r"(?:^|[^a-z0-9])(?:global_?)?rank[_-]?(\d+)(?:[^0-9]|$)", re.I),
-    re.compile(r"^(\d+)_output\b", re.I),  # DLIO {rank}_output.json
-    re.compile(r"(?:^|[^a-z0-9])node[_-]?(\d+)(?:[^0-9]|$)", re.I),
-    re.compile(r"(?:^|[^a-z0-9])worker[_-]?(\d+)(?:[^0-9]|$)", re.I),
-    re.compile(r"(?:^|[^a-z0-9])host[_-]?(\d+)(?:[^0-9]|$)", re.I),
+    re.compile(r"(?:^|[^a-z0-9])(?:global_?)?rank[_-]?(\d+)(?:[^0-9]|$)", re.IGNORECASE),
+    re.compile(r"^(\d+)_output\b", re.IGNORECASE),  # DLIO {rank}_output.json
+    re.compile(r"(?:^|[^a-z0-9])node[_-]?(\d+)(?:[^0-9]|$)", re.IGNORECASE),
+    re.compile(r"(?:^|[^a-z0-9])worker[_-]?(\d+)(?:[^0-9]|$)", re.IGNORECASE),
+    re.compile(r"(?:^|[^a-z0-9])host[_-]?(\d+)(?:[^0-9]|$)", re.IGNORECASE),
 )
 #: CSV columns that name the rank of each row
 RANK_COLUMNS = ("rank", "global_rank", "node_rank", "node", "worker", "host_rank")

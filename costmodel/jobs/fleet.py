@@ -68,7 +68,7 @@ def duckdb_available() -> bool:
 def _header(path: str) -> tuple[list[str], str, list[str]]:
     """The header's column names, its delimiter and the first data row's cells, from one bounded read
     (a huge file with no newline, or of NUL bytes, is never read whole)."""
-    with open(path, "r", encoding="utf-8-sig", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         line = fh.readline(65536)
         try:
             first = fh.readline(65536)

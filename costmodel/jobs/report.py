@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import html
+from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -95,8 +96,8 @@ def heat_matrix(bins: pd.DataFrame, bin_steps: int, rank_rows: int = HEAT_RANK_R
     """Binned rank x step matrix: ``rank_lo``, ``rank_hi``, ``step_lo``, ``step_hi``, ``ratio`` = the
     rank's mean step time over the job median in that bin; where several ranks share a row the
     largest ratio is kept (a straggler stays visible), several step bins share a column by mean."""
-    from .stragglers import rank_ratios
     from .aggregate import JobTables
+    from .stragglers import rank_ratios
 
     if bins.empty:
         return pd.DataFrame(columns=["rank_lo", "rank_hi", "step_lo", "step_hi", "ratio"])

@@ -6,11 +6,11 @@ import contextlib
 import html
 import math
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..errors import ReportError
 from .stages import fit_dicts
-
 
 
 class _HTML:
@@ -314,7 +314,7 @@ def cost_table(cost: Mapping[str, Any]):  # -> DataFrame
             row[o] = val.get("total_usd") if isinstance(val, Mapping) else val
         rows.append(row)
     df = pd.DataFrame(rows, columns=["USD", *options])
-    return with_kinds(df, USD="id", **{o: "usd" for o in options})
+    return with_kinds(df, USD="id", **dict.fromkeys(options, "usd"))
 
 
 def prices_table(cost: Mapping[str, Any]):  # -> DataFrame

@@ -6,12 +6,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..contracts.errors import did_you_mean
-from ..contracts.inputs import parse_list_text as _parse_list
 from ..errors import ReportError
 from ..resources import PACKAGE_DIR
 

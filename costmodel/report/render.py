@@ -15,9 +15,10 @@ import sys
 import tempfile
 import threading
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from ..errors import ReportError
 from ..resources import notebook_path
@@ -140,10 +141,10 @@ def _stage_engine(progress: Callable[[str], None] | None):  # -> papermill engin
         """papermill's nbclient engine, printing one progress line per notebook stage."""
 
         @classmethod
-        def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):  # noqa: ANN001, ANN206
+        def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):
             orig = nb_man.cell_start
 
-            def cell_start(cell, cell_index=None, **kw):  # noqa: ANN001, ANN202
+            def cell_start(cell, cell_index=None, **kw):
                 stage = (cell.get("metadata", {}).get("costmodel") or {}).get("stage")
                 if stage and progress is not None:
                     progress(f"report: {stage}")
@@ -312,7 +313,7 @@ class OutputClaim:
         self.path = dest.parent / f".{dest.name}.lock"
         self.fd: int | None = None
 
-    def acquire(self) -> "OutputClaim":
+    def acquire(self) -> OutputClaim:
         import fcntl
 
         from ..errors import OutputError
@@ -353,10 +354,10 @@ class OutputClaim:
         os.close(self.fd)
         self.fd = None
 
-    def __enter__(self) -> "OutputClaim":
+    def __enter__(self) -> OutputClaim:
         return self.acquire()
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..contracts.answers import AnswersDocument
 from ..contracts.results import DECISION_SCHEMA, CostResult, DecisionRecord

@@ -9,9 +9,10 @@ from the runs and scenario through the report's stages (the bundled example by d
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import ReportError
 from .params import PARAMETERS as REPORT_PARAMETERS

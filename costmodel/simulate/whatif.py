@@ -8,9 +8,10 @@ notebook in batch (papermill), of the widgets, and of ``costmodel simulate`` / `
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import pandas as pd
 

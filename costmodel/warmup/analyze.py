@@ -18,8 +18,9 @@ Pipeline (each step a pure function of the previous one's output):
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -23,8 +23,9 @@ Derived times (on the fitting axis): ``tau`` (63.2 % of the rise covered; equals
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

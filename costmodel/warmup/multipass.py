@@ -22,23 +22,23 @@ def multipass_summary(s: Series) -> dict[str, Any] | None:
     unit = "bytes_per_s" if s.metric.endswith("bytes_per_s") else s.metric
     ck, wk = (f"cold_{unit}", f"warm_{unit}") if unit == "bytes_per_s" else ("cold_level", "warm_level")
     if recorded is not None and not (~recorded).any():
-        return {ck: s.level(), wk: None, **{
+        return {ck: s.level(), wk: None,
             "passes": n, "metric": s.metric, "cold": s.level(), "warm": None, "speedup": None, "warm_cv": None,
             "warm_trend_last_vs_first": None, "too_short": n <= 4, "cold_passes": [int(x) for x in s.step],
             "note": f"every pass ({n}) was read cold, as the benchmark recorded it (page cache evicted before each "
-                    "pass, e.g. --cold-every-pass): no warm level to report; the level is the cold throughput",
-        }}
+                    "pass, e.g. --cold-every-pass): no warm level to report; the level is the cold throughput"
+        }
     if recorded is not None and not (recorded[0] and not recorded[1:].any()):
         cold = s.level(mask=recorded) if recorded.any() else float("nan")
         warm = s.level(mask=~recorded)
         speed = warm / cold if cold > 0 else None
-        return {ck: cold, wk: warm, **{
+        return {ck: cold, wk: warm,
             "passes": n, "metric": s.metric, "cold": cold, "warm": warm, "speedup": speed, "warm_cv": None,
             "warm_trend_last_vs_first": None, "too_short": n <= 4,
             "cold_passes": [int(x) for x in s.step[recorded]], "warm_passes": [int(x) for x in s.step[~recorded]],
             "note": f"cold passes {[int(x) for x in s.step[recorded]]} and warm passes {[int(x) for x in s.step[~recorded]]} "
-                    "as the benchmark recorded them",
-        }}
+                    "as the benchmark recorded them"
+        }
     cold = float(s.w[0] / s.d[0]) if s.d[0] > 0 else float(s.y[0])
     warm = float(np.sum(s.w[1:]) / np.sum(s.d[1:])) if np.sum(s.d[1:]) > 0 else float("nan")
     warm_rates = s.y[1:]
