@@ -4,7 +4,7 @@ Pipeline: ``ingest`` (benchmark outputs -> Timeline Runs) -> ``warmup`` (steady 
 fit, comparison) -> ``cost`` (cross-region vs replicate vs wait) -> ``checklist`` (go/no-go) ->
 ``report`` (papermill notebook -> offline HTML + ADR). ``bench`` and ``simulate`` produce inputs.
 """
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 from .errors import (
     AnalysisError,
