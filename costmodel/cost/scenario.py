@@ -146,7 +146,7 @@ class Scenario:
     def nested(self) -> dict[str, Any]:
         """The resolved inputs as a nested mapping like the YAML (point values)."""
         out: dict[str, Any] = {}
-        flat = {**{k: v for k, v in self.settings.items()}, **self.values}
+        flat = {**dict(self.settings.items()), **self.values}
         for k, v in flat.items():
             _set_path(out, k.split("."), v)
         if self.workload is not None:
@@ -188,7 +188,7 @@ def _unit_variant(section: str, leaf: str, value: Any = None) -> str | None:
         ktoks = known.split("_")
         if len(ktoks) != len(tokens):
             continue
-        diff = [i for i, (a, b) in enumerate(zip(tokens, ktoks)) if a != b]
+        diff = [i for i, (a, b) in enumerate(zip(tokens, ktoks, strict=False)) if a != b]
         if len(diff) != 1:
             continue
         i = diff[0]

@@ -48,9 +48,7 @@ class Param:
             return False
         if v < self.lo or (self.lo_open and v == self.lo):
             return False
-        if v > self.hi or (self.hi_open and v == self.hi):
-            return False
-        return True
+        return not (v > self.hi or (self.hi_open and v == self.hi))
 
 
 PARAMS: tuple[Param, ...] = (

@@ -48,10 +48,10 @@ def generate_job(out_dir: str | Path, n_ranks: int = 16, n_steps: int = 2000, se
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    p = dict(ranks_per_node=ranks_per_node, straggler_node=-1 if straggler_node is None else straggler_node,
-             straggler_excess=straggler_excess, noise_cv=noise_cv, base_step_s=base_step_s,
-             warmup_excess=warmup_excess, warmup_tau_steps=warmup_tau_steps, stall_every=stall_every,
-             stall_factor=stall_factor)
+    p = {"ranks_per_node": ranks_per_node, "straggler_node": -1 if straggler_node is None else straggler_node,
+             "straggler_excess": straggler_excess, "noise_cv": noise_cv, "base_step_s": base_step_s,
+             "warmup_excess": warmup_excess, "warmup_tau_steps": warmup_tau_steps, "stall_every": stall_every,
+             "stall_factor": stall_factor}
     strag = [r for r in range(n_ranks) if r // ranks_per_node == p["straggler_node"]]
     T = np.zeros(n_steps)
     T_others = np.zeros(n_steps)

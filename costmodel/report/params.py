@@ -164,7 +164,7 @@ def check_parameters(given: Mapping[str, Any], spec: Mapping[str, Param], what: 
 
     unknown = [k for k in given if k not in spec]
     if unknown:
-        k = sorted(unknown)[0]
+        k = min(unknown)
         hint = did_you_mean(k, spec, paren=True)
         raise ReportError(f"unknown {what} parameter {k!r}{hint}; known parameters: {', '.join(spec)}")
     model = parameters_model(spec, what)

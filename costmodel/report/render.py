@@ -526,7 +526,7 @@ def render_report(
             with writing(dest, action="create the output folder"):
                 tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
             names = {str(tmp): str(dest)}
-            nb_params = {k: v for k, v in params.to_dict().items()}
+            nb_params = dict(params.to_dict().items())
             nb_params["decision_path"] = str(tmp / "decision.json")
             nb_params["adr_path"] = str(tmp / "adr.md")
             before = _process_children()

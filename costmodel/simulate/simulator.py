@@ -144,14 +144,14 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
     step_offset = np.concatenate([[0], np.cumsum(steps_each)[:-1]]).astype(np.int64)
     blocks = np.concatenate([t.blocks for t in traces])
     step_start = np.concatenate([t.step_start[:-1] + a for t, a in zip(traces, np.concatenate(
-        [[0], np.cumsum([len(t.blocks) for t in traces])[:-1]]))] + [[len(blocks)]]).astype(np.int64)
+        [[0], np.cumsum([len(t.blocks) for t in traces])[:-1]]), strict=False)] + [[len(blocks)]]).astype(np.int64)
     acc_counts = np.array([len(t.blocks) for t in traces], dtype=np.int64)
     run_starts = np.concatenate([[0], np.cumsum(acc_counts)[:-1]]).astype(np.int64)
     learn_offset = None
     if w.cache.policy == "predictive" and not w.cache.survives_between_runs:
         learn_offset = np.repeat(step_offset, steps_each)
     p = w.cache.prefetch
-    invalidate = np.array([off + k for off, n_s in zip(step_offset, steps_each)
+    invalidate = np.array([off + k for off, n_s in zip(step_offset, steps_each, strict=False)
                            for k in w.simulation.invalidate_at_steps if k < n_s], dtype=np.int64)
     outcome = run_policy(
         w.cache.policy, blocks, None, w.capacity_blocks, total_blocks=layout.total_blocks, step_start=step_start,

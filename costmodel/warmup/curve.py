@@ -98,7 +98,7 @@ class CurveFit:
     def params(self) -> dict[str, Any]:
         names = {"exp": ("tau",), "ramp": ("t0",), "step": ("t0",), "power": ("tau", "alpha"),
                  "logistic": ("x0", "s"), "constant": (), "exp2": ("tau", "k", "w")}[self.model]
-        return {k: float(v) for k, v in zip(names, self.theta)}
+        return {k: float(v) for k, v in zip(names, self.theta, strict=False)}
 
 
 def _crossing(h: Callable[[float], float], lo: float, hi: float) -> float | None:

@@ -106,7 +106,7 @@ def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0, dips_from: 
         breaks = np.flatnonzero(np.diff(idx) > 1)
         starts = np.concatenate([[idx[0]], idx[breaks + 1]])
         ends = np.concatenate([idx[breaks], [idx[-1]]]) + 1
-        for s, e in zip(starts, ends):
+        for s, e in zip(starts, ends, strict=False):
             depth = float(np.mean(1.0 - y[s:e] / np.where(base[s:e] > 0, base[s:e], 1.0)))
             events.append((int(s), int(e), depth))
     dip_events = [ev for ev in events if ev[1] - ev[0] >= 2 and ev[0] >= dips_from]

@@ -85,7 +85,7 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
         return []
     m = np.concatenate([[False], mask, [False]]).astype(np.int8)
     dm = np.diff(m)
-    return list(zip(np.flatnonzero(dm == 1).tolist(), np.flatnonzero(dm == -1).tolist()))
+    return list(zip(np.flatnonzero(dm == 1).tolist(), np.flatnonzero(dm == -1).tolist(), strict=False))
 
 
 def _periodic_subset(pos: np.ndarray, size: np.ndarray, n: int) -> np.ndarray | None:
