@@ -120,7 +120,7 @@ def with_summary_first(nb: Any) -> Any:
     body.outputs = [copy.deepcopy(src["outputs"][0])]
     body.execution_count = None
     first = 1 if cells and cells[0].get("cell_type") == "markdown" else 0
-    out.cells = out.cells[:first] + [head, body] + out.cells[first:]
+    out.cells = [*out.cells[:first], head, body, *out.cells[first:]]
     return out
 
 

@@ -159,10 +159,10 @@ def _segments(s: Series, ym: np.ndarray, m: int) -> tuple[list[Segment], np.ndar
     cps_b = detect.pelt_meanvar(yb, pen, min_size=3 if nb >= 30 else 2)
     cps = [int(starts[c]) for c in cps_b]
     cps = detect.refine_changes(ym, cps, m)
-    bounds = [0] + cps + [s.n]
+    bounds = [0, *cps, s.n]
     # block-level residual autocorrelation for segment standard errors
     lev_b = np.empty(nb)
-    for a, b in zip([0] + cps_b, cps_b + [nb], strict=False):
+    for a, b in zip([0, *cps_b], [*cps_b, nb], strict=False):
         lev_b[a:b] = yb[a:b].mean()
     tb = tau_int(yb - lev_b)
     sig_b = float(np.std(yb - lev_b)) if nb > 1 else 0.0

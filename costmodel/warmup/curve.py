@@ -92,7 +92,7 @@ class CurveFit:
         return None if x is None else x - self.x_first
 
     def _x_hi(self) -> float:
-        span = max(self.theta + (1.0,)) if self.theta else 1.0
+        span = max((*self.theta, 1.0)) if self.theta else 1.0
         return self.x_first + 1e4 * max(span, 1.0)
 
     def params(self) -> dict[str, Any]:

@@ -197,7 +197,7 @@ def refine_changes(y: np.ndarray, cps_full: list[int], m: int) -> list[int]:
     if m <= 1 or not cps_full:
         return list(cps_full)
     n = len(y)
-    bounds = [0] + list(cps_full) + [n]
+    bounds = [0, *list(cps_full), n]
     out: list[int] = []
     for j, c in enumerate(cps_full):
         a, b = bounds[j], bounds[j + 2]
