@@ -454,10 +454,7 @@ def _ev_warmup(compare: Mapping | None, cost: Mapping | None) -> Evidence:
         return Evidence("warmup_share", summary="needs " + " and ".join(need), facts=facts)
     cold = _num(_scn(cost, "cache", "cold_starts_per_month"))
     runs = _num(_scn(cost, "training", "runs_per_month"))
-    if cold is not None and runs is not None and runs > 0:
-        cold_per_run = cold / runs
-    else:
-        cold_per_run = 1.0
+    cold_per_run = cold / runs if cold is not None and runs is not None and runs > 0 else 1.0
     share = warm * cold_per_run / (run_h * 3600.0)
     facts.update(cold_starts_per_run=cold_per_run, warmup_share=share)
     base = (f"warm-up {warm / 60:.1f} min x {cold_per_run:g} cold start(s) per {run_h:g} h run = "

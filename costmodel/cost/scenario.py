@@ -411,7 +411,7 @@ def _build(
 ) -> Scenario:
     flat: dict[str, Any] = {}
     for top, val in data.items():
-        top = str(top)
+        top = str(top)  # noqa: PLW2901  normalises the key in place
         if top in PASSTHROUGH:
             continue
         if top in SECTIONS:
@@ -534,9 +534,7 @@ def _build(
         if param.default is not None:
             values[key] = float(param.default)
             prov[key] = {"value": values[key], "source": "default"}
-    internal: dict[str, Any] = {}
-    for name, tiers in tier_info.items():
-        internal[name] = tiers
+    internal: dict[str, Any] = dict(tier_info.items())
     base = Scenario(
         values=values,
         distributions=dists,

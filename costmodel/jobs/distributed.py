@@ -165,7 +165,7 @@ def tables_from_csv_dask(job_id: str, files: Sequence[str], plan: dict[str, Any]
             others_cache[tuple(sorted(bad))] = out
             return out
 
-    fin = lambda x: np.where(np.isfinite(x), x, np.nan)
+    fin = lambda x: np.where(np.isfinite(x), x, np.nan)  # noqa: E731  short local helper
     steps_df = pd.DataFrame({"step": tot["step"], "n_ranks": tot["n"], "thr_sum": tot["thr_sum"], "thr_min": tot["thr_min"],
                              "thr_max": tot["thr_max"], "st_max": fin(tot["st_max"]), "st_sum": tot["st_sum"],
                              "t_max": fin(tot["t_max"]), "slowest_rank": tot["slowest_rank"],

@@ -31,6 +31,7 @@ logs (nearly all) pay for one scan and bad ones get exactly the same answer as a
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -195,8 +196,7 @@ def file_ranks(files: Sequence[str]) -> tuple[dict[str, int], list[str]]:
                 raise IngestError(f"rank {r} appears twice in one job ({seen[r]} and {f})", path=f)
             if r is not None:
                 seen[r] = f
-    for i, f in enumerate(files):
-        out[f] = i
+    out.update({f: i for i, f in enumerate(files)})
     notes.append(f"{sum(r is None for r in named.values())} file(s) name no rank: ranks given in file order")
     return out, notes
 
@@ -227,10 +227,8 @@ def _sample_step_times(path: str, col: int, delim: str) -> np.ndarray:
     except ValueError:  # a cell that is not a number: parse one by one, skipping it
         out = []
         for v in vals:
-            try:
+            with contextlib.suppress(ValueError):
                 out.append(float(v))
-            except ValueError:
-                pass
         return np.asarray(out, dtype="float64")
 
 
@@ -344,7 +342,7 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
            count(thr) AS thr_n
       FROM (SELECT rank, rank AS rank_, step, step AS step_, step // {bw} AS bin, thr, st, t, bad FROM ({rows}))
      GROUP BY GROUPING SETS ((step), (rank, bin))
-    """
+    """  # noqa: E731  SQL template kept as a lambda
     def suspicious(res: pd.DataFrame) -> bool:
         """Whether the unvalidated aggregates show a negative or non-finite value (then the rows are read
         again with per-row validation: bad input is rare, and checking every row costs ~20 % of the scan)."""

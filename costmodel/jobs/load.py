@@ -221,7 +221,7 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
                     rs = load(f, opts)
                     runs.extend(rs)
                     per_file.append((f, rs))
-            for f, name in spec_files.items():
+            for f in spec_files:
                 rs = load(f, opts)
                 runs.extend(rs)
                 per_file.append((f, rs))
@@ -256,7 +256,7 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
                 side.tables[name] = tabs
                 side.rejected_rows += tabs.rejected_rows
                 for f in files:
-                    per_file.append((f, [jr]))
+                    per_file.append((f, [jr]))  # noqa: PERF401  kept as a readable loop
             side.runs = job_runs + grouping.singles
             unique_run_ids(side.runs)
             for f, rs in per_file:

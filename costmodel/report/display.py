@@ -194,7 +194,7 @@ def html_table(df: Any, caption: str = "", max_rows: int = 200, kinds: Mapping[s
     rows = []
     for rec in df.head(max_rows).itertuples(index=False, name=None):
         cells = []
-        for (col, kind), v in zip(col_kinds.items(), rec, strict=False):
+        for (_col, kind), v in zip(col_kinds.items(), rec, strict=False):
             style = _CELL + _STYLES.get(kind, _RIGHT)
             title = ""
             if kind == "sha" and not _is_missing(v) and len(str(v)) > _SHA_SHOWN:

@@ -180,10 +180,7 @@ def resolve_path(path: str | os.PathLike[str], what: str = "input", allow_dir: b
     with ``allow_dir`` (run files: a folder of rank logs is a job), and then only when they hold a file.
     Raises :class:`ReportError` naming the places tried when none exists."""
     p = Path(os.fspath(path)).expanduser()
-    if p.is_absolute():
-        candidates = [p]
-    else:
-        candidates = [Path.cwd() / p, PACKAGE_ROOT / p]
+    candidates = [p] if p.is_absolute() else [Path.cwd() / p, PACKAGE_ROOT / p]
     from ..safeio import refusal
 
     for c in candidates:

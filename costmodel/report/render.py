@@ -82,7 +82,7 @@ _exporter: Any = None
 def html_exporter():  # -> nbconvert.HTMLExporter
     """The offline HTML exporter (built once per process): lab template, inputs and prompts
     hidden, no require.js / MathJax / widget / mermaid scripts, SVG inlined."""
-    global _exporter
+    global _exporter  # noqa: PLW0603  module-level cache
     with _exporter_lock:
         if _exporter is None:
             from ..charts import lean_imports
@@ -354,7 +354,7 @@ class OutputClaim:
         os.close(self.fd)
         self.fd = None
 
-    def __enter__(self) -> OutputClaim:
+    def __enter__(self) -> OutputClaim:  # noqa: PYI034  no typing.Self on 3.10
         return self.acquire()
 
     def __exit__(self, *exc: object) -> None:

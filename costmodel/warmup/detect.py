@@ -256,9 +256,6 @@ def isotonic_end(yb: np.ndarray, plateau: float, eps: float = 0.01, increasing: 
     if len(yb) == 0:
         return 0, np.zeros(0)
     fit = isotonic_regression(yb, increasing=increasing).x
-    if increasing:
-        ok = fit >= (1.0 - eps) * plateau
-    else:
-        ok = fit <= (1.0 + eps) * plateau
+    ok = fit >= (1.0 - eps) * plateau if increasing else fit <= (1.0 + eps) * plateau
     idx = int(np.argmax(ok)) if ok.any() else len(yb)
     return idx, fit
