@@ -295,7 +295,8 @@ def _ev_states(compare: Mapping | None, fits: Iterable[Mapping] | None) -> Evide
     cls = ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
     src = tuple(sorted({"compare" if compare else "", "fit" if fits else ""} - {""}))
     if not missing:
-        return Evidence("states_covered", "yes", f"{len(all_fits)} runs ({cls}) cover cold start, steady state and invalidation", facts, src)
+        return Evidence("states_covered", "yes",
+                        f"{len(all_fits)} runs ({cls}) cover cold start, steady state and invalidation", facts, src)
     return Evidence(
         "states_covered", "no",
         f"{len(all_fits)} runs ({cls}) cover {', '.join(have) or 'nothing usable'}; missing: {', '.join(missing)}",

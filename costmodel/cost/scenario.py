@@ -316,7 +316,8 @@ def scenario_from_dict(
     today = today or dt.date.today()
     path_for_errors = source if source != "<dict>" else None
     if not isinstance(d, Mapping):
-        raise ScenarioError(f"expected a mapping of keys (horizon_months, dataset, ...), got {type(d).__name__}", path=path_for_errors)
+        raise ScenarioError(f"expected a mapping of keys (horizon_months, dataset, ...), got {type(d).__name__}",
+                            path=path_for_errors)
     data = copy.deepcopy(dict(d))
     set_keys: set[str] = set()
     set_text: dict[str, str] = {}

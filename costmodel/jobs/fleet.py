@@ -220,7 +220,8 @@ def _sample_step_times(path: str, col: int, delim: str) -> np.ndarray:
             if 0 <= i < j:
                 pieces.append(buf[i + 1:j + 1])
     d = re.escape(delim.encode())
-    pat = re.compile(rb"^(?:[^" + d + rb"\n]*" + d + rb"){" + str(col).encode() + rb"}[ \"]*([^" + d + rb"\n\" \r]*)", re.MULTILINE)
+    pat = re.compile(rb"^(?:[^" + d + rb"\n]*" + d + rb"){" + str(col).encode() + rb"}[ \"]*([^" + d + rb"\n\" \r]*)",
+                     re.MULTILINE)
     vals = pat.findall(b"".join(pieces))
     try:
         return np.asarray(vals, dtype="S32").astype("float64")
@@ -409,7 +410,9 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
         ranks_df = pd.DataFrame({"rank": rk_n.index.astype("int64").to_numpy(), "n_steps": rk_n.astype("int64").to_numpy(),
                                  "first_step": g["first_step"].min().astype("int64").to_numpy(),
                                  "last_step": g["last_step"].max().astype("int64").to_numpy(),
-                                 "st_mean": np.where(rk_stn.to_numpy() > 0, rk_sts.to_numpy(dtype="float64") / rk_stn.to_numpy(dtype="float64"), np.nan)})
+                                 "st_mean": np.where(rk_stn.to_numpy() > 0,
+                                                     rk_sts.to_numpy(dtype="float64") / rk_stn.to_numpy(dtype="float64"),
+                                                     np.nan)})
     del res, bn, g
     multi = (steps_df["n_ranks"] >= 2) & np.isfinite(steps_df["thr_min"]) & np.isfinite(steps_df["thr_max"])
     identical = int((multi & (steps_df["thr_min"] == steps_df["thr_max"])).sum())

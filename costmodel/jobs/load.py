@@ -114,7 +114,9 @@ def _skip_reason(f: Path, opts: Any) -> str | None:
     return None
 
 
-def _fleet_groups(paths: Sequence[str], opts: Any, force: bool = False) -> tuple[dict[str, tuple[list[str], dict]], list[str], list[str]]:
+def _fleet_groups(
+    paths: Sequence[str], opts: Any, force: bool = False
+) -> tuple[dict[str, tuple[list[str], dict]], list[str], list[str]]:
     """Groups of plain per-step CSV rank logs that the DuckDB engine takes (big, or with a rank column,
     or every group when ``force``): job name -> (files, plan); the files left for the ordinary readers;
     notes on skipped files."""

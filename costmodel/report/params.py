@@ -34,7 +34,8 @@ class Param:
 
 
 PARAMETERS: dict[str, Param] = {
-    "colocated": Param("paths", ["data/examples/colocated_steps.csv"], "co-located run files (list; relative to the cwd or the repository)"),
+    "colocated": Param("paths", ["data/examples/colocated_steps.csv"],
+                       "co-located run files (list; relative to the cwd or the repository)"),
     "remote": Param("paths", ["data/examples/remote_steps.csv"], "remote (cross-region) run files (list)"),
     "scenario": Param("path", "data/examples/scenario.yaml", "cost scenario YAML"),
     "answers": Param("path", "data/examples/answers.yaml", "checklist answers YAML"),
@@ -43,14 +44,16 @@ PARAMETERS: dict[str, Param] = {
     "map": Param("strs", [], "ingest --map items SRC=COLUMN[:UNIT] (list; [] = none)"),
     "pattern": Param("str", "", "ingest --pattern: a regex with named groups for free-form logs ('' = none)"),
     "batch_size": Param("float", 0.0, "samples per step, global (0 = not given): samples_per_s = batch_size / step_time_s"),
-    "tokens_per_step": Param("float", 0.0, "tokens per step, global (0 = not given): tokens_per_s = tokens_per_step / step_time_s"),
+    "tokens_per_step": Param("float", 0.0,
+                             "tokens per step, global (0 = not given): tokens_per_s = tokens_per_step / step_time_s"),
     "margin": Param("float", 0.02, "equivalence margin of the comparison (fraction, 0 < margin < 0.5)"),
     "monte_carlo_n": Param("int", 2000, "Monte Carlo draws (0 = skip)"),
     "seed": Param("int", 0, "Monte Carlo seed"),
     "title": Param("str", "", "report and ADR title ('' = the answers file's meta.title or a generic title)"),
     "date": Param("str", "", "ADR date YYYY-MM-DD ('' = today, UTC)"),
     "jobs": Param("paths", [], "multi-rank jobs: strings ROLE:NAME, an equals sign, a GLOB (docs/jobs.md)"),
-    "rank_throughput": Param("str", "auto", "ranks log their own share ('local') or the job's figure ('global'); 'auto' detects it"),
+    "rank_throughput": Param("str", "auto",
+                             "ranks log their own share ('local') or the job's figure ('global'); 'auto' detects it"),
     "decision_path": Param("str", "", "write decision.json here ('' = do not write)"),
     "adr_path": Param("str", "", "write the ADR Markdown here ('' = do not write)"),
 }

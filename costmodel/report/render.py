@@ -231,7 +231,8 @@ def quiet_shutdown() -> None:
 
     def hook(unraisable: Any) -> None:
         exc = unraisable.exc_type
-        if exc is not None and (issubclass(exc, (KeyboardInterrupt, RuntimeWarning)) or exc.__name__ in ("DeadKernelError", "CancelledError")):
+        if exc is not None and (issubclass(exc, (KeyboardInterrupt, RuntimeWarning))
+                                or exc.__name__ in ("DeadKernelError", "CancelledError")):
             return
         prev(unraisable)
 
@@ -321,7 +322,8 @@ class OutputClaim:
 
         for _attempt in range(100):
             with writing(self.dest, action="create the output folder"):
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0), 0o644)
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0),
+                             0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:

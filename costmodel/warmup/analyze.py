@@ -294,7 +294,8 @@ def _overshoot_end(xb: np.ndarray, yb: np.ndarray, starts: np.ndarray, segs: lis
     means). The segments before the final group that lie above it must come after a lower (cold) phase
     and settle *gradually*: from the peak (the highest 3-block mean of the high phase) to the end of
     the run, an exponential decay fits the block means better than a single abrupt drop (a level that
-    stays high and then drops at once is a slowdown). The end is the first block from which a decreasing isotonic fit from the peak stays
+    stays high and then drops at once is a slowdown). The end is the first block from which a decreasing isotonic fit
+    from the peak stays
     within 1 % of the plateau.
     """
     from scipy.optimize import isotonic_regression

@@ -3,7 +3,8 @@
 A stall is an observation (or a run of consecutive observations) whose rate falls below its rolling
 median by more than ``max(k * local robust sigma, min_drop)``. Stalls recur with a period when there
 are at least ``min_events`` (4) of them (after ``lo``) whose gaps between starts, measured in *steps* (so
-coarse logs give the same period), have a coefficient of variation <= ``max_cv`` and that random events would match with a chance below
+coarse logs give the same period), have a coefficient of variation <= ``max_cv`` and that random events would match
+with a chance below
 :data:`P_CHANCE` (:func:`p_regular`: 4 events need a gap CV below about 0.04, 5 below 0.1, 6 below
 0.17; a coarse log's straggler rows once made 5 random events with a CV of 0.19), or
 :data:`P_CHANCE_DEEP` when the stalls more than halve the rate. The period is the
@@ -189,7 +190,8 @@ def _comb(pos: np.ndarray, span: float, min_events: int, tol: float = 0.03, max_
     the event phase (position modulo P) shared, within ``tol * P``, by the most events. A comb is
     accepted when it holds at least ``min_events`` events in consecutive periods, none missed, each
     gap within ``2 tol`` of P, and unlikely from randomly placed events (``E * candidates *
-    q^(L-1) < 0.01``, q the chance that a predicted position holds an event by chance). Returns the indices of the largest comb, or None. O(E^2) per candidate, E <= 150.
+    q^(L-1) < 0.01``, q the chance that a predicted position holds an event by chance). Returns the indices of the
+    largest comb, or None. O(E^2) per candidate, E <= 150.
     """
     e = len(pos)
     if e < min_events or e > max_events:
