@@ -85,7 +85,7 @@ def plan(aws_regions: Iterable[str] = (), azure_regions: Iterable[str] = (), gcp
     aws = _base("COSTMODEL_AWS_PRICING_URL", AWS_BASE)
     for region in aws_regions:
         for offer in aws_offers:
-            out.append(Download(f"{aws}/offers/v1.0/aws/{urllib.parse.quote(offer)}/current/"
+            out.append(Download(f"{aws}/offers/v1.0/aws/{urllib.parse.quote(offer)}/current/"  # noqa: PERF401  kept as a readable loop
                                 f"{urllib.parse.quote(region)}/index.json", f"aws-{_slug(offer)}-{_slug(region)}.json"))
     azure = _base("COSTMODEL_AZURE_PRICES_URL", AZURE_BASE)
     for region in azure_regions:

@@ -95,7 +95,7 @@ def _num(text: Any) -> str:
     """A price or bound as a plain decimal string (no exponent, trailing zeros trimmed)."""
     d = Decimal(str(text))
     s = format(d.normalize(), "f")
-    return s if s not in ("-0",) else "0"
+    return s if s != "-0" else "0"
 
 
 def _row(provider: str, item: str, src: str, dst: str, unit: str, usd: Any, source: str, as_of: str,
@@ -401,7 +401,7 @@ def import_aws_csv(path: Path, summary: FileSummary) -> Iterator[Row]:
             if len(rec) != width:
                 raise PriceImportError(f"{path.name}:{lineno}: {len(rec)} fields, expected {width} like the header",
                                        path=str(path))
-            attrs = dict(zip(cols, rec))
+            attrs = dict(zip(cols, rec, strict=False))
             where = f"{path.name}:{lineno}"
             price = {attrs.get("currency") or "USD": attrs.get("priceperunit", "")}
             _aws_price(price, where, "PricePerUnit")  # raises for a broken price, on every row

@@ -168,7 +168,7 @@ def _match_score(pattern: str, region: str) -> tuple[int, int] | None:
         return (3, 0) if not region else None
     best: tuple[int, int] | None = None
     for alt in pattern.split("|"):
-        alt = alt.strip()
+        alt = alt.strip()  # noqa: PLW2901  normalises the value in place
         if alt == region:
             score = (3, len(alt))
         elif alt in ("*", "any"):
@@ -372,7 +372,7 @@ def _tier_bounds(start_text: str | None, end_text: str | None, where: str) -> tu
     """``tier_start`` (empty = 0) and ``tier_end`` (empty = unbounded) as numbers; PriceError naming the cell."""
     out: list[float | None] = []
     for name, text, empty in (("tier_start", start_text, 0.0), ("tier_end", end_text, None)):
-        text = (text or "").strip()
+        text = (text or "").strip()  # noqa: PLW2901  normalises the value in place
         if not text or text.lower() in ("inf", "infinity"):
             out.append(empty)
             continue

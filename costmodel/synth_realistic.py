@@ -261,20 +261,20 @@ def realistic_suite(n_logs: int = 160, seed: int = 15_000) -> list[tuple[dict[st
     out = []
     for i in range(n_logs):
         kind = KINDS[i % len(KINDS)]
-        p: dict[str, Any] = dict(
-            kind=kind,
-            n=int(rng.choice([3000, 5000, 10_000, 20_000])),
-            warmup_frac=float(rng.uniform(0.05, 0.3)),
-            shape=str(rng.choice(["exp", "power", "logistic"])),
-            cv=float(rng.choice([0.005, 0.01, 0.02, 0.04])),
-            ar=float(rng.choice([0.0, 0.5, 0.8, 0.9])),
-            slow_frac=float(rng.choice([0.0, 0.0, 0.002])),
-            log_every=int(rng.choice([1, 1, 1, 10, 20, 50])),
-            step_time_only=bool(rng.random() < 0.25),
-            drift_total=float(rng.uniform(-0.10, -0.03)) * (1 if rng.random() < 0.8 else -1),
-            overshoot=float(rng.uniform(0.02, 0.08)),
-            seed=seed + i,
-        )
+        p: dict[str, Any] = {
+            "kind": kind,
+            "n": int(rng.choice([3000, 5000, 10_000, 20_000])),
+            "warmup_frac": float(rng.uniform(0.05, 0.3)),
+            "shape": str(rng.choice(["exp", "power", "logistic"])),
+            "cv": float(rng.choice([0.005, 0.01, 0.02, 0.04])),
+            "ar": float(rng.choice([0.0, 0.5, 0.8, 0.9])),
+            "slow_frac": float(rng.choice([0.0, 0.0, 0.002])),
+            "log_every": int(rng.choice([1, 1, 1, 10, 20, 50])),
+            "step_time_only": bool(rng.random() < 0.25),
+            "drift_total": float(rng.uniform(-0.10, -0.03)) * (1 if rng.random() < 0.8 else -1),
+            "overshoot": float(rng.uniform(0.02, 0.08)),
+            "seed": seed + i,
+        }
         extra = rng.random()
         if extra < 0.3:
             p["ckpt_every"] = int(rng.choice([500, 1000, 2000]))

@@ -48,7 +48,8 @@ def cost_terms(cost: Mapping[str, Any]) -> Any:
     alt = _alt()
     df = cost_terms_frame(cost)
     months = cost.get("horizon_months")
-    title = f"cost over {months:g} months by term (each option on its own scale)" if isinstance(months, (int, float)) else "cost by term"
+    title = (f"cost over {months:g} months by term (each option on its own scale)" if isinstance(months, (int, float))
+             else "cost by term")
     panels = []
     for opt in df["option"].unique():
         part = df[(df["option"] == opt)]

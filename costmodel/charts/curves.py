@@ -253,7 +253,8 @@ def throughput(
             layers.append(
                 alt.Chart(d)
                 .mark_area(color=color, opacity=0.35, interpolate="step-after")
-                .encode(x=x, y=alt.Y(f"{metric}_min:Q", title=metric_title(metric), scale=alt.Scale(zero=False)), y2=f"{metric}_max:Q")
+                .encode(x=x, y=alt.Y(f"{metric}_min:Q", title=metric_title(metric), scale=alt.Scale(zero=False)),
+                        y2=f"{metric}_max:Q")
             )
         line = alt.Chart(d).mark_line(color=color, strokeWidth=1.2, strokeDash=[5, 3] if pred else [1, 0])
         layers.append(line.encode(x=x, y=y_enc))

@@ -20,7 +20,7 @@ def rank_heatmap(job_id: str, bins: Any, bin_steps: int, stragglers: Any = ()) -
 
     alt = _alt()
     m = heat_matrix(bins, bin_steps)
-    m = m.assign(rank=[f"{a}" if a == b else f"{a}-{b}" for a, b in zip(m["rank_lo"], m["rank_hi"])],
+    m = m.assign(rank=[f"{a}" if a == b else f"{a}-{b}" for a, b in zip(m["rank_lo"], m["rank_hi"], strict=False)],
                  excess_pct=(m["ratio"] - 1.0) * 100.0)
     order = list(dict.fromkeys(m.sort_values("rank_lo")["rank"]))
     flagged = ", ".join(str(s["rank"]) for s in list(stragglers)[:8])

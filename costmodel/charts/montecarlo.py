@@ -42,7 +42,8 @@ def monte_carlo(samples: pd.DataFrame | Mapping[str, Sequence[float]], bins: int
             y=alt.Y("share:Q", title="share of draws"),
             tooltip=[alt.Tooltip("share:Q", format=".1%")],
         )
-        rules = alt.Chart(qs).mark_rule(color="black", strokeDash=[3, 3]).encode(x="usd:Q", tooltip=["q:N", alt.Tooltip("usd:Q", format=",.0f")])
+        rules = alt.Chart(qs).mark_rule(color="black", strokeDash=[3, 3]).encode(
+            x="usd:Q", tooltip=["q:N", alt.Tooltip("usd:Q", format=",.0f")])
         labels = alt.Chart(qs).mark_text(align="left", dx=3, dy=-4, fontSize=FONT_SIZE - 1).encode(
             x="usd:Q", y=alt.value(8), text="q:N"
         )

@@ -49,7 +49,7 @@ def preload() -> None:
     """Import Altair and start vl-convert's renderer in a background thread, so a notebook loads and
     fits its data meanwhile (two cores: the first chart no longer waits seconds). Idempotent; errors
     are left for the first real chart to report."""
-    global _preload_thread
+    global _preload_thread  # noqa: PLW0603  module-level cache
     if _preload_thread is not None:
         return
     import pandas  # noqa: F401 - imported here first: threads must not import the same package at once

@@ -67,7 +67,8 @@ def tornado(tornado_result: Any, output: str = "cross_region minus replicate (US
         y=alt.Y("input:N", sort=order, title="input"),
         x=alt.X("base_usd:Q", title=output),
         x2="usd:Q",
-        color=alt.Color("end:N", title="input at", scale=alt.Scale(domain=["low value", "high value"], range=["#9ecae1", "#3182bd"])),
+        color=alt.Color("end:N", title="input at", scale=alt.Scale(domain=["low value", "high value"],
+                                                                   range=["#9ecae1", "#3182bd"])),
         order=alt.Order("reach:Q"),
         tooltip=["input:N", "end:N", alt.Tooltip("usd:Q", format=",.0f")],
     )

@@ -295,7 +295,8 @@ def _ev_states(compare: Mapping | None, fits: Iterable[Mapping] | None) -> Evide
     cls = ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
     src = tuple(sorted({"compare" if compare else "", "fit" if fits else ""} - {""}))
     if not missing:
-        return Evidence("states_covered", "yes", f"{len(all_fits)} runs ({cls}) cover cold start, steady state and invalidation", facts, src)
+        return Evidence("states_covered", "yes",
+                        f"{len(all_fits)} runs ({cls}) cover cold start, steady state and invalidation", facts, src)
     return Evidence(
         "states_covered", "no",
         f"{len(all_fits)} runs ({cls}) cover {', '.join(have) or 'nothing usable'}; missing: {', '.join(missing)}",
@@ -454,10 +455,7 @@ def _ev_warmup(compare: Mapping | None, cost: Mapping | None) -> Evidence:
         return Evidence("warmup_share", summary="needs " + " and ".join(need), facts=facts)
     cold = _num(_scn(cost, "cache", "cold_starts_per_month"))
     runs = _num(_scn(cost, "training", "runs_per_month"))
-    if cold is not None and runs is not None and runs > 0:
-        cold_per_run = cold / runs
-    else:
-        cold_per_run = 1.0
+    cold_per_run = cold / runs if cold is not None and runs is not None and runs > 0 else 1.0
     share = warm * cold_per_run / (run_h * 3600.0)
     facts.update(cold_starts_per_run=cold_per_run, warmup_share=share)
     base = (f"warm-up {warm / 60:.1f} min x {cold_per_run:g} cold start(s) per {run_h:g} h run = "

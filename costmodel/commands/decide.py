@@ -92,17 +92,17 @@ def run(args: argparse.Namespace) -> int:
         if args.cost:
             inputs.append(("cost", args.cost))
         inputs += [("fit", f) for f in args.fit]
-        kwargs = dict(
-            title=str(title),
-            date=args.date,
-            report_link=args.report_link,
-            inputs=inputs,
-            compare=compare_d,
-            cost=cost_d,
-            decision_makers=doc.meta.decision_makers,
-            consulted=doc.meta.consulted,
-            informed=doc.meta.informed,
-        )
+        kwargs = {
+            "title": str(title),
+            "date": args.date,
+            "report_link": args.report_link,
+            "inputs": inputs,
+            "compare": compare_d,
+            "cost": cost_d,
+            "decision_makers": doc.meta.decision_makers,
+            "consulted": doc.meta.consulted,
+            "informed": doc.meta.informed,
+        }
         adr.render_adr(decision, **kwargs)  # validate (date, ...) before touching the folder
         out["adr_path"] = str(adr.write_adr(args.adr, decision, supersedes=args.supersedes, **kwargs))
         if args.supersedes is not None:

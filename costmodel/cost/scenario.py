@@ -146,7 +146,7 @@ class Scenario:
     def nested(self) -> dict[str, Any]:
         """The resolved inputs as a nested mapping like the YAML (point values)."""
         out: dict[str, Any] = {}
-        flat = {**{k: v for k, v in self.settings.items()}, **self.values}
+        flat = {**dict(self.settings.items()), **self.values}
         for k, v in flat.items():
             _set_path(out, k.split("."), v)
         if self.workload is not None:
@@ -188,7 +188,7 @@ def _unit_variant(section: str, leaf: str, value: Any = None) -> str | None:
         ktoks = known.split("_")
         if len(ktoks) != len(tokens):
             continue
-        diff = [i for i, (a, b) in enumerate(zip(tokens, ktoks)) if a != b]
+        diff = [i for i, (a, b) in enumerate(zip(tokens, ktoks, strict=False)) if a != b]
         if len(diff) != 1:
             continue
         i = diff[0]
@@ -316,7 +316,8 @@ def scenario_from_dict(
     today = today or dt.date.today()
     path_for_errors = source if source != "<dict>" else None
     if not isinstance(d, Mapping):
-        raise ScenarioError(f"expected a mapping of keys (horizon_months, dataset, ...), got {type(d).__name__}", path=path_for_errors)
+        raise ScenarioError(f"expected a mapping of keys (horizon_months, dataset, ...), got {type(d).__name__}",
+                            path=path_for_errors)
     data = copy.deepcopy(dict(d))
     set_keys: set[str] = set()
     set_text: dict[str, str] = {}
@@ -411,7 +412,7 @@ def _build(
 ) -> Scenario:
     flat: dict[str, Any] = {}
     for top, val in data.items():
-        top = str(top)
+        top = str(top)  # noqa: PLW2901  normalises the key in place
         if top in PASSTHROUGH:
             continue
         if top in SECTIONS:
@@ -534,9 +535,7 @@ def _build(
         if param.default is not None:
             values[key] = float(param.default)
             prov[key] = {"value": values[key], "source": "default"}
-    internal: dict[str, Any] = {}
-    for name, tiers in tier_info.items():
-        internal[name] = tiers
+    internal: dict[str, Any] = dict(tier_info.items())
     base = Scenario(
         values=values,
         distributions=dists,

@@ -1,7 +1,8 @@
 """The scenario's keys: units, allowed ranges, defaults, and which ones prices or measurements fill.
 
 Sizes are decimal GB (10^9 bytes); a price key ending ``_usd_per_gb`` is per 10^9 bytes and may be written
-``..._usd_per_gib`` (per 2^30 bytes) instead, which is converted exactly (x 10^9 / 2^30). Money USD, time in the unit its key names (``_s``, ``_hours``,
+``..._usd_per_gib`` (per 2^30 bytes) instead, which is converted exactly (x 10^9 / 2^30). Money USD, time in the unit
+its key names (``_s``, ``_hours``,
 ``_months``). Only the keys listed here are accepted (plus ``name``, ``notes`` and the ``workload:``
 section, which belongs to the simulator and is passed through untouched).
 """
@@ -48,9 +49,7 @@ class Param:
             return False
         if v < self.lo or (self.lo_open and v == self.lo):
             return False
-        if v > self.hi or (self.hi_open and v == self.hi):
-            return False
-        return True
+        return not (v > self.hi or (self.hi_open and v == self.hi))
 
 
 PARAMS: tuple[Param, ...] = (
@@ -74,7 +73,8 @@ PARAMS: tuple[Param, ...] = (
     Param("cache.cold_starts_per_month", "cold cache fills/month", required=True, fill="derive",
           help="derived from cache.persistence when omitted"),
     Param("cache.warmup_lost_s", "cluster-seconds lost per cold start", required=True, fill="measure"),
-    Param("cache.steady_slowdown_fraction", "fraction of training time lost in steady state", hi=1.0, hi_open=True, required=True, fill="measure"),
+    Param("cache.steady_slowdown_fraction", "fraction of training time lost in steady state", hi=1.0, hi_open=True,
+          required=True, fill="measure"),
     Param("cache.usd_per_month", "USD/month for cache infrastructure", default=0.0),
     Param("replica.storage_usd_per_gb_month", "USD per GB-month in the GPU region", required=True, fill="storage"),
     Param("replica.sync_extra_usd_per_gb", "USD/GB on top of transfer for syncing (e.g. S3 RTC)", default=0.0, fill="sync"),

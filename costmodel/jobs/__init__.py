@@ -2,7 +2,8 @@
 
 See docs/jobs.md. Modules: :mod:`.discover` (ranks and jobs from names and content),
 :mod:`.aggregate` (job-level series, pandas engine), :mod:`.stragglers`, :mod:`.fleet` (DuckDB
-out-of-core engine, extra ``fleet``; its pyarrow + numpy fast path in :mod:`.arrowscan`), :mod:`.distributed` (Dask, extra ``distributed``),
+out-of-core engine, extra ``fleet``; its pyarrow + numpy fast path in :mod:`.arrowscan`), :mod:`.distributed` (Dask,
+extra ``distributed``),
 :mod:`.storage` (s3/gs/az inputs, extra ``cloud``), :mod:`.load` (one side of a comparison),
 :mod:`.generate` (realistic rank logs with known truth).
 """

@@ -49,7 +49,8 @@ def leaf(path: str, rank: int, plan: dict[str, Any], bw: int) -> dict[str, Any]:
     bins = pd.DataFrame({"st_mean": b["st"].mean(), "thr_mean": b["thr"].mean(), "n": b.size()}).reset_index()
     bins.insert(0, "rank", rank)
     ranks = pd.DataFrame({"rank": [rank], "n_steps": [len(step)], "first_step": [int(step.min()) if len(step) else 0],
-                          "last_step": [int(step.max()) if len(step) else 0], "st_mean": [float(np.nanmean(st)) if len(st) else np.nan]})
+                          "last_step": [int(step.max()) if len(step) else 0],
+                          "st_mean": [float(np.nanmean(st)) if len(st) else np.nan]})
     stf = np.where(np.isfinite(st), st, -np.inf)
     return {"step": step, "n": np.ones(len(step), dtype="int64"), "thr_sum": thr, "thr_min": thr, "thr_max": thr,
             "st_max": stf, "slowest_rank": np.full(len(step), rank, dtype="int64"), "st_second": np.full(len(step), -np.inf),
@@ -165,7 +166,7 @@ def tables_from_csv_dask(job_id: str, files: Sequence[str], plan: dict[str, Any]
             others_cache[tuple(sorted(bad))] = out
             return out
 
-    fin = lambda x: np.where(np.isfinite(x), x, np.nan)
+    fin = lambda x: np.where(np.isfinite(x), x, np.nan)  # noqa: E731  short local helper
     steps_df = pd.DataFrame({"step": tot["step"], "n_ranks": tot["n"], "thr_sum": tot["thr_sum"], "thr_min": tot["thr_min"],
                              "thr_max": tot["thr_max"], "st_max": fin(tot["st_max"]), "st_sum": tot["st_sum"],
                              "t_max": fin(tot["t_max"]), "slowest_rank": tot["slowest_rank"],

@@ -31,6 +31,7 @@ logs (nearly all) pay for one scan and bad ones get exactly the same answer as a
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -195,8 +196,7 @@ def file_ranks(files: Sequence[str]) -> tuple[dict[str, int], list[str]]:
                 raise IngestError(f"rank {r} appears twice in one job ({seen[r]} and {f})", path=f)
             if r is not None:
                 seen[r] = f
-    for i, f in enumerate(files):
-        out[f] = i
+    out.update({f: i for i, f in enumerate(files)})
     notes.append(f"{sum(r is None for r in named.values())} file(s) name no rank: ranks given in file order")
     return out, notes
 
@@ -220,17 +220,16 @@ def _sample_step_times(path: str, col: int, delim: str) -> np.ndarray:
             if 0 <= i < j:
                 pieces.append(buf[i + 1:j + 1])
     d = re.escape(delim.encode())
-    pat = re.compile(rb"^(?:[^" + d + rb"\n]*" + d + rb"){" + str(col).encode() + rb"}[ \"]*([^" + d + rb"\n\" \r]*)", re.MULTILINE)
+    pat = re.compile(rb"^(?:[^" + d + rb"\n]*" + d + rb"){" + str(col).encode() + rb"}[ \"]*([^" + d + rb"\n\" \r]*)",
+                     re.MULTILINE)
     vals = pat.findall(b"".join(pieces))
     try:
         return np.asarray(vals, dtype="S32").astype("float64")
     except ValueError:  # a cell that is not a number: parse one by one, skipping it
         out = []
         for v in vals:
-            try:
+            with contextlib.suppress(ValueError):
                 out.append(float(v))
-            except ValueError:
-                pass
         return np.asarray(out, dtype="float64")
 
 
@@ -344,7 +343,7 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
            count(thr) AS thr_n
       FROM (SELECT rank, rank AS rank_, step, step AS step_, step // {bw} AS bin, thr, st, t, bad FROM ({rows}))
      GROUP BY GROUPING SETS ((step), (rank, bin))
-    """
+    """  # noqa: E731  SQL template kept as a lambda
     def suspicious(res: pd.DataFrame) -> bool:
         """Whether the unvalidated aggregates show a negative or non-finite value (then the rows are read
         again with per-row validation: bad input is rare, and checking every row costs ~20 % of the scan)."""
@@ -411,7 +410,9 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
         ranks_df = pd.DataFrame({"rank": rk_n.index.astype("int64").to_numpy(), "n_steps": rk_n.astype("int64").to_numpy(),
                                  "first_step": g["first_step"].min().astype("int64").to_numpy(),
                                  "last_step": g["last_step"].max().astype("int64").to_numpy(),
-                                 "st_mean": np.where(rk_stn.to_numpy() > 0, rk_sts.to_numpy(dtype="float64") / rk_stn.to_numpy(dtype="float64"), np.nan)})
+                                 "st_mean": np.where(rk_stn.to_numpy() > 0,
+                                                     rk_sts.to_numpy(dtype="float64") / rk_stn.to_numpy(dtype="float64"),
+                                                     np.nan)})
     del res, bn, g
     multi = (steps_df["n_ranks"] >= 2) & np.isfinite(steps_df["thr_min"]) & np.isfinite(steps_df["thr_max"])
     identical = int((multi & (steps_df["thr_min"] == steps_df["thr_max"])).sum())

@@ -48,10 +48,10 @@ def generate_job(out_dir: str | Path, n_ranks: int = 16, n_steps: int = 2000, se
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    p = dict(ranks_per_node=ranks_per_node, straggler_node=-1 if straggler_node is None else straggler_node,
-             straggler_excess=straggler_excess, noise_cv=noise_cv, base_step_s=base_step_s,
-             warmup_excess=warmup_excess, warmup_tau_steps=warmup_tau_steps, stall_every=stall_every,
-             stall_factor=stall_factor)
+    p = {"ranks_per_node": ranks_per_node, "straggler_node": -1 if straggler_node is None else straggler_node,
+             "straggler_excess": straggler_excess, "noise_cv": noise_cv, "base_step_s": base_step_s,
+             "warmup_excess": warmup_excess, "warmup_tau_steps": warmup_tau_steps, "stall_every": stall_every,
+             "stall_factor": stall_factor}
     strag = [r for r in range(n_ranks) if r // ranks_per_node == p["straggler_node"]]
     T = np.zeros(n_steps)
     T_others = np.zeros(n_steps)
@@ -69,10 +69,7 @@ def generate_job(out_dir: str | Path, n_ranks: int = 16, n_steps: int = 2000, se
         for r in range(n_ranks):
             w = _work(seed, r, n_steps, p)
             rng = np.random.default_rng([seed, r, 1])
-            if mode == "global":
-                thr = n_ranks * batch / T
-            else:
-                thr = batch / (T * (1.0 + rng.normal(0.0, clock_jitter, n_steps)))
+            thr = n_ranks * batch / T if mode == "global" else batch / (T * (1.0 + rng.normal(0.0, clock_jitter, n_steps)))
             n = stop + 1 if early_rank is not None and r == early_rank else n_steps
             tab = pa.table({"step": np.arange(n, dtype="int64"), "t_s": np.round(t[:n], 6),
                             "samples_per_s": np.round(thr[:n], 6), "step_time_s": np.round(w[:n], 6)})

@@ -114,7 +114,9 @@ def _skip_reason(f: Path, opts: Any) -> str | None:
     return None
 
 
-def _fleet_groups(paths: Sequence[str], opts: Any, force: bool = False) -> tuple[dict[str, tuple[list[str], dict]], list[str], list[str]]:
+def _fleet_groups(
+    paths: Sequence[str], opts: Any, force: bool = False
+) -> tuple[dict[str, tuple[list[str], dict]], list[str], list[str]]:
     """Groups of plain per-step CSV rank logs that the DuckDB engine takes (big, or with a rank column,
     or every group when ``force``): job name -> (files, plan); the files left for the ordinary readers;
     notes on skipped files."""
@@ -221,7 +223,7 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
                     rs = load(f, opts)
                     runs.extend(rs)
                     per_file.append((f, rs))
-            for f, name in spec_files.items():
+            for f in spec_files:
                 rs = load(f, opts)
                 runs.extend(rs)
                 per_file.append((f, rs))
@@ -256,7 +258,7 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
                 side.tables[name] = tabs
                 side.rejected_rows += tabs.rejected_rows
                 for f in files:
-                    per_file.append((f, [jr]))
+                    per_file.append((f, [jr]))  # noqa: PERF401  kept as a readable loop
             side.runs = job_runs + grouping.singles
             unique_run_ids(side.runs)
             for f, rs in per_file:

@@ -84,7 +84,7 @@ def straggler_table(jobs: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         if not j["stragglers"]:
             rows.append(dict(base, rank="none", excess_step_time_fraction=None, held_back_steps=j.get("held_back_steps", 0)))
         for s in j["stragglers"][:20]:
-            rows.append(dict(base, rank=str(s["rank"]), excess_step_time_fraction=s["excess_step_time_fraction"],
+            rows.append(dict(base, rank=str(s["rank"]), excess_step_time_fraction=s["excess_step_time_fraction"],  # noqa: PERF401  kept as a readable loop
                              held_back_steps=s.get("held_back_steps", 0)))
     cols = ["role", "job", "ranks", "rank", "excess_step_time_fraction", "held_back_steps", "lost_s",
             "lost_fraction", "incomplete_ranks"]

@@ -192,7 +192,7 @@ class LocalCopies:
         self.root: Path | None = None
         self.origin: dict[str, str] = {}
 
-    def __enter__(self) -> LocalCopies:
+    def __enter__(self) -> LocalCopies:  # noqa: PYI034  no typing.Self on 3.10
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -65,8 +65,8 @@ def find_stragglers(tabs: JobTables, threshold: float = THRESHOLD, persistence: 
     st_2 = steps["st_second"].to_numpy(dtype="float64") if "st_second" in steps else np.full(len(steps), np.nan)
     with np.errstate(invalid="ignore"):
         is_held = (st_2 > 0) & (st_max > st_2 * (1.0 + hold_threshold)) & (slow >= 0)
-    held = {int(r): int(c) for r, c in zip(*np.unique(slow[is_held], return_counts=True))}
-    slowest = {int(r): int(c) for r, c in zip(*np.unique(slow[slow >= 0], return_counts=True))}
+    held = {int(r): int(c) for r, c in zip(*np.unique(slow[is_held], return_counts=True), strict=False)}
+    slowest = {int(r): int(c) for r, c in zip(*np.unique(slow[slow >= 0], return_counts=True), strict=False)}
     flagged: list[dict[str, Any]] = []
     if not rr.empty and n_ranks >= MIN_RANKS:
         g = rr.groupby("rank")

@@ -194,7 +194,7 @@ def html_table(df: Any, caption: str = "", max_rows: int = 200, kinds: Mapping[s
     rows = []
     for rec in df.head(max_rows).itertuples(index=False, name=None):
         cells = []
-        for (col, kind), v in zip(col_kinds.items(), rec):
+        for (_col, kind), v in zip(col_kinds.items(), rec, strict=False):
             style = _CELL + _STYLES.get(kind, _RIGHT)
             title = ""
             if kind == "sha" and not _is_missing(v) and len(str(v)) > _SHA_SHOWN:
@@ -247,7 +247,7 @@ def fit_table(fits: Sequence[Any], runs: Sequence[Any] = ()):  # -> DataFrame
                 "warm-up end (step)": f.get("warmup_end_step"),
                 "warm-up end (s)": f.get("warmup_end_t_s"),
                 "steady mean": f.get("steady_mean"),
-                "95 % CI": "-" if _is_missing(lo) or _is_missing(hi) else f"{fmt_sig(lo)} – {fmt_sig(hi)}",
+                "95 % CI": "-" if _is_missing(lo) or _is_missing(hi) else f"{fmt_sig(lo)} – {fmt_sig(hi)}",  # noqa: RUF001 - en dash for ranges in shown text
                 "steady CV": f.get("steady_cv"),
                 "curve": curve.get("model"),
                 "tau (steps)": curve.get("tau_steps"),
@@ -367,8 +367,8 @@ def verdict_html(decision: Any, cost: Mapping[str, Any] | None = None) -> _HTML:
     d = decision.to_dict() if hasattr(decision, "to_dict") else dict(decision)
     colour = {"GO": "#2ca02c", "CONDITIONAL": "#ff9900", "NO_GO": "#d62728"}.get(d.get("verdict"), "#777")
     parts = [
-        f'<p style="font-size:1.4em"><b>Verdict: <span style="color:{colour}">'
-        f"{html.escape(str(d.get('verdict')))}</span></b></p>"
+        (f'<p style="font-size:1.4em"><b>Verdict: <span style="color:{colour}">'
+        f"{html.escape(str(d.get('verdict')))}</span></b></p>")
     ]
     line = cost_robustness_line(cost)
     if line:

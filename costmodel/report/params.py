@@ -34,7 +34,8 @@ class Param:
 
 
 PARAMETERS: dict[str, Param] = {
-    "colocated": Param("paths", ["data/examples/colocated_steps.csv"], "co-located run files (list; relative to the cwd or the repository)"),
+    "colocated": Param("paths", ["data/examples/colocated_steps.csv"],
+                       "co-located run files (list; relative to the cwd or the repository)"),
     "remote": Param("paths", ["data/examples/remote_steps.csv"], "remote (cross-region) run files (list)"),
     "scenario": Param("path", "data/examples/scenario.yaml", "cost scenario YAML"),
     "answers": Param("path", "data/examples/answers.yaml", "checklist answers YAML"),
@@ -43,14 +44,16 @@ PARAMETERS: dict[str, Param] = {
     "map": Param("strs", [], "ingest --map items SRC=COLUMN[:UNIT] (list; [] = none)"),
     "pattern": Param("str", "", "ingest --pattern: a regex with named groups for free-form logs ('' = none)"),
     "batch_size": Param("float", 0.0, "samples per step, global (0 = not given): samples_per_s = batch_size / step_time_s"),
-    "tokens_per_step": Param("float", 0.0, "tokens per step, global (0 = not given): tokens_per_s = tokens_per_step / step_time_s"),
+    "tokens_per_step": Param("float", 0.0,
+                             "tokens per step, global (0 = not given): tokens_per_s = tokens_per_step / step_time_s"),
     "margin": Param("float", 0.02, "equivalence margin of the comparison (fraction, 0 < margin < 0.5)"),
     "monte_carlo_n": Param("int", 2000, "Monte Carlo draws (0 = skip)"),
     "seed": Param("int", 0, "Monte Carlo seed"),
     "title": Param("str", "", "report and ADR title ('' = the answers file's meta.title or a generic title)"),
     "date": Param("str", "", "ADR date YYYY-MM-DD ('' = today, UTC)"),
     "jobs": Param("paths", [], "multi-rank jobs: strings ROLE:NAME, an equals sign, a GLOB (docs/jobs.md)"),
-    "rank_throughput": Param("str", "auto", "ranks log their own share ('local') or the job's figure ('global'); 'auto' detects it"),
+    "rank_throughput": Param("str", "auto",
+                             "ranks log their own share ('local') or the job's figure ('global'); 'auto' detects it"),
     "decision_path": Param("str", "", "write decision.json here ('' = do not write)"),
     "adr_path": Param("str", "", "write the ADR Markdown here ('' = do not write)"),
 }
@@ -164,7 +167,7 @@ def check_parameters(given: Mapping[str, Any], spec: Mapping[str, Param], what: 
 
     unknown = [k for k in given if k not in spec]
     if unknown:
-        k = sorted(unknown)[0]
+        k = min(unknown)
         hint = did_you_mean(k, spec, paren=True)
         raise ReportError(f"unknown {what} parameter {k!r}{hint}; known parameters: {', '.join(spec)}")
     model = parameters_model(spec, what)
@@ -180,10 +183,7 @@ def resolve_path(path: str | os.PathLike[str], what: str = "input", allow_dir: b
     with ``allow_dir`` (run files: a folder of rank logs is a job), and then only when they hold a file.
     Raises :class:`ReportError` naming the places tried when none exists."""
     p = Path(os.fspath(path)).expanduser()
-    if p.is_absolute():
-        candidates = [p]
-    else:
-        candidates = [Path.cwd() / p, PACKAGE_ROOT / p]
+    candidates = [p] if p.is_absolute() else [Path.cwd() / p, PACKAGE_ROOT / p]
     from ..safeio import refusal
 
     for c in candidates:

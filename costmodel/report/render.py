@@ -82,7 +82,7 @@ _exporter: Any = None
 def html_exporter():  # -> nbconvert.HTMLExporter
     """The offline HTML exporter (built once per process): lab template, inputs and prompts
     hidden, no require.js / MathJax / widget / mermaid scripts, SVG inlined."""
-    global _exporter
+    global _exporter  # noqa: PLW0603  module-level cache
     with _exporter_lock:
         if _exporter is None:
             from ..charts import lean_imports
@@ -120,7 +120,7 @@ def with_summary_first(nb: Any) -> Any:
     body.outputs = [copy.deepcopy(src["outputs"][0])]
     body.execution_count = None
     first = 1 if cells and cells[0].get("cell_type") == "markdown" else 0
-    out.cells = out.cells[:first] + [head, body] + out.cells[first:]
+    out.cells = [*out.cells[:first], head, body, *out.cells[first:]]
     return out
 
 
@@ -231,7 +231,8 @@ def quiet_shutdown() -> None:
 
     def hook(unraisable: Any) -> None:
         exc = unraisable.exc_type
-        if exc is not None and (issubclass(exc, (KeyboardInterrupt, RuntimeWarning)) or exc.__name__ in ("DeadKernelError", "CancelledError")):
+        if exc is not None and (issubclass(exc, (KeyboardInterrupt, RuntimeWarning))
+                                or exc.__name__ in ("DeadKernelError", "CancelledError")):
             return
         prev(unraisable)
 
@@ -321,7 +322,8 @@ class OutputClaim:
 
         for _attempt in range(100):
             with writing(self.dest, action="create the output folder"):
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0), 0o644)
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0),
+                             0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -354,7 +356,7 @@ class OutputClaim:
         os.close(self.fd)
         self.fd = None
 
-    def __enter__(self) -> OutputClaim:
+    def __enter__(self) -> OutputClaim:  # noqa: PYI034  no typing.Self on 3.10
         return self.acquire()
 
     def __exit__(self, *exc: object) -> None:
@@ -526,7 +528,7 @@ def render_report(
             with writing(dest, action="create the output folder"):
                 tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
             names = {str(tmp): str(dest)}
-            nb_params = {k: v for k, v in params.to_dict().items()}
+            nb_params = dict(params.to_dict().items())
             nb_params["decision_path"] = str(tmp / "decision.json")
             nb_params["adr_path"] = str(tmp / "adr.md")
             before = _process_children()

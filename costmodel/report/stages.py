@@ -287,7 +287,7 @@ def _total_curve(scen: Any, key: str, be: Mapping[str, Any], n: int):  # -> Data
     rows = []
     for o in OPTIONS:
         vals = np.asarray(t[o], dtype=float) * np.ones(len(xs))
-        rows += [{"value": float(x), "option": o, "total_usd": float(y)} for x, y in zip(xs, vals)]
+        rows += [{"value": float(x), "option": o, "total_usd": float(y)} for x, y in zip(xs, vals, strict=False)]
     return pd.DataFrame(rows)
 
 

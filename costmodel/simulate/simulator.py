@@ -32,8 +32,8 @@ FORMAT = "simulate"
 
 NOT_MODELLED = [
     "network jitter, packet loss and link outages (the link is a constant RTT and bandwidth)",
-    "contention between demand reads and prefetches for streams (the prefetcher has streams of its own; "
-    "they share only the bandwidth)",
+    ("contention between demand reads and prefetches for streams (the prefetcher has streams of its own; "
+    "they share only the bandwidth)"),
     "the origin's own caches and throughput limits beyond origin_latency_s and the link bandwidth",
     "client page cache on top of the modelled cache, file-open and metadata costs, checkpoint writes",
     "how a real predictor learns: its coverage ramp (learning_steps, ramp_steps) and accuracy are inputs",
@@ -91,19 +91,19 @@ def _assumptions(w: Workload, in_time: float) -> list[str]:
         f"dataset: {w.dataset.samples:,} samples of {w.dataset.sample_bytes:,.0f} bytes"
         + (f" (lognormal sigma {w.dataset.sample_bytes_sigma})" if w.dataset.sample_bytes_sigma else " each")
         + f" in {w.dataset.files:,} files, {w.dataset.block_bytes}-byte blocks, files block-aligned",
-        f"access: {w.access.pattern}, {w.access.epochs:g} epoch(s) per run; {w.step.samples_per_step} samples "
-        f"per step ({w.bytes_per_step:,.0f} bytes), {w.steps_per_run:,} steps per run",
-        f"compute {w.step.compute_s:g} s per step (cv {w.step.compute_cv:g}); the loader prepares batches one "
+        (f"access: {w.access.pattern}, {w.access.epochs:g} epoch(s) per run; {w.step.samples_per_step} samples "
+        f"per step ({w.bytes_per_step:,.0f} bytes), {w.steps_per_run:,} steps per run"),
+        (f"compute {w.step.compute_s:g} s per step (cv {w.step.compute_cv:g}); the loader prepares batches one "
         f"after another, {w.step.prefetch_depth} ahead, with min(loader_workers={w.step.loader_workers}, "
-        f"parallel_streams={w.link.parallel_streams}) reads in flight",
-        f"link: RTT {w.link.rtt_s * 1e3:g} ms + origin latency {w.link.origin_latency_s * 1e3:g} ms per request, "
+        f"parallel_streams={w.link.parallel_streams}) reads in flight"),
+        (f"link: RTT {w.link.rtt_s * 1e3:g} ms + origin latency {w.link.origin_latency_s * 1e3:g} ms per request, "
         f"{w.link.bandwidth_bytes_per_s / 1e9:g} GB/s shared by demand misses and prefetches; requests of at "
-        f"most {w.link.request_bytes:,} bytes; whole blocks cross the link",
-        f"local cache reads: {w.local.read_latency_s * 1e3:g} ms per request, "
-        f"{w.local.read_bytes_per_s / 1e9:g} GB/s",
-        f"cache: {w.cache.policy}, {w.cache.capacity_bytes:,.0f} bytes ({w.capacity_blocks:,} blocks), "
+        f"most {w.link.request_bytes:,} bytes; whole blocks cross the link"),
+        (f"local cache reads: {w.local.read_latency_s * 1e3:g} ms per request, "
+        f"{w.local.read_bytes_per_s / 1e9:g} GB/s"),
+        (f"cache: {w.cache.policy}, {w.cache.capacity_bytes:,.0f} bytes ({w.capacity_blocks:,} blocks), "
         f"{'survives' if w.cache.survives_between_runs else 'is emptied'} between runs; policies are run "
-        "access by access over the generated trace",
+        "access by access over the generated trace"),
     ]
     if w.cache.policy == "predictive":
         p = w.cache.prefetch
@@ -144,14 +144,14 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
     step_offset = np.concatenate([[0], np.cumsum(steps_each)[:-1]]).astype(np.int64)
     blocks = np.concatenate([t.blocks for t in traces])
     step_start = np.concatenate([t.step_start[:-1] + a for t, a in zip(traces, np.concatenate(
-        [[0], np.cumsum([len(t.blocks) for t in traces])[:-1]]))] + [[len(blocks)]]).astype(np.int64)
+        [[0], np.cumsum([len(t.blocks) for t in traces])[:-1]]), strict=False)] + [[len(blocks)]]).astype(np.int64)
     acc_counts = np.array([len(t.blocks) for t in traces], dtype=np.int64)
     run_starts = np.concatenate([[0], np.cumsum(acc_counts)[:-1]]).astype(np.int64)
     learn_offset = None
     if w.cache.policy == "predictive" and not w.cache.survives_between_runs:
         learn_offset = np.repeat(step_offset, steps_each)
     p = w.cache.prefetch
-    invalidate = np.array([off + k for off, n_s in zip(step_offset, steps_each)
+    invalidate = np.array([off + k for off, n_s in zip(step_offset, steps_each, strict=False)
                            for k in w.simulation.invalidate_at_steps if k < n_s], dtype=np.int64)
     outcome = run_policy(
         w.cache.policy, blocks, None, w.capacity_blocks, total_blocks=layout.total_blocks, step_start=step_start,

@@ -136,12 +136,12 @@ def evaluate_whatif(scenario: str | Mapping[str, Any], overrides: Mapping[str, A
     if "training" in doc and float(epochs).is_integer():
         sc["training.epochs_per_run"] = int(epochs)
     cost, err = None, None
-    cost_keys = {k for k in doc if k not in ("workload",)}
+    cost_keys = {k for k in doc if k != "workload"}
     if cost_keys - {"name", "notes"}:
         try:
             from ..cost import evaluate, scenario_from_dict
 
-            base = {k: v for k, v in doc.items()}
+            base = dict(doc.items())
             for k, v in (overrides or {}).items():
                 if not k.startswith("workload."):
                     sc[k] = v

@@ -18,6 +18,7 @@ Pipeline (each step a pure function of the previous one's output):
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -158,15 +159,15 @@ def _segments(s: Series, ym: np.ndarray, m: int) -> tuple[list[Segment], np.ndar
     cps_b = detect.pelt_meanvar(yb, pen, min_size=3 if nb >= 30 else 2)
     cps = [int(starts[c]) for c in cps_b]
     cps = detect.refine_changes(ym, cps, m)
-    bounds = [0] + cps + [s.n]
+    bounds = [0, *cps, s.n]
     # block-level residual autocorrelation for segment standard errors
     lev_b = np.empty(nb)
-    for a, b in zip([0] + cps_b, cps_b + [nb]):
+    for a, b in zip([0, *cps_b], [*cps_b, nb], strict=False):
         lev_b[a:b] = yb[a:b].mean()
     tb = tau_int(yb - lev_b)
     sig_b = float(np.std(yb - lev_b)) if nb > 1 else 0.0
     segs: list[Segment] = []
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in itertools.pairwise(bounds):
         nbl = max(1.0, (b - a) / m)
         lvl = float(np.sum(ym[a:b] * s.d[a:b]) / np.sum(s.d[a:b])) if s.is_rate else float(np.mean(ym[a:b]))
         segs.append(Segment(start=a, end=b, level=lvl, se=sig_b * np.sqrt(tb / nbl),
@@ -293,7 +294,8 @@ def _overshoot_end(xb: np.ndarray, yb: np.ndarray, starts: np.ndarray, segs: lis
     means). The segments before the final group that lie above it must come after a lower (cold) phase
     and settle *gradually*: from the peak (the highest 3-block mean of the high phase) to the end of
     the run, an exponential decay fits the block means better than a single abrupt drop (a level that
-    stays high and then drops at once is a slowdown). The end is the first block from which a decreasing isotonic fit from the peak stays
+    stays high and then drops at once is a slowdown). The end is the first block from which a decreasing isotonic fit
+    from the peak stays
     within 1 % of the plateau.
     """
     from scipy.optimize import isotonic_regression
@@ -335,11 +337,11 @@ def _overshoot_end(xb: np.ndarray, yb: np.ndarray, starts: np.ndarray, segs: lis
 
 
 def _analyze_series(s: Series) -> FitResult:
-    base: dict[str, Any] = dict(
-        run_id=s.run_id, role=s.role, metric=s.metric, axis=s.axis, n_points=s.n, metric_direction=s.direction,
-        predicted=bool(s.metadata.get("predicted", False)), time_source=s.time_source,
-        format=s.fmt, source=s.source, warnings=list(s.warnings),
-    )
+    base: dict[str, Any] = {
+        "run_id": s.run_id, "role": s.role, "metric": s.metric, "axis": s.axis, "n_points": s.n, "metric_direction": s.direction,
+        "predicted": bool(s.metadata.get("predicted", False)), "time_source": s.time_source,
+        "format": s.fmt, "source": s.source, "warnings": list(s.warnings),
+    }
     mp = None
     if s.fmt.split("/")[0] in MULTIPASS_FORMATS or (s.n < MIN_POINTS and s.metric == "read_bytes_per_s"):
         mp = multipass_summary(s)
@@ -367,7 +369,7 @@ def _analyze_series(s: Series) -> FitResult:
         ix = np.arange(n)
         ym[per.mask] = np.interp(ix[per.mask], ix[~stall], s.y[~stall])
     m = detect.block_size(n)
-    segs, yb, starts, tb = _segments(s, ym, m)
+    segs, yb, starts, _tb = _segments(s, ym, m)
     xb, _ = detect.block_means(s.x, m)
     # tail block means of the final group for the drift check are taken after the verdict
     verdict = classify_segments(segs, n, EPS, lower_is_better=mirrored)

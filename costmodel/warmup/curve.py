@@ -92,13 +92,13 @@ class CurveFit:
         return None if x is None else x - self.x_first
 
     def _x_hi(self) -> float:
-        span = max(self.theta + (1.0,)) if self.theta else 1.0
+        span = max((*self.theta, 1.0)) if self.theta else 1.0
         return self.x_first + 1e4 * max(span, 1.0)
 
     def params(self) -> dict[str, Any]:
         names = {"exp": ("tau",), "ramp": ("t0",), "step": ("t0",), "power": ("tau", "alpha"),
                  "logistic": ("x0", "s"), "constant": (), "exp2": ("tau", "k", "w")}[self.model]
-        return {k: float(v) for k, v in zip(names, self.theta)}
+        return {k: float(v) for k, v in zip(names, self.theta, strict=False)}
 
 
 def _crossing(h: Callable[[float], float], lo: float, hi: float) -> float | None:

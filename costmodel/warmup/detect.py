@@ -106,7 +106,7 @@ def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0, dips_from: 
         breaks = np.flatnonzero(np.diff(idx) > 1)
         starts = np.concatenate([[idx[0]], idx[breaks + 1]])
         ends = np.concatenate([idx[breaks], [idx[-1]]]) + 1
-        for s, e in zip(starts, ends):
+        for s, e in zip(starts, ends, strict=False):
             depth = float(np.mean(1.0 - y[s:e] / np.where(base[s:e] > 0, base[s:e], 1.0)))
             events.append((int(s), int(e), depth))
     dip_events = [ev for ev in events if ev[1] - ev[0] >= 2 and ev[0] >= dips_from]
@@ -197,7 +197,7 @@ def refine_changes(y: np.ndarray, cps_full: list[int], m: int) -> list[int]:
     if m <= 1 or not cps_full:
         return list(cps_full)
     n = len(y)
-    bounds = [0] + list(cps_full) + [n]
+    bounds = [0, *list(cps_full), n]
     out: list[int] = []
     for j, c in enumerate(cps_full):
         a, b = bounds[j], bounds[j + 2]
@@ -256,9 +256,6 @@ def isotonic_end(yb: np.ndarray, plateau: float, eps: float = 0.01, increasing: 
     if len(yb) == 0:
         return 0, np.zeros(0)
     fit = isotonic_regression(yb, increasing=increasing).x
-    if increasing:
-        ok = fit >= (1.0 - eps) * plateau
-    else:
-        ok = fit <= (1.0 + eps) * plateau
+    ok = fit >= (1.0 - eps) * plateau if increasing else fit <= (1.0 + eps) * plateau
     idx = int(np.argmax(ok)) if ok.any() else len(yb)
     return idx, fit

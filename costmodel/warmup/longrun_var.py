@@ -17,7 +17,8 @@ residuals ``e = w - R d``. Real training logs carry two kinds of noise in ``e``:
 
    - **periodic stalls** (the caller's ``stall_mask`` on a window of whole periods, or at least four
      jumps in the window whose gaps have a coefficient of variation <= 0.15 (three: <= 0.05; random
-     stragglers then pass as periodic in about 2 % of windows), none missing inside or at the edges): their number is fixed by the window (up to its phase), so they add
+     stragglers then pass as periodic in about 2 % of windows), none missing inside or at the edges): their number is
+     fixed by the window (up to its phase), so they add
      ``m s_J^2 + f (1 - f) Jbar^2`` (amplitude variance, plus the phase term for a window that is
      ``f`` of a period longer than a whole number of periods; ``f = 0`` for whole-period windows),
      with ``m - 1`` degrees of freedom;
@@ -85,7 +86,7 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
         return []
     m = np.concatenate([[False], mask, [False]]).astype(np.int8)
     dm = np.diff(m)
-    return list(zip(np.flatnonzero(dm == 1).tolist(), np.flatnonzero(dm == -1).tolist()))
+    return list(zip(np.flatnonzero(dm == 1).tolist(), np.flatnonzero(dm == -1).tolist(), strict=False))
 
 
 def _periodic_subset(pos: np.ndarray, size: np.ndarray, n: int) -> np.ndarray | None:

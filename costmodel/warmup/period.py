@@ -3,7 +3,8 @@
 A stall is an observation (or a run of consecutive observations) whose rate falls below its rolling
 median by more than ``max(k * local robust sigma, min_drop)``. Stalls recur with a period when there
 are at least ``min_events`` (4) of them (after ``lo``) whose gaps between starts, measured in *steps* (so
-coarse logs give the same period), have a coefficient of variation <= ``max_cv`` and that random events would match with a chance below
+coarse logs give the same period), have a coefficient of variation <= ``max_cv`` and that random events would match
+with a chance below
 :data:`P_CHANCE` (:func:`p_regular`: 4 events need a gap CV below about 0.04, 5 below 0.1, 6 below
 0.17; a coarse log's straggler rows once made 5 random events with a CV of 0.19), or
 :data:`P_CHANCE_DEEP` when the stalls more than halve the rate. The period is the
@@ -122,19 +123,19 @@ def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, mi
     if len(gaps) < min_events - 1 or np.mean(gaps) <= 0:
         return None
     cv = float(np.std(gaps) / np.mean(gaps))
-    depth_all = np.array([float(np.min(rel[a:b])) for a, b in zip(starts, ends)])
+    depth_all = np.array([float(np.min(rel[a:b])) for a, b in zip(starts, ends, strict=False)])
     # stalls that more than halve the rate are themselves evidence (idle gaps, checkpoints): a looser chance
     p_max = P_CHANCE_DEEP if float(np.median(depth_all)) <= -0.5 else P_CHANCE
     if cv <= max_cv and p_regular(len(starts), cv) > p_max:
         cv = max_cv + 1.0  # as regular as random events often are: try the deepest events or a comb
     if cv > max_cv:
         # clockwork stalls plus a few stray slow steps: keep the deepest events if they are regular
-        depth = np.array([float(np.min(rel[a:b])) for a, b in zip(starts, ends)])
+        depth = np.array([float(np.min(rel[a:b])) for a, b in zip(starts, ends, strict=False)])
         ref = float(np.percentile(depth, 10))
         found = None
         # stalls that cost the most time (area below the baseline: a checkpoint's multi-step pause)
         # among one-step stragglers as deep as they are: the biggest events alone, when regular
-        area = np.array([float(np.sum(np.clip(-rel[a:b], 0.0, None))) for a, b in zip(starts, ends)])
+        area = np.array([float(np.sum(np.clip(-rel[a:b], 0.0, None))) for a, b in zip(starts, ends, strict=False)])
         ref_a = float(np.percentile(area, 90))
         for f in (0.5, 0.35, 0.25):
             big = area >= f * ref_a
@@ -176,10 +177,10 @@ def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, mi
     if 0.97 * p_steps <= tail_steps <= 1.03 * p_steps:
         anchors.append(n)
     mask = np.zeros(n, dtype=bool)
-    for a, b in zip(starts, ends):
+    for a, b in zip(starts, ends, strict=False):
         mask[a:b] = True
     return Period(period_steps=p_steps, period_obs=p_obs, cv=cv, anchors=anchors,
-                  events=[(int(a), int(b)) for a, b in zip(starts, ends)], mask=mask)
+                  events=[(int(a), int(b)) for a, b in zip(starts, ends, strict=False)], mask=mask)
 
 
 def _comb(pos: np.ndarray, span: float, min_events: int, tol: float = 0.03, max_events: int = 150) -> np.ndarray | None:
@@ -189,7 +190,8 @@ def _comb(pos: np.ndarray, span: float, min_events: int, tol: float = 0.03, max_
     the event phase (position modulo P) shared, within ``tol * P``, by the most events. A comb is
     accepted when it holds at least ``min_events`` events in consecutive periods, none missed, each
     gap within ``2 tol`` of P, and unlikely from randomly placed events (``E * candidates *
-    q^(L-1) < 0.01``, q the chance that a predicted position holds an event by chance). Returns the indices of the largest comb, or None. O(E^2) per candidate, E <= 150.
+    q^(L-1) < 0.01``, q the chance that a predicted position holds an event by chance). Returns the indices of the
+    largest comb, or None. O(E^2) per candidate, E <= 150.
     """
     e = len(pos)
     if e < min_events or e > max_events:

@@ -207,7 +207,7 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
     y = y[keep]
     d = d[keep]
     step = step[keep].astype("int64")
-    w = y * d if is_rate else y * d  # for non-rates w/d is a duration-weighted mean
+    w = y * d  # for rates and non-rates alike; for non-rates w/d is a duration-weighted mean
     t0 = np.concatenate([[0.0], np.cumsum(d)[:-1]]) if len(d) else np.zeros(0)
     if time_source == "t_s" and ts is not None:
         t_end = ts[keep]
