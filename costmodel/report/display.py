@@ -247,7 +247,8 @@ def fit_table(fits: Sequence[Any], runs: Sequence[Any] = ()):  # -> DataFrame
                 "warm-up end (step)": f.get("warmup_end_step"),
                 "warm-up end (s)": f.get("warmup_end_t_s"),
                 "steady mean": f.get("steady_mean"),
-                "95 % CI": "-" if _is_missing(lo) or _is_missing(hi) else f"{fmt_sig(cast(float, lo))} – {fmt_sig(cast(float, hi))}",
+                "95 % CI": "-" if _is_missing(lo) or _is_missing(hi)
+                else f"{fmt_sig(cast(float, lo))} – {fmt_sig(cast(float, hi))}",
                 "steady CV": f.get("steady_cv"),
                 "curve": curve.get("model"),
                 "tau (steps)": curve.get("tau_steps"),

@@ -538,7 +538,8 @@ def render_report(
                     if conn is not None:
                         kernels[pid] = conn
 
-            worker = _Worker(lambda: execute_notebook(nb_path, cast(Path, tmp) / "report.ipynb", nb_params, progress=say, cwd=PACKAGE_ROOT))
+            worker = _Worker(lambda: execute_notebook(nb_path, cast(Path, tmp) / "report.ipynb", nb_params, progress=say,
+                                                      cwd=PACKAGE_ROOT))
             try:
                 worker.start()
                 signals.wait(worker, tick=note_kernels)

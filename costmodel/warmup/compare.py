@@ -99,7 +99,8 @@ def _side(fits: list[FitResult]) -> dict[str, Any]:
     # residual warm-up bias the curve could not rule out counts as uncertainty too
     lr = all(f.steady_se_lr is not None and f.steady_df_lr for f in ok)
     if lr:
-        rel_se = np.array([np.hypot(cast(float, f.steady_se_lr), f.steady_bias_bound or 0.0) / cast(float, f.steady_mean) for f in ok])
+        rel_se = np.array([np.hypot(cast(float, f.steady_se_lr), f.steady_bias_bound or 0.0) / cast(float, f.steady_mean)
+                           for f in ok])
         dfs = np.array([max(float(cast(float, f.steady_df_lr)), 1.0) for f in ok], dtype=float)
     else:
         rel_se = np.array([np.hypot(max(cast(float, f.steady_se), f.steady_se_10 or 0.0), f.steady_bias_bound or 0.0)
