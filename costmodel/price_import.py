@@ -139,7 +139,7 @@ class _CountingReader(io.RawIOBase):
 
 def _require_ijson() -> Any:
     try:
-        import ijson  # type: ignore[import-untyped]  # imported where the JSON formats need it
+        import ijson  # imported where the JSON formats need it
     except ImportError:  # pragma: no cover - ijson is a core dependency
         raise PriceImportError("reading JSON price files needs ijson: pip install ijson") from None
     return ijson

@@ -126,7 +126,7 @@ def _yaml_loader() -> type:
     from ..safeyaml import BoundedSafeLoader
 
     class _WordsLoader(BoundedSafeLoader):
-        def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
+        def construct_mapping(self, node, deep=False):
             seen: dict[Any, int] = {}
             for key_node, _value in node.value:
                 key = self.construct_object(key_node, deep=True)

@@ -41,7 +41,7 @@ def scenario_model() -> type[BaseModel]:
         fields[sec][leaf] = _number_field(p, p.model or p.key in SOURCE_KEYS)
     for key, default in STRINGS.items():
         sec, _, leaf = key.rpartition(".")
-        tp: Any = Literal[CHOICES[key]] | None if key in CHOICES else str | None  # type: ignore[valid-type]
+        tp: Any = Literal[CHOICES[key]] | None if key in CHOICES else str | None
         fields[sec][leaf] = (tp, Field(default))
     for key, bdefault in BOOLS.items():
         sec, _, leaf = key.rpartition(".")

@@ -74,6 +74,6 @@ def whatif_sliders(params: Mapping[str, Any]) -> Any:
     note = W.HTML(f"<i>Sliders simulate the dataset and cache at scale {scale:g} (whole epochs); "
                   "hit ratios keep their capacity/dataset ratio. Every number here is a prediction.</i>")
     box = W.VBox([note, W.HBox([rtt, bw]), W.HBox([cache, epochs]), pattern, out])
-    box.redraw = redraw  # type: ignore[attr-defined]
+    box.redraw = redraw
     redraw()
     return box

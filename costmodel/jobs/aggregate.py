@@ -190,6 +190,7 @@ def incomplete_ranks(tabs: JobTables) -> list[dict[str, Any]]:
     total = len(tabs.steps)
     last = int(tabs.steps["step"].max()) if total else 0
     out = []
+    row: Any  # itertuples rows: the stubs type attributes as any scalar
     for row in tabs.ranks.itertuples(index=False):
         missing = total - int(row.n_steps)
         if missing > 0:

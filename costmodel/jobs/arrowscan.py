@@ -42,8 +42,8 @@ def read_columns(path: str, plan: dict[str, Any], strict: bool = True) -> dict[s
     the plan's factors; NaN where the cell is empty or the column absent) and ``n``. ``strict``: only
     empty cells are missing (as DuckDB's reader), and any cell pyarrow cannot convert raises
     :class:`Fallback`; otherwise pyarrow's default missing-value strings apply and its errors propagate."""
-    import pyarrow as pa  # type: ignore[import-untyped]
-    import pyarrow.csv as pcsv  # type: ignore[import-untyped]
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
 
     names = {plan["step"][0]: "step"}
     types: dict[str, Any] = {plan["step"][0]: pa.int64()}

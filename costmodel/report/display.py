@@ -7,7 +7,7 @@ import html
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ReportError
 from .stages import fit_dicts
@@ -247,7 +247,8 @@ def fit_table(fits: Sequence[Any], runs: Sequence[Any] = ()):  # -> DataFrame
                 "warm-up end (step)": f.get("warmup_end_step"),
                 "warm-up end (s)": f.get("warmup_end_t_s"),
                 "steady mean": f.get("steady_mean"),
-                "95 % CI": "-" if _is_missing(lo) or _is_missing(hi) else f"{fmt_sig(lo)} – {fmt_sig(hi)}",  # noqa: RUF001 - en dash for ranges in shown text
+                "95 % CI": "-" if _is_missing(lo) or _is_missing(hi)
+                else f"{fmt_sig(cast(float, lo))} – {fmt_sig(cast(float, hi))}",  # noqa: RUF001 - en dash in shown text
                 "steady CV": f.get("steady_cv"),
                 "curve": curve.get("model"),
                 "tau (steps)": curve.get("tau_steps"),
@@ -365,7 +366,7 @@ def verdict_html(decision: Any, cost: Mapping[str, Any] | None = None) -> _HTML:
     """The verdict, the cost robustness beside it (when ``cost``, the ``costmodel cost --json`` dict, is
     given), its blockers and conditions, escaped."""
     d = decision.to_dict() if hasattr(decision, "to_dict") else dict(decision)
-    colour = {"GO": "#2ca02c", "CONDITIONAL": "#ff9900", "NO_GO": "#d62728"}.get(d.get("verdict"), "#777")
+    colour = {"GO": "#2ca02c", "CONDITIONAL": "#ff9900", "NO_GO": "#d62728"}.get(d.get("verdict") or "", "#777")
     parts = [
         (f'<p style="font-size:1.4em"><b>Verdict: <span style="color:{colour}">'
         f"{html.escape(str(d.get('verdict')))}</span></b></p>")

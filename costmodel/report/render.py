@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ReportError
 from ..resources import notebook_path
@@ -540,7 +540,8 @@ def render_report(
                     if conn is not None:
                         kernels[pid] = conn
 
-            worker = _Worker(lambda: execute_notebook(nb_path, tmp / "report.ipynb", nb_params, progress=say, cwd=PACKAGE_ROOT))
+            worker = _Worker(lambda: execute_notebook(nb_path, cast(Path, tmp) / "report.ipynb", nb_params, progress=say,
+                                                      cwd=PACKAGE_ROOT))
             try:
                 worker.start()
                 signals.wait(worker, tick=note_kernels)

@@ -161,7 +161,7 @@ def _link_and_cache_from_workload(doc: Mapping[str, Any], w: Any, sc: dict[str, 
     try:
         ds_bytes = float(w.dataset.samples) * float(w.dataset.sample_bytes)
         cap = float(w.cache.capacity_bytes)
-        size_gb = float((doc.get("dataset") or {}).get("size_gb"))
+        size_gb = float((doc.get("dataset") or {}).get("size_gb"))  # type: ignore[arg-type]  # None raises TypeError: caught
     except (AttributeError, TypeError, ValueError):
         return
     if ds_bytes > 0 and cap > 0 and size_gb > 0:

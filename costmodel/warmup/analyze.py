@@ -144,7 +144,7 @@ def _to_steps(s: Series, x: float | None, steady_d: float) -> float | None:
 def _index_at(s: Series, x: float) -> int:
     """First observation index whose axis position is >= x."""
     xs = s.x if s.axis == "t_s" else s.step.astype(float)
-    return int(min(np.searchsorted(xs, x - 1e-9, side="left"), s.n - 1))
+    return min(int(np.searchsorted(xs, x - 1e-9, side="left")), s.n - 1)
 
 
 def _too_short(s: Series, reason: str, base: dict[str, Any]) -> FitResult:
@@ -543,7 +543,7 @@ def _analyze_series(s: Series) -> FitResult:
     # steady window: whole periods when stalls recur, so it holds one stall per period wherever it starts
     i_b = n
     win = per.window(i_s, n) if per is not None else None
-    if win is not None and (win[1] - win[0]) >= max(MIN_STEADY, 0.5 * (n - i_s)):
+    if per is not None and win is not None and (win[1] - win[0]) >= max(MIN_STEADY, 0.5 * (n - i_s)):
         i_s, i_b = win
         evidence["steady_window"] = (f"{len(per.anchors)} stall anchors; the window spans "
                                      f"{(int(s.step[i_b - 1]) - int(s.step[i_s]) + 1) / per.period_steps:.1f} "
@@ -557,7 +557,7 @@ def _analyze_series(s: Series) -> FitResult:
         res.classification = "too_short" if cls in ("flat", "warmup") else cls
         return res
     lr = longrun_ratio_se(s.w[i_s:i_b], s.d[i_s:i_b],
-                          stall_mask=per.mask[i_s:i_b] if win is not None and per is not None else None)
+                          stall_mask=per.mask[i_s:i_b] if win is not None and per is not None and per.mask is not None else None)
     if lr is not None:
         res.steady_se_lr = lr.se
         res.steady_df_lr = lr.df
@@ -630,7 +630,7 @@ def _analyze_series(s: Series) -> FitResult:
     evidence["dip_period_steps"] = an.period
     evidence["dip_period_cv"] = an.period_cv
     per_after = per is not None and sum(1 for a in per.anchors if i_end <= a < n) >= 3
-    if per_after and res.classification in ("flat", "warmup"):
+    if per_after and per is not None and res.classification in ("flat", "warmup"):
         evidence["underlying"] = res.classification
         res.classification = "dips"
         evidence["rule"] = (f"{len(per.events)} stalls recur every {per.period_steps:g} steps (gap CV {per.cv:.2f}) "

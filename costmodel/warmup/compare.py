@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -95,15 +95,16 @@ def _side(fits: list[FitResult]) -> dict[str, Any]:
     out: dict[str, Any] = {"n_runs": len(fits), "n_steady": len(ok)}
     if not ok:
         return out
-    logs = np.log([f.steady_mean for f in ok])
+    logs = np.log([cast(float, f.steady_mean) for f in ok])
     # residual warm-up bias the curve could not rule out counts as uncertainty too
     lr = all(f.steady_se_lr is not None and f.steady_df_lr for f in ok)
     if lr:
-        rel_se = np.array([np.hypot(f.steady_se_lr, f.steady_bias_bound or 0.0) / f.steady_mean for f in ok])
-        dfs = np.array([max(float(f.steady_df_lr), 1.0) for f in ok], dtype=float)
+        rel_se = np.array([np.hypot(cast(float, f.steady_se_lr), f.steady_bias_bound or 0.0) / cast(float, f.steady_mean)
+                           for f in ok])
+        dfs = np.array([max(float(cast(float, f.steady_df_lr)), 1.0) for f in ok], dtype=float)
     else:
-        rel_se = np.array([np.hypot(max(f.steady_se, f.steady_se_10 or 0.0), f.steady_bias_bound or 0.0)
-                           / f.steady_mean for f in ok])
+        rel_se = np.array([np.hypot(max(cast(float, f.steady_se), f.steady_se_10 or 0.0), f.steady_bias_bound or 0.0)
+                           / cast(float, f.steady_mean) for f in ok])
         dfs = np.array([max(f.steady_df_10 or f.steady_df or 1, 1) for f in ok], dtype=float)
     k = len(ok)
     within = float(np.sqrt(np.sum(rel_se**2)) / k)
@@ -120,7 +121,7 @@ def _side(fits: list[FitResult]) -> dict[str, Any]:
         se = within
         df = float(dfs[0])
     out["se_method"] = "long-run (overlapping batch means, stall-aware)" if lr else "max(10-30, 10-long) batch means"
-    levels = [f.steady_mean for f in ok]
+    levels = [cast(float, f.steady_mean) for f in ok]
     out.update({
         "mean": float(np.exp(logs.mean())),
         "log_mean": float(logs.mean()),
