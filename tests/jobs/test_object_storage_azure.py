@@ -12,10 +12,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -35,6 +33,9 @@ try:
 except ImportError:
     _unavailable("adlfs is not installed: pip install -e '.[dev,cloud]'")
 
+from support.lab import free_port
+from support.storage import one_line_exit_2, rank_csv, silent_server, wait_port
+
 from costmodel.cli import main
 from costmodel.errors import IngestError
 from costmodel.jobs import load_side
@@ -51,38 +52,9 @@ def _azurite() -> str | None:
     return next((c for c in cands if c and Path(c).is_file()), None)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_port(port: int, proc: subprocess.Popen, seconds: float = 60.0) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            return False
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return True
-        except OSError:
-            time.sleep(0.2)
-    return False
-
-
 def _conn(port: int, key: str = KEY) -> str:
     return (f"DefaultEndpointsProtocol=http;AccountName={ACCOUNT};AccountKey={key};"
             f"BlobEndpoint=http://127.0.0.1:{port}/{ACCOUNT};")
-
-
-def _rank_csv(r: int) -> bytes:
-    """Rank 17 is 20 % slower on every step; rank 400 logs only 20 of 40 steps."""
-    n = 20 if r == 400 else 40
-    rows = []
-    for s in range(n):
-        st = 0.2 * (1.2 if r == 17 else 1.0) * (1 + 0.01 * ((s * 7 + r) % 5))
-        rows.append(f"{s},{24 / st:.5f},{st:.5f}\n")
-    return ("step,samples_per_s,step_time_s\n" + "".join(rows)).encode()
 
 
 @pytest.fixture(scope="module")
@@ -90,14 +62,14 @@ def azure(tmp_path_factory):
     exe = _azurite()
     if exe is None:
         _unavailable("Azurite is not installed: `make azurite` (npm install azurite into the venv) or set AZURITE_BLOB")
-    port = _free_port()
+    port = free_port()
     work = tmp_path_factory.mktemp("azurite")
     log = work / "azurite.log"
     with open(log, "wb") as fh:  # a file, not a pipe: a full pipe would block the emulator
         proc = subprocess.Popen([exe, "--blobHost", "127.0.0.1", "--blobPort", str(port),
                                  "--skipApiVersionCheck", "--location", str(work), "--silent"],
                                 stdout=fh, stderr=subprocess.STDOUT)
-    if not _wait_port(port, proc):
+    if not wait_port(port, proc, seconds=60.0, poll_s=0.2):
         proc.kill()
         _unavailable(f"Azurite ({exe}) did not start on 127.0.0.1:{port}: {log.read_text(errors='replace')[-400:]}")
     keys = ("AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT_KEY",
@@ -110,7 +82,7 @@ def azure(tmp_path_factory):
 
     fs = fsspec.filesystem("abfs", skip_instance_cache=True)
     fs.mkdir("fleet")
-    fs.pipe({f"fleet/job1/rank{r:04d}.csv": _rank_csv(r) for r in range(1000)})
+    fs.pipe({f"fleet/job1/rank{r:04d}.csv": rank_csv(r) for r in range(1000)})
     assert len(fs.find("fleet/job1/")) == 1000
     del fs
     yield port
@@ -125,15 +97,6 @@ def azure(tmp_path_factory):
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
-
-
-def _one_line_exit_2(capsys, args: list[str], needle: str) -> str:
-    rc = main(args)
-    err = capsys.readouterr().err
-    assert rc == 2, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0] and "Traceback" not in err, err
-    return lines[0]
 
 
 def test_az_prefix_of_1000_objects_is_one_job(azure):
@@ -158,13 +121,13 @@ def test_az_fit_reads_the_prefix_from_the_cli(azure, capsys):
 def test_az_missing_container_is_one_line(azure, capsys):
     with pytest.raises(IngestError, match="container 'no-such-container' does not exist"):
         load_side(["az://no-such-container/logs/"])
-    _one_line_exit_2(capsys, ["fit", "az://no-such-container/logs/"], "container 'no-such-container' does not exist")
+    one_line_exit_2(capsys, ["fit", "az://no-such-container/logs/"], "container 'no-such-container' does not exist")
 
 
 def test_az_missing_prefix_is_one_line(azure, capsys):
     with pytest.raises(IngestError, match="no such object or prefix"):
         load_side(["az://fleet/nothing-here/"])
-    _one_line_exit_2(capsys, ["fit", "az://fleet/nothing-here/"], "no such object or prefix")
+    one_line_exit_2(capsys, ["fit", "az://fleet/nothing-here/"], "no such object or prefix")
 
 
 def test_az_denied_access_is_one_line(azure, capsys, monkeypatch):
@@ -172,37 +135,15 @@ def test_az_denied_access_is_one_line(azure, capsys, monkeypatch):
     with pytest.raises(IngestError, match="access denied") as ei:
         load_side(["az://fleet/job1/"])
     assert "\n" not in str(ei.value)
-    _one_line_exit_2(capsys, ["fit", "az://fleet/job1/"], "access denied")
+    one_line_exit_2(capsys, ["fit", "az://fleet/job1/"], "access denied")
 
 
 def test_az_timeout_is_one_line(azure, capsys, monkeypatch):
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(16)  # accepts connections, never answers
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        srv.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(srv.accept()[0])
-            except OSError:
-                pass
-
-    th = threading.Thread(target=accept, daemon=True)
-    th.start()
-    try:
-        monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", _conn(srv.getsockname()[1]))
+    with silent_server() as port:  # accepts connections, never answers
+        monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", _conn(port))
         monkeypatch.setenv("COSTMODEL_STORAGE_TIMEOUT_S", "1")
         t = time.perf_counter()
         with pytest.raises(IngestError, match="timed out after 1 s") as ei:
             load_side(["az://fleet/job1/"])
         assert time.perf_counter() - t < 30 and "\n" not in str(ei.value)
-        _one_line_exit_2(capsys, ["fit", "az://fleet/job1/"], "timed out after 1 s")
-    finally:
-        stop.set()
-        th.join(5)
-        for c in held:
-            c.close()
-        srv.close()
+        one_line_exit_2(capsys, ["fit", "az://fleet/job1/"], "timed out after 1 s")

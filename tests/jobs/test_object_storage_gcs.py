@@ -12,7 +12,6 @@ from __future__ import annotations
 import http.server
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -35,38 +34,12 @@ def _need(module: str) -> None:
 _need("gcsfs")
 _need("gcp_storage_emulator")
 
+from support.lab import free_port
+from support.storage import one_line_exit_2, rank_csv, silent_server, wait_port
+
 from costmodel.cli import main
 from costmodel.errors import IngestError
 from costmodel.jobs import load_side
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_port(port: int, proc: subprocess.Popen | None = None, seconds: float = 30.0) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if proc is not None and proc.poll() is not None:
-            return False
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return True
-        except OSError:
-            time.sleep(0.1)
-    return False
-
-
-def _rank_csv(r: int) -> bytes:
-    """Rank 17 is 20 % slower on every step; rank 400 logs only 20 of 40 steps."""
-    n = 20 if r == 400 else 40
-    rows = []
-    for s in range(n):
-        st = 0.2 * (1.2 if r == 17 else 1.0) * (1 + 0.01 * ((s * 7 + r) % 5))
-        rows.append(f"{s},{24 / st:.5f},{st:.5f}\n")
-    return ("step,samples_per_s,step_time_s\n" + "".join(rows)).encode()
 
 
 def _seed(data_dir: str, base_url: str, first: int) -> None:
@@ -82,7 +55,7 @@ def _seed(data_dir: str, base_url: str, first: int) -> None:
     save = st._write_config_to_file
     st._write_config_to_file = lambda: None  # type: ignore[method-assign]  # one index write at the end
     for r in range(first, 1000):
-        body = _rank_csv(r)
+        body = rank_csv(r)
         name = f"job1/rank{r:04d}.csv"
         obj = gobj._checksums(body, gobj._make_object_resource(base_url, "fleet", name, "text/csv", str(len(body)), {}))
         st.create_file("fleet", name, body, obj)
@@ -91,7 +64,7 @@ def _seed(data_dir: str, base_url: str, first: int) -> None:
 
 @pytest.fixture(scope="module")
 def gcs(tmp_path_factory):
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     data_dir = str(tmp_path_factory.mktemp("gcs-emulator"))
     _seed(data_dir, url, first=10)
@@ -99,7 +72,7 @@ def gcs(tmp_path_factory):
     with open(log, "wb") as fh:  # a file, not a pipe: the emulator logs every request and would block on a full pipe
         proc = subprocess.Popen([sys.executable, "-m", "gcp_storage_emulator", "-d", data_dir, "start", "--host",
                                  "127.0.0.1", "--port", str(port), "--quiet"], stdout=fh, stderr=subprocess.STDOUT)
-    if not _wait_port(port, proc):
+    if not wait_port(port, proc):
         proc.kill()
         err = log.read_text(errors="replace")[-500:]
         msg = f"the GCS emulator (gcp-storage-emulator) did not start on 127.0.0.1:{port}: {err}"
@@ -116,7 +89,7 @@ def gcs(tmp_path_factory):
     from gcsfs.core import GCSFileSystem
 
     fs = GCSFileSystem(skip_instance_cache=True, token="anon")
-    fs.pipe({f"fleet/job1/rank{r:04d}.csv": _rank_csv(r) for r in range(10)})  # the real upload path
+    fs.pipe({f"fleet/job1/rank{r:04d}.csv": rank_csv(r) for r in range(10)})  # the real upload path
     assert len(fs.find("fleet/job1/")) == 1000
     yield url
     proc.terminate()
@@ -147,26 +120,17 @@ def test_gs_fit_reads_the_prefix_from_the_cli(gcs, capsys):
     assert job["ranks"] == 1000 and [s["rank"] for s in job["stragglers"]] == [17]
 
 
-def _one_line_exit_2(capsys, args: list[str], needle: str) -> str:
-    rc = main(args)
-    err = capsys.readouterr().err
-    assert rc == 2, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0] and "Traceback" not in err, err
-    return lines[0]
-
-
 def test_gs_missing_bucket_is_one_line(gcs, capsys):
     with pytest.raises(IngestError, match="bucket 'no-such-bucket' does not exist"):
         load_side(["gs://no-such-bucket/logs/"])
-    line = _one_line_exit_2(capsys, ["fit", "gs://no-such-bucket/logs/"], "bucket 'no-such-bucket' does not exist")
+    line = one_line_exit_2(capsys, ["fit", "gs://no-such-bucket/logs/"], "bucket 'no-such-bucket' does not exist")
     assert line.startswith("error") or "gs://no-such-bucket/logs/" in line
 
 
 def test_gs_missing_prefix_is_one_line(gcs, capsys):
     with pytest.raises(IngestError, match="no such object or prefix"):
         load_side(["gs://fleet/nothing-here/"])
-    _one_line_exit_2(capsys, ["fit", "gs://fleet/nothing-here/"], "no such object or prefix")
+    one_line_exit_2(capsys, ["fit", "gs://fleet/nothing-here/"], "no such object or prefix")
 
 
 class _Forbidden(http.server.BaseHTTPRequestHandler):
@@ -197,40 +161,18 @@ def test_gs_denied_access_is_one_line(gcs, capsys, monkeypatch):
         with pytest.raises(IngestError, match="access denied") as ei:
             load_side(["gs://fleet/job1/"])
         assert "\n" not in str(ei.value)
-        _one_line_exit_2(capsys, ["fit", "gs://fleet/job1/"], "access denied")
+        one_line_exit_2(capsys, ["fit", "gs://fleet/job1/"], "access denied")
     finally:
         srv.shutdown()
         srv.server_close()
 
 
 def test_gs_timeout_is_one_line(gcs, capsys, monkeypatch):
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(16)  # accepts connections, never answers
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        srv.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(srv.accept()[0])
-            except OSError:
-                pass
-
-    th = threading.Thread(target=accept, daemon=True)
-    th.start()
-    try:
-        monkeypatch.setenv("STORAGE_EMULATOR_HOST", f"http://127.0.0.1:{srv.getsockname()[1]}")
+    with silent_server() as port:  # accepts connections, never answers
+        monkeypatch.setenv("STORAGE_EMULATOR_HOST", f"http://127.0.0.1:{port}")
         monkeypatch.setenv("COSTMODEL_STORAGE_TIMEOUT_S", "1")
         t = time.perf_counter()
         with pytest.raises(IngestError, match="timed out after 1 s") as ei:
             load_side(["gs://fleet/job1/"])
         assert time.perf_counter() - t < 30 and "\n" not in str(ei.value)
-        _one_line_exit_2(capsys, ["fit", "gs://fleet/job1/"], "timed out after 1 s")
-    finally:
-        stop.set()
-        th.join(5)
-        for c in held:
-            c.close()
-        srv.close()
+        one_line_exit_2(capsys, ["fit", "gs://fleet/job1/"], "timed out after 1 s")

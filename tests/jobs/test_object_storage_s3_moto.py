@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
@@ -16,19 +15,16 @@ pytest.importorskip("s3fs")
 pytest.importorskip("moto")
 boto3 = pytest.importorskip("boto3")
 
+from support.lab import free_port  # noqa: E402
+from support.storage import rank_csv, silent_server  # noqa: E402
+
 from costmodel.cli import main  # noqa: E402
 from costmodel.errors import IngestError  # noqa: E402
 from costmodel.jobs import load_side  # noqa: E402
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _start(env_extra: dict[str, str]) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, **env_extra)
     proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
@@ -54,10 +50,7 @@ def s3(tmp_path_factory):
     client.create_bucket(Bucket="fleet")
     # 1,000 rank logs under one prefix: rank 17 slow by 20 %, rank 400 ends early
     for r in range(1000):
-        n = 20 if r == 400 else 40
-        rows = "".join(f"{s},{24 / (0.2 * (1.2 if r == 17 else 1.0) * (1 + 0.01 * ((s * 7 + r) % 5))):.5f},"
-                       f"{0.2 * (1.2 if r == 17 else 1.0) * (1 + 0.01 * ((s * 7 + r) % 5)):.5f}\n" for s in range(n))
-        client.put_object(Bucket="fleet", Key=f"job1/rank{r:04d}.csv", Body=("step,samples_per_s,step_time_s\n" + rows).encode())
+        client.put_object(Bucket="fleet", Key=f"job1/rank{r:04d}.csv", Body=rank_csv(r))
     yield url
     proc.terminate()
     proc.wait(10)
@@ -106,32 +99,10 @@ def test_denied_access_is_one_line(s3, monkeypatch):
 
 
 def test_timeout_is_one_line(s3, monkeypatch):
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(16)  # accepts connections, never answers
-    held = []
-    stop = threading.Event()
-
-    def accept():
-        srv.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(srv.accept()[0])
-            except OSError:
-                pass
-
-    th = threading.Thread(target=accept, daemon=True)
-    th.start()
-    try:
-        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{srv.getsockname()[1]}")
+    with silent_server() as port:  # accepts connections, never answers
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
         monkeypatch.setenv("COSTMODEL_STORAGE_TIMEOUT_S", "1")
         t = time.perf_counter()
         with pytest.raises(IngestError, match="timed out after 1 s") as ei:
             load_side(["s3://fleet/job1/"])
         assert time.perf_counter() - t < 60 and "\n" not in str(ei.value)
-    finally:
-        stop.set()
-        th.join(5)
-        for c in held:
-            c.close()
-        srv.close()
