@@ -74,10 +74,10 @@ def azure(tmp_path_factory):
         _unavailable(f"Azurite ({exe}) did not start on 127.0.0.1:{port}: {log.read_text(errors='replace')[-400:]}")
     keys = ("AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT_KEY",
             "AZURE_STORAGE_SAS_TOKEN", "COSTMODEL_STORAGE_TIMEOUT_S")
-    old = {k: os.environ.get(k) for k in keys}
+    env_patch = pytest.MonkeyPatch()  # module scope: undone after the last test
     for k in keys:
-        os.environ.pop(k, None)
-    os.environ["AZURE_STORAGE_CONNECTION_STRING"] = _conn(port)
+        env_patch.delenv(k, raising=False)
+    env_patch.setenv("AZURE_STORAGE_CONNECTION_STRING", _conn(port))
     import fsspec
 
     fs = fsspec.filesystem("abfs", skip_instance_cache=True)
@@ -92,11 +92,7 @@ def azure(tmp_path_factory):
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(10)
-    for k, v in old.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    env_patch.undo()
 
 
 def test_az_prefix_of_1000_objects_is_one_job(azure):

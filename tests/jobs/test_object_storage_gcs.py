@@ -79,13 +79,12 @@ def gcs(tmp_path_factory):
         if CI:
             pytest.fail(msg)
         pytest.skip(msg)
-    keys = ("STORAGE_EMULATOR_HOST", "GOOGLE_APPLICATION_CREDENTIALS", "COSTMODEL_STORAGE_CONCURRENCY")
-    old = {k: os.environ.get(k) for k in keys}
-    os.environ["STORAGE_EMULATOR_HOST"] = url
+    env_patch = pytest.MonkeyPatch()  # module scope: undone after the last test
+    env_patch.setenv("STORAGE_EMULATOR_HOST", url)
     # the emulator is one thread with a listen backlog of 5 (http.server): more connections at once than
     # that wait for SYN retransmits; the documented knob keeps downloads within what it serves
-    os.environ["COSTMODEL_STORAGE_CONCURRENCY"] = "4"
-    os.environ.pop("GOOGLE_APPLICATION_CREDENTIALS", None)
+    env_patch.setenv("COSTMODEL_STORAGE_CONCURRENCY", "4")
+    env_patch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
     from gcsfs.core import GCSFileSystem
 
     fs = GCSFileSystem(skip_instance_cache=True, token="anon")
@@ -94,11 +93,7 @@ def gcs(tmp_path_factory):
     yield url
     proc.terminate()
     proc.wait(10)
-    for k, v in old.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    env_patch.undo()
 
 
 def test_gs_prefix_of_1000_objects_is_one_job(gcs):

@@ -4,7 +4,6 @@ and a timeout. Nothing but 127.0.0.1 is contacted."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ pytest.importorskip("moto")
 boto3 = pytest.importorskip("boto3")
 
 from support.lab import free_port  # noqa: E402
-from support.storage import rank_csv, silent_server  # noqa: E402
+from support.storage import rank_csv, silent_server, wait_port  # noqa: E402
 
 from costmodel.cli import main  # noqa: E402
 from costmodel.errors import IngestError  # noqa: E402
@@ -29,12 +28,8 @@ def _start(env_extra: dict[str, str]) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc, url
-        except OSError:
-            time.sleep(0.1)
+    if wait_port(port, proc, seconds=60.0):
+        return proc, url
     proc.kill()
     pytest.skip("moto server did not start")
 
@@ -43,9 +38,10 @@ def _start(env_extra: dict[str, str]) -> tuple[subprocess.Popen, str]:
 def s3(tmp_path_factory):
     env = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
     proc, url = _start({})
-    old = {k: os.environ.get(k) for k in [*env, "AWS_ENDPOINT_URL", "AWS_PROFILE"]}
-    os.environ.update(env, AWS_ENDPOINT_URL=url)
-    os.environ.pop("AWS_PROFILE", None)
+    env_patch = pytest.MonkeyPatch()  # module scope: undone after the last test
+    for k, v in {**env, "AWS_ENDPOINT_URL": url}.items():
+        env_patch.setenv(k, v)
+    env_patch.delenv("AWS_PROFILE", raising=False)
     client = boto3.client("s3", endpoint_url=url)
     client.create_bucket(Bucket="fleet")
     # 1,000 rank logs under one prefix: rank 17 slow by 20 %, rank 400 ends early
@@ -54,11 +50,7 @@ def s3(tmp_path_factory):
     yield url
     proc.terminate()
     proc.wait(10)
-    for k, v in old.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    env_patch.undo()
 
 
 def test_prefix_of_1000_objects_is_one_job(s3):
