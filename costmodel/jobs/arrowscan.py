@@ -111,6 +111,18 @@ def clean_file(path: str, plan: dict[str, Any], thr_col: str | None) -> dict[str
     return {"step": step, "thr": _f32(thr) if thr_col else thr, "st": _f32(st), "t": t, "holes": holes}
 
 
+def _add_count_and_sum(a: dict[str, Any], name: str, idx: Any, x: np.ndarray, has_holes: bool) -> None:
+    """Adds one rank's values ``x`` at steps ``idx`` to ``a[name_n]`` and ``a[name_sum]``; empty cells (NaN, only
+    when ``has_holes``) count for neither."""
+    if has_holes:
+        ok = ~np.isnan(x)
+        a[f"{name}_n"][idx] += ok
+        a[f"{name}_sum"][idx] += np.where(ok, x, 0.0)
+    else:
+        a[f"{name}_n"][idx] += 1
+        a[f"{name}_sum"][idx] += x
+
+
 def iter_files(files: Sequence[str], fn: Callable[[str], Any], threads: int = THREADS) -> Iterator[tuple[str, Any]]:
     """``(file, fn(file))`` in file order, computed on a pool of ``threads`` with at most 2 * threads
     results waiting (memory stays a few files' worth)."""
@@ -171,22 +183,10 @@ class Acc:
         idx: Any = slice(s0, s0 + len(step)) if int(step[-1]) - s0 + 1 == len(step) else step
         n = a["n"]
         n[idx] += 1
-        if holes["thr"]:
-            thr_ok = ~np.isnan(thr)
-            a["thr_n"][idx] += thr_ok
-            a["thr_sum"][idx] += np.where(thr_ok, thr, 0.0)
-        else:
-            a["thr_n"][idx] += 1
-            a["thr_sum"][idx] += thr
+        _add_count_and_sum(a, "thr", idx, thr, holes["thr"])
         a["thr_min"][idx] = np.fmin(a["thr_min"][idx], thr)
         a["thr_max"][idx] = np.fmax(a["thr_max"][idx], thr)
-        if holes["st"]:
-            st_ok = ~np.isnan(st)
-            a["st_n"][idx] += st_ok
-            a["st_sum"][idx] += np.where(st_ok, st, 0.0)
-        else:
-            a["st_n"][idx] += 1
-            a["st_sum"][idx] += st
+        _add_count_and_sum(a, "st", idx, st, holes["st"])
         m1, m2, sr = a["st_max"][idx], a["st_second"][idx], a["slowest"][idx]
         # the top two step times as a multiset; the slowest rank: larger time, or equal time and lower rank
         top = st >= m1
