@@ -28,6 +28,7 @@ from pathlib import Path
 
 from .errors import PriceError
 from .resources import PRICES_DIR as _BUNDLED_PRICES_DIR
+from .units import BYTES
 
 PRICES_DIR = Path(os.environ.get("COSTMODEL_PRICES_DIR", _BUNDLED_PRICES_DIR))
 COLUMNS = ("provider", "item", "src_region", "dst_region", "unit", "usd", "source", "as_of", "verified", "notes")
@@ -55,15 +56,11 @@ ITEM_ALIASES = {
 def bytes_per_unit(unit: str) -> float | None:
     """Bytes in one ``unit``: 1e9 for ``GB``/``GB-month``, 2**30 for ``GiB``/``GiB-month``, None otherwise."""
     head = (unit or "").strip().split("-")[0].split(" ")[0]
-    if head == "GB":
-        return 1e9
-    if head == "GiB":
-        return float(2**30)
-    if head == "TB":
-        return 1e12
-    if head == "TiB":
-        return float(2**40)
-    return None
+    return BYTES[head.lower()] if head in _BILLED_BYTE_UNITS else None
+
+
+#: byte units of the catalog's ``unit`` column, spelled as the providers bill them (case matters here)
+_BILLED_BYTE_UNITS = ("GB", "GiB", "TB", "TiB")
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .units import BINARY_PREFIXES, DECIMAL_PREFIXES
 from .util import finite_float
-
-_BINARY = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
-_DECIMAL = ["B", "kB", "MB", "GB", "TB", "PB"]
 
 #: Unit of each Timeline metric in human output (byte metrics are scaled, see :func:`metric`).
 METRIC_UNITS = {
@@ -35,8 +33,6 @@ METRIC_UNITS = {
     "t_s": "s",
 }
 
-
-_num = finite_float
 
 
 def _sig(x: float, digits: int = 4) -> str:
@@ -52,23 +48,23 @@ def binary_scale(value: float) -> tuple[float, str]:
     """(divisor, prefix unit) of the binary family for ``value`` bytes: ``(2**30, "GiB")``."""
     v = abs(value)
     i = 0
-    while i < len(_BINARY) - 1 and v >= 1024 ** (i + 1):
+    while i < len(BINARY_PREFIXES) - 1 and v >= 1024 ** (i + 1):
         i += 1
-    return 1024.0 ** i, _BINARY[i]
+    return 1024.0 ** i, BINARY_PREFIXES[i]
 
 
 def decimal_scale(value: float, at_least: str = "B") -> tuple[float, str]:
     """(divisor, unit) of the decimal family for ``value`` bytes, not below ``at_least`` (e.g. ``GB``)."""
     v = abs(value)
-    i = _DECIMAL.index(at_least)
-    while i < len(_DECIMAL) - 1 and v >= 1000 ** (i + 1):
+    i = DECIMAL_PREFIXES.index(at_least)
+    while i < len(DECIMAL_PREFIXES) - 1 and v >= 1000 ** (i + 1):
         i += 1
-    return 1000.0 ** i, _DECIMAL[i]
+    return 1000.0 ** i, DECIMAL_PREFIXES[i]
 
 
 def bytes_per_s(value: Any, digits: int = 4) -> str:
     """A byte rate in the binary family: ``9.024 GiB/s``; ``-`` when unknown."""
-    x = _num(value)
+    x = finite_float(value)
     if x is None:
         return "-"
     div, unit = binary_scale(x)
@@ -77,7 +73,7 @@ def bytes_per_s(value: Any, digits: int = 4) -> str:
 
 def bytes_read(value: Any, digits: int = 4) -> str:
     """Bytes read in the binary family: ``0.78 GiB``."""
-    x = _num(value)
+    x = finite_float(value)
     if x is None:
         return "-"
     div, unit = binary_scale(x)
@@ -86,7 +82,7 @@ def bytes_read(value: Any, digits: int = 4) -> str:
 
 def transfer_bytes(value: Any, digits: int = 4) -> str:
     """Bytes crossing regions (billed) in decimal GB or above: ``793.0 GB``, ``1.2 TB``."""
-    x = _num(value)
+    x = finite_float(value)
     if x is None:
         return "-"
     div, unit = decimal_scale(x, "GB")
@@ -94,18 +90,18 @@ def transfer_bytes(value: Any, digits: int = 4) -> str:
 
 
 def seconds(value: Any, decimals: int = 1) -> str:
-    x = _num(value)
+    x = finite_float(value)
     return "-" if x is None else f"{x:,.{decimals}f} s"
 
 
 def usd(value: Any) -> str:
-    x = _num(value)
+    x = finite_float(value)
     return "-" if x is None else f"{x:,.2f} USD"
 
 
 def percent(value: Any, decimals: int = 1) -> str:
     """A fraction as a percentage: ``0.95`` -> ``95.0 %``."""
-    x = _num(value)
+    x = finite_float(value)
     return "-" if x is None else f"{x * 100:.{decimals}f} %"
 
 
@@ -115,7 +111,7 @@ def is_byte_rate(metric: str) -> bool:
 
 def metric(value: Any, name: str, digits: int = 4) -> str:
     """A value of Timeline metric ``name`` with its unit (byte rates scaled in the binary family)."""
-    x = _num(value)
+    x = finite_float(value)
     if x is None:
         return "-"
     if is_byte_rate(name):
@@ -130,7 +126,7 @@ def metric(value: Any, name: str, digits: int = 4) -> str:
 
 def metric_interval(mean: Any, lo: Any, hi: Any, name: str, digits: int = 4) -> str:
     """``mean [lo, hi] unit`` on one scale (the mean's), e.g. ``923.9 MiB/s [185.1, 1,663] MiB/s``."""
-    m, a, b = _num(mean), _num(lo), _num(hi)
+    m, a, b = finite_float(mean), finite_float(lo), finite_float(hi)
     if m is None:
         return "-"
     if is_byte_rate(name) or name == "bytes_read":

@@ -6,9 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..units import GIB as GIB  # bench reports GiB (2^30 bytes), like the familiar client
 from .pagecache import Eviction, Residency
-
-GIB = float(1 << 30)
 
 
 @dataclass(slots=True)

@@ -168,22 +168,5 @@ def section_keys(section: str) -> list[str]:
     return out
 
 
-# units people write instead of ours: factor to the base unit of their dimension
-SIZE_UNITS = {
-    "bytes": 1e-9, "b": 1e-9, "kb": 1e-6, "mb": 1e-3, "gb": 1.0, "tb": 1e3, "pb": 1e6,
-    "kib": 1024 / 1e9, "mib": 1024**2 / 1e9, "gib": 1024**3 / 1e9, "tib": 1024**4 / 1e9, "pib": 1024**5 / 1e9,
-}
-TIME_UNITS = {
-    "ms": 1e-3, "s": 1.0, "sec": 1.0, "seconds": 1.0, "min": 60.0, "minutes": 60.0,
-    "h": 3600.0, "hours": 3600.0, "hour": 3600.0, "days": 86400.0, "day": 86400.0,
-}
-RATE_UNITS = {"gbps": 1.0, "mbps": 1e-3, "tbps": 1e3}
-DIMENSIONS = (SIZE_UNITS, TIME_UNITS, RATE_UNITS)
-
-
-def unit_dimension(token: str) -> dict[str, float] | None:
-    t = token.lower()
-    for dim in DIMENSIONS:
-        if t in dim:
-            return dim
-    return None
+# units people write instead of ours (size in GB, time in s, link speed in Gbit/s): the package's one unit table
+from ..units import unit_dimension as unit_dimension  # noqa: E402

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import IngestError
 from ..schema import Run
-from .units import MIB
+from ..units import KIB, MIB
 from .validate import build_run, read_text, run_id_for
 
 FORMAT = "dlio"
@@ -381,8 +381,8 @@ def _iostat(path: Path, options: Any) -> list[Run]:
                     s["r"].append(_float(disk.get("rMB/s")) * MIB)
                     s["w"].append(_float(disk.get("wMB/s")) * MIB)
                 else:  # without -m: kB/s (KiB)
-                    s["r"].append(_float(disk.get("rkB/s")) * 1024.0)
-                    s["w"].append(_float(disk.get("wkB/s")) * 1024.0)
+                    s["r"].append(_float(disk.get("rkB/s")) * KIB)
+                    s["w"].append(_float(disk.get("wkB/s")) * KIB)
                 s["riops"].append(_float(disk.get("r/s")))
                 s["wiops"].append(_float(disk.get("w/s")))
                 s["await"].append(_float(disk.get("r_await", disk.get("await"))) / 1e3)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import IngestError
 from ..schema import Rejection, Run
+from ..units import KIB
 from .validate import build_run, run_id_for
 
 FORMAT = "fio_log"
@@ -133,7 +134,7 @@ def read(path: Path, options: Any) -> list[Run]:
         rd, wr = ddir == 0, ddir == 1
         nan = np.full(len(rows), np.nan)
         if kind == "fio_bw":
-            cols = {"read_bytes_per_s": np.where(rd, value * 1024.0, nan), "write_bytes_per_s": np.where(wr, value * 1024.0, nan)}
+            cols = {"read_bytes_per_s": np.where(rd, value * KIB, nan), "write_bytes_per_s": np.where(wr, value * KIB, nan)}
             meta["value_unit"] = "KiB/s"
         elif kind == "fio_iops":
             cols = {"read_iops": np.where(rd, value, nan), "write_iops": np.where(wr, value, nan)}

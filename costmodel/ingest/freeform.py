@@ -28,8 +28,9 @@ import numpy as np
 
 from ..errors import IngestError
 from ..schema import Run
+from ..units import MIB
 from .frame import convert
-from .units import MIB, documented_column
+from .units import documented_column
 from .validate import build_run, read_text, run_id_for
 
 FORMAT = "freeform"

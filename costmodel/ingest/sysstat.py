@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import IngestError
 from ..schema import Run
-from .units import KIB, MIB
+from ..units import KIB, MIB
 from .validate import build_run, read_text, run_id_for
 
 FORMAT = "sysstat"

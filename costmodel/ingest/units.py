@@ -16,59 +16,17 @@ from typing import Any
 
 from ..errors import IngestError
 from ..schema import TIMELINE_COLUMNS
+from ..units import BYTES, BYTES_PER_S, FRACTION, SECONDS, pick
 
-KIB = 1024.0
-MIB = 1024.0**2
-GIB = 1024.0**3
-TIB = 1024.0**4
-
-#: unit string (lower case, as a user writes it in --map or a header) -> factor to SI
+#: unit string (lower case, as a user writes it in --map or a header) -> factor to SI; the factors are
+#: the package's one unit table (costmodel.units), these are the spellings a column header may use
 UNIT_FACTORS: dict[str, float] = {
     "": 1.0,
     "1": 1.0,
-    "s": 1.0,
-    "sec": 1.0,
-    "secs": 1.0,
-    "seconds": 1.0,
-    "ms": 1e-3,
-    "msec": 1e-3,
-    "us": 1e-6,
-    "usec": 1e-6,
-    "µs": 1e-6,
-    "ns": 1e-9,
-    "min": 60.0,
-    "h": 3600.0,
-    "%": 0.01,
-    "pct": 0.01,
-    "percent": 0.01,
-    "fraction": 1.0,
-    "ratio": 1.0,
-    "b": 1.0,
-    "bytes": 1.0,
-    "kb": 1e3,
-    "mb": 1e6,
-    "gb": 1e9,
-    "tb": 1e12,
-    "kib": KIB,
-    "mib": MIB,
-    "gib": GIB,
-    "tib": TIB,
-    "b/s": 1.0,
-    "bps": 1.0,
-    "kb/s": 1e3,
-    "kbps": 1e3,
-    "mb/s": 1e6,
-    "mbps": 1e6,
-    "gb/s": 1e9,
-    "gbps": 1e9,
-    "kib/s": KIB,
-    "kibps": KIB,
-    "mib/s": MIB,
-    "mibps": MIB,
-    "gib/s": GIB,
-    "gibps": GIB,
-    "mbit/s": 1e6 / 8,
-    "gbit/s": 1e9 / 8,
+    **pick(SECONDS, ("s", "sec", "secs", "seconds", "ms", "msec", "us", "usec", "µs", "ns", "min", "h")),
+    **FRACTION,
+    **pick(BYTES, ("b", "bytes", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib")),
+    **BYTES_PER_S,
     "1/s": 1.0,
     "/s": 1.0,
     "w": 1.0,
