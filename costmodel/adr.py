@@ -19,6 +19,7 @@ from typing import Any
 
 from .checklist import Decision
 from .errors import ChecklistError
+from .util import finite_number
 
 OPTION_TITLES: dict[str, str] = {
     "cross_region": ("Cross-region with cache: train in the remote region, read the data across regions through the "
@@ -86,15 +87,9 @@ def default_status(decision: Decision) -> str:
     return "proposed" if decision.verdict == "CONDITIONAL" else "accepted"
 
 
-def _num(x: Any) -> float | None:
-    from .checklist.evidence import _num as n
-
-    return n(x)
-
-
 def _totals(cost: Mapping[str, Any] | None) -> dict[str, float | None]:
     opts = (cost or {}).get("options") or {}
-    return {k: _num((opts.get(k) or {}).get("total_usd")) if isinstance(opts, Mapping) else None for k in OPTION_TITLES}
+    return {k: finite_number((opts.get(k) or {}).get("total_usd")) if isinstance(opts, Mapping) else None for k in OPTION_TITLES}
 
 
 def chosen_option(decision: Decision, cost: Mapping[str, Any] | None = None) -> str:
@@ -175,7 +170,7 @@ def render_adr(
     totals = _totals(cost)
     chosen = chosen_option(decision, cost)
     by_id = {r.item.id: r for r in decision.items}
-    months = _num((cost or {}).get("horizon_months"))
+    months = finite_number((cost or {}).get("horizon_months"))
     horizon = f" over {months:g} months" if months is not None else ""
 
     out: list[str] = []

@@ -26,14 +26,12 @@ def band(margin: float) -> tuple[float, float]:
     return 1.0 / (1.0 + margin), 1.0 + margin
 
 
-_num = finite_float
-
 
 def outcome(ratio: Any, ci_low: Any, ci_high: Any, margin: Any, equivalent: Any) -> tuple[str, str | None]:
     """``(outcome, direction)`` for a comparison: ``outcome`` one of :data:`OUTCOMES`, ``direction``
     ``remote_slower`` / ``remote_faster`` for ``different``, else None. ``ci_low``/``ci_high`` are the
     95 % CI of the ratio, ``equivalent`` the TOST result (90 % CI inside the band)."""
-    r, lo, hi, m = _num(ratio), _num(ci_low), _num(ci_high), _num(margin)
+    r, lo, hi, m = finite_float(ratio), finite_float(ci_low), finite_float(ci_high), finite_float(margin)
     if r is None:
         return "no_steady_state", None
     if equivalent is True:
@@ -49,7 +47,7 @@ def outcome(ratio: Any, ci_low: Any, ci_high: Any, margin: Any, equivalent: Any)
 
 def describe(result: str, direction: str | None, margin: Any) -> str:
     """A short phrase: ``different: remote slower beyond the 2 % margin``."""
-    m = _num(margin)
+    m = finite_float(margin)
     at = f" at the {m * 100:g} % margin" if m is not None else ""
     if result == "different":
         side = "slower" if direction == "remote_slower" else "faster"

@@ -91,7 +91,7 @@ Row = dict[str, str]
 
 
 # ----------------------------------------------------------------------------------------- helpers
-def _num(text: Any) -> str:
+def _decimal_text(text: Any) -> str:
     """A price or bound as a plain decimal string (no exponent, trailing zeros trimmed)."""
     d = Decimal(str(text))
     s = format(d.normalize(), "f")
@@ -101,10 +101,10 @@ def _num(text: Any) -> str:
 def _row(provider: str, item: str, src: str, dst: str, unit: str, usd: Any, source: str, as_of: str,
          notes: str = "", tier_start: Any = "", tier_end: Any = "") -> Row:
     return {
-        "provider": provider, "item": item, "src_region": src, "dst_region": dst, "unit": unit, "usd": _num(usd),
+        "provider": provider, "item": item, "src_region": src, "dst_region": dst, "unit": unit, "usd": _decimal_text(usd),
         "source": source, "as_of": as_of, "verified": "yes", "notes": notes,
-        "tier_start": "" if tier_start in ("", None) or Decimal(str(tier_start)) == 0 else _num(tier_start),
-        "tier_end": "" if tier_end in ("", None, "Inf", "inf") else _num(tier_end),
+        "tier_start": "" if tier_start in ("", None) or Decimal(str(tier_start)) == 0 else _decimal_text(tier_start),
+        "tier_end": "" if tier_end in ("", None, "Inf", "inf") else _decimal_text(tier_end),
     }
 
 

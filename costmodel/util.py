@@ -131,6 +131,12 @@ def finite_float(value: Any) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def finite_number(value: Any) -> float | None:
+    """:func:`finite_float` for a figure read from a result (JSON): a bool is None too, as a yes/no is no
+    measurement (``True`` is not 1.0 USD)."""
+    return None if isinstance(value, bool) else finite_float(value)
+
+
 def require(module: str, extra: str, feature: str) -> Any:
     """Import and return the optional dependency ``module`` (dotted name).
 

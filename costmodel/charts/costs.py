@@ -8,7 +8,8 @@ from typing import Any
 import pandas as pd
 
 from ..errors import ReportError
-from .render import HEIGHT, WIDTH, _alt, _configure, _num
+from ..util import finite_float
+from .render import HEIGHT, WIDTH, _alt, _configure
 
 _TERM_ORDER = ("cross_region", "replicate", "wait")
 _OPTION_COLORS = {"cross_region": "#d62728", "replicate": "#1f77b4", "wait": "#7f7f7f"}
@@ -37,9 +38,9 @@ def _term_usd(val: Any) -> float | None:
     if isinstance(val, Mapping):
         for k in ("total_usd", "usd", "horizon_usd"):
             if k in val:
-                return _num(val[k])
+                return finite_float(val[k])
         return None
-    return _num(val)
+    return finite_float(val)
 
 
 def cost_terms(cost: Mapping[str, Any]) -> Any:
@@ -92,7 +93,7 @@ def break_even(
     )
     layers = [base]
     title = f"break-even on {input_name}: never in this range"
-    v = _num(value)
+    v = finite_float(value)
     if v is not None:
         layers.append(alt.Chart(pd.DataFrame({"value": [v]})).mark_rule(color="black", strokeDash=[4, 4]).encode(x="value:Q"))
         title = f"break-even on {input_name} at {v:,.4g}" + (f"; {above} cheaper above" if above else "")

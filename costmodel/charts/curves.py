@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ReportError
+from ..util import finite_float
 from .render import (
     HEIGHT,
     MAX_PANELS,
@@ -23,7 +24,6 @@ from .render import (
     WIDTH,
     _alt,
     _configure,
-    _num,
 )
 
 _UNITS = {
@@ -118,8 +118,8 @@ def curve_values(
     if not curve:
         return None
     model = str(curve.get("model") or "").lower()
-    plateau = _num(curve.get("plateau"))
-    initial = _num(curve.get("initial"))
+    plateau = finite_float(curve.get("plateau"))
+    initial = finite_float(curve.get("initial"))
     if plateau is None:
         return None
     x = np.asarray(x, dtype=float)
@@ -134,12 +134,12 @@ def curve_values(
     same_axis = fit_axis in (None, axis)
     gap = plateau - initial
     if model.startswith("exp"):
-        tau = _num(curve.get("tau_steps" if axis == "step" else "tau_s"))
+        tau = finite_float(curve.get("tau_steps" if axis == "step" else "tau_s"))
         if tau is None or tau <= 0:
             return None
         return plateau - gap * np.exp(-xr / tau)
     if model in ("ramp", "step"):
-        t0 = _num(params.get("t0")) if same_axis else None
+        t0 = finite_float(params.get("t0")) if same_axis else None
         if t0 is None:
             t0 = None if warmup_end is None else warmup_end - start
         if t0 is None or t0 <= 0:
@@ -150,12 +150,12 @@ def curve_values(
     if not same_axis:
         return None
     if model == "power":
-        tau, alpha = _num(params.get("tau")), _num(params.get("alpha"))
+        tau, alpha = finite_float(params.get("tau")), finite_float(params.get("alpha"))
         if tau is None or alpha is None or tau <= 0:
             return None
         return plateau - gap * (1.0 + xr / tau) ** (-alpha)
     if model == "logistic":
-        x0, sc = _num(params.get("x0")), _num(params.get("s"))
+        x0, sc = finite_float(params.get("x0")), finite_float(params.get("s"))
         if x0 is None or sc is None or sc <= 0:
             return None
         return initial + gap / (1.0 + np.exp(-np.clip((xr - x0) / sc, -500, 500)))
@@ -227,7 +227,7 @@ def throughput(
         pred = _is_predicted(run)
         label = run_label(run.run_id, pred)
         end_key = "warmup_end_step" if ax == "step" else "warmup_end_t_s"
-        w_end = _num(fit.get(end_key))
+        w_end = finite_float(fit.get(end_key))
         x0, x1 = float(d[ax].min()), float(d[ax].max())
         x = alt.X(f"{ax}:Q", title=_AXIS_TITLES[ax], scale=alt.Scale(domain=[x0, x1], nice=False))
         layers = []
@@ -238,7 +238,7 @@ def throughput(
                 .mark_rect(opacity=0.18, color="#ff9900")
                 .encode(x=alt.X("x0:Q", title=_AXIS_TITLES[ax]), x2="x1:Q", tooltip=["region:N"])
             )
-        lo, hi, mean = (_num(fit.get(k)) for k in ("steady_ci_low", "steady_ci_high", "steady_mean"))
+        lo, hi, mean = (finite_float(fit.get(k)) for k in ("steady_ci_low", "steady_ci_high", "steady_mean"))
         s0 = w_end if (w_end is not None and w_end > x0) else x0
         if lo is not None and hi is not None:
             band = pd.DataFrame({"x0": [s0], "x1": [x1], "lo": [lo], "hi": [hi]})
@@ -269,7 +269,7 @@ def throughput(
         curve.setdefault("axis", fit_axis)
         if extra:  # the curve lives on the fit's axis: evaluate it there, draw it against this axis
             fx = d[fit_axis].to_numpy(dtype=float)
-            f_end = _num(fit.get("warmup_end_step" if fit_axis == "step" else "warmup_end_t_s"))
+            f_end = finite_float(fit.get("warmup_end_step" if fit_axis == "step" else "warmup_end_t_s"))
             yc = curve_values(curve, fx, fit_axis, f_end, x0=float(run.table[fit_axis].min()))
         else:
             yc = curve_values(curve, xs, ax, w_end, x0=float(run.table[ax].min()))

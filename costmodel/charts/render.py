@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import math
 import re
 import sys
 import threading
@@ -79,14 +78,6 @@ def _alt():
         alt = require("altair", "report", "drawing charts")
 
     return alt
-
-
-def _num(v: Any) -> float | None:
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return f if math.isfinite(f) else None
 
 
 def _configure(chart: Any) -> Any:

@@ -78,7 +78,8 @@ class Distribution:
 _FIELDS = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"), "lognormal": ("median", "sigma")}
 
 
-def _num(v: Any, key: str, what: str) -> float:
+def _finite_number_or_raise(v: Any, key: str, what: str) -> float:
+    """``v`` as a float; ScenarioError at ``key`` ('{what} must be a number / finite') when it is not."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise ScenarioError(f"{what} must be a number, got {v!r}", key=key)
     f = float(v)
@@ -111,7 +112,7 @@ def parse_distribution(value: Any, param: Param) -> Distribution:
             + (f"; unknown {', '.join(extra)}" if extra else ""),
             key=key,
         )
-    params = {f: _num(value[f], key, f"{kind} {f}") for f in fields}
+    params = {f: _finite_number_or_raise(value[f], key, f"{kind} {f}") for f in fields}
     if kind == "lognormal":
         if params["median"] <= 0 or params["sigma"] < 0:
             raise ScenarioError("a lognormal needs median > 0 and sigma >= 0", key=key)

@@ -20,8 +20,10 @@ from typing import Any
 
 from ..errors import PriceError
 from ..prices import PriceRow, age_warning
+from ..units import BYTES, pick
 
-_BYTE_UNITS = {"gb": 1e9, "gib": float(2**30), "tb": 1e12, "tib": float(2**40), "mb": 1e6, "mib": float(2**20)}
+#: byte units a price row may bill in (the factors: the package's one unit table)
+_BYTE_UNITS = pick(BYTES, ("gb", "gib", "tb", "tib", "mb", "mib"))
 
 
 def bytes_per_unit(row: Any) -> float | None:
@@ -99,15 +101,16 @@ def tier_bounds(rows: Sequence[Any]) -> tuple[tuple[float, float, float], ...] |
     out = []
     for r in rows:
         bpu = bytes_per_unit(r) or 1e9
-        start = _num(getattr(r, "tier_start", None), 0.0) * bpu / 1e9
-        end = _num(getattr(r, "tier_end", None), math.inf)
+        start = _float_or(getattr(r, "tier_start", None), 0.0) * bpu / 1e9
+        end = _float_or(getattr(r, "tier_end", None), math.inf)
         end = end * bpu / 1e9 if math.isfinite(end) else math.inf
         ratio = usd_per_decimal_gb(r) / first if first > 0 else 1.0
         out.append((start, end, ratio))
     return tuple(out)
 
 
-def _num(v: Any, default: float) -> float:
+def _float_or(v: Any, default: float) -> float:
+    """``v`` as a float (``inf`` included), ``default`` when it is missing, empty or not a number."""
     if v is None or v == "":
         return default
     try:

@@ -51,7 +51,8 @@ def sniff(head: str, path: Path) -> bool:
     return bool(_FIRST.match(first))
 
 
-def _num(rec: dict[str, Any], key: str) -> float:
+def _required_number(rec: dict[str, Any], key: str) -> float:
+    """``rec[key]`` as a float; ValueError naming the key when it is missing or not a number."""
     v = rec.get(key)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise ValueError(f"{key} = {v!r} (expected a number)")
@@ -99,8 +100,9 @@ def read(path: Path, options: Any) -> list[Run]:
                 continue
             if kind == "sample":
                 try:
-                    p = _num(rec, "pass")
-                    t0, t1, nb = _num(rec, "t_start_s"), _num(rec, "t_end_s"), _num(rec, "bytes")
+                    p = _required_number(rec, "pass")
+                    t0, t1 = _required_number(rec, "t_start_s"), _required_number(rec, "t_end_s")
+                    nb = _required_number(rec, "bytes")
                     blocks = float(rec["blocks"]) if isinstance(rec.get("blocks"), (int, float)) else float("nan")
                     d = t1 - t0
                     if not d > 0:

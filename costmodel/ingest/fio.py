@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import IngestError
 from ..schema import Run
+from ..units import KIB
 from .validate import build_run, read_text, run_id_for
 
 FORMAT = "fio_json"
@@ -63,7 +64,8 @@ def documents(text: str, src: str) -> tuple[list[dict[str, Any]], list[str]]:
     return docs, notes
 
 
-def _num(d: dict[str, Any], key: str) -> float | None:
+def _float_or_none(d: dict[str, Any], key: str) -> float | None:
+    """``d[key]`` as a float (fio's JSON numbers), None when it is missing or not a number."""
     v: Any = d.get(key)
     try:
         f = float(v)
@@ -85,18 +87,18 @@ def direction(d: object) -> dict[str, Any] | None:
     """SI summary of one direction (read/write/trim/mixed) or None when unused."""
     if not isinstance(d, dict):
         return None
-    io_b = (_num(d, "io_kbytes" if "io_kbytes" in d else "io_bytes") or 0.0) * 1024.0  # fio < 2.21: io_bytes is KiB
-    bw = _num(d, "bw_bytes")
+    io_b = (_float_or_none(d, "io_kbytes" if "io_kbytes" in d else "io_bytes") or 0.0) * KIB  # fio < 2.21: io_bytes is KiB
+    bw = _float_or_none(d, "bw_bytes")
     if bw is None:
-        bw = (_num(d, "bw") or 0.0) * 1024.0
-    iops = _num(d, "iops") or 0.0
-    runtime_s = (_num(d, "runtime") or 0.0) / 1e3
+        bw = (_float_or_none(d, "bw") or 0.0) * KIB
+    iops = _float_or_none(d, "iops") or 0.0
+    runtime_s = (_float_or_none(d, "runtime") or 0.0) / 1e3
     if io_b == 0 and bw == 0 and iops == 0:
         return None
     out: dict[str, Any] = {"bytes": io_b, "bytes_per_s": bw, "iops": iops, "runtime_s": runtime_s}
     lat, f = _lat(d, "clat")
     if lat is not None:
-        if _num(lat, "mean") is not None:
+        if _float_or_none(lat, "mean") is not None:
             out["clat_mean_s"] = float(lat["mean"]) * f
         pct = lat.get("percentile")
         if isinstance(pct, dict):
@@ -115,7 +117,7 @@ def direction(d: object) -> dict[str, Any] | None:
         if isinstance(bins, dict):
             out["clat_bins"] = sum(1 for k in bins if re.fullmatch(r"\d+", str(k)))
     tl, f2 = _lat(d, "lat")
-    if tl is not None and _num(tl, "mean") is not None:
+    if tl is not None and _float_or_none(tl, "mean") is not None:
         out["lat_mean_s"] = float(tl["mean"]) * f2
     return out
 
@@ -149,7 +151,7 @@ def read(path: Path, options: Any) -> list[Run]:
             notes.append(f"{src}: job {label!r} did no I/O (all directions zero); no row")
             continue
         runtime_s = max([s["runtime_s"] for s in sides.values() if s] or [0.0])
-        if _num(job, "job_runtime"):
+        if _float_or_none(job, "job_runtime"):
             runtime_s = float(job["job_runtime"]) / 1e3
         nan = float("nan")
         cols = {

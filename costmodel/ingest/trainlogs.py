@@ -133,7 +133,8 @@ def _fields(rest: str) -> dict[str, str]:
     return out
 
 
-def _num(d: dict[str, str], *keys: str) -> float:
+def _first_number(d: dict[str, str], *keys: str) -> float:
+    """The number that the text of the first of ``keys`` present in ``d`` starts with; NaN when none does."""
     for k in keys:
         v = d.get(k)
         if v is None:
@@ -174,9 +175,9 @@ def _megatron(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[
             continue
         d = _fields(m.group("rest"))
         scale = 1e-3 if m.group("unit") == "ms" else 1.0
-        step_s = _num(d, f"elapsed time per iteration ({m.group('unit')})") * scale
-        rows.append({"it": float(m.group("it")), "st": step_s, "gbs": _num(d, "global batch size"),
-                     "sps": _num(d, "samples per second"), "tok": _num(d, "consumed tokens"),
+        step_s = _first_number(d, f"elapsed time per iteration ({m.group('unit')})") * scale
+        rows.append({"it": float(m.group("it")), "st": step_s, "gbs": _first_number(d, "global batch size"),
+                     "sps": _first_number(d, "samples per second"), "tok": _first_number(d, "consumed tokens"),
                      "ts": _stamp(line[: m.start()] or line), "of": float(m.group("of"))})
         nums.append(i)
     if not rows:
@@ -227,8 +228,9 @@ def _nemo(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[Run,
         if not m:
             continue
         d = _fields(m.group("rest"))
-        rows.append((float(m.group("epoch")), _num(d, "global_step"), float(m.group("it")),
-                     _num(d, "train_step_timing in s"), _num(d, "global_batch_size"), _num(d, "tokens_per_sec_per_gpu"),
+        rows.append((float(m.group("epoch")), _first_number(d, "global_step"), float(m.group("it")),
+                     _first_number(d, "train_step_timing in s"), _first_number(d, "global_batch_size"),
+                     _first_number(d, "tokens_per_sec_per_gpu"),
                      _stamp(line[: m.start()] or line)))
         nums.append(i)
     if not rows:
