@@ -37,6 +37,7 @@ from typing import Any
 
 from .errors import PriceError
 from .prices import ALL_COLUMNS
+from .util import dataclass_dict
 
 HEAD_BYTES = 65536
 
@@ -84,7 +85,7 @@ class FileSummary:
             self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + n
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "items": dict(self.items), "skip_reasons": dict(self.skip_reasons)}
+        return dataclass_dict(self)
 
 
 Row = dict[str, str]

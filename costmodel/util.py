@@ -1,14 +1,16 @@
-"""Small shared helpers: atomic writes, hashing, strict JSON."""
+"""Small shared helpers: atomic writes, hashing, strict JSON, dataclass fields as a dict, finite numbers."""
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import errno
 import hashlib
 import json
 import math
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -90,6 +92,38 @@ def to_jsonable(obj: Any) -> Any:
     if hasattr(obj, "isoformat"):
         return obj.isoformat()
     return str(obj)
+
+
+def dataclass_dict(obj: Any, *, exclude: Collection[str] = (), rename: Mapping[str, str] | None = None,
+                   lists: bool = False) -> dict[str, Any]:
+    """The fields of dataclass ``obj`` as a dict, in declaration order: what a ``to_dict`` that lists its
+    fields returns, written once.
+
+    Values are copied like :func:`dataclasses.asdict` copies them (containers rebuilt, other values deep-copied),
+    except that a nested object with its own ``to_dict`` gives that (its JSON contract, renamed keys included).
+    ``exclude`` leaves fields out, ``rename`` maps a field name to its key (``{"after": "residency_after"}``),
+    ``lists=True`` turns tuples into lists (JSON and papermill's YAML have no tuples).
+    Raises TypeError when ``obj`` is no dataclass instance.
+    """
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+        raise TypeError(f"dataclass_dict() needs a dataclass instance, got {type(obj).__name__}")
+    names = rename or {}
+    return {names.get(f.name, f.name): _field_value(getattr(obj, f.name), lists)
+            for f in dataclasses.fields(obj) if f.name not in exclude}
+
+
+def _field_value(v: Any, lists: bool) -> Any:
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        own = getattr(v, "to_dict", None)
+        return own() if callable(own) else dataclass_dict(v, lists=lists)
+    if isinstance(v, tuple) and hasattr(v, "_fields"):  # a namedtuple keeps its type, as in asdict
+        return type(v)(*[_field_value(x, lists) for x in v])
+    if isinstance(v, (list, tuple)):
+        items = [_field_value(x, lists) for x in v]
+        return items if lists or isinstance(v, list) else tuple(items)
+    if isinstance(v, dict):
+        return {k: _field_value(x, lists) for k, x in v.items()}
+    return copy.deepcopy(v)
 
 
 def _is_pandas(obj: Any) -> bool:

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..util import dataclass_dict
+
 PAGE_BYTES = mmap.PAGESIZE
 #: Residency above this share of the checked bytes after an eviction means it did not work.
 RESIDENT_OK_FRACTION = 0.02
@@ -69,15 +71,7 @@ class Eviction:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            "files": self.files,
-            "errors": self.errors,
-            "elapsed_s": self.elapsed_s,
-            "residency_after": self.after.to_dict() if self.after else None,
-            "worked": self.worked,
-            "notes": list(self.notes),
-        }
+        return dataclass_dict(self, rename={"after": "residency_after"}, lists=True)
 
 
 def _libc() -> Any:

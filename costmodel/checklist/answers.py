@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ChecklistError
+from ..util import dataclass_dict
 from .items import _BY_ID, ANSWERS, ITEM_IDS, ITEMS, _suggest
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +29,7 @@ class Answer:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"answer": self.answer, "note": self.note}
+        return dataclass_dict(self, exclude=("item_id",))
 
 
 def _coerce_answer(value: Any, item_id: str, where: str) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ChecklistError
+from ..util import dataclass_dict
 
 ANSWERS: tuple[str, ...] = ("yes", "no", "unknown")
 SEVERITIES: tuple[str, ...] = ("blocker", "warning")
@@ -36,14 +37,7 @@ class Item:
     automatic: bool  # whether evidence can propose an answer from the data
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "question": self.question,
-            "why": self.why,
-            "severity": self.severity,
-            "condition": self.condition,
-            "automatic": self.automatic,
-        }
+        return dataclass_dict(self)
 
 
 ITEMS: tuple[Item, ...] = (

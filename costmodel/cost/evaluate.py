@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..util import dataclass_dict
 from .model import FOLLOW_FLAGS, INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms
 from .scenario import Scenario
 from .spec import MODEL_KEYS, SOURCE_KEYS
@@ -28,15 +29,7 @@ class OptionCost:
     terms_not_priced: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "total_usd": self.total_usd,
-            "per_month_usd": self.per_month_usd,
-            "terms": dict(self.terms),
-            "terms_per_month_usd": dict(self.terms_per_month_usd),
-            "priced": self.priced,
-            "not_priced_reason": self.not_priced_reason,
-            "terms_not_priced": dict(self.terms_not_priced),
-        }
+        return dataclass_dict(self, exclude=("name",))
 
 
 @dataclass

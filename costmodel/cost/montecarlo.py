@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ScenarioError
-from ..util import is_seed
+from ..util import dataclass_dict, is_seed
 from .evaluate import model_inputs
 from .model import OPTIONS, cheapest_index, totals
 from .scenario import Scenario
@@ -45,17 +45,7 @@ class MonteCarloResult:
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "seed": self.seed,
-            "uncertain_inputs": list(self.uncertain_inputs),
-            "p_cheapest": dict(self.p_cheapest),
-            "p5": dict(self.p5),
-            "p50": dict(self.p50),
-            "p95": dict(self.p95),
-            "mean": dict(self.mean),
-            "warnings": list(self.warnings),
-        }
+        return dataclass_dict(self, exclude=("totals",), lists=True)
 
     def samples_frame(self, max_rows: int = 5000) -> pd.DataFrame:
         """Tidy draws (``draw, option, total_usd``), the first ``max_rows`` draws only (chart-friendly)."""

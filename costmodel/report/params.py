@@ -4,7 +4,6 @@ stops the run with a :class:`~costmodel.errors.ReportError`. Values are data, ne
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from typing import Any
 from ..contracts.errors import did_you_mean
 from ..errors import ReportError
 from ..resources import PACKAGE_DIR
+from ..util import dataclass_dict
 
 #: The installed package folder: relative default paths (``data/examples/...``) are tried here after the cwd.
 PACKAGE_ROOT = PACKAGE_DIR
@@ -86,12 +86,7 @@ class ReportParams:
     rank_throughput: str = "auto"
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["colocated"] = list(self.colocated)
-        d["remote"] = list(self.remote)
-        d["jobs"] = list(self.jobs)
-        d["map"] = list(self.map)
-        return d
+        return dataclass_dict(self, lists=True)
 
     def ingest_options(self, role: str = "") -> Any:
         """The :class:`~costmodel.ingest.IngestOptions` these parameters ask for (``format``, ``map``, ``pattern``,

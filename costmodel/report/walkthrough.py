@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReportError
+from ..util import dataclass_dict
 from .params import PARAMETERS as REPORT_PARAMETERS
 from .params import Param, _user_names, check_parameters, resolve_path, validate_parameters
 
@@ -60,9 +61,7 @@ class ChecklistParams:
         return not self.compare_json or not self.cost_json
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["colocated"], d["remote"] = list(self.colocated), list(self.remote)
-        return d
+        return dataclass_dict(self, lists=True)
 
 
 def validate_checklist_parameters(namespace: Mapping[str, Any] | None = None, **values: Any) -> ChecklistParams:
