@@ -3,8 +3,8 @@ the keys, their order and the values stay what the hand-written methods gave (JS
 from __future__ import annotations
 
 import json
-from collections import namedtuple
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import pytest
 
@@ -18,7 +18,10 @@ from costmodel.cost.scenario import load_scenario
 from costmodel.price_import import FileSummary
 from costmodel.util import dataclass_dict, dumps
 
-Pair = namedtuple("Pair", "lo hi")
+
+class Pair(NamedTuple):
+    lo: int
+    hi: int
 
 
 @dataclass
@@ -42,7 +45,7 @@ class _Outer:
     tags: tuple[str, ...] = ("a", "b")
     notes: list[str] = field(default_factory=list)
     by_key: dict[str, float] = field(default_factory=dict)
-    pair: Pair = Pair(1, 2)
+    pair: Pair = field(default_factory=lambda: Pair(1, 2))
 
 
 def test_fields_in_order_less_exclude_with_renames_and_nested_contracts():
