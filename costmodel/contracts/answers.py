@@ -122,7 +122,8 @@ def _entry_check(item_id: str, blocker: bool) -> Any:
 
 
 #: yes / no / unknown (any case); true / false as YAML 1.1 readers give bare yes / no
-_WORD: dict[str, Any] = {"anyOf": [{"type": "string", "pattern": "^\\s*([Yy][Ee][Ss]|[Nn][Oo]|[Uu][Nn][Kk][Nn][Oo][Ww][Nn])\\s*$"}, {"type": "boolean"}]}
+_WORD_PATTERN = r"^\s*([Yy][Ee][Ss]|[Nn][Oo]|[Uu][Nn][Kk][Nn][Oo][Ww][Nn])\s*$"  # ECMA-262 has no (?i)
+_WORD: dict[str, Any] = {"anyOf": [{"type": "string", "pattern": _WORD_PATTERN}, {"type": "boolean"}]}
 _ENTRY_SCHEMA: dict[str, Any] = {"anyOf": [
     _WORD,
     {"type": "object", "additionalProperties": False, "required": ["answer"],
