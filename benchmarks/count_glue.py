@@ -15,7 +15,6 @@ Prints one Markdown table (before, after, after - before). Needs git; no other d
 from __future__ import annotations
 
 import argparse
-import re
 import subprocess
 import sys
 from pathlib import Path
