@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed-stamp
 help:
 	@echo "make report       render the bundled example report into reports/"
 	@echo "make test         the whole check: lint, typecheck, test suite, wheel in a fresh venv, docs site (--strict)"
-	@echo "make lint         ruff on the package (rules in pyproject.toml [tool.ruff])"
+	@echo "make lint         ruff on the package, tests and benchmarks (rules in pyproject.toml [tool.ruff])"
 	@echo "make typecheck    mypy on the package (settings in pyproject.toml [tool.mypy])"
 	@echo "make pytest       the test suite only (the JupyterLab browser tests included)"
 	@echo "make test-browser only the JupyterLab-in-chromium tests"
@@ -54,7 +54,7 @@ test: lint typecheck pytest wheel-check docs
 
 # ruff and mypy come pinned from the `dev` extra; their settings live in pyproject.toml.
 lint: venv
-	$(BIN)/ruff check costmodel
+	$(BIN)/ruff check costmodel tests benchmarks
 
 typecheck: venv
 	$(BIN)/mypy

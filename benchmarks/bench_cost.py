@@ -26,9 +26,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from costmodel.cost import load_scenario, monte_carlo, sweep_2d  # noqa: E402
-from costmodel.cost.evaluate import model_inputs  # noqa: E402
-from costmodel.cost.model import totals, totals_scalar  # noqa: E402
+from costmodel.cost import load_scenario, monte_carlo, sweep_2d
+from costmodel.cost.evaluate import model_inputs
+from costmodel.cost.model import totals, totals_scalar
 
 
 def best_of(fn, repeat: int) -> float:

@@ -107,8 +107,7 @@ def timed_cmd(cmd: list[str]) -> tuple[float, int]:
 def proc_peak(cmd: list[str], env: dict | None = None) -> tuple[float, int]:
     """Wall time and peak RSS (bytes) of ``cmd`` alone (measured by a wrapper process, like /usr/bin/time -v)."""
     t = time.perf_counter()
-    proc = subprocess.run([PY, "-c", "import resource,subprocess,sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL);"
-                           "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"] + cmd,
+    proc = subprocess.run([PY, "-c", ("import resource,subprocess,sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL);print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"), *cmd],
                           capture_output=True, text=True, check=True, env=env)
     return time.perf_counter() - t, int(proc.stdout.strip()) * 1024
 
@@ -120,7 +119,7 @@ def cli_output_rows(path: Path, repeat: int) -> dict:
     read_only = [PY, "-c", "import sys, pyarrow.csv as c; c.read_csv(sys.argv[1])", str(path)]
     read_write = [PY, "-c", "import sys, pyarrow.csv as c, pyarrow.parquet as pq; pq.write_table(c.read_csv(sys.argv[1]), sys.argv[2])",
                   str(path), str(OUT / "steps_pyarrow.parquet")]
-    cli_json = cli[:3] + ["--json"]
+    cli_json = [*cli[:3], "--json"]
     res: dict[str, list[tuple[float, int]]] = {"cli_o": [], "cli_json": [], "pyarrow_read": [], "pyarrow_read_write": []}
     for _ in range(repeat):  # interleaved
         res["pyarrow_read"].append(proc_peak(read_only))
@@ -157,8 +156,7 @@ def stream_only(rows: int) -> int:
     out = OUT / f"steps_{rows}.parquet"
     cmd = [str(Path(PY).parent / "costmodel"), "ingest", str(path), "-o", str(out), "--json"]
     t = time.perf_counter()
-    proc = subprocess.run([PY, "-c", "import resource,subprocess,sys; r=subprocess.run(sys.argv[1:], capture_output=True, text=True, check=True);"
-                           "print(r.stdout.split('\"rows\": ')[1].split(',')[0]); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"] + cmd,
+    proc = subprocess.run([PY, "-c", ("import resource,subprocess,sys; r=subprocess.run(sys.argv[1:], capture_output=True, text=True, check=True);print(r.stdout.split('\"rows\": ')[1].split(',')[0]); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"), *cmd],
                           capture_output=True, text=True, check=True)
     wall = time.perf_counter() - t
     n, peak_kib = proc.stdout.split()
@@ -231,10 +229,9 @@ def main() -> int:
         w, _ = timed_cmd(cli)
         report["cli_ingest_json_wall_s"] = round(w, 3)
         pq_out = OUT / "steps_stream.parquet"
-        env_cmd = ["env", "COSTMODEL_STREAM_BYTES=0"] + cli[:3] + ["-o", str(pq_out)]
+        env_cmd = ["env", "COSTMODEL_STREAM_BYTES=0", *cli[:3], "-o", str(pq_out)]
         t = time.perf_counter()
-        proc = subprocess.run([PY, "-c", "import resource,subprocess,sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL);"
-                               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"] + env_cmd,
+        proc = subprocess.run([PY, "-c", ("import resource,subprocess,sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL);print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"), *env_cmd],
                               capture_output=True, text=True, check=True)
         report["cli_stream_to_parquet_wall_s"] = round(time.perf_counter() - t, 3)
         report["cli_stream_peak_rss_mib"] = round(int(proc.stdout.strip()) / 1024, 1)

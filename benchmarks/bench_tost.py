@@ -150,12 +150,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--cells", nargs="+", default=list(CELLS), choices=list(CELLS))
     args = ap.parse_args(argv)
     gens = args.only or ["synth", "heldout", "textbook"]
-    tasks = []
-    for g in gens:
-        kinds = KINDS[g]
-        for cell in args.cells:
-            for i in range(args.pairs):
-                tasks.append((g, kinds[i % len(kinds)], cell, i // len(kinds)))
+    tasks = [(g, KINDS[g][i % len(KINDS[g])], cell, i // len(KINDS[g]))
+             for g in gens for cell in args.cells for i in range(args.pairs)]
     t0 = time.perf_counter()
     if args.jobs > 1:
         from multiprocessing import Pool
@@ -188,7 +184,8 @@ def main(argv: list[str]) -> int:
             err = [x["err"] for x in r if "err" in x]
             zs = [x["z"] for x in r if x.get("z") is not None]
             md = [x["mdm"] for x in r if x.get("mdm") is not None]
-            q = (lambda v, p: 100 * float(np.percentile(v, p)) if v else float("nan"))
+            def q(v, p):
+                return (100 * float(np.percentile(v, p)) if v else float("nan"))
             print(f"| {g} | {kind} | {_fmt_rate(e1) if e1 else '-'} | {_fmt_rate(e2) if e2 else '-'} | "
                   f"{q(hw, 50):.2f} % | {q(err, 50):.2f} / {q(err, 90):.2f} % | "
                   f"{float(np.mean(zs)) if zs else float('nan'):+.2f} / {float(np.std(zs)) if zs else float('nan'):.2f} | "

@@ -42,17 +42,17 @@ def pct(a: np.ndarray, q: float) -> float:
 
 
 def monotone_params(rng: np.random.Generator, i: int) -> dict:
-    return dict(
-        n=int(rng.choice([2000, 5000])),
-        shape=SHAPES[i % len(SHAPES)],
-        warmup_frac=float(rng.uniform(0.05, 0.5)),
-        cv=float(rng.choice([0.005, 0.01, 0.02, 0.04])),
-        ar=float(rng.choice([0.0, 0.5, 0.8])),
-        outlier_frac=float(rng.choice([0.0, 0.01])),
-        drift=float(rng.choice([0.0, 0.0, -0.003, 0.003])),
-        alpha=float(rng.choice([1.0, 2.0])),
-        seed=10_000 + i,
-    )
+    return {
+        "n": int(rng.choice([2000, 5000])),
+        "shape": SHAPES[i % len(SHAPES)],
+        "warmup_frac": float(rng.uniform(0.05, 0.5)),
+        "cv": float(rng.choice([0.005, 0.01, 0.02, 0.04])),
+        "ar": float(rng.choice([0.0, 0.5, 0.8])),
+        "outlier_frac": float(rng.choice([0.0, 0.01])),
+        "drift": float(rng.choice([0.0, 0.0, -0.003, 0.003])),
+        "alpha": float(rng.choice([1.0, 2.0])),
+        "seed": 10_000 + i,
+    }
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -89,11 +89,11 @@ def rpt_warmup_end(y: np.ndarray, jump: int = 5, block: int = 1) -> int:
     sig = 1.4826 * np.median(np.abs(np.diff(y) - np.median(np.diff(y)))) / np.sqrt(2)
     pen = 15 * sig**2 * np.log(len(y))
     bk = rpt.Pelt(model="l2", min_size=2, jump=jump).fit(y.reshape(-1, 1)).predict(pen=pen)
-    starts = [0] + bk[:-1]
-    levels = [float(np.mean(y[a:b])) for a, b in zip(starts, bk)]
+    starts = [0, *bk[:-1]]
+    levels = [float(np.mean(y[a:b])) for a, b in zip(starts, bk, strict=True)]
     f = levels[-1]
     start = starts[-1]
-    for a, lv in zip(reversed(starts[:-1]), reversed(levels[:-1])):
+    for a, lv in zip(reversed(starts[:-1]), reversed(levels[:-1]), strict=True):
         if abs(lv - f) <= 0.01 * abs(f):
             start = a
         else:
@@ -195,9 +195,9 @@ def realistic_pairs(n_pairs: int, seed: int = 70_000) -> tuple[list[bool], list[
     rng = np.random.default_rng(seed)
     eq_true, eq_apart = [], []
     for i in range(2 * n_pairs):
-        common = dict(n=int(rng.choice([5000, 10_000, 20_000])), cv=float(rng.choice([0.01, 0.02, 0.04])),
-                      ar=float(rng.choice([0.0, 0.5, 0.8, 0.9])), log_every=int(rng.choice([1, 1, 10])),
-                      step_time_only=bool(rng.random() < 0.2))
+        common = {"n": int(rng.choice([5000, 10_000, 20_000])), "cv": float(rng.choice([0.01, 0.02, 0.04])),
+                      "ar": float(rng.choice([0.0, 0.5, 0.8, 0.9])), "log_every": int(rng.choice([1, 1, 10])),
+                      "step_time_only": bool(rng.random() < 0.2)}
         extra = rng.random()
         if extra < 0.35:
             common.update(ckpt_every=int(rng.choice([500, 1000])), ckpt_steps=float(rng.uniform(5, 30)))
@@ -224,12 +224,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--realistic", type=int, default=None, metavar="N",
                     help="realistic logs (default 160, --quick 48); pairs: N / 2 of each kind")
     args = ap.parse_args(argv)
-    n_real = args.realistic if args.realistic else (48 if args.quick else 160)
+    n_real = args.realistic or (48 if args.quick else 160)
     if args.realistic_only:
         realistic(n_real, max(n_real // 2, 20))
         return 0
     k = 5 if args.quick else 1
-    n_margin = args.tost_pairs if args.tost_pairs else 300 // k
+    n_margin = args.tost_pairs or 300 // k
     n_equal = max(n_margin // 3, 20)
     if args.tost_only:
         t0 = time.perf_counter()
@@ -316,8 +316,8 @@ def main(argv: list[str]) -> int:
     dips_found = []
     for i in range(200 // k):
         kind = ("flat", "slowdown", "invalidation", "no_steady_state", "dips")[i % 5]
-        p = dict(n=int(rng.choice([2000, 5000])), cv=float(rng.choice([0.01, 0.02, 0.03])),
-                 ar=float(rng.choice([0.0, 0.5, 0.8])), seed=40_000 + i)
+        p = {"n": int(rng.choice([2000, 5000])), "cv": float(rng.choice([0.01, 0.02, 0.03])),
+                 "ar": float(rng.choice([0.0, 0.5, 0.8])), "seed": 40_000 + i}
         if kind == "flat":
             s = generate(shape="flat", warmup_frac=0.0, **p)
         elif kind == "dips":
@@ -403,8 +403,8 @@ def main(argv: list[str]) -> int:
     print("\n== warm-up end error (share of n), monotone warm-ups ==")
     print(f"ours   : median {np.median(end_err):.2%}  p90 {pct(end_err, 90):.2%}  within 5 %: {np.mean(end_err <= 0.05):.1%}"
           f"   [target: median <= 1.5 %, within 5 % >= 95 %]")
-    for sh, v in end_err_shape.items():
-        v = np.array(v)
+    for sh, errs in end_err_shape.items():
+        v = np.array(errs)
         print(f"   {sh:9s}: median {np.median(v):.2%}  p90 {pct(v, 90):.2%}  within 5 %: {np.mean(v <= 0.05):.1%}  (n={len(v)})")
     print(f"MSER-5 : median {np.median(mser_err):.2%}  p90 {pct(mser_err, 90):.2%}  within 5 %: {np.mean(mser_err <= 0.05):.1%}")
     print(f"ruptures PELT on the same block means (<= 500, l2, jump 2, min_size 2, pen 15 sigma_b^2 log n_b): "
@@ -413,8 +413,8 @@ def main(argv: list[str]) -> int:
     print(f"   (all three on the same {len(mono)} monotone series; ours {t_ours_mono / len(mono) * 1000:.0f} ms/series, "
           f"whole analysis)")
     print(f"subset of {len(sub)} series (n = 2000) for ruptures PELT (l2, jump 5, pen 15 sigma^2 log n + 1 % walk):")
-    for name, v, t in (("ours", our_sub, t_our_sub), ("ruptures", rp_err, t_rp), ("MSER-5", mser_sub, None)):
-        v = np.array(v)
+    for name, errs, t in (("ours", our_sub, t_our_sub), ("ruptures", rp_err, t_rp), ("MSER-5", mser_sub, None)):
+        v = np.array(errs)
         ts = f"  time/series {t / len(sub) * 1000:.0f} ms" if t is not None else ""
         print(f"   {name:8s}: median {np.median(v):.2%}  p90 {pct(v, 90):.2%}  within 5 %: {np.mean(v <= 0.05):.1%}{ts}")
     print("\n== plateau (steady_mean vs effective truth) ==")

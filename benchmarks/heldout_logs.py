@@ -24,10 +24,7 @@ BATCH = 32.0
 
 
 def _noise(rng: np.random.Generator, n: int, kind: str, phi: float, sd: float) -> np.ndarray:
-    if kind == "t":
-        e = rng.standard_t(3, n) * sd / np.sqrt(3.0)
-    else:
-        e = rng.normal(0.0, sd, n)
+    e = rng.standard_t(3, n) * sd / np.sqrt(3.0) if kind == "t" else rng.normal(0.0, sd, n)
     x = np.empty(n)
     acc = 0.0
     for i in range(n):  # AR(1) in log space

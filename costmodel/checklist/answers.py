@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ChecklistError
 from ..util import dataclass_dict
-from .items import _BY_ID, ANSWERS, ITEM_IDS, ITEMS, _suggest
+from .items import ITEM_IDS, ITEMS
 
 if TYPE_CHECKING:  # pragma: no cover
     from .evidence import Evidence
@@ -32,24 +32,9 @@ class Answer:
         return dataclass_dict(self, exclude=("item_id",))
 
 
-def _coerce_answer(value: Any, item_id: str, where: str) -> str:
-    # YAML 1.1 turns bare yes/no/on/off into booleans; the loader below keeps them as words, but a
-    # mapping built elsewhere may still carry booleans: True means yes, False means no.
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if value is None:
-        return "unknown"
-    if isinstance(value, str):
-        word = value.strip().lower()
-        if word in ANSWERS:
-            return word
-    raise ChecklistError(
-        f"{where}item {item_id!r}: answer {value!r} is not one of yes, no, unknown"
-    )
-
-
 def parse_answers(mapping: Any, source: str = "answers") -> dict[str, Answer]:
-    """Validate ``{"answers": {item_id: {"answer": ..., "note": ...}}}`` (or the inner mapping).
+    """Validate ``{"answers": {item_id: {"answer": ..., "note": ...}}}`` (or the inner mapping) with the
+    answers model (:func:`costmodel.contracts.answers.validate_answers`).
 
     An item may also be given as a bare word (``item_id: yes``). An empty answer (``answer:`` or
     ``answer: null``, as in :func:`answers_template`, or ``item_id:`` alone) is no answer: the item is left
@@ -57,65 +42,9 @@ def parse_answers(mapping: Any, source: str = "answers") -> dict[str, Answer]:
     item for an unknown id (with the closest known id), a bad answer value, a note that is not text,
     unknown keys, or a ``no`` on a blocker without a note.
     """
-    where = f"{source}: "
-    if mapping is None:
-        return {}
-    if not isinstance(mapping, Mapping):
-        raise ChecklistError(f"{where}expected a mapping with an 'answers' key, got {type(mapping).__name__}")
-    wrapped = "answers" in mapping or "meta" in mapping
-    inner = mapping.get("answers") if wrapped else mapping
-    extra_top = set(map(str, mapping)) - {"answers", "meta"} if wrapped else set()
-    if extra_top:
-        raise ChecklistError(
-            f"{where}unexpected top-level key(s) {sorted(map(str, extra_top))}: expected 'answers' (and optional 'meta')"
-        )
-    if inner is None:
-        return {}
-    if not isinstance(inner, Mapping):
-        raise ChecklistError(f"{where}'answers' must be a mapping of item id to answer, got {type(inner).__name__}")
-    out: dict[str, Answer] = {}
-    for raw_id, entry in inner.items():
-        item_id = str(raw_id)
-        if item_id not in _BY_ID:
-            raise ChecklistError(f"{where}unknown checklist item {item_id!r}{_suggest(item_id)}")
-        item = _BY_ID[item_id]
-        if isinstance(entry, Mapping):
-            unknown_keys = set(map(str, entry)) - {"answer", "note"}
-            if unknown_keys:
-                raise ChecklistError(
-                    f"{where}item {item_id!r}: unexpected key(s) {sorted(unknown_keys)}: expected 'answer' and 'note'"
-                )
-            if "answer" not in entry:
-                raise ChecklistError(f"{where}item {item_id!r}: missing 'answer' (yes, no or unknown)")
-            if entry["answer"] is None or (isinstance(entry["answer"], str) and not entry["answer"].strip()):
-                # an empty answer (the template's) takes the evidence's proposal
-                if isinstance(entry.get("note"), str) and entry["note"].strip():
-                    raise ChecklistError(
-                        f"{where}item {item_id!r}: a note without an answer; write answer: yes, no or unknown "
-                        "(an empty answer takes the evidence's proposal and has no note)"
-                    )
-                continue
-            answer = _coerce_answer(entry["answer"], item_id, where)
-            note = entry.get("note", "")
-        elif entry is None:
-            continue  # `item_id:` with nothing after it: the evidence's proposal counts
-        else:
-            answer = _coerce_answer(entry, item_id, where)
-            note = ""
-        if note is None:
-            note = ""
-        if not isinstance(note, str):
-            if isinstance(note, (int, float)) and not isinstance(note, bool):
-                note = str(note)
-            else:
-                raise ChecklistError(f"{where}item {item_id!r}: note must be text, got {type(note).__name__}")
-        note = note.strip()
-        if answer == "no" and item.severity == "blocker" and not note:
-            raise ChecklistError(
-                f"{where}item {item_id!r}: a 'no' on a blocker needs a note saying why (it decides a NO_GO)"
-            )
-        out[item_id] = Answer(item_id, answer, note)
-    return out
+    from ..contracts.answers import validate_answers
+
+    return validate_answers(mapping, source)
 
 
 def _yaml_loader() -> type:

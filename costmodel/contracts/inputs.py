@@ -1,12 +1,13 @@
-"""Models of the input files users write, for the published JSON Schema: the cost scenario (built from
+"""Models of the input files users write: the cost scenario (:mod:`.scenario`, built from
 :data:`costmodel.cost.spec.PARAMS`, the one table of its keys, units and ranges), the simulator's
-``workload:`` section (its dataclasses), the report notebook's parameters
-(:data:`costmodel.report.params.PARAMETERS`) and the answers file (:class:`.answers.AnswersFileModel`).
-The workload (:mod:`.workload`) and the answers' ``meta`` are validated by their models too.
+``workload:`` section (:mod:`.workload`), the report notebook's parameters (:func:`parameters_model`, from
+:data:`costmodel.report.params.PARAMETERS`) and the answers file (:class:`.answers.AnswersFileModel`).
 
-The files are still read by their loaders (``cost.load_scenario``, ``simulate.workload.parse_workload``,
-``report.validate_parameters``, ``checklist.parse_answers``), which say more than a schema can (a key in
-another unit with the converted number, deprecated aliases that warn, ranges written as distributions).
+Each file is validated by its model when it is read (``cost.load_scenario``,
+``simulate.workload.parse_workload``, ``report.validate_parameters``, ``checklist.parse_answers``); the
+field validators keep what the hand-written checks said (a key in another unit with the converted number,
+ranges written as distributions, did-you-mean). What spans several keys (derived values, deprecated
+aliases that warn, consistency) stays in the loaders.
 """
 from __future__ import annotations
 
@@ -18,50 +19,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 
-def _number_field(p: Any, uncertain: bool) -> tuple[Any, Any]:
-    kw: dict[str, Any] = {"description": f"{p.help + '; ' if p.help else ''}unit: {p.unit}"}
-    if math.isfinite(p.lo):
-        kw["gt" if p.lo_open else "ge"] = p.lo
-    if math.isfinite(p.hi):
-        kw["lt" if p.hi_open else "le"] = p.hi
-    base: Any = int if p.integer else float
-    if uncertain:  # a point value, a [low, high] range or a distribution mapping (docs/cost.md)
-        tp: Any = base | list[float] | dict[str, Any] | None
-        return tp, Field(None, description=kw["description"] + "; a number, [low, high] or a distribution")
-    return base | None, Field(None, **kw)
-
-
 def scenario_model() -> type[BaseModel]:
-    """The scenario file as a pydantic model generated from the key table (sections nested)."""
-    from ..cost.spec import ALIASES, BOOLS, CHOICES, PARAM_BY_KEY, PARAMS, SECTIONS, SOURCE_KEYS, STRINGS
+    """The scenario file's model (:func:`costmodel.contracts.scenario.scenario_model`), which validates it."""
+    from .scenario import scenario_model as model
 
-    fields: dict[str, dict[str, Any]] = {s: {} for s in ("", *SECTIONS)}
-    for p in PARAMS:
-        sec, _, leaf = p.key.rpartition(".")
-        fields[sec][leaf] = _number_field(p, p.model or p.key in SOURCE_KEYS)
-    for key, default in STRINGS.items():
-        sec, _, leaf = key.rpartition(".")
-        tp: Any = Literal[CHOICES[key]] | None if key in CHOICES else str | None
-        fields[sec][leaf] = (tp, Field(default))
-    for key, bdefault in BOOLS.items():
-        sec, _, leaf = key.rpartition(".")
-        fields[sec][leaf] = (bool | None, Field(bdefault))
-    for alias, key in ALIASES.items():
-        sec, _, leaf = alias.rpartition(".")
-        fields[sec][leaf] = (float | None, Field(None, description=f"alias of {key}"))
-    for key in PARAM_BY_KEY:  # prices per GiB are accepted and converted (x 10^9 / 2^30)
-        for tail, gib in (("_per_gb", "_per_gib"), ("_per_gb_month", "_per_gib_month")):
-            if key.endswith(tail):
-                sec, _, leaf = (key[: -len(tail)] + gib).rpartition(".")
-                fields[sec][leaf] = (float | list[float] | dict[str, Any] | None,
-                                     Field(None, description=f"{key} per GiB (2^30 bytes), converted"))
-    forbid = ConfigDict(extra="forbid")
-    top = dict(fields[""])
-    for sec in SECTIONS:
-        model = create_model(f"Scenario_{sec}", __config__=forbid, **fields[sec])
-        top[sec] = (model | None, Field(None))
-    top["workload"] = (dict[str, Any] | None, Field(None, description="the simulator's workload (workload.json)"))
-    return create_model("ScenarioFile", __config__=forbid, **top)
+    return model()
 
 
 def workload_schema() -> dict[str, Any]:

@@ -15,7 +15,6 @@ import copy
 import datetime as dt
 import math
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,13 +23,13 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ..contracts.errors import did_you_mean
+from ..contracts.scenario import check_known_path, gib_variant, validate_scenario
 from ..errors import PriceError, ScenarioError
 from ..prices import PriceRow, load_prices
 from ..safeio import input_kind
 from ..safeyaml import safe_load, safe_load_file
 from ..util import yaml_problem
-from .dists import Distribution, parse_distribution
+from .dists import Distribution
 from .pricing import (
     bytes_per_unit,
     lookup_tiers,
@@ -43,7 +42,6 @@ from .pricing import (
 from .spec import (
     ALIASES,
     BOOLS,
-    CHOICES,
     MODEL_KEYS,
     PARAM_BY_KEY,
     PASSTHROUGH,
@@ -51,8 +49,6 @@ from .spec import (
     SOURCE_KEYS,
     STRINGS,
     Param,
-    section_keys,
-    unit_dimension,
 )
 
 FILL_ITEM = {"transfer": "inter_region"}
@@ -177,89 +173,6 @@ def _set_path(d: dict, parts: list[str], value: Any) -> None:
     d[parts[-1]] = value
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.10g}"
-
-
-def _unit_variant(section: str, leaf: str, value: Any = None) -> str | None:
-    """If ``leaf`` is a known key written in another unit (``size_tb`` for ``size_gb``), say how to convert."""
-    tokens = leaf.split("_")
-    for known in section_keys(section):
-        ktoks = known.split("_")
-        if len(ktoks) != len(tokens):
-            continue
-        diff = [i for i, (a, b) in enumerate(zip(tokens, ktoks, strict=False)) if a != b]
-        if len(diff) != 1:
-            continue
-        i = diff[0]
-        mine, theirs = tokens[i].lower(), ktoks[i]
-        dim = unit_dimension(mine)
-        if dim is None or dim is not unit_dimension(theirs):
-            continue
-        factor = dim[mine] / dim[theirs]
-        per = "per" in tokens[:i]
-        a, b = _UNIT_NAMES.get(mine, mine), _UNIT_NAMES.get(theirs, theirs)
-        rel = f"per {a} = per {_fmt(factor)} {b}" if per else f"1 {a} = {_fmt(factor)} {b}"
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            conv = value / factor if per else value * factor
-            rel += f"; write {known}: {_fmt(conv)}"
-        hint = ""
-        if mine in ("tib", "gib", "mib", "pib", "kib"):
-            hint = " (binary units: 1 TiB = 2^40 bytes = 1099.511627776 GB, 10 % more than 1 TB)"
-        elif theirs == "gb":
-            hint = " (decimal GB = 10^9 bytes)"
-        return f"{known} ({rel}){hint}"
-    return None
-
-
-_UNIT_NAMES = {"gb": "GB", "tb": "TB", "pb": "PB", "mb": "MB", "kb": "kB", "gib": "GiB", "tib": "TiB", "pib": "PiB",
-               "mib": "MiB", "kib": "KiB", "gbps": "Gbit/s", "mbps": "Mbit/s", "tbps": "Tbit/s"}
-_UNIT_VALUE = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]+)\s*$")
-
-
-def _value_with_unit(value: str, param: Param) -> str | None:
-    """For ``"50 TiB"`` given to a ``_gb`` key: the converted number to write instead."""
-    m = _UNIT_VALUE.match(value)
-    if not m:
-        return None
-    num, unit = float(m.group(1)), m.group(2).lower()
-    my_unit = param.key.rsplit("_", 1)[-1]
-    dim = unit_dimension(unit)
-    if dim is None or dim is not unit_dimension(my_unit):
-        return None
-    conv = num * dim[unit] / dim[my_unit]
-    hint = " (1 TiB = 2^40 bytes = 1099.511627776 GB)" if unit.endswith("ib") else ""
-    return f"write {_fmt(conv)} ({value.strip()} in {my_unit.upper() if my_unit == 'gb' else my_unit}){hint}"
-
-
-def _parse_number(value: Any, param: Param, allow_dist: bool) -> tuple[float, Distribution | None]:
-    key = param.key
-    if isinstance(value, bool):
-        raise ScenarioError(f"got {value!r}; expected {param.expected()}", key=key)
-    if isinstance(value, (list, tuple, dict)):
-        if not allow_dist:
-            raise ScenarioError(f"got {value!r}; expected {param.expected()} (ranges only for cost inputs)", key=key)
-        d = parse_distribution(value, param)
-        return d.point(), d
-    if isinstance(value, str):
-        conv = _value_with_unit(value, param)
-        if conv:
-            raise ScenarioError(f"got {value!r}; expected {param.expected()} as a plain number: {conv}", key=key)
-        try:
-            value = float(value)
-        except ValueError:
-            raise ScenarioError(f"got {value!r}; expected {param.expected()}", key=key) from None
-    if not isinstance(value, (int, float)):
-        raise ScenarioError(f"got {value!r}; expected {param.expected()}", key=key)
-    v = float(value)
-    if param.integer and v != int(v):
-        raise ScenarioError(f"got {value!r}; expected {param.expected()}", key=key)
-    if not param.ok(v):
-        neg = " (negative)" if v < 0 <= param.lo else ""
-        raise ScenarioError(f"got {value!r}{neg}; expected {param.expected()}", key=key)
-    return v, None
-
-
 def parse_override(text: str) -> tuple[str, Any]:
     """``key.path=value`` -> (key path, YAML-parsed value; ``null`` leaves the key out). Raises ScenarioError
     when malformed."""
@@ -324,7 +237,7 @@ def scenario_from_dict(
     for text in overrides:
         key, value = parse_override(text)
         try:
-            _check_known_path(key, None, value)
+            check_known_path(key, None, value)
         except ScenarioError as exc:
             raise _as_set_error(exc, key, text) from None
         _set_path(data, key.split("."), value)
@@ -355,54 +268,6 @@ def _as_set_error(exc: ScenarioError, key: str, text: str) -> ScenarioError:
     return new
 
 
-GIB_PER_GB = 1e9 / 2**30  # a price per GiB times this is the price per decimal GB
-
-
-def _gib_variant(key: str) -> str | None:
-    """The decimal-GB price key that ``key`` writes per GiB (``..._usd_per_gib[_month]``), or None."""
-    for tail, gb in (("_per_gib", "_per_gb"), ("_per_gib_month", "_per_gb_month")):
-        if key.endswith(tail):
-            cand = key[: -len(tail)] + gb
-            if cand in PARAM_BY_KEY:
-                return cand
-    return None
-
-
-def _scale_value(value: Any, factor: float) -> Any:
-    """A number, range or distribution mapping multiplied by ``factor`` (sigma kept)."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        return value * factor
-    if isinstance(value, (list, tuple)):
-        return [_scale_value(v, factor) for v in value]
-    if isinstance(value, Mapping):
-        return {k: (_scale_value(v, factor) if k in ("low", "mode", "high", "median") else v) for k, v in value.items()}
-    return value
-
-
-def _check_known_path(key: str, path: str | None, value: Any = None) -> None:
-    parts = key.split(".")
-    if parts[0] in PASSTHROUGH:
-        return
-    if key in PARAM_BY_KEY or key in STRINGS or key in SECTIONS or key in BOOLS or key in ALIASES:
-        return
-    if _gib_variant(key):
-        return
-    section = ".".join(parts[:-1])
-    leaf = parts[-1]
-    if section and section not in SECTIONS:
-        raise ScenarioError(f"unknown section {section!r}{did_you_mean(section, SECTIONS)}", key=key, path=path)
-    variant = _unit_variant(section, leaf, value)
-    if variant:
-        raise ScenarioError(f"unknown key in another unit; use {variant}", key=key, path=path)
-    raise ScenarioError(
-        f"unknown key{did_you_mean(leaf, section_keys(section))}; allowed here: {', '.join(section_keys(section))}",
-        key=key,
-        path=path,
-    )
-
-
 def _build(
     data: dict[str, Any],
     source: str,
@@ -410,34 +275,25 @@ def _build(
     today: dt.date,
     prices_dir: str | os.PathLike[str] | None,
 ) -> Scenario:
-    flat: dict[str, Any] = {}
+    data = {str(top): ({str(leaf): v for leaf, v in val.items()} if top in SECTIONS and isinstance(val, Mapping)
+                       else val) for top, val in data.items()}
+    checked = validate_scenario(data)  # the scenario model: keys, types, units, ranges (contracts.scenario)
+    flat: dict[str, Any] = {}  # key path -> validated value (ScenarioNumber, text, bool or None), file order
     for top, val in data.items():
-        top = str(top)  # noqa: PLW2901  normalises the key in place
-        if top in PASSTHROUGH:
+        if top in PASSTHROUGH or (top in SECTIONS and val is None):
             continue
         if top in SECTIONS:
-            if val is None:
-                continue
-            if not isinstance(val, Mapping):
-                raise ScenarioError(f"expected a mapping of keys ({', '.join(section_keys(top))}), got {val!r}", key=top)
-            for leaf, v in val.items():
-                _check_known_path(f"{top}.{leaf}", None, v)
-                flat[f"{top}.{leaf}"] = v
+            section = getattr(checked, top)
+            flat.update((f"{top}.{leaf}", getattr(section, leaf)) for leaf in val)
         else:
-            _check_known_path(top, None, val)
-            flat[top] = val
+            flat[top] = getattr(checked, top)
 
-    converted: dict[str, str] = {}
+    converted: dict[str, str] = {}  # key -> the per-GiB or alias key it was written as (already converted)
     for key in list(flat):
-        gb = _gib_variant(key)
-        alias = ALIASES.get(key)
-        target = gb or alias
+        target = gib_variant(key) or ALIASES.get(key)
         if target is None:
             continue
-        if target in flat:
-            raise ScenarioError(f"given twice, as {key} and as {target}; keep one", key=key)
-        raw = flat.pop(key)
-        flat[target] = _scale_value(raw, GIB_PER_GB) if gb else raw
+        flat[target] = flat.pop(key)
         converted[target] = key
         if key in set_keys:
             set_keys.add(target)
@@ -445,7 +301,7 @@ def _build(
     def origin(key: str) -> str:
         src = "--set" if key in set_keys else f"scenario {source}"
         if key in converted:
-            how = " (per GiB x 10^9/2^30 = per GB)" if _gib_variant(converted[key]) else ""
+            how = " (per GiB x 10^9/2^30 = per GB)" if gib_variant(converted[key]) else ""
             src += f" as {converted[key]}{how}"
         return src
 
@@ -453,38 +309,24 @@ def _build(
     dists: dict[str, Distribution] = {}
     settings: dict[str, Any] = {}
     prov: dict[str, dict[str, Any]] = {}
-    for key, raw in flat.items():
+    for key, parsed in flat.items():
+        if parsed is None:
+            continue
         if key in STRINGS:
-            if raw is None:
-                continue
-            if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
-                raise ScenarioError(f"expected text, got {raw!r}", key=key)
-            if key in CHOICES and str(raw) not in CHOICES[key]:
-                raise ScenarioError(
-                    f"got {raw!r}; expected one of {' | '.join(CHOICES[key])}{did_you_mean(str(raw), CHOICES[key])}",
-                    key=key)
-            settings[key] = str(raw)
+            settings[key] = parsed
             continue
         if key in BOOLS:
-            if raw is None:
-                continue
-            if not isinstance(raw, bool):
-                raise ScenarioError(f"got {raw!r}; expected true or false", key=key)
-            settings[key] = raw
-            prov[key] = {"value": raw, "source": origin(key)}
+            settings[key] = parsed
+            prov[key] = {"value": parsed, "source": origin(key)}
             continue
         param = PARAM_BY_KEY[key]
-        if raw is None:
-            continue
-        v, dist = _parse_number(raw, param, allow_dist=param.model or key in SOURCE_KEYS)
+        v, dist = parsed
         if param.model:
             values[key] = v
-            if dist is not None:
-                dists[key] = dist
         else:
             settings[key] = int(v) if param.integer else v
-            if dist is not None:
-                dists[key] = dist
+        if dist is not None:
+            dists[key] = dist
         prov[key] = {"value": v, "source": origin(key)}
         if dist is not None:
             prov[key]["distribution"] = dist.to_dict()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -113,7 +114,7 @@ def test_run_reads_every_byte_every_pass_and_records_it(tree: Path, tmp_path: Pa
         assert all(r["bytes"] == sizes_by_index[r["index"]] and r["end_s"] >= r["start_s"] for r in mine)
         slices = [r for r in recs if r["type"] == "sample" and r["pass"] == p]
         assert sum(s["bytes"] for s in slices) == total
-        for a, b in zip(slices, slices[1:]):  # contiguous slices
+        for a, b in itertools.pairwise(slices):  # contiguous slices
             assert a["t_end_s"] == pytest.approx(b["t_start_s"], abs=1e-6)
     assert not (tmp_path / "run.jsonl.partial").exists()
 
@@ -281,7 +282,7 @@ def test_direct_falls_back_to_eviction_before_every_pass(tree: Path, monkeypatch
 def test_eviction_that_does_not_work_is_reported_and_ingest_warns(tree: Path, tmp_path: Path, monkeypatch):
     from costmodel.ingest import load
 
-    monkeypatch.setattr(pagecache, "resident_bytes", lambda path: os.path.getsize(path))  # pages stay (tmpfs-like)
+    monkeypatch.setattr(pagecache, "resident_bytes", os.path.getsize)  # pages stay (tmpfs-like)
     out = tmp_path / "r.jsonl"
     msgs: list[str] = []
     res = run_bench(tree, passes=2, workers=2, out=out, on_progress=msgs.append)

@@ -174,7 +174,7 @@ def test_time_panel_draws_a_curve_fitted_on_steps(pair):
     spec = charts.throughput(runs, fits, axis="t_s").to_dict()
     curves = [pd.DataFrame(v) for v in spec["datasets"].values() if v and "fit" in v[0]]
     assert len(curves) == 2  # the hub's constant curve and the spoke's ramp
-    c = [x for x in curves if x["fit"].min() < 110][0].sort_values("t_s")
+    c = next(x for x in curves if x["fit"].min() < 110).sort_values("t_s")
     # time axis, step-space ramp: the first of 400 bins holds steps 0..29 (mean 14.5), so the ramp is
     # at 100 + 16 * 14.5 / 130 there; the plateau from step 130 (t = 262 s) on
     assert c["fit"].iloc[0] == pytest.approx(100 + 16 * 14.5 / 130)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from costmodel import adr
 from costmodel import checklist as cl
-from costmodel.checklist import Answer, ITEMS
+from costmodel.checklist import ITEMS, Answer
 from costmodel.errors import ChecklistError
 from costmodel.util import sha256_file
 
@@ -141,7 +141,7 @@ def test_supersede_like_adr_tools(tmp_path):
     after = first.read_text()
     assert 'status: "superseded by ADR-0002"' in after
     # the status line is the only change
-    assert [a for a, b in zip(before.splitlines(), after.splitlines()) if a != b] == ['status: "proposed"']
+    assert [a for a, b in zip(before.splitlines(), after.splitlines(), strict=True) if a != b] == ['status: "proposed"']
     assert len(before.splitlines()) == len(after.splitlines())
     with pytest.raises(ChecklistError, match="no ADR numbered 0009"):
         adr.write_adr(tmp_path, go(), title="x", date="2026-11-01", supersedes=9)

@@ -486,9 +486,9 @@ _answer = st.sampled_from(["yes", "no", "unknown", None])
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_answer, min_size=len(ITEMS), max_size=len(ITEMS)))
 def test_verdict_rules_property(choices):
-    answers = {i.id: Answer(i.id, a, "because") for i, a in zip(ITEMS, choices) if a is not None}
+    answers = {i.id: Answer(i.id, a, "because") for i, a in zip(ITEMS, choices, strict=True) if a is not None}
     d = cl.evaluate(answers, cl.gather_evidence())
-    effective = {i.id: (a or "unknown") for i, a in zip(ITEMS, choices)}
+    effective = {i.id: (a or "unknown") for i, a in zip(ITEMS, choices, strict=True)}
     blocker_no = any(effective[i.id] == "no" and i.severity == "blocker" for i in ITEMS)
     if blocker_no:
         assert d.verdict == "NO_GO"

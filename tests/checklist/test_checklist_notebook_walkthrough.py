@@ -118,9 +118,9 @@ def test_evidence_from_the_verbs_json_gives_what_costmodel_decide_prints(verb_ou
 def test_bad_parameters_and_json_name_the_parameter(tmp_path, verb_outputs):
     with pytest.raises(ReportError, match=r"unknown checklist parameter 'compare_jsn' \(did you mean 'compare_json'\?\)"):
         report.validate_checklist_parameters(compare_jsn="x.json")
-    with pytest.raises(ReportError, match="parameter 'cost_json': file 'nope.json' not found"):
+    with pytest.raises(ReportError, match=r"parameter 'cost_json': file 'nope.json' not found"):
         report.validate_checklist_parameters(cost_json="nope.json")
-    with pytest.raises(ReportError, match="parameter 'margin': got '0.1'; expected a finite number"):
+    with pytest.raises(ReportError, match=r"parameter 'margin': got '0.1'; expected a finite number"):
         report.validate_checklist_parameters(margin="0.1")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")

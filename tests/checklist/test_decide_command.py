@@ -73,7 +73,7 @@ def test_exit_zero_for_no_go_and_readable_output(cli, tmp_path):
     ],
 )
 def test_bad_input_exits_2_one_line_nothing_written(cli, tmp_path, inputs, answers_text, extra, match):
-    c, k, _ = inputs
+    c, _k, _ = inputs
     a = tmp_path / "a.yaml"
     a.write_text(answers_text)
     adr_dir = tmp_path / "adr"

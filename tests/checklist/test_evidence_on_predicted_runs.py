@@ -77,7 +77,7 @@ def test_decision_conditions_ask_for_a_measured_benchmark():
     assert cond["throughput_equivalent"] == "confirm with a measured benchmark (the evidence is a prediction)"
     assert cond["steady_after_warmup"] == cl.PREDICTION_CONDITION
     assert d.verdict == "CONDITIONAL"
-    item = [i for i in d.to_dict()["items"] if i["id"] == "steady_after_warmup"][0]
+    item = next(i for i in d.to_dict()["items"] if i["id"] == "steady_after_warmup")
     assert item["evidence"]["predicted"] is True and item["condition"] == cl.PREDICTION_CONDITION
 
 

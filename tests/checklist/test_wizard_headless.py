@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from costmodel import checklist as cl
-from costmodel.checklist import ITEMS, ITEM_IDS
+from costmodel.checklist import ITEM_IDS, ITEMS
 from costmodel.errors import ChecklistError
 from costmodel.interactive import ChecklistWizard
 

@@ -50,7 +50,7 @@ def outputs(cli, tmp_path_factory, examples_dir):
 def _objects(doc, obj: str) -> list[dict]:
     """The dicts ``obj`` names in ``doc``: 'top level', 'each element of the list', 'runs[]',
     'options.<option>', 'options.cross_region.terms'."""
-    if obj in ("top level",):
+    if obj == "top level":
         return [doc]
     if obj == "each element of the list":
         assert isinstance(doc, list) and doc

@@ -95,7 +95,7 @@ def test_scalar_loop_matches_vectorised_with_every_term(rng):
               "cache.cold_starts_per_month": rng.uniform(0, 5, n)}
     t = totals(model_inputs(s, **arrays))
     for i in range(0, n, 29):
-        c, r, w = totals_scalar(model_inputs(s, **{k: float(v[i]) for k, v in arrays.items()}))
+        c, r, _w = totals_scalar(model_inputs(s, **{k: float(v[i]) for k, v in arrays.items()}))
         assert t["cross_region"][i] == pytest.approx(c, rel=1e-12)
         assert t["replicate"][i] == pytest.approx(r, rel=1e-12)
 
@@ -191,7 +191,7 @@ def test_throughput_from_compare_derives_run_hours(tmp_path):
     d = with_(ISSUE, training__run_hours=..., dataset__samples=1_000_000)
     s = scen(d)
     assert "training.run_hours" in s.missing
-    with pytest.raises(ScenarioError, match="training.run_hours: missing.*samples_per_s"):
+    with pytest.raises(ScenarioError, match=r"training.run_hours: missing.*samples_per_s"):
         evaluate(s)
     from costmodel.cost import apply_measurements
 

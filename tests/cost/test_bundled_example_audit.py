@@ -471,7 +471,7 @@ def test_swept_bandwidth_moves_copy_delay_and_cold_fill():
     assert np.allclose(t["cross_region"], 12 * lost / 3600 * 800 + 12 * 0.02 * 123_000, rtol=1e-12)
     copy_h = 123_000 * 8 / bw / 3600
     assert np.allclose(t["replicate"], 0.02 * 123_000 + 12 * 0.023 * 123_000 + copy_h * 10, rtol=1e-12)
-    with pytest.raises(Exception, match="link.bandwidth_gbps"):
+    with pytest.raises(Exception, match=r"link.bandwidth_gbps"):
         scenario_from_dict(copy.deepcopy(HELD_OUT) | {"link": {**HELD_OUT["link"], "bandwidth_gbit_s": [0, 10]}},
                            today=TODAY)
 

@@ -155,7 +155,7 @@ def test_break_even_input_that_does_not_matter_is_never():
 
 
 def test_break_even_unknown_input_is_scenario_error():
-    with pytest.raises(ScenarioError, match="training.name"):
+    with pytest.raises(ScenarioError, match=r"training.name"):
         break_even(scen(ISSUE), ["training.name"])
 
 
@@ -196,7 +196,7 @@ def test_sweep_2d_is_tidy_and_matches_evaluate():
 
 
 def test_sweep_2d_rejects_out_of_range_values():
-    with pytest.raises(ScenarioError, match="cache.steady_hit_ratio"):
+    with pytest.raises(ScenarioError, match=r"cache.steady_hit_ratio"):
         sweep_2d(scen(RICH), "training.runs_per_month", [1, 2], "cache.steady_hit_ratio", [0.5, 1.5])
 
 
@@ -236,8 +236,8 @@ def test_monte_carlo_rejects_bad_n(n):
 
 
 # -------------------------------------------------------------------------- break-even properties
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

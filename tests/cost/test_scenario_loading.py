@@ -121,7 +121,7 @@ def test_price_needed_but_no_prices_section():
 def test_yaml_errors_name_the_file(tmp_path):
     p = tmp_path / "bad.yaml"
     p.write_text("horizon_months: [1,\n")
-    with pytest.raises(ScenarioError, match="bad.yaml: not valid YAML at line"):
+    with pytest.raises(ScenarioError, match=r"bad.yaml: not valid YAML at line"):
         load_scenario(p)
     with pytest.raises(ScenarioError, match="does not exist"):
         load_scenario(tmp_path / "nope.yaml")
@@ -179,8 +179,8 @@ def test_no_age_warning_when_price_is_recent():
     assert transfer == []  # 30 days old and verified (two sources agree): nothing to warn about
     old = scenario_from_dict(priced(), today=dt.date(2027, 6, 2))
     assert [w for w in old.warnings if w.startswith("link.transfer_usd_per_gb")] == [
-        "link.transfer_usd_per_gb: price aws/inter_region (us-east-2 -> us-west-2) = 0.02 USD/GB [transfer.csv:2] is "
-        "366 days old (as_of 2026-06, older than 365 days); verify it and override it in the scenario if it changed"]
+        ("link.transfer_usd_per_gb: price aws/inter_region (us-east-2 -> us-west-2) = 0.02 USD/GB [transfer.csv:2] is "
+        "366 days old (as_of 2026-06, older than 365 days); verify it and override it in the scenario if it changed")]
 
 
 def test_user_prices_win_over_the_table():
@@ -236,7 +236,7 @@ def test_compare_explicit_slowdown_and_hit_ratio_win():
     assert f.values["cache.steady_slowdown_fraction"] == 0.03
     assert f.values["cache.steady_hit_ratio"] == 0.97
     assert any("remote warmed faster" in w for w in f.warnings)
-    with pytest.raises(ScenarioError, match="cache.steady_hit_ratio"):
+    with pytest.raises(ScenarioError, match=r"cache.steady_hit_ratio"):
         apply_measurements(s, compare={"remote_steady_hit_ratio": 1.4})
     with pytest.raises(ScenarioError, match="remote_lost_s must be a number"):
         apply_measurements(s, compare={"remote_lost_s": "soon"})

@@ -76,7 +76,7 @@ def test_compare_shape_in_the_library(examples_dir):
     with pytest.raises(ScenarioError, match=r"^c.json: expected the JSON object printed by `costmodel compare --json` \(keys ratio, remote_lost_s\); missing key\(s\) remote_lost_s"):
         compare_from_json({"ratio": 1.0}, "c.json")
     s = load_scenario(examples_dir / "scenario.yaml")
-    with pytest.raises(ScenarioError, match="x.json: not a compare result"):
+    with pytest.raises(ScenarioError, match=r"x.json: not a compare result"):
         apply_measurements(s, compare={"options": {}, "cheapest": "replicate"}, source="x.json")
 
 
@@ -100,5 +100,5 @@ def test_file_errors_still_name_the_file(cli, examples_dir, tmp_path):
     p = tmp_path / "s.yaml"
     p.write_text((examples_dir / "scenario.yaml").read_text().replace("horizon_months: 12", "horizon_months: -3"))
     assert "horizon_months: -3" in p.read_text()
-    rc, out, err = cli("cost", p, "--json", *TODAY)
+    rc, _out, err = cli("cost", p, "--json", *TODAY)
     assert rc == 2 and one_line(err).startswith(f"costmodel cost: error: {p}: horizon_months: got -3")

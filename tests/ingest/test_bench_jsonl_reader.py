@@ -46,7 +46,7 @@ def test_rows_are_passes_with_slices_as_sub_pass_detail(record: Path):
     sl = run.metadata["slices"]
     assert sl["pass"] == [s["pass"] for s in samples]
     np.testing.assert_allclose(sl["length_s"], [s["t_end_s"] - s["t_start_s"] for s in samples])
-    assert sum(b for b, p in zip(sl["bytes"], sl["pass"]) if p == 2) == TOTAL
+    assert sum(b for b, p in zip(sl["bytes"], sl["pass"], strict=True) if p == 2) == TOTAL
     # cold/warm as bench recorded it: pass 1 evicted, 2 and 3 warm
     assert run.metadata["cold_passes"] == [1] and run.metadata["warm_passes"] == [2, 3]
     assert run.metadata["file_list_sha256"] == recs[0]["file_list_sha256"]
@@ -66,7 +66,7 @@ def test_run_id_and_role_options_override(record: Path):
 def test_killed_run_partial_record_loads_with_warnings(record: Path, tmp_path: Path):
     lines = record.read_text().splitlines(keepends=True)
     last_pass = max(i for i, ln in enumerate(lines) if '"type":"pass"' in ln)
-    cut = lines[: last_pass] + [lines[last_pass][:25]]  # killed while writing pass 3's record
+    cut = [*lines[:last_pass], lines[last_pass][:25]]  # killed while writing pass 3's record
     partial = tmp_path / "run.jsonl.partial"
     partial.write_text("".join(cut))
     [run] = load(partial)

@@ -172,7 +172,7 @@ def test_report_parameters_carry_the_ingest_options(tmp_path: Path) -> None:
     assert inputs.remote[0].table["samples_per_s"].iloc[0] == pytest.approx(32 / 0.3)
     with pytest.raises(ReportError, match="batch_size"):
         validate_parameters(colocated=[str(p)], batch_size=-1.0)
-    with pytest.raises(ReportError, match="'map': got .*; expected a list of strings"):
+    with pytest.raises(ReportError, match=r"'map': got .*; expected a list of strings"):
         validate_parameters(colocated=[str(p)], map=[3])
 
 

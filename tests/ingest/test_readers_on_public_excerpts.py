@@ -94,7 +94,7 @@ def test_iostat_x_real_run_here() -> None:
     text = p.read_text().splitlines()
     rows = [ln.split() for ln in text if ln.startswith("vda")]
     head = next(ln.split() for ln in text if ln.startswith("Device"))
-    second = dict(zip(head, rows[1]))
+    second = dict(zip(head, rows[1], strict=True))
     assert t["read_bytes_per_s"].iloc[0] == pytest.approx(float(second["rkB/s"]) * 1024)
     assert t["read_iops"].iloc[0] == pytest.approx(float(second["r/s"]))
     assert t["read_latency_s"].iloc[0] == pytest.approx(float(second["r_await"]) / 1e3)

@@ -12,13 +12,13 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+import costmodel.timeline as timeline
 from costmodel.cli import main
 from costmodel.errors import IngestError
 from costmodel.ingest import IngestOptions, load
 from costmodel.ingest.stream import ingest_to_parquet
 from costmodel.ingest.validate import build_run
 from costmodel.timeline import read_runs, write_runs
-import costmodel.timeline as timeline
 
 
 def _w(tmp_path: Path, name: str, text: str) -> Path:
@@ -225,8 +225,8 @@ def test_empty_and_na_cells_are_kept_as_missing_and_reported(tmp_path: Path) -> 
     assert run.rows == 5 and not run.rejected
     assert np.isnan(run.table["samples_per_s"].iloc[[1, 2]]).all() and run.table["samples_per_s"].iloc[3] == 4.0
     notes = [w for w in run.warnings if "empty or N/A" in w]
-    assert notes == [f"{p}: samples_per_s: 2 empty or N/A cell(s) kept as missing (not measured); "
-                     "a literal NaN or inf is a bad value and rejects its row"]
+    assert notes == [(f"{p}: samples_per_s: 2 empty or N/A cell(s) kept as missing (not measured); "
+                     "a literal NaN or inf is a bad value and rejects its row")]
     # a literal NaN is still a bad value: its row is rejected, not kept as missing
     q = _w(tmp_path, "nan.csv", "step,samples_per_s\n0,1\n1,NaN\n2,3\n3,4\n4,5\n")
     (bad,) = load(q)

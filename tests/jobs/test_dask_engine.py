@@ -7,15 +7,15 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from costmodel.jobs import load_side  # noqa: E402
-from costmodel.jobs.generate import generate_job  # noqa: E402
+from costmodel.jobs import load_side
+from costmodel.jobs.generate import generate_job
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as lc:
-        with distributed.Client(lc) as c:
-            yield c
+    with (distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as lc,
+          distributed.Client(lc) as c):
+        yield c
 
 
 def test_dask_engine_matches_pandas(tmp_path, cluster):

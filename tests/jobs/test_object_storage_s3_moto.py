@@ -14,12 +14,12 @@ pytest.importorskip("s3fs")
 pytest.importorskip("moto")
 boto3 = pytest.importorskip("boto3")
 
-from support.lab import free_port  # noqa: E402
-from support.storage import rank_csv, silent_server, wait_port  # noqa: E402
+from support.lab import free_port
+from support.storage import rank_csv, silent_server, wait_port
 
-from costmodel.cli import main  # noqa: E402
-from costmodel.errors import IngestError  # noqa: E402
-from costmodel.jobs import load_side  # noqa: E402
+from costmodel.cli import main
+from costmodel.errors import IngestError
+from costmodel.jobs import load_side
 
 
 def _start(env_extra: dict[str, str]) -> tuple[subprocess.Popen, str]:

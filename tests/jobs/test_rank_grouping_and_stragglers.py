@@ -117,11 +117,9 @@ def test_global_throughput_detected_and_taken_as_is(tmp_path):
 
 
 def test_ambiguous_throughput_needs_the_option():
-    rows = []
-    for step in range(100):
-        same = step % 3 != 0  # identical at 2/3 of the steps: neither pattern
-        for rank in range(4):
-            rows.append({"rank": rank, "step": step, "thr": 10.0 if same else 10.0 + rank, "st": 0.1})
+    # identical at 2/3 of the steps (step % 3 != 0): neither pattern
+    rows = [{"rank": rank, "step": step, "thr": 10.0 if step % 3 != 0 else 10.0 + rank, "st": 0.1}
+            for step in range(100) for rank in range(4)]
     tabs = tables_from_long("j", pd.DataFrame(rows))
     with pytest.raises(AnalysisError, match="--rank-throughput"):
         detect_throughput_mode(tabs)
@@ -210,7 +208,7 @@ def test_fit_and_compare_json_gain_jobs(cli, tmp_path, job_dir):
 
 def test_compare_job_without_side_is_exit_2(cli, job_dir):
     root, _ = job_dir
-    rc, out, err = cli("compare", "--remote", str(root / "remote"), "--job", f"x={root}/remote/job1/*.csv")
+    rc, _out, err = cli("compare", "--remote", str(root / "remote"), "--job", f"x={root}/remote/job1/*.csv")
     assert rc == 2 and "colocated" in err and "Traceback" not in err
 
 

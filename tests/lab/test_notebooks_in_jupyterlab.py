@@ -68,7 +68,7 @@ def page(lab, browser):
     ctx.set_default_timeout(120_000)
     blocked: list[str] = []
 
-    def route(r):  # noqa: ANN001 - playwright Route
+    def route(r):
         if lab.is_local(r.request.url):
             r.continue_()
         else:

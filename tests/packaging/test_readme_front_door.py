@@ -13,7 +13,7 @@ LINK_RE = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 def local_links(text: str) -> list[str]:
     out = []
     for target in LINK_RE.findall(text):
-        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("#"):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE) or target.startswith("#"):
             continue
         out.append(unquote(target.split("#", 1)[0]))
     return out
@@ -32,7 +32,7 @@ def test_readme_links_point_at_existing_files():
 
 
 def test_readme_picture_is_a_small_png():
-    imgs = [t for t in re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", README.read_text(encoding="utf-8"))]
+    imgs = list(re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", README.read_text(encoding="utf-8")))
     assert imgs, "the README shows one picture of the report"
     for t in imgs:
         data = (REPO / t).read_bytes()
@@ -51,7 +51,7 @@ def test_link_checker_catches_a_missing_file():
 
 def test_docs_nav_pages_exist():
     """Every page in mkdocs.yml's nav exists (the strict build in `make docs` checks the links inside)."""
-    nav = re.findall(r":\s+([\w./-]+\.(?:md|ipynb))\s*$", (REPO / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    nav = re.findall(r":\s+([\w./-]+\.(?:md|ipynb))\s*$", (REPO / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE)
     assert len(nav) >= 18, nav
     missing = [p for p in nav if not (REPO / "docs" / p).exists()]
     assert not missing, missing

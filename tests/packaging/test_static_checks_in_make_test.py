@@ -32,7 +32,7 @@ def test_make_test_runs_lint_and_typecheck_before_the_suite():
     assert prereqs.index("lint") < prereqs.index("pytest") and prereqs.index("typecheck") < prereqs.index("pytest")
     _, lint = _make_rule("lint")
     _, typecheck = _make_rule("typecheck")
-    assert lint == ["$(BIN)/ruff check costmodel"]
+    assert lint == ["$(BIN)/ruff check costmodel tests benchmarks"]
     assert typecheck == ["$(BIN)/mypy"]  # the package and every setting come from [tool.mypy]
 
 

@@ -96,7 +96,7 @@ def test_bad_tier_cells(tmp_path, cell, words):
            "source": "s", "as_of": "2025-01-01", "verified": "no", "notes": "", "tier_start": "10", "tier_end": ""}
     col, val = cell.split("=")
     row[col] = val
-    cols = list(COLUMNS) + ["tier_start", "tier_end"]
+    cols = [*list(COLUMNS), "tier_start", "tier_end"]
     p = tmp_path / "t.csv"
     p.write_text(",".join(cols) + "\n" + ",".join(row[c] for c in cols) + "\n")
     with pytest.raises(PriceError, match="t.csv:2: " + words.split()[0]):

@@ -147,7 +147,7 @@ def test_s3_tiers_are_per_gib_month_and_the_us_west_2_carry_over_is_gone():
     ("aws", "p5.48xlarge:capacity_block"),
 ])
 def test_unverified_items_are_not_shipped_and_the_docs_say_why(provider, item):
-    with pytest.raises(PriceError, match="no .* price item|did you mean|known items"):
+    with pytest.raises(PriceError, match=r"no .* price item|did you mean|known items"):
         load_prices().lookup(provider, item, "us-east-1")
     docs = (PRICES_DIR.parents[2] / "docs" / "prices.md").read_text()
     section = docs[docs.index("## Not shipped"):]

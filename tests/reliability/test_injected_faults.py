@@ -207,12 +207,12 @@ def test_two_concurrent_reports_to_one_folder_exactly_one_wins(tmp_path, force):
         argv = [sys.executable, "-m", "costmodel", *map(str, report_args(out, title=title))] + (["--force"] if force else [])
         procs.append((title, subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)))
     outputs = [p.communicate(timeout=240) for _t, p in procs]
-    results = [(title, p.returncode, o_e) for (title, p), o_e in zip(procs, outputs)]
+    results = [(title, p.returncode, o_e) for (title, p), o_e in zip(procs, outputs, strict=True)]
     print([(t, rc, o_e[1].splitlines()[-1:]) for t, rc, o_e in results])
     winners = [t for t, rc, _ in results if rc == 0]
     losers = [(t, rc, oe[1]) for t, rc, oe in results if rc != 0]
     assert len(winners) == 1 and len(losers) == 1, results
-    t, rc, err = losers[0]
+    _t, rc, err = losers[0]
     errs = [ln for ln in err.splitlines() if ln.startswith("costmodel report")]
     assert rc == 2 and len(errs) == 1, err
     assert "is taken: another costmodel report" in errs[0] or "exists and is not empty" in errs[0], errs
@@ -291,10 +291,9 @@ def test_signal_scope_turns_term_and_hup_into_interrupted_and_restores_handlers(
 
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     for sig, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)):
-        with pytest.raises(KeyboardInterrupt) as info:
-            with SignalScope():
-                signal.raise_signal(sig)
-                time.sleep(1)  # never reached: the handler raises first
+        with pytest.raises(KeyboardInterrupt) as info, SignalScope():
+            signal.raise_signal(sig)
+            time.sleep(1)  # never reached: the handler raises first
         assert isinstance(info.value, Interrupted) and exit_code_of(info.value) == code
         assert describe(info.value) == ("interrupted" if sig == signal.SIGINT else f"interrupted by {signal.Signals(sig).name}")
     assert {s: signal.getsignal(s) for s in before} == before

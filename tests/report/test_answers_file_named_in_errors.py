@@ -21,5 +21,5 @@ def test_missing_note_error_names_the_answers_file(tmp_path, examples_dir):
         scenario=str(tmp_path / "scenario.yaml"),
         answers=str(answers),
     )
-    with pytest.raises(ChecklistError, match="my_answers.yaml"):
+    with pytest.raises(ChecklistError, match=r"my_answers.yaml"):
         stages.checklist_stage(params, compare=None, cost=None, fits=[])

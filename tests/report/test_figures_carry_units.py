@@ -106,7 +106,7 @@ def test_list_parameters_given_as_json_or_yaml_strings(examples_dir):
     assert p.colocated == (col,) and p.remote == (rem, col)
     c = validate_checklist_parameters(colocated=json.dumps([col]), remote=json.dumps([rem]))
     assert c.colocated == (col,) and c.remote == (rem,)
-    with pytest.raises(ReportError, match="parameter 'remote'.*not valid JSON/YAML"):
+    with pytest.raises(ReportError, match=r"parameter 'remote'.*not valid JSON/YAML"):
         validate_parameters(remote='["a.csv"')
     assert validate_parameters(colocated=col, remote=rem).remote == (rem,)  # a plain path is still one file
 
@@ -242,6 +242,6 @@ def test_report_comparison_table_uses_the_shared_word(report_stages):
     from costmodel import report
 
     *_, cmp, _cost, decision, _record = report_stages
-    values = dict(zip(*[report.compare_table(cmp)[c] for c in ("quantity", "value")]))
+    values = dict(zip(*[report.compare_table(cmp)[c] for c in ("quantity", "value")], strict=True))
     ev = next(i for i in decision.to_dict()["items"] if i["id"] == "throughput_equivalent")["evidence"]
     assert values["equivalence at the margin (as the checklist says)"] == cmp["equivalence"] == ev["facts"]["equivalence"]

@@ -34,7 +34,7 @@ def test_namespace_ignores_modules_functions_and_notebook_names():
     ns = {"math": math, "report": report, "f": lambda: 1, "P": object(), "_hidden": 3, "In": [], "margin": 0.05}
     assert report.validate_parameters(ns).margin == 0.05
     ns["monte_carlo"] = 10  # a typo injected by papermill -p monte_carlo 10
-    with pytest.raises(ReportError, match="monte_carlo.*did you mean 'monte_carlo_n'"):
+    with pytest.raises(ReportError, match=r"monte_carlo.*did you mean 'monte_carlo_n'"):
         report.validate_parameters(ns)
 
 
@@ -60,7 +60,7 @@ def test_wrongly_typed_parameters_name_the_parameter(name, value, match):
 
 
 def test_parameter_coercions_papermill_makes_harmless():
-    with pytest.raises(ReportError, match="'margin': got 1.0; expected a number < 0.5"):
+    with pytest.raises(ReportError, match=r"'margin': got 1.0; expected a number < 0.5"):
         report.validate_parameters(margin=1)  # papermill -p margin 1 arrives as an int: checked as 1.0
     p = report.validate_parameters(monte_carlo_n=500.0, colocated="data/examples/colocated_steps.csv", remote=[])
     assert p.monte_carlo_n == 500 and isinstance(p.monte_carlo_n, int)
@@ -164,7 +164,7 @@ def test_swap_into_place_replaces_whole_folder(tmp_path):
 
 def test_render_report_refuses_bad_input_before_starting_a_kernel(tmp_path, examples_dir):
     out = tmp_path / "out"
-    with pytest.raises(ReportError, match="'remote': file .*nope.csv' not found"):
+    with pytest.raises(ReportError, match=r"'remote': file .*nope.csv' not found"):
         report.render_report([examples_dir / "colocated_steps.csv"], [tmp_path / "nope.csv"],
                              examples_dir / "scenario.yaml", examples_dir / "answers.yaml", out)
     assert not out.exists() and os.listdir(tmp_path) == []
@@ -177,7 +177,7 @@ def stages(report_stages):
 
 
 def test_stages_reproduce_the_reference_case(stages):
-    _p, inputs, fits, cmp, _cost, _decision, record = stages
+    _p, inputs, _fits, cmp, _cost, _decision, record = stages
     colo, remote = record["fit"]
     assert colo["classification"] == "flat"
     assert 100 <= remote["warmup_end_step"] <= 150
@@ -208,7 +208,7 @@ def test_decision_record_contract(stages, examples_dir):
 def test_decision_record_is_deterministic(stages):
     from costmodel.util import dumps
 
-    p, inputs, fits, cmp, cost, decision, record = stages
+    p, _inputs, _fits, cmp, _cost, decision, record = stages
     again = report.decision_record(report.load_inputs(p), report.fit_runs(report.load_inputs(p), p), cmp,
                                    report.cost_stage(p, cmp), decision, p)
     assert dumps(again) == dumps(record)

@@ -154,7 +154,7 @@ def test_report_cli_writes_four_files_with_a_progress_line_per_stage(rendered, h
     assert [p.name for p in out.parent.iterdir()] == ["report"]  # no temp folder left beside it
     umask = os.umask(0)
     os.umask(umask)
-    assert {p.name: p.stat().st_mode & 0o777 for p in out.iterdir()} == {n: 0o666 & ~umask for n in report.OUTPUT_FILES}
+    assert {p.name: p.stat().st_mode & 0o777 for p in out.iterdir()} == dict.fromkeys(report.OUTPUT_FILES, 438 & ~umask)
     assert out.stat().st_mode & 0o777 == 0o777 & ~umask
     res = json.loads(proc.out)
     assert res["verdict"] in ("GO", "CONDITIONAL", "NO_GO") and res["out_dir"] == str(out.resolve())
@@ -245,7 +245,7 @@ def test_chromium_offline_draws_every_chart_and_runs_no_injected_code(rendered, 
     env = {**os.environ, "HOME": str(tmp_path)}
     dom = subprocess.run([chromium, *flags, f"--user-data-dir={tmp_path / 'u1'}", "--dump-dom", url],
                          capture_output=True, text=True, timeout=180, env=env).stdout
-    svgs = re.findall(r"<svg\b.*?</svg>", dom, flags=re.S)
+    svgs = re.findall(r"<svg\b.*?</svg>", dom, flags=re.DOTALL)
     assert len(svgs) >= CHARTS_IN_REPORT, "charts not drawn"
     drawn = [s for s in svgs if re.search(r'class="mark-(line|rect|rule|text|symbol)', s) and "<path" in s]
     assert len(drawn) >= CHARTS_IN_REPORT

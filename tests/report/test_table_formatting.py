@@ -141,10 +141,10 @@ def test_fit_compare_and_monte_carlo_tables_read_well(stages):
     page = report.html_table(report.fit_table(fits, inputs.runs)).text
     remote = fits[1].to_dict()
     assert f">{remote['warmup_end_t_s']:,.1f}</td>" in page
-    assert f"{report.fmt_sig(remote['steady_ci_low'])} – {report.fmt_sig(remote['steady_ci_high'])}" in page
+    assert f"{report.fmt_sig(remote['steady_ci_low'])} – {report.fmt_sig(remote['steady_ci_high'])}" in page  # noqa: RUF001 the report's en dash
     assert f">{report.fmt_pct(remote['steady_cv'])}</td>" in page and " %</td>" in page
     assert not re.search(r">\d+\.\d{5,}<", page)  # no float noise
-    values = dict(zip(*[report.compare_table(cmp)[c] for c in ("quantity", "value")]))
+    values = dict(zip(*[report.compare_table(cmp)[c] for c in ("quantity", "value")], strict=True))
     assert values["equivalent (TOST)"] == "yes" and values["equivalence margin"] == "2 %"
     assert values["remote extra warm-up (s)"] == f"{cmp['remote_extra_warmup_s']:,.1f}"
     assert values["remote / co-located steady state"] == report.fmt_sig(cmp["ratio"])

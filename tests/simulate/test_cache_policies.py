@@ -37,7 +37,7 @@ def test_lru_kernel_matches_reference_with_resets_and_skewed_trace(rng):
 def test_lru_handles_large_sparse_block_ids_by_compaction(rng):
     base = rng.integers(0, 300, size=5000)
     sparse = base * 10_000_019 + 7  # ids far beyond the trace length
-    ids, n = dense_ids(sparse)
+    _ids, n = dense_ids(sparse)
     assert n == len(np.unique(base))
     assert np.array_equal(lru_present(sparse, 50), lru_present_reference(base, 50))
 
@@ -139,8 +139,8 @@ def test_predictive_kernel_matches_the_ordereddict_event_list(cap, acc, look, le
     steps = np.arange(6000) // 60
     starts = np.array([0, 2400, 4200])  # three runs
     for reset in (True, False):
-        kw = dict(total_blocks=400, run_starts=starts, reset_between_runs=reset, accuracy=acc,
-                  lookahead_steps=look, learning_steps=learn, ramp_steps=ramp, seed=3)
+        kw = {"total_blocks": 400, "run_starts": starts, "reset_between_runs": reset, "accuracy": acc,
+                  "lookahead_steps": look, "learning_steps": learn, "ramp_steps": ramp, "seed": 3}
         fast = run_policy("predictive", blocks, steps, cap, **kw)
         ref = run_policy("predictive", blocks, steps, cap, reference=True, **kw)
         assert np.array_equal(fast.hit, ref.hit)
@@ -158,8 +158,8 @@ def test_lru_policy_resets_between_runs_only_when_asked():
     assert kept.hit.sum() == 300 and reset.hit.sum() == 200
 
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 @settings(max_examples=200, deadline=None)

@@ -2,7 +2,6 @@
 (shared/reference/validation.md): a cold phase, then 94-96 % hits at the co-located 115-117 samples/s."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from costmodel.simulate import simulate

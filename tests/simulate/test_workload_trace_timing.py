@@ -77,7 +77,7 @@ def test_predictive_accuracy_above_one_is_refused():
 
 
 def test_single_pass_with_epochs_is_refused_and_numbers_as_strings_are_read():
-    with pytest.raises(SimulateError, match="workload.access.epochs"):
+    with pytest.raises(SimulateError, match=r"workload.access.epochs"):
         simulate(small(access__pattern="single_pass", access__epochs=3))
     w = parse_workload(small(cache__capacity_bytes="6.5e7")["workload"])
     assert w.cache.capacity_bytes == 6.5e7 and w.capacity_blocks == 15869
@@ -336,8 +336,8 @@ def test_predictive_cache_relearns_after_a_reset_between_runs():
     # one 1 MiB request per sample: 100 requests / 8 streams * 50 ms = 0.65 s of prefetching per step,
     # 2 steps x 0.5 s of lookahead: every prediction arrives in time
     pf = {"accuracy": 1.0, "lookahead_steps": 2, "learning_steps": 5, "ramp_steps": 0}
-    base = dict(simulation={"runs": 2}, access__pattern="shuffled", access__epochs=1, cache__policy="predictive",
-                cache__prefetch=pf, link__request_bytes=1 << 20)
+    base = {"simulation": {"runs": 2}, "access__pattern": "shuffled", "access__epochs": 1, "cache__policy": "predictive",
+                "cache__prefetch": pf, "link__request_bytes": 1 << 20}
     kept = simulate(small(**base))
     reset = simulate(small(cache__survives_between_runs=False, **base))
     assert kept.summary["prefetch_in_time_fraction"] == 1.0
@@ -384,7 +384,7 @@ def test_cache_invalidation_refetches_the_dataset():
     assert t["cache_hit_ratio"].iloc[20:40].max() == 0.0 and (t["cache_hit_ratio"].iloc[40:] == 1.0).all()
     assert res.summary["cross_region_bytes_per_run"] == 2 * 2000 * 16384
     assert any("emptied before step(s) 20" in a for a in res.assumptions)
-    with pytest.raises(SimulateError, match="workload.simulation.invalidate_at_steps"):
+    with pytest.raises(SimulateError, match=r"workload.simulation.invalidate_at_steps"):
         simulate(small(simulation={"invalidate_at_steps": "soon"}))
     with pytest.raises(SimulateError, match=r"workload.simulation.invalidate_at_steps\[0\]: got 0; expected a number >= 1"):
         simulate(small(simulation={"invalidate_at_steps": [0]}))

@@ -54,9 +54,8 @@ def unix_socket(path: Path) -> tuple[Path, socket.socket]:
 def billion_laughs(levels: int = 9, width: int = 9, indent: str = "") -> str:
     """A YAML alias bomb: ``levels`` anchors each listing the previous one ``width`` times
     (``width ** levels`` strings once expanded: 387,420,489 for the defaults)."""
-    lines = [f'{indent}l0: &l0 ["lol"]']
-    for i in range(1, levels + 1):
-        lines.append(f"{indent}l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * width) + "]")
+    lines = [f'{indent}l0: &l0 ["lol"]',
+             *(f"{indent}l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * width) + "]" for i in range(1, levels + 1))]
     return "\n".join(lines) + "\n"
 
 

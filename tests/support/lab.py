@@ -59,7 +59,7 @@ class Lab:
                "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=",
                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
                "--LabServerApp.extension_manager=readonly"]
-        self._log = open(log_path, "w")  # noqa: SIM115 - the server writes its log here until stop()
+        self._log = open(log_path, "w")  # noqa: SIM115 the server writes to it until close() stops it
         self.proc = subprocess.Popen(cmd, env=env, cwd=work, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 120
         while True:

@@ -50,10 +50,8 @@ def silent_server() -> Iterator[int]:
     def accept() -> None:
         srv.settimeout(0.2)
         while not stop.is_set():
-            try:
+            with contextlib.suppress(OSError):
                 held.append(srv.accept()[0])
-            except OSError:
-                pass
 
     th = threading.Thread(target=accept, daemon=True)
     th.start()

@@ -5,9 +5,9 @@ import pytest
 from support.paths import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-import heldout_logs as h  # noqa: E402
+import heldout_logs as h
 
-from costmodel.warmup import analyze  # noqa: E402
+from costmodel.warmup import analyze
 
 
 def test_generator_is_deterministic_and_truth_is_defined():

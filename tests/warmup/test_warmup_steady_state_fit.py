@@ -285,7 +285,7 @@ def test_missing_or_empty_metric_raises_analysis_error():
     df = pd.DataFrame({"step": np.arange(50), "samples_per_s": np.full(50, np.nan), "gpu_util": np.full(50, 0.9)})
     with pytest.raises(AnalysisError, match="samples_per_s"):
         analyze(df, metric="samples_per_s")
-    with pytest.raises(AnalysisError, match="no column 'tokens_per_s'.*gpu_util"):
+    with pytest.raises(AnalysisError, match=r"no column 'tokens_per_s'.*gpu_util"):
         analyze(df, metric="tokens_per_s")
     with pytest.raises(AnalysisError, match="none of samples_per_s"):
         analyze(df)
@@ -336,8 +336,8 @@ def test_deterministic():
 
 
 # ---- robustness: any input gives a result or an AnalysisError, never a crash --------------------------
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 _values = st.one_of(
     st.floats(min_value=-10, max_value=1e6),
