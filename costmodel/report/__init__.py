@@ -15,9 +15,10 @@ One module per job:
 * :mod:`.render`: :func:`render_report` (papermill, in-process offline HTML export, atomic output
   folder) behind ``costmodel report``.
 
-The notebook uses ``from costmodel import report`` and the names re-exported here.
+The notebooks use ``from costmodel import report`` and the names re-exported here: the public API, one
+import per line. Constants and helpers the notebooks do not call stay in their modules
+(``report.params.DEFAULT_TITLE``, ``report.stages.DECISION_SCHEMA``, ...).
 """
-from .display import COLUMN_KINDS as COLUMN_KINDS
 from .display import break_even_table as break_even_table
 from .display import checklist_table as checklist_table
 from .display import compare_table as compare_table
@@ -35,36 +36,24 @@ from .display import prices_table as prices_table
 from .display import show as show
 from .display import verdict_html as verdict_html
 from .display import with_kinds as with_kinds
-from .params import DEFAULT_TITLE as DEFAULT_TITLE
 from .params import NOTEBOOK_NAMES as NOTEBOOK_NAMES
-from .params import PACKAGE_ROOT as PACKAGE_ROOT
 from .params import PARAMETERS as PARAMETERS
-from .params import Param as Param
 from .params import ReportParams as ReportParams
-from .params import resolve_path as resolve_path
 from .params import validate_parameters as validate_parameters
 from .render import OUTPUT_FILES as OUTPUT_FILES
-from .render import REPORT_NOTEBOOK as REPORT_NOTEBOOK
 from .render import ReportResult as ReportResult
 from .render import check_output_dir as check_output_dir
-from .render import execute_notebook as execute_notebook
 from .render import export_html as export_html
 from .render import external_references as external_references
-from .render import html_exporter as html_exporter
 from .render import render_report as render_report
-from .stages import ADR_PRODUCER as ADR_PRODUCER
-from .stages import BREAK_EVEN_CHART_INPUTS as BREAK_EVEN_CHART_INPUTS
-from .stages import DECISION_SCHEMA as DECISION_SCHEMA
 from .stages import CostStage as CostStage
 from .stages import InputFile as InputFile
 from .stages import Inputs as Inputs
-from .stages import answers_meta as answers_meta
 from .stages import break_even_point as break_even_point
 from .stages import checklist_stage as checklist_stage
 from .stages import compare_runs as compare_runs
 from .stages import cost_stage as cost_stage
 from .stages import decision_record as decision_record
-from .stages import fit_dicts as fit_dicts
 from .stages import fit_runs as fit_runs
 from .stages import load_inputs as load_inputs
 from .stages import render_adr_text as render_adr_text
