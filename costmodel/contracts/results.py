@@ -355,6 +355,17 @@ class MonteCarloSummary(Result):
     warnings: list[str] = Field(default_factory=list)
 
 
+class DerivedFigures(OpenSection):
+    """``derived``: the figures the cost model derives from the scenario (units in the names; every value a
+    number or null). Typed where the checklist's evidence reads it."""
+
+    __pydantic_extra__: dict[str, Num] = Field(init=False)  # type: ignore[assignment]
+    working_set_gb: Num = None
+    training_hours_per_month: Num = None
+    warm_epochs_per_month: Num = None
+    cross_region_transfer_usd_per_month: Num = None
+
+
 class CostResult(Result):
     """``costmodel cost --json``: three options priced over ``horizon_months``, break-even, sensitivity,
     Monte Carlo and the inputs with their provenance."""
@@ -378,7 +389,7 @@ class CostResult(Result):
     wait_break_even: Obj | None = None
     monte_carlo: MonteCarloSummary | None = None
     sensitivity: list[Obj] = Field(default_factory=list)
-    derived: dict[str, Num] = Field(default_factory=dict)
+    derived: DerivedFigures = Field(default_factory=DerivedFigures)
     prices_used: list[PriceUsed] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     inputs: CostInputs = Field(default_factory=CostInputs)
