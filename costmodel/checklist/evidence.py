@@ -555,10 +555,9 @@ def _todays_cost_shape(cost: Mapping[str, Any]) -> dict[str, Any]:
                 vals["transfer_budget_usd_per_month"] = alt.get(key)
         out["inputs"] = {**inputs, "values": vals}
     options = out.get("options")
-    option = options.get("cross_region") if isinstance(options, Mapping) else None
-    if not isinstance(option, Mapping):
+    if not isinstance(options, Mapping) or not isinstance(options.get("cross_region"), Mapping):
         return out
-    option = dict(option)
+    option = dict(options["cross_region"])
     terms = option.get("terms")
     term = terms.get("transfer_usd") if isinstance(terms, Mapping) else None
     per_month = None

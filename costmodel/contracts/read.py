@@ -176,7 +176,8 @@ def read_lenient(model: type[M], data: Any,
 def _leave_out(doc: Any, loc: tuple[Any, ...], missing: bool, filled: set[tuple[Any, ...]]) -> bool:
     """Mark the value at ``loc`` left out (for a missing key: fill it with null, then empty text, then leave
     out the object that lacks it); False when the whole document would go."""
-    parent, at = None, None
+    parent: Any = None
+    at: Any = None
     cur = doc
     walked: list[Any] = []
     for part in loc:  # as deep as the document goes (a union member's name in loc is not a key)

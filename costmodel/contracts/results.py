@@ -359,7 +359,7 @@ class DerivedFigures(OpenSection):
     """``derived``: the figures the cost model derives from the scenario (units in the names; every value a
     number or null). Typed where the checklist's evidence reads it."""
 
-    __pydantic_extra__: dict[str, Num] = Field(init=False)  # type: ignore[assignment]
+    __pydantic_extra__: dict[str, Num] = Field(init=False)
     working_set_gb: Num = None
     training_hours_per_month: Num = None
     warm_epochs_per_month: Num = None
