@@ -13,9 +13,19 @@ Units are in the key names (``_s``, ``_usd``, ``_bytes_per_s``, ``_fraction``); 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    ValidatorFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 Num = float | None
 Obj = dict[str, Any]
@@ -47,9 +57,27 @@ class Result(BaseModel):
 
 class OpenSection(Result):
     """A typed view of an object that is open today (``dict`` in the schema): the modelled keys get their
-    types, any other key is kept and published as allowed (``additionalProperties`` stays open)."""
+    types, any other key is kept and published as allowed (``additionalProperties`` stays open). Written
+    back in the order its keys were read, so typing a key does not move it in the JSON."""
 
     model_config = ConfigDict(extra="allow", json_schema_extra=None, populate_by_name=True)
+    _key_order: tuple[str, ...] = PrivateAttr(default=())
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_key_order(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        model = handler(data)
+        if isinstance(data, Mapping) and isinstance(model, OpenSection):
+            model._key_order = tuple(data)
+        return model
+
+    @model_serializer(mode="wrap")
+    def _in_key_order(self, handler: SerializerFunctionWrapHandler) -> Any:
+        out = handler(self)
+        if not self._key_order or not isinstance(out, dict):
+            return out
+        rank = {k: i for i, k in enumerate(self._key_order)}
+        return dict(sorted(out.items(), key=lambda kv: rank.get(kv[0], len(rank))))
 
 
 # ------------------------------------------------------------------------------------------------ fit
