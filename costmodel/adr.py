@@ -19,6 +19,7 @@ from typing import Any
 
 from .checklist import Decision
 from .errors import ChecklistError
+from .util import finite_number as _num
 
 OPTION_TITLES: dict[str, str] = {
     "cross_region": ("Cross-region with cache: train in the remote region, read the data across regions through the "
@@ -84,12 +85,6 @@ def _as_date(date: str | _dt.date | None) -> str:
 def default_status(decision: Decision) -> str:
     """MADR status for a verdict: GO and NO_GO are decisions taken (accepted); CONDITIONAL is proposed."""
     return "proposed" if decision.verdict == "CONDITIONAL" else "accepted"
-
-
-def _num(x: Any) -> float | None:
-    from .checklist.evidence import _num as n
-
-    return n(x)
 
 
 def _totals(cost: Mapping[str, Any] | None) -> dict[str, float | None]:

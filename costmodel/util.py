@@ -131,6 +131,11 @@ def finite_float(value: Any) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def finite_number(value: Any) -> float | None:
+    """:func:`finite_float`, except that a yes/no bool is no number (None): a measurement read from a result."""
+    return None if isinstance(value, bool) else finite_float(value)
+
+
 def require(module: str, extra: str, feature: str) -> Any:
     """Import and return the optional dependency ``module`` (dotted name).
 

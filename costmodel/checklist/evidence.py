@@ -5,6 +5,7 @@ the data can speak; a person's answer overrides the proposal (see :mod:`costmode
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,13 +14,12 @@ from .. import equivalence
 from ..contracts.read import read_lenient
 from ..contracts.results import (
     CompareResult,
-    CostInputs,
     CostResult,
     DerivedFigures,
     RunFit,
     ScenarioValues,
 )
-from ..util import finite_float
+from ..util import finite_number as _num  # None for missing, null, NaN, text and a yes/no bool
 from .items import (
     CACHE_MIN_HEADROOM,
     COST_MATERIALITY_FRACTION,
@@ -30,6 +30,7 @@ from .items import (
     MIN_REPETITIONS,
     WARMUP_MAX_SHARE,
 )
+from .shapes import todays_cost_shape
 
 
 @dataclass(frozen=True)
@@ -80,11 +81,6 @@ def _as_prediction(ev: Evidence, run_ids: Iterable[str]) -> Evidence:
 def _predicted(fits: Iterable[RunFit]) -> list[str]:
     """Run ids of the fits marked ``predicted: true`` (runs from ``costmodel simulate``)."""
     return [str(f.run_id or "?") for f in fits if f.predicted is True]
-
-
-def _num(value: Any) -> float | None:
-    """A finite float or None (missing, null, NaN, text, and a yes/no bool, which is no measurement)."""
-    return None if isinstance(value, bool) else finite_float(value)
 
 
 @dataclass(frozen=True)
@@ -297,9 +293,7 @@ def _ev_states(d: _Inputs) -> Evidence:
     steady = any(c in _STEADY_CLASSES for c in classes)
     invalidation = any(c == "invalidation" for c in classes)
     covered = {"cold_start": cold, "steady_state": steady, "invalidation": invalidation}
-    counts: dict[str, int] = {}
-    for c in classes:
-        counts[c] = counts.get(c, 0) + 1
+    counts = dict(Counter(classes))  # in the order the classes first appear
     facts = {"covered": covered, "classifications": counts, "runs": len(all_fits)}
     have = [k.replace("_", " ") for k, v in covered.items() if v]
     missing = [k.replace("_", " ") for k, v in covered.items() if not v]
@@ -533,65 +527,8 @@ def _ev_budget(d: _Inputs) -> Evidence:
 # ------------------------------------------------------------------------------------------ entry
 def _cost_in(cost: Any) -> CostResult | None:
     """The cost result as its model, read once: a model as it is; a dict (as read from a file) moved to
-    today's shape (:func:`_todays_cost_shape`) and validated leniently (:func:`read_lenient`)."""
-    return read_lenient(CostResult, cost, prepare=_todays_cost_shape)
-
-
-def _todays_cost_shape(cost: Mapping[str, Any]) -> dict[str, Any]:
-    """Older hand-written shapes of a cost result, which the evidence has always read, moved to today's
-    keys: the scenario directly under ``inputs`` (today ``inputs.values``, which wins where it has a value);
-    the budget as ``link.transfer_budget_usd_per_month`` or ``budget.transfer_usd_per_month``; the
-    cross-region transfer term as ``{per_month_usd, total_usd}``, or per month under ``terms_per_month`` /
-    ``per_month_terms`` (today ``terms_per_month_usd``, used when neither it nor ``derived`` has it)."""
-    out = dict(cost)
-    inputs = out.get("inputs")
-    if isinstance(inputs, Mapping):
-        values = inputs.get("values")
-        vals = _overlay({k: v for k, v in inputs.items() if k not in CostInputs.model_fields},
-                        values if isinstance(values, Mapping) else {})
-        for section, key in (("link", "transfer_budget_usd_per_month"), ("budget", "transfer_usd_per_month")):
-            alt = vals.get(section)
-            if _num(vals.get("transfer_budget_usd_per_month")) is None and isinstance(alt, Mapping):
-                vals["transfer_budget_usd_per_month"] = alt.get(key)
-        out["inputs"] = {**inputs, "values": vals}
-    options = out.get("options")
-    if not isinstance(options, Mapping) or not isinstance(options.get("cross_region"), Mapping):
-        return out
-    option = dict(options["cross_region"])
-    terms = option.get("terms")
-    term = terms.get("transfer_usd") if isinstance(terms, Mapping) else None
-    per_month = None
-    if isinstance(term, Mapping):  # {per_month_usd, total_usd}
-        total, months = _num(term.get("total_usd")), _num(out.get("horizon_months"))
-        per_month = _num(term.get("per_month_usd"))
-        if per_month is None and total is not None and months:
-            per_month = total / months
-        option["terms"] = {k: v for k, v in dict(terms or {}, transfer_usd=total).items() if v is not None}
-    else:
-        for key in ("terms_per_month", "per_month_terms"):
-            alt = option.get(key)
-            if per_month is None and isinstance(alt, Mapping):
-                per_month = _num(alt.get("transfer_usd"))
-    monthly = option.get("terms_per_month_usd")
-    monthly = dict(monthly) if isinstance(monthly, Mapping) else {}
-    derived = out.get("derived")
-    known = _num(monthly.get("transfer_usd")) is not None or (
-        isinstance(derived, Mapping) and _num(derived.get("cross_region_transfer_usd_per_month")) is not None)
-    if per_month is not None and not known:
-        option["terms_per_month_usd"] = {**monthly, "transfer_usd": per_month}
-    out["options"] = {**options, "cross_region": option}
-    return out
-
-
-def _overlay(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
-    """``base`` with ``over`` laid on it, nested mappings merged; a null in ``over`` leaves ``base``'s value."""
-    out = dict(base)
-    for k, v in over.items():
-        if isinstance(v, Mapping) and isinstance(out.get(k), Mapping):
-            out[k] = _overlay(out[k], v)
-        elif v is not None or k not in out:
-            out[k] = v
-    return out
+    today's shape (:func:`.shapes.todays_cost_shape`) and validated leniently (:func:`read_lenient`)."""
+    return read_lenient(CostResult, cost, prepare=todays_cost_shape)
 
 
 def gather_evidence(
