@@ -104,7 +104,8 @@ class _Inputs:
     def runs(self, with_fits: bool = True) -> list[tuple[str, RunFit]]:
         """(role, fit) of every run: the comparison's sides, then the fits given (their own ``role``); a run
         given twice (in the comparison and as a fit) counts once."""
-        tagged = [(side, f) for side in ("colocated", "remote") for f in (getattr(self.compare, side) if self.compare else [])]
+        sides = (("colocated", self.compare.colocated), ("remote", self.compare.remote)) if self.compare else ()
+        tagged = [(side, f) for side, fits in sides for f in fits]
         tagged += [(f.role, f) for f in (self.fits if with_fits else [])]
         out: list[tuple[str, RunFit]] = []
         seen: set[str] = set()
