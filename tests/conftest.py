@@ -74,6 +74,6 @@ def report_stages():
     fits = report.fit_runs(inputs, p)
     cmp = report.compare_runs(inputs, p, fits)
     cost = report.cost_stage(p, cmp)
-    decision = report.checklist_stage(p, cmp, cost.result, fits)
+    decision = report.checklist_stage(p, cmp, cost.typed, fits)
     record = report.decision_record(inputs, fits, cmp, cost, decision, p)
     return p, inputs, fits, cmp, cost, decision, record

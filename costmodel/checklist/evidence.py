@@ -1,16 +1,25 @@
-"""Automatic evidence: what the ``compare``, ``cost`` and ``fit`` results (their JSON dicts) say about
-each checklist item. Evidence *proposes* an answer where the data can speak; a person's answer
-overrides the proposal (see :mod:`costmodel.checklist.verdict`).
+"""Automatic evidence: what the ``compare``, ``cost`` and ``fit`` results (their models,
+:mod:`costmodel.contracts.results`) say about each checklist item. Evidence *proposes* an answer where
+the data can speak; a person's answer overrides the proposal (see :mod:`costmodel.checklist.verdict`).
 """
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import equivalence
-from ..util import finite_float
+from ..contracts.read import read_lenient
+from ..contracts.results import (
+    CompareResult,
+    CostResult,
+    DerivedFigures,
+    RunFit,
+    ScenarioValues,
+)
+from ..util import finite_number as _num  # None for missing, null, NaN, text and a yes/no bool
 from .items import (
     CACHE_MIN_HEADROOM,
     COST_MATERIALITY_FRACTION,
@@ -21,6 +30,7 @@ from .items import (
     MIN_REPETITIONS,
     WARMUP_MAX_SHARE,
 )
+from .shapes import todays_cost_shape
 
 
 @dataclass(frozen=True)
@@ -68,50 +78,44 @@ def _as_prediction(ev: Evidence, run_ids: Iterable[str]) -> Evidence:
     return Evidence(ev.item_id, proposed, summary, facts, ev.sources, condition, True)
 
 
-def _predicted(fits: Iterable[Mapping[str, Any]]) -> list[str]:
+def _predicted(fits: Iterable[RunFit]) -> list[str]:
     """Run ids of the fits marked ``predicted: true`` (runs from ``costmodel simulate``)."""
-    return [str(f.get("run_id") or "?") for f in fits if f.get("predicted") is True]
+    return [str(f.run_id or "?") for f in fits if f.predicted is True]
 
 
-def _num(value: Any) -> float | None:
-    """A finite float or None (missing, null, NaN, text, and a yes/no bool, which is no measurement)."""
-    return None if isinstance(value, bool) else finite_float(value)
+@dataclass(frozen=True)
+class _Inputs:
+    """What the evidence reads, each result read once into its model (see :func:`gather_evidence`)."""
 
+    compare: CompareResult | None
+    cost: CostResult | None
+    fits: list[RunFit]  # the fits given besides the comparison's
 
-def _get(d: Any, *path: str) -> Any:
-    cur = d
-    for key in path:
-        if not isinstance(cur, Mapping) or key not in cur:
-            return None
-        cur = cur[key]
-    return cur
+    @property
+    def scenario(self) -> ScenarioValues:
+        """The resolved scenario of the cost result (``inputs.values``; empty without one)."""
+        return self.cost.inputs.values if self.cost else ScenarioValues()
 
+    @property
+    def derived(self) -> DerivedFigures:
+        """The cost result's derived figures (``derived``; empty without one)."""
+        return self.cost.derived if self.cost else DerivedFigures()
 
-def _scn(cost: Any, *path: str) -> Any:
-    """A scenario value from the cost result: ``inputs.values.<path>`` (resolved scenario), else ``inputs.<path>``."""
-    v = _get(cost, "inputs", "values", *path)
-    return v if v is not None else _get(cost, "inputs", *path)
-
-
-def _fits_of(compare: Mapping | None, fits: Iterable[Mapping] | None) -> list[dict[str, Any]]:
-    """All fit dicts: the given ones plus the compare result's, each tagged with its role."""
-    out: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    tagged: list[tuple[str | None, Any]] = []
-    if compare:
-        for side in ("colocated", "remote"):
-            tagged += [(side, f) for f in (compare.get(side) or [])]
-    tagged += [(None, f) for f in (fits or [])]
-    for role, f in tagged:
-        if not isinstance(f, Mapping):
-            continue
-        rid = f.get("run_id")
-        if rid is not None:
-            if str(rid) in seen:  # the same run given twice (in compare and as a fit)
-                continue
-            seen.add(str(rid))
-        out.append({**f, "_role": role or str(f.get("role") or "")})
-    return out
+    def runs(self, with_fits: bool = True) -> list[tuple[str, RunFit]]:
+        """(role, fit) of every run: the comparison's sides, then the fits given (their own ``role``); a run
+        given twice (in the comparison and as a fit) counts once."""
+        sides = (("colocated", self.compare.colocated), ("remote", self.compare.remote)) if self.compare else ()
+        tagged = [(side, f) for side, fits in sides for f in fits]
+        tagged += [(f.role, f) for f in (self.fits if with_fits else [])]
+        out: list[tuple[str, RunFit]] = []
+        seen: set[str] = set()
+        for role, f in tagged:
+            if f.run_id:
+                if f.run_id in seen:
+                    continue
+                seen.add(f.run_id)
+            out.append((role, f))
+        return out
 
 
 def _fmt_pct(x: float) -> str:
@@ -125,42 +129,43 @@ def _usd(x: float) -> str:
     return f"${x:,.0f}"
 
 
-def _hit_ratio(compare: Mapping | None, cost: Mapping | None) -> tuple[float | None, str | None]:
-    h = _num(_get(compare, "remote_steady_hit_ratio"))
+def _hit_ratio(d: _Inputs) -> tuple[float | None, str | None]:
+    h = _num(d.compare.remote_steady_hit_ratio) if d.compare else None
     if h is not None:
         return h, "compare"
-    h = _num(_scn(cost, "cache", "steady_hit_ratio"))
+    h = _num(d.scenario.cache.steady_hit_ratio)
     if h is not None:
         return h, "cost"
     return None, None
 
 
-def _working_set_gb(cost: Mapping | None) -> float | None:
-    derived = _num(_get(cost, "derived", "working_set_gb"))
+def _working_set_gb(d: _Inputs) -> float | None:
+    derived = _num(d.derived.working_set_gb)
     if derived is not None:
         return derived
-    size = _num(_scn(cost, "dataset", "size_gb"))
+    size = _num(d.scenario.dataset.size_gb)
     if size is None:
         return None
-    frac = _num(_scn(cost, "dataset", "working_set_fraction"))
+    frac = _num(d.scenario.dataset.working_set_fraction)
     return size * (frac if frac is not None else 1.0)
 
 
-def _ev_reread(compare: Mapping | None, cost: Mapping | None) -> Evidence:
+def _ev_reread(d: _Inputs) -> Evidence:
     facts: dict[str, Any] = {}
     sources: set[str] = set()
     reasons_no: list[str] = []
     parts: list[str] = []
-    epochs = _num(_scn(cost, "training", "epochs_per_run"))
-    runs = _num(_scn(cost, "training", "runs_per_month"))
+    training, cache = d.scenario.training, d.scenario.cache
+    epochs = _num(training.epochs_per_run)
+    runs = _num(training.runs_per_month)
     reads_per_month = None
     if epochs is not None and runs is not None:
         reads_per_month = epochs * runs
         facts.update(epochs_per_run=epochs, runs_per_month=runs, reads_per_month=reads_per_month)
         sources.add("cost")
         parts.append(f"{epochs:g} epochs x {runs:g} runs/month = {reads_per_month:g} reads/month")
-        cold = _num(_scn(cost, "cache", "cold_starts_per_month"))
-        warm = _num(_get(cost, "derived", "warm_epochs_per_month"))
+        cold = _num(cache.cold_starts_per_month)
+        warm = _num(d.derived.warm_epochs_per_month)
         if warm is None and cold is not None:
             warm = max(reads_per_month - cold, 0.0)
         if warm is not None:
@@ -170,7 +175,7 @@ def _ev_reread(compare: Mapping | None, cost: Mapping | None) -> Evidence:
         elif warm is not None and warm <= 0:
             reasons_no.append(f"every read starts with a cold cache ({cold:g} cold starts/month)" if cold is not None
                               else "no read finds a warm cache")
-    h, h_src = _hit_ratio(compare, cost)
+    h, h_src = _hit_ratio(d)
     if h is not None:
         facts["steady_hit_ratio"] = h
         facts["steady_hit_ratio_source"] = h_src
@@ -178,8 +183,8 @@ def _ev_reread(compare: Mapping | None, cost: Mapping | None) -> Evidence:
         parts.append(f"steady hit ratio {_fmt_pct(h)} ({'measured' if h_src == 'compare' else 'scenario'})")
         if h < MIN_HIT_RATIO:
             reasons_no.append(f"hit ratio {_fmt_pct(h)} is below {_fmt_pct(MIN_HIT_RATIO)}")
-    ws = _working_set_gb(cost)
-    cap = _num(_scn(cost, "cache", "capacity_gb"))
+    ws = _working_set_gb(d)
+    cap = _num(cache.capacity_gb)
     if ws is not None:
         facts["working_set_gb"] = ws
     if cap is not None:
@@ -198,52 +203,50 @@ def _ev_reread(compare: Mapping | None, cost: Mapping | None) -> Evidence:
     return Evidence("reread_fits_cache", "unknown", summary + " (not enough to propose an answer)", facts, tuple(sorted(sources)))
 
 
-def _option_total(cost: Mapping | None, option: str) -> float | None:
-    return _num(_get(cost, "options", option, "total_usd"))
-
-
-def _cluster_spend_usd(cost: Mapping | None) -> float | None:
+def _cluster_spend_usd(d: _Inputs) -> float | None:
     """GPU cluster spend over the horizon: training hours per month x cluster price x months."""
-    months = _num(_get(cost, "horizon_months"))
-    hours = _num(_get(cost, "derived", "training_hours_per_month"))
+    training = d.scenario.training
+    months = _num(d.cost.horizon_months) if d.cost else None
+    hours = _num(d.derived.training_hours_per_month)
     if hours is None:
-        runs = _num(_scn(cost, "training", "runs_per_month"))
-        run_h = _num(_scn(cost, "training", "run_hours"))
+        runs = _num(training.runs_per_month)
+        run_h = _num(training.run_hours)
         hours = runs * run_h if runs is not None and run_h is not None else None
-    price = _num(_scn(cost, "training", "cluster_usd_per_hour"))
+    price = _num(training.cluster_usd_per_hour)
     if months is None or hours is None or price is None:
         return None
     return months * hours * price
 
 
-def _ev_cost(cost: Mapping | None) -> Evidence:
-    if not cost:
+def _ev_cost(d: _Inputs) -> Evidence:
+    cost = d.cost
+    if cost is None:
         return Evidence("cost_favourable", summary="no cost result given")
-    x = _option_total(cost, "cross_region")
-    r = _option_total(cost, "replicate")
-    w = _option_total(cost, "wait")
-    months = _num(cost.get("horizon_months"))
+    opts = cost.options
+    x = _num(opts.cross_region.total_usd)
+    r = _num(opts.replicate.total_usd)
+    w = _num(opts.wait.total_usd)
+    months = _num(cost.horizon_months)
     facts: dict[str, Any] = {"cross_region_total_usd": x, "replicate_total_usd": r, "wait_total_usd": w,
-                             "horizon_months": months, "cheapest": cost.get("cheapest")}
+                             "horizon_months": months, "cheapest": cost.cheapest}
     if x is None or r is None:
         return Evidence("cost_favourable", summary="cost result lacks option totals", facts=facts, sources=("cost",))
-    unpriced = [o for o in ("cross_region", "replicate")
-                if _get(cost, "options", o, "priced") is False]
+    unpriced = [(o, opt) for o, opt in (("cross_region", opts.cross_region), ("replicate", opts.replicate))
+                if opt.priced is False]
     if unpriced:
-        why = "; ".join(f"{o}: {_get(cost, 'options', o, 'not_priced_reason')}" for o in unpriced)
+        why = "; ".join(f"{o}: {opt.not_priced_reason}" for o, opt in unpriced)
         return Evidence("cost_favourable", "unknown", f"not priced ({why}); the totals leave terms out",
                         facts, ("cost",))
     horizon = f" over {months:g} months" if months is not None else ""
     extra = x - r  # what cross-region costs more than a replica (negative: it saves)
-    spend = _cluster_spend_usd(cost)
+    spend = _cluster_spend_usd(d)
     materiality = COST_MATERIALITY_FRACTION * spend if spend is not None else 0.0
     facts.update(cross_region_extra_usd=extra, cluster_spend_usd=spend, materiality_usd=materiality)
-    for k in ("margin_usd", "robust", "robust_reason", "headline_basis"):
-        if k in cost:
-            facts[k] = cost.get(k)
-    p = _get(cost, "monte_carlo", "p_cheapest")
-    p_x = _num(_get(p, "cross_region"))
-    p_r = _num(_get(p, "replicate"))
+    facts.update({k: getattr(cost, k) for k in ("margin_usd", "robust", "robust_reason", "headline_basis")
+                  if k in cost.model_fields_set})
+    p = cost.monte_carlo.p_cheapest if cost.monte_carlo else {}
+    p_x = _num(p.get("cross_region"))
+    p_r = _num(p.get("replicate"))
     if p_x is not None:
         facts["p_cross_region_cheapest"] = p_x
     if p_r is not None:
@@ -274,58 +277,61 @@ _COLD_CLASSES = {"warmup", "invalidation"}
 _STEADY_CLASSES = {"flat", "warmup", "dips", "invalidation", "slowdown"}
 
 
-def _ev_states(compare: Mapping | None, fits: Iterable[Mapping] | None) -> Evidence:
-    all_fits = _fits_of(compare, fits)
+def _sources(d: _Inputs) -> tuple[str, ...]:
+    """Which inputs the run-based evidence rests on: the comparison and/or the fits given."""
+    return tuple(sorted({"compare" if d.compare else "", "fit" if d.fits else ""} - {""}))
+
+
+def _ev_states(d: _Inputs) -> Evidence:
+    all_fits = d.runs()
     if not all_fits:
         return Evidence("states_covered", summary="no fit results given")
-    classes = [str(f.get("classification") or "unclassified") for f in all_fits]
-    remote = [f for f in all_fits if f["_role"] == "remote"] or all_fits
-    cold = any(str(f.get("classification")) in _COLD_CLASSES for f in remote) or any(
-        (_num(f.get("warmup_end_step")) or 0) > 0 for f in remote
+    classes = [str(f.classification or "unclassified") for _, f in all_fits]
+    remote = [f for role, f in all_fits if role == "remote"] or [f for _, f in all_fits]
+    cold = any(str(f.classification) in _COLD_CLASSES for f in remote) or any(
+        (_num(f.warmup_end_step) or 0) > 0 for f in remote
     )
     steady = any(c in _STEADY_CLASSES for c in classes)
     invalidation = any(c == "invalidation" for c in classes)
     covered = {"cold_start": cold, "steady_state": steady, "invalidation": invalidation}
-    counts: dict[str, int] = {}
-    for c in classes:
-        counts[c] = counts.get(c, 0) + 1
+    counts = dict(Counter(classes))  # in the order the classes first appear
     facts = {"covered": covered, "classifications": counts, "runs": len(all_fits)}
     have = [k.replace("_", " ") for k, v in covered.items() if v]
     missing = [k.replace("_", " ") for k, v in covered.items() if not v]
     cls = ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
-    src = tuple(sorted({"compare" if compare else "", "fit" if fits else ""} - {""}))
     if not missing:
         return Evidence("states_covered", "yes",
-                        f"{len(all_fits)} runs ({cls}) cover cold start, steady state and invalidation", facts, src)
+                        f"{len(all_fits)} runs ({cls}) cover cold start, steady state and invalidation", facts,
+                        _sources(d))
     return Evidence(
         "states_covered", "no",
         f"{len(all_fits)} runs ({cls}) cover {', '.join(have) or 'nothing usable'}; missing: {', '.join(missing)}",
-        facts, src,
+        facts, _sources(d),
     )
 
 
-def _straggler_share(compare: Mapping | None) -> tuple[float | None, str]:
+def _straggler_share(compare: CompareResult | None) -> tuple[float | None, str]:
     """(mean share of the remote jobs' time lost to straggler ranks, a sentence naming them), from
-    ``compare['jobs']`` (costmodel.jobs); (None, '') when no remote job has stragglers."""
-    jobs = [j for j in (compare or {}).get("jobs") or [] if isinstance(j, Mapping) and j.get("role") == "remote"]
-    hit = [j for j in jobs if j.get("stragglers")]
+    ``compare.jobs`` (costmodel.jobs); (None, '') when no remote job has stragglers."""
+    jobs = [j for j in (compare.jobs if compare else []) if j.role == "remote"]
+    hit = [j for j in jobs if j.stragglers]
     if not hit:
         return None, ""
-    fr = [_num(j.get("straggler_lost_fraction")) or 0.0 for j in jobs]
+    fr = [_num(j.straggler_lost_fraction) or 0.0 for j in jobs]
     share = float(sum(fr) / len(fr))
-    names = "; ".join(f"job {j.get('job_id')}: rank(s) {', '.join(str(s.get('rank')) for s in j['stragglers'][:4])}"
-                      f"{' ...' if len(j['stragglers']) > 4 else ''}" for j in hit[:3])
+    names = "; ".join(f"job {j.job_id}: rank(s) {', '.join(str(s.rank) for s in j.stragglers[:4])}"
+                      f"{' ...' if len(j.stragglers) > 4 else ''}" for j in hit[:3])
     return share, (f"straggler ranks cost the remote jobs {_fmt_pct(share)} of their step time ({names}): "
                    "a slowdown from slow nodes is not a link or cache problem")
 
 
-def _ev_throughput(compare: Mapping | None) -> Evidence:
+def _ev_throughput(compare: CompareResult | None) -> Evidence:
     ev = _ev_throughput_base(compare)
     share, sentence = _straggler_share(compare)
     if share is None:
         return ev
     facts = dict(ev.facts, remote_straggler_lost_fraction=share)
-    ratio = _num(ev.facts.get("ratio"))
+    ratio = _num(ev.facts["ratio"])
     proposed, condition = ev.proposed, ev.condition
     if ev.proposed == "no" and ratio is not None and share >= 0.5 * (1.0 - ratio):
         # most of the gap is the slow node(s): the measurement does not show the cross-region path is slower
@@ -335,16 +341,16 @@ def _ev_throughput(compare: Mapping | None) -> Evidence:
                                condition=condition)
 
 
-def _ev_throughput_base(compare: Mapping | None) -> Evidence:
-    if not compare:
+def _ev_throughput_base(compare: CompareResult | None) -> Evidence:
+    if compare is None:
         return Evidence("throughput_equivalent", summary="no comparison given")
-    ratio = _num(compare.get("ratio"))
-    lo = _num(compare.get("ratio_ci_low"))
-    hi = _num(compare.get("ratio_ci_high"))
-    margin = _num(compare.get("margin"))
-    eq = compare.get("equivalent")
+    ratio = _num(compare.ratio)
+    lo = _num(compare.ratio_ci_low)
+    hi = _num(compare.ratio_ci_high)
+    margin = _num(compare.margin)
+    eq = compare.given("equivalent")
     facts = {"ratio": ratio, "ratio_ci_low": lo, "ratio_ci_high": hi, "margin": margin, "equivalent": eq}
-    verdict = compare.get("verdict")
+    verdict = compare.given("verdict")
     if isinstance(verdict, str):
         facts["compare_verdict"] = verdict
     if ratio is None:
@@ -363,18 +369,17 @@ def _ev_throughput_base(compare: Mapping | None) -> Evidence:
     return Evidence("throughput_equivalent", "unknown", f"{base}: {said}", facts, ("compare",))
 
 
-def _ev_steady(compare: Mapping | None, fits: Iterable[Mapping] | None) -> Evidence:
-    all_fits = _fits_of(compare, fits)
-    remote = [f for f in all_fits if f["_role"] == "remote"]
+def _ev_steady(d: _Inputs) -> Evidence:
+    remote = [f for role, f in d.runs() if role == "remote"]
     if not remote:
         return Evidence("steady_after_warmup", summary="no remote fit given")
     problems: list[str] = []
     fine: list[str] = []
     losses: dict[str, float | None] = {}
     for f in remote:
-        rid = str(f.get("run_id") or "?")
-        c = str(f.get("classification") or "")
-        loss = _num(f.get("dip_loss_fraction"))
+        rid = str(f.run_id or "?")
+        c = str(f.classification or "")
+        loss = _num(f.dip_loss_fraction)
         if c == "dips":
             losses[rid] = loss
             if loss is None or loss > DIP_MAX_LOSS:
@@ -388,7 +393,7 @@ def _ev_steady(compare: Mapping | None, fits: Iterable[Mapping] | None) -> Evide
             fine.append(f"{rid}: {c}")
         # invalidation runs are deliberate tests; too_short runs say nothing
     facts = {"remote_runs": len(remote), "dip_loss_fraction": losses, "max_loss": DIP_MAX_LOSS}
-    src = tuple(sorted({"compare" if compare else "", "fit" if fits else ""} - {""}))
+    src = _sources(d)
     if problems:
         return Evidence("steady_after_warmup", "no", "; ".join(problems + fine), facts, src)
     if fine:
@@ -397,11 +402,11 @@ def _ev_steady(compare: Mapping | None, fits: Iterable[Mapping] | None) -> Evide
                     sources=src)
 
 
-def _ev_repetitions(compare: Mapping | None) -> Evidence:
-    if not compare:
+def _ev_repetitions(compare: CompareResult | None) -> Evidence:
+    if compare is None:
         return Evidence("repetitions", summary="no comparison given")
-    n_col = len(compare.get("colocated") or [])
-    n_rem = len(compare.get("remote") or [])
+    n_col = len(compare.colocated)
+    n_rem = len(compare.remote)
     facts = {"colocated_runs": n_col, "remote_runs": n_rem, "min_repetitions": MIN_REPETITIONS}
     base = f"{n_col} co-located and {n_rem} remote runs"
     if n_col >= MIN_REPETITIONS and n_rem >= MIN_REPETITIONS:
@@ -411,10 +416,15 @@ def _ev_repetitions(compare: Mapping | None) -> Evidence:
     return Evidence("repetitions", "no", base + f" (fewer than {MIN_REPETITIONS} each)", facts, ("compare",))
 
 
-def _ev_link(compare: Mapping | None, cost: Mapping | None) -> Evidence:
-    read = _num(_get(compare, "remote_steady_read_bytes_per_s"))
-    gbps = _num(_scn(cost, "link", "bandwidth_gbps"))
-    h, _h_src = _hit_ratio(compare, cost)
+def _measured_read_rate(d: _Inputs) -> float | None:
+    """The remote side's measured steady read rate (bytes/s), from the comparison."""
+    return _num(d.compare.remote_steady_read_bytes_per_s) if d.compare else None
+
+
+def _ev_link(d: _Inputs) -> Evidence:
+    read = _measured_read_rate(d)
+    gbps = _num(d.scenario.link.bandwidth_gbps)
+    h, _h_src = _hit_ratio(d)
     facts: dict[str, Any] = {"steady_read_bytes_per_s": read, "link_bandwidth_gbps": gbps, "steady_hit_ratio": h}
     if read is None or gbps is None or gbps <= 0:
         missing = []
@@ -438,13 +448,19 @@ def _ev_link(compare: Mapping | None, cost: Mapping | None) -> Evidence:
     return Evidence("link_headroom", proposed, base, facts, tuple(sorted({"compare", "cost"})))
 
 
-def _ev_warmup(compare: Mapping | None, cost: Mapping | None) -> Evidence:
-    warm = _num(_get(compare, "remote_extra_warmup_s"))
+def _measured_warmup_s(d: _Inputs) -> float | None:
+    """The remote side's measured extra warm-up (s), from the comparison."""
+    return _num(d.compare.remote_extra_warmup_s) if d.compare else None
+
+
+def _ev_warmup(d: _Inputs) -> Evidence:
+    training, cache = d.scenario.training, d.scenario.cache
+    warm = _measured_warmup_s(d)
     src = "compare"
     if warm is None:
-        warm = _num(_scn(cost, "cache", "warmup_lost_s"))
+        warm = _num(cache.warmup_lost_s)
         src = "cost"
-    run_h = _num(_scn(cost, "training", "run_hours"))
+    run_h = _num(training.run_hours)
     facts: dict[str, Any] = {"warmup_s": warm, "warmup_source": src if warm is not None else None, "run_hours": run_h}
     if warm is None or run_h is None or run_h <= 0:
         need = []
@@ -453,8 +469,8 @@ def _ev_warmup(compare: Mapping | None, cost: Mapping | None) -> Evidence:
         if run_h is None or run_h <= 0:
             need.append("training.run_hours")
         return Evidence("warmup_share", summary="needs " + " and ".join(need), facts=facts)
-    cold = _num(_scn(cost, "cache", "cold_starts_per_month"))
-    runs = _num(_scn(cost, "training", "runs_per_month"))
+    cold = _num(cache.cold_starts_per_month)
+    runs = _num(training.runs_per_month)
     cold_per_run = cold / runs if cold is not None and runs is not None and runs > 0 else 1.0
     share = warm * cold_per_run / (run_h * 3600.0)
     facts.update(cold_starts_per_run=cold_per_run, warmup_share=share)
@@ -464,14 +480,14 @@ def _ev_warmup(compare: Mapping | None, cost: Mapping | None) -> Evidence:
     return Evidence("warmup_share", "yes" if share <= WARMUP_MAX_SHARE else "no", base, facts, sources)
 
 
-def _ev_cache_headroom(cost: Mapping | None) -> Evidence:
-    ws = _working_set_gb(cost)
-    cap = _num(_scn(cost, "cache", "capacity_gb"))
+def _ev_cache_headroom(d: _Inputs) -> Evidence:
+    ws = _working_set_gb(d)
+    cap = _num(d.scenario.cache.capacity_gb)
     facts = {"working_set_gb": ws, "cache_capacity_gb": cap}
     if ws is None or cap is None:
         need = "cache.capacity_gb" if cap is None else "dataset.size_gb"
         return Evidence("cache_headroom", summary=f"needs {need} in the scenario", facts=facts,
-                        sources=("cost",) if cost else ())
+                        sources=("cost",) if d.cost else ())
     if ws <= 0:
         return Evidence("cache_headroom", "yes", "working set is empty", facts, ("cost",))
     ratio = cap / ws
@@ -480,39 +496,22 @@ def _ev_cache_headroom(cost: Mapping | None) -> Evidence:
     return Evidence("cache_headroom", "yes" if ratio >= CACHE_MIN_HEADROOM else "no", base, facts, ("cost",))
 
 
-def _transfer_per_month(cost: Mapping | None) -> float | None:
-    """The cross-region option's monthly transfer bill in USD, from whichever shape ``terms`` has."""
-    for path in (("options", "cross_region", "terms_per_month_usd", "transfer_usd"),
-                 ("derived", "cross_region_transfer_usd_per_month")):
-        v = _num(_get(cost, *path))
-        if v is not None:
-            return v
-    term = _get(cost, "options", "cross_region", "terms", "transfer_usd")
-    months = _num(_get(cost, "horizon_months"))
-    if isinstance(term, Mapping):
-        v = _num(term.get("per_month_usd"))
-        if v is not None:
-            return v
-        t = _num(term.get("total_usd"))
-        return t / months if t is not None and months else None
-    for key in ("terms_per_month", "per_month_terms"):
-        v = _num(_get(cost, "options", "cross_region", key, "transfer_usd"))
-        if v is not None:
-            return v
-    t = _num(term)
-    if t is not None and months:
-        return t / months
-    return None
+def _transfer_per_month(cost: CostResult | None) -> float | None:
+    """The cross-region option's monthly transfer bill in USD: its monthly term, else ``derived``, else its
+    horizon term over the months."""
+    if cost is None:
+        return None
+    option = cost.options.cross_region
+    for v in (option.terms_per_month_usd.get("transfer_usd"), cost.derived.cross_region_transfer_usd_per_month):
+        if _num(v) is not None:
+            return _num(v)
+    t, months = _num(option.terms.given("transfer_usd")), _num(cost.horizon_months)
+    return t / months if t is not None and months else None
 
 
-def _ev_budget(cost: Mapping | None) -> Evidence:
-    budget = None
-    for path in (("transfer_budget_usd_per_month",), ("link", "transfer_budget_usd_per_month"),
-                 ("budget", "transfer_usd_per_month")):
-        budget = _num(_scn(cost, *path))
-        if budget is not None:
-            break
-    monthly = _transfer_per_month(cost)
+def _ev_budget(d: _Inputs) -> Evidence:
+    budget = _num(d.scenario.transfer_budget_usd_per_month)
+    monthly = _transfer_per_month(d.cost)
     facts = {"transfer_usd_per_month": monthly, "budget_usd_per_month": budget}
     if monthly is None or budget is None:
         need = []
@@ -521,67 +520,61 @@ def _ev_budget(cost: Mapping | None) -> Evidence:
         if budget is None:
             need.append("transfer_budget_usd_per_month in the scenario")
         return Evidence("transfer_budget", summary="needs " + " and ".join(need), facts=facts,
-                        sources=("cost",) if cost else ())
+                        sources=("cost",) if d.cost else ())
     base = f"transfer {_usd(monthly)}/month vs budget {_usd(budget)}/month"
     return Evidence("transfer_budget", "yes" if monthly <= budget else "no", base, facts, ("cost",))
 
 
-def _as_mapping(obj: Any) -> Mapping[str, Any] | None:
-    """A JSON-like dict from a dict, a contract model (:mod:`costmodel.contracts.results`, ``to_json_dict()``)
-    or a result object with ``to_dict()``; None for anything else."""
-    if isinstance(obj, Mapping):
-        return obj
-    to_dict = getattr(obj, "to_json_dict", None) or getattr(obj, "to_dict", None)
-    if callable(to_dict) and not isinstance(obj, type):
-        try:
-            d = to_dict()
-        except Exception:  # noqa: BLE001 - evidence is tolerant: an unreadable object is no evidence
-            return None
-        return d if isinstance(d, Mapping) else None
-    return None
+# ------------------------------------------------------------------------------------------ entry
+def _cost_in(cost: Any) -> CostResult | None:
+    """The cost result as its model, read once: a model as it is; a dict (as read from a file) moved to
+    today's shape (:func:`.shapes.todays_cost_shape`) and validated leniently (:func:`read_lenient`)."""
+    return read_lenient(CostResult, cost, prepare=todays_cost_shape)
 
 
 def gather_evidence(
-    compare: Mapping[str, Any] | Any | None = None,
-    cost: Mapping[str, Any] | Any | None = None,
-    fits: Iterable[Mapping[str, Any] | Any] | None = None,
+    compare: CompareResult | Mapping[str, Any] | Any | None = None,
+    cost: CostResult | Mapping[str, Any] | Any | None = None,
+    fits: Iterable[RunFit | Mapping[str, Any] | Any] | None = None,
 ) -> dict[str, Evidence]:
-    """Evidence for every item from the ``compare``, ``cost`` and ``fit`` JSON dicts (or result
-    objects with ``to_dict()``).
+    """Evidence for every item from the ``compare``, ``cost`` and ``fit`` results: their models
+    (:mod:`costmodel.contracts.results`), or the JSON dicts the verbs print (or objects with ``to_dict()``),
+    each read once into its model here.
 
     Tolerant by design: any missing key, null or non-numeric value means that piece of evidence is
-    unknown; nothing here raises on partial inputs. Items with no automatic evidence get an
-    ``unknown`` proposal and say so. Evidence of a :data:`MEASURED_ITEMS` item that rests on a run
-    marked ``predicted: true`` (``costmodel simulate``) says so in its summary and proposes ``unknown``
-    instead of ``yes``, with the condition :data:`PREDICTION_CONDITION`.
+    unknown (:func:`~costmodel.contracts.read.read_lenient`); nothing here raises on partial inputs.
+    Items with no automatic evidence get an ``unknown`` proposal and say so. Evidence of a
+    :data:`MEASURED_ITEMS` item that rests on a run marked ``predicted: true`` (``costmodel simulate``)
+    says so in its summary and proposes ``unknown`` instead of ``yes``, with the condition
+    :data:`PREDICTION_CONDITION`.
     """
-    compare = _as_mapping(compare)
-    cost = _as_mapping(cost)
-    fits_list = [m for m in (_as_mapping(f) for f in (fits or [])) if m is not None]
+    fit_models = [read_lenient(RunFit, f) for f in (fits or [])]
+    d = _Inputs(read_lenient(CompareResult, compare or None), _cost_in(cost or None),
+                [f for f in fit_models if f is not None])
     ev = {
-        "reread_fits_cache": _ev_reread(compare, cost),
-        "cost_favourable": _ev_cost(cost),
-        "states_covered": _ev_states(compare, fits_list),
-        "throughput_equivalent": _ev_throughput(compare),
-        "steady_after_warmup": _ev_steady(compare, fits_list),
-        "repetitions": _ev_repetitions(compare),
-        "link_headroom": _ev_link(compare, cost),
-        "warmup_share": _ev_warmup(compare, cost),
-        "cache_headroom": _ev_cache_headroom(cost),
-        "transfer_budget": _ev_budget(cost),
+        "reread_fits_cache": _ev_reread(d),
+        "cost_favourable": _ev_cost(d),
+        "states_covered": _ev_states(d),
+        "throughput_equivalent": _ev_throughput(d.compare),
+        "steady_after_warmup": _ev_steady(d),
+        "repetitions": _ev_repetitions(d.compare),
+        "link_headroom": _ev_link(d),
+        "warmup_share": _ev_warmup(d),
+        "cache_headroom": _ev_cache_headroom(d),
+        "transfer_budget": _ev_budget(d),
     }
     # The runs each measured item's evidence rests on; any predicted one makes it a prediction.
-    all_fits = _fits_of(compare, fits_list)
-    cmp_fits = _fits_of(compare, None)
-    cmp_remote = [f for f in cmp_fits if f["_role"] == "remote"]
-    behind: dict[str, list[dict[str, Any]]] = {
+    all_fits = [f for _, f in d.runs()]
+    cmp_fits = [f for _, f in d.runs(with_fits=False)]
+    cmp_remote = [f for role, f in d.runs(with_fits=False) if role == "remote"]
+    behind: dict[str, list[RunFit]] = {
         "states_covered": all_fits,
-        "steady_after_warmup": [f for f in all_fits if f["_role"] == "remote"],
+        "steady_after_warmup": [f for role, f in d.runs() if role == "remote"],
         "throughput_equivalent": cmp_fits,
         "repetitions": cmp_fits,
-        "reread_fits_cache": cmp_remote if ev["reread_fits_cache"].facts.get("steady_hit_ratio_source") == "compare" else [],
-        "link_headroom": cmp_remote if ev["link_headroom"].facts.get("steady_read_bytes_per_s") is not None else [],
-        "warmup_share": cmp_fits if ev["warmup_share"].facts.get("warmup_source") == "compare" else [],
+        "reread_fits_cache": cmp_remote if _hit_ratio(d)[1] == "compare" else [],
+        "link_headroom": cmp_remote if _measured_read_rate(d) is not None else [],
+        "warmup_share": cmp_fits if _measured_warmup_s(d) is not None else [],
     }
     for iid in MEASURED_ITEMS:
         ids = _predicted(behind[iid])

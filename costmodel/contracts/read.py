@@ -8,17 +8,20 @@ allowed); every modelled key must have its type (``ratio: "fast"`` is an error n
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..errors import CostmodelError
 from .errors import raise_validation_error
 from .results import READ_REQUIRED, RESULT_MODELS, CompareResult, CostResult, FitResult
 
-__all__ = ["load_result", "looks_like", "read_compare", "read_cost", "read_fits", "read_json_file", "read_result"]
+__all__ = ["load_result", "looks_like", "read_compare", "read_cost", "read_fits", "read_json_file", "read_lenient",
+           "read_result"]
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def read_json_file(path: str | os.PathLike[str], where: str, error: type[CostmodelError]) -> Any:
@@ -130,3 +133,79 @@ def read_cost(data: Any, where: str, error: type[CostmodelError]) -> CostResult:
 def read_fits(data: Any, where: str, error: type[CostmodelError]) -> list[FitResult]:
     """The fits of ``costmodel fit --json`` (a list, one object, or decision.json's ``fit``)."""
     return read_result(data, "fit", where, error)
+
+
+_GONE = object()  # marks a value read_lenient leaves out
+
+
+def read_lenient(model: type[M], data: Any,
+                 prepare: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None) -> M | None:
+    """``data`` as ``model``, for a reader that is tolerant by design (the checklist's evidence: partial or
+    garbled results mean less evidence, never an error). A ``model`` instance is used as it is; a mapping,
+    or an object with ``to_json_dict()`` / ``to_dict()``, is validated once, and a value that does not
+    validate is left out as if absent (a key, or a list element) while the rest is kept. A missing required
+    key reads as null, else as empty text; None when even that does not validate, or for anything else.
+    ``prepare`` rewrites the mapping first (older shapes the reader still accepts)."""
+    from ..util import to_jsonable
+
+    if isinstance(data, model):
+        return data
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    elif not isinstance(data, Mapping):
+        to_dict = getattr(data, "to_json_dict", None) or getattr(data, "to_dict", None)
+        if isinstance(data, type) or not callable(to_dict):
+            return None
+        try:
+            data = to_dict()
+        except Exception:  # noqa: BLE001 - tolerant: an object that cannot say what it holds is no result
+            return None
+        if not isinstance(data, Mapping):
+            return None
+    doc = to_jsonable(prepare(data) if prepare else data)  # a copy in JSON types (NaN and inf are null)
+    filled: set[tuple[Any, ...]] = set()
+    while True:
+        try:
+            return model.model_validate(doc)
+        except ValidationError as exc:
+            if not all(_leave_out(doc, tuple(e["loc"]), e["type"] == "missing", filled) for e in exc.errors()):
+                return None
+            doc = _without_gone(doc)
+
+
+def _leave_out(doc: Any, loc: tuple[Any, ...], missing: bool, filled: set[tuple[Any, ...]]) -> bool:
+    """Mark the value at ``loc`` left out (for a missing key: fill it with null, then empty text, then leave
+    out the object that lacks it); False when the whole document would go."""
+    parent: Any = None
+    at: Any = None
+    cur = doc
+    walked: list[Any] = []
+    for part in loc:  # as deep as the document goes (a union member's name in loc is not a key)
+        if (isinstance(cur, dict) and part in cur) or (
+                isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur)):
+            parent, at, cur = cur, part, cur[part]
+            walked.append(part)
+        else:
+            break
+    if missing and len(walked) == len(loc) - 1 and isinstance(cur, dict):
+        for fill in (None, ""):
+            if (*loc, fill) not in filled:
+                filled.add((*loc, fill))
+                cur[loc[-1]] = fill
+                return True
+        if parent is None:
+            return False
+        parent[at] = _GONE
+        return True
+    if parent is None:
+        return False
+    parent[at] = _GONE
+    return True
+
+
+def _without_gone(doc: Any) -> Any:
+    if isinstance(doc, dict):
+        return {k: _without_gone(v) for k, v in doc.items() if v is not _GONE}
+    if isinstance(doc, list):
+        return [_without_gone(v) for v in doc if v is not _GONE]
+    return doc

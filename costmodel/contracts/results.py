@@ -13,9 +13,19 @@ Units are in the key names (``_s``, ``_usd``, ``_bytes_per_s``, ``_fraction``); 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    ValidatorFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 Num = float | None
 Obj = dict[str, Any]
@@ -39,6 +49,35 @@ class Result(BaseModel):
     def to_json_dict(self) -> dict[str, Any]:
         """The JSON object (every key as read or computed, extras included)."""
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+    def given(self, name: str) -> Any:
+        """The field ``name`` as given (read or computed), None when it was absent: a default is not data."""
+        return getattr(self, name) if name in self.model_fields_set else None
+
+
+class OpenSection(Result):
+    """A typed view of an object that is open today (``dict`` in the schema): the modelled keys get their
+    types, any other key is kept and published as allowed (``additionalProperties`` stays open). Written
+    back in the order its keys were read, so typing a key does not move it in the JSON."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra=None, populate_by_name=True)
+    _key_order: tuple[str, ...] = PrivateAttr(default=())
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_key_order(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        model = handler(data)
+        if isinstance(data, Mapping) and isinstance(model, OpenSection):
+            model._key_order = tuple(data)
+        return model
+
+    @model_serializer(mode="wrap")
+    def _in_key_order(self, handler: SerializerFunctionWrapHandler) -> Any:
+        out = handler(self)
+        if not self._key_order or not isinstance(out, dict):
+            return out
+        rank = {k: i for i, k in enumerate(self._key_order)}
+        return dict(sorted(out.items(), key=lambda kv: rank.get(kv[0], len(rank))))
 
 
 # ------------------------------------------------------------------------------------------------ fit
@@ -104,6 +143,21 @@ class FitResult(RunFit):
 
 
 # -------------------------------------------------------------------------------------------- compare
+class Straggler(OpenSection):
+    """One ``stragglers[]`` row of a job summary: a rank slower than the job's median (costmodel.jobs)."""
+
+    rank: int | None = None
+
+
+class JobSummary(OpenSection):
+    """One ``jobs[]`` element (a multi-rank job, costmodel.jobs): the keys the checklist reads are typed."""
+
+    job_id: str = ""
+    role: str = ""
+    stragglers: list[Straggler] = Field(default_factory=list)
+    straggler_lost_fraction: Num = None
+
+
 class CompareResult(Result):
     """``costmodel compare --json``: remote / co-located steady throughput, equivalence, warm-up cost."""
 
@@ -141,7 +195,7 @@ class CompareResult(Result):
     ratio_definition: str = ""
     equivalence: str = ""
     equivalence_direction: str | None = None
-    jobs: list[Obj] = Field(default_factory=list)
+    jobs: list[JobSummary] = Field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------------------------- cost
@@ -259,17 +313,85 @@ class PriceUsed(Result):
     tiers: list[Obj] | None = None
 
 
+class DatasetValues(OpenSection):
+    """``inputs.values.dataset`` (the keys the checklist reads typed; the scenario's others kept)."""
+
+    size_gb: Num = None
+    working_set_fraction: Num = None
+
+
+class TrainingValues(OpenSection):
+    """``inputs.values.training``."""
+
+    epochs_per_run: Num = None
+    runs_per_month: Num = None
+    run_hours: Num = None
+    cluster_usd_per_hour: Num = None
+
+
+class CacheValues(OpenSection):
+    """``inputs.values.cache``."""
+
+    steady_hit_ratio: Num = None
+    capacity_gb: Num = None
+    cold_starts_per_month: Num = None
+    warmup_lost_s: Num = None
+
+
+class LinkValues(OpenSection):
+    """``inputs.values.link``."""
+
+    bandwidth_gbps: Num = None
+
+
+class ScenarioValues(OpenSection):
+    """``inputs.values``: the resolved scenario, nested as in the YAML (point values; docs/cost.md lists
+    every key). Typed where the checklist's evidence reads it; every other key is kept as written."""
+
+    transfer_budget_usd_per_month: Num = None
+    dataset: DatasetValues = Field(default_factory=DatasetValues)
+    training: TrainingValues = Field(default_factory=TrainingValues)
+    cache: CacheValues = Field(default_factory=CacheValues)
+    link: LinkValues = Field(default_factory=LinkValues)
+
+
 class CostInputs(Result):
     """``inputs``: the resolved scenario (nested values as in the YAML), provenance and distributions."""
 
     source: str = ""
     name: str = ""
     today: str = ""
-    values: Obj = Field(default_factory=dict)
+    values: ScenarioValues = Field(default_factory=ScenarioValues)
     provenance: dict[str, Obj] = Field(default_factory=dict)
     distributions: dict[str, Obj] = Field(default_factory=dict)
     missing: list[str] = Field(default_factory=list)
     derived_keys: list[str] = Field(default_factory=list)
+
+
+class MonteCarloSummary(Result):
+    """``monte_carlo`` (with ``--monte-carlo N``): draws, seed, the uncertain inputs, each option's chance of
+    being cheapest and its P5/P50/P95/mean total (USD over the horizon)."""
+
+    n: int = Field(0, ge=0)
+    seed: int | None = None
+    uncertain_inputs: list[str] = Field(default_factory=list)
+    p_cheapest: dict[str, Num] = Field(default_factory=dict)
+    p5: dict[str, Num] = Field(default_factory=dict)
+    p50: dict[str, Num] = Field(default_factory=dict)
+    p95: dict[str, Num] = Field(default_factory=dict)
+    mean: dict[str, Num] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+
+
+class DerivedFigures(OpenSection):
+    """``derived``: the figures the cost model derives from the scenario (units in the names; every value a
+    number or null). Typed where the checklist's evidence reads it."""
+
+    __pydantic_extra__: dict[str, Num] = Field(init=False)
+    working_set_gb: Num = None
+    training_hours_per_month: Num = None
+    warm_epochs_per_month: Num = None
+    cross_region_transfer_usd_per_month: Num = None
 
 
 class CostResult(Result):
@@ -293,9 +415,9 @@ class CostResult(Result):
     consistency: list[ConsistencyCheck] = Field(default_factory=list)
     break_even: dict[str, Obj] = Field(default_factory=dict)
     wait_break_even: Obj | None = None
-    monte_carlo: Obj | None = None
+    monte_carlo: MonteCarloSummary | None = None
     sensitivity: list[Obj] = Field(default_factory=list)
-    derived: dict[str, Num] = Field(default_factory=dict)
+    derived: DerivedFigures = Field(default_factory=DerivedFigures)
     prices_used: list[PriceUsed] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     inputs: CostInputs = Field(default_factory=CostInputs)

@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from ..contracts.results import CompareResult
 from ..errors import ReportError
 from .stages import fit_dicts
 
@@ -279,11 +280,13 @@ _COMPARE_ROWS = (
 )
 
 
-def compare_table(compare: Mapping[str, Any] | None):  # -> DataFrame
+def compare_table(compare: CompareResult | Mapping[str, Any] | None):  # -> DataFrame
     """The comparison's headline figures as (quantity, value) rows; ``value`` is formatted text
     (ratios 4 significant digits, the margin as a percentage, seconds with 1 decimal)."""
     import pandas as pd
 
+    if isinstance(compare, CompareResult):
+        compare = compare.to_json_dict()  # displayed as printed: a key the comparison lacks shows as missing
     if not compare:
         df = pd.DataFrame({"quantity": ["comparison"], "value": ["not available (a side has no run)"]})
         return with_kinds(df, quantity="text", value="text")

@@ -328,7 +328,7 @@ class OutputClaim:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 holder = ""
-                with contextlib.suppress(OSError, ValueError):
+                with contextlib.suppress(OSError, ValueError, IndexError):  # empty: the holder has not written it yet
                     pid = int(os.pread(fd, 32, 0).decode().split()[0])
                     holder = f" (pid {pid})"
                 os.close(fd)

@@ -1,6 +1,10 @@
 """The report's stages: plain functions the notebook calls one per section. They call the package's
 ingest, warm-up, cost, checklist and ADR functions exactly as the CLI verbs do, so ``decision.json``
-matches what ``costmodel fit``, ``compare``, ``cost`` and ``decide`` print for the same inputs."""
+matches what ``costmodel fit``, ``compare``, ``cost`` and ``decide`` print for the same inputs.
+
+The stages hand each other the result models (:mod:`costmodel.contracts.results`: the comparison is a
+:class:`CompareResult`, the cost stage carries its :class:`CostResult`); JSON is made only at the edges
+(``decision.json``, the ADR's figures, the functions that still take the printed dict)."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..contracts.answers import AnswersDocument
-from ..contracts.results import DECISION_SCHEMA, CostResult, DecisionRecord
+from ..contracts.results import DECISION_SCHEMA, CompareResult, CostResult, DecisionRecord, Result
 from .params import DEFAULT_TITLE, ReportParams
 
 __all__ = ["DECISION_SCHEMA"]
@@ -174,9 +178,10 @@ def fit_dicts(fits: Sequence[Any]) -> list[dict[str, Any]]:
     return [to_jsonable(f.to_dict() if hasattr(f, "to_dict") else dict(f)) for f in fits]
 
 
-def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | None = None) -> dict[str, Any] | None:
+def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | None = None) -> CompareResult | None:
     """``warmup.compare`` of the co-located and remote runs, reusing ``fits`` when given (None when a
-    side has no run): the dict ``costmodel compare --json`` prints."""
+    side has no run), as its model, validated once here: ``.to_json_dict()`` is the object
+    ``costmodel compare --json`` prints."""
     from .. import warmup
     from ..util import to_jsonable
 
@@ -188,7 +193,13 @@ def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | Non
     else:
         colo, rem = inputs.colocated, inputs.remote
     res = warmup.compare(colo, rem, metric=params.metric or None, margin=params.margin)
-    return to_jsonable(dict(res.to_dict(), jobs=list(inputs.jobs)))  # as `costmodel compare --json` (issue 16)
+    # the jobs beside the fits, as `costmodel compare --json` prints them (issue 16)
+    return CompareResult.model_validate(to_jsonable(dict(res.to_dict(), jobs=list(inputs.jobs))))
+
+
+def _json(result: Result | Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """A result as the JSON object its verb prints (a model's ``to_json_dict()``; a dict as it is)."""
+    return result.to_json_dict() if isinstance(result, Result) else result
 
 
 @dataclass
@@ -225,7 +236,8 @@ BREAK_EVEN_CHART_INPUTS = (
 )
 
 
-def cost_stage(params: ReportParams, compare: Mapping[str, Any] | None, curve_points: int = 41) -> CostStage:
+def cost_stage(params: ReportParams, compare: CompareResult | Mapping[str, Any] | None,
+               curve_points: int = 41) -> CostStage:
     """Load the scenario, apply the measured comparison (``--from-compare``) and analyse it with
     :func:`costmodel.cost.analyze`: ``result`` is what ``costmodel cost S.yaml --from-compare
     compare.json [--monte-carlo N --seed S] --json`` prints. Adds the Monte Carlo draws and each
@@ -238,7 +250,7 @@ def cost_stage(params: ReportParams, compare: Mapping[str, Any] | None, curve_po
 
     scen = cm.load_scenario(params.scenario)
     if compare:
-        scen = cm.apply_measurements(scen, compare=compare, source="compare")
+        scen = cm.apply_measurements(scen, compare=_json(compare), source="compare")
     raw, mc = cm.analyze_with_draws(scen, monte_carlo_n=params.monte_carlo_n, seed=params.seed)
     result = to_jsonable(raw)
     model = CostResult.model_validate(result)
@@ -300,18 +312,18 @@ def break_even_point(cost: CostStage) -> tuple[float | None, str | None, str | N
 
 def checklist_stage(
     params: ReportParams,
-    compare: Mapping[str, Any] | None,
-    cost: Mapping[str, Any] | None,
-    fits: Sequence[Mapping[str, Any]],
+    compare: CompareResult | Mapping[str, Any] | None,
+    cost: CostResult | Mapping[str, Any] | None,
+    fits: Sequence[Any],
     answers: AnswersDocument | None = None,
 ):
-    """Evaluate the checklist with evidence from compare, cost and fits (strict batch mode), with the
-    answers read once (``inputs.answers``; read here when not given): what ``costmodel decide --json``
-    prints is ``Decision.to_dict()``."""
+    """Evaluate the checklist with evidence from compare, cost and fits (their models, or the dicts the
+    verbs print) in strict batch mode, with the answers read once (``inputs.answers``; read here when not
+    given): what ``costmodel decide --json`` prints is ``Decision.to_dict()``."""
     from .. import checklist
 
     doc = _answers(params, answers)
-    evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fit_dicts(fits))
+    evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fits)
     return checklist.evaluate(doc.answers, evidence, strict=True, source=str(params.answers))
 
 
@@ -327,8 +339,8 @@ def report_title(params: ReportParams, answers: AnswersDocument | None = None) -
 
 def decision_record(
     inputs: Inputs,
-    fits: Sequence[Mapping[str, Any]],
-    compare: Mapping[str, Any] | None,
+    fits: Sequence[Any],
+    compare: CompareResult | Mapping[str, Any] | None,
     cost: CostStage | Mapping[str, Any] | None,
     decision: Any,
     params: ReportParams,
@@ -363,7 +375,7 @@ def decision_record(
             ],
             "fit": _with_jobs(fit_dicts(fits), getattr(inputs, "jobs", [])),
             "fit_left_out": list(getattr(inputs, "fit_left_out", [])),
-            "compare": compare,
+            "compare": _json(compare),
             "jobs": list(getattr(inputs, "jobs", [])),
             "cost": cost_dict,
             "checklist": dec,

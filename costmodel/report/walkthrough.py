@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..contracts.results import CompareResult, CostResult, FitResult
 from ..errors import ReportError
 from ..util import dataclass_dict
 from .params import PARAMETERS as REPORT_PARAMETERS
@@ -93,11 +94,11 @@ def _report_params(params: ChecklistParams):  # -> ReportParams
 
 @dataclass
 class EvidenceSources:
-    """The results the checklist's evidence is gathered from, and where each came from."""
+    """The results the checklist's evidence is gathered from (their models), and where each came from."""
 
-    compare: dict[str, Any] | None
-    cost: dict[str, Any] | None
-    fits: list[dict[str, Any]] = field(default_factory=list)
+    compare: CompareResult | None
+    cost: CostResult | None
+    fits: list[FitResult] = field(default_factory=list)
     origin: dict[str, str] = field(default_factory=dict)
 
     def table(self):  # -> pandas.DataFrame
@@ -110,13 +111,12 @@ class EvidenceSources:
 
 
 def _read_json(path: str, what: str) -> Any:
-    """The result in the JSON file ``path`` as a plain dict (fit: a list), read and checked by the same
-    reader as ``costmodel decide`` (:mod:`costmodel.contracts.read`); ReportError naming the parameter."""
+    """The result in the JSON file ``path`` as its model (fit: a list of FitResult), read and checked by
+    the same reader as ``costmodel decide`` (:mod:`costmodel.contracts.read`); ReportError naming the
+    parameter."""
     from ..contracts.read import load_result
 
-    verb = what.removesuffix("_json")
-    res = load_result(path, verb, f"parameter {what!r}: {path}", ReportError)
-    return [f.to_json_dict() for f in res] if verb == "fit" else res.to_json_dict()
+    return load_result(path, what.removesuffix("_json"), f"parameter {what!r}: {path}", ReportError)
 
 
 def evidence_sources(params: ChecklistParams) -> EvidenceSources:
@@ -139,11 +139,11 @@ def evidence_sources(params: ChecklistParams) -> EvidenceSources:
         fitted = fit_runs(inputs, rp)
         runs = ", ".join(Path(p).name for p in (*rp.colocated, *rp.remote))
         if not params.fit_json:
-            fits, origin["fit"] = fit_dicts(fitted), f"fitted from {runs}"
+            fits, origin["fit"] = [FitResult.model_validate(f) for f in fit_dicts(fitted)], f"fitted from {runs}"
         if not params.compare_json:
             compare, origin["compare"] = compare_runs(inputs, rp, fitted), f"compared from {runs}"
         if not params.cost_json:
-            cost = cost_stage(rp, compare).result
+            cost = cost_stage(rp, compare).typed
             origin["cost"] = f"priced from {Path(rp.scenario).name}" + (" with the measured comparison" if compare else "")
     return EvidenceSources(compare=compare, cost=cost, fits=list(fits), origin=origin)
 

@@ -380,9 +380,9 @@ def test_verdict_shows_robustness_beside_it_and_checklist_respects_priced(exampl
     unpriced = copy.deepcopy(out)
     unpriced["options"]["cross_region"]["priced"] = False
     unpriced["options"]["cross_region"]["not_priced_reason"] = "no NAT price"
-    e2 = checklist.evidence._ev_cost(unpriced)
+    e2 = checklist.gather_evidence(cost=unpriced)["cost_favourable"]
     assert e2.proposed == "unknown" and "no NAT price" in e2.summary
-    assert checklist.evidence._ev_cost(out).facts["robust"] is True
+    assert checklist.gather_evidence(cost=out)["cost_favourable"].facts["robust"] is True
 
 
 def test_whatif_example_prices_like_the_reference(examples_dir):

@@ -238,6 +238,23 @@ def test_output_claim_is_exclusive_and_a_stale_lock_is_taken_over(tmp_path):
     nothing_left(tmp_path)
 
 
+def test_a_lock_taken_before_its_pid_is_written_still_refuses_in_one_line(tmp_path):
+    """The race two concurrent reports can hit: the other holds the lock but has not written its pid yet."""
+    import fcntl
+
+    from costmodel.errors import OutputError
+    from costmodel.report.render import OutputClaim
+
+    dest = tmp_path / "out"
+    fd = os.open(tmp_path / ".out.lock", os.O_RDWR | os.O_CREAT, 0o644)  # held, still empty
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(OutputError, match=rf"output folder {dest} is taken: another costmodel report is writing"):
+            OutputClaim(dest).acquire()
+    finally:
+        os.close(fd)
+
+
 def test_a_claimed_folder_refuses_the_cli_at_once(cli, tmp_path):
     from costmodel.report.render import OutputClaim
 

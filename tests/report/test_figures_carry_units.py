@@ -244,4 +244,4 @@ def test_report_comparison_table_uses_the_shared_word(report_stages):
     *_, cmp, _cost, decision, _record = report_stages
     values = dict(zip(*[report.compare_table(cmp)[c] for c in ("quantity", "value")], strict=True))
     ev = next(i for i in decision.to_dict()["items"] if i["id"] == "throughput_equivalent")["evidence"]
-    assert values["equivalence at the margin (as the checklist says)"] == cmp["equivalence"] == ev["facts"]["equivalence"]
+    assert values["equivalence at the margin (as the checklist says)"] == cmp.equivalence == ev["facts"]["equivalence"]

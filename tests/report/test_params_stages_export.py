@@ -182,7 +182,7 @@ def test_stages_reproduce_the_reference_case(stages):
     assert colo["classification"] == "flat"
     assert 100 <= remote["warmup_end_step"] <= 150
     assert 115 <= remote["steady_mean"] <= 117
-    assert cmp["equivalent"] is True
+    assert cmp.equivalent is True
     assert [f["role"] for f in inputs.table().to_dict("records")] == ["colocated", "remote", "scenario", "answers"]
 
 
@@ -193,7 +193,7 @@ def test_decision_record_contract(stages, examples_dir):
     for key in ("fit", "compare", "cost", "checklist", "verdict", "inputs"):
         assert key in record
     assert record["verdict"] == decision.verdict == record["checklist"]["verdict"]
-    assert record["compare"] == cmp and record["cost"] == cost.result
+    assert record["compare"] == cmp.to_json_dict() and record["cost"] == cost.result
     hashes = {Path(f["path"]).name: f["sha256"] for f in record["inputs"]["files"]}
     assert hashes["remote_steps.csv"] == sha256_file(examples_dir / "remote_steps.csv")
     assert hashes["answers.yaml"] == sha256_file(examples_dir / "answers.yaml")

@@ -146,8 +146,8 @@ def test_fit_compare_and_monte_carlo_tables_read_well(stages):
     assert not re.search(r">\d+\.\d{5,}<", page)  # no float noise
     values = dict(zip(*[report.compare_table(cmp)[c] for c in ("quantity", "value")], strict=True))
     assert values["equivalent (TOST)"] == "yes" and values["equivalence margin"] == "2 %"
-    assert values["remote extra warm-up (s)"] == f"{cmp['remote_extra_warmup_s']:,.1f}"
-    assert values["remote / co-located steady state"] == report.fmt_sig(cmp["ratio"])
+    assert values["remote extra warm-up (s)"] == f"{cmp.remote_extra_warmup_s:,.1f}"
+    assert values["remote / co-located steady state"] == report.fmt_sig(cmp.ratio)
     mc = report.html_table(report.monte_carlo_table(cost.result)).text
     p_rep = cost.result["monte_carlo"]["p_cheapest"]["replicate"]
     assert f">{report.fmt_pct(p_rep)}</td>" in mc and ">0 %</td>" in mc  # P(cheapest) as percentages
