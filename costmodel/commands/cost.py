@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ScenarioError
 from ._common import seed_type
+
+if TYPE_CHECKING:
+    from ..contracts.results import CompareResult
 
 HELP = "cross-region vs replicate vs wait: cost terms, break-even, sensitivity, Monte Carlo"
 DESCRIPTION = """\
@@ -75,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         raise ScenarioError(f"--monte-carlo {args.monte_carlo}: expected a number of draws >= 0", key="--monte-carlo")
     scenario = load_scenario(args.scenario, args.overrides, today=today)
     if args.from_compare:
-        compare = _read_json(args.from_compare)
+        compare = _read_compare(args.from_compare)
         scenario = apply_measurements(scenario, compare=compare, source=args.from_compare)
     if args.from_timeline:
         runs = _read_runs(args.from_timeline)
@@ -88,11 +92,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_json(path: str) -> dict:
-    """The compare result in ``path`` (``--from-compare``), read as ``decide --compare`` reads it."""
+def _read_compare(path: str) -> CompareResult:
+    """The compare result in ``path`` (``--from-compare``) as its model, read as ``decide --compare`` reads it."""
     from ..contracts.read import load_result
 
-    return load_result(path, "compare", f"--from-compare {path}", ScenarioError).to_json_dict()
+    return load_result(path, "compare", f"--from-compare {path}", ScenarioError)
 
 
 def _read_runs(path: str) -> list:

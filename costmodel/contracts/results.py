@@ -14,7 +14,7 @@ Units are in the key names (``_s``, ``_usd``, ``_bytes_per_s``, ``_fraction``); 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -22,12 +22,15 @@ from pydantic import (
     Field,
     PrivateAttr,
     SerializerFunctionWrapHandler,
+    Strict,
     ValidatorFunctionWrapHandler,
     model_serializer,
     model_validator,
 )
 
-Num = float | None
+#: a figure: a JSON number or null. Strict: text ("0.5") and true/false are not figures (a bool is no
+#: measurement), so a result written by another tool with a quoted number is refused naming the key.
+Num = Annotated[float, Strict()] | None
 Obj = dict[str, Any]
 
 

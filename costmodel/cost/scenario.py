@@ -23,12 +23,13 @@ from typing import Any
 import numpy as np
 import yaml
 
+from ..contracts.results import CompareResult
 from ..contracts.scenario import check_known_path, gib_variant, validate_scenario
 from ..errors import PriceError, ScenarioError
 from ..prices import PriceRow, load_prices
 from ..safeio import input_kind
 from ..safeyaml import safe_load, safe_load_file
-from ..util import yaml_problem
+from ..util import finite_number, yaml_problem
 from .dists import Distribution
 from .pricing import (
     bytes_per_unit,
@@ -440,13 +441,14 @@ def _fill_price(param: Param, settings: dict[str, Any], prices_dir: Any) -> tupl
 # ------------------------------------------------------------------------------------- measurements
 def apply_measurements(
     scenario: Scenario,
-    compare: Mapping[str, Any] | None = None,
+    compare: CompareResult | Mapping[str, Any] | None = None,
     timeline_runs: Sequence[Any] | None = None,
     source: str = "",
 ) -> Scenario:
     """Fill cache inputs from measured results, recording the source of each filled value.
 
-    From ``compare`` (``costmodel compare --json`` output): ``cache.warmup_lost_s`` <- ``remote_lost_s``;
+    From ``compare`` (a :class:`~costmodel.contracts.results.CompareResult`, or the mapping
+    ``costmodel compare --json`` prints, validated by that model once here): ``cache.warmup_lost_s`` <- ``remote_lost_s``;
     ``cache.steady_slowdown_fraction`` <- ``steady_slowdown_fraction`` or else ``max(0, 1 - ratio)``;
     ``cache.steady_hit_ratio`` <- ``remote_steady_hit_ratio`` when not null. When ``ratio_ci_low`` and
     ``ratio_ci_high`` are given, the slowdown also gets a triangular distribution over
@@ -456,8 +458,8 @@ def apply_measurements(
     (Runs; the ``remote`` ones when roles are set): ``cache.steady_hit_ratio`` <- the mean over runs of
     the mean ``cache_hit_ratio`` in each run's second half (the steady part). Null or absent fields leave
     the scenario's value. A measured value replaces the scenario file's (and its distribution).
-    Raises ScenarioError for a measured value outside its range, or a ``compare`` with none of the
-    measurement keys (not a compare result).
+    Raises ScenarioError for a measured value outside its range, a compare mapping with none of the
+    measurement keys (not a compare result) or with a value of the wrong type (naming the key).
     """
     if scenario.base is not None:
         scenario = scenario.base  # measurements replace stated values; derivations are redone below
@@ -486,20 +488,14 @@ def apply_measurements(
             missing.remove(key)
 
     if compare is not None:
-        if not isinstance(compare, Mapping):
-            raise ScenarioError("compare results must be a JSON object (costmodel compare --json)", path=src)
-        if not any(k in compare for k in COMPARE_MEASUREMENT_KEYS):
-            raise ScenarioError(
-                "not a compare result: none of the keys " + ", ".join(COMPARE_MEASUREMENT_KEYS) + " is present",
-                path=src)
-        lost = _num_or_none(compare, "remote_lost_s", src)
+        compare = _compare_model(compare, src)
+        lost = compare.remote_lost_s
         if lost is not None:
             if lost < 0:
                 warnings.append(f"cache.warmup_lost_s: measured remote_lost_s = {lost:g} < 0 (remote warmed faster); using 0")
                 lost = 0.0
             put("cache.warmup_lost_s", lost, "compare remote_lost_s")
-        slow = _num_or_none(compare, "steady_slowdown_fraction", src)
-        ratio = _num_or_none(compare, "ratio", src)
+        slow, ratio = compare.steady_slowdown_fraction, compare.ratio
         key = "cache.steady_slowdown_fraction"
         if slow is None and ratio is not None:
             slow, what = max(0.0, 1.0 - ratio), "compare max(0, 1 - ratio)"
@@ -508,8 +504,7 @@ def apply_measurements(
         if slow is not None:
             put(key, max(0.0, slow), what)
         if slow is not None and key not in kept:
-            ci_lo = _num_or_none(compare, "ratio_ci_low", src)
-            ci_hi = _num_or_none(compare, "ratio_ci_high", src)
+            ci_lo, ci_hi = compare.ratio_ci_low, compare.ratio_ci_high
             if ci_lo is not None and ci_hi is not None and ci_lo <= ci_hi:
                 lo, hi = max(0.0, 1.0 - ci_hi), min(max(0.0, 1.0 - ci_lo), 0.999999)
                 mode = min(max(values[key], lo), hi)
@@ -522,7 +517,7 @@ def apply_measurements(
                         f"[{ci_lo:.4g}, {ci_hi:.4g}] includes 1) yet costs "
                         "slowdown_usd; --set cache.steady_slowdown_fraction=0 to price it as none"
                     )
-        hit = _num_or_none(compare, "remote_steady_hit_ratio", src)
+        hit = compare.remote_steady_hit_ratio
         if hit is not None:
             put("cache.steady_hit_ratio", hit, "compare remote_steady_hit_ratio")
         thr = _remote_samples_per_s(compare, settings.get("training.batch_samples"))
@@ -536,7 +531,7 @@ def apply_measurements(
             else:
                 settings[tkey] = thr
                 how = ("training.batch_samples / compare pooled.remote.mean step_time_s"
-                       if compare.get("metric") == "step_time_s" else "compare pooled.remote.mean")
+                       if compare.metric == "step_time_s" else "compare pooled.remote.mean")
                 prov[tkey] = {"value": thr, "source": f"{how} from {src}"}
     if timeline_runs:
         hit = steady_hit_ratio_from_runs(timeline_runs)
@@ -560,15 +555,16 @@ def apply_measurements(
                             warnings=warnings, settings=settings, base=None))
 
 
-def _remote_samples_per_s(compare: Mapping[str, Any], batch_samples: float | None = None) -> float | None:
+def _remote_samples_per_s(compare: CompareResult, batch_samples: float | None = None) -> float | None:
     """The remote side's steady throughput in samples/s from a compare result: the pooled remote mean when the
     metric is samples/s, or ``batch_samples / mean step time`` when it is ``step_time_s`` and the scenario
     states ``training.batch_samples`` (None otherwise, or when the pooled mean is absent)."""
-    metric = compare.get("metric")
+    metric = compare.metric
     if metric not in ("samples_per_s", "step_time_s"):
         return None
-    v = ((compare.get("pooled") or {}).get("remote") or {}).get("mean") if isinstance(compare.get("pooled"), Mapping) else None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+    remote = compare.pooled.get("remote")
+    v = finite_number(remote.get("mean")) if isinstance(remote, Mapping) else None
+    if v is None or v <= 0:
         return None
     if metric == "step_time_s":
         if batch_samples is None or not math.isfinite(batch_samples) or batch_samples <= 0:
@@ -598,13 +594,26 @@ def compare_from_json(data: Any, source: str) -> dict[str, Any]:
     return read_compare(data, source, ScenarioError).to_json_dict()
 
 
-def _num_or_none(d: Mapping[str, Any], name: str, src: str) -> float | None:
-    v = d.get(name)
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ScenarioError(f"{name} must be a number or null, got {v!r}", key=name, path=src)
-    return float(v)
+def _compare_model(compare: Any, src: str) -> CompareResult:
+    """``compare`` as the CompareResult model: a model as it is; a mapping validated once (the keys
+    ``ratio`` and ``remote_lost_s`` may be absent here, read as null). ScenarioError naming ``src`` when it
+    has none of :data:`COMPARE_MEASUREMENT_KEYS` or a value of the wrong type."""
+    from pydantic import ValidationError
+
+    from ..contracts.errors import raise_validation_error
+
+    if isinstance(compare, CompareResult):
+        return compare
+    if not isinstance(compare, Mapping):
+        raise ScenarioError("compare results must be a JSON object (costmodel compare --json)", path=src)
+    if not any(k in compare for k in COMPARE_MEASUREMENT_KEYS):
+        raise ScenarioError(
+            "not a compare result: none of the keys " + ", ".join(COMPARE_MEASUREMENT_KEYS) + " is present",
+            path=src)
+    try:
+        return CompareResult.model_validate({k: compare.get(k) for k in COMPARE_REQUIRED_KEYS} | dict(compare))
+    except ValidationError as exc:
+        raise_validation_error(exc, ScenarioError, source=src, model=CompareResult)
 
 
 def steady_hit_ratio_from_runs(runs: Sequence[Any]) -> float | None:

@@ -250,7 +250,7 @@ def cost_stage(params: ReportParams, compare: CompareResult | Mapping[str, Any] 
 
     scen = cm.load_scenario(params.scenario)
     if compare:
-        scen = cm.apply_measurements(scen, compare=_json(compare), source="compare")
+        scen = cm.apply_measurements(scen, compare=compare, source="compare")
     raw, mc = cm.analyze_with_draws(scen, monte_carlo_n=params.monte_carlo_n, seed=params.seed)
     result = to_jsonable(raw)
     model = CostResult.model_validate(result)

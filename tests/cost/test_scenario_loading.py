@@ -236,10 +236,17 @@ def test_compare_explicit_slowdown_and_hit_ratio_win():
     assert f.values["cache.steady_slowdown_fraction"] == 0.03
     assert f.values["cache.steady_hit_ratio"] == 0.97
     assert any("remote warmed faster" in w for w in f.warnings)
-    with pytest.raises(ScenarioError, match=r"cache.steady_hit_ratio"):
-        apply_measurements(s, compare={"remote_steady_hit_ratio": 1.4})
-    with pytest.raises(ScenarioError, match="remote_lost_s must be a number"):
+    # the compare result is validated by its model (contracts.results.CompareResult): the key in the file is named
+    with pytest.raises(ScenarioError, match=r"^c.json: remote_steady_hit_ratio: got 1.4; expected a number <= 1$"):
+        apply_measurements(s, compare={"remote_steady_hit_ratio": 1.4}, source="c.json")
+    with pytest.raises(ScenarioError, match=r"^<measurements>: remote_lost_s: got 'soon'; expected a number$"):
         apply_measurements(s, compare={"remote_lost_s": "soon"})
+    for not_a_figure in (True, "120"):  # a bool is no measurement; a quoted number is another tool's text
+        with pytest.raises(ScenarioError, match=r"remote_lost_s: got .*; expected a number"):
+            apply_measurements(s, compare={"remote_lost_s": not_a_figure, "ratio": 0.99})
+    # a measured value outside the scenario key's range is still named by that key
+    with pytest.raises(ScenarioError, match=r"cache.warmup_lost_s|cache.steady_slowdown_fraction"):
+        apply_measurements(s, compare={"ratio": 0.99, "remote_lost_s": 10.0, "steady_slowdown_fraction": 1.5})
 
 
 def test_hit_ratio_from_timeline_uses_remote_steady_half():

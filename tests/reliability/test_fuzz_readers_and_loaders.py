@@ -194,7 +194,7 @@ def test_evidence_json_readers_raise_only_their_errors(doc, raw, use_raw):
     p = _write(data, ".json")
     try:
         with contextlib.suppress(ScenarioError):
-            cost_cmd._read_json(str(p))
+            cost_cmd._read_compare(str(p))
         for verb in ("compare", "cost", "fit"):  # the one reader of results read back (decide, walk-through)
             with contextlib.suppress(ChecklistError):
                 load_result(p, verb, f"--{verb} {p}", ChecklistError)
