@@ -35,6 +35,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from ..errors import ScenarioError
+from ..units import GIB
 from .errors import did_you_mean
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["GIB_PER_GB", "ScenarioNumber", "check_known_path", "gib_variant", "parse_number", "scenario_model",
            "validate_scenario"]
 
-GIB_PER_GB = 1e9 / 2**30  # a price per GiB times this is the price per decimal GB
+GIB_PER_GB = 1e9 / GIB  # a price per GiB times this is the price per decimal GB (GIB = 2**30 bytes)
 
 
 class ScenarioNumber(NamedTuple):
