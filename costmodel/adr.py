@@ -15,11 +15,14 @@ import unicodedata
 import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .checklist import Decision
 from .errors import ChecklistError
 from .util import finite_number
+
+if TYPE_CHECKING:
+    from .contracts.results import CompareResult, CostResult
 
 OPTION_TITLES: dict[str, str] = {
     "cross_region": ("Cross-region with cache: train in the remote region, read the data across regions through the "
@@ -87,16 +90,27 @@ def default_status(decision: Decision) -> str:
     return "proposed" if decision.verdict == "CONDITIONAL" else "accepted"
 
 
-def _totals(cost: Mapping[str, Any] | None) -> dict[str, float | None]:
-    opts = (cost or {}).get("options") or {}
-    return {k: finite_number((opts.get(k) or {}).get("total_usd")) if isinstance(opts, Mapping) else None for k in OPTION_TITLES}
+def cost_result(cost: CostResult | Mapping[str, Any] | None) -> CostResult | None:
+    """``cost`` (the model, or ``costmodel cost --json``'s object as read) as :class:`CostResult`, read once
+    and leniently (:func:`costmodel.contracts.read.read_lenient`: a record's figures are drafted from what is
+    there; a garbled figure is unknown, not an error); None for no cost result."""
+    from .contracts.read import read_lenient
+    from .contracts.results import CostResult
+
+    return read_lenient(CostResult, cost) if cost is not None else None
 
 
-def chosen_option(decision: Decision, cost: Mapping[str, Any] | None = None) -> str:
+def _totals(cost: CostResult | None) -> dict[str, float | None]:
+    if cost is None:
+        return dict.fromkeys(OPTION_TITLES)
+    return {k: finite_number(getattr(cost.options, k).total_usd) for k in OPTION_TITLES}
+
+
+def chosen_option(decision: Decision, cost: CostResult | Mapping[str, Any] | None = None) -> str:
     """The option the record chooses: cross-region unless NO_GO, then the cheaper of replicate and wait."""
     if decision.verdict != "NO_GO":
         return "cross_region"
-    t = _totals(cost)
+    t = _totals(cost_result(cost))
     r, w = t["replicate"], t["wait"]
     if r is not None and w is not None and w < r:
         return "wait"
@@ -142,8 +156,8 @@ def render_adr(
     date: str | _dt.date | None,
     report_link: str | None = None,
     inputs: Sequence[Any] = (),
-    compare: Mapping[str, Any] | None = None,
-    cost: Mapping[str, Any] | None = None,
+    compare: CompareResult | Mapping[str, Any] | None = None,
+    cost: CostResult | Mapping[str, Any] | None = None,
     status: str | None = None,
     decision_makers: Sequence[str] = (),
     consulted: Sequence[str] = (),
@@ -156,7 +170,8 @@ def render_adr(
 
     ``date`` (``YYYY-MM-DD`` or a date; None means today in UTC) is injectable for reproducible
     records. ``inputs`` are paths (or ``(label, path)`` pairs) listed with their SHA-256.
-    ``compare`` and ``cost`` are the JSON dicts the decision used (for figures in the text).
+    ``compare`` and ``cost`` are the results the decision used (the models, or their JSON objects as read),
+    for figures in the text.
     ``base_dir`` is the folder the record will live in: input links are made relative to it
     (:func:`write_adr` passes its folder); the text still shows each path as given.
     ``producer`` is the command that wrote the record (``costmodel decide``, ``costmodel report``),
@@ -167,10 +182,11 @@ def render_adr(
     if not isinstance(producer, str) or not _PRODUCER.fullmatch(producer):
         raise ChecklistError(f"producer {producer!r}: expected a plain command such as 'costmodel report'")
     status = status or default_status(decision)
+    cost = cost_result(cost)
     totals = _totals(cost)
     chosen = chosen_option(decision, cost)
     by_id = {r.item.id: r for r in decision.items}
-    months = finite_number((cost or {}).get("horizon_months"))
+    months = finite_number(cost.horizon_months) if cost is not None else None
     horizon = f" over {months:g} months" if months is not None else ""
 
     out: list[str] = []
@@ -196,7 +212,7 @@ def render_adr(
     w(f"Checklist verdict: **{decision.verdict}** "
       f"({decision.counts()['yes']} yes, {decision.counts()['no']} no, {decision.counts()['unknown']} unknown "
       f"of {len(decision.items)} items).")
-    if isinstance(cost, Mapping) and "robust" in cost:
+    if cost is not None and "robust" in cost.model_fields_set:
         from .report.display import cost_robustness_line
 
         line = cost_robustness_line(cost)

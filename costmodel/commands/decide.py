@@ -75,8 +75,6 @@ def run(args: argparse.Namespace) -> int:
         fits.extend(load_result(path, "fit", f"--fit {path}", ChecklistError))
 
     evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fits)  # the models, as read
-    compare_d = compare.to_json_dict() if compare is not None else None  # for the ADR's figures
-    cost_d = cost.to_json_dict() if cost is not None else None
     if args.template:
         sys.stdout.write(checklist.answers_template(evidence))
         return 0
@@ -97,8 +95,8 @@ def run(args: argparse.Namespace) -> int:
             "date": args.date,
             "report_link": args.report_link,
             "inputs": inputs,
-            "compare": compare_d,
-            "cost": cost_d,
+            "compare": compare,  # the models, as read: the ADR's figures
+            "cost": cost,
             "decision_makers": doc.meta.decision_makers,
             "consulted": doc.meta.consulted,
             "informed": doc.meta.informed,

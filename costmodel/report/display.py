@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from ..contracts.results import CompareResult
+from ..contracts.results import CompareResult, CostResult
 from ..errors import ReportError
 from .stages import fit_dicts
 
@@ -341,25 +341,27 @@ def prices_table(cost: Mapping[str, Any]):  # -> DataFrame
     return with_kinds(df, key="id", USD="num", unit="id", as_of="id", source="id", **{"age (days)": "id"})
 
 
-def cost_robustness_line(cost: Mapping[str, Any] | None) -> str | None:
+def cost_robustness_line(cost: CostResult | Mapping[str, Any] | None) -> str | None:
     """One line for beside the verdict: the cheapest priced option, its margin, and whether the verdict is
-    robust (``costmodel cost --json``'s ``cheapest``, ``margin_usd``, ``robust``, ``robust_reason``)."""
-    if not isinstance(cost, Mapping) or "cheapest" not in cost:
+    robust (``costmodel cost --json``'s ``cheapest``, ``margin_usd``, ``robust``, ``robust_reason``; the
+    model, or its JSON object as read)."""
+    from ..contracts.read import read_lenient
+
+    c = read_lenient(CostResult, cost) if cost is not None else None
+    if c is None or "cheapest" not in c.model_fields_set:
         return None
-    cheapest, margin = cost.get("cheapest"), cost.get("margin_usd")
-    if cheapest is None:
+    if c.cheapest is None:
         return "Cost: no option could be priced"
-    text = f"Cost: {cheapest} is cheapest"
-    if isinstance(margin, (int, float)):
-        text += f" by {margin:,.2f} USD"
-    if "robust" in cost:
-        text += f"; robust: {'yes' if cost.get('robust') else 'NO'}"
-        if cost.get("robust_reason"):
-            text += f" ({cost.get('robust_reason')})"
-    basis = cost.get("headline_basis")
-    if basis:
-        text += f" [totals at the {str(basis).replace('_', ' ')} of the inputs]"
-    unpriced = [o for o, opt in (cost.get("options") or {}).items() if isinstance(opt, Mapping) and opt.get("priced") is False]
+    text = f"Cost: {c.cheapest} is cheapest"
+    if c.margin_usd is not None:
+        text += f" by {c.margin_usd:,.2f} USD"
+    if "robust" in c.model_fields_set:
+        text += f"; robust: {'yes' if c.robust else 'NO'}"
+        if c.robust_reason:
+            text += f" ({c.robust_reason})"
+    if c.headline_basis and "headline_basis" in c.model_fields_set:
+        text += f" [totals at the {c.headline_basis.replace('_', ' ')} of the inputs]"
+    unpriced = [o for o in ("cross_region", "replicate", "wait") if getattr(c.options, o).priced is False]
     if unpriced:
         text += f"; not priced: {', '.join(unpriced)}"
     return text
