@@ -142,7 +142,7 @@ class FitResult(RunFit):
     """One element of ``costmodel fit --json`` (the list): a run's fit plus its job summary (``jobs``)."""
 
     CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (*RunFit.CONTRACT_KEYS, "jobs")
-    jobs: list[Obj] = Field(default_factory=list)
+    jobs: list[JobSummary] = Field(default_factory=list)
 
 
 # -------------------------------------------------------------------------------------------- compare
@@ -576,7 +576,7 @@ class DecisionRecord(Result):
     fit: list[FitResult] = Field(default_factory=list)
     fit_left_out: list[str] = Field(default_factory=list)
     compare: CompareResult | None = None
-    jobs: list[Obj] = Field(default_factory=list)
+    jobs: list[JobSummary] = Field(default_factory=list)
     cost: CostResult | None = None
     checklist: DecideResult
 
