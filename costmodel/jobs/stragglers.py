@@ -1,13 +1,19 @@
-"""Stragglers of one job: ranks persistently slower than the job's median, steps one rank held back,
+"""Stragglers of one job: ranks persistently slower than the job's other ranks, steps one rank held back,
 and the job time lost to them. Pure functions of :class:`~costmodel.jobs.aggregate.JobTables`.
 
 Rule (defaults in brackets):
 
-* per step bin ``b`` (see ``JobTables.bins``) the job median ``m_b`` = median over ranks of the rank's
-  mean step time in the bin; a rank's ratio ``x_rb = st_mean_rb / m_b``;
+* per step bin ``b`` (see ``JobTables.bins``) each rank's mean step time ``st_rb``; a rank's ratio to a
+  baseline ``x_rb = st_rb / base_b``;
 * a rank is a **straggler** when its median excess ``median_b(x_rb) - 1`` >= ``threshold`` [0.05] and
   ``x_rb >= 1 + threshold / 2`` in at least ``persistence`` [0.8] of its bins (persistently, not once):
-  a stall every rank shares (checkpoint, epoch start) raises the median too and flags nobody;
+  a stall every rank shares (checkpoint, epoch start) raises the baseline too and flags nobody;
+* the baseline is found in two passes, so that a slow group as large as the rest (one slow node of two,
+  the common two-node job) cannot hide in the median it drags up: first ``base_b`` = the median of the
+  faster half of the ranks in the bin (those at or below the bin's median) gives the candidates; then
+  ``base_b`` = the median of the ranks that are not candidates, and the rule is applied again against it
+  (a candidate that is within ``threshold`` of the others is dropped). The excess reported is the second
+  pass's, i.e. over the median of the job's other ranks;
 * a step is **held back** by rank ``r`` when ``r`` is the slowest and its step time exceeds the second
   slowest by more than ``hold_threshold`` [0.05] (relative);
 * **time lost** to the stragglers, ``straggler_lost_s`` = sum over steps of (slowest step time - step
@@ -41,6 +47,24 @@ def rank_ratios(tabs: JobTables) -> pd.DataFrame:
     return b.assign(ratio=b["st_mean"] / b["median_st"])
 
 
+def _flag(b: pd.DataFrame, base: pd.Series, threshold: float, persistence: float) -> dict[int, tuple[float, int, int]]:
+    """Ranks over ``base`` (per bin) by the rule: rank -> (median excess, bins above, bins)."""
+    x = b.assign(ratio=b["st_mean"] / b["bin"].map(base)).dropna(subset=["ratio"])
+    out: dict[int, tuple[float, int, int]] = {}
+    for rank, g in x.groupby("rank"):
+        excess = float(g["ratio"].median() - 1.0)
+        above = int((g["ratio"] >= 1.0 + threshold / 2).sum())
+        if excess >= threshold and len(g) and above / len(g) >= persistence:
+            out[int(rank)] = (excess, above, len(g))
+    return out
+
+
+def _faster_half_median(b: pd.DataFrame) -> pd.Series:
+    """Per bin, the median of the ranks at or below the bin's median step time."""
+    low = b[b["st_mean"] <= b["median_st"]]
+    return low.groupby("bin")["st_mean"].median()
+
+
 def find_stragglers(tabs: JobTables, threshold: float = THRESHOLD, persistence: float = PERSISTENCE,
                     hold_threshold: float = HOLD_THRESHOLD) -> dict[str, Any]:
     """Stragglers, held-back steps and time lost for one job (see the module docstring).
@@ -69,29 +93,27 @@ def find_stragglers(tabs: JobTables, threshold: float = THRESHOLD, persistence: 
     slowest = {int(r): int(c) for r, c in zip(*np.unique(slow[slow >= 0], return_counts=True), strict=False)}
     flagged: list[dict[str, Any]] = []
     if not rr.empty and n_ranks >= MIN_RANKS:
-        g = rr.groupby("rank")
-        med_ratio = g["ratio"].median()
-        above = g["ratio"].apply(lambda x: int((x >= 1.0 + threshold / 2).sum()))
-        nb = g.size()
-        for rank in med_ratio.index:
-            excess = float(med_ratio[rank] - 1.0)
-            share = float(above[rank] / nb[rank]) if nb[rank] else 0.0
-            if excess >= threshold and share >= persistence:
-                r = int(rank)
-                flagged.append({
-                    "rank": r,
-                    "excess_step_time_fraction": round(excess, 6),
-                    "bins_above": int(above[rank]),
-                    "bins": int(nb[rank]),
-                    "held_back_steps": int(held.get(r, 0)),
-                    "slowest_steps": int(slowest.get(r, 0)),
-                    "evidence": (f"rank {r}: mean step time {excess:+.1%} over the job median (median over "
-                                 f"{int(nb[rank])} bins of {tabs.bin_steps} steps), at least "
-                                 f"{threshold / 2:+.1%} over it in {int(above[rank])} of {int(nb[rank])} bins; "
-                                 f"slowest rank at {slowest.get(r, 0)} of {len(steps)} steps, held the others back "
-                                 f"(> {hold_threshold:.0%} over the next slowest) at {held.get(r, 0)}"),
-                    "source": tabs.sources.get(r, ""),
-                })
+        candidates = _flag(rr, _faster_half_median(rr), threshold, persistence)
+        found: dict[int, tuple[float, int, int]] = {}
+        if candidates:
+            others = rr[~rr["rank"].isin(list(candidates))]
+            base = others.groupby("bin")["st_mean"].median()
+            found = {r: v for r, v in _flag(rr, base, threshold, persistence).items() if r in candidates}
+        for r, (excess, n_above, n_bins) in found.items():
+            flagged.append({
+                "rank": r,
+                "excess_step_time_fraction": round(excess, 6),
+                "bins_above": n_above,
+                "bins": n_bins,
+                "held_back_steps": int(held.get(r, 0)),
+                "slowest_steps": int(slowest.get(r, 0)),
+                "evidence": (f"rank {r}: mean step time {excess:+.1%} over the median of the job's other ranks "
+                             f"(median over {n_bins} bins of {tabs.bin_steps} steps), at least "
+                             f"{threshold / 2:+.1%} over it in {n_above} of {n_bins} bins; "
+                             f"slowest rank at {slowest.get(r, 0)} of {len(steps)} steps, held the others back "
+                             f"(> {hold_threshold:.0%} over the next slowest) at {held.get(r, 0)}"),
+                "source": tabs.sources.get(r, ""),
+            })
     flagged.sort(key=lambda d: -d["excess_step_time_fraction"])
     out["stragglers"] = flagged
     out["held_back_steps"] = int(sum(held.values()))
