@@ -97,7 +97,7 @@ def cost_result(cost: CostResult | Mapping[str, Any] | None) -> CostResult | Non
     from .contracts.read import read_lenient
     from .contracts.results import CostResult
 
-    return read_lenient(CostResult, cost) if cost is not None else None
+    return read_lenient(CostResult, cost)
 
 
 def _totals(cost: CostResult | None) -> dict[str, float | None]:

@@ -10,6 +10,7 @@ report alike.
 """
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -130,23 +131,19 @@ _ENTRY_SCHEMA: dict[str, Any] = {"anyOf": [
      "properties": {"answer": {"anyOf": [_WORD, {"type": "string", "pattern": "^\\s*$"}, {"type": "null"}]},
                     "note": {"type": ["string", "number", "null"]}}},
     {"type": "null"}]}
-_MODELS: list[type[BaseModel]] = []
-
-
+@functools.cache
 def answers_model() -> type[BaseModel]:
     """The ``answers:`` section as a model: one optional field per checklist item (the catalogue,
     :data:`costmodel.checklist.ITEMS`), ``extra="forbid"``; each field reads the item's entry into an
     :class:`~costmodel.checklist.Answer` (None: no answer, the evidence's proposal counts)."""
-    if not _MODELS:
-        from ..checklist.items import ITEMS
+    from ..checklist.items import ITEMS
 
-        fields: dict[str, Any] = {
-            item.id: (Annotated[Any, PlainValidator(_entry_check(item.id, item.severity == "blocker")),
-                                WithJsonSchema(_ENTRY_SCHEMA)],
-                      Field(None, description=f"[{item.severity}] {item.question}"))
-            for item in ITEMS}
-        _MODELS.append(create_model("Answers", __config__=ConfigDict(extra="forbid"), **fields))
-    return _MODELS[0]
+    fields: dict[str, Any] = {
+        item.id: (Annotated[Any, PlainValidator(_entry_check(item.id, item.severity == "blocker")),
+                            WithJsonSchema(_ENTRY_SCHEMA)],
+                  Field(None, description=f"[{item.severity}] {item.question}"))
+        for item in ITEMS}
+    return create_model("Answers", __config__=ConfigDict(extra="forbid"), **fields)
 
 
 def validate_answers(mapping: Any, source: str = "answers") -> dict[str, Any]:

@@ -96,7 +96,7 @@ def read_result(data: Any, verb: str, where: str, error: type[CostmodelError]) -
                 got = f" (this looks like `costmodel {like} --json` output)" if like else ""
                 raise fail(f"item {i}: expected a fit from `costmodel fit --json` (keys {', '.join(keys)}); "
                            f"missing key(s) {', '.join(missing)}{got}")
-            out.append(_validate(FitResult, f, f"{where}: item {i}", error))
+            out.append(validate_result(FitResult, f, f"{where}: item {i}", error))
         return out
     expected = f"the JSON object printed by `costmodel {verb} --json` (keys {', '.join(keys)})"
     if not isinstance(data, Mapping):
@@ -109,10 +109,11 @@ def read_result(data: Any, verb: str, where: str, error: type[CostmodelError]) -
         like = looks_like(data)
         got = f" (this looks like `costmodel {like} --json` output)" if like else ""
         raise fail(f"expected {expected}; missing key(s) {', '.join(missing)}{got}")
-    return _validate(model, data, where, error)
+    return validate_result(model, data, where, error)
 
 
-def _validate(model: Any, data: Any, where: str, error: type[CostmodelError]) -> Any:
+def validate_result(model: Any, data: Any, where: str, error: type[CostmodelError]) -> Any:
+    """``data`` validated by the result ``model``; ``error`` ``WHERE: KEY: what; expected ...`` otherwise."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:

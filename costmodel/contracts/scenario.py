@@ -18,6 +18,7 @@ The rules that span keys (derivations, consistency, prices) stay in :mod:`costmo
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from ..cost.dists import Distribution
     from ..cost.spec import Param
 
-__all__ = ["GIB_PER_GB", "ScenarioNumber", "check_known_path", "gib_variant", "parse_number", "scenario_model",
+__all__ = ["GIB_PER_GB", "ScenarioNumber", "check_known_path", "converted_key", "gib_variant", "parse_number", "scenario_model",
            "validate_scenario"]
 
 GIB_PER_GB = 1e9 / GIB  # a price per GiB times this is the price per decimal GB (GIB = 2**30 bytes)
@@ -130,16 +131,34 @@ def scale_value(value: Any, factor: float) -> Any:
 
 
 # --------------------------------------------------------------------------------------- key paths
+#: a price written per GiB -> its per-GB key: (tail per GiB, tail per GB)
+_GIB_TAILS = (("_per_gib", "_per_gb"), ("_per_gib_month", "_per_gb_month"))
+
+
 def gib_variant(key: str) -> str | None:
     """The decimal-GB price key that ``key`` writes per GiB (``..._usd_per_gib[_month]``), or None."""
     from ..cost.spec import PARAM_BY_KEY
 
-    for tail, gb in (("_per_gib", "_per_gb"), ("_per_gib_month", "_per_gb_month")):
+    for tail, gb in _GIB_TAILS:
         if key.endswith(tail):
             cand = key[: -len(tail)] + gb
             if cand in PARAM_BY_KEY:
                 return cand
     return None
+
+
+def converted_key(key: str) -> str | None:
+    """The key that ``key`` is another spelling of (a per-GiB price or an alias), or None."""
+    from ..cost.spec import ALIASES
+
+    return gib_variant(key) or ALIASES.get(key)
+
+
+def _uncertain(p: Param) -> bool:
+    """Whether key ``p`` may be a range or distribution: a cost input, or the source of a derived one."""
+    from ..cost.spec import SOURCE_KEYS
+
+    return p.model or p.key in SOURCE_KEYS
 
 
 def _unit_variant(section: str, leaf: str, value: Any = None) -> str | None:
@@ -272,20 +291,15 @@ def _number_field(p: Param, uncertain: bool, check: Any) -> tuple[Any, Any]:
     return _field(check, _schema_of(base | None, **bounds), None, description)
 
 
-_MODEL: list[type[BaseModel]] = []
-
-
+@functools.cache
 def scenario_model() -> type[BaseModel]:
     """The scenario file as a pydantic model generated from the key table (sections nested, built once)."""
-    if _MODEL:
-        return _MODEL[0]
-    from ..cost.spec import ALIASES, BOOLS, CHOICES, PARAM_BY_KEY, PARAMS, SECTIONS, SOURCE_KEYS, STRINGS
+    from ..cost.spec import ALIASES, BOOLS, CHOICES, PARAM_BY_KEY, PARAMS, SECTIONS, STRINGS
 
     fields: dict[str, dict[str, Any]] = {s: {} for s in ("", *SECTIONS)}
     for p in PARAMS:
         sec, _, leaf = p.key.rpartition(".")
-        uncertain = p.model or p.key in SOURCE_KEYS
-        fields[sec][leaf] = _number_field(p, uncertain, _number_check(p, uncertain))
+        fields[sec][leaf] = _number_field(p, _uncertain(p), _number_check(p, _uncertain(p)))
     for key, default in STRINGS.items():
         sec, _, leaf = key.rpartition(".")
         tp: Any = Literal[CHOICES[key]] | None if key in CHOICES else str | None
@@ -296,14 +310,12 @@ def scenario_model() -> type[BaseModel]:
     for alias, key in ALIASES.items():
         sec, _, leaf = alias.rpartition(".")
         p = PARAM_BY_KEY[key]
-        fields[sec][leaf] = _field(_number_check(p, p.model or key in SOURCE_KEYS), _schema_of(float | None), None,
-                                   f"alias of {key}")
-    for key in PARAM_BY_KEY:  # prices per GiB are accepted and converted (x 10^9 / 2^30)
-        for tail, gib in (("_per_gb", "_per_gib"), ("_per_gb_month", "_per_gib_month")):
+        fields[sec][leaf] = _field(_number_check(p, _uncertain(p)), _schema_of(float | None), None, f"alias of {key}")
+    for key, p in PARAM_BY_KEY.items():  # prices per GiB are accepted and converted (x 10^9 / 2^30)
+        for gib, tail in _GIB_TAILS:
             if key.endswith(tail):
-                p = PARAM_BY_KEY[key]
                 sec, _, leaf = (key[: -len(tail)] + gib).rpartition(".")
-                fields[sec][leaf] = _field(_number_check(p, True, GIB_PER_GB),
+                fields[sec][leaf] = _field(_number_check(p, _uncertain(p), GIB_PER_GB),
                                            _schema_of(float | list[float] | dict[str, Any] | None), None,
                                            f"{key} per GiB (2^30 bytes), converted")
     forbid = ConfigDict(extra="forbid")
@@ -313,8 +325,7 @@ def scenario_model() -> type[BaseModel]:
         top[sec] = (model | None, Field(None))
     top["workload"] = _field(lambda v: v, _schema_of(dict[str, Any] | None), None,
                              "the simulator's workload (workload.json)")
-    _MODEL.append(create_model("ScenarioFile", __config__=forbid, **top))
-    return _MODEL[0]
+    return create_model("ScenarioFile", __config__=forbid, **top)
 
 
 # ------------------------------------------------------------------------------------------ validation
@@ -350,8 +361,6 @@ def _more(n: int) -> str:
 
 def _rank(err: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[int, int, int]:
     """(0 structure / 1 value / 2 converted value, position of the top key, position within the section)."""
-    from ..cost.spec import ALIASES
-
     loc = [str(p) for p in err.get("loc", ())]
     tops = list(data)
     pos_top = tops.index(loc[0]) if loc and loc[0] in tops else len(tops)
@@ -361,9 +370,7 @@ def _rank(err: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[int, int, in
         pos_leaf = leaves.index(loc[1]) if loc[1] in leaves else len(leaves)
     if err.get("type") in ("extra_forbidden", "model_type", "model_attributes_type", "dict_type"):
         return 0, pos_top, pos_leaf
-    path = ".".join(loc)
-    converted = path in ALIASES or gib_variant(path) is not None
-    return (2 if converted else 1), pos_top, pos_leaf
+    return (2 if converted_key(".".join(loc)) else 1), pos_top, pos_leaf
 
 
 def _structural_error(err: Mapping[str, Any], data: Mapping[str, Any], more: int) -> ScenarioError:
@@ -386,7 +393,7 @@ def _structural_error(err: Mapping[str, Any], data: Mapping[str, Any], more: int
 
 def _check_given_once(data: Mapping[str, Any]) -> None:
     """ScenarioError when a quantity is given twice: per GiB and per GB, or as an alias and as its key."""
-    from ..cost.spec import ALIASES, PASSTHROUGH, SECTIONS
+    from ..cost.spec import PASSTHROUGH, SECTIONS
 
     given: list[str] = []
     for top, val in data.items():
@@ -395,6 +402,6 @@ def _check_given_once(data: Mapping[str, Any]) -> None:
         elif top not in PASSTHROUGH:
             given.append(str(top))
     for key in given:
-        target = gib_variant(key) or ALIASES.get(key)
+        target = converted_key(key)
         if target is not None and target in given:
             raise ScenarioError(f"given twice, as {key} and as {target}; keep one", key=key)

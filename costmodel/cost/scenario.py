@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ..contracts.results import CompareResult
-from ..contracts.scenario import check_known_path, gib_variant, validate_scenario
+from ..contracts.results import READ_REQUIRED, CompareResult
+from ..contracts.scenario import check_known_path, converted_key, gib_variant, validate_scenario
 from ..errors import PriceError, ScenarioError
 from ..prices import PriceRow, load_prices
 from ..safeio import input_kind
@@ -41,7 +41,6 @@ from .pricing import (
     usd_per_decimal_gb,
 )
 from .spec import (
-    ALIASES,
     BOOLS,
     MODEL_KEYS,
     PARAM_BY_KEY,
@@ -291,7 +290,7 @@ def _build(
 
     converted: dict[str, str] = {}  # key -> the per-GiB or alias key it was written as (already converted)
     for key in list(flat):
-        target = gib_variant(key) or ALIASES.get(key)
+        target = converted_key(key)
         if target is None:
             continue
         flat[target] = flat.pop(key)
@@ -574,7 +573,7 @@ def _remote_samples_per_s(compare: CompareResult, batch_samples: float | None = 
 
 
 #: Keys every ``costmodel compare --json`` object has (values may be null); ``--from-compare`` requires them.
-COMPARE_REQUIRED_KEYS: tuple[str, ...] = ("ratio", "remote_lost_s")
+COMPARE_REQUIRED_KEYS: tuple[str, ...] = READ_REQUIRED["compare"]
 #: Keys :func:`apply_measurements` reads from a compare result.
 COMPARE_MEASUREMENT_KEYS: tuple[str, ...] = (
     "remote_lost_s", "steady_slowdown_fraction", "ratio", "ratio_ci_low", "ratio_ci_high", "remote_steady_hit_ratio",
@@ -598,9 +597,7 @@ def _compare_model(compare: Any, src: str) -> CompareResult:
     """``compare`` as the CompareResult model: a model as it is; a mapping validated once (the keys
     ``ratio`` and ``remote_lost_s`` may be absent here, read as null). ScenarioError naming ``src`` when it
     has none of :data:`COMPARE_MEASUREMENT_KEYS` or a value of the wrong type."""
-    from pydantic import ValidationError
-
-    from ..contracts.errors import raise_validation_error
+    from ..contracts.read import validate_result
 
     if isinstance(compare, CompareResult):
         return compare
@@ -610,10 +607,8 @@ def _compare_model(compare: Any, src: str) -> CompareResult:
         raise ScenarioError(
             "not a compare result: none of the keys " + ", ".join(COMPARE_MEASUREMENT_KEYS) + " is present",
             path=src)
-    try:
-        return CompareResult.model_validate({k: compare.get(k) for k in COMPARE_REQUIRED_KEYS} | dict(compare))
-    except ValidationError as exc:
-        raise_validation_error(exc, ScenarioError, source=src, model=CompareResult)
+    return validate_result(CompareResult, {k: compare.get(k) for k in COMPARE_REQUIRED_KEYS} | dict(compare), src,
+                           ScenarioError)
 
 
 def steady_hit_ratio_from_runs(runs: Sequence[Any]) -> float | None:

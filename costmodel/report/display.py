@@ -347,7 +347,7 @@ def cost_robustness_line(cost: CostResult | Mapping[str, Any] | None) -> str | N
     model, or its JSON object as read)."""
     from ..contracts.read import read_lenient
 
-    c = read_lenient(CostResult, cost) if cost is not None else None
+    c = read_lenient(CostResult, cost)
     if c is None or "cheapest" not in c.model_fields_set:
         return None
     if c.cheapest is None:
