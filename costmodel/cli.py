@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from . import __version__
-from .errors import CostmodelError
-from .safeio import ENVIRONMENT_ERRNOS, os_error_message
-from .signals import SignalScope, describe, exit_code_of
+from .foundation.errors import CostmodelError
+from .foundation.safeio import ENVIRONMENT_ERRNOS, os_error_message
+from .foundation.signals import SignalScope, describe, exit_code_of
 
 VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "bench", "simulate", "prices", "example",
                     "notebook", "schema"]

@@ -41,9 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..foundation.timeline import write_runs
     from ..ingest import load_many
     from ..ingest.stream import ingest_to_parquet, needs_streaming
-    from ..timeline import write_runs
     from ._common import emit_json, ingest_options, progress
 
     opts = ingest_options(args, args.role or "")

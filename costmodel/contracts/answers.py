@@ -28,7 +28,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ..errors import ChecklistError
+from ..foundation.errors import ChecklistError
 from .errors import raise_validation_error
 
 __all__ = ["AnswersDocument", "AnswersFileModel", "AnswersMeta", "answers_model", "read_answers_document", "validate_answers",

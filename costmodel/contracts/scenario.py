@@ -35,8 +35,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ..errors import ScenarioError
-from ..units import GIB
+from ..foundation.errors import ScenarioError
+from ..foundation.units import GIB
 from .errors import did_you_mean
 
 if TYPE_CHECKING:

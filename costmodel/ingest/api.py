@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import IngestError
-from ..safeio import input_kind, open_input, refusal
-from ..schema import ROLES, Rejection, Run
+from ..foundation.errors import IngestError
+from ..foundation.safeio import input_kind, open_input, refusal
+from ..foundation.schema import ROLES, Rejection, Run
 from .registry import reader_for, reader_modules
 
 SNIFF_BYTES = 64 * 1024

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IngestError
-from ..schema import Run
-from ..units import MIB
+from ..foundation.errors import IngestError
+from ..foundation.schema import Run
+from ..foundation.units import MIB
 from .frame import convert
 from .units import documented_column
 from .validate import build_run, read_text, run_id_for

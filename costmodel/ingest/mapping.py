@@ -1,7 +1,7 @@
 """The column mapping of ``--map source_col=timeline_col[:unit]`` (CLI) and the report's ``map`` parameter."""
 from __future__ import annotations
 
-from ..errors import IngestError
+from ..foundation.errors import IngestError
 
 
 def parse_map(items: list[str]) -> dict[str, tuple[str, str | None]]:

@@ -5,7 +5,7 @@ import importlib
 import importlib.util
 from types import ModuleType
 
-from ..errors import IngestError
+from ..foundation.errors import IngestError
 
 #: (format name, module path). Sniffing tries them in this order.
 READERS: list[tuple[str, str]] = [

@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import IngestError
-from ..safeio import open_input
-from ..schema import FRACTION_COLUMNS, METRIC_COLUMNS, TIMELINE_COLUMNS, Rejection, Run
+from ..foundation.errors import IngestError
+from ..foundation.safeio import open_input
+from ..foundation.schema import FRACTION_COLUMNS, METRIC_COLUMNS, TIMELINE_COLUMNS, Rejection, Run
 
 #: share of rejected rows above which a file is "bad" rather than "good with a few bad rows"
 MAX_BAD_FRACTION = 0.10

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..schema import Run, to_timeline
+from ..foundation.schema import Run, to_timeline
 from .cache import run_policy
 from .model import colocated_io, prefetch_in_time_fraction, step_io, step_timeline
 from .summary import summarise_run, warmup_end_step

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AnalysisError
+from ..foundation.errors import AnalysisError
 from . import curve as curvemod
 from . import detect
 from .classify import Segment, classify_segments, theil_sen_rel
@@ -99,7 +99,7 @@ class FitResult:
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..util import to_jsonable
+        from ..foundation.util import to_jsonable
 
         return to_jsonable(dict(self.__dict__))
 

@@ -39,7 +39,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..errors import AnalysisError
+from ..foundation.errors import AnalysisError
 from .analyze import FitResult, analyze
 
 
@@ -79,13 +79,13 @@ class CompareResult:
     equivalence_direction: str | None = None
 
     def __post_init__(self) -> None:
-        from ..equivalence import outcome
+        from ..foundation.equivalence import outcome
 
         self.equivalence, self.equivalence_direction = outcome(
             self.ratio, self.ratio_ci_low, self.ratio_ci_high, self.margin, self.equivalent)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..util import to_jsonable
+        from ..foundation.util import to_jsonable
 
         return to_jsonable(dict(self.__dict__))
 

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from costmodel.cli import main
-from costmodel.errors import IngestError
+from costmodel.foundation.errors import IngestError
+from costmodel.foundation.timeline import read_runs, write_runs
 from costmodel.ingest import IngestOptions, load, load_many, sniff_format
 from costmodel.ingest.units import resolve_column
 from costmodel.ingest.validate import MAX_BAD_FRACTION
-from costmodel.timeline import read_runs, write_runs
 
 GIB = 2.0**30
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from costmodel.errors import IngestError
+from costmodel.foundation.errors import IngestError
 from costmodel.ingest import load, load_many
 
 MIB = 2.0**20

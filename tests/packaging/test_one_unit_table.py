@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 import costmodel
-from costmodel import units
-from costmodel.cost import pricing, spec
+from costmodel.cost import spec
+from costmodel.foundation import units
+from costmodel.foundation.units_fmt import bytes_per_s, transfer_bytes
 from costmodel.ingest.units import UNIT_FACTORS, resolve_column, unit_factor
-from costmodel.prices import bytes_per_unit
-from costmodel.units_fmt import bytes_per_s, transfer_bytes
+from costmodel.prices import billing as pricing
+from costmodel.prices.catalog import bytes_per_unit
 
 PACKAGE = Path(costmodel.__file__).parent
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from costmodel.synth import reference_case
-from costmodel.util import write_text_atomic
+from costmodel.foundation.util import write_text_atomic
+from costmodel.synthetic.shapes import reference_case
 
 HERE = Path(__file__).resolve().parent
 SEED = 20260925  # the publication date of the validation

@@ -11,9 +11,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CostmodelError
-from .resources import EXAMPLES_DIR, NOTEBOOKS_DIR
-from .util import atomic_path
+from ..foundation.errors import CostmodelError
+from ..foundation.resources import EXAMPLES_DIR, NOTEBOOKS_DIR
+from ..foundation.util import atomic_path
 
 #: Notebooks ``costmodel notebook`` can copy.
 NOTEBOOKS: tuple[str, ...] = ("report", "checklist", "whatif")
