@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..foundation.errors import ChecklistError
 from ..foundation.util import finite_number
-from . import Decision
+from .verdict import Decision
 
 if TYPE_CHECKING:
     from ..contracts.results import CompareResult, CostResult

@@ -65,7 +65,7 @@ class AnswersMeta(BaseModel):
         raise ValueError(f"got {v!r}; expected a name or a list of names")
 
     def people(self) -> dict[str, list[str]]:
-        """``decision_makers``, ``consulted``, ``informed`` as :func:`costmodel.adr.render_adr` takes them."""
+        """``decision_makers``, ``consulted``, ``informed`` as :func:`costmodel.checklist.adr.render_adr` takes them."""
         return {"decision_makers": list(self.decision_makers), "consulted": list(self.consulted),
                 "informed": list(self.informed)}
 

@@ -21,7 +21,7 @@ can be priced.
 
 Each check is one entry of ``consistency``: ``{check, keys, stated, implied, severity, message}`` with
 severity ``ok`` (within 10 %), ``derived`` (one side omitted and computed), ``info`` or ``warning``.
-Raises :class:`~costmodel.errors.ScenarioError` (exit 2) for contradictions that cannot be resolved.
+Raises :class:`~costmodel.foundation.errors.ScenarioError` (exit 2) for contradictions that cannot be resolved.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ Prices not written in the scenario are filled from ``data/prices`` using the ``p
 (provider, src_region = data region, dst_region = GPU region); the row used, its source and ``as_of`` are
 recorded, and a price older than 12 months (relative to ``today``) or undated gives a warning.
 
-Every error is a :class:`~costmodel.errors.ScenarioError` naming the key path and what was expected.
+Every error is a :class:`~costmodel.foundation.errors.ScenarioError` naming the key path and what was expected.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 ``load(path)`` reads one file (every reader validates through :func:`costmodel.ingest.validate.build_run`).
 ``load_many(paths)`` also reads folders recursively (:func:`expand_dir`), skips macOS metadata files,
 merges GPU telemetry onto the training runs by time (:func:`merge_gpu`), makes run ids unique and
-collects rejections and warnings. Any failure is an :class:`~costmodel.errors.IngestError` naming the
+collects rejections and warnings. Any failure is an :class:`~costmodel.foundation.errors.IngestError` naming the
 file (and line or field): readers meeting content they do not expect still fail that way.
 """
 from __future__ import annotations

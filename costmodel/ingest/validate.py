@@ -2,7 +2,7 @@
 
 Readers hand over plain numpy columns already in SI units (plus the source line of each row);
 :func:`build_run` rejects bad rows, decides whether the file as a whole is bad, fills ``t_s``
-from step times when the source has no clock, and returns a :class:`~costmodel.schema.Run`.
+from step times when the source has no clock, and returns a :class:`~costmodel.foundation.schema.Run`.
 
 Cell rules: a bad cell is a value that is present but not a number (wrong type, ``nan``, ``inf``), a
 negative rate, time, size or count, or a fraction (``gpu_util``, ``cache_hit_ratio``) above 1. In a key

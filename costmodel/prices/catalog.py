@@ -13,7 +13,7 @@ an empty cell is still read (imported or user tables) and warned about as undate
 The byte unit is part of ``unit``: ``GB``/``GB-month`` = 10^9 bytes, ``GiB``/``GiB-month`` = 2^30 bytes,
 as the provider bills it (:attr:`PriceRow.bytes_per_unit`).
 
-Raises :class:`~costmodel.errors.PriceError` when nothing matches, suggesting the closest known entries.
+Raises :class:`~costmodel.foundation.errors.PriceError` when nothing matches, suggesting the closest known entries.
 """
 from __future__ import annotations
 

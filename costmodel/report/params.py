@@ -1,6 +1,6 @@
 """Report parameters: the notebook's ``parameters`` cell mirrors :data:`PARAMETERS`; the cell after
 papermill's injection calls :func:`validate_parameters`, so an unknown or wrongly typed parameter
-stops the run with a :class:`~costmodel.errors.ReportError`. Values are data, never evaluated."""
+stops the run with a :class:`~costmodel.foundation.errors.ReportError`. Values are data, never evaluated."""
 from __future__ import annotations
 
 import contextlib

@@ -302,7 +302,7 @@ def check_output_dir(out_dir: str | os.PathLike[str], force: bool, inputs: Seque
 class OutputClaim:
     """An exclusive claim on an output folder while a report is made: ``.NAME.lock`` beside it, held
     with ``flock``. Exactly one of several concurrent ``costmodel report -o NAME`` gets it; the others
-    get an :class:`~costmodel.errors.OutputError` saying the folder is taken (by which process).
+    get an :class:`~costmodel.foundation.errors.OutputError` saying the folder is taken (by which process).
 
     The kernel drops a ``flock`` when its holder dies (even by SIGKILL), so a lock file left by a
     killed run never blocks the next one; the file is removed on release. ``acquire`` re-checks that
@@ -486,8 +486,8 @@ def render_report(
     kernel, its connection file, parent folders it created) and an existing ``out_dir`` is
     untouched. ``options`` are further notebook parameters (``metric``, ``margin``,
     ``monte_carlo_n``, ``seed``, ``title``, ``date``). Raises :class:`ReportError` (or the package
-    error of the stage that failed) for bad input, :class:`~costmodel.errors.OutputError` when the
-    output cannot be written, :class:`~costmodel.signals.Interrupted` when a signal stops it.
+    error of the stage that failed) for bad input, :class:`~costmodel.foundation.errors.OutputError` when the
+    output cannot be written, :class:`~costmodel.foundation.signals.Interrupted` when a signal stops it.
     """
     from ..foundation.errors import OutputError
     from ..foundation.safeio import writing

@@ -404,7 +404,7 @@ def render_adr_text(
     base_dir: str | os.PathLike[str] | None = None,
     answers: AnswersDocument | None = None,
 ) -> str:
-    """The ADR (MADR Markdown, via :func:`costmodel.adr.render_adr`) for this report, drafted by
+    """The ADR (MADR Markdown, via :func:`costmodel.checklist.adr.render_adr`) for this report, drafted by
     ``costmodel report``. ``base_dir`` is the folder the ADR is written to: the input-file links are
     relative to it (None: the folder of ``params.adr_path``, else the paths as given)."""
     from ..checklist import adr

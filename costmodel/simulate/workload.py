@@ -2,7 +2,7 @@
 
 Every number carries its unit in its key (``_bytes``, ``_s``, ``_bytes_per_s``). Sizes are bytes;
 YAML such as ``4e12`` (which PyYAML reads as a string) is accepted as a number. Every problem raises
-:class:`~costmodel.errors.SimulateError` whose message starts with the key path (``workload.cache.policy``)
+:class:`~costmodel.foundation.errors.SimulateError` whose message starts with the key path (``workload.cache.policy``)
 and says what was expected.
 """
 from __future__ import annotations

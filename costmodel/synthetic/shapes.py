@@ -77,7 +77,7 @@ class SynthSeries:
     level: np.ndarray  # the noiseless level mu(t) * f(t), samples/s
 
     def to_run(self, run_id: str = "synthetic", role: str = "") -> Any:
-        """This series as a :class:`costmodel.schema.Run` (format ``synthetic``)."""
+        """This series as a :class:`costmodel.foundation.schema.Run` (format ``synthetic``)."""
         from ..foundation.schema import Run, to_timeline
 
         meta = {"synthetic": True, "truth": self.truth.to_dict()}

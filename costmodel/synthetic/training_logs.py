@@ -1,6 +1,6 @@
 """Seeded training logs shaped like real ones, with known truth (benchmarks and tests of the analysis).
 
-Independent of :mod:`costmodel.synth` (which draws textbook shapes on a per-step throughput): here a job
+Independent of :mod:`costmodel.synthetic.shapes` (which draws textbook shapes on a per-step throughput): here a job
 is simulated step by step in *seconds*, the way a trainer writes its log. Step ``t`` of ``batch``
 samples takes::
 

@@ -681,7 +681,7 @@ def _curve_dict(s: Series, cf: curvemod.CurveFit, steady_d: float) -> dict[str, 
 
 
 def analyze(run: Any, metric: str | None = None, axis: str = "step") -> FitResult:
-    """Analyse one run (a :class:`costmodel.schema.Run` or a Timeline DataFrame).
+    """Analyse one run (a :class:`costmodel.foundation.schema.Run` or a Timeline DataFrame).
 
     ``metric`` defaults to ``samples_per_s``, then ``tokens_per_s``, then ``read_bytes_per_s``.
     ``axis`` is ``step`` or ``t_s`` (the axis of the curve fit). Levels are in the metric's unit

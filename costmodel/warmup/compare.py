@@ -74,7 +74,7 @@ class CompareResult:
     min_detectable_margin: float | None = None
     smallest_equivalent_margin: float | None = None
     ratio_definition: str = "remote / co-located steady level (higher is better)"
-    #: the shared vocabulary (costmodel.equivalence): equivalent | different | inconclusive | no_steady_state
+    #: the shared vocabulary (costmodel.foundation.equivalence): equivalent | different | inconclusive | no_steady_state
     equivalence: str = "no_steady_state"
     equivalence_direction: str | None = None
 

@@ -2,7 +2,7 @@
 
 Writes ``colocated_steps.csv`` and ``remote_steps.csv`` beside this script from the published
 ranges of the reference case (see README.md in this folder), with a fixed seed, by calling
-:func:`costmodel.synth.reference_case`. Run: ``.venv/bin/python data/examples/generate_reference.py``.
+:func:`costmodel.synthetic.shapes.reference_case`. Run: ``.venv/bin/python data/examples/generate_reference.py``.
 """
 from __future__ import annotations
 
