@@ -11,7 +11,7 @@ DCGM-exporter style CSV. One run per GPU (``run_id`` = ``<file>:gpu<N>``).
 * DCGM exporter CSV: ``DCGM_FI_DEV_GPU_UTIL`` (percent) or ``DCGM_FI_PROF_GR_ENGINE_ACTIVE`` (fraction).
 
 Given together with a training run in one ``load_many`` call, telemetry is merged onto it by time
-(see :func:`costmodel.ingest.api.merge_gpu`).
+(see :func:`costmodel.ingest.gpumerge.merge_gpu`, time-weighted).
 """
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ READERS: list[tuple[str, str]] = [
     ("gpu", "costmodel.ingest.gpu"),
     ("sysstat", "costmodel.ingest.sysstat"),
     ("mlflow", "costmodel.ingest.mlflow"),
+    ("cumclock", "costmodel.ingest.cumclock"),
     ("freeform", "costmodel.ingest.freeform"),
     ("tabular", "costmodel.ingest.tabular"),
 ]
