@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..foundation.util import dataclass_dict
-from .model import FOLLOW_FLAGS, INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms
+from .model import INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms, unfollow
 from .scenario import Scenario
 from .spec import MODEL_KEYS, SOURCE_KEYS
 
@@ -101,22 +101,6 @@ def model_inputs(scenario: Scenario, **arrays: Any) -> dict[str, Any]:
         p[key] = v
         unfollow(p, key)
     return p
-
-
-def unfollow(p: dict[str, Any], key: str) -> None:
-    """An explicitly given ``key`` no longer follows its sources (a varied warm-up still respects the link's
-    lower bound)."""
-    flag = FOLLOW_FLAGS.get(key)
-    if flag is None:
-        return
-    if key == "cache.warmup_lost_s" and p.get(flag):
-        p[flag] = 2.0
-        p["_warmup_stated"] = float("nan")
-    elif key == "replica.copy_hours" and p.get(flag):
-        p[flag] = 2.0
-        p["_copy_hours_stated"] = float("nan")
-    else:
-        p[flag] = 0.0
 
 
 def evaluate(scenario: Scenario) -> CostResult:

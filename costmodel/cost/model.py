@@ -93,6 +93,7 @@ import functools
 import math
 import operator
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -138,6 +139,22 @@ FOLLOW_FLAGS: dict[str, str] = {
     "cache.warmup_lost_s": "_follow_warmup",
 }
 BOUND_TOLERANCE = 0.10  # a stated value more than 10 % below a link bound is raised to it (resolve.TOLERANCE)
+
+
+def unfollow(p: dict[str, Any], key: str) -> None:
+    """An explicitly given ``key`` no longer follows its sources (a varied warm-up still respects the link's
+    lower bound)."""
+    flag = FOLLOW_FLAGS.get(key)
+    if flag is None:
+        return
+    if key == "cache.warmup_lost_s" and p.get(flag):
+        p[flag] = 2.0
+        p["_warmup_stated"] = float("nan")
+    elif key == "replica.copy_hours" and p.get(flag):
+        p[flag] = 2.0
+        p["_copy_hours_stated"] = float("nan")
+    else:
+        p[flag] = 0.0
 
 ArrayMap = Mapping[str, "np.ndarray | float"]
 

@@ -105,7 +105,7 @@ class Scenario:
 
     def with_values(self, **changes: float) -> Scenario:
         """A copy with some model inputs replaced (key paths with ``.`` written as ``__``)."""
-        from .evaluate import unfollow
+        from .model import unfollow
 
         vals = dict(self.values)
         internal = dict(self.internal)
