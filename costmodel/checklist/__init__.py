@@ -5,7 +5,6 @@ Every item is phrased so that ``yes`` is the favourable answer. Evidence gathere
 ``cost`` and ``fit`` results *proposes* an answer where the data can speak; a person's answer overrides
 the proposal, and both are kept and shown. The verdict rules are in :mod:`costmodel.checklist.verdict`.
 """
-from .answers import Answer as Answer
 from .answers import answers_template as answers_template
 from .answers import answers_to_mapping as answers_to_mapping
 from .answers import dump_answers as dump_answers
@@ -30,6 +29,7 @@ from .items import MIN_REPETITIONS as MIN_REPETITIONS
 from .items import SEVERITIES as SEVERITIES
 from .items import VERDICTS as VERDICTS
 from .items import WARMUP_MAX_SHARE as WARMUP_MAX_SHARE
+from .items import Answer as Answer
 from .items import Item as Item
 from .items import get_item as get_item
 from .verdict import Decision as Decision

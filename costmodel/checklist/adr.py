@@ -213,7 +213,7 @@ def render_adr(
       f"({decision.counts()['yes']} yes, {decision.counts()['no']} no, {decision.counts()['unknown']} unknown "
       f"of {len(decision.items)} items).")
     if cost is not None and "robust" in cost.model_fields_set:
-        from ..report.display import cost_robustness_line
+        from .cost_line import cost_robustness_line
 
         line = cost_robustness_line(cost)
         if line:

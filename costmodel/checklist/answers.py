@@ -6,35 +6,22 @@ note rules depend on the evidence and are checked by :func:`costmodel.checklist.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..foundation.errors import ChecklistError
-from ..foundation.util import dataclass_dict
-from .items import ITEM_IDS, ITEMS
+from .items import ITEM_IDS, ITEMS, Answer
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .answers_model import AnswersDocument
     from .evidence import Evidence
-
-
-
-@dataclass(frozen=True)
-class Answer:
-    """A person's answer to one item: ``yes`` / ``no`` / ``unknown`` plus a note."""
-
-    item_id: str
-    answer: str
-    note: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self, exclude=("item_id",))
 
 
 def parse_answers(mapping: Any, source: str = "answers") -> dict[str, Answer]:
     """Validate ``{"answers": {item_id: {"answer": ..., "note": ...}}}`` (or the inner mapping) with the
-    answers model (:func:`costmodel.contracts.answers.validate_answers`).
+    answers model (:func:`costmodel.checklist.answers_model.validate_answers`).
 
     An item may also be given as a bare word (``item_id: yes``). An empty answer (``answer:`` or
     ``answer: null``, as in :func:`answers_template`, or ``item_id:`` alone) is no answer: the item is left
@@ -42,7 +29,7 @@ def parse_answers(mapping: Any, source: str = "answers") -> dict[str, Answer]:
     item for an unknown id (with the closest known id), a bad answer value, a note that is not text,
     unknown keys, or a ``no`` on a blocker without a note.
     """
-    from ..contracts.answers import validate_answers
+    from .answers_model import validate_answers
 
     return validate_answers(mapping, source)
 
@@ -118,6 +105,16 @@ def read_answers_file(path: str | Path) -> tuple[dict[str, Answer], dict[str, An
     elif isinstance(data, Mapping) and data.get("meta") is not None:
         raise ChecklistError(f"{p}: 'meta' must be a mapping")
     return answers, meta
+
+
+def read_answers_document(path: str | os.PathLike[str]) -> AnswersDocument:
+    """Read an answers YAML once: answers validated by :func:`parse_answers`, ``meta`` by
+    :class:`~costmodel.checklist.answers_model.AnswersMeta`. Raises ChecklistError naming the file (and item
+    or meta key)."""
+    from .answers_model import AnswersDocument, validate_meta
+
+    answers, meta = read_answers_file(os.fspath(path))
+    return AnswersDocument(answers=dict(answers), meta=validate_meta(meta, os.fspath(path)), source=os.fspath(path))
 
 
 def load_answers(path: str | Path) -> dict[str, Answer]:

@@ -12,6 +12,18 @@ from ..foundation.errors import ChecklistError
 from ..foundation.util import dataclass_dict
 
 ANSWERS: tuple[str, ...] = ("yes", "no", "unknown")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A person's answer to one item: ``yes`` / ``no`` / ``unknown`` plus a note."""
+
+    item_id: str
+    answer: str
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclass_dict(self, exclude=("item_id",))
 SEVERITIES: tuple[str, ...] = ("blocker", "warning")
 VERDICTS: tuple[str, ...] = ("GO", "CONDITIONAL", "NO_GO")
 

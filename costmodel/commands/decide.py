@@ -59,7 +59,7 @@ def __getattr__(name: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     from .. import checklist
     from ..checklist import adr
-    from ..contracts.answers import read_answers_document
+    from ..checklist.answers import read_answers_document
     from ..contracts.read import load_result
     from ..contracts.results import FitResult
     from ..foundation.errors import ChecklistError

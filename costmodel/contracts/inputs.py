@@ -1,7 +1,8 @@
-"""Models of the input files users write: the cost scenario (:mod:`.scenario`, built from
-:data:`costmodel.cost.spec.PARAMS`, the one table of its keys, units and ranges), the simulator's
-``workload:`` section (:mod:`.workload`), the report notebook's parameters (:func:`parameters_model`, from
-:data:`costmodel.report.params.PARAMETERS`) and the answers file (:class:`.answers.AnswersFileModel`).
+"""Models of the input files users write that belong to no room below the report: the simulator's
+``workload:`` section (:mod:`.workload`) and the report notebook's parameters (:func:`parameters_model`, from
+:data:`costmodel.report.params.PARAMETERS`). The cost scenario's model is built from the cost room's key table
+(:mod:`costmodel.cost.scenario_model`), the answers file's from the checklist's catalogue
+(:mod:`costmodel.checklist.answers_model`); each sits in its room, so this room imports none above it.
 
 Each file is validated by its model when it is read (``cost.load_scenario``,
 ``simulate.workload.parse_workload``, ``report.validate_parameters``, ``checklist.parse_answers``); the
@@ -17,13 +18,6 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
-
-
-def scenario_model() -> type[BaseModel]:
-    """The scenario file's model (:func:`costmodel.contracts.scenario.scenario_model`), which validates it."""
-    from .scenario import scenario_model as model
-
-    return model()
 
 
 def workload_schema() -> dict[str, Any]:

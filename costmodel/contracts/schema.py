@@ -36,7 +36,7 @@ def _fit_list() -> dict[str, Any]:
 
 
 def _scenario() -> dict[str, Any]:
-    from .inputs import scenario_model
+    from ..cost.scenario_model import scenario_model
 
     return _model(scenario_model(), "cost scenario (YAML)")()
 
@@ -56,7 +56,7 @@ def _report_params() -> dict[str, Any]:
 
 
 def _answers() -> dict[str, Any]:
-    from .answers import AnswersFileModel
+    from ..checklist.answers_model import AnswersFileModel
 
     return _model(AnswersFileModel, "checklist answers (YAML)")()
 

@@ -24,7 +24,6 @@ import numpy as np
 import yaml
 
 from ..contracts.results import READ_REQUIRED, CompareResult
-from ..contracts.scenario import check_known_path, converted_key, gib_variant, validate_scenario
 from ..foundation.errors import PriceError, ScenarioError
 from ..foundation.safeio import input_kind
 from ..foundation.safeyaml import safe_load, safe_load_file
@@ -40,6 +39,7 @@ from ..prices.billing import (
 )
 from ..prices.catalog import PriceRow, load_prices
 from .dists import Distribution
+from .scenario_model import check_known_path, converted_key, gib_variant, validate_scenario
 from .spec import (
     BOOLS,
     MODEL_KEYS,
@@ -277,7 +277,7 @@ def _build(
 ) -> Scenario:
     data = {str(top): ({str(leaf): v for leaf, v in val.items()} if top in SECTIONS and isinstance(val, Mapping)
                        else val) for top, val in data.items()}
-    checked = validate_scenario(data)  # the scenario model: keys, types, units, ranges (contracts.scenario)
+    checked = validate_scenario(data)  # the scenario model: keys, types, units, ranges (cost.scenario_model)
     flat: dict[str, Any] = {}  # key path -> validated value (ScenarioNumber, text, bool or None), file order
     for top, val in data.items():
         if top in PASSTHROUGH or (top in SECTIONS and val is None):

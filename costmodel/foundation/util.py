@@ -10,7 +10,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -92,6 +92,11 @@ def to_jsonable(obj: Any) -> Any:
     if hasattr(obj, "isoformat"):
         return obj.isoformat()
     return str(obj)
+
+
+def jsonable_dicts(objs: Iterable[Any]) -> list[dict[str, Any]]:
+    """Results with a ``to_dict`` (or mappings) as JSON-able dicts (:func:`to_jsonable` of each)."""
+    return [to_jsonable(o.to_dict() if hasattr(o, "to_dict") else dict(o)) for o in objs]
 
 
 def dataclass_dict(obj: Any, *, exclude: Collection[str] = (), rename: Mapping[str, str] | None = None,

@@ -9,9 +9,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from ..contracts.results import CompareResult, CostResult
+from ..checklist.cost_line import cost_robustness_line
+from ..contracts.results import CompareResult
 from ..foundation.errors import ReportError
-from .stages import fit_dicts
+from ..foundation.util import jsonable_dicts
 
 
 class _HTML:
@@ -234,7 +235,7 @@ def fit_table(fits: Sequence[Any], runs: Sequence[Any] = ()):  # -> DataFrame
 
     from ..charts import run_label
 
-    fits = fit_dicts(fits)
+    fits = jsonable_dicts(fits)
     pred = {r.run_id: bool(r.metadata.get("predicted", False)) for r in runs}
     rows = []
     for f in fits:
@@ -339,32 +340,6 @@ def prices_table(cost: Mapping[str, Any]):  # -> DataFrame
         })
     df = pd.DataFrame(rows, columns=["key", "USD", "unit", "as_of", "age (days)", "source"])
     return with_kinds(df, key="id", USD="num", unit="id", as_of="id", source="id", **{"age (days)": "id"})
-
-
-def cost_robustness_line(cost: CostResult | Mapping[str, Any] | None) -> str | None:
-    """One line for beside the verdict: the cheapest priced option, its margin, and whether the verdict is
-    robust (``costmodel cost --json``'s ``cheapest``, ``margin_usd``, ``robust``, ``robust_reason``; the
-    model, or its JSON object as read)."""
-    from ..contracts.read import read_lenient
-
-    c = read_lenient(CostResult, cost)
-    if c is None or "cheapest" not in c.model_fields_set:
-        return None
-    if c.cheapest is None:
-        return "Cost: no option could be priced"
-    text = f"Cost: {c.cheapest} is cheapest"
-    if c.margin_usd is not None:
-        text += f" by {c.margin_usd:,.2f} USD"
-    if "robust" in c.model_fields_set:
-        text += f"; robust: {'yes' if c.robust else 'NO'}"
-        if c.robust_reason:
-            text += f" ({c.robust_reason})"
-    if c.headline_basis and "headline_basis" in c.model_fields_set:
-        text += f" [totals at the {c.headline_basis.replace('_', ' ')} of the inputs]"
-    unpriced = [o for o in ("cross_region", "replicate", "wait") if getattr(c.options, o).priced is False]
-    if unpriced:
-        text += f"; not priced: {', '.join(unpriced)}"
-    return text
 
 
 def verdict_html(decision: Any, cost: Mapping[str, Any] | None = None) -> _HTML:

@@ -613,7 +613,7 @@ def _check_yaml_inputs(params: Any) -> None:
     once, to use it.)"""
     import yaml
 
-    from ..contracts.answers import read_answers_document
+    from ..checklist.answers import read_answers_document
     from ..foundation.errors import ChecklistError
     from ..foundation.safeyaml import safe_load_file
     from ..foundation.util import yaml_problem

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..contracts.answers import AnswersDocument
+from ..checklist.answers_model import AnswersDocument
 from ..contracts.results import DECISION_SCHEMA, CompareResult, CostResult, DecisionRecord, Result
 from .params import DEFAULT_TITLE, ReportParams
 
@@ -149,7 +149,7 @@ def load_inputs(params: ReportParams) -> Inputs:
 def read_answers(params: ReportParams) -> AnswersDocument:
     """The answers file read once (answers and ``meta``), as ``costmodel decide`` reads it: a bad item or a
     bad ADR people list is the same ChecklistError in both."""
-    from ..contracts.answers import read_answers_document
+    from ..checklist.answers import read_answers_document
 
     return read_answers_document(params.answers)
 
@@ -173,9 +173,9 @@ def fit_runs(inputs: Inputs, params: ReportParams) -> list[Any]:
 
 def fit_dicts(fits: Sequence[Any]) -> list[dict[str, Any]]:
     """FitResults (or dicts) as JSON-able dicts."""
-    from ..foundation.util import to_jsonable
+    from ..foundation.util import jsonable_dicts
 
-    return [to_jsonable(f.to_dict() if hasattr(f, "to_dict") else dict(f)) for f in fits]
+    return jsonable_dicts(fits)
 
 
 def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | None = None) -> CompareResult | None:

@@ -11,7 +11,6 @@ report alike.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -28,11 +27,10 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from ..contracts.errors import raise_validation_error
 from ..foundation.errors import ChecklistError
-from .errors import raise_validation_error
 
-__all__ = ["AnswersDocument", "AnswersFileModel", "AnswersMeta", "answers_model", "read_answers_document", "validate_answers",
-           "validate_meta"]
+__all__ = ["AnswersDocument", "AnswersFileModel", "AnswersMeta", "answers_model", "validate_answers", "validate_meta"]
 
 
 class AnswersMeta(BaseModel):
@@ -76,7 +74,7 @@ def _fail(item_id: str, message: str) -> PydanticCustomError:
 
 def _answer_word(value: Any, item_id: str) -> str:
     """yes / no / unknown from what was written (a bool from another YAML reader: True is yes)."""
-    from ..checklist.items import ANSWERS
+    from .items import ANSWERS
 
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -89,7 +87,7 @@ def _answer_word(value: Any, item_id: str) -> str:
 
 def _entry_check(item_id: str, blocker: bool) -> Any:
     """The validator of one item's entry: ``{answer, note}``, a bare word, or empty (no answer: None)."""
-    from ..checklist.answers import Answer
+    from .items import Answer
 
     def check(entry: Any) -> Any:
         if entry is None:
@@ -136,7 +134,7 @@ def answers_model() -> type[BaseModel]:
     """The ``answers:`` section as a model: one optional field per checklist item (the catalogue,
     :data:`costmodel.checklist.ITEMS`), ``extra="forbid"``; each field reads the item's entry into an
     :class:`~costmodel.checklist.Answer` (None: no answer, the evidence's proposal counts)."""
-    from ..checklist.items import ITEMS
+    from .items import ITEMS
 
     fields: dict[str, Any] = {
         item.id: (Annotated[Any, PlainValidator(_entry_check(item.id, item.severity == "blocker")),
@@ -151,7 +149,7 @@ def validate_answers(mapping: Any, source: str = "answers") -> dict[str, Any]:
     :func:`answers_model`: item id -> Answer, in the file's order, empty answers left out. ChecklistError
     ``SOURCE: ...`` naming the item for the first problem in the file's order (an unknown id with the
     closest known one), with ``(N more problems after this one)`` when there are several."""
-    from ..checklist.items import _suggest
+    from .items import _suggest
 
     where = f"{source}: "
     if mapping is None:
@@ -228,11 +226,3 @@ def validate_meta(meta: Any, source: str) -> AnswersMeta:
         raise_validation_error(exc, ChecklistError, source=source, model=AnswersMeta, prefix=("meta",))
         raise  # pragma: no cover
 
-
-def read_answers_document(path: str | os.PathLike[str]) -> AnswersDocument:
-    """Read an answers YAML once: answers validated by :func:`costmodel.checklist.parse_answers`, ``meta``
-    by :class:`AnswersMeta`. Raises ChecklistError naming the file (and item or meta key)."""
-    from .. import checklist
-
-    answers, meta = checklist.read_answers_file(os.fspath(path))
-    return AnswersDocument(answers=dict(answers), meta=validate_meta(meta, os.fspath(path)), source=os.fspath(path))

@@ -35,13 +35,13 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from ..contracts.errors import did_you_mean
 from ..foundation.errors import ScenarioError
 from ..foundation.units import GIB
-from .errors import did_you_mean
 
 if TYPE_CHECKING:
-    from ..cost.dists import Distribution
-    from ..cost.spec import Param
+    from .dists import Distribution
+    from .spec import Param
 
 __all__ = ["GIB_PER_GB", "ScenarioNumber", "check_known_path", "converted_key", "gib_variant", "parse_number", "scenario_model",
            "validate_scenario"]
@@ -69,7 +69,7 @@ _UNIT_VALUE = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-
 
 def _value_with_unit(value: str, param: Param) -> str | None:
     """For ``"50 TiB"`` given to a ``_gb`` key: the converted number to write instead."""
-    from ..cost.spec import unit_dimension
+    from .spec import unit_dimension
 
     m = _UNIT_VALUE.match(value)
     if not m:
@@ -88,7 +88,7 @@ def parse_number(value: Any, param: Param, allow_dist: bool) -> ScenarioNumber:
     """``value`` as written for the numeric key ``param``: a number in its range (text that is a number
     is read as one), or when ``allow_dist`` a ``[low, high]`` range / distribution mapping (its point
     value and the distribution). Raises ScenarioError naming ``param.key`` and what was expected."""
-    from ..cost.dists import parse_distribution
+    from .dists import parse_distribution
 
     key = param.key
     if isinstance(value, bool):
@@ -137,7 +137,7 @@ _GIB_TAILS = (("_per_gib", "_per_gb"), ("_per_gib_month", "_per_gb_month"))
 
 def gib_variant(key: str) -> str | None:
     """The decimal-GB price key that ``key`` writes per GiB (``..._usd_per_gib[_month]``), or None."""
-    from ..cost.spec import PARAM_BY_KEY
+    from .spec import PARAM_BY_KEY
 
     for tail, gb in _GIB_TAILS:
         if key.endswith(tail):
@@ -149,21 +149,21 @@ def gib_variant(key: str) -> str | None:
 
 def converted_key(key: str) -> str | None:
     """The key that ``key`` is another spelling of (a per-GiB price or an alias), or None."""
-    from ..cost.spec import ALIASES
+    from .spec import ALIASES
 
     return gib_variant(key) or ALIASES.get(key)
 
 
 def _uncertain(p: Param) -> bool:
     """Whether key ``p`` may be a range or distribution: a cost input, or the source of a derived one."""
-    from ..cost.spec import SOURCE_KEYS
+    from .spec import SOURCE_KEYS
 
     return p.model or p.key in SOURCE_KEYS
 
 
 def _unit_variant(section: str, leaf: str, value: Any = None) -> str | None:
     """If ``leaf`` is a known key written in another unit (``size_tb`` for ``size_gb``), say how to convert."""
-    from ..cost.spec import section_keys, unit_dimension
+    from .spec import section_keys, unit_dimension
 
     tokens = leaf.split("_")
     for known in section_keys(section):
@@ -198,7 +198,7 @@ def check_known_path(key: str, path: str | None = None, value: Any = None) -> No
     """Nothing when ``key`` (a dotted path) is a scenario key; else ScenarioError: an unknown section
     (did-you-mean), a key in another unit (with the converted number) or an unknown key (did-you-mean and
     the keys allowed there)."""
-    from ..cost.spec import ALIASES, BOOLS, PARAM_BY_KEY, PASSTHROUGH, SECTIONS, STRINGS, section_keys
+    from .spec import ALIASES, BOOLS, PARAM_BY_KEY, PASSTHROUGH, SECTIONS, STRINGS, section_keys
 
     parts = key.split(".")
     if parts[0] in PASSTHROUGH:
@@ -294,7 +294,7 @@ def _number_field(p: Param, uncertain: bool, check: Any) -> tuple[Any, Any]:
 @functools.cache
 def scenario_model() -> type[BaseModel]:
     """The scenario file as a pydantic model generated from the key table (sections nested, built once)."""
-    from ..cost.spec import ALIASES, BOOLS, CHOICES, PARAM_BY_KEY, PARAMS, SECTIONS, STRINGS
+    from .spec import ALIASES, BOOLS, CHOICES, PARAM_BY_KEY, PARAMS, SECTIONS, STRINGS
 
     fields: dict[str, dict[str, Any]] = {s: {} for s in ("", *SECTIONS)}
     for p in PARAMS:
@@ -374,7 +374,7 @@ def _rank(err: Mapping[str, Any], data: Mapping[str, Any]) -> tuple[int, int, in
 
 
 def _structural_error(err: Mapping[str, Any], data: Mapping[str, Any], more: int) -> ScenarioError:
-    from ..cost.spec import section_keys
+    from .spec import section_keys
 
     loc = [str(p) for p in err.get("loc", ())]
     path = ".".join(loc)
@@ -393,7 +393,7 @@ def _structural_error(err: Mapping[str, Any], data: Mapping[str, Any], more: int
 
 def _check_given_once(data: Mapping[str, Any]) -> None:
     """ScenarioError when a quantity is given twice: per GiB and per GB, or as an alias and as its key."""
-    from ..cost.spec import PASSTHROUGH, SECTIONS
+    from .spec import PASSTHROUGH, SECTIONS
 
     given: list[str] = []
     for top, val in data.items():
