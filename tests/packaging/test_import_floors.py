@@ -1,22 +1,56 @@
-"""The rooms' import rules (docs/architecture.md): the interactive shells sit above the pure logic, and
-the moved modules' old faces keep naming what notebooks, docs and tests import."""
+"""The floor plan (docs/architecture.md, "Floors"): no import circle, no import from a floor above.
+
+The rule, checked on the source of every module of the package:
+
+- an **arrow** is every ``import`` / ``from ... import`` statement in a module, wherever it stands: at the
+  top, inside a function (a lazy import is still a dependency) or under ``if TYPE_CHECKING``; relative
+  imports are resolved; ``from pkg import name`` is an arrow to the module ``pkg.name`` when that is a
+  module, else to ``pkg`` (its ``__init__``, the room's face, which imports the room's modules);
+- **no circle**: the arrows between modules form no cycle, of any length (a module importing its own
+  room's face counts: the face imports it back);
+- **no upward import**: every module has a floor (:data:`FLOORS`, by room, with the few named exceptions);
+  an arrow goes to the same floor or a lower one. A new room must be given its floor here and on the page.
+"""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 
 import costmodel
 
 PACKAGE = Path(costmodel.__file__).parent
 
+#: floor -> the module name prefixes on it (the longest matching prefix decides; see docs/architecture.md)
+FLOORS: dict[int, tuple[str, ...]] = {
+    0: ("costmodel", "costmodel.foundation"),  # the root face (errors, version) and the foundation
+    1: ("costmodel.contracts",),  # the typed seams: result models, reading them back, pydantic errors
+    2: ("costmodel.ingest", "costmodel.jobs", "costmodel.warmup", "costmodel.prices", "costmodel.cost",
+        "costmodel.checklist", "costmodel.charts", "costmodel.simulate", "costmodel.synthetic", "costmodel.bench"),
+    3: ("costmodel.report", "costmodel.simulate.whatif", "costmodel.contracts.schema"),  # the outputs
+    4: ("costmodel.interactive", "costmodel.commands", "costmodel.cli", "costmodel.__main__",
+        "costmodel.contracts.__main__", "costmodel.data"),  # the shells: anything may be imported here
+}
+NAMES = {"costmodel": "the package", 0: "foundation", 1: "contracts", 2: "pure logic", 3: "outputs", 4: "shells"}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def modules() -> dict[str, Path]:
+    """Every module of the package by its dotted name."""
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
 
 def _imports(path: Path) -> set[str]:
-    """Absolute names of the costmodel modules ``path`` imports (relative imports resolved)."""
-    rel = path.relative_to(PACKAGE.parent).with_suffix("")
-    parts = list(rel.parts)
-    pkg = parts if parts[-1] == "__init__" else parts[:-1]
-    if pkg and pkg[-1] == "__init__":
-        pkg = pkg[:-1]
+    """The costmodel modules ``path`` imports (arrows, as the module docstring defines them)."""
+    mods = modules()
+    name = _module_name(path)
+    pkg = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
@@ -25,63 +59,115 @@ def _imports(path: Path) -> set[str]:
                 mod = ".".join([*base, node.module] if node.module else base)
             else:
                 mod = node.module or ""
-            out.add(mod)
-            out.update(f"{mod}.{a.name}" for a in node.names)
+            for a in node.names:
+                sub = f"{mod}.{a.name}"
+                out.add(sub if sub in mods else mod)
         elif isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
-    return {m for m in out if m == "costmodel" or m.startswith("costmodel.")}
+    return {m for m in out if m in mods and m != name}
 
 
-#: Floors 3 and 4 of docs/architecture.md: the outputs (report, ADR, what-if) and the shells above them.
-OUTPUTS = ("costmodel.report", "costmodel.checklist.adr", "costmodel.simulate.whatif", "costmodel.contracts.schema",
-           "costmodel.contracts.__main__")
-SHELLS = ("costmodel.interactive", "costmodel.commands", "costmodel.cli", "costmodel.__main__")
+@cache
+def arrows() -> dict[str, frozenset[str]]:
+    return {m: frozenset(_imports(p)) for m, p in modules().items()}
 
 
-def _floor(rel: str) -> int:
-    """The floor of a module given by its path under the package (see docs/architecture.md)."""
-    mod = "costmodel." + rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-    if any(mod == m or mod.startswith(m + ".") for m in SHELLS):
-        return 4
-    if any(mod == m or mod.startswith(m + ".") for m in OUTPUTS):
-        return 3
-    return 2
+def floor_of(module: str) -> int:
+    """The floor of a dotted module name: its longest matching prefix in :data:`FLOORS`."""
+    best, best_len = -1, -1
+    for floor, prefixes in FLOORS.items():
+        for pre in prefixes:
+            if (module == pre or module.startswith(pre + ".")) and len(pre) > best_len:
+                best, best_len = floor, len(pre)
+    return best
 
 
-def _above(name: str, floor: int) -> bool:
-    upper = OUTPUTS + SHELLS if floor < 3 else SHELLS
-    return any(name == m or name.startswith(m + ".") for m in upper)
+def cycles(graph: dict[str, Iterable[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:  # iterative enough for a package of a few hundred modules
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def test_no_import_circle_of_any_length():
+    assert cycles(arrows()) == []
 
 
 def test_no_module_imports_from_a_floor_above_its_own():
-    offenders = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE).as_posix()
-        floor = _floor(rel)
-        if floor == 4:
-            continue  # the shells may import anything
-        bad = sorted(m for m in _imports(path) if _above(m, floor))
-        if bad:
-            offenders.append(f"{rel} (floor {floor}): {', '.join(bad)}")
+    offenders = [f"{m} (floor {floor_of(m)}) -> {d} (floor {floor_of(d)})"
+                 for m, deps in sorted(arrows().items()) for d in sorted(deps) if floor_of(d) > floor_of(m)]
     assert offenders == []
 
 
-def test_the_floors_are_assigned_as_documented():
-    assert _floor("checklist/verdict.py") == 2 and _floor("charts/fleet.py") == 2
-    assert _floor("simulate/simulator.py") == 2 and _floor("simulate/whatif.py") == 3
-    assert _floor("report/stages.py") == 3 and _floor("checklist/adr.py") == 3 and _floor("contracts/schema.py") == 3
-    assert _floor("contracts/inputs.py") == 2 and _floor("contracts/results.py") == 2
-    assert _floor("interactive/wizard.py") == 4 and _floor("commands/decide.py") == 4 and _floor("commands/scaffold.py") == 4
-    assert _above("costmodel.interactive.wizard", 3) and _above("costmodel.report", 2)
-    assert not _above("costmodel.report.display", 3) and not _above("costmodel.checklist", 2)
+def test_every_module_has_a_floor():
+    assert [m for m in modules() if floor_of(m) < 0] == []
+    # a new room is placed on purpose: every package directly under costmodel/ is named in FLOORS
+    rooms = {f"costmodel.{p.name}" for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    named = {pre for prefixes in FLOORS.values() for pre in prefixes}
+    assert sorted(rooms - named) == []
 
 
-def test_the_import_scan_sees_relative_imports():
-    # the rule above is only as good as the scan: the wizard's relative imports resolve to absolute names
-    found = _imports(PACKAGE / "interactive" / "wizard.py")
-    assert "costmodel.checklist.Evidence" in found
-    assert "costmodel.foundation.errors.ChecklistError" in found
-    assert "costmodel.interactive.wizard" in _imports(PACKAGE / "interactive" / "__init__.py")
+def test_the_rule_catches_what_it_should():
+    # a two-module circle through lazy imports, a three-module one through a face, and none
+    assert cycles({"a": ["b"], "b": ["a"], "c": []}) == [["a", "b"]]
+    assert cycles({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) == [["a", "b", "c"]]
+    assert cycles({"a": ["b"], "b": ["c"], "c": []}) == []
+    assert floor_of("costmodel.checklist.verdict") == 2 and floor_of("costmodel.charts.fleet") == 2
+    assert floor_of("costmodel.simulate.simulator") == 2 and floor_of("costmodel.simulate.whatif") == 3
+    assert floor_of("costmodel.report.stages") == 3 and floor_of("costmodel.checklist.adr") == 2
+    assert floor_of("costmodel.contracts.results") == 1 and floor_of("costmodel.contracts.schema") == 3
+    assert floor_of("costmodel.foundation.errors") == 0 and floor_of("costmodel") == 0
+    assert floor_of("costmodel.interactive.wizard") == 4 and floor_of("costmodel.commands.scaffold") == 4
+    assert floor_of("costmodel.contracts.__main__") == 4
+
+
+def test_the_import_scan_sees_every_kind_of_import():
+    # relative, lazy (inside a function) and TYPE_CHECKING imports are arrows; a face is an arrow to __init__
+    wizard = arrows()["costmodel.interactive.wizard"]
+    assert "costmodel.checklist" in wizard and "costmodel.foundation.errors" in wizard
+    assert "costmodel.interactive.wizard" in arrows()["costmodel.interactive"]
+    assert "costmodel.checklist.cost_line" in arrows()["costmodel.checklist.adr"]  # a lazy import
+    assert "costmodel.contracts.results" in arrows()["costmodel.checklist.adr"]  # TYPE_CHECKING and lazy
+    assert "costmodel.foundation.units_fmt" in arrows()["costmodel.commands.fit"]  # from ..foundation import units_fmt
+
+
+def test_the_architecture_page_shows_these_floors():
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    floors = page[page.index("## Floors"):]
+    for prefixes in FLOORS.values():
+        for pre in prefixes:
+            short = pre.removeprefix("costmodel.").removeprefix("costmodel")
+            assert not short or f"`{short}`" in floors, short
 
 
 def test_faces_name_what_notebooks_and_docs_use():
