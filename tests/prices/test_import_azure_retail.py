@@ -12,7 +12,8 @@ import pytest
 
 from costmodel.cli import main
 from costmodel.prices.catalog import load_prices
-from costmodel.prices.importers import _azure_unit, import_price_files
+from costmodel.prices.import_azure import _azure_unit
+from costmodel.prices.importers import import_price_files
 
 REAL = "azure-retail-learn-samples.json"
 REBUILT = "azure-retail-page-nd-h100_rebuilt.json"
