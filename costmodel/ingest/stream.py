@@ -3,7 +3,7 @@
 ``costmodel ingest BIG.csv -o timeline.parquet`` streams every CSV/TSV input whose size is at least
 :data:`STREAM_BYTES` (other inputs are read whole and written into the same file). Memory stays at
 about one Arrow batch (``block_bytes``, 16 MiB of CSV text by default) whatever the file size:
-:func:`costmodel.ingest.tabular.csv_blocks` cuts the text at line ends and parses one block with
+:func:`costmodel.ingest.csv_blocks.csv_blocks` cuts the text at line ends and parses one block with
 ``pyarrow.csv`` (Arrow's own streaming reader reads the whole file ahead), the same vectorised conversion and validation as
 :func:`costmodel.ingest.load` runs on it (step order and time order carried across batches), and a
 ``pyarrow.parquet.ParquetWriter`` appends it. A column that meets a cell that is not a number is read as
@@ -104,7 +104,8 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
     import pyarrow.csv as pacsv
 
     from .api import _head
-    from .tabular import NULL_VALUES, _delimiter, arrow_csv_plan, dialect, line_blocks
+    from .csv_blocks import NULL_VALUES, arrow_csv_plan, line_blocks
+    from .tabular import _delimiter, dialect
 
     src = str(path)
     head = _head(path)
@@ -140,7 +141,7 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
 
     def blocks() -> Any:
         nonlocal opts_now
-        from .tabular import _text_to_float
+        from .csv_blocks import _text_to_float
 
         for block in line_blocks(path, skip, block_bytes):
             mark = len(skipped)
@@ -194,7 +195,7 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
                    run_id: str | None, delim: str) -> StreamedRun:
     import pyarrow as pa
 
-    from .tabular import _arrow_to_numpy
+    from .csv_blocks import _arrow_to_numpy
 
     src = str(path)
     rid = run_id or run_id_for(path, options)

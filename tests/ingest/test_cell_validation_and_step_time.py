@@ -212,7 +212,7 @@ def test_every_time_alias_reads_iso_and_epoch_the_same_way(tmp_path: Path, name:
 def test_text_cells_in_a_numeric_csv_block_are_converted_per_column() -> None:
     import pyarrow as pa
 
-    from costmodel.ingest.tabular import _text_to_float
+    from costmodel.ingest.csv_blocks import _text_to_float
 
     vals, bad, unit = _text_to_float(pa.array(["97.5", "12", "N/A", "", " 3.5 ", "-4", "1e3", "nan", "err"]))
     assert np.isnan(vals[[2, 3, 7, 8]]).all() and vals[[0, 1, 4, 5, 6]].tolist() == [97.5, 12.0, 3.5, -4.0, 1000.0]

@@ -1,0 +1,274 @@
+"""Reading CSV/TSV text into numpy columns, for :mod:`.tabular` and :mod:`.stream`: the header and the
+pyarrow read plan, line-aligned blocks for files of any size, and cells that carry units or text (parsed
+per column, the bad ones counted with their line numbers)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..foundation.errors import IngestError
+from .frame import NA_TOKENS, plan_columns
+
+#: cells read as missing (NaN, not a bad value); a literal "nan" is NOT here: it is a bad value
+NULL_VALUES = sorted(set(NA_TOKENS) | {"N/A", "NA", "NULL", "None"})
+
+
+
+def _header(path: Path, delimiter: str) -> tuple[list[str], int]:
+    """Column names and the number of preamble lines (``#`` comments, blank lines) before them."""
+    skip = 0
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+        for line in fh:
+            if not line.strip() or line.lstrip().startswith("#"):
+                skip += 1
+                continue
+            import csv
+
+            names = next(csv.reader([line.rstrip("\r\n")], delimiter=delimiter))
+            return [n.strip() for n in names], skip
+            break
+    raise IngestError("no header row found; expected a header naming the columns", path=str(path))
+
+
+def arrow_csv_plan(path: Path, options: Any, delimiter: str) -> tuple[list[str], int, dict[str, Any], list[str]]:
+    """(header names, preamble lines, source->Mapping plan, notes) for a CSV file."""
+    names, skip = _header(path, delimiter)
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise IngestError(f"duplicate column name(s) {dup} in the header; expected unique names", path=str(path), line=skip + 1)
+    plan, _ignored, notes = plan_columns(names, options)
+    return names, skip, plan, notes
+
+
+STREAM_BLOCK_BYTES = 4 * 1024 * 1024
+
+
+def _estimate_rows(path: Path, skip: int) -> int:
+    """Upper estimate of the data rows from the mean line length of the first 64 KiB."""
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(64 * 1024)
+    lines = head.split(b"\n")[skip + 1 : -1] or [head]
+    mean = max(1.0, sum(len(x) + 1 for x in lines) / len(lines))
+    return int(size / mean * 1.25) + 1024
+
+
+def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_opts: Any,
+               block_bytes: int = STREAM_BLOCK_BYTES, keep_typed: frozenset[str] = frozenset(),
+               reported: tuple[list[Any], ...] = ()) -> Any:
+    """Yield the data rows of a CSV as Arrow tables of about ``block_bytes`` of text each.
+
+    The file is cut at line ends by us and each block parsed with ``pyarrow.csv.read_csv`` (multi-
+    threaded) under the known column names, so at most one block of text and its table are in memory
+    (Arrow's own streaming reader reads ahead without bound). Fields with embedded newlines are not
+    supported on this path. Raises ``pyarrow.ArrowInvalid`` on a cell that does not convert.
+    """
+    import io
+
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    read_opts = pacsv.ReadOptions(column_names=names, block_size=max(1 << 20, block_bytes // 4))
+    opts = conv_opts
+    text_cols: set[str] = set()
+    for block in line_blocks(path, skip, block_bytes):
+        marks = [len(lst) for lst in reported]  # malformed rows reported by a failed attempt are reported again
+        while True:
+            for lst, mark in zip(reported, marks, strict=True):
+                del lst[mark:]
+            try:
+                yield pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
+                                     convert_options=opts)
+                break
+            except pa.ArrowInvalid as exc:
+                msg = str(exc)
+                if "CSV parse error" in msg and "conversion" not in msg.lower():
+                    raise
+                # a cell that is not a number: from now on that column is read as text and converted by the caller
+                # (vectorised, bad cells marked), the others stay typed
+                m = re.search(r"column #(\d+)", msg)
+                name = names[int(m.group(1))] if m and int(m.group(1)) < len(names) else None
+                if name is None or name in text_cols or name not in opts.include_columns or name in keep_typed:
+                    raise  # a time column of text (ISO dates), or no way to tell: the caller's whole-file text path
+                text_cols.add(name)
+                types = {n: (pa.string() if n in text_cols else pa.float64()) for n in opts.include_columns}
+                opts = pacsv.ConvertOptions(include_columns=opts.include_columns, column_types=types,
+                                            null_values=NULL_VALUES, strings_can_be_null=False)
+
+
+def line_blocks(path: Path, skip: int, block_bytes: int = STREAM_BLOCK_BYTES) -> Any:
+    """Yield the data rows of a CSV (after ``skip`` preamble lines and the header) as byte blocks of
+    about ``block_bytes``, each cut at a line end."""
+    with open(path, "rb") as fh:
+        for _ in range(skip + 1):  # preamble and header
+            fh.readline()
+        rest = b""
+        while True:
+            chunk = fh.read(block_bytes)
+            if not chunk:
+                break
+            buf = rest + chunk
+            cut = buf.rfind(b"\n")
+            if cut < 0:
+                rest = buf
+                continue
+            block, rest = buf[: cut + 1], buf[cut + 1 :]
+            del buf, chunk
+            if block.strip():
+                yield block
+        if rest.strip():
+            yield rest
+
+
+def _read_numeric_streaming(
+    path: Path, skip: int, parse_opts: Any, conv_opts: Any, include: list[str], names: list[str],
+    keep_typed: frozenset[str] = frozenset(), reported: tuple[list[Any], ...] = (),
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    """Read float columns block by block into preallocated numpy arrays.
+
+    Peak memory is the result plus one block (the whole Arrow table never exists). Untouched tail pages
+    of the preallocation are never resident; the arrays returned are views of the filled part.
+    Raises ``pyarrow.ArrowInvalid`` when a cell is not a number (the caller falls back to text parsing).
+    """
+    cap = _estimate_rows(path, skip)
+    out = {n: np.empty(cap, dtype="float64") for n in include}
+    return _fill(csv_blocks(path, skip, names, parse_opts, conv_opts, keep_typed=keep_typed, reported=reported),
+                 out, cap)
+
+
+def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    nan_cells: dict[str, np.ndarray] = {}
+    i = 0
+    for batch in reader:
+        n = batch.num_rows
+        if i + n > cap:  # the estimate was short: grow (rare)
+            cap = int((i + n) * 1.5) + 1024
+            for k in out:
+                bigger = np.empty(cap, dtype="float64")
+                bigger[:i] = out[k][:i]
+                out[k] = bigger
+            for k in nan_cells:
+                grown = np.zeros(cap, dtype=bool)
+                grown[:i] = nan_cells[k][:i]
+                nan_cells[k] = grown
+        for name, col in zip(batch.schema.names, batch.columns, strict=True):
+            if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+                # a block re-read as text (a cell that is not a number): per-column parse; a cell is invalid when
+                # present and not a number; cells with units need the whole-file text path (their unit sets the factor)
+                vals, bad, unit = _text_to_float(col)
+                if unit:
+                    raise pa.ArrowInvalid(f"conversion: column {name!r} has cells with a unit")
+                out[name][i : i + n] = vals
+                if bad.any():
+                    if name not in nan_cells:
+                        nan_cells[name] = np.zeros(cap, dtype=bool)
+                    nan_cells[name][i : i + n] = bad
+                continue
+            j = i
+            for chunk in getattr(col, "chunks", [col]):  # copy chunk by chunk: no intermediate concatenation
+                out[name][j : j + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
+                j += len(chunk)
+            if col.null_count < n and pc.any(pc.is_nan(col)).as_py():
+                if name not in nan_cells:
+                    nan_cells[name] = np.zeros(cap, dtype=bool)
+                nan_cells[name][i : i + n] = pc.fill_null(pc.is_nan(col), False).to_numpy(zero_copy_only=False)
+        i += n
+    del reader
+    return {k: v[:i] for k, v in out.items()}, {k: v[:i] for k, v in nan_cells.items()}, i
+
+
+_NUMBER_RE = r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$"
+_NUMBER_UNIT_RE = r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*(?:%|[A-Za-z/µ]+)$"
+
+
+def _text_to_float(col: Any) -> tuple[np.ndarray, np.ndarray, bool]:
+    """A text column of a CSV block as float64, vectorised in Arrow: (values, invalid mask, has cells with units).
+    NA tokens (empty, ``N/A``...) are NaN and not invalid; a literal ``nan``/``inf`` is invalid, like any other text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:  # most columns of the block are clean numbers: one cast, no per-cell regex
+        a = np.array(pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False), dtype="float64")  # writable
+        bad = np.isinf(a) | np.isnan(a)  # "nan"/"inf" text converts: still a bad value
+        return a, bad, False
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    col = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    n = len(col)
+    # plain decimals ("97.5", "12") are found without a regex; only the rest (a few cells) go through one
+    plain = pc.fill_null(pc.utf8_is_decimal(pc.replace_substring(col, ".", "", max_replacements=1)), False)
+    a = np.full(n, np.nan)
+    plain_np = plain.to_numpy(zero_copy_only=False).astype(bool)
+    if plain_np.any():
+        a[plain_np] = pc.cast(pc.filter(col, plain), pa.float64()).to_numpy(zero_copy_only=False)
+    invalid = np.zeros(n, dtype=bool)
+    rest = np.flatnonzero(~plain_np)
+    if not len(rest):
+        return a, invalid, False
+    sub = pc.utf8_trim_whitespace(pc.take(col, pa.array(rest)))
+    is_num = pc.fill_null(pc.match_substring_regex(sub, _NUMBER_RE), False)
+    is_na = pc.fill_null(pc.is_in(pc.utf8_lower(sub), value_set=pa.array(sorted(NA_TOKENS))), True)
+    other = pc.and_(pc.invert(is_num), pc.invert(is_na))
+    has_unit = bool(pc.any(pc.and_(other, pc.fill_null(pc.match_substring_regex(sub, _NUMBER_UNIT_RE), False))).as_py())
+    vals = pc.cast(pc.if_else(is_num, sub, pa.scalar(None, pa.string())), pa.float64())
+    a[rest] = vals.to_numpy(zero_copy_only=False).astype("float64", copy=False)
+    invalid[rest] = other.to_numpy(zero_copy_only=False).astype(bool)
+    return a, invalid, has_unit
+
+
+def _arrow_to_numpy(table: Any, typed: bool) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Columns of an Arrow table as numpy (floats) or pandas (text/timestamps), freeing Arrow memory as it goes."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    names = table.column_names
+    chunked = dict(zip(names, table.columns, strict=True))
+    out: dict[str, Any] = {}
+    nan_cells: dict[str, np.ndarray] = {}
+    for name in names:
+        col = chunked.pop(name)
+        if pa.types.is_floating(col.type) or pa.types.is_integer(col.type):
+            if pa.types.is_floating(col.type) and col.null_count < len(col):
+                isnan = pc.fill_null(pc.is_nan(col), False)
+                if pc.any(isnan).as_py():
+                    nan_cells[name] = isnan.to_numpy(zero_copy_only=False)
+            a = col.to_numpy()
+            if pa.types.is_integer(col.type) or not a.flags.writeable:
+                a = a.astype("float64")
+            out[name] = a
+        else:
+            out[name] = col.to_pandas()
+        del col
+    return out, nan_cells
+
+
+def _locate(path: Path, texts: list[str], skipped: list[tuple[int | None, str]]) -> list[tuple[int | None, str]]:
+    """Line numbers of malformed rows that Arrow reported without one (found by their text)."""
+    pending: dict[str, list[int]] = {}
+    for k, t in enumerate(texts):
+        pending.setdefault(t, []).append(k)
+    found: dict[int, int] = {}
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+        for i, line in enumerate(fh, start=1):
+            ks = pending.get(line.rstrip("\r\n"))
+            if ks:
+                found[ks.pop(0)] = i
+                if len(found) == len(texts):
+                    break
+    return [(found.get(k), why) for k, (_n, why) in enumerate(skipped)]
+
+
+def _line_numbers(n: int, skip: int, skipped: list[tuple[int | None, str]]) -> np.ndarray | int:
+    """Source line of each data row (an int offset when no row was skipped: no per-row array)."""
+    if not any(s[0] is not None for s in skipped):
+        return skip + 2
+    lines = np.arange(n, dtype="int64") + skip + 2
+    for number in sorted(num for num, _why in skipped if num is not None):
+        lines[lines >= number] += 1
+    return lines
