@@ -12,8 +12,9 @@ One module per job:
 * :mod:`.walkthrough`: the checklist notebook's parameters (:func:`validate_checklist_parameters`),
   :func:`evidence_sources` and :func:`batch_decision` (the wizard itself is
   :func:`costmodel.interactive.checklist_wizard`).
-* :mod:`.render`: :func:`render_report` (papermill, in-process offline HTML export, atomic output
-  folder) behind ``costmodel report``.
+* :mod:`.render`: :func:`render_report` (papermill runs the notebook, then the export and the folder swap)
+  behind ``costmodel report``; :mod:`.html_export` (the offline HTML page), :mod:`.output_folder` (refusing,
+  claiming and swapping the output folder), :mod:`.kernels` (stopping the kernels of an interrupted run).
 
 The notebooks use ``from costmodel import report`` and the names re-exported here: the public API, one
 import per line. Constants and helpers the notebooks do not call stay in their modules
@@ -36,15 +37,15 @@ from .display import prices_table as prices_table
 from .display import show as show
 from .display import verdict_html as verdict_html
 from .display import with_kinds as with_kinds
+from .html_export import export_html as export_html
+from .html_export import external_references as external_references
+from .output_folder import OUTPUT_FILES as OUTPUT_FILES
+from .output_folder import check_output_dir as check_output_dir
 from .params import NOTEBOOK_NAMES as NOTEBOOK_NAMES
 from .params import PARAMETERS as PARAMETERS
 from .params import ReportParams as ReportParams
 from .params import validate_parameters as validate_parameters
-from .render import OUTPUT_FILES as OUTPUT_FILES
 from .render import ReportResult as ReportResult
-from .render import check_output_dir as check_output_dir
-from .render import export_html as export_html
-from .render import external_references as external_references
 from .render import render_report as render_report
 from .stages import CostStage as CostStage
 from .stages import InputFile as InputFile

@@ -10,6 +10,7 @@ import nbformat
 import pytest
 
 import costmodel.checklist as checklist_mod
+import costmodel.checklist.answers as answers_mod
 import costmodel.cost.summary as summary_mod
 from costmodel.foundation.errors import ChecklistError
 from costmodel.foundation.resources import notebook_path
@@ -41,7 +42,8 @@ def counted(monkeypatch):
         calls["monte_carlo"] += 1
         return real_mc(*a, **k)
 
-    monkeypatch.setattr(checklist_mod, "read_answers_file", read)
+    monkeypatch.setattr(checklist_mod, "read_answers_file", read)  # the face, and the module that reads the file
+    monkeypatch.setattr(answers_mod, "read_answers_file", read)
     monkeypatch.setattr(summary_mod, "monte_carlo", mc)
     return calls
 

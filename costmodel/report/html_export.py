@@ -1,0 +1,112 @@
+"""The report notebook as one offline HTML page: nbconvert in this process with inputs hidden, no script and no
+external reference (checked), the summary first."""
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+from ..foundation.errors import ReportError
+from ..foundation.util import require
+
+_TEMPLATE = r"""{%- extends 'index.html.j2' -%}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block extra_css -%}
+<style type="text/css">
+.jp-RenderedHTMLCommon table.cm-table { table-layout: auto; margin-left: 0; margin-right: 0; }
+.jp-RenderedHTMLCommon table.cm-table tbody tr:nth-child(odd) { background: #f7f7f7; }
+.jp-RenderedHTMLCommon table.cm-table tbody tr:hover { background: #eef3fb; }
+.jp-RenderedSVG svg { max-width: 100%; height: auto; }
+@media print {
+  @page { size: A4; margin: 12mm; }
+  .jp-Cell { break-inside: avoid; }
+  .jp-OutputArea-output { overflow: visible !important; }
+  .jp-RenderedHTMLCommon table.cm-table { font-size: 8pt !important; }
+  .jp-RenderedHTMLCommon table.cm-table td, .jp-RenderedHTMLCommon table.cm-table th { padding: 1px 3px !important; }
+  .jp-RenderedHTMLCommon table.cm-table td.cm-text { min-width: 7em !important; }
+  .jp-RenderedHTMLCommon table.cm-table tr { break-inside: avoid; }
+}
+</style>
+{%- endblock extra_css -%}
+{% block data_svg scoped -%}
+<div class="jp-RenderedSVG jp-OutputArea-output {{ extra_class }}" data-mime-type="image/svg+xml">
+{{ output.data['image/svg+xml'] }}
+</div>
+{%- endblock data_svg %}
+"""
+
+_EXTERNAL_RE = re.compile(
+    r"""<(?:script|link|img|iframe|embed|object|source)\b[^>]*?\b(?:src|href|data)\s*=\s*["']?\s*(?:https?:)?//""",
+    re.IGNORECASE,
+)
+_CSS_IMPORT_RE = re.compile(r"""@import\s+(?:url\()?\s*["']?(?:https?:)?//|url\(\s*["']?(?:https?:)?//""", re.IGNORECASE)
+
+
+def external_references(text: str) -> list[str]:
+    """Every place in an HTML page that would load something from the network (scripts, styles,
+    images, frames, CSS imports). Empty for a self-contained page."""
+    found = [m.group(0) for m in _EXTERNAL_RE.finditer(text)]
+    found += [m.group(0) for m in _CSS_IMPORT_RE.finditer(text)]
+    return found
+
+
+_exporter_lock = threading.Lock()
+_exporter: Any = None
+
+
+def html_exporter():  # -> nbconvert.HTMLExporter
+    """The offline HTML exporter (built once per process): lab template, inputs and prompts
+    hidden, no require.js / MathJax / widget / mermaid scripts, SVG inlined."""
+    global _exporter  # noqa: PLW0603  module-level cache
+    with _exporter_lock:
+        if _exporter is None:
+            from ..charts import lean_imports
+
+            with lean_imports():
+                HTMLExporter = require("nbconvert", "report", "the report's HTML export").HTMLExporter
+
+            _exporter = HTMLExporter(
+                template_name="lab",
+                raw_template=_TEMPLATE,
+                exclude_input=True,
+                exclude_input_prompt=True,
+                exclude_output_prompt=True,
+                embed_images=True,
+            )
+        return _exporter
+
+
+def with_summary_first(nb: Any) -> Any:
+    """A copy of the executed notebook with the verdict (and the cost robustness line beside it) repeated
+    right after the title: the first output of the cell marked ``metadata.costmodel.summary``. The cells
+    still run in pipeline order; only the page shows the answer first. Unchanged when there is no such
+    cell or it has no output."""
+    import copy
+
+    import nbformat
+
+    cells = list(nb.cells)
+    src = next((c for c in cells if (c.get("metadata", {}).get("costmodel") or {}).get("summary")), None)
+    if src is None or not src.get("outputs"):
+        return nb
+    out = copy.deepcopy(nb)
+    head = nbformat.v4.new_markdown_cell("## Verdict\n\nThe answer first; the evidence for it follows, section by section.")
+    body = nbformat.v4.new_code_cell("# the verdict cell's first output, repeated here (see costmodel.report.render)")
+    body.outputs = [copy.deepcopy(src["outputs"][0])]
+    body.execution_count = None
+    first = 1 if cells and cells[0].get("cell_type") == "markdown" else 0
+    out.cells = [*out.cells[:first], head, body, *out.cells[first:]]
+    return out
+
+
+def export_html(nb: Any) -> str:
+    """The executed notebook as one self-contained HTML page, the verdict first (:func:`with_summary_first`).
+    Raises :class:`ReportError` when the page would load anything from the network."""
+    body, _resources = html_exporter().from_notebook_node(with_summary_first(nb))
+    ext = external_references(body)
+    if ext:
+        raise ReportError(f"the exported HTML would load {len(ext)} resource(s) from the network, e.g. {ext[0][:120]!r}")
+    return body
