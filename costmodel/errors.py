@@ -101,8 +101,18 @@ __all__ = [
 ]
 
 
+#: The name costmodel is published under on the package index (``costmodel`` there is someone else's project);
+#: the import package and the command stay ``costmodel``.
+DISTRIBUTION = "xregion-costmodel"
+
+
+def pip_install_hint(extra: str | None = None) -> str:
+    """The command that installs costmodel with ``extra``: ``pip install "xregion-costmodel[report]"``."""
+    return f'pip install "{DISTRIBUTION}[{extra}]"' if extra else f"pip install {DISTRIBUTION}"
+
+
 class MissingExtraError(CostmodelError):
-    """An optional dependency is not installed; the message names the ``pip install "costmodel[extra]"``."""
+    """An optional dependency is not installed; the message names the ``pip install "xregion-costmodel[extra]"``."""
 
 
 class OutputError(CostmodelError, OSError):

@@ -66,7 +66,7 @@ costmodel cost scenario.yaml --json > cost.json        # price the options (USD)
 costmodel decide --answers answers.yaml --compare compare.json --cost cost.json
 costmodel simulate whatif.yaml --json                  # what-if link/cache model
 costmodel report --colocated colocated_steps.csv --remote remote_steps.csv \\
-  --scenario scenario.yaml --answers answers.yaml -o report    # needs costmodel[report]
+  --scenario scenario.yaml --answers answers.yaml -o report    # needs: pip install "xregion-costmodel[report]"
 ```
 
 `costmodel notebook report .` copies the report notebook here; `papermill report.ipynb out.ipynb

@@ -181,18 +181,18 @@ def require(module: str, extra: str, feature: str) -> Any:
     """Import and return the optional dependency ``module`` (dotted name).
 
     Raises :class:`~costmodel.errors.MissingExtraError` when it is not installed, naming the
-    ``pip install "costmodel[extra]"`` that brings it, e.g. ``require("duckdb", "fleet", "fleet aggregation")``.
+    ``pip install "xregion-costmodel[extra]"`` that brings it, e.g. ``require("duckdb", "fleet", "fleet aggregation")``.
     """
     import importlib
 
-    from .errors import MissingExtraError
+    from .errors import MissingExtraError, pip_install_hint
 
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         top = module.split(".")[0]
         raise MissingExtraError(
-            f"{feature} needs {top} ({exc.name or top} is not installed): pip install \"costmodel[{extra}]\""
+            f"{feature} needs {top} ({exc.name or top} is not installed): {pip_install_hint(extra)}"
         ) from None
 
 
@@ -210,10 +210,10 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
 def require_extra(extra: str, feature: str, modules: tuple[str, ...] | None = None) -> None:
     """Check, without importing them, that the modules of ``extra`` (default :data:`EXTRA_MODULES`) are
     installed; raise :class:`~costmodel.errors.MissingExtraError` naming the first missing one and the
-    ``pip install "costmodel[extra]"`` that brings it. Cheap: used before a verb starts any work."""
+    ``pip install "xregion-costmodel[extra]"`` that brings it. Cheap: used before a verb starts any work."""
     import importlib.util
 
-    from .errors import MissingExtraError
+    from .errors import MissingExtraError, pip_install_hint
 
     for module in modules if modules is not None else EXTRA_MODULES[extra]:
         try:
@@ -222,5 +222,5 @@ def require_extra(extra: str, feature: str, modules: tuple[str, ...] | None = No
             found = False
         if not found:
             raise MissingExtraError(
-                f"{feature} needs {module} (not installed): pip install \"costmodel[{extra}]\""
+                f"{feature} needs {module} (not installed): {pip_install_hint(extra)}"
             )

@@ -3,7 +3,7 @@
 # Builds the sdist and, from it, the wheel; installs the wheel in a FRESH virtual environment and, from a
 # temporary folder outside the repository, runs what a new user runs:
 #   core install (no extra): costmodel example / cost / fit / decide work; costmodel report exits 2 naming
-#   costmodel[report];  + [report]: costmodel report renders the example offline, and the notebook copied
+#   xregion-costmodel[report];  + [report]: costmodel report renders the example offline, and the notebook copied
 #   by `costmodel notebook` runs with plain papermill.
 # Then the core install on every other supported Python found on this machine (3.10, 3.12, 3.13).
 # Usage: tools/wheel_check.sh [BUILD_PYTHON]   (a Python with `build` installed; default .venv/bin/python)
@@ -23,7 +23,7 @@ pip_install() { local py="$1"; shift; "$py" -m pip install -q "$@" >>"$WORK/pip.
 
 say "building sdist and wheel from $REPO"
 "$BUILD_PY" -m build --outdir "$WORK/dist" "$REPO" >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log" >&2; fail "python -m build"; }
-WHL="$(ls "$WORK"/dist/costmodel-*.whl)"
+WHL="$(ls "$WORK"/dist/xregion_costmodel-*.whl)"
 "$BUILD_PY" - "$WHL" <<'PY' || fail "the wheel lacks files the code reads"
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
@@ -47,7 +47,7 @@ mkdir -p "$RUN"
 cd "$RUN"
 unset PYTHONPATH
 
-say "core install ($("$BASE_PY" --version)): pip install costmodel-*.whl (no extra)"
+say "core install ($("$BASE_PY" --version)): pip install xregion_costmodel-*.whl (no extra)"
 "$BASE_PY" -m venv "$V"
 pip_install "$V/bin/python" "$WHL" || fail "pip install of the wheel"
 "$V/bin/python" - <<'PY' || fail "a core install pulled in an optional dependency"
@@ -81,12 +81,12 @@ set +e
   --scenario ex/scenario.yaml --answers ex/answers.yaml -o rep-core 2>err.txt; rc=$?
 set -e
 [ "$rc" = 2 ] || fail "costmodel report without the report extra: exit $rc, expected 2: $(cat err.txt)"
-grep -q 'pip install "costmodel\[report\]"' err.txt || fail "the message does not name costmodel[report]: $(cat err.txt)"
+grep -q 'pip install "xregion-costmodel\[report\]"' err.txt || fail "the message does not name xregion-costmodel[report]: $(cat err.txt)"
 [ "$(wc -l <err.txt)" = 1 ] && ! grep -q Traceback err.txt || fail "not one line: $(cat err.txt)"
 [ ! -e rep-core ] || fail "costmodel report without the extra left rep-core behind"
 say "core ok; report without the extra: $(cat err.txt)"
 
-say "pip install costmodel-*.whl[report] into the same venv"
+say "pip install xregion_costmodel-*.whl[report] into the same venv"
 pip_install "$V/bin/python" "$WHL[report]" || fail "pip install of the wheel with [report]"
 "$V/bin/costmodel" report --colocated ex/colocated_steps.csv --remote ex/remote_steps.csv \
   --scenario ex/scenario.yaml --answers ex/answers.yaml -o rep --monte-carlo 200 --json >report.json 2>report.err \

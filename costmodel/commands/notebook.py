@@ -12,7 +12,8 @@ The copy runs with plain papermill from DIR, e.g.
   costmodel notebook report nb && cd nb && papermill report.ipynb out.ipynb -p scenario my.yaml
 Relative paths in its parameters resolve against the current folder first, then the package's
 bundled example (so without -p it reports on the bundled example). Running it needs
-costmodel[report] (papermill, nbconvert, Altair); the widgets of checklist/whatif need costmodel[lab].
+pip install "xregion-costmodel[report]" (papermill, nbconvert, Altair); the widgets of checklist/whatif
+need "xregion-costmodel[lab]".
 An existing DIR/NAME.ipynb is never overwritten without --force (exit 2).
 """
 

@@ -43,7 +43,7 @@ def lab(tmp_path_factory):
     try:
         import playwright  # noqa: F401
     except ImportError:
-        _need('playwright (pip install "costmodel[dev]")', False)
+        _need('playwright (pip install -e ".[dev]" in a clone)', False)
     root = tmp_path_factory.mktemp("lab")
     work = root / "work"
     copy_notebooks(work)

@@ -147,7 +147,7 @@ def test_report_without_the_report_extra_is_one_line_exit_2(tmp_path, module):
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     assert f"needs {module} (not installed)" in proc.stderr
-    assert 'pip install "costmodel[report]"' in proc.stderr
+    assert 'pip install "xregion-costmodel[report]"' in proc.stderr
     assert not (tmp_path / "rep").exists()
 
 
@@ -202,7 +202,7 @@ def test_require_names_the_extra_for_widgets():
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert 'the checklist widgets needs ipywidgets' in proc.stdout
-    assert 'pip install "costmodel[lab]"' in proc.stdout
+    assert 'pip install "xregion-costmodel[lab]"' in proc.stdout
 
 
 # ---------------------------------------------------------------- declared metadata
