@@ -1,7 +1,7 @@
 """`fit` at 10^6 points in process (issue 28: under 5 s), against the baseline commit in the same run.
 
 CPU time (``time.process_time`` of the analysis; it is single-threaded) is printed beside wall time: on
-a shared machine it is the steadier figure. The series is benchmarks/bench_warmup.py's speed case: ``costmodel.synth.generate(n=1_000_000,
+a shared machine it is the steadier figure. The series is benchmarks/bench_warmup.py's speed case: ``costmodel.synthetic.shapes.generate(n=1_000_000,
 shape="exp", warmup_frac=0.2, cv=0.02, ar=0.5, outlier_frac=0.01, seed=8)`` (1 % slow steps: about
 10,000 jumps for the long-run variance). Each side runs ``costmodel.warmup.analyze`` on it in a fresh
 process (the baseline's source ``git archive``d and put first on ``PYTHONPATH``), imports and
@@ -28,7 +28,10 @@ DEFAULT_BASELINE = "97f5942"  # main before issue 28 (quadratic periodic subsets
 
 CHILD = """
 import json, sys, time
-from costmodel.synth import generate
+try:
+    from costmodel.synthetic.shapes import generate
+except ImportError:  # the baseline commit, before the rooms
+    from costmodel.synth import generate
 from costmodel.warmup import analyze
 s = generate(n=int(sys.argv[1]), shape="exp", warmup_frac=0.2, cv=0.02, ar=0.5, outlier_frac=0.01, seed=8)
 run = s.to_run()

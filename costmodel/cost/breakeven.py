@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ScenarioError
+from ..foundation.errors import ScenarioError
 from ..numeric.roots import brentq
 from .evaluate import model_inputs
 from .model import totals

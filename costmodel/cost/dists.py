@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ScenarioError
+from ..foundation.errors import ScenarioError
 from .spec import Param
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..util import dataclass_dict
+from ..foundation.util import dataclass_dict
 from .model import FOLLOW_FLAGS, INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms
 from .scenario import Scenario
 from .spec import MODEL_KEYS, SOURCE_KEYS

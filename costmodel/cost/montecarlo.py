@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ScenarioError
-from ..util import dataclass_dict, is_seed
+from ..foundation.errors import ScenarioError
+from ..foundation.util import dataclass_dict, is_seed
 from .evaluate import model_inputs
 from .model import OPTIONS, cheapest_index, totals
 from .scenario import Scenario

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from ..errors import AnalysisError
+from ..foundation.errors import AnalysisError
 
 
 def brentq(f: Callable[[float], float], a: float, b: float, xtol: float = 2e-12, rtol: float = 8.881784197001252e-16,

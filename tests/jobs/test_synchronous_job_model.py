@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from costmodel.jobs import load_side
-from costmodel.jobs.generate import generate_job
+from costmodel.synthetic.rank_logs import generate_job
 
 ENGINES = [("pandas", "1"), ("duckdb", "1"), ("duckdb", "0")]  # pandas; arrow fast path; the DuckDB query
 

@@ -10,7 +10,7 @@ import scipy.optimize as so
 from scipy import stats as scipy_stats
 from scipy.ndimage import median_filter as scipy_median_filter
 
-from costmodel.errors import AnalysisError
+from costmodel.foundation.errors import AnalysisError
 from costmodel.numeric import stats
 from costmodel.numeric.filters import median_filter
 from costmodel.numeric.optimize import minimize, minimize_scalar

@@ -213,7 +213,7 @@ def test_decision_json_matches_what_the_cli_verbs_print(cli, rendered, hostile, 
                    "--cost", str(tmp_path / "cost.json"), "--fit", str(tmp_path / "fit.json"), "--json")
     assert dec["checklist"] == decided
     assert dec["verdict"] == decided["verdict"]
-    from costmodel.util import sha256_file
+    from costmodel.foundation.util import sha256_file
 
     shas = {f["role"] + ":" + Path(f["path"]).name: f["sha256"] for f in dec["inputs"]["files"]}
     assert shas["answers:answers.yaml"] == sha256_file(hostile["answers"])
