@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: help venv test lint typecheck pytest test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot clean
+.PHONY: help venv test lint typecheck pytest test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot golden clean
 
 help:
 	@echo "make report       render the bundled example report into reports/"
@@ -19,6 +19,7 @@ help:
 	@echo "make docs         build the documentation site into site/ (offline, --strict)"
 	@echo "make lab          JupyterLab on costmodel/notebooks/ with the project kernel"
 	@echo "make bench        run the benchmarks (see BENCHMARKS.md)"
+	@echo "make golden       rewrite tests/golden/ (every verb's JSON on the bundled example) after an intended change"
 
 $(STAMP): pyproject.toml tools/constraints-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -92,6 +93,10 @@ lab: venv
 
 bench: venv
 	$(BIN)/python benchmarks/run_all.py
+
+# The byte-identity snapshot of tests/cli/test_golden_outputs.py; review `git diff tests/golden` after it.
+golden: venv
+	PYTHONPATH=tests $(BIN)/python -m support.golden --write
 
 clean:
 	rm -rf $(VENV) reports site .pytest_cache build dist *.egg-info

@@ -58,7 +58,7 @@ print(json.dumps(out))
 
 
 def generate(root: Path, ranks: int, steps: int) -> dict:
-    from costmodel.jobs.generate import generate_job
+    from costmodel.synthetic.rank_logs import generate_job
 
     done = root / "truth.json"
     if done.exists():

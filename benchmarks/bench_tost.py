@@ -61,7 +61,7 @@ def _seed(*parts: Any) -> int:
 
 
 def _synth_pair(kind: str, ratio: float, seed: int) -> tuple[Any, Any]:
-    from costmodel.synth_realistic import generate_realistic
+    from costmodel.synthetic.training_logs import generate_realistic
 
     rng = np.random.default_rng(seed)
     common: dict[str, Any] = {"n": 10_000, "cv": float(rng.choice([0.01, 0.02, 0.04])),
@@ -105,7 +105,7 @@ def _heldout_pair(kind: str, ratio: float, seed: int) -> tuple[Any, Any]:
 
 
 def _textbook_pair(kind: str, ratio: float, seed: int) -> tuple[Any, Any]:
-    from costmodel.synth import generate
+    from costmodel.synthetic.shapes import generate
 
     a = generate(n=2500, shape="flat", warmup_frac=0.0, plateau=1000.0, cv=0.03, ar=0.8, seed=seed)
     b = generate(n=3125, shape="exp", warmup_frac=0.2, plateau=1000.0 * ratio, cv=0.03, ar=0.8, seed=seed + 1)

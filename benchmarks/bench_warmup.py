@@ -29,8 +29,8 @@ from collections import Counter
 
 import numpy as np
 
-from costmodel.synth import generate
-from costmodel.synth_realistic import generate_realistic, realistic_suite
+from costmodel.synthetic.shapes import generate
+from costmodel.synthetic.training_logs import generate_realistic, realistic_suite
 from costmodel.warmup import analyze, compare
 from costmodel.warmup.detect import mser
 
@@ -126,7 +126,7 @@ def _rate_series(log) -> np.ndarray:
 
 def realistic(n_logs: int, n_pairs: int) -> None:
     """The realistic suite of issue 15 (see the module docstring); prints the figures."""
-    from costmodel.errors import AnalysisError
+    from costmodel.foundation.errors import AnalysisError
     from costmodel.warmup.detect import block_size
 
     suite = realistic_suite(n_logs)

@@ -97,7 +97,7 @@ def heldout_cases(per_kind: int, kinds: list[str] | None):
 
 
 def synth_cases(n_logs: int):
-    from costmodel.synth_realistic import realistic_suite
+    from costmodel.synthetic.training_logs import realistic_suite
 
     for p, log in realistic_suite(n_logs):
         t = log.truth

@@ -6,7 +6,8 @@ fit, comparison) -> ``cost`` (cross-region vs replicate vs wait) -> ``checklist`
 """
 __version__ = "0.3.0"
 
-from .errors import (
+from .foundation import moved as _moved
+from .foundation.errors import (
     AnalysisError,
     BenchError,
     ChecklistError,
@@ -30,3 +31,5 @@ __all__ = [
     "SimulateError",
     "__version__",
 ]
+
+_moved.install()  # the old import paths the 0.3 docs showed (costmodel.errors, ...), see foundation/moved.py

@@ -7,7 +7,7 @@ Command modules import heavy libraries inside ``run`` so ``--help`` stays fast.
 Exit status: 0 success, 2 bad input or usage, an output that cannot be written (disk full,
 permission denied, read-only, name too long) or an output folder taken by another run (one line on
 stderr, no traceback unless ``--debug``), 128 + signal number when stopped by a signal (130 Ctrl-C,
-143 SIGTERM, 129 SIGHUP; temporary files removed, see :mod:`costmodel.signals`), 1 internal error.
+143 SIGTERM, 129 SIGHUP; temporary files removed, see :mod:`costmodel.foundation.signals`), 1 internal error.
 """
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from . import __version__
-from .errors import CostmodelError
-from .safeio import ENVIRONMENT_ERRNOS, os_error_message
-from .signals import SignalScope, describe, exit_code_of
+from .foundation.errors import CostmodelError
+from .foundation.safeio import ENVIRONMENT_ERRNOS, os_error_message
+from .foundation.signals import SignalScope, describe, exit_code_of
 
 VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "bench", "simulate", "prices", "example",
                     "notebook", "schema"]

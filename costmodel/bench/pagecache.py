@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..util import dataclass_dict
+from ..foundation.util import dataclass_dict
 
 PAGE_BYTES = mmap.PAGESIZE
 #: Residency above this share of the checked bytes after an eviction means it did not work.

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import BenchError
+from ..foundation.errors import BenchError
 
 #: The first line's ``schema`` value; the ingest reader sniffs it.
 SCHEMA = "costmodel.bench/1"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..units import GIB as GIB  # bench reports GiB (2^30 bytes), like the familiar client
+from ..foundation.units import GIB as GIB  # bench reports GiB (2^30 bytes), like the familiar client
 from .pagecache import Eviction, Residency
 
 

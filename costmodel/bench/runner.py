@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import __version__
-from ..errors import BenchError
+from ..foundation.errors import BenchError
 from . import pagecache
 from .engine import INTERRUPTED, PassData, make_buffers, read_pass
 from .record import SCHEMA, RecordWriter, interrupts_deferred

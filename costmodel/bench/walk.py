@@ -11,8 +11,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import BenchError
-from ..safeio import refusal
+from ..foundation.errors import BenchError
+from ..foundation.safeio import refusal
 
 
 @dataclass(frozen=True)

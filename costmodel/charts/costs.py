@@ -7,8 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import ReportError
-from ..util import finite_float
+from ..foundation.errors import ReportError
+from ..foundation.util import finite_float
 from .render import HEIGHT, WIDTH, _alt, _configure
 
 _TERM_ORDER = ("cross_region", "replicate", "wait")

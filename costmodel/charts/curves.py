@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ReportError
-from ..util import finite_float
+from ..foundation.errors import ReportError
+from ..foundation.util import finite_float
 from .render import (
     HEIGHT,
     MAX_PANELS,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import ReportError
+from ..foundation.errors import ReportError
 from .render import FONT_SIZE, _alt, _configure
 
 _STATUS_COLORS = {

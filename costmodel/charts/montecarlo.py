@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ReportError
+from ..foundation.errors import ReportError
 from .costs import _OPTION_COLORS, _TERM_ORDER
 from .render import FONT_SIZE, WIDTH, _alt, _configure
 

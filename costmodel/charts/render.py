@@ -11,7 +11,7 @@ import sys
 import threading
 from typing import Any
 
-from ..errors import ReportError
+from ..foundation.errors import ReportError
 
 #: Altair refuses data beyond this many rows; charts pre-aggregate to stay under it.
 MAX_ROWS = 5000
@@ -72,7 +72,7 @@ def _wait_preload() -> None:
 
 def _alt():
     _wait_preload()
-    from ..util import require
+    from ..foundation.util import require
 
     with lean_imports():
         alt = require("altair", "report", "drawing charts")
@@ -101,7 +101,7 @@ def to_svg(chart: Any, prefix: str | None = None) -> str:
     not share clip-path ids. Raises :class:`ReportError` when the chart cannot be rendered.
     """
     _wait_preload()
-    from ..util import require
+    from ..foundation.util import require
 
     vlc = require("vl_convert", "report", "rendering charts to SVG")
     try:

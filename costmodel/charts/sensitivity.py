@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import ReportError
+from ..foundation.errors import ReportError
 from .render import WIDTH, _alt, _configure
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ChecklistError
-from ..util import dataclass_dict
+from ..foundation.errors import ChecklistError
+from ..foundation.util import dataclass_dict
 from .items import ITEM_IDS, ITEMS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,7 +53,7 @@ def _yaml_loader() -> type:
 
     import yaml
 
-    from ..safeyaml import BoundedSafeLoader
+    from ..foundation.safeyaml import BoundedSafeLoader
 
     class _WordsLoader(BoundedSafeLoader):
         def construct_mapping(self, node, deep=False):
@@ -86,7 +86,7 @@ def load_yaml_words(text: str, source: str) -> Any:
     """Parse YAML text keeping bare yes/no/on/off as strings; ChecklistError on a syntax error."""
     import yaml
 
-    from .. import safeyaml
+    from ..foundation import safeyaml
 
     try:
         return safeyaml.load(text, Loader=_yaml_loader())  # a bounded SafeLoader subclass
@@ -101,7 +101,7 @@ def load_yaml_words(text: str, source: str) -> Any:
 
 def read_answers_file(path: str | Path) -> tuple[dict[str, Answer], dict[str, Any]]:
     """Read an answers YAML file: the answers and the optional ``meta`` mapping (ADR people, title)."""
-    from ..safeio import read_input_text
+    from ..foundation.safeio import read_input_text
 
     p = Path(path)
     try:
@@ -145,7 +145,7 @@ def dump_answers(answers: Mapping[str, Answer], meta: Mapping[str, Any] | None =
 
 def save_answers(path: str | Path, answers: Mapping[str, Answer], meta: Mapping[str, Any] | None = None) -> Path:
     """Write ``answers`` as YAML to ``path`` atomically; returns the path."""
-    from ..util import write_text_atomic
+    from ..foundation.util import write_text_atomic
 
     try:
         write_text_atomic(path, dump_answers(answers, meta))

@@ -10,7 +10,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import equivalence
 from ..contracts.read import read_lenient
 from ..contracts.results import (
     CompareResult,
@@ -19,7 +18,8 @@ from ..contracts.results import (
     RunFit,
     ScenarioValues,
 )
-from ..util import finite_number as _num  # None for missing, null, NaN, text and a yes/no bool
+from ..foundation import equivalence
+from ..foundation.util import finite_number as _num  # None for missing, null, NaN, text and a yes/no bool
 from .items import (
     CACHE_MIN_HEADROOM,
     COST_MATERIALITY_FRACTION,

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ChecklistError
-from ..util import dataclass_dict
+from ..foundation.errors import ChecklistError
+from ..foundation.util import dataclass_dict
 
 ANSWERS: tuple[str, ...] = ("yes", "no", "unknown")
 SEVERITIES: tuple[str, ...] = ("blocker", "warning")

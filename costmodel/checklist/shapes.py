@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..contracts.results import CostInputs
-from ..util import finite_number as _num
+from ..foundation.util import finite_number as _num
 
 
 def todays_cost_shape(cost: Mapping[str, Any]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ChecklistError
+from ..foundation.errors import ChecklistError
 from .answers import Answer
 from .evidence import Evidence, gather_evidence
 from .items import _BY_ID, ANSWERS, ITEMS, Item, _suggest

@@ -5,7 +5,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..util import dumps, is_seed
+from ..foundation.util import dumps, is_seed
 
 
 def emit_json(obj: Any) -> None:

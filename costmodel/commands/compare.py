@@ -36,9 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import units_fmt as U
-    from ..equivalence import describe
-    from ..errors import AnalysisError
+    from ..foundation import units_fmt as U
+    from ..foundation.equivalence import describe
+    from ..foundation.errors import AnalysisError
     from ..warmup import compare
     from ._common import emit_json, ingest_options
     from .fit import _job_line, load_side

@@ -7,7 +7,7 @@ import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ScenarioError
+from ..foundation.errors import ScenarioError
 from ._common import seed_type
 
 if TYPE_CHECKING:
@@ -106,8 +106,8 @@ def _read_compare(path: str) -> CompareResult:
 
 
 def _read_runs(path: str) -> list:
-    from ..safeio import refusal
-    from ..timeline import is_timeline_parquet, read_runs
+    from ..foundation.safeio import refusal
+    from ..foundation.timeline import is_timeline_parquet, read_runs
 
     p = Path(path)
     why = refusal(p)  # missing, a FIFO, device, folder or link loop: one line, never a hang

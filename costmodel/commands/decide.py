@@ -57,11 +57,12 @@ def __getattr__(name: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import adr, checklist
+    from .. import checklist
+    from ..checklist import adr
     from ..contracts.answers import read_answers_document
     from ..contracts.read import load_result
     from ..contracts.results import FitResult
-    from ..errors import ChecklistError
+    from ..foundation.errors import ChecklistError
     from ._common import emit_json
 
     if not args.template and not args.answers:

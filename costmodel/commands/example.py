@@ -20,8 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..scaffold import plan_example, write
     from ._common import report_written
+    from .scaffold import plan_example, write
 
     report_written(args, write(plan_example(args.dir), force=args.force))
     return 0

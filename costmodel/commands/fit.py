@@ -58,7 +58,7 @@ def load_side(files: list[str], fmt: str | None = None, role: str = "", args: An
     (IngestOptions: --map, --pattern, --batch-size ...) wins over ``fmt`` when given, with its role set to ``role``."""
     import dataclasses
 
-    from ..errors import IngestError
+    from ..foundation.errors import IngestError
     from ..ingest import IngestOptions
     from ..jobs import load_side as _load_side
     from ..jobs import parse_job_spec
@@ -102,7 +102,7 @@ def _fmt(v: Any, spec: str = ".2f") -> str:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from .. import units_fmt as U
+    from ..foundation import units_fmt as U
     from ..warmup import fit_runs
     from ._common import emit_json, ingest_options
 

@@ -26,7 +26,8 @@ merged onto it by time (gpu_util, gpu_power_w).
 Formats (--format): timeline, tfevents, bench_jsonl, benchtext, trainlog (megatron, nemo, deepspeed,
 torchtitan, hf_trainer), torch_trace, fio_json, fio_log (fio_bw, fio_iops, fio_lat, fio_clat_hist), dlio
 (dlio_summary, dlio_epochs, dlio_output, mlperf_storage_report, dlio_log, iostat), gpu (nvidia_smi, dcgmi,
-dcgm_exporter), sysstat (iostat_x, sar_d, nvidia_smi_dmon, dstat), mlflow, freeform (mllog, speed, tf,
+dcgm_exporter), sysstat (iostat_x, sar_d, nvidia_smi_dmon, dstat), mlflow, cumclock (step:N ... train_time:Xms),
+freeform (mllog, speed, tf,
 throughput, superbench, elbencho, pattern), tabular (csv, tsv, jsonl, parquet, kv).
 """
 
@@ -41,9 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..foundation.timeline import write_runs
     from ..ingest import load_many
     from ..ingest.stream import ingest_to_parquet, needs_streaming
-    from ..timeline import write_runs
     from ._common import emit_json, ingest_options, progress
 
     opts = ingest_options(args, args.role or "")

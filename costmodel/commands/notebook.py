@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..scaffold import NOTEBOOKS
+from .scaffold import NOTEBOOKS
 
 HELP = "copy a packaged notebook (report, checklist or whatif) into DIR to run or edit"
 DESCRIPTION = HELP + """
@@ -26,8 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..scaffold import plan_notebook, write
     from ._common import report_written
+    from .scaffold import plan_notebook, write
 
     report_written(args, write(plan_notebook(args.name, args.dir), force=args.force))
     return 0

@@ -63,7 +63,7 @@ def _common() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import CostmodelError
+    from ..foundation.errors import CostmodelError
 
     if args.action == "show":
         return _show(args)
@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from ..errors import PriceError
-    from ..prices import age_warning, load_prices
+    from ..foundation.errors import PriceError
+    from ..prices.catalog import age_warning, load_prices
     from ._common import emit_json
 
     if args.today:
@@ -125,7 +125,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from ..price_import import import_price_files
+    from ..prices.importers import import_price_files
     from ._common import emit_json, progress
 
     summaries = import_price_files(args.files, args.out, progress=None if args.json else progress)
@@ -147,7 +147,7 @@ def _import(args: argparse.Namespace) -> int:
 def _fetch(args: argparse.Namespace) -> int:
     import os
 
-    from ..price_fetch import AWS_OFFERS, curl_lines, fetch, plan
+    from ..prices.fetch import AWS_OFFERS, curl_lines, fetch, plan
     from ._common import emit_json, progress
 
     key = args.gcp_api_key or os.environ.get("COSTMODEL_GCP_API_KEY")

@@ -45,10 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..util import require_extra
+    from ..foundation.util import require_extra
 
     require_extra("report", "rendering a report")  # before any work: one line naming xregion-costmodel[report]
-    from ..errors import ReportError
+    from ..foundation.errors import ReportError
     from ..report import render_report
     from ._common import emit_json, progress
 

@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..contracts.errors import did_you_mean
     from ..contracts.schema import SCHEMAS, dumps, generate, write_all
-    from ..errors import CostmodelError
+    from ..foundation.errors import CostmodelError
     from ._common import emit_json
 
     if args.list:

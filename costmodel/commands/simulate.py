@@ -40,8 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _parse_overrides(items: list[str]) -> dict:
     import yaml
 
-    from ..errors import SimulateError
-    from ..safeyaml import safe_load
+    from ..foundation.errors import SimulateError
+    from ..foundation.safeyaml import safe_load
 
     out = {}
     for item in items:
@@ -59,9 +59,9 @@ def _parse_overrides(items: list[str]) -> dict:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..errors import SimulateError
+    from ..foundation.errors import SimulateError
+    from ..foundation.timeline import write_runs
     from ..simulate import simulate
-    from ..timeline import write_runs
     from ._common import emit_json
 
     if args.output and Path(args.output).is_dir():
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         out["output"] = args.output
         emit_json(out)
         return 0
-    from .. import units_fmt as U
+    from ..foundation import units_fmt as U
 
     s = result.summary
     by_epoch = [float(b) for b in s.get("cross_region_bytes_by_epoch") or []]

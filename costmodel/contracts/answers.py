@@ -28,7 +28,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ..errors import ChecklistError
+from ..foundation.errors import ChecklistError
 from .errors import raise_validation_error
 
 __all__ = ["AnswersDocument", "AnswersFileModel", "AnswersMeta", "answers_model", "read_answers_document", "validate_answers",
@@ -65,7 +65,7 @@ class AnswersMeta(BaseModel):
         raise ValueError(f"got {v!r}; expected a name or a list of names")
 
     def people(self) -> dict[str, list[str]]:
-        """``decision_makers``, ``consulted``, ``informed`` as :func:`costmodel.adr.render_adr` takes them."""
+        """``decision_makers``, ``consulted``, ``informed`` as :func:`costmodel.checklist.adr.render_adr` takes them."""
         return {"decision_makers": list(self.decision_makers), "consulted": list(self.consulted),
                 "informed": list(self.informed)}
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
-from ..errors import CostmodelError
+from ..foundation.errors import CostmodelError
 
 __all__ = ["closest", "describe_error", "did_you_mean", "key_path", "raise_validation_error"]
 
@@ -175,7 +175,7 @@ def raise_validation_error(
     label = key_format.format(path) if path else ""
     if len(errs) > 1:
         what += f" ({len(errs) - 1} more problem{'s' if len(errs) > 2 else ''} after this one)"
-    from ..errors import ScenarioError
+    from ..foundation.errors import ScenarioError
 
     if issubclass(error, ScenarioError):
         raise error(what, key=path or None, path=source, **extra) from None

@@ -40,7 +40,7 @@ def parse_list_text(name: str, text: str) -> list[Any]:
     naming the parameter when it is not a list."""
     import yaml
 
-    from ..errors import ReportError
+    from ..foundation.errors import ReportError
 
     try:
         parsed = yaml.safe_load(text)
@@ -66,7 +66,7 @@ def _paths(v: Any) -> Any:
 
 
 def _parse_list_value(parse: Any, text: str) -> Any:
-    from ..errors import ReportError
+    from ..foundation.errors import ReportError
 
     try:
         return parse("?", text)

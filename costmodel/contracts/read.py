@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import CostmodelError
+from ..foundation.errors import CostmodelError
 from .errors import raise_validation_error
 from .results import READ_REQUIRED, RESULT_MODELS, CompareResult, CostResult, FitResult
 
@@ -30,7 +30,7 @@ def read_json_file(path: str | os.PathLike[str], where: str, error: type[Costmod
     unreadable, not UTF-8, not valid JSON (with its line), nested too deeply."""
     import json
 
-    from ..safeio import read_input_text
+    from ..foundation.safeio import read_input_text
 
     try:
         text = read_input_text(Path(path))
@@ -147,7 +147,7 @@ def read_lenient(model: type[M], data: Any,
     validate is left out as if absent (a key, or a list element) while the rest is kept. A missing required
     key reads as null, else as empty text; None when even that does not validate, or for anything else.
     ``prepare`` rewrites the mapping first (older shapes the reader still accepts)."""
-    from ..util import to_jsonable
+    from ..foundation.util import to_jsonable
 
     if isinstance(data, model):
         return data

@@ -11,7 +11,7 @@ choice, or true/false. A key or value written in another unit (``size_tb``, ``"5
 gives the converted number; a price written per GiB (``..._usd_per_gib``) is converted exactly to the
 per-GB key (x 10^9 / 2^30); an alias (``link.bandwidth_gbit_s``) is read as its key.
 
-Errors are :class:`~costmodel.errors.ScenarioError` naming the key path and what was expected, with a
+Errors are :class:`~costmodel.foundation.errors.ScenarioError` naming the key path and what was expected, with a
 did-you-mean for unknown keys. When a file has several problems the first is reported in the file's order
 (unknown keys and sections that are not mappings before values), with ``(N more problems after this one)``.
 The rules that span keys (derivations, consistency, prices) stay in :mod:`costmodel.cost.resolve`.
@@ -35,8 +35,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ..errors import ScenarioError
-from ..units import GIB
+from ..foundation.errors import ScenarioError
+from ..foundation.units import GIB
 from .errors import did_you_mean
 
 if TYPE_CHECKING:

@@ -91,7 +91,7 @@ def dumps(schema: dict[str, Any]) -> str:
 
 def write_all(folder: str | os.PathLike[str]) -> list[Path]:
     """Write every schema to ``folder/NAME.json``; returns the paths."""
-    from ..util import write_text_atomic
+    from ..foundation.util import write_text_atomic
 
     out = []
     d = Path(folder)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import brentq
 
-from ..errors import ScenarioError
+from ..foundation.errors import ScenarioError
 from .evaluate import model_inputs
 from .model import totals
 from .scenario import Scenario

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..errors import ScenarioError
+from ..foundation.errors import ScenarioError
 from .spec import Param
 
 

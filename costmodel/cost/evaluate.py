@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..util import dataclass_dict
+from ..foundation.util import dataclass_dict
 from .model import FOLLOW_FLAGS, INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms
 from .scenario import Scenario
 from .spec import MODEL_KEYS, SOURCE_KEYS

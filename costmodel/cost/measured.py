@@ -20,7 +20,7 @@ def scenario_figures(before: Scenario, result: Mapping[str, Any]) -> dict[str, A
     values (USD over the horizon), the cheapest and its margin. None when no measurement replaced a
     scenario value. When the scenario alone cannot be priced (a value only the measurements give), the
     totals are empty and ``note`` says why."""
-    from ..errors import ScenarioError
+    from ..foundation.errors import ScenarioError
     from .evaluate import evaluate
 
     prov = ((result.get("inputs") or {}).get("provenance") or {})

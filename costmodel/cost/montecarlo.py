@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ScenarioError
-from ..util import dataclass_dict, is_seed
+from ..foundation.errors import ScenarioError
+from ..foundation.util import dataclass_dict, is_seed
 from .evaluate import model_inputs
 from .model import OPTIONS, cheapest_index, totals
 from .scenario import Scenario

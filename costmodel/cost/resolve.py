@@ -21,7 +21,7 @@ can be priced.
 
 Each check is one entry of ``consistency``: ``{check, keys, stated, implied, severity, message}`` with
 severity ``ok`` (within 10 %), ``derived`` (one side omitted and computed), ``info`` or ``warning``.
-Raises :class:`~costmodel.errors.ScenarioError` (exit 2) for contradictions that cannot be resolved.
+Raises :class:`~costmodel.foundation.errors.ScenarioError` (exit 2) for contradictions that cannot be resolved.
 """
 from __future__ import annotations
 
@@ -29,13 +29,13 @@ import math
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import PriceError, ScenarioError
+from ..foundation.errors import PriceError, ScenarioError
+from ..prices.billing import lookup_tiers, price_entry, row_warning, tier_bounds, usd_per_count, usd_per_decimal_gb
 from .model import DAYS_PER_MONTH
-from .pricing import lookup_tiers, price_entry, row_warning, tier_bounds, usd_per_count, usd_per_decimal_gb
 from .spec import PARAM_BY_KEY
 
 if TYPE_CHECKING:
-    from ..prices import PriceTable
+    from ..prices.catalog import PriceTable
 
 TOLERANCE = 0.10  # stated and implied more than 10 % apart: a warning
 HOURS_PER_MONTH = 365.25 * 24 / 12  # 730.5
@@ -104,7 +104,7 @@ class _Ctx:
 
     def table(self) -> PriceTable | None:
         if self._table is None:
-            from ..prices import load_prices
+            from ..prices.catalog import load_prices
 
             try:
                 self._table = load_prices(self.sc.prices_dir)

@@ -7,7 +7,7 @@ Prices not written in the scenario are filled from ``data/prices`` using the ``p
 (provider, src_region = data region, dst_region = GPU region); the row used, its source and ``as_of`` are
 recorded, and a price older than 12 months (relative to ``today``) or undated gives a warning.
 
-Every error is a :class:`~costmodel.errors.ScenarioError` naming the key path and what was expected.
+Every error is a :class:`~costmodel.foundation.errors.ScenarioError` naming the key path and what was expected.
 """
 from __future__ import annotations
 
@@ -25,13 +25,11 @@ import yaml
 
 from ..contracts.results import READ_REQUIRED, CompareResult
 from ..contracts.scenario import check_known_path, converted_key, gib_variant, validate_scenario
-from ..errors import PriceError, ScenarioError
-from ..prices import PriceRow, load_prices
-from ..safeio import input_kind
-from ..safeyaml import safe_load, safe_load_file
-from ..util import finite_number, yaml_problem
-from .dists import Distribution
-from .pricing import (
+from ..foundation.errors import PriceError, ScenarioError
+from ..foundation.safeio import input_kind
+from ..foundation.safeyaml import safe_load, safe_load_file
+from ..foundation.util import finite_number, yaml_problem
+from ..prices.billing import (
     bytes_per_unit,
     lookup_tiers,
     price_entry,
@@ -40,6 +38,8 @@ from .pricing import (
     tier_bounds,
     usd_per_decimal_gb,
 )
+from ..prices.catalog import PriceRow, load_prices
+from .dists import Distribution
 from .spec import (
     BOOLS,
     MODEL_KEYS,

@@ -169,4 +169,4 @@ def section_keys(section: str) -> list[str]:
 
 
 # units people write instead of ours (size in GB, time in s, link speed in Gbit/s): the package's one unit table
-from ..units import unit_dimension as unit_dimension  # noqa: E402
+from ..foundation.units import unit_dimension as unit_dimension  # noqa: E402

@@ -2,9 +2,10 @@
 
 ``load(path)`` reads one file (every reader validates through :func:`costmodel.ingest.validate.build_run`).
 ``load_many(paths)`` also reads folders recursively (:func:`expand_dir`), skips macOS metadata files,
-merges GPU telemetry onto the training runs by time (:func:`merge_gpu`), makes run ids unique and
-collects rejections and warnings. Any failure is an :class:`~costmodel.errors.IngestError` naming the
-file (and line or field): readers meeting content they do not expect still fail that way.
+merges GPU telemetry onto the training runs by time weighting (:func:`costmodel.ingest.gpumerge.merge_gpu`),
+makes run ids unique and collects rejections and warnings. Any failure is an
+:class:`~costmodel.foundation.errors.IngestError` naming the file (and line or field): readers meeting content
+they do not expect still fail that way.
 """
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import IngestError
-from ..safeio import input_kind, open_input, refusal
-from ..schema import ROLES, Rejection, Run
+from ..foundation.errors import IngestError
+from ..foundation.safeio import input_kind, open_input, refusal
+from ..foundation.schema import ROLES, Rejection, Run
+from .gpumerge import GPU_FORMATS as GPU_FORMATS
+from .gpumerge import merge_gpu as merge_gpu
 from .registry import reader_for, reader_modules
 
 SNIFF_BYTES = 64 * 1024
@@ -232,6 +235,8 @@ def not_an_output(head: str, path: Path) -> str | None:
             re.match(r"^(rw|ioengine|bs|blocksize|size|runtime|numjobs|filename|direct)\s*=", ln) for ln in lines):
         return ("a fio job file (the input of fio), not its output; run fio with --output-format=json "
                 "and ingest that JSON (or its --write_bw_log logs)")
+    if path.suffix.lower() in (".md", ".markdown", ".rst"):
+        return "a document (Markdown or reStructuredText), not a benchmark output"
     if path.suffix.lower() in (".yaml", ".yml") or (
             lines and re.match(r"^[A-Za-z_][\w.-]*:\s*$", lines[0]) and not any("," in ln for ln in lines[:3])):
         return ("a YAML configuration file, not a benchmark output (DLIO/hydra configs are read automatically "
@@ -398,9 +403,6 @@ def fold_warnings(warnings: Sequence[str], sources: set[str] | None = None) -> l
     return out
 
 
-GPU_FORMATS = ("nvidia_smi", "dcgmi", "dcgm_exporter", "nvidia_smi_dmon")
-
-
 def unique_run_ids(runs: Sequence[Run]) -> None:
     """Make run ids unique in place: the second ``x`` becomes ``x#2``, the third ``x#3``, ...
 
@@ -416,81 +418,3 @@ def unique_run_ids(runs: Sequence[Run]) -> None:
             r.table["run_id"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype=np.int8), categories=pd.Index([r.run_id]))
 
 
-def merge_gpu(runs: list[Run]) -> tuple[list[Run], list[str]]:
-    """Merge GPU telemetry runs onto the training runs loaded with them, by time.
-
-    Telemetry fills ``gpu_util`` / ``gpu_power_w`` where the training run has none: the mean over GPUs of
-    the nearest sample within 2 sampling intervals (at least 1 s) of each training row. Alignment is by
-    absolute time when both sides know it (``metadata['start_epoch_s']``) and their windows overlap;
-    otherwise by time since each start, only when there is exactly one training run (and it says so).
-    Merged telemetry runs are folded in (listed in ``metadata['gpu_merged_from']``); telemetry that
-    cannot be placed stays as its own runs. Returns (runs, notes).
-    """
-    gpus = [r for r in runs if r.format in GPU_FORMATS]
-    train = [r for r in runs if r.format not in GPU_FORMATS]
-    if not gpus or not train:
-        return runs, []
-    notes: list[str] = []
-    used: set[int] = set()
-    timeless: list[str] = []
-    for tr in train:
-        t = tr.table["t_s"].to_numpy(dtype="float64")
-        if not np.isfinite(t).any():
-            timeless.append(tr.run_id)
-            continue
-        t0 = tr.metadata.get("start_epoch_s")
-        picks: list[tuple[Run, float]] = []
-        for g in gpus:
-            g0 = g.metadata.get("start_epoch_s")
-            if t0 is not None and g0 is not None:
-                offset = float(g0) - float(t0)  # gpu t_s + offset = training t_s
-                gt = g.table["t_s"].to_numpy(dtype="float64") + offset
-                if np.nanmax(gt) >= np.nanmin(t) and np.nanmin(gt) <= np.nanmax(t):
-                    picks.append((g, offset))
-            elif len(train) == 1:
-                picks.append((g, 0.0))
-        if not picks:
-            notes.append(f"{tr.run_id}: GPU telemetry does not overlap it in time; kept as separate runs")
-            continue
-        merged_cols: dict[str, list[np.ndarray]] = {"gpu_util": [], "gpu_power_w": []}
-        for g, offset in picks:
-            gt = g.table["t_s"].to_numpy(dtype="float64") + offset
-            dt = np.diff(gt[np.isfinite(gt)])
-            tol = max(1.0, 2.0 * float(np.median(dt[dt > 0]))) if (dt > 0).any() else 1.0
-            left = pd.DataFrame({"t": t, "i": np.arange(len(t))}).sort_values("t")
-            left = left[np.isfinite(left["t"])]
-            for col in merged_cols:
-                vals = g.table[col].to_numpy(dtype="float64")
-                if not np.isfinite(vals).any():
-                    continue
-                right = pd.DataFrame({"t": gt, "v": vals}).dropna().sort_values("t")
-                right = right.drop_duplicates("t", keep="last")
-                m = pd.merge_asof(left, right, on="t", direction="nearest", tolerance=tol)  # type: ignore[arg-type]  # float key, float tolerance: pandas-stubs allow only int
-                out = np.full(len(t), np.nan)
-                out[m["i"].to_numpy()] = m["v"].to_numpy()
-                merged_cols[col].append(out)
-            used.add(id(g))
-        tab = tr.table.copy()
-        for col, parts in merged_cols.items():
-            if not parts:
-                continue
-            with np.errstate(all="ignore"):
-                stack = np.vstack(parts)
-                cnt = np.isfinite(stack).sum(axis=0)
-                mean = np.where(cnt > 0, np.nansum(stack, axis=0) / np.maximum(cnt, 1), np.nan)
-            have = tab[col].to_numpy(dtype="float64")
-            if np.isfinite(have).any():
-                notes.append(f"{tr.run_id}: already has {col}; GPU telemetry fills only its empty rows")
-            tab[col] = np.where(np.isfinite(have), have, mean)
-        tr.table = tab
-        absolute = t0 is not None and all(g.metadata.get("start_epoch_s") is not None for g, _ in picks)
-        how = "absolute time" if absolute else "time since each start (no absolute clock on one side)"
-        tr.metadata["gpu_merged_from"] = [g.run_id for g, _ in picks]
-        tr.metadata["gpu_merge"] = f"mean over {len(picks)} GPU run(s), nearest sample, aligned by {how}"
-        notes.append(f"{tr.run_id}: GPU telemetry from {len(picks)} run(s) merged by {how}")
-    if timeless:
-        notes.append(
-            f"{len(timeless)} run(s) without a time column, GPU telemetry not merged onto them: "
-            + ", ".join(timeless[:5]) + (" ..." if len(timeless) > 5 else "")
-        )
-    return [r for r in runs if id(r) not in used], notes

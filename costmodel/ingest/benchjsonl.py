@@ -32,8 +32,8 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from ..errors import IngestError
-from ..schema import Rejection, Run
+from ..foundation.errors import IngestError
+from ..foundation.schema import Rejection, Run
 from .validate import build_run
 
 FORMAT = "bench_jsonl"

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IngestError
-from ..schema import Run
+from ..foundation.errors import IngestError
+from ..foundation.schema import Run
 from .units import UNIT_FACTORS
 from .validate import build_run, read_text, run_id_for
 

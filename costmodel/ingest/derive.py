@@ -70,7 +70,7 @@ def derive_throughput(cols: MutableMapping[str, np.ndarray], metadata: MutableMa
 
 
 def apply_to_run(run: Any, batch_size: float | None, tokens_per_step: float | None) -> None:
-    """:func:`derive_throughput` on a :class:`~costmodel.schema.Run` (its table is updated in place)."""
+    """:func:`derive_throughput` on a :class:`~costmodel.foundation.schema.Run` (its table is updated in place)."""
     tab = run.table
     if not len(tab):
         return

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IngestError
-from ..schema import Run
-from ..units import KIB, MIB
+from ..foundation.errors import IngestError
+from ..foundation.schema import Run
+from ..foundation.units import KIB, MIB
 from .validate import build_run, read_text, run_id_for
 
 FORMAT = "dlio"
@@ -223,7 +223,7 @@ def _config(path: Path) -> dict[str, Any]:
         p = path.parent / rel
         if p.is_file():
             try:
-                from ..safeyaml import safe_load_file
+                from ..foundation.safeyaml import safe_load_file
 
                 cfg = safe_load_file(p)
                 return cfg.get("workload", cfg) if isinstance(cfg, dict) else {}

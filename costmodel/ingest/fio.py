@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IngestError
-from ..schema import Run
-from ..units import KIB
+from ..foundation.errors import IngestError
+from ..foundation.schema import Run
+from ..foundation.units import KIB
 from .validate import build_run, read_text, run_id_for
 
 FORMAT = "fio_json"

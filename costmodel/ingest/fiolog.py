@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IngestError
-from ..schema import Rejection, Run
-from ..units import KIB
+from ..foundation.errors import IngestError
+from ..foundation.schema import Rejection, Run
+from ..foundation.units import KIB
 from .validate import build_run, run_id_for
 
 FORMAT = "fio_log"

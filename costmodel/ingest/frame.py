@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import IngestError
-from ..schema import FRACTION_COLUMNS
+from ..foundation.errors import IngestError
+from ..foundation.schema import FRACTION_COLUMNS
 from .units import EVAL_PREFIXES, Mapping, mapping_from_option, resolve_column, resolve_prefixed
 
 #: cell texts that mean "no value" (kept as NaN, not a bad cell)

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IngestError
-from ..schema import Run
-from ..units import MIB
+from ..foundation.errors import IngestError
+from ..foundation.schema import Run
+from ..foundation.units import MIB
 from .frame import convert
 from .units import documented_column
 from .validate import build_run, read_text, run_id_for
@@ -84,6 +84,12 @@ def read(path: Path, options: Any) -> list[Run]:
         fn = {"mllog": _mllog, "speed": _speed, "tf": _tf, "throughput": _throughput, "superbench": _superbench,
               "elbencho": _elbencho}[k]
         runs.extend(fn(path, text, options, suffix=k if len(kinds) > 1 else ""))
+    if len(kinds) > 1:
+        # several dialects of one console log describe the same training run (e.g. MXNet's per-batch
+        # Speed: lines and MLLOG's per-epoch throughput): views of one run, not repetitions
+        for r in runs:
+            r.metadata.setdefault("view_of", src)
+            r.metadata.setdefault("view", r.format)
     return runs
 
 
@@ -91,13 +97,37 @@ def _c(options: Any) -> dict[str, Any]:
     return {"role": getattr(options, "role", "") or "", "strict": getattr(options, "strict", False)}
 
 
+#: MLLOG ``value`` keys that hold a throughput (``tracked_stats`` dicts: MLPerf Training v1-v5)
+MLLOG_RATE_KEYS = ("throughput", "imgs_sec", "samples_per_second", "samples_per_sec")
+
+
+def _mllog_step(e: dict[str, Any]) -> tuple[float | None, str]:
+    """The position of an MLLOG rate event and its granularity: (value, "step" | "epoch" | "samples")."""
+    md: dict[str, Any] = e["metadata"] if isinstance(e.get("metadata"), dict) else {}
+    v: dict[str, Any] = e["value"] if isinstance(e.get("value"), dict) else {}
+    for src, key, gran in ((md, "step", "step"), (md, "iteration", "step"), (md, "epoch_num", "epoch"),
+                           (v, "epoch_num", "epoch"), (md, "samples_count", "samples")):
+        x = src.get(key)
+        if isinstance(x, list) and x and all(isinstance(k, (int, float)) for k in x):
+            x = x[-1]  # [phase, step] (BERT phase 2): the step within the phase
+        if isinstance(x, (int, float)) and not isinstance(x, bool):
+            return float(x), gran
+    return None, "epoch"
+
+
 def _mllog(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
+    """MLPerf ``:::MLLOG`` events: one run per series of rate events (``throughput`` events, and
+    ``tracked_stats`` dicts with a throughput), split by granularity (per step vs per epoch): a file with
+    both makes two runs ``:mllog/step`` and ``:mllog/epoch``, never one run with duplicate steps."""
     src = str(path)
     events = []
     bad = 0
+    other_lines = 0
     for i, line in enumerate(text.splitlines(), start=1):
         m = MLLOG_RE.search(line)
         if not m:
+            if line.strip():
+                other_lines += 1
             continue
         try:
             ev = json.loads(m.group(1))
@@ -106,6 +136,8 @@ def _mllog(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
             continue
         if isinstance(ev, dict):
             events.append((i, ev))
+        else:
+            bad += 1
     if not events:
         raise IngestError("no valid ':::MLLOG {json}' line", path=src)
     t0 = next((e.get("time_ms") for _i, e in events if e.get("key") == "run_start"), events[0][1].get("time_ms"))
@@ -114,34 +146,85 @@ def _mllog(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
         if (e.get("key") in ("global_batch_size", "submission_benchmark", "submission_org", "train_samples", "seed")
                 and "value" in e):
             meta[e["key"]] = e["value"]
-    rows, lines, epoch_num = [], [], 0
+    # series: (granularity) -> rows (position, rate, time_ms, line)
+    series: dict[str, list[tuple[float, float, Any, int]]] = {}
     current_epoch = None
+    epoch_count = 0
+    unused = 0
+    same = 0
+    seen_rates: dict[float, list[Any]] = {}
+    epoch_at: dict[int, Any] = {}  # the epoch_start in force at each event's line
     for i, e in events:
-        key = e.get("key")
-        md = e.get("metadata") or {}
-        if key == "epoch_start" and isinstance(md, dict):
+        md: dict[str, Any] = e["metadata"] if isinstance(e.get("metadata"), dict) else {}
+        if e.get("key") == "epoch_start":
             current_epoch = md.get("epoch_num", current_epoch)
-        if key == "throughput" and isinstance(e.get("value"), (int, float)):
-            epoch_num += 1
-            rows.append((current_epoch if current_epoch is not None else epoch_num, float(e["value"]), e.get("time_ms")))
-            lines.append(i)
-    if not rows:
-        for i, e in events:
-            v = e.get("value")
-            if e.get("key") == "tracked_stats" and isinstance(v, dict) and "imgs_sec" in v:
-                step = (e.get("metadata") or {}).get("step", len(rows) + 1)
-                rows.append((step, float(v["imgs_sec"]), e.get("time_ms")))
-                lines.append(i)
-    if not rows:
-        raise IngestError("MLLOG events hold no 'throughput' or 'tracked_stats' values", path=src)
-    ep = np.array([float(r[0]) for r in rows])
-    t = np.array([(float(r[2]) - float(t0)) / 1e3 if r[2] is not None and t0 is not None else np.nan for r in rows])
+        epoch_at[i] = current_epoch
+    # "throughput" events first: a tracked_stats dict logging the same figure is then the duplicate
+    for i, e in sorted(events, key=lambda ie: (ie[1].get("key") != "throughput", ie[0])):
+        key = e.get("key")
+        current_epoch = epoch_at[i]
+        val = e.get("value")
+        rate = None
+        if key == "throughput" and isinstance(val, (int, float)) and not isinstance(val, bool):
+            rate = float(val)
+        elif key == "tracked_stats" and isinstance(val, dict):
+            rate = next((float(val[k]) for k in MLLOG_RATE_KEYS
+                         if isinstance(val.get(k), (int, float)) and not isinstance(val.get(k), bool)), None)
+        if rate is None:
+            unused += 1
+            continue
+        tm = e.get("time_ms")
+        if any(abs(float(tm) - float(t2)) <= 1000.0 if tm is not None and t2 is not None else True
+               for t2 in seen_rates.get(rate, ())):
+            same += 1  # one measurement logged twice (throughput and tracked_stats of the same epoch)
+            continue
+        seen_rates.setdefault(rate, []).append(tm)
+        pos, gran = _mllog_step(e)
+        if pos is None:
+            epoch_count += 1
+            pos = float(current_epoch) if isinstance(current_epoch, (int, float)) else float(epoch_count)
+        series.setdefault(gran, []).append((pos, rate, e.get("time_ms"), i))
+    if not series:
+        raise IngestError("MLLOG events hold no 'throughput' values (key 'throughput', or 'tracked_stats' with "
+                          f"{' / '.join(MLLOG_RATE_KEYS)})", path=src)
     if t0 is not None:
         meta["start_epoch_s"] = float(t0) / 1e3
-    warn = [f"{src}: {bad} MLLOG line(s) with invalid JSON not imported"] if bad else []
-    return [build_run({"step": ep, "epoch": ep, "samples_per_s": np.array([r[1] for r in rows]), "t_s": t},
-                      path=path, run_id=run_id_for(path, options, suffix), fmt="mllog", lines=np.array(lines),
-                      metadata=meta, warnings=warn, **_c(options))]
+    warn = []
+    if bad:
+        warn.append(f"{src}: {bad} MLLOG line(s) with invalid JSON not imported")
+    if other_lines:
+        warn.append(f"{src}: {other_lines} line(s) are not MLLOG events (other console output); not read by the mllog reader")
+    meta["skipped_lines"] = {"not_mllog": other_lines, "invalid_json": bad, "events_without_a_rate": unused,
+                             "same_rate_logged_twice": same}
+    runs = []
+    for gran, all_rows in sorted(series.items()):
+        all_rows.sort(key=lambda r: r[3])  # file order
+        spos = np.array([r[0] for r in all_rows])
+        # one series per granularity: a repeated position (an event logged twice) keeps the last value, counted
+        _u, last = np.unique(spos[::-1], return_index=True)
+        keep = np.sort(len(spos) - 1 - last)
+        dup = len(spos) - len(keep)
+        rows = [all_rows[k] for k in keep]
+        spos = spos[keep]
+        t = np.array([(float(r[2]) - float(t0)) / 1e3 if r[2] is not None and t0 is not None else np.nan for r in rows])
+        cols = {"step": spos, "samples_per_s": np.array([r[1] for r in rows]), "t_s": t}
+        if gran == "epoch":
+            cols["epoch"] = spos
+        m2 = {**meta, "series": gran,
+              "step_is": {"step": "the event's metadata step (iteration)", "epoch": "the epoch number",
+                          "samples": "the samples count of the event"}[gran],
+              "rate_unit_note": "MLPerf's throughput unit (samples/s for most benchmarks; tokens/s for some LLM ones)"}
+        w2 = list(warn)
+        if dup:
+            w2.append(f"{src}: {dup} MLLOG rate event(s) repeat a {gran} already logged; the last one is kept")
+            m2["repeated_events"] = dup
+        sfx = "/".join(x for x in (suffix, gran if len(series) > 1 else "") if x)
+        if len(series) > 1:
+            m2["view_of"] = src
+            m2["view"] = f"mllog per {gran}"
+        runs.append(build_run(cols, path=path, run_id=run_id_for(path, options, sfx), fmt="mllog",
+                              lines=np.array([r[3] for r in rows]), metadata=m2, warnings=w2, **_c(options)))
+    return runs
 
 
 def _parse_dt(s: str | None, fmts: tuple[str, ...]) -> float:
@@ -158,10 +241,16 @@ def _parse_dt(s: str | None, fmts: tuple[str, ...]) -> float:
 def _speed(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
     src = str(path)
     by_node: dict[str, list[tuple[int, Any]]] = {}
+    unmatched: list[int] = []
+    other = 0
     for i, line in enumerate(text.splitlines(), start=1):
         m = SPEED_RE.search(line)
         if m:
             by_node.setdefault(m.group("node") or "0", []).append((i, m))
+        elif SPEED_ANY_RE.search(line):
+            unmatched.append(i)  # a Speed: line of another shape: data this reader could not place
+        elif line.strip():
+            other += 1
     if not by_node:
         raise IngestError("no 'Epoch[E] Batch [a-b] Speed: N samples/sec' line", path=src)
     runs = []
@@ -174,11 +263,18 @@ def _speed(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
             "samples_per_s": np.array([float(m.group("v")) for _i, m in items]),
             "t_s": t,
         }
-        meta = {"dialect": "speed", "node": node, "step_is": "index of the logged batch window (Batch [a-b])",
-                "batch_end": [int(m.group("batch")) for _i, m in items[:3]]}
+        meta: dict[str, Any] = {"dialect": "speed", "node": node, "step_is": "index of the logged batch window (Batch [a-b])",
+                                "batch_end": [int(m.group("batch")) for _i, m in items[:3]],
+                                "skipped_lines": {"speed_lines_not_parsed": len(unmatched), "other_lines": other}}
+        warn = []
+        if unmatched:
+            warn.append(f"{src}: {len(unmatched)} 'Speed: N samples/sec' line(s) without 'Epoch[E] Batch [a-b]' were not "
+                        f"imported (first: line {unmatched[0]})")
+        if other:
+            warn.append(f"{src}: {other} other line(s) hold no 'Speed:' figure; not read by the speed reader")
         sfx = suffix + (f"/node{node}" if len(by_node) > 1 else "")
         runs.append(build_run(cols, path=path, run_id=run_id_for(path, options, sfx), fmt="speed",
-                              lines=np.array([i for i, _m in items]), metadata=meta, **_c(options)))
+                              lines=np.array([i for i, _m in items]), metadata=meta, warnings=warn, **_c(options)))
     return runs
 
 
@@ -186,6 +282,7 @@ def _tf(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
     src = str(path)
     steps, secs, lines = [], [], []
     gs, gs_lines = [], []
+    other = 0
     for i, line in enumerate(text.splitlines(), start=1):
         m = TF_STEP_RE.search(line)
         if m:
@@ -197,6 +294,8 @@ def _tf(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
         if m:
             gs.append(float(m.group("v")))
             gs_lines.append(i)
+        elif line.strip():
+            other += 1
     prev0 = re.search(r"step = (\d+)\s*$", text, flags=re.MULTILINE)
     if steps:
         st = np.array(steps, dtype="float64")
@@ -220,16 +319,24 @@ def _tf(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
     warn = [] if getattr(options, "batch_size", None) else [
         (f"{src}: TensorFlow logs give steps per second, not samples: samples_per_s needs the batch size; "
          "give it with --batch-size N (samples per step, all replicas)")]
-    return [build_run(cols, path=path, run_id=run_id_for(path, options, suffix), fmt="tf", lines=ln, metadata=meta,
+    if steps and gs:
+        warn.append(f"{src}: {len(gs)} 'global_step/sec' line(s) kept in metadata (the step lines give the step times)")
+    if other:
+        warn.append(f"{src}: {other} other line(s) hold no step time; not read by the tf reader")
+    meta_out: dict[str, Any] = {**meta, "skipped_lines": {"other_lines": other}}
+    return [build_run(cols, path=path, run_id=run_id_for(path, options, suffix), fmt="tf", lines=ln, metadata=meta_out,
                       warnings=warn, **_c(options))]
 
 
 def _throughput(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
     src = str(path)
     rows, lines = [], []
+    other = 0
     for i, line in enumerate(text.splitlines(), start=1):
         m = THR_RE.search(line)
         if not m:
+            if line.strip():
+                other += 1
             continue
         h = HF_RE.search(line)
         stamp_s = _parse_dt(h.group("date"), ("%a %b %d %H:%M:%S %Y",)) if h else np.nan
@@ -251,9 +358,11 @@ def _throughput(path: Path, text: str, options: Any, suffix: str = "") -> list[R
         cols["epoch"] = a[:, 1]
     if np.isfinite(ts).any():
         cols["t_s"] = ts - ts[np.isfinite(ts)][0]
-    meta = {"dialect": "throughput", "unit_note": "throughput unit is not printed; read as samples/s"}
+    meta = {"dialect": "throughput", "unit_note": "throughput unit is not printed; read as samples/s",
+            "skipped_lines": {"other_lines": other}}
+    warn = [f"{src}: {other} other line(s) hold no 'throughput :' figure; not read by the throughput reader"] if other else []
     return [build_run(cols, path=path, run_id=run_id_for(path, options, suffix), fmt="throughput", lines=np.array(lines),
-                      metadata=meta, **_c(options))]
+                      metadata=meta, warnings=warn, **_c(options))]
 
 
 def _superbench(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:

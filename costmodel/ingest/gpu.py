@@ -11,7 +11,7 @@ DCGM-exporter style CSV. One run per GPU (``run_id`` = ``<file>:gpu<N>``).
 * DCGM exporter CSV: ``DCGM_FI_DEV_GPU_UTIL`` (percent) or ``DCGM_FI_PROF_GR_ENGINE_ACTIVE`` (fraction).
 
 Given together with a training run in one ``load_many`` call, telemetry is merged onto it by time
-(see :func:`costmodel.ingest.api.merge_gpu`).
+(see :func:`costmodel.ingest.gpumerge.merge_gpu`, time-weighted).
 """
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IngestError
-from ..schema import Run
+from ..foundation.errors import IngestError
+from ..foundation.schema import Run
 from .frame import convert, time_to_seconds
 from .validate import build_run, read_text, run_id_for
 

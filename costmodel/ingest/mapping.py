@@ -1,13 +1,13 @@
 """The column mapping of ``--map source_col=timeline_col[:unit]`` (CLI) and the report's ``map`` parameter."""
 from __future__ import annotations
 
-from ..errors import IngestError
+from ..foundation.errors import IngestError
 
 
 def parse_map(items: list[str]) -> dict[str, tuple[str, str | None]]:
     """Parse ``source_col=timeline_col[:unit]`` items into ``{source_col: (timeline_col, unit or None)}``.
 
-    Raises :class:`~costmodel.errors.IngestError` (field ``--map``) for an item without ``=`` or with an
+    Raises :class:`~costmodel.foundation.errors.IngestError` (field ``--map``) for an item without ``=`` or with an
     empty side."""
     out: dict[str, tuple[str, str | None]] = {}
     for item in items:

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IngestError
-from ..schema import Run
+from ..foundation.errors import IngestError
+from ..foundation.schema import Run
 from .frame import convert
 from .validate import build_run, read_text
 

@@ -5,7 +5,7 @@ import importlib
 import importlib.util
 from types import ModuleType
 
-from ..errors import IngestError
+from ..foundation.errors import IngestError
 
 #: (format name, module path). Sniffing tries them in this order.
 READERS: list[tuple[str, str]] = [
@@ -21,6 +21,7 @@ READERS: list[tuple[str, str]] = [
     ("gpu", "costmodel.ingest.gpu"),
     ("sysstat", "costmodel.ingest.sysstat"),
     ("mlflow", "costmodel.ingest.mlflow"),
+    ("cumclock", "costmodel.ingest.cumclock"),
     ("freeform", "costmodel.ingest.freeform"),
     ("tabular", "costmodel.ingest.tabular"),
 ]

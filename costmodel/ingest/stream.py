@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IngestError
-from ..schema import TIMELINE_COLUMNS, Rejection, Run, to_timeline
-from ..util import atomic_path, to_jsonable
+from ..foundation.errors import IngestError
+from ..foundation.schema import TIMELINE_COLUMNS, Rejection, Run, to_timeline
+from ..foundation.util import atomic_path, to_jsonable
 from .derive import apply_to_run
 from .frame import convert
 from .validate import MAX_BAD_FRACTION, MISSING_LINES_KEPT, build_run, epoch_note, run_id_for, too_many_bad
@@ -363,7 +363,7 @@ def input_bytes(paths: Sequence[str | Path]) -> int:
 
 def _has_gpu_telemetry(paths: Sequence[str | Path]) -> bool:
     """True when one of the (non-folder) inputs is GPU telemetry, to be merged onto a training run by time."""
-    from ..errors import CostmodelError
+    from ..foundation.errors import CostmodelError
     from .api import GPU_FORMATS, sniff_format
 
     for p in paths:
@@ -431,7 +431,7 @@ def ingest_to_parquet(
     """Read ``paths`` into one Timeline Parquet at ``out``, streaming big CSV/TSV inputs. Returns an IngestResult."""
     import pyarrow.parquet as pq
 
-    from ..timeline import METADATA_KEY
+    from ..foundation.timeline import METADATA_KEY
     from .api import IngestResult, load_many
 
     limit = STREAM_BYTES if stream_bytes is None else stream_bytes

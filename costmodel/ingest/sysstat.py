@@ -9,9 +9,10 @@
   ``wr_sec/s``, 512-byte sectors) -> bytes/s, ``await`` (ms) -> ``read_latency_s`` (sar gives no read/write split:
   metadata says so); ``t_s`` from the row clock (``HH:MM:SS [AM|PM]``) and the header date. ``Average:`` rows are
   kept in metadata, not as rows.
-* ``nvidia_smi_dmon``: ``nvidia-smi dmon [-o DT]`` -> one run per GPU (GPU telemetry, merged onto a training run
-  like nvidia-smi CSV): ``sm`` % -> ``gpu_util``, ``pwr`` W -> ``gpu_power_w``; ``-`` is missing; without ``-o DT``
-  the 1 s default interval is assumed (warning).
+* ``nvidia_smi_dmon``: ``nvidia-smi dmon [-s ...] [-o DT]`` (any column set, sniffed by its header) -> one run per
+  GPU (GPU telemetry, merged onto a training run like nvidia-smi CSV by time weighting): ``sm`` % -> ``gpu_util``,
+  ``pwr`` W -> ``gpu_power_w``; ``-`` is missing; lines that do not fit the header are counted; ``-o T`` (time of
+  day only) gives relative seconds; without a clock the 1 s default interval is assumed (warning).
 * ``dstat``: ``dstat --output FILE.csv`` -> one run: ``dsk/total`` (or the first ``dsk/*``) ``read`` / ``writ`` B/s;
   ``epoch`` or ``time`` column for ``t_s``, else 1 s per row (warning); dstat's first row (since boot) is dropped.
 """
@@ -26,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IngestError
-from ..schema import Run
-from ..units import KIB, MIB
+from ..foundation.errors import IngestError
+from ..foundation.schema import Run
+from ..foundation.units import KIB, MIB
 from .validate import build_run, read_text, run_id_for
 
 FORMAT = "sysstat"
@@ -38,7 +39,11 @@ GPU_FORMATS = ("nvidia_smi_dmon",)
 
 _IOSTAT_DEV = re.compile(r"^Device:?\s+.*(r/s|rkB/s|rMB/s)", re.MULTILINE)
 _SAR_D = re.compile(r"^\d\d:\d\d:\d\d(?:\s+[AP]M)?\s+(?:DEV\s+tps\s|tps\s.*\sDEV\s*$)", re.MULTILINE)
-_DMON = re.compile(r"^#\s*(?:Date\s+Time\s+)?gpu\s+pwr\s", re.MULTILINE)
+#: ``nvidia-smi dmon`` column names (any ``-s`` selection: p u c v m e t and their newer fields)
+DMON_FIELDS = ("pwr", "gtemp", "mtemp", "sm", "mem", "enc", "dec", "jpg", "ofa", "mclk", "pclk", "pviol", "tviol",
+               "fb", "bar1", "ccpm", "sbecc", "dbecc", "pci", "rxpci", "txpci", "nvlrx", "nvltx")
+# a dmon header: "# gpu <field> ...", with "Date", "Time" or "Date Time" first when -o D / T / DT is given
+_DMON = re.compile(r"^#\s*(?:Date\s+)?(?:Time\s+)?gpu\s+(?:" + "|".join(DMON_FIELDS) + r")\b", re.MULTILINE)
 _DSTAT = re.compile(r'^"Dstat [\d.]+ CSV output"', re.MULTILINE)
 _TS = re.compile(r"^(\d\d/\d\d/\d{2,4}\s+\d\d:\d\d:\d\d(?:\s+[AP]M)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[^\s]*)\s*$")
 
@@ -240,51 +245,93 @@ def _sar_clock(date: str | None, clock: str) -> float:
 # ------------------------------------------------------------------------------------------------ nvidia-smi dmon
 
 
+def _dmon_clock(row: dict[str, str], day: float | None) -> float:
+    """Unix seconds of a dmon row: ``-o DT`` (date and time), ``-o T`` (time only: on ``day``, else NaN)."""
+    if "date" in row and "time" in row:
+        try:
+            return datetime.strptime(row["date"] + " " + row["time"], "%Y%m%d %H:%M:%S").timestamp()
+        except ValueError:
+            return np.nan
+    if "time" in row and day is not None:
+        try:
+            t = datetime.strptime(row["time"], "%H:%M:%S")
+        except ValueError:
+            return np.nan
+        return day + t.hour * 3600.0 + t.minute * 60.0 + t.second
+    return np.nan
+
+
 def _dmon(path: Path, text: str, options: Any) -> list[Run]:
+    """``nvidia-smi dmon`` with any column set (``-s pucvmet``), sniffed by its header line; the header may
+    repeat (dmon reprints it) and change. Rows whose field count differs from the header are counted."""
     src = str(path)
     header: list[str] | None = None
     per_gpu: dict[str, list[tuple[int, float, dict[str, str]]]] = {}
+    skipped: list[int] = []
+    units: dict[str, str] = {}
     for i, line in enumerate(text.splitlines(), start=1):
         s = line.strip()
         if not s:
             continue
         if s.startswith("#"):
             names = s.lstrip("#").split()
-            if names and names[0].lower() in ("gpu", "date"):
-                header = [n.lower() for n in names]
+            low = [n.lower() for n in names]
+            if low and low[0] in ("gpu", "date", "time") and "gpu" in low:
+                header = low
+            elif header is not None and len(names) == len(header):
+                units = dict(zip(header, names, strict=True))  # the unit line under the header ("Idx W C % ...")
             continue
         if header is None:
+            skipped.append(i)
             continue
         parts = s.split()
         if len(parts) != len(header):
+            skipped.append(i)
             continue
         row = dict(zip(header, parts, strict=True))
-        stamp_s = np.nan
-        if "date" in row and "time" in row:
-            try:
-                stamp_s = datetime.strptime(row["date"] + " " + row["time"], "%Y%m%d %H:%M:%S").timestamp()
-            except ValueError:
-                stamp_s = np.nan
-        per_gpu.setdefault(row.get("gpu", "0"), []).append((i, stamp_s, row))
+        per_gpu.setdefault(row.get("gpu", "0"), []).append((i, _dmon_clock(row, None), row))
     if not per_gpu:
-        raise IngestError("no nvidia-smi dmon rows under a '# gpu pwr ...' header", path=src)
+        raise IngestError("no nvidia-smi dmon rows under a '# gpu <field> ...' header (e.g. '# gpu sm mem ...')", path=src)
     runs = []
     for gpu, rows in sorted(per_gpu.items(), key=lambda kv: int(kv[0]) if kv[0].isdigit() else 0):
         ts = np.array([r[1] for r in rows])
-        meta: dict[str, Any] = {"dialect": "nvidia_smi_dmon", "gpu": gpu,
-                                "gpu_util_from": "sm: % of time a kernel ran on the SMs (nvidia-smi dmon)"}
+        fields = [h for h in rows[0][2] if h not in ("gpu", "date", "time")]
+        meta: dict[str, Any] = {"dialect": "nvidia_smi_dmon", "gpu": gpu, "fields": fields}
         warn = []
         if np.isfinite(ts).all():
             meta["start_epoch_s"] = float(ts[0])
             t = ts - ts[0]
+        elif all("time" in r[2] for r in rows) and np.isfinite(tod := np.array([_dmon_clock(r[2], 0.0) for r in rows])).all():
+            # -o T: a time of day without a date: seconds since the first sample (past midnight: + 1 day)
+            t = np.concatenate([[0.0], np.diff(tod)])
+            t = np.cumsum(np.where(t < -43200, t + 86400, t))
+            meta["t_s_from"] = "dmon time of day (-o T), no date: no absolute clock to align with a training log"
         else:
             t = np.arange(len(rows), dtype="float64")
-            warn.append(f"{src}: nvidia-smi dmon without -o DT has no clock: 1 s interval assumed (dmon's default -d 1)")
+            warn.append(f"{src}: nvidia-smi dmon without -o DT has no date: 1 s interval assumed (dmon's default -d 1)")
             meta["t_s_from"] = "sample index x 1 s (assumed)"
 
         def col(name: str, factor: float = 1.0) -> np.ndarray:
             return np.array([_cell(r[2].get(name, "-")) * factor for r in rows])  # noqa: B023 - called within this iteration
-        cols = {"step": np.arange(len(rows), dtype="float64"), "t_s": t, "gpu_util": col("sm", 0.01), "gpu_power_w": col("pwr")}
+        cols = {"step": np.arange(len(rows), dtype="float64"), "t_s": t}
+        if "sm" in fields:
+            cols["gpu_util"] = col("sm", 0.01)
+            meta["gpu_util_from"] = "sm: % of the sample period a kernel ran on the SMs (nvidia-smi dmon)"
+        if "pwr" in fields:
+            cols["gpu_power_w"] = col("pwr")
+        if len(cols) == 2:
+            warn.append(f"{src}: nvidia-smi dmon columns {', '.join(fields)} hold neither sm (utilisation) nor pwr "
+                        "(power): no Timeline column to import (add -s u or -s p)")
+        meta["units"] = {k: v for k, v in units.items() if k in fields}
+        means = {}
+        for f in fields:
+            v = col(f)
+            means[f] = float(np.nanmean(v)) if np.isfinite(v).any() else None
+        meta["means"] = means
+        if skipped:
+            warn.append(f"{src}: {len(skipped)} line(s) outside the dmon table or with another field count than its "
+                        f"header were not imported (first: line {skipped[0]})")
+            meta["skipped_lines"] = len(skipped)
         runs.append(build_run(cols, path=path, run_id=run_id_for(path, options, f"gpu{gpu}"), fmt="nvidia_smi_dmon",
                               lines=np.array([r[0] for r in rows]), metadata=meta, warnings=warn, **_c(options)))
     return runs

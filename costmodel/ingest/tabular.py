@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IngestError
-from ..schema import Rejection, Run
+from ..foundation.errors import IngestError
+from ..foundation.schema import Rejection, Run
 from .frame import NA_TOKENS, convert, plan_columns
 from .validate import build_run, run_id_for
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..schema import Run
-from ..timeline import is_timeline_parquet, read_runs
+from ..foundation.schema import Run
+from ..foundation.timeline import is_timeline_parquet, read_runs
 
 FORMAT = "timeline"
 

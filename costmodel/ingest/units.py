@@ -14,12 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import IngestError
-from ..schema import TIMELINE_COLUMNS
-from ..units import BYTES, BYTES_PER_S, FRACTION, SECONDS, pick
+from ..foundation.errors import IngestError
+from ..foundation.schema import TIMELINE_COLUMNS
+from ..foundation.units import BYTES, BYTES_PER_S, FRACTION, SECONDS, pick
 
 #: unit string (lower case, as a user writes it in --map or a header) -> factor to SI; the factors are
-#: the package's one unit table (costmodel.units), these are the spellings a column header may use
+#: the package's one unit table (costmodel.foundation.units), these are the spellings a column header may use
 UNIT_FACTORS: dict[str, float] = {
     "": 1.0,
     "1": 1.0,

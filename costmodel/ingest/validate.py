@@ -2,7 +2,7 @@
 
 Readers hand over plain numpy columns already in SI units (plus the source line of each row);
 :func:`build_run` rejects bad rows, decides whether the file as a whole is bad, fills ``t_s``
-from step times when the source has no clock, and returns a :class:`~costmodel.schema.Run`.
+from step times when the source has no clock, and returns a :class:`~costmodel.foundation.schema.Run`.
 
 Cell rules: a bad cell is a value that is present but not a number (wrong type, ``nan``, ``inf``), a
 negative rate, time, size or count, or a fraction (``gpu_util``, ``cache_hit_ratio``) above 1. In a key
@@ -23,6 +23,7 @@ than :data:`MIN_BAD_ALLOWED` rows) are rejected. ``--strict`` makes any rejected
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping as TMapping
 from pathlib import Path
 from typing import Any
@@ -30,9 +31,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import IngestError
-from ..safeio import open_input
-from ..schema import FRACTION_COLUMNS, METRIC_COLUMNS, TIMELINE_COLUMNS, Rejection, Run
+from ..foundation.errors import IngestError
+from ..foundation.safeio import open_input
+from ..foundation.schema import FRACTION_COLUMNS, METRIC_COLUMNS, TIMELINE_COLUMNS, Rejection, Run
 
 #: share of rejected rows above which a file is "bad" rather than "good with a few bad rows"
 MAX_BAD_FRACTION = 0.10
@@ -57,9 +58,26 @@ def too_many_bad(n_bad: int, total: int) -> bool:
     return n_bad > MIN_BAD_ALLOWED and n_bad > MAX_BAD_FRACTION * max(total, 1)
 
 
+#: a Lightning ``CSVLogger`` run folder: ``<save_dir>/<name>/version_<N>/metrics.csv``
+_LIGHTNING_VERSION = re.compile(r"version_(\d+)")
+
+
+def lightning_run_name(path: Path) -> str | None:
+    """``name`` (``name/version_N`` for N > 0) of a Lightning ``CSVLogger`` file ``name/version_N/metrics.csv``,
+    else None: every such file is called ``metrics.csv``, so its folder says which run it is."""
+    if path.name != "metrics.csv":
+        return None
+    m = _LIGHTNING_VERSION.fullmatch(path.parent.name)
+    if not m or not path.parent.parent.name:
+        return None
+    name = path.parent.parent.name
+    return name if m.group(1) == "0" else f"{name}/{path.parent.name}"
+
+
 def run_id_for(path: Path, options: Any, suffix: str = "") -> str:
-    """Default run id: ``--run-id`` or the file name without extension, plus ``:suffix`` for sub-runs."""
-    base = getattr(options, "run_id", None) or path.stem
+    """Default run id: ``--run-id``, else the Lightning run folder (``name[/version_N]``) for a Lightning
+    ``metrics.csv``, else the file name without extension; plus ``:suffix`` for sub-runs."""
+    base = getattr(options, "run_id", None) or lightning_run_name(path) or path.stem
     return f"{base}:{suffix}" if suffix else base
 
 

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..charts import show
-from ..errors import SimulateError
+from ..foundation.errors import SimulateError
+from ..foundation.util import require
 from ..simulate.whatif import (
     cost_frame,
     curve_chart,
@@ -20,7 +21,6 @@ from ..simulate.whatif import (
     summary_frame,
 )
 from ..simulate.workload import PATTERNS, load_workload_doc, parse_workload
-from ..util import require
 
 
 def whatif_sliders(params: Mapping[str, Any]) -> Any:

@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import checklist
 from ..checklist import Answer, Decision, Evidence
-from ..errors import ChecklistError, CostmodelError
+from ..foundation.errors import ChecklistError, CostmodelError
 
 NOT_ANSWERED = ""
 _ANSWER_OPTIONS = [("not answered", NOT_ANSWERED), ("yes", "yes"), ("no", "no"), ("unknown", "unknown")]
@@ -27,7 +27,7 @@ _VERDICT_COLOURS = {"GO": "#1a7f37", "CONDITIONAL": "#9a6700", "NO_GO": "#cf222e
 
 
 def _require_widgets() -> Any:
-    from ..util import require
+    from ..foundation.util import require
 
     # batch mode needs no widgets: checklist.load_answers + checklist.evaluate, or `costmodel decide`
     return require("ipywidgets", "lab", "the checklist widgets")
@@ -62,7 +62,7 @@ def default_save_path(folder: str | Path | None = None) -> Path:
 
 
 def _inside_package(path: Path) -> bool:
-    from ..resources import PACKAGE_DIR
+    from ..foundation.resources import PACKAGE_DIR
 
     try:
         path.resolve().relative_to(PACKAGE_DIR.resolve())

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import AnalysisError
+from ..foundation.errors import AnalysisError
 
 #: number of step bins per job for the rank x step heatmap and the straggler test
 N_BINS = 200

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..errors import IngestError
+from ..foundation.errors import IngestError
 
 _NAME_PATTERNS = (
     re.compile(r"(?:^|[^a-z0-9])(?:global_?)?rank[_-]?(\d+)(?:[^0-9]|$)", re.IGNORECASE),

@@ -106,7 +106,7 @@ def max_merge(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
 @contextlib.contextmanager
 def client() -> Iterator[Any]:
     """The Dask client to use (see the module docstring); a LocalCluster made here is closed on exit."""
-    from ..util import require
+    from ..foundation.util import require
 
     distributed = require("distributed", "distributed", "the Dask engine")
     addr = os.environ.get("COSTMODEL_DASK_SCHEDULER")
@@ -139,7 +139,7 @@ def _tree(c: Any, futures: list[Any], fn: Any) -> Any:
 def tables_from_csv_dask(job_id: str, files: Sequence[str], plan: dict[str, Any] | None = None, role: str = "",
                          n_bins: int | None = None) -> JobTables:
     """Reduce a job's CSV rank logs to JobTables on a Dask cluster (same result as the DuckDB engine)."""
-    from ..errors import IngestError
+    from ..foundation.errors import IngestError
     from .aggregate import N_BINS
     from .fleet import file_ranks, usable
 

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import IngestError
+from ..foundation.errors import IngestError
 from .aggregate import JobTables, bin_width
 from .discover import RANK_COLUMNS, rank_from_name
 
@@ -146,7 +146,7 @@ def _lit(s: str) -> str:
 
 
 def connect(memory_limit: str | None = None, threads: int | None = None) -> Any:
-    from ..util import require
+    from ..foundation.util import require
 
     duckdb = require("duckdb", "fleet", "the out-of-core fleet engine")
     con = duckdb.connect(":memory:")

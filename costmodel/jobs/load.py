@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import IngestError
-from ..schema import Run, to_timeline
+from ..foundation.errors import IngestError
+from ..foundation.schema import Run, to_timeline
 from .aggregate import (
     JobTables,
     detect_throughput_mode,
@@ -120,7 +120,7 @@ def _fleet_groups(
     """Groups of plain per-step CSV rank logs that the DuckDB engine takes (big, or with a rank column,
     or every group when ``force``): job name -> (files, plan); the files left for the ordinary readers;
     notes on skipped files."""
-    from ..safeio import refusal
+    from ..foundation.safeio import refusal
     from . import fleet
 
     if not force and not fleet.duckdb_available():
@@ -205,7 +205,7 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
         # the big fleet files are hashed on a thread pool while the engine reads them (hashlib releases the GIL)
         from concurrent.futures import ThreadPoolExecutor
 
-        from ..util import sha256_file
+        from ..foundation.util import sha256_file
 
         pool = ThreadPoolExecutor(max_workers=2) if hash_files else None
         hashes = {f: pool.submit(sha256_file, f) for fs, _p in fleet_groups.values() for f in fs} if pool else {}

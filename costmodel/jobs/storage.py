@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import IngestError
+from ..foundation.errors import IngestError
 
 _URL = re.compile(r"^(s3|s3a|gs|gcs|az|abfs|abfss)://", re.IGNORECASE)
 _PROTOCOL = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "abfs", "abfs": "abfs", "abfss": "abfs"}
@@ -59,7 +59,7 @@ def timeout_s() -> float:
 def filesystem(url: str) -> Any:
     """The fsspec filesystem for ``url`` (s3fs / gcsfs / adlfs). Raises MissingExtraError without the
     ``cloud`` extra."""
-    from ..util import require
+    from ..foundation.util import require
 
     proto = _PROTOCOL[str(url).split("://", 1)[0].lower()]
     fsspec = require("fsspec", "cloud", f"reading {proto}:// inputs")

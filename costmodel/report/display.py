@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from ..contracts.results import CompareResult, CostResult
-from ..errors import ReportError
+from ..foundation.errors import ReportError
 from .stages import fit_dicts
 
 

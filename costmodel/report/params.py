@@ -1,6 +1,6 @@
 """Report parameters: the notebook's ``parameters`` cell mirrors :data:`PARAMETERS`; the cell after
 papermill's injection calls :func:`validate_parameters`, so an unknown or wrongly typed parameter
-stops the run with a :class:`~costmodel.errors.ReportError`. Values are data, never evaluated."""
+stops the run with a :class:`~costmodel.foundation.errors.ReportError`. Values are data, never evaluated."""
 from __future__ import annotations
 
 import contextlib
@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from ..contracts.errors import did_you_mean
-from ..errors import ReportError
-from ..resources import PACKAGE_DIR
-from ..util import dataclass_dict
+from ..foundation.errors import ReportError
+from ..foundation.resources import PACKAGE_DIR
+from ..foundation.util import dataclass_dict
 
 #: The installed package folder: relative default paths (``data/examples/...``) are tried here after the cwd.
 PACKAGE_ROOT = PACKAGE_DIR
@@ -179,7 +179,7 @@ def resolve_path(path: str | os.PathLike[str], what: str = "input", allow_dir: b
     Raises :class:`ReportError` naming the places tried when none exists."""
     p = Path(os.fspath(path)).expanduser()
     candidates = [p] if p.is_absolute() else [Path.cwd() / p, PACKAGE_ROOT / p]
-    from ..safeio import refusal
+    from ..foundation.safeio import refusal
 
     for c in candidates:
         if c.is_file():

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..resources import PACKAGE_DIR
+from ..foundation.resources import PACKAGE_DIR
 
 #: How a file inside the installed package is named in a record.
 PACKAGE_PREFIX = "costmodel"

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from ..errors import ReportError
-from ..resources import notebook_path
-from ..util import require
+from ..foundation.errors import ReportError
+from ..foundation.resources import notebook_path
+from ..foundation.util import require
 from .params import DEFAULT_TITLE, PACKAGE_ROOT, validate_parameters
 
 #: The report notebook shipped inside the package.
@@ -198,7 +198,7 @@ def execute_notebook(
     except PapermillExecutionError as exc:
         msg = str(exc.evalue).replace("\n", " ").strip()
         if exc.ename == "OutputError":  # the kernel could not write decision.json or the ADR: the file and the cause
-            from ..errors import OutputError
+            from ..foundation.errors import OutputError
 
             raise OutputError(msg) from None
         raise ReportError(f"the report notebook stopped at cell {exc.exec_count}: {exc.ename}: {msg}") from None
@@ -302,7 +302,7 @@ def check_output_dir(out_dir: str | os.PathLike[str], force: bool, inputs: Seque
 class OutputClaim:
     """An exclusive claim on an output folder while a report is made: ``.NAME.lock`` beside it, held
     with ``flock``. Exactly one of several concurrent ``costmodel report -o NAME`` gets it; the others
-    get an :class:`~costmodel.errors.OutputError` saying the folder is taken (by which process).
+    get an :class:`~costmodel.foundation.errors.OutputError` saying the folder is taken (by which process).
 
     The kernel drops a ``flock`` when its holder dies (even by SIGKILL), so a lock file left by a
     killed run never blocks the next one; the file is removed on release. ``acquire`` re-checks that
@@ -317,8 +317,8 @@ class OutputClaim:
     def acquire(self) -> OutputClaim:
         import fcntl
 
-        from ..errors import OutputError
-        from ..safeio import writing
+        from ..foundation.errors import OutputError
+        from ..foundation.safeio import writing
 
         for _attempt in range(100):
             with writing(self.dest, action="create the output folder"):
@@ -486,12 +486,12 @@ def render_report(
     kernel, its connection file, parent folders it created) and an existing ``out_dir`` is
     untouched. ``options`` are further notebook parameters (``metric``, ``margin``,
     ``monte_carlo_n``, ``seed``, ``title``, ``date``). Raises :class:`ReportError` (or the package
-    error of the stage that failed) for bad input, :class:`~costmodel.errors.OutputError` when the
-    output cannot be written, :class:`~costmodel.signals.Interrupted` when a signal stops it.
+    error of the stage that failed) for bad input, :class:`~costmodel.foundation.errors.OutputError` when the
+    output cannot be written, :class:`~costmodel.foundation.signals.Interrupted` when a signal stops it.
     """
-    from ..errors import OutputError
-    from ..safeio import writing
-    from ..signals import SignalScope
+    from ..foundation.errors import OutputError
+    from ..foundation.safeio import writing
+    from ..foundation.signals import SignalScope
 
     say = progress or (lambda _m: None)
     values = {
@@ -614,9 +614,9 @@ def _check_yaml_inputs(params: Any) -> None:
     import yaml
 
     from ..contracts.answers import read_answers_document
-    from ..errors import ChecklistError
-    from ..safeyaml import safe_load_file
-    from ..util import yaml_problem
+    from ..foundation.errors import ChecklistError
+    from ..foundation.safeyaml import safe_load_file
+    from ..foundation.util import yaml_problem
 
     path = params.scenario
     try:

@@ -112,9 +112,9 @@ def load_inputs(params: ReportParams) -> Inputs:
     """Ingest each side's inputs as ``costmodel compare`` does (:func:`costmodel.jobs.load_side`: rank
     logs of a job become one job-level run; folders and object-store URLs are inputs too) and hash
     every input file. Raises IngestError for an unreadable input."""
+    from ..foundation.util import sha256_file
     from ..ingest import IngestOptions
     from ..jobs import load_side
-    from ..util import sha256_file
 
     sides: dict[str, list[Any]] = {"colocated": [], "remote": []}
     files: list[InputFile] = []
@@ -173,7 +173,7 @@ def fit_runs(inputs: Inputs, params: ReportParams) -> list[Any]:
 
 def fit_dicts(fits: Sequence[Any]) -> list[dict[str, Any]]:
     """FitResults (or dicts) as JSON-able dicts."""
-    from ..util import to_jsonable
+    from ..foundation.util import to_jsonable
 
     return [to_jsonable(f.to_dict() if hasattr(f, "to_dict") else dict(f)) for f in fits]
 
@@ -183,7 +183,7 @@ def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | Non
     side has no run), as its model, validated once here: ``.to_json_dict()`` is the object
     ``costmodel compare --json`` prints."""
     from .. import warmup
-    from ..util import to_jsonable
+    from ..foundation.util import to_jsonable
 
     if not inputs.colocated or not inputs.remote:
         return None
@@ -247,7 +247,7 @@ def cost_stage(params: ReportParams, compare: CompareResult | Mapping[str, Any] 
 
     from .. import cost as cm
     from ..cost.measured import KEY, scenario_figures
-    from ..util import to_jsonable
+    from ..foundation.util import to_jsonable
 
     as_written = scen = cm.load_scenario(params.scenario)
     if compare:
@@ -355,7 +355,7 @@ def decision_record(
     paths: every input path is relative to ``base_dir`` (default: the folder of ``params.decision_path``,
     else the current folder) or named inside the package (:mod:`costmodel.report.paths`)."""
     from .. import __version__
-    from ..util import to_jsonable
+    from ..foundation.util import to_jsonable
     from .paths import path_map, record_base_dir, relocate
 
     cost_dict = cost.result if isinstance(cost, CostStage) else cost
@@ -419,10 +419,10 @@ def render_adr_text(
     base_dir: str | os.PathLike[str] | None = None,
     answers: AnswersDocument | None = None,
 ) -> str:
-    """The ADR (MADR Markdown, via :func:`costmodel.adr.render_adr`) for this report, drafted by
+    """The ADR (MADR Markdown, via :func:`costmodel.checklist.adr.render_adr`) for this report, drafted by
     ``costmodel report``. ``base_dir`` is the folder the ADR is written to: the input-file links are
     relative to it (None: the folder of ``params.adr_path``, else the paths as given)."""
-    from .. import adr
+    from ..checklist import adr
     from .paths import display_path, local_path, record_base_dir
 
     doc = _answers(params, answers)  # meta validated as `decide` validates it (a bad people list is an error)
@@ -452,7 +452,7 @@ def render_adr_text(
 def write_outputs(record: Mapping[str, Any], decision: Any, params: ReportParams,
                   answers: AnswersDocument | None = None) -> list[str]:
     """Write ``decision.json`` and the ADR where the parameters say (atomically); returns the paths."""
-    from ..util import dumps, write_text_atomic
+    from ..foundation.util import dumps, write_text_atomic
 
     written = []
     if params.decision_path:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..contracts.results import CompareResult, CostResult, FitResult
-from ..errors import ReportError
-from ..util import dataclass_dict
+from ..foundation.errors import ReportError
+from ..foundation.util import dataclass_dict
 from .params import PARAMETERS as REPORT_PARAMETERS
 from .params import Param, _user_names, check_parameters, resolve_path, validate_parameters
 

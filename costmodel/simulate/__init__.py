@@ -4,7 +4,7 @@
 trace (:mod:`.trace`), run the cache policy over it (:mod:`.cache`), time each step (:mod:`.model`) and read
 the result (:mod:`.summary`). The workload is validated by :mod:`.workload`; :mod:`.whatif` evaluates a
 scenario under overrides (the sliders that drive it are in :mod:`costmodel.interactive`). The runs are
-ordinary Timeline :class:`~costmodel.schema.Run` objects with ``metadata["predicted"] = True``, so ``fit``,
+ordinary Timeline :class:`~costmodel.foundation.schema.Run` objects with ``metadata["predicted"] = True``, so ``fit``,
 ``compare``, ``cost`` and ``report`` take them like measured runs. Deterministic: the same workload and
 seed give the same numbers.
 """

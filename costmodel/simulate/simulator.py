@@ -2,7 +2,7 @@
 
 ``simulate(scenario_or_dict, seed=0) -> SimulationResult``: generate the block-access trace
 (:mod:`.trace`), run the cache policy over it (:mod:`.cache`), time each step (:mod:`.model`) and read
-the result (:mod:`.summary`). The runs are ordinary Timeline :class:`~costmodel.schema.Run` objects with
+the result (:mod:`.summary`). The runs are ordinary Timeline :class:`~costmodel.foundation.schema.Run` objects with
 ``metadata["predicted"] = True``, so ``fit``, ``compare``, ``cost`` and ``report`` take them like measured
 runs. Deterministic: the same workload and seed give the same numbers.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..schema import Run, to_timeline
+from ..foundation.schema import Run, to_timeline
 from .cache import run_policy
 from .model import colocated_io, prefetch_in_time_fraction, step_io, step_timeline
 from .summary import summarise_run, warmup_end_step
@@ -128,7 +128,7 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
     """Simulate the ``workload:`` of a scenario (a YAML path, a scenario mapping, or the workload mapping).
 
     ``overrides``: dotted key paths applied before validation (``{"workload.link.rtt_s": 0.1}``).
-    Raises :class:`~costmodel.errors.SimulateError` naming the key for invalid input.
+    Raises :class:`~costmodel.foundation.errors.SimulateError` naming the key for invalid input.
     Cost: O(block accesses) with the compiled LRU kernel, plus O(steps) for timing.
     """
     doc, source = load_workload_doc(scenario_or_dict)

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SimulateError
-from ..util import is_seed
+from ..foundation.errors import SimulateError
+from ..foundation.util import is_seed
 from .cache import njit
 from .workload import Workload
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import SimulateError
-from ..resources import PACKAGE_DIR
-from ..util import require
+from ..foundation.errors import SimulateError
+from ..foundation.resources import PACKAGE_DIR
+from ..foundation.util import require
 from .simulator import SimulationResult, simulate
 from .workload import PATTERNS, SCENARIO_INPUTS, load_workload_doc
 

@@ -2,7 +2,7 @@
 
 Every number carries its unit in its key (``_bytes``, ``_s``, ``_bytes_per_s``). Sizes are bytes;
 YAML such as ``4e12`` (which PyYAML reads as a string) is accepted as a number. Every problem raises
-:class:`~costmodel.errors.SimulateError` whose message starts with the key path (``workload.cache.policy``)
+:class:`~costmodel.foundation.errors.SimulateError` whose message starts with the key path (``workload.cache.policy``)
 and says what was expected.
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import SimulateError
-from ..util import yaml_problem
+from ..foundation.errors import SimulateError
+from ..foundation.util import yaml_problem
 
 PATTERNS = ("sequential", "shuffled", "shard_shuffle", "single_pass", "zipf")
 POLICIES = ("none", "lru", "predictive")
@@ -336,8 +336,8 @@ def load_workload_doc(source: str | os.PathLike[str] | Mapping[str, Any]) -> tup
             doc = {"workload": doc}
         return doc, "<dict>"
     path = Path(source)
-    from ..safeio import input_kind
-    from ..safeyaml import safe_load_file
+    from ..foundation.safeio import input_kind
+    from ..foundation.safeyaml import safe_load_file
 
     if input_kind(path) == "missing":
         raise SimulateError(f"{path}: no such scenario file", key=str(path))

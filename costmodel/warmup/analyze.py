@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AnalysisError
+from ..foundation.errors import AnalysisError
 from . import curve as curvemod
 from . import detect
 from .classify import Segment, classify_segments, theil_sen_rel
@@ -99,7 +99,7 @@ class FitResult:
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..util import to_jsonable
+        from ..foundation.util import to_jsonable
 
         return to_jsonable(dict(self.__dict__))
 
@@ -681,7 +681,7 @@ def _curve_dict(s: Series, cf: curvemod.CurveFit, steady_d: float) -> dict[str, 
 
 
 def analyze(run: Any, metric: str | None = None, axis: str = "step") -> FitResult:
-    """Analyse one run (a :class:`costmodel.schema.Run` or a Timeline DataFrame).
+    """Analyse one run (a :class:`costmodel.foundation.schema.Run` or a Timeline DataFrame).
 
     ``metric`` defaults to ``samples_per_s``, then ``tokens_per_s``, then ``read_bytes_per_s``.
     ``axis`` is ``step`` or ``t_s`` (the axis of the curve fit). Levels are in the metric's unit

@@ -39,7 +39,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..errors import AnalysisError
+from ..foundation.errors import AnalysisError
 from .analyze import FitResult, analyze
 
 
@@ -74,18 +74,18 @@ class CompareResult:
     min_detectable_margin: float | None = None
     smallest_equivalent_margin: float | None = None
     ratio_definition: str = "remote / co-located steady level (higher is better)"
-    #: the shared vocabulary (costmodel.equivalence): equivalent | different | inconclusive | no_steady_state
+    #: the shared vocabulary (costmodel.foundation.equivalence): equivalent | different | inconclusive | no_steady_state
     equivalence: str = "no_steady_state"
     equivalence_direction: str | None = None
 
     def __post_init__(self) -> None:
-        from ..equivalence import outcome
+        from ..foundation.equivalence import outcome
 
         self.equivalence, self.equivalence_direction = outcome(
             self.ratio, self.ratio_ci_low, self.ratio_ci_high, self.margin, self.equivalent)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..util import to_jsonable
+        from ..foundation.util import to_jsonable
 
         return to_jsonable(dict(self.__dict__))
 
@@ -160,6 +160,30 @@ def _inconclusive_note(theta: float, se: float, df: float, L: float, margin: flo
     return msg
 
 
+def one_view_per_run(runs: Sequence[Any]) -> tuple[list[Any], list[str]]:
+    """Keep one view of each training run: runs whose ``metadata['view_of']`` names the same file are views
+    of one run (MXNet's per-batch ``Speed:`` lines and MLLOG's per-epoch throughput in one console log), so
+    they count as one repetition: the view with the most rows is kept. Returns (runs, notes)."""
+    groups: dict[str, list[Any]] = {}
+    for r in runs:
+        v = (getattr(r, "metadata", None) or {}).get("view_of")
+        if v:
+            groups.setdefault(str(v), []).append(r)
+    if not any(len(g) > 1 for g in groups.values()):
+        return list(runs), []
+    drop: set[int] = set()
+    notes = []
+    for src, g in groups.items():
+        if len(g) < 2:
+            continue
+        best = max(g, key=lambda r: (int(getattr(r, "rows", 0) or len(getattr(r, "table", ()))), -g.index(r)))
+        others = [r for r in g if r is not best]
+        drop |= {id(r) for r in others}
+        notes.append(f"{src}: {len(g)} views of one run ({', '.join(str(r.run_id) for r in g)}); one repetition, "
+                     f"from {best.run_id} (the most rows); the others are not pooled as repetitions")
+    return [r for r in runs if id(r) not in drop], notes
+
+
 def _mean_or_none(vals: list[float | None]) -> float | None:
     v = [x for x in vals if x is not None and np.isfinite(x)]
     return float(np.mean(v)) if v else None
@@ -179,6 +203,8 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
         raise AnalysisError("compare needs at least one co-located and one remote run")
     if not (0 < margin < 1):
         raise AnalysisError(f"margin must be a fraction in (0, 1), e.g. 0.02 for 2 %; got {margin}")
+    colocated, view_notes_c = one_view_per_run(colocated)
+    remote, view_notes_r = one_view_per_run(remote)
     fc = [r if isinstance(r, FitResult) else analyze(r, metric, axis) for r in colocated]
     fr = [r if isinstance(r, FitResult) else analyze(r, metric, axis) for r in remote]
     mets = {f.metric for f in fc + fr}
@@ -189,7 +215,7 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
     direction = dirs.pop() if len(dirs) == 1 else "higher_is_better"
     A, B = _side(fc), _side(fr)
     mdm = sem = None
-    notes: list[str] = []
+    notes: list[str] = [f"co-located: {n}" for n in view_notes_c] + [f"remote: {n}" for n in view_notes_r]
     ratio = lo = hi = lo90 = hi90 = p = df = se = None
     equivalent = False
     verdict = "no_steady_state"

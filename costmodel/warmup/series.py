@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import AnalysisError
+from ..foundation.errors import AnalysisError
 
 #: Default metric and its fall-backs, in order (chosen per run when no metric is given).
 DEFAULT_METRICS = (

@@ -19,7 +19,7 @@ from costmodel.bench import (
     walk_files,
 )
 from costmodel.bench.runner import _filesystem
-from costmodel.errors import BenchError
+from costmodel.foundation.errors import BenchError
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from costmodel import charts
-from costmodel.errors import ReportError
-from costmodel.schema import Run, to_timeline
+from costmodel.foundation.errors import ReportError
+from costmodel.foundation.schema import Run, to_timeline
 
 
 def _run(run_id: str, role: str, y: np.ndarray, predicted: bool = False) -> Run:

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from costmodel import charts
-from costmodel.schema import Run, to_timeline
+from costmodel.foundation.schema import Run, to_timeline
 
 VOLUMEZ = "mlperf_storage/v1.0/Volumez_unet3d_h100_run3/10.0.98.137.log"
 

@@ -7,11 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from costmodel import adr
 from costmodel import checklist as cl
-from costmodel.checklist import ITEMS, Answer
-from costmodel.errors import ChecklistError
-from costmodel.util import sha256_file
+from costmodel.checklist import ITEMS, Answer, adr
+from costmodel.foundation.errors import ChecklistError
+from costmodel.foundation.util import sha256_file
 
 COST = {
     "horizon_months": 12,

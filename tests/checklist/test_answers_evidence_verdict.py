@@ -10,7 +10,7 @@ from support.results import reference_compare, reference_cost
 
 from costmodel import checklist as cl
 from costmodel.checklist import ITEM_IDS, ITEMS, Answer
-from costmodel.errors import ChecklistError
+from costmodel.foundation.errors import ChecklistError
 
 
 def all_yes() -> dict[str, Answer]:
@@ -471,7 +471,7 @@ def test_to_dict_and_table_contract():
         assert item["status"] in ("ok", "blocker", "condition")
     import json
 
-    from costmodel.util import dumps
+    from costmodel.foundation.util import dumps
 
     json.loads(dumps(out))  # strict JSON
     t = d.table()

@@ -13,7 +13,7 @@ from support.paths import REPO
 
 from costmodel import checklist, interactive, report
 from costmodel.cli import main
-from costmodel.errors import ReportError
+from costmodel.foundation.errors import ReportError
 
 CHECKLIST_NB = REPO / "costmodel" / "notebooks" / "checklist.ipynb"
 

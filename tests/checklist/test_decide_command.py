@@ -44,7 +44,7 @@ def test_json_contract_with_example_answers(cli, inputs, examples_dir, tmp_path)
     text = path.read_text()
     assert "date: 2026-10-01" in text and "## Decision Outcome" in text
     for p in (examples_dir / "answers.yaml", c, k, f):
-        from costmodel.util import sha256_file
+        from costmodel.foundation.util import sha256_file
 
         assert sha256_file(p) in text
 

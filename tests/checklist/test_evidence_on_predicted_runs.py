@@ -8,7 +8,7 @@ import pytest
 from support.results import reference_compare, reference_cost
 
 import costmodel.checklist as cl
-from costmodel.errors import ChecklistError
+from costmodel.foundation.errors import ChecklistError
 
 
 def predicted_compare(colocated_predicted: bool = False) -> dict:

@@ -7,7 +7,7 @@ import pytest
 
 from costmodel import checklist as cl
 from costmodel.checklist import ITEM_IDS, ITEMS
-from costmodel.errors import ChecklistError
+from costmodel.foundation.errors import ChecklistError
 from costmodel.interactive import ChecklistWizard
 
 BLOCKERS = [i.id for i in ITEMS if i.severity == "blocker"]
@@ -168,7 +168,7 @@ def test_save_never_overwrites_without_asking(tmp_path):
     with pytest.raises(ChecklistError, match="exists"):
         wiz.save(target)
     # the package's own folder is named in the question
-    from costmodel.resources import EXAMPLES_DIR
+    from costmodel.foundation.resources import EXAMPLES_DIR
 
     wiz.path_text.value = str(EXAMPLES_DIR / "answers.yaml")
     wiz.save_button.click()

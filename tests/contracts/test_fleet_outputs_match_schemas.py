@@ -11,8 +11,8 @@ import pytest
 
 from costmodel.contracts.read import read_compare, read_fits
 from costmodel.contracts.results import JobSummary, Straggler
-from costmodel.errors import ChecklistError
-from costmodel.jobs.generate import generate_job
+from costmodel.foundation.errors import ChecklistError
+from costmodel.synthetic.rank_logs import generate_job
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "docs" / "schema"
 

@@ -15,8 +15,8 @@ from costmodel.checklist.items import ITEMS
 from costmodel.cost.evaluate import evaluate
 from costmodel.cost.montecarlo import monte_carlo
 from costmodel.cost.scenario import load_scenario
-from costmodel.price_import import FileSummary
-from costmodel.util import dataclass_dict, dumps
+from costmodel.foundation.util import dataclass_dict, dumps
+from costmodel.prices.importers import FileSummary
 
 
 class Pair(NamedTuple):

@@ -8,7 +8,7 @@ import pytest
 
 from costmodel.contracts.errors import closest, did_you_mean
 from costmodel.contracts.read import load_result
-from costmodel.errors import ChecklistError, ScenarioError, SimulateError
+from costmodel.foundation.errors import ChecklistError, ScenarioError, SimulateError
 from costmodel.simulate.workload import parse_workload
 
 WORKLOAD = {"dataset": {"samples": 1000, "sample_bytes": 16384, "files": 10}, "access": {"epochs": 2},

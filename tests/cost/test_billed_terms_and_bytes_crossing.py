@@ -15,7 +15,7 @@ from costmodel.cli import main
 from costmodel.cost import analyze, evaluate, load_scenario, scenario_from_dict
 from costmodel.cost.evaluate import model_inputs
 from costmodel.cost.model import totals, totals_scalar
-from costmodel.errors import ScenarioError
+from costmodel.foundation.errors import ScenarioError
 
 TODAY = dt.date(2026, 12, 2)
 
@@ -284,7 +284,7 @@ def test_scenario_price_per_gib_converts_exactly():
 
 
 def test_catalog_row_in_gib_is_priced_per_gib(tmp_path, examples_dir):
-    from costmodel.resources import PRICES_DIR
+    from costmodel.foundation.resources import PRICES_DIR
 
     for f in PRICES_DIR.glob("*.csv"):
         text = f.read_text()
@@ -294,7 +294,7 @@ def test_catalog_row_in_gib_is_priced_per_gib(tmp_path, examples_dir):
     s = load_scenario(examples_dir / "scenario.yaml", today=TODAY, prices_dir=tmp_path)
     assert s.values["link.transfer_usd_per_gb"] == pytest.approx(0.02 * 1e9 / 2**30, rel=1e-15)
     used = {u["key"]: u for u in s.prices_used}["link.transfer_usd_per_gb"]
-    from costmodel.prices import parse_as_of
+    from costmodel.prices.catalog import parse_as_of
 
     assert used["unit"] == "GiB" and used["bytes_per_unit"] == 2**30
     assert used["source"] and used["age_days"] == (TODAY - parse_as_of(used["as_of"])).days
@@ -397,8 +397,8 @@ def test_run_hours_not_checked_without_samples_says_so():
 
 
 def test_adr_states_margin_and_robustness_beside_the_verdict(examples_dir):
-    from costmodel import adr
     from costmodel import checklist as cl
+    from costmodel.checklist import adr
 
     out = analyze(load_scenario(examples_dir / "scenario.yaml", today=TODAY))
     decision = cl.evaluate({}, cl.gather_evidence(cost=out))
@@ -430,7 +430,7 @@ def test_timeline_throughput_derives_run_hours(tmp_path):
     import pandas as pd
 
     from costmodel.cost import apply_measurements
-    from costmodel.schema import Run, to_timeline
+    from costmodel.foundation.schema import Run, to_timeline
 
     thr = np.r_[np.full(10, 50.0), np.full(10, 200.0)]  # the second half is the steady part
     df = pd.DataFrame({"step": np.arange(20), "samples_per_s": thr, "cache_hit_ratio": np.full(20, 0.96)})

@@ -121,7 +121,7 @@ def test_path_processing_per_gb_on_what_crosses(example, path, rate):
 
 
 def test_path_price_from_the_catalog_or_not_priced(example, tmp_path):
-    from costmodel.resources import PRICES_DIR
+    from costmodel.foundation.resources import PRICES_DIR
 
     r = price(example, ["link.path=nat_gateway"])  # no price stated: the catalog's NAT row (0.045 USD/GB)
     cr = r.options["cross_region"]
@@ -379,7 +379,7 @@ def test_inter_az_from_the_catalog(example):
 
 
 def test_path_processing_tiered_by_monthly_volume(example, tmp_path):
-    from costmodel.resources import PRICES_DIR
+    from costmodel.foundation.resources import PRICES_DIR
 
     for f in PRICES_DIR.glob("*.csv"):
         text = f.read_text()

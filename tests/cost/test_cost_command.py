@@ -148,8 +148,8 @@ def test_from_timeline_parquet_fills_hit_ratio(cli, issue_yaml, tmp_path):
     import numpy as np
     import pandas as pd
 
-    from costmodel.schema import Run, to_timeline
-    from costmodel.timeline import write_runs
+    from costmodel.foundation.schema import Run, to_timeline
+    from costmodel.foundation.timeline import write_runs
 
     hits = np.r_[np.linspace(0.0, 0.9, 10), np.full(10, 0.97)]
     df = pd.DataFrame({"step": np.arange(20), "samples_per_s": np.full(20, 100.0), "cache_hit_ratio": hits})

@@ -19,7 +19,7 @@ from costmodel.cost import (
 from costmodel.cost.evaluate import model_inputs
 from costmodel.cost.model import totals, totals_scalar
 from costmodel.cost.spec import PARAM_BY_KEY
-from costmodel.errors import ScenarioError
+from costmodel.foundation.errors import ScenarioError
 
 TODAY = dt.date(2026, 12, 2)
 

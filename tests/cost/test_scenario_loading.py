@@ -15,8 +15,8 @@ from costmodel.cost import (
     load_scenario,
     scenario_from_dict,
 )
-from costmodel.errors import PriceError, ScenarioError
-from costmodel.schema import Run
+from costmodel.foundation.errors import PriceError, ScenarioError
+from costmodel.foundation.schema import Run
 
 TODAY = dt.date(2026, 12, 2)
 
@@ -300,7 +300,7 @@ def test_sync_extra_from_the_replication_table(tmp_path):
     with pytest.raises(PriceError, match="replication_rtc"):
         scenario_from_dict(d, today=TODAY)
     # a user's catalog folder (the bundled tables plus their own RTC row) fills it
-    from costmodel.resources import PRICES_DIR
+    from costmodel.foundation.resources import PRICES_DIR
 
     for f in PRICES_DIR.glob("*.csv"):
         (tmp_path / f.name).write_text(f.read_text())

@@ -9,7 +9,7 @@ import pytest
 from support.bench_tree import SIZES, make_tree
 
 from costmodel.bench import run_bench
-from costmodel.errors import IngestError
+from costmodel.foundation.errors import IngestError
 from costmodel.ingest import IngestOptions, load, sniff_format
 
 TOTAL = sum(SIZES.values())

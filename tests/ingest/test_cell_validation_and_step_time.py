@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from costmodel.cli import main
-from costmodel.errors import IngestError
+from costmodel.foundation.errors import IngestError
+from costmodel.foundation.timeline import read_runs
 from costmodel.ingest import IngestOptions, load, load_many
 from costmodel.ingest.stream import ingest_to_parquet
-from costmodel.timeline import read_runs
 
 
 def _w(tmp_path: Path, name: str, text: str) -> Path:
@@ -158,7 +158,7 @@ def test_fit_and_compare_take_the_ingest_options(tmp_path: Path, capsys: pytest.
 
 
 def test_report_parameters_carry_the_ingest_options(tmp_path: Path) -> None:
-    from costmodel.errors import ReportError
+    from costmodel.foundation.errors import ReportError
     from costmodel.report.params import validate_parameters
     from costmodel.report.stages import load_inputs
 

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from costmodel.cli import main
-from costmodel.errors import IngestError
+from costmodel.foundation.errors import IngestError
+from costmodel.foundation.timeline import read_runs, write_runs
 from costmodel.ingest import IngestOptions, load, load_many, sniff_format
 from costmodel.ingest.units import resolve_column
 from costmodel.ingest.validate import MAX_BAD_FRACTION
-from costmodel.timeline import read_runs, write_runs
 
 GIB = 2.0**30
 
@@ -175,8 +175,9 @@ def test_gpu_merged_onto_training_run_by_time(tmp_path: Path) -> None:
     res = load_many([tr, smi])
     assert len(res.runs) == 1
     t = res.runs[0].table
-    # mean over GPUs; GPU 0's N/A at 3 s is skipped, its nearest valid sample (2 s, 90 %) is used
-    assert t["gpu_util"].tolist() == pytest.approx([0.6, 0.95, 0.85])
+    # time-weighted: each row (the second before its timestamp) takes the samples covering that second;
+    # mean over GPUs; GPU 0's N/A at 3 s covers nothing, so the third row has GPU 1's 80 % only
+    assert t["gpu_util"].tolist() == pytest.approx([0.6, 0.95, 0.80])
     assert t["gpu_power_w"].tolist() == pytest.approx([110.0, 305.0, 285.0])
     assert res.runs[0].metadata["gpu_merged_from"] == ["smi:gpu0", "smi:gpu1"]
 

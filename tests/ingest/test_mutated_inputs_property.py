@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.paths import REAL_DIR
 
-from costmodel.errors import CostmodelError
+from costmodel.foundation.errors import CostmodelError
 from costmodel.ingest import load, load_many
 
 # small fixtures of every kind (names kept: some readers take hints from them)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from support.paths import TEST_DATA
 
-from costmodel.errors import IngestError
+from costmodel.foundation.errors import IngestError
 from costmodel.ingest import IngestOptions, load, load_many, sniff_format
 from costmodel.ingest.tfevents import masked_crc
 

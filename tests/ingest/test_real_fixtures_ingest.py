@@ -3,16 +3,19 @@ values spot-checked against the files by hand, converted to SI."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from costmodel.errors import IngestError
+from costmodel.foundation.errors import IngestError
 from costmodel.ingest import load, load_many
 
 MIB = 2.0**20
-NOT_OUTPUTS = {".yaml", ".job"}
+NOT_OUTPUTS = {".yaml", ".job", ".md"}
+#: files beside real outputs that describe a run but are not outputs (settings, machine, console progress)
+DESCRIPTIONS = {"meta.json", "environment.txt", "train.log"}
 
 
 def _all_files(real_dir: Path) -> list[Path]:
@@ -29,6 +32,11 @@ def test_every_real_file_ingests_or_says_why(real_dir: Path) -> None:
                 load(p)
             assert "not a benchmark output" in str(exc.value) or "job file" in str(exc.value)
             assert str(p) in str(exc.value)
+            continue
+        if p.name in DESCRIPTIONS:
+            with pytest.raises(IngestError) as exc:
+                load(p)
+            assert str(p) in str(exc.value) and "unknown format" in str(exc.value)
             continue
         runs = load(p)
         assert runs, p
@@ -214,11 +222,11 @@ def test_appledouble_skipped_in_many(real_dir: Path, tmp_path: Path) -> None:
 def test_whole_real_folder_in_one_call(real_dir: Path) -> None:
     res = load_many([real_dir])
     skipped = [w for w in res.warnings if "skipped" in w]
-    # skipped with a note: SOURCES.md, 5 YAML configs (dlio/.hydra x2, HPE configs x2, Volumez config), the fio job file;
-    # the five identical YAML notes are folded into one "x5 files: skipped (a YAML ...)" warning
-    counts = [int(w.split(" ", 1)[0][1:]) if w.startswith("x") and " files: " in w else 1 for w in skipped]
-    assert sum(counts) == 7 and len(skipped) == 3
+    # every file skipped is one that is not an output (configs, the fio job file, documents, run
+    # descriptions), each with a note; identical notes fold into one "xN files: skipped (...)" warning
+    names = [Path(f.strip(" ()")).name for w in skipped for f in re.findall(r"[^,()]*\.[A-Za-z]+(?=[,)]|: skipped)", w)]
+    assert names and all(n.endswith((".yaml", ".job", ".md")) or n in DESCRIPTIONS for n in names), names
+    assert "SOURCES.md" in names and any(n.endswith(".job") for n in names)
     assert any(w.startswith("x5 files: skipped (a YAML configuration file") for w in skipped)
-    assert any("fio job file" in w for w in skipped) and any("SOURCES.md" in w for w in skipped)
     assert res.rejected_rows == 0
     assert len({r.run_id for r in res.runs}) == len(res.runs) >= 60

@@ -12,13 +12,13 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-import costmodel.timeline as timeline
+import costmodel.foundation.timeline as timeline
 from costmodel.cli import main
-from costmodel.errors import IngestError
+from costmodel.foundation.errors import IngestError
+from costmodel.foundation.timeline import read_runs, write_runs
 from costmodel.ingest import IngestOptions, load
 from costmodel.ingest.stream import ingest_to_parquet
 from costmodel.ingest.validate import build_run
-from costmodel.timeline import read_runs, write_runs
 
 
 def _w(tmp_path: Path, name: str, text: str) -> Path:
@@ -255,7 +255,7 @@ def test_write_runs_coerces_foreign_tables(tmp_path: Path) -> None:
     """Runs built by other code (ints, text, missing step) are written as the Timeline, like to_timeline did."""
     import pandas as pd
 
-    from costmodel.schema import Run
+    from costmodel.foundation.schema import Run
 
     table = pd.DataFrame({"samples_per_s": [1, 2, 3], "gpu_util": ["0.5", "x", None]})
     out = write_runs([Run(run_id="sim", table=table, format="simulated", source="-")], tmp_path / "t.parquet")

@@ -8,7 +8,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from costmodel.jobs import load_side
-from costmodel.jobs.generate import generate_job
+from costmodel.synthetic.rank_logs import generate_job
 
 
 @pytest.fixture(scope="module")

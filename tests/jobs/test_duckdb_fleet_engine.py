@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from costmodel.jobs import fleet, load_side
-from costmodel.jobs.generate import generate_job
+from costmodel.synthetic.rank_logs import generate_job
 
 pytest.importorskip("duckdb")
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from costmodel.jobs import arrowscan, fleet, load_side
-from costmodel.jobs.generate import generate_job
+from costmodel.synthetic.rank_logs import generate_job
 
 pytest.importorskip("duckdb")
 pytest.importorskip("pyarrow")

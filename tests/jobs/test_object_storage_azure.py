@@ -37,7 +37,7 @@ from support.lab import free_port
 from support.storage import one_line_exit_2, rank_csv, silent_server, wait_port
 
 from costmodel.cli import main
-from costmodel.errors import IngestError
+from costmodel.foundation.errors import IngestError
 from costmodel.jobs import load_side
 
 #: Azurite's well-known development account (public, documented by Microsoft; not a secret)

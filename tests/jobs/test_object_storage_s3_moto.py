@@ -18,7 +18,7 @@ from support.lab import free_port
 from support.storage import rank_csv, silent_server, wait_port
 
 from costmodel.cli import main
-from costmodel.errors import IngestError
+from costmodel.foundation.errors import IngestError
 from costmodel.jobs import load_side
 
 

@@ -8,17 +8,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costmodel.errors import AnalysisError, IngestError
+from costmodel.foundation.errors import AnalysisError, IngestError
 from costmodel.jobs import load_side, rank_from_name
 from costmodel.jobs.aggregate import detect_throughput_mode, tables_from_long
 from costmodel.jobs.discover import group_runs, parse_job_spec
-from costmodel.jobs.generate import generate_job
 from costmodel.jobs.report import (
     collapse_files,
     combined_sha256,
     heat_matrix,
     straggler_table,
 )
+from costmodel.synthetic.rank_logs import generate_job
 
 
 @pytest.fixture(scope="module")

@@ -123,7 +123,7 @@ def test_report_notebook_runs_offline_and_draws_every_chart(page, lab, artifacts
 
 
 def test_checklist_wizard_clicks_through_and_saves_into_the_working_folder(page, lab, artifacts_dir):
-    from costmodel.resources import EXAMPLES_DIR
+    from costmodel.foundation.resources import EXAMPLES_DIR
 
     example_answers = EXAMPLES_DIR / "answers.yaml"
     example_before = example_answers.read_bytes()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from costmodel.errors import DISTRIBUTION, MissingExtraError, pip_install_hint
-from costmodel.util import require, require_extra
+from costmodel.foundation.errors import DISTRIBUTION, MissingExtraError, pip_install_hint
+from costmodel.foundation.util import require, require_extra
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""Issue 12: one table of units (costmodel/units.py) that every reader of a unit name uses, and the figures
+"""Issue 12: one table of units (costmodel/foundation/units.py) that every reader of a unit name uses, and the figures
 it gives are the ones the providers, the benchmarks and the scenario keys mean."""
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 import costmodel
-from costmodel import units
-from costmodel.cost import pricing, spec
+from costmodel.cost import spec
+from costmodel.foundation import units
+from costmodel.foundation.units_fmt import bytes_per_s, transfer_bytes
 from costmodel.ingest.units import UNIT_FACTORS, resolve_column, unit_factor
-from costmodel.prices import bytes_per_unit
-from costmodel.units_fmt import bytes_per_s, transfer_bytes
+from costmodel.prices import billing as pricing
+from costmodel.prices.catalog import bytes_per_unit
 
 PACKAGE = Path(costmodel.__file__).parent
 
@@ -48,9 +49,9 @@ def test_the_ingest_spellings_are_unchanged():
 
 
 def test_no_other_module_writes_its_own_table_of_byte_units():
-    # a dict literal mapping a byte unit name to a number, outside costmodel/units.py
+    # a dict literal mapping a byte unit name to a number, outside costmodel/foundation/units.py
     pattern = re.compile(r"""["'](?:kib|mib|gib|tib|kb|mb|gb|tb)["']\s*:\s*(?:\d|float\()""", re.IGNORECASE)
     offenders = [p.relative_to(PACKAGE).as_posix() for p in sorted(PACKAGE.rglob("*.py"))
-                 if p.name != "units.py" or p.parent != PACKAGE
+                 if p.name != "units.py" or p.parent != PACKAGE / "foundation"
                  if pattern.search(p.read_text(encoding="utf-8"))]
     assert offenders == []

@@ -15,7 +15,7 @@ import pytest
 from support.paths import REPO
 
 from costmodel.cli import main
-from costmodel.resources import EXAMPLES_DIR, NOTEBOOKS_DIR
+from costmodel.foundation.resources import EXAMPLES_DIR, NOTEBOOKS_DIR
 
 INPUTS = ["answers.yaml", "colocated_steps.csv", "remote_steps.csv", "scenario.yaml", "whatif.yaml"]
 
@@ -197,7 +197,7 @@ def test_simulate_without_numba_gives_the_same_prediction(tmp_path):
 def test_require_names_the_extra_for_widgets():
     code = (
         "import sys\nsys.modules['ipywidgets'] = None\n"
-        "from costmodel.errors import MissingExtraError\n"
+        "from costmodel.foundation.errors import MissingExtraError\n"
         "from costmodel.interactive import wizard as widgets\n"
         "try:\n    widgets._require_widgets()\nexcept MissingExtraError as e:\n    print(e)\n"
     )

@@ -5,8 +5,8 @@ import datetime as dt
 
 import pytest
 
-from costmodel.errors import PriceError
-from costmodel.prices import COLUMNS, PRICES_DIR, age_warning, load_prices, parse_as_of, read_price_csv
+from costmodel.foundation.errors import PriceError
+from costmodel.prices.catalog import COLUMNS, PRICES_DIR, age_warning, load_prices, parse_as_of, read_price_csv
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import re
 import pytest
 
 from costmodel.cli import main
-from costmodel.errors import PriceError
-from costmodel.prices import (
+from costmodel.foundation.errors import PriceError
+from costmodel.prices.catalog import (
     PRICES_DIR,
     bytes_per_unit,
     load_prices,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from costmodel.cli import main
-from costmodel.price_import import import_price_files
-from costmodel.prices import load_prices
+from costmodel.prices.catalog import load_prices
+from costmodel.prices.importers import import_price_files
 
 REAL = "aws-ec2-global-2025-09-12-ec2-priceit.csv"
 REBUILT = "aws-ec2-us-east-2-excerpt_rebuilt.csv"  # no real CSV with catalog rows was found: see SOURCES.md

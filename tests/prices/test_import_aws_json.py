@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from costmodel.cli import main
-from costmodel.price_import import import_price_files
-from costmodel.prices import load_prices
+from costmodel.prices.catalog import load_prices
+from costmodel.prices.importers import import_price_files
 
 P4D = "aws-ec2-us-east-1-p4d-opencost.json"  # publicationDate 2024-05-28, p4d on-demand + a Capacity Block SKU
 OHIO = "aws-ec2-us-east-2-excerpt.json"  # publicationDate 2023-03-22, m5 / p3 Windows BYOL / gp3 / NLB

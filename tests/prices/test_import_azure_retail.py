@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from costmodel.cli import main
-from costmodel.price_import import _azure_unit, import_price_files
-from costmodel.prices import load_prices
+from costmodel.prices.catalog import load_prices
+from costmodel.prices.importers import _azure_unit, import_price_files
 
 REAL = "azure-retail-learn-samples.json"
 REBUILT = "azure-retail-page-nd-h100_rebuilt.json"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from costmodel.cli import main
-from costmodel.price_import import import_price_files
-from costmodel.prices import load_prices
+from costmodel.prices.catalog import load_prices
+from costmodel.prices.importers import import_price_files
 
 REAL = "gcp-compute-skus-opencost.json"
 

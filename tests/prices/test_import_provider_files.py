@@ -9,8 +9,8 @@ import pytest
 from support.paths import TEST_DATA
 
 from costmodel.cli import main
-from costmodel.price_import import PriceImportError, import_price_files
-from costmodel.prices import load_prices
+from costmodel.prices.catalog import load_prices
+from costmodel.prices.importers import PriceImportError, import_price_files
 
 DATA = TEST_DATA / "prices"
 

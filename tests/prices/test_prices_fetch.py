@@ -13,7 +13,7 @@ from typing import ClassVar
 import pytest
 
 from costmodel.cli import main
-from costmodel.prices import load_prices
+from costmodel.prices.catalog import load_prices
 
 
 class _Api(BaseHTTPRequestHandler):
@@ -79,9 +79,9 @@ def _serve_all(base: str, files: dict[str, bytes], price_files_dir: Path) -> Non
 def test_fetch_then_import_is_the_two_command_refresh(api, price_files_dir, tmp_path, capsys, monkeypatch):
     base, files, seen = api
     _serve_all(base, files, price_files_dir)
-    monkeypatch.setattr("costmodel.price_fetch.AZURE_QUERIES", {"vm": (
+    monkeypatch.setattr("costmodel.prices.fetch.AZURE_QUERIES", {"vm": (
         "serviceName eq 'Virtual Machines' and armRegionName eq '{region}' and priceType eq 'Consumption'")})
-    monkeypatch.setattr("costmodel.price_fetch.GCP_SERVICES", {"compute": "6F81-5844-456A"})
+    monkeypatch.setattr("costmodel.prices.fetch.GCP_SERVICES", {"compute": "6F81-5844-456A"})
     dl = tmp_path / "downloads"
     assert main(["prices", "fetch", "--aws-region", "us-east-1", "--aws-offer", "AmazonEC2", "--azure-region",
                  "eastus", "--gcp", "--gcp-api-key", "K3Y", "-o", str(dl), "--json"]) == 0
@@ -130,7 +130,7 @@ def test_a_next_page_link_to_another_host_is_not_followed(api, tmp_path, capsys,
     vm = "serviceName eq 'Virtual Machines' and armRegionName eq 'eastus' and priceType eq 'Consumption'"
     files[f"azure:{vm}:0:'USD'"] = json.dumps({"BillingCurrency": "USD", "Items": [], "Count": 0,
                                                "NextPageLink": "https://prices.example.net/api/retail/prices"}).encode()
-    monkeypatch.setattr("costmodel.price_fetch.AZURE_QUERIES", {"vm": vm.replace("eastus", "{region}")})
+    monkeypatch.setattr("costmodel.prices.fetch.AZURE_QUERIES", {"vm": vm.replace("eastus", "{region}")})
     assert main(["prices", "fetch", "--azure-region", "eastus", "-o", str(tmp_path / "dl")]) == 2
     assert "NextPageLink 'https://prices.example.net/api/retail/prices' leaves http://127.0.0.1; not followed" in (
         capsys.readouterr().err)

@@ -15,8 +15,15 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from costmodel import safeyaml
-from costmodel.errors import ChecklistError, CostmodelError, IngestError, ReportError, ScenarioError, SimulateError
+from costmodel.foundation import safeyaml
+from costmodel.foundation.errors import (
+    ChecklistError,
+    CostmodelError,
+    IngestError,
+    ReportError,
+    ScenarioError,
+    SimulateError,
+)
 
 N = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 SETTINGS = settings(max_examples=N, derandomize=True, deadline=None,
@@ -210,7 +217,7 @@ def test_evidence_json_readers_raise_only_their_errors(doc, raw, use_raw):
     max_size=4))
 def test_report_parameters_raise_only_report_errors(values):
     from costmodel import report
-    from costmodel.resources import EXAMPLES_DIR
+    from costmodel.foundation.resources import EXAMPLES_DIR
 
     values.setdefault("colocated", [str(EXAMPLES_DIR / "colocated_steps.csv")])
     try:

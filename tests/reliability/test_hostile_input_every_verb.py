@@ -496,7 +496,7 @@ HOSTILE_PARAMS = {
 def test_hostile_notebook_parameters_are_refused_as_data(case):
     """12 cases: values papermill could inject into the report notebook are checked, never evaluated."""
     from costmodel import report
-    from costmodel.errors import ReportError
+    from costmodel.foundation.errors import ReportError
 
     values = {"colocated": [str(EX / "colocated_steps.csv")], **HOSTILE_PARAMS[case]}
     with pytest.raises(ReportError) as info:

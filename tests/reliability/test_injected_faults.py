@@ -76,7 +76,7 @@ def test_permission_denied_is_mapped_even_as_root(tmp_path, monkeypatch):
     import tempfile
 
     from costmodel import report
-    from costmodel.errors import OutputError
+    from costmodel.foundation.errors import OutputError
 
     def denied(*a, **k):
         raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path))
@@ -91,8 +91,8 @@ def test_permission_denied_is_mapped_even_as_root(tmp_path, monkeypatch):
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EACCES, errno.EROFS, errno.ENAMETOOLONG, errno.EISDIR, errno.EDQUOT])
 def test_os_errors_while_writing_name_the_file(tmp_path, monkeypatch, code):
     """A write that fails after open (no file name in the OSError, as write() on a full disk) still names the file."""
-    from costmodel.errors import OutputError
-    from costmodel.util import write_text_atomic
+    from costmodel.foundation.errors import OutputError
+    from costmodel.foundation.util import write_text_atomic
 
     real = Path.write_text
 
@@ -222,7 +222,7 @@ def test_two_concurrent_reports_to_one_folder_exactly_one_wins(tmp_path, force):
 
 
 def test_output_claim_is_exclusive_and_a_stale_lock_is_taken_over(tmp_path):
-    from costmodel.errors import OutputError
+    from costmodel.foundation.errors import OutputError
     from costmodel.report.render import OutputClaim
 
     dest = tmp_path / "out"
@@ -242,7 +242,7 @@ def test_a_lock_taken_before_its_pid_is_written_still_refuses_in_one_line(tmp_pa
     """The race two concurrent reports can hit: the other holds the lock but has not written its pid yet."""
     import fcntl
 
-    from costmodel.errors import OutputError
+    from costmodel.foundation.errors import OutputError
     from costmodel.report.render import OutputClaim
 
     dest = tmp_path / "out"
@@ -304,7 +304,7 @@ def test_a_signal_during_streaming_ingest_leaves_no_partial_parquet(tmp_path, si
 
 
 def test_signal_scope_turns_term_and_hup_into_interrupted_and_restores_handlers():
-    from costmodel.signals import Interrupted, SignalScope, describe, exit_code_of
+    from costmodel.foundation.signals import Interrupted, SignalScope, describe, exit_code_of
 
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     for sig, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)):
@@ -317,7 +317,7 @@ def test_signal_scope_turns_term_and_hup_into_interrupted_and_restores_handlers(
 
 
 def test_signals_during_cleanup_are_noted_then_raised_by_check():
-    from costmodel.signals import Interrupted, SignalScope
+    from costmodel.foundation.signals import Interrupted, SignalScope
 
     with SignalScope() as scope:
         with scope.deferred():
@@ -330,7 +330,7 @@ def test_signals_during_cleanup_are_noted_then_raised_by_check():
 
 
 def test_an_ignored_sighup_stays_ignored(monkeypatch):
-    from costmodel.signals import SignalScope
+    from costmodel.foundation.signals import SignalScope
 
     old = signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:

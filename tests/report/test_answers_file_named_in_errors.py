@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from costmodel.errors import ChecklistError
+from costmodel.foundation.errors import ChecklistError
 from costmodel.report import stages, validate_parameters
 
 

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from costmodel import checklist
-from costmodel import units_fmt as U
 from costmodel.cli import main
+from costmodel.foundation import units_fmt as U
 
 
 def _run(level: float, sd: float, seed: int, n: int = 400, metric: str = "samples_per_s") -> pd.DataFrame:
@@ -80,7 +80,7 @@ def test_compare_and_checklist_say_the_same_word_for_the_same_evidence(tmp_path,
     (0.975, 0.97, 0.985, False, ("inconclusive", None), "unknown"),
 ])
 def test_outcomes_drive_the_checklist_proposal(ratio, lo, hi, eq, want, proposed):
-    from costmodel import equivalence
+    from costmodel.foundation import equivalence
 
     assert equivalence.outcome(ratio, lo, hi, 0.02, eq) == want
     cmp = {"ratio": ratio, "ratio_ci_low": lo, "ratio_ci_high": hi, "margin": 0.02, "equivalent": eq}
@@ -95,7 +95,7 @@ def test_list_parameters_given_as_json_or_yaml_strings(examples_dir):
     """`papermill -p colocated '["a.csv"]'` hands the notebook the string; it is a list of files."""
     from papermill.cli import _resolve_type
 
-    from costmodel.errors import ReportError
+    from costmodel.foundation.errors import ReportError
     from costmodel.report import validate_checklist_parameters, validate_parameters
 
     col = str(examples_dir / "colocated_steps.csv")
@@ -227,7 +227,7 @@ def test_whatif_curve_of_a_long_run_stays_under_altairs_row_limit_and_draws_offl
 def test_whatif_notebook_shows_charts_as_inline_svg_not_through_a_cdn_renderer():
     import nbformat
 
-    from costmodel.resources import notebook_path
+    from costmodel.foundation.resources import notebook_path
 
     nb = nbformat.read(notebook_path("whatif"), as_version=4)
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")

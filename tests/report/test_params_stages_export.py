@@ -11,7 +11,7 @@ from support.paths import REPO
 from support.results import as_recorded
 
 from costmodel import report
-from costmodel.errors import ReportError
+from costmodel.foundation.errors import ReportError
 
 
 # ------------------------------------------------------------------ parameters
@@ -188,7 +188,7 @@ def test_stages_reproduce_the_reference_case(stages):
 
 
 def test_decision_record_contract(stages, examples_dir):
-    from costmodel.util import sha256_file
+    from costmodel.foundation.util import sha256_file
 
     _p, _inputs, _fits, cmp, cost, decision, record = stages
     for key in ("fit", "compare", "cost", "checklist", "verdict", "inputs"):
@@ -208,7 +208,7 @@ def test_decision_record_contract(stages, examples_dir):
 
 
 def test_decision_record_is_deterministic(stages):
-    from costmodel.util import dumps
+    from costmodel.foundation.util import dumps
 
     p, _inputs, _fits, cmp, _cost, decision, record = stages
     again = report.decision_record(report.load_inputs(p), report.fit_runs(report.load_inputs(p), p), cmp,
@@ -234,8 +234,8 @@ def test_write_outputs_atomic_and_adr_escapes(stages, tmp_path):
 
 def test_predicted_runs_are_marked_in_tables_and_charts(tmp_path, examples_dir):
     from costmodel import charts
+    from costmodel.foundation.timeline import write_runs
     from costmodel.ingest import IngestOptions, load
-    from costmodel.timeline import write_runs
 
     run = load(examples_dir / "remote_steps.csv", IngestOptions(role="remote"))[0]
     run.run_id = "sim"

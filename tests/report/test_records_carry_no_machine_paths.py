@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from costmodel.foundation.resources import PACKAGE_DIR
 from costmodel.report.paths import display_path, local_path, path_map, relocate
-from costmodel.resources import PACKAGE_DIR
 
 pytestmark = pytest.mark.slow
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from costmodel import adr, checklist, report
-from costmodel.errors import ChecklistError
+from costmodel import checklist, report
+from costmodel.checklist import adr
+from costmodel.foundation.errors import ChecklistError
 
 
 @pytest.fixture(scope="module")

@@ -215,7 +215,7 @@ def test_decision_json_matches_what_the_cli_verbs_print(cli, rendered, hostile, 
                    "--cost", str(tmp_path / "cost.json"), "--fit", str(tmp_path / "fit.json"), "--json")
     assert dec["checklist"] == decided
     assert dec["verdict"] == decided["verdict"]
-    from costmodel.util import sha256_file
+    from costmodel.foundation.util import sha256_file
 
     assert str(tmp_path.parent) not in json.dumps(dec)  # no machine path: relative to the report's folder
     shas = {f["role"] + ":" + Path(f["path"]).name: f["sha256"] for f in dec["inputs"]["files"]}

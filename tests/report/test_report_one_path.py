@@ -12,8 +12,8 @@ from support.results import as_recorded
 
 import costmodel.checklist as checklist_mod
 import costmodel.cost.summary as summary_mod
-from costmodel.errors import ChecklistError
-from costmodel.resources import notebook_path
+from costmodel.foundation.errors import ChecklistError
+from costmodel.foundation.resources import notebook_path
 
 
 def _run_notebook_here(params: dict, tmp_path: Path) -> dict:
@@ -85,7 +85,7 @@ def test_the_in_process_report_equals_the_verbs(cli, examples_dir, tmp_path):
 
 def test_a_run_the_fit_cannot_analyse_is_named_not_dropped(cli, examples_dir, tmp_path):
     from costmodel import report
-    from costmodel.errors import AnalysisError
+    from costmodel.foundation.errors import AnalysisError
 
     odd = tmp_path / "gpu_only.csv"  # a run with no throughput column: the fit cannot analyse it
     odd.write_text("step,t_s,gpu_util\n0,0.0,0.5\n1,1.0,0.6\n2,2.0,0.7\n")

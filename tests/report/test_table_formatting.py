@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from costmodel import report
-from costmodel.errors import ReportError
+from costmodel.foundation.errors import ReportError
 
 
 # ------------------------------------------------------------------ number formats

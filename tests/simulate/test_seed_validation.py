@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from costmodel.cli import main
-from costmodel.errors import SimulateError
+from costmodel.foundation.errors import SimulateError
 from costmodel.simulate import simulate
 from costmodel.simulate.trace import check_seed
 

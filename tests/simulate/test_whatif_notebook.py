@@ -10,7 +10,7 @@ import pytest
 from support.paths import REPO
 
 from costmodel import interactive
-from costmodel.errors import SimulateError
+from costmodel.foundation.errors import SimulateError
 from costmodel.simulate import whatif
 from costmodel.simulate.workload import load_workload_doc
 

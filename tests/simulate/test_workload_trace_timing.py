@@ -7,12 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costmodel.errors import SimulateError
+from costmodel.foundation.errors import SimulateError
+from costmodel.foundation.timeline import read_runs
 from costmodel.simulate import simulate
 from costmodel.simulate.model import step_timeline
 from costmodel.simulate.trace import build_layout, sample_order
 from costmodel.simulate.workload import parse_workload
-from costmodel.timeline import read_runs
 
 
 def small(**changes) -> dict:
@@ -219,7 +219,7 @@ def test_cache_survival_between_runs():
 
 
 def test_predicted_runs_are_timeline_runs_and_round_trip(tmp_path):
-    from costmodel.timeline import write_runs
+    from costmodel.foundation.timeline import write_runs
 
     res = simulate(small(access__pattern="shuffled", step__compute_cv=0.01, simulation={"with_colocated": True}))
     assert [r.role for r in res.runs] == ["remote", "colocated"]
@@ -362,7 +362,7 @@ def test_late_predictions_count_as_not_predicted():
 
 def test_fit_and_compare_take_predicted_runs_like_measured_ones(tmp_path, capsys):
     from costmodel.cli import main
-    from costmodel.timeline import write_runs
+    from costmodel.foundation.timeline import write_runs
 
     res = simulate(small(access__pattern="shuffled", step__compute_cv=0.02, access__epochs=10,
                          simulation={"with_colocated": True}), seed=1)

@@ -97,7 +97,7 @@ class Lab:
 
 
 def copy_notebooks(work: Path) -> list[Path]:
-    from costmodel.resources import NOTEBOOKS_DIR
+    from costmodel.foundation.resources import NOTEBOOKS_DIR
 
     work.mkdir(parents=True, exist_ok=True)
     out = []

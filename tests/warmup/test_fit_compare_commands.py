@@ -44,8 +44,8 @@ def test_compare_json_on_the_reference_example(cli, examples_dir):
 
 
 def test_fit_reads_a_timeline_parquet(cli, tmp_path):
-    from costmodel.synth import generate
-    from costmodel.timeline import write_runs
+    from costmodel.foundation.timeline import write_runs
+    from costmodel.synthetic.shapes import generate
 
     runs = [generate(n=1500, shape="exp", warmup_frac=0.2, cv=0.01, seed=1).to_run("a", "remote"),
             generate(n=1500, shape="flat", warmup_frac=0, cv=0.01, seed=2).to_run("b", "colocated")]

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costmodel.errors import AnalysisError
+from costmodel.foundation.errors import AnalysisError
 from costmodel.warmup import fit_runs
 
 FIO = "fio/pkb_fio-2.1.4/fio-parser-sample-result.json"

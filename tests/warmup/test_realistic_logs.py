@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from costmodel.synth_realistic import KINDS, generate_realistic, realistic_suite
+from costmodel.synthetic.training_logs import KINDS, generate_realistic, realistic_suite
 from costmodel.warmup import analyze, compare
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from costmodel.synth import generate
+from costmodel.synthetic.shapes import generate
 from costmodel.warmup import analyze, compare
 from costmodel.warmup.stats import longrun_ratio_se
 
@@ -38,7 +38,7 @@ def test_single_runs_use_the_long_run_error_and_welch_df():
 
 def test_long_run_error_is_calibrated_under_ar_08():
     # 200 AR(1) 0.8 series of 2,500 steps: the estimated standard error matches the real spread of the level
-    from costmodel.synth import _ar1
+    from costmodel.synthetic.shapes import _ar1
 
     rng = np.random.default_rng(5)
     z = []

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from costmodel.synth_realistic import generate_realistic
+from costmodel.synthetic.training_logs import generate_realistic
 from costmodel.warmup import analyze, compare
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

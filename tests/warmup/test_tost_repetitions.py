@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from costmodel.synth import generate
+from costmodel.synthetic.shapes import generate
 from costmodel.warmup import analyze, compare
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from costmodel.synth import generate
+from costmodel.synthetic.shapes import generate
 from costmodel.warmup import analyze
 
 

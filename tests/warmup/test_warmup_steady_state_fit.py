@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from costmodel.errors import AnalysisError
-from costmodel.schema import Run, to_timeline
-from costmodel.synth import generate
-from costmodel.util import dumps
+from costmodel.foundation.errors import AnalysisError
+from costmodel.foundation.schema import Run, to_timeline
+from costmodel.foundation.util import dumps
+from costmodel.synthetic.shapes import generate
 from costmodel.warmup import (
     analyze,
     analyze_runs,

@@ -2,14 +2,14 @@
 
 Writes ``colocated_steps.csv`` and ``remote_steps.csv`` beside this script from the published
 ranges of the reference case (see README.md in this folder), with a fixed seed, by calling
-:func:`costmodel.synth.reference_case`. Run: ``.venv/bin/python data/examples/generate_reference.py``.
+:func:`costmodel.synthetic.shapes.reference_case`. Run: ``.venv/bin/python data/examples/generate_reference.py``.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from costmodel.synth import reference_case
-from costmodel.util import write_text_atomic
+from costmodel.foundation.util import write_text_atomic
+from costmodel.synthetic.shapes import reference_case
 
 HERE = Path(__file__).resolve().parent
 SEED = 20260925  # the publication date of the validation

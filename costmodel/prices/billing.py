@@ -18,9 +18,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import PriceError
-from ..prices import PriceRow, age_warning
-from ..units import BYTES, pick
+from ..foundation.errors import PriceError
+from ..foundation.units import BYTES, pick
+from .catalog import PriceRow, age_warning
 
 #: byte units a price row may bill in (the factors: the package's one unit table)
 _BYTE_UNITS = pick(BYTES, ("gb", "gib", "tb", "tib", "mb", "mib"))

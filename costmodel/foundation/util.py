@@ -23,7 +23,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
 
     Nothing half-written is ever left at ``path``: on any exception (a signal included) the temporary
     file is removed. An OS error while writing (disk full, permission denied, read-only file system,
-    name too long, a folder in the way) becomes an :class:`~costmodel.errors.OutputError` naming
+    name too long, a folder in the way) becomes an :class:`~costmodel.foundation.errors.OutputError` naming
     ``path`` and the cause.
     """
     from .safeio import writing
@@ -174,7 +174,7 @@ def finite_number(value: Any) -> float | None:
 def require(module: str, extra: str, feature: str) -> Any:
     """Import and return the optional dependency ``module`` (dotted name).
 
-    Raises :class:`~costmodel.errors.MissingExtraError` when it is not installed, naming the
+    Raises :class:`~costmodel.foundation.errors.MissingExtraError` when it is not installed, naming the
     ``pip install "xregion-costmodel[extra]"`` that brings it, e.g. ``require("duckdb", "fleet", "fleet aggregation")``.
     """
     import importlib
@@ -203,7 +203,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
 
 def require_extra(extra: str, feature: str, modules: tuple[str, ...] | None = None) -> None:
     """Check, without importing them, that the modules of ``extra`` (default :data:`EXTRA_MODULES`) are
-    installed; raise :class:`~costmodel.errors.MissingExtraError` naming the first missing one and the
+    installed; raise :class:`~costmodel.foundation.errors.MissingExtraError` naming the first missing one and the
     ``pip install "xregion-costmodel[extra]"`` that brings it. Cheap: used before a verb starts any work."""
     import importlib.util
 

@@ -35,9 +35,9 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from .errors import PriceError
-from .prices import ALL_COLUMNS
-from .util import dataclass_dict
+from ..foundation.errors import PriceError
+from ..foundation.util import dataclass_dict
+from .catalog import ALL_COLUMNS
 
 HEAD_BYTES = 65536
 

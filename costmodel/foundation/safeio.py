@@ -11,7 +11,7 @@ by the readers use it to note, never silently skip, what they leave out).
 
 Outputs: :func:`os_error_message` turns ``ENOSPC``, ``EACCES``, ``EROFS``, ``ENAMETOOLONG``,
 ``EISDIR`` ... into ``cannot write PATH: no space left on device (ENOSPC)``; :func:`writing` wraps
-a block that writes ``path`` so such an error becomes an :class:`~costmodel.errors.OutputError`
+a block that writes ``path`` so such an error becomes an :class:`~costmodel.foundation.errors.OutputError`
 (exit 2) naming the file, even when the OS error itself carries no file name (``write()`` on a
 full disk does not).
 """
@@ -225,7 +225,7 @@ def os_error_message(exc: OSError, path: str | os.PathLike[str] | None = None, a
 @contextlib.contextmanager
 def writing(path: str | os.PathLike[str], action: str = "write", rename: dict[str, str] | None = None) -> Iterator[None]:
     """Run a block that writes ``path``; an ``OSError`` from it becomes an
-    :class:`~costmodel.errors.OutputError` (exit 2) with :func:`os_error_message`. ``rename`` maps
+    :class:`~costmodel.foundation.errors.OutputError` (exit 2) with :func:`os_error_message`. ``rename`` maps
     temporary path prefixes to the names the user gave (a temporary folder is not what they asked for)."""
     from .errors import OutputError
 

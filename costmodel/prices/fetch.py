@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import PriceError
+from ..foundation.errors import PriceError
 
 AWS_BASE = "https://pricing.us-east-1.amazonaws.com"
 AZURE_BASE = "https://prices.azure.com"

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from costmodel.errors import AnalysisError
-from costmodel.synth import REFERENCE_BATCH, generate, reference_case
+from costmodel.foundation.errors import AnalysisError
+from costmodel.synthetic.shapes import REFERENCE_BATCH, generate, reference_case
 
 
 def test_same_seed_same_series_and_different_seed_differs():

@@ -17,7 +17,7 @@ The truth it returns:
 
 Example::
 
-    from costmodel.synth import generate
+    from costmodel.synthetic.shapes import generate
     s = generate(n=5000, shape="exp", warmup_frac=0.2, cv=0.02, ar=0.5, seed=1)
     s.table        # Timeline columns step, t_s, samples_per_s, step_time_s, samples
     s.truth        # SynthTruth(plateau=..., warmup_end_step=..., classification="warmup", ...)
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import AnalysisError
+from ..foundation.errors import AnalysisError
 
 #: Warm-up shapes the generator knows.
 SHAPES = ("flat", "exp", "power", "logistic", "ramp", "step")
@@ -77,8 +77,8 @@ class SynthSeries:
     level: np.ndarray  # the noiseless level mu(t) * f(t), samples/s
 
     def to_run(self, run_id: str = "synthetic", role: str = "") -> Any:
-        """This series as a :class:`costmodel.schema.Run` (format ``synthetic``)."""
-        from .schema import Run, to_timeline
+        """This series as a :class:`costmodel.foundation.schema.Run` (format ``synthetic``)."""
+        from ..foundation.schema import Run, to_timeline
 
         meta = {"synthetic": True, "truth": self.truth.to_dict()}
         return Run(

@@ -13,7 +13,7 @@ an empty cell is still read (imported or user tables) and warned about as undate
 The byte unit is part of ``unit``: ``GB``/``GB-month`` = 10^9 bytes, ``GiB``/``GiB-month`` = 2^30 bytes,
 as the provider bills it (:attr:`PriceRow.bytes_per_unit`).
 
-Raises :class:`~costmodel.errors.PriceError` when nothing matches, suggesting the closest known entries.
+Raises :class:`~costmodel.foundation.errors.PriceError` when nothing matches, suggesting the closest known entries.
 """
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import PriceError
-from .resources import PRICES_DIR as _BUNDLED_PRICES_DIR
-from .units import BYTES
+from ..foundation.errors import PriceError
+from ..foundation.resources import PRICES_DIR as _BUNDLED_PRICES_DIR
+from ..foundation.units import BYTES
 
 PRICES_DIR = Path(os.environ.get("COSTMODEL_PRICES_DIR", _BUNDLED_PRICES_DIR))
 COLUMNS = ("provider", "item", "src_region", "dst_region", "unit", "usd", "source", "as_of", "verified", "notes")
@@ -306,7 +306,7 @@ def _closest_known(src: str, dst: str, rows: list[PriceRow]) -> str:
 
 
 def _did_you_mean(word: str, choices: list[str]) -> str:
-    from .contracts.errors import did_you_mean
+    from ..contracts.errors import did_you_mean
 
     return did_you_mean(word, choices, cutoff=0.5, paren=True)
 

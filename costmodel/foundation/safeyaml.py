@@ -15,7 +15,7 @@ while the document is composed, before anything is built from it:
 
 Every refusal is a :class:`YamlRefused`, a ``yaml.YAMLError`` with ``problem`` and
 ``problem_mark`` like PyYAML's own errors, so each caller's existing ``except yaml.YAMLError``
-turns it into its own one-line error (:func:`costmodel.util.yaml_problem`).
+turns it into its own one-line error (:func:`costmodel.foundation.util.yaml_problem`).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Seeded training logs shaped like real ones, with known truth (benchmarks and tests of the analysis).
 
-Independent of :mod:`costmodel.synth` (which draws textbook shapes on a per-step throughput): here a job
+Independent of :mod:`costmodel.synthetic.shapes` (which draws textbook shapes on a per-step throughput): here a job
 is simulated step by step in *seconds*, the way a trainer writes its log. Step ``t`` of ``batch``
 samples takes::
 
@@ -42,7 +42,7 @@ The truth (:class:`RealisticTruth`):
 
 Example::
 
-    from costmodel.synth_realistic import generate_realistic
+    from costmodel.synthetic.training_logs import generate_realistic
     s = generate_realistic(kind="warmup", n=20_000, ckpt_every=1000, log_every=10, seed=3)
     s.table, s.truth
 """
@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import AnalysisError
+from ..foundation.errors import AnalysisError
 
 KINDS = ("flat", "warmup", "two_tier", "overshoot", "drift", "slowdown")
 EPS = 0.01
@@ -84,7 +84,7 @@ class RealisticLog:
     truth: RealisticTruth
 
     def to_run(self, run_id: str = "realistic", role: str = "") -> Any:
-        from .schema import Run, to_timeline
+        from ..foundation.schema import Run, to_timeline
 
         return Run(run_id=run_id, table=to_timeline(self.table, run_id, role), format="synthetic",
                    source="costmodel.synth_realistic", role=role,

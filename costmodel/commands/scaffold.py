@@ -1,6 +1,6 @@
 """Copy the packaged inputs and notebooks into a user's folder (``costmodel example`` / ``costmodel notebook``).
 
-The files come from the installed package (:mod:`costmodel.resources`), so this works the same from a
+The files come from the installed package (:mod:`costmodel.foundation.resources`), so this works the same from a
 source tree, an editable install and a wheel. Nothing is overwritten without ``force``: every target is
 checked before the first byte is written, and each file is written atomically, so a refused or failed
 copy leaves the folder as it was.
@@ -11,9 +11,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CostmodelError
-from .resources import EXAMPLES_DIR, NOTEBOOKS_DIR
-from .util import atomic_path
+from ..foundation.errors import CostmodelError
+from ..foundation.resources import EXAMPLES_DIR, NOTEBOOKS_DIR
+from ..foundation.util import atomic_path
 
 #: Notebooks ``costmodel notebook`` can copy.
 NOTEBOOKS: tuple[str, ...] = ("report", "checklist", "whatif")
