@@ -131,10 +131,17 @@ def _relative_to(path: str, base_dir: str | os.PathLike[str] | None) -> str:
         return path
 
 
-def _inputs_rows(inputs: Iterable[Any]) -> list[tuple[str, str, str]]:
-    rows = []
+def _inputs_rows(inputs: Iterable[Any]) -> list[tuple[str, str, str, str | None]]:
+    """(label, path shown, SHA-256, link target or None) per input. An entry is a path, a ``(label, path)``
+    pair (shown as given, linked relative to the record's folder) or a ``(label, path, shown)`` triple: the
+    file at ``path`` is hashed and ``shown`` is the name written (already relative to the record's folder,
+    or ``costmodel/...`` for a file bundled with the package, which is not linked)."""
+    rows: list[tuple[str, str, str, str | None]] = []
     for entry in inputs:
-        if isinstance(entry, (tuple, list)) and len(entry) == 2:
+        shown: str | None = None
+        if isinstance(entry, (tuple, list)) and len(entry) == 3:
+            label, path, shown = str(entry[0]), entry[1], str(entry[2])
+        elif isinstance(entry, (tuple, list)) and len(entry) == 2:
             label, path = str(entry[0]), entry[1]
         else:
             label, path = "input", entry
@@ -145,7 +152,10 @@ def _inputs_rows(inputs: Iterable[Any]) -> list[tuple[str, str, str]]:
             digest = sha256_file(p)
         else:
             digest = "(file not found)"
-        rows.append((label, str(path), digest))
+        if shown is None:
+            rows.append((label, str(path), digest, ""))
+        else:
+            rows.append((label, shown, digest, None if shown.startswith("costmodel/") else shown))
     return rows
 
 
@@ -337,9 +347,10 @@ def render_adr(
         w("")
         w("| input | file | SHA-256 |")
         w("| --- | --- | --- |")
-        for label, path, digest in rows:
+        for label, path, digest, target in rows:
             shown = f"`{digest}`" if not digest.startswith("(") else md_escape(digest)
-            w(f"| {_md_cell(label)} | {_md_link(path, _relative_to(path, base_dir))} | {shown} |")
+            link = _relative_to(path, base_dir) if target == "" else target
+            w(f"| {_md_cell(label)} | {md_escape(path) if link is None else _md_link(path, link)} | {shown} |")
     w("")
     w("Checklist as decided (answer: what counts; source: person, evidence or none):")
     w("")

@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.monte_carlo < 0:
         raise ScenarioError(f"--monte-carlo {args.monte_carlo}: expected a number of draws >= 0", key="--monte-carlo")
     scenario = load_scenario(args.scenario, args.overrides, today=today)
+    as_written = scenario
     if args.from_compare:
         compare = _read_compare(args.from_compare)
         scenario = apply_measurements(scenario, compare=compare, source=args.from_compare)
@@ -85,6 +86,11 @@ def run(args: argparse.Namespace) -> int:
         runs = _read_runs(args.from_timeline)
         scenario = apply_measurements(scenario, timeline_runs=runs, source=args.from_timeline)
     out = analyze(scenario, monte_carlo_n=args.monte_carlo, seed=args.seed)
+    from ..cost.measured import KEY, scenario_figures
+
+    both = scenario_figures(as_written, out) if scenario is not as_written else None
+    if both is not None:  # measurements replaced scenario values: the scenario's own totals beside them
+        out[KEY] = both
     if args.json:
         emit_json(out)
     else:
@@ -121,6 +127,14 @@ def _summary(out: dict) -> str:
              + (f"; robust: {'yes' if out.get('robust') else 'no'} ({out.get('robust_reason')})" if "robust" in out else "")]
     lines.append(f"totals at the {str(out.get('headline_basis', 'expected_value')).replace('_', ' ')} of every input; "
                  "P5-P95 from Monte Carlo")
+    from ..cost.measured import KEY, summary_lines
+
+    lines.extend(summary_lines(out.get(KEY)))
+    if not out.get(KEY):
+        slow = ((out.get("inputs") or {}).get("values") or {}).get("cache", {}).get("steady_slowdown_fraction")
+        if slow is not None:
+            lines.append(f"steady slowdown: the scenario's {slow:.4g} (not measured); --from-compare compare.json applies "
+                         "the measured one, as costmodel report does")
     for name, opt in out["options"].items():
         rng = (f"  P5-P95 {opt['p5_usd']:,.2f}-{opt['p95_usd']:,.2f}" if "p5_usd" in opt else "")
         lines.append(f"  {name:<13} {opt['total_usd']:>14,.2f} USD total  {opt['per_month_usd']:>12,.2f} USD/month{rng}")

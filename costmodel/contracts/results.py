@@ -397,6 +397,25 @@ class DerivedFigures(OpenSection):
     cross_region_transfer_usd_per_month: Num = None
 
 
+class ReplacedValue(Result):
+    """One scenario value a measurement replaced (``scenario_figures.replaced``)."""
+
+    scenario: Num = None
+    measured: Num = None
+    source: str | None = None
+
+
+class ScenarioFigures(Result):
+    """``scenario_figures`` of a cost result whose scenario took measured values (``--from-compare``, the
+    report): the values replaced and the totals with the scenario's own values instead (USD over the horizon)."""
+
+    replaced: dict[str, ReplacedValue] = Field(default_factory=dict)
+    totals_usd: dict[str, Num] = Field(default_factory=dict)
+    cheapest: str | None = None
+    margin_usd: Num = None
+    note: str = ""
+
+
 class CostResult(Result):
     """``costmodel cost --json``: three options priced over ``horizon_months``, break-even, sensitivity,
     Monte Carlo and the inputs with their provenance."""
@@ -424,6 +443,8 @@ class CostResult(Result):
     prices_used: list[PriceUsed] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     inputs: CostInputs = Field(default_factory=CostInputs)
+    #: with measurements applied: what the scenario's own values give (costmodel.cost.measured)
+    scenario_figures: ScenarioFigures | None = None
 
 
 # --------------------------------------------------------------------------------------------- decide

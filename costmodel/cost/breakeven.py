@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..foundation.errors import ScenarioError
+from ..numeric.roots import brentq
 from .evaluate import model_inputs
 from .model import totals
 from .scenario import Scenario

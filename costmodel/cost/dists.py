@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ..foundation.errors import ScenarioError
 from .spec import Param
@@ -55,10 +54,13 @@ class Distribution:
             if width == 0:
                 return np.full_like(q, p["low"])
             c = (p["mode"] - p["low"]) / width
-            return stats.triang.ppf(q, c, loc=p["low"], scale=width)
+            # scipy.stats.triang.ppf's own formula (the same bits), without importing scipy.stats (~1 s of start-up)
+            return np.where(q < c, np.sqrt(c * q), 1 - np.sqrt((1 - c) * (1 - q))) * width + p["low"]
         if p["sigma"] == 0:
             return np.full_like(q, p["median"])
-        return p["median"] * np.exp(p["sigma"] * stats.norm.ppf(q))
+        from scipy.special import ndtri  # = scipy.stats.norm.ppf, without scipy.stats
+
+        return p["median"] * np.exp(p["sigma"] * ndtri(q))
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` draws (uses ``rng``; deterministic for a seeded generator)."""

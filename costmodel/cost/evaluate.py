@@ -4,15 +4,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..foundation.util import dataclass_dict
 from .model import INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms, unfollow
 from .scenario import Scenario
 from .spec import MODEL_KEYS, SOURCE_KEYS
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: `costmodel cost` needs none
+    import pandas as pd
 
 
 @dataclass
@@ -68,6 +70,8 @@ class CostResult:
 
     def terms_frame(self) -> pd.DataFrame:
         """Tidy table, one row per option and term: option, term, total_usd, per_month_usd."""
+        import pandas as pd
+
         rows = [
             {"option": o.name, "term": t, "total_usd": v, "per_month_usd": o.terms_per_month_usd[t]}
             for o in self.options.values()
@@ -77,6 +81,8 @@ class CostResult:
 
     def options_frame(self) -> pd.DataFrame:
         """One row per option: option, total_usd, per_month_usd, cheapest (bool)."""
+        import pandas as pd
+
         return pd.DataFrame(
             [
                 {"option": o.name, "total_usd": o.total_usd, "per_month_usd": o.per_month_usd,

@@ -7,16 +7,18 @@ once (vectorised). Same scenario + ``n`` + ``seed`` -> the same numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..foundation.errors import ScenarioError
 from ..foundation.util import dataclass_dict, is_seed
 from .evaluate import model_inputs
 from .model import OPTIONS, cheapest_index, totals
 from .scenario import Scenario
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: `costmodel cost` needs none
+    import pandas as pd
 
 MAX_DRAWS = 50_000_000
 
@@ -49,6 +51,8 @@ class MonteCarloResult:
 
     def samples_frame(self, max_rows: int = 5000) -> pd.DataFrame:
         """Tidy draws (``draw, option, total_usd``), the first ``max_rows`` draws only (chart-friendly)."""
+        import pandas as pd
+
         k = min(self.n, max_rows)
         rows = {"draw": np.tile(np.arange(k), len(OPTIONS)), "option": np.repeat(OPTIONS, k)}
         rows["total_usd"] = np.concatenate([self.totals[o][:k] for o in OPTIONS])
@@ -56,6 +60,8 @@ class MonteCarloResult:
 
     def quantiles_frame(self) -> pd.DataFrame:
         """One row per option: option, p5, p50, p95, mean, p_cheapest."""
+        import pandas as pd
+
         return pd.DataFrame(
             [
                 {"option": o, "p5": self.p5[o], "p50": self.p50[o], "p95": self.p95[o], "mean": self.mean[o],

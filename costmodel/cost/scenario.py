@@ -18,12 +18,11 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import yaml
 
-from ..contracts.results import READ_REQUIRED, CompareResult
 from ..foundation.errors import PriceError, ScenarioError
 from ..foundation.safeio import input_kind
 from ..foundation.safeyaml import safe_load, safe_load_file
@@ -40,6 +39,9 @@ from ..prices.billing import (
 from ..prices.catalog import PriceRow, load_prices
 from .dists import Distribution
 from .scenario_model import check_known_path, converted_key, gib_variant, validate_scenario
+
+if TYPE_CHECKING:  # the pydantic result models load only when a compare result is read (start-up of `cost`)
+    from ..contracts.results import CompareResult
 from .spec import (
     BOOLS,
     MODEL_KEYS,
@@ -572,8 +574,6 @@ def _remote_samples_per_s(compare: CompareResult, batch_samples: float | None = 
     return float(v)
 
 
-#: Keys every ``costmodel compare --json`` object has (values may be null); ``--from-compare`` requires them.
-COMPARE_REQUIRED_KEYS: tuple[str, ...] = READ_REQUIRED["compare"]
 #: Keys :func:`apply_measurements` reads from a compare result.
 COMPARE_MEASUREMENT_KEYS: tuple[str, ...] = (
     "remote_lost_s", "steady_slowdown_fraction", "ratio", "ratio_ci_low", "ratio_ci_high", "remote_steady_hit_ratio",
@@ -598,6 +598,7 @@ def _compare_model(compare: Any, src: str) -> CompareResult:
     ``ratio`` and ``remote_lost_s`` may be absent here, read as null). ScenarioError naming ``src`` when it
     has none of :data:`COMPARE_MEASUREMENT_KEYS` or a value of the wrong type."""
     from ..contracts.read import validate_result
+    from ..contracts.results import READ_REQUIRED, CompareResult
 
     if isinstance(compare, CompareResult):
         return compare
@@ -607,7 +608,7 @@ def _compare_model(compare: Any, src: str) -> CompareResult:
         raise ScenarioError(
             "not a compare result: none of the keys " + ", ".join(COMPARE_MEASUREMENT_KEYS) + " is present",
             path=src)
-    return validate_result(CompareResult, {k: compare.get(k) for k in COMPARE_REQUIRED_KEYS} | dict(compare), src,
+    return validate_result(CompareResult, {k: compare.get(k) for k in READ_REQUIRED["compare"]} | dict(compare), src,
                            ScenarioError)
 
 
@@ -632,3 +633,14 @@ def steady_mean_from_runs(runs: Sequence[Any], column: str) -> float | None:
             continue
         means.append(float(np.mean(col[col.size // 2 :])))
     return float(np.mean(means)) if means else None
+
+
+def __getattr__(name: str) -> Any:
+    """``COMPARE_REQUIRED_KEYS``: the keys every ``costmodel compare --json`` object has (values may be null;
+    ``--from-compare`` requires them), i.e. ``contracts.results.READ_REQUIRED['compare']``, looked up when
+    asked so that importing this module does not build the pydantic result models."""
+    if name == "COMPARE_REQUIRED_KEYS":
+        from ..contracts.results import READ_REQUIRED
+
+        return READ_REQUIRED["compare"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

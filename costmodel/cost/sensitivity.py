@@ -8,17 +8,20 @@ clipped to the input's range. Rows are sorted by ``swing_usd``, the change of
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..foundation.errors import ScenarioError
 from .evaluate import model_inputs
 from .model import OPTIONS, cheapest_index, totals
 from .scenario import Scenario
 from .spec import MODEL_KEYS, PARAM_BY_KEY, SOURCE_KEYS
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: `costmodel cost` needs none
+    import pandas as pd
 
 TORNADO_INPUTS: tuple[str, ...] = tuple(k for k in MODEL_KEYS if k != "horizon_months")
 ZERO_HIGH: dict[str, float] = {
@@ -59,7 +62,16 @@ def tornado_range(scenario: Scenario, key: str, swing: float = 0.25) -> tuple[fl
 def tornado(scenario: Scenario, inputs: Sequence[str] | None = None, swing: float = 0.25) -> pd.DataFrame:
     """One row per input: ``input, base, low, high, range, delta_low_usd, delta_high_usd, swing_usd``,
     each option's total at low and high, and the cheapest option at each end; sorted by ``swing_usd``.
-    ``delta`` = cross_region total - replicate total (USD over the horizon)."""
+    ``delta`` = cross_region total - replicate total (USD over the horizon). The rows of
+    :func:`tornado_rows` as a DataFrame."""
+    import pandas as pd
+
+    return pd.DataFrame(tornado_rows(scenario, inputs, swing))
+
+
+def tornado_rows(scenario: Scenario, inputs: Sequence[str] | None = None, swing: float = 0.25) -> list[dict[str, Any]]:
+    """The rows of :func:`tornado` as plain dicts, largest ``swing_usd`` first (ties in input order, a NaN
+    swing last), without pandas: what ``costmodel cost --json`` prints as ``sensitivity``."""
     keys = list(inputs) if inputs is not None else \
         list(TORNADO_INPUTS) + [k for k in SOURCE_KEYS if scenario.get(k) is not None]
     base = totals(model_inputs(scenario))
@@ -96,10 +108,8 @@ def tornado(scenario: Scenario, inputs: Sequence[str] | None = None, swing: floa
         row["cheapest_low"] = OPTIONS[int(ch[0])]
         row["cheapest_high"] = OPTIONS[int(ch[1])]
         rows.append(row)
-    df = pd.DataFrame(rows)
-    if not df.empty:
-        df = df.sort_values("swing_usd", ascending=False, kind="stable").reset_index(drop=True)
-    return df
+    # as DataFrame.sort_values("swing_usd", ascending=False, kind="stable"): stable, NaN last
+    return sorted(rows, key=lambda r: (math.isnan(r["swing_usd"]), -r["swing_usd"] if not math.isnan(r["swing_usd"]) else 0.0))
 
 
 def _check_values(key: str, values: Any) -> np.ndarray:
@@ -129,6 +139,8 @@ def sweep_2d(scenario: Scenario, x_key: str, x_values: Any, y_key: str, y_values
     n = X.size
     tt = {o: np.asarray(t[o], dtype=float) * np.ones(n) for o in OPTIONS}
     ch = cheapest_index(tt, scenario.priced())
+    import pandas as pd
+
     return pd.DataFrame(
         {
             x_key: X.ravel(),

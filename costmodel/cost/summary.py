@@ -18,7 +18,7 @@ from .breakeven import break_even, wait_break_even
 from .evaluate import evaluate
 from .montecarlo import MonteCarloResult, monte_carlo
 from .scenario import Scenario
-from .sensitivity import tornado
+from .sensitivity import tornado_rows
 
 HEADLINE_DRAWS = 20_000
 ROBUST_P = 0.9
@@ -69,7 +69,7 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
     out = result.to_dict()
     out["break_even"] = break_even(scenario)
     out["wait_break_even"] = wait_break_even(scenario)
-    rows = tornado(scenario).to_dict(orient="records")
+    rows = tornado_rows(scenario)
     out["sensitivity"] = rows
     mc: MonteCarloResult | None
     if monte_carlo_n:

@@ -9,12 +9,14 @@ import hashlib
 import json
 import math
 import os
+import sys
 import tempfile
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @contextlib.contextmanager
@@ -69,13 +71,15 @@ def to_jsonable(obj: Any) -> Any:
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, set)):
         return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
+    # numpy is not imported for this: no numpy object exists before someone imported it (start-up of the CLI)
+    np_ = sys.modules.get("numpy")
+    if np_ is not None and isinstance(obj, np_.ndarray):
         return [to_jsonable(v) for v in obj.tolist()]
-    if isinstance(obj, (np.bool_, bool)):
+    if isinstance(obj, bool) or (np_ is not None and isinstance(obj, np_.bool_)):
         return bool(obj)
-    if isinstance(obj, (np.integer,)):
+    if np_ is not None and isinstance(obj, np_.integer):
         return int(obj)
-    if isinstance(obj, (float, np.floating)):
+    if isinstance(obj, float) or (np_ is not None and isinstance(obj, np_.floating)):
         f = float(obj)
         return f if math.isfinite(f) else None
     if isinstance(obj, os.PathLike):
@@ -158,7 +162,9 @@ def yaml_problem(exc: BaseException) -> str:
 
 def is_seed(value: object) -> TypeGuard[int | np.integer]:
     """True for a whole number >= 0, what ``numpy.random.default_rng`` accepts (a bool is not a seed)."""
-    return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and bool(value >= 0)
+    np_ = sys.modules.get("numpy")  # a numpy integer exists only once numpy is imported: not imported here
+    whole = isinstance(value, int) or (np_ is not None and isinstance(value, np_.integer))
+    return not isinstance(value, bool) and whole and bool(value >= 0)  # type: ignore[operator]
 
 
 def finite_float(value: Any) -> float | None:

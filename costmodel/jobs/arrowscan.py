@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from .aggregate import samples_per_step
+
 #: dense per-step arrays are used up to this step number (larger step numbers: the DuckDB query)
 MAX_STEP = 1 << 26
 THREADS = 2
@@ -158,7 +160,8 @@ class Acc:
     SPEC = (("n", 0, "int64"), ("thr_n", 0, "int64"), ("st_n", 0, "int64"), ("t_n", 0, "int64"),
             ("thr_sum", 0.0, "float64"), ("thr_min", np.nan, "float64"), ("thr_max", np.nan, "float64"),
             ("st_sum", 0.0, "float64"), ("st_max", -np.inf, "float64"), ("st_second", -np.inf, "float64"),
-            ("slowest", -1, "int64"), ("others", -np.inf, "float64"), ("t_max", -np.inf, "float64"))
+            ("slowest", -1, "int64"), ("others", -np.inf, "float64"), ("t_max", -np.inf, "float64"),
+            ("ts_n", 0, "int64"), ("ts_sum", 0.0, "float64"))
 
     def _grow(self, need: int) -> None:
         if need <= self.cap:
@@ -196,6 +199,8 @@ class Acc:
         a["slowest"][idx] = np.where(wins, rank, sr)
         if other:
             a["others"][idx] = np.fmax(a["others"][idx], st)
+        # the rank's samples in the step on its own clock (float32 product, as aggregate.samples_per_step)
+        _add_count_and_sum(a, "ts", idx, samples_per_step(thr, st), holes["thr"] or holes["st"])
         if holes["t"]:
             t_ok = ~np.isnan(t)
             if t_ok.any():

@@ -54,6 +54,12 @@ def job_summary(tabs: JobTables, mode: str, mode_evidence: str, facts: dict[str,
         "throughput_column": tabs.throughput_column,
         "rank_throughput": mode,
         "rank_throughput_evidence": mode_evidence,
+        # one model: a synchronous job steps at its slowest rank (global samples over that step time);
+        # the sum of the ranks' own figures is the evidence beside it (costmodel.jobs.aggregate)
+        "rank_clock": facts.get("rank_clock"),
+        "rank_clock_evidence": facts.get("rank_clock_evidence"),
+        "job_throughput": facts.get("job_throughput"),
+        "ranks_throughput_sum": facts.get("ranks_throughput_sum"),
         "stragglers": [dict(s) for s in strag["stragglers"]],
         "straggler_lost_s": float(strag["straggler_lost_s"]),
         "straggler_lost_fraction": float(strag["straggler_lost_fraction"]),

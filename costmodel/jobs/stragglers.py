@@ -5,9 +5,13 @@ Rule (defaults in brackets):
 
 * per step bin ``b`` (see ``JobTables.bins``) each rank's mean step time ``st_rb``; a rank's ratio to a
   baseline ``x_rb = st_rb / base_b``;
-* a rank is a **straggler** when its median excess ``median_b(x_rb) - 1`` >= ``threshold`` [0.05] and
-  ``x_rb >= 1 + threshold / 2`` in at least ``persistence`` [0.8] of its bins (persistently, not once):
-  a stall every rank shares (checkpoint, epoch start) raises the baseline too and flags nobody;
+* a rank is a **straggler** when it holds the job back for a large share of the run: ``x_rb >= 1 +
+  threshold / 2`` (a *slow bin*) in at least ``persistence`` [0.5] of its bins, and its median excess over
+  its slow bins ``median_{b slow}(x_rb) - 1`` >= ``threshold`` [0.05] (a rank 12 % slower for 75 % of the
+  run is one; a rank slow in one burst, or a few per cent slower, is not): a stall every rank shares
+  (checkpoint, epoch start) raises the baseline too and flags nobody. ``excess_step_time_fraction`` is
+  that median excess (how much slower it runs while it is slow), ``bins_above`` / ``bins`` the share of
+  the run it was slow for;
 * the baseline is found in two passes, so that a slow group as large as the rest (one slow node of two,
   the common two-node job) cannot hide in the median it drags up: first ``base_b`` = the median of the
   faster half of the ranks in the bin (those at or below the bin's median) gives the candidates; then
@@ -30,7 +34,7 @@ import pandas as pd
 from .aggregate import JobTables
 
 THRESHOLD = 0.05
-PERSISTENCE = 0.8
+PERSISTENCE = 0.5
 HOLD_THRESHOLD = 0.05
 MIN_RANKS = 3
 
@@ -52,9 +56,12 @@ def _flag(b: pd.DataFrame, base: pd.Series, threshold: float, persistence: float
     x = b.assign(ratio=b["st_mean"] / b["bin"].map(base)).dropna(subset=["ratio"])
     out: dict[int, tuple[float, int, int]] = {}
     for rank, g in x.groupby("rank"):
-        excess = float(g["ratio"].median() - 1.0)
-        above = int((g["ratio"] >= 1.0 + threshold / 2).sum())
-        if excess >= threshold and len(g) and above / len(g) >= persistence:
+        slow = g["ratio"][g["ratio"] >= 1.0 + threshold / 2]
+        above = len(slow)
+        if not above or above / len(g) < persistence:
+            continue
+        excess = float(slow.median() - 1.0)
+        if excess >= threshold:
             out[int(rank)] = (excess, above, len(g))
     return out
 
@@ -108,8 +115,8 @@ def find_stragglers(tabs: JobTables, threshold: float = THRESHOLD, persistence: 
                 "held_back_steps": int(held.get(r, 0)),
                 "slowest_steps": int(slowest.get(r, 0)),
                 "evidence": (f"rank {r}: mean step time {excess:+.1%} over the median of the job's other ranks "
-                             f"(median over {n_bins} bins of {tabs.bin_steps} steps), at least "
-                             f"{threshold / 2:+.1%} over it in {n_above} of {n_bins} bins; "
+                             f"(median over the bins of {tabs.bin_steps} steps where it was at least "
+                             f"{threshold / 2:+.1%} over it: {n_above} of {n_bins} bins, {n_above / n_bins:.0%} of the run); "
                              f"slowest rank at {slowest.get(r, 0)} of {len(steps)} steps, held the others back "
                              f"(> {hold_threshold:.0%} over the next slowest) at {held.get(r, 0)}"),
                 "source": tabs.sources.get(r, ""),

@@ -246,12 +246,16 @@ def cost_stage(params: ReportParams, compare: CompareResult | Mapping[str, Any] 
     import pandas as pd
 
     from .. import cost as cm
+    from ..cost.measured import KEY, scenario_figures
     from ..foundation.util import to_jsonable
 
-    scen = cm.load_scenario(params.scenario)
+    as_written = scen = cm.load_scenario(params.scenario)
     if compare:
         scen = cm.apply_measurements(scen, compare=compare, source="compare")
     raw, mc = cm.analyze_with_draws(scen, monte_carlo_n=params.monte_carlo_n, seed=params.seed)
+    both = scenario_figures(as_written, raw) if scen is not as_written else None
+    if both is not None:  # as `costmodel cost --from-compare` prints it: the scenario's own totals beside
+        raw[KEY] = both
     result = to_jsonable(raw)
     model = CostResult.model_validate(result)
     samples = None
@@ -344,11 +348,15 @@ def decision_record(
     cost: CostStage | Mapping[str, Any] | None,
     decision: Any,
     params: ReportParams,
+    base_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """The contents of ``decision.json``: fit (list), compare, cost, checklist and verdict, and the
-    inputs with their SHA-256. Deterministic for the same inputs (no timestamps)."""
+    inputs with their SHA-256. Deterministic for the same inputs (no timestamps), and free of machine
+    paths: every input path is relative to ``base_dir`` (default: the folder of ``params.decision_path``,
+    else the current folder) or named inside the package (:mod:`costmodel.report.paths`)."""
     from .. import __version__
     from ..foundation.util import to_jsonable
+    from .paths import path_map, record_base_dir, relocate
 
     cost_dict = cost.result if isinstance(cost, CostStage) else cost
     dec = decision.to_dict() if hasattr(decision, "to_dict") else dict(decision)
@@ -381,8 +389,15 @@ def decision_record(
             "checklist": dec,
         }
     )
+    base = os.fspath(base_dir) if base_dir is not None else record_base_dir(params.decision_path)
+    record = relocate(record, path_map(input_paths(inputs, params), base))
     # the record is checked against its contract before it is written (decision.json's schema)
     return DecisionRecord.model_validate(record).to_json_dict()
+
+
+def input_paths(inputs: Inputs, params: ReportParams) -> list[str]:
+    """Every local path the record may name: each input file and each run file or folder parameter."""
+    return [*(f.path for f in inputs.files), *params.colocated, *params.remote, params.scenario, params.answers]
 
 
 #: The command named in the ADR as the one that wrote it.
@@ -408,11 +423,16 @@ def render_adr_text(
     ``costmodel report``. ``base_dir`` is the folder the ADR is written to: the input-file links are
     relative to it (None: the folder of ``params.adr_path``, else the paths as given)."""
     from ..checklist import adr
+    from .paths import display_path, local_path, record_base_dir
 
     doc = _answers(params, answers)  # meta validated as `decide` validates it (a bad people list is an error)
-    inputs = [(f["role"], f["path"]) for f in record["inputs"]["files"]]
     if base_dir is None and params.adr_path:
         base_dir = os.path.dirname(os.path.abspath(params.adr_path))
+    record_base = record_base_dir(params.decision_path)
+    inputs = []
+    for f in record["inputs"]["files"]:  # (role, the file to hash, the name shown: relative to the ADR's folder)
+        real = local_path(f["path"], record_base)
+        inputs.append((f["role"], real, display_path(real, base_dir if base_dir is not None else record_base)))
     return adr.render_adr(
         decision,
         title=report_title(params, doc),

@@ -242,7 +242,7 @@ def _tail_drift(s: Series, ym: np.ndarray, lo: int = 0) -> tuple[float, float, f
     sb, _ = detect.block_means(s.step[a:].astype(float), m)
     if len(yb) < 8:
         return None
-    from scipy.stats import theilslopes
+    from ..numeric.robust import theilslopes
 
     slope = float(theilslopes(yb, sb)[0])
     med = float(np.median(yb))
@@ -276,7 +276,7 @@ def _drift_per_1k(s: Series, xb: np.ndarray, yb: np.ndarray, starts: np.ndarray,
     j = int(np.searchsorted(starts, i_s))
     if len(yb) - j < 8:
         return None
-    from scipy.stats import theilslopes
+    from ..numeric.robust import theilslopes
 
     sb = s.step[np.minimum(starts[j:], s.n - 1)].astype(float)
     med = float(np.median(yb[j:]))
@@ -298,7 +298,7 @@ def _overshoot_end(xb: np.ndarray, yb: np.ndarray, starts: np.ndarray, segs: lis
     from the peak stays
     within 1 % of the plateau.
     """
-    from scipy.optimize import isotonic_regression
+    from ..numeric.robust import isotonic_regression
 
     jg = int(np.searchsorted(starts, group_start))
     if len(yb) - jg < 4:
@@ -564,7 +564,7 @@ def _analyze_series(s: Series) -> FitResult:
         evidence["steady_se_longrun"] = lr.to_dict()
         if win is not None:
             # batch boundaries cut stalls at random: the stall-aware long-run error is the honest one
-            from scipy import stats as _st
+            from ..numeric import stats as _st
 
             tq = float(_st.t.ppf(0.975, max(lr.df, 1.0)))
             ci.se, ci.ci_low, ci.ci_high, ci.df = lr.se, ci.mean - tq * lr.se, ci.mean + tq * lr.se, int(round(lr.df))

@@ -58,7 +58,7 @@ def theil_sen_rel(x: np.ndarray, y: np.ndarray) -> float:
     """Relative change over the span of ``x`` predicted by the Theil-Sen slope: slope * span / median(y)."""
     if len(y) < 4:
         return 0.0
-    from scipy.stats import theilslopes
+    from ..numeric.robust import theilslopes
 
     res = theilslopes(y, x)
     med = float(np.median(y))

@@ -197,7 +197,7 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
     the result are always lists of fit dictionaries. Raises AnalysisError when a side is empty or the
     margin is not in (0, 1).
     """
-    from scipy import stats
+    from ..numeric import stats
 
     if not colocated or not remote:
         raise AnalysisError("compare needs at least one co-located and one remote run")

@@ -103,7 +103,7 @@ class CurveFit:
 
 def _crossing(h: Callable[[float], float], lo: float, hi: float) -> float | None:
     """Last x where h goes from > 0 to <= 0 for a monotone gap (h decreasing); lo if h(lo) <= 0."""
-    from scipy.optimize import brentq
+    from ..numeric.roots import brentq
 
     if h(lo) <= 0:
         return lo
@@ -170,7 +170,7 @@ def _grid(model: str, span: float, dx: float, xs: np.ndarray) -> list[tuple[floa
 
 def fit_model(model: str, x: np.ndarray, y: np.ndarray) -> CurveFit:
     """Fit one model to (x, y) (block means). Raises ValueError for an unknown model."""
-    from scipy.optimize import minimize, minimize_scalar
+    from ..numeric.optimize import minimize, minimize_scalar
 
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)

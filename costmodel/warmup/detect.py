@@ -78,7 +78,7 @@ def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0, dips_from: 
     outliers (slow steps), not dips. Only events starting at or after ``dips_from`` count as dips
     (dips are drops after the run settled).
     """
-    from scipy.ndimage import median_filter
+    from ..numeric.filters import median_filter
 
     n = len(y)
     if n < 5:
@@ -87,14 +87,14 @@ def find_anomalies(y: np.ndarray, window: int = 101, k: float = 5.0, dips_from: 
     w = int(min(window, max(5, (n // 5) | 1)))
     if w % 2 == 0:
         w += 1
-    base = median_filter(y.astype(float), size=w, mode="reflect")
+    base = median_filter(y.astype(float), w)
     r = y - base
     sig = robust_sigma(r)
     if sig <= 0:
         z = np.zeros(n, dtype=bool)
         return Anomalies(baseline=base, sigma=0.0, low=z, high=z.copy())
     # local scale: rolling MAD, so a noisier phase (e.g. a cold start) is judged by its own noise
-    sig_loc = np.maximum(1.4826 * median_filter(np.abs(r), size=w, mode="reflect"), 0.5 * sig)
+    sig_loc = np.maximum(1.4826 * median_filter(np.abs(r), w), 0.5 * sig)
     low = r < -k * sig_loc
     high = r > k * sig_loc
     # like warmup_stats, never flag the first half-window: a steep warm-up there is not an outlier
@@ -251,7 +251,7 @@ def isotonic_end(yb: np.ndarray, plateau: float, eps: float = 0.01, increasing: 
 
     ``increasing=False`` handles a level that falls to its plateau. Returns (index, fitted values).
     """
-    from scipy.optimize import isotonic_regression
+    from ..numeric.robust import isotonic_regression
 
     if len(yb) == 0:
         return 0, np.zeros(0)

@@ -89,29 +89,97 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(np.flatnonzero(dm == 1).tolist(), np.flatnonzero(dm == -1).tolist(), strict=False))
 
 
+def _comb_ok(p: np.ndarray, n: int, m: int) -> bool:
+    """Whether jumps at positions ``p`` (sorted, ``m`` of them) sit on a regular comb covering a window of
+    ``n`` observations (the rule of :func:`_periodic_subset`)."""
+    g = np.diff(p)
+    P = float(np.median(g))
+    if P <= 1:
+        return False
+    # three events (two gaps) fall evenly by chance now and then: ask them for clockwork regularity
+    cv_max, dev_max = (PERIODIC_CV, 0.25) if m >= 4 else (PERIODIC_CV_3, 0.1)
+    if float(np.std(g) / np.mean(g)) > cv_max or np.max(np.abs(g / P - 1.0)) > dev_max:
+        return False
+    return not (p[0] > 1.25 * P or (n - p[-1]) > 1.25 * P)
+
+
 def _periodic_subset(pos: np.ndarray, size: np.ndarray, n: int) -> np.ndarray | None:
     """Indices of the largest set (>= 3) of the biggest jumps that sit on a regular comb covering the
     window (gaps' CV <= PERIODIC_CV, every gap within 25 % of the median; three jumps: CV <=
     PERIODIC_CV_3, within 10 %; head and tail shorter than
-    1.25 periods: no stall missing); None when there is none."""
+    1.25 periods: no stall missing); None when there is none. ``pos`` is increasing.
+
+    The sets tried are the ``m`` biggest jumps for ``m = k, k - 1, ..., 3``. Each is one jump fewer than
+    the one before, so the gaps are kept in a linked list (removing a jump merges its two gaps) with
+    their exact integer sum and sum of squares and a min- and a max-heap: three necessary conditions of
+    the rule (the CV, max gap / min gap <= (1 + dev) / (1 - dev), head and tail <= 1.25 mean / (1 - dev))
+    cost O(log k) per set, and only a set that passes them is checked by the rule itself. O(k log k) in
+    all where trying every set was O(k^2 log k) (2.4 s of a 10^6-step fit with 1 % slow steps).
+    """
+    import heapq
+    from collections import Counter
+
     k = len(pos)
     if k < 3:
         return None
     order = np.argsort(-np.abs(size), kind="stable")
+    at = [int(v) for v in pos.tolist()]
+    nxt = list(range(1, k + 1))
+    prv = list(range(-1, k - 1))
+    first, last = 0, k - 1
+    gaps = [at[i + 1] - at[i] for i in range(k - 1)]
+    s1, s2 = at[-1] - at[0], sum(g * g for g in gaps)
+    live: Counter[int] = Counter(gaps)
+    lo_heap, hi_heap = list(gaps), [-g for g in gaps]
+    heapq.heapify(lo_heap)
+    heapq.heapify(hi_heap)
+    tol = 1.0 + 1e-9  # float slack on the necessary conditions (the rule itself decides)
+
+    def drop(g: int) -> None:
+        live[g] -= 1
+
+    def add(g: int) -> None:
+        live[g] += 1
+        heapq.heappush(lo_heap, g)
+        heapq.heappush(hi_heap, -g)
+
     for m in range(k, 2, -1):
-        idx = np.sort(order[:m])
-        p = pos[idx].astype(float)
-        g = np.diff(p)
-        P = float(np.median(g))
-        if P <= 1:
-            continue
-        # three events (two gaps) fall evenly by chance now and then: ask them for clockwork regularity
+        while live[lo_heap[0]] <= 0:
+            heapq.heappop(lo_heap)
+        while live[-hi_heap[0]] <= 0:
+            heapq.heappop(hi_heap)
+        g_min, g_max = lo_heap[0], -hi_heap[0]
         cv_max, dev_max = (PERIODIC_CV, 0.25) if m >= 4 else (PERIODIC_CV_3, 0.1)
-        if float(np.std(g) / np.mean(g)) > cv_max or np.max(np.abs(g / P - 1.0)) > dev_max:
-            continue
-        if p[0] > 1.25 * P or (n - p[-1]) > 1.25 * P:
-            continue
-        return idx
+        mean_bound = 1.25 * (s1 / (m - 1)) / (1.0 - dev_max) * tol
+        if (g_min > 0 and (s2 * (m - 1) - s1 * s1) <= cv_max * cv_max * s1 * s1 * tol
+                and g_max <= g_min * (1.0 + dev_max) / (1.0 - dev_max) * tol
+                and at[first] <= mean_bound and n - at[last] <= mean_bound):
+            idx = np.sort(order[:m])
+            if _comb_ok(pos[idx].astype(float), n, m):
+                return idx
+        if m == 3:
+            break
+        x = int(order[m - 1])  # the smallest jump of this set leaves it
+        a, b = prv[x], nxt[x]
+        if a < 0:  # the first jump
+            g = at[b] - at[x]
+            drop(g)
+            s1 -= g
+            s2 -= g * g
+            first, prv[b] = b, -1
+        elif b >= k:  # the last jump
+            g = at[x] - at[a]
+            drop(g)
+            s1 -= g
+            s2 -= g * g
+            last, nxt[a] = a, k
+        else:
+            g1, g2 = at[x] - at[a], at[b] - at[x]
+            drop(g1)
+            drop(g2)
+            add(g1 + g2)
+            s2 += (g1 + g2) ** 2 - g1 * g1 - g2 * g2
+            nxt[a], prv[b] = b, a
     return None
 
 

@@ -74,7 +74,7 @@ class Period:
 def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, min_drop: float = 0.04,
                 min_events: int = 4, max_cv: float = 0.25, window: int = 51) -> Period | None:
     """Recurring stalls in the rate series ``y`` (see the module docstring); None when there are none."""
-    from scipy.ndimage import median_filter
+    from ..numeric.filters import median_filter
 
     n = len(y)
     if n < 12:
@@ -94,12 +94,12 @@ def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, mi
             # beyond the first / last good point: the median of the nearest good points, not the edge one
             src[: good[0]] = np.median(yf[good[: w // 2 + 1]])
             src[good[-1] + 1:] = np.median(yf[good[-(w // 2 + 1):]])
-        base = median_filter(src, size=w, mode="reflect")
+        base = median_filter(src, w)
         ok = base > 0
         rel = np.where(ok, yf / np.where(ok, base, 1.0) - 1.0, 0.0)
         rs = np.where(ok, src / np.where(ok, base, 1.0) - 1.0, 0.0)
         sig = robust_sigma(rs)
-        sig_loc = np.maximum(1.4826 * median_filter(np.abs(rs - np.median(rs)), size=w, mode="reflect"), 0.5 * sig)
+        sig_loc = np.maximum(1.4826 * median_filter(np.abs(rs - np.median(rs)), w), 0.5 * sig)
         # a drop below half the rolling median is a stall whatever the local noise
         low = rel < -np.maximum(np.minimum(k * sig_loc, 0.5), min_drop)
         # hysteresis: an event also takes in its shoulders (the partial seconds at the edge of a gap)

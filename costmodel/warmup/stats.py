@@ -75,7 +75,7 @@ def ratio_ci(w: np.ndarray, d: np.ndarray, y: np.ndarray | None = None, level: f
 
     ``y`` (per-observation rates, default ``w/d``) is only used for the coefficient of variation.
     """
-    from scipy import stats
+    from ..numeric import stats
 
     w = np.asarray(w, dtype=float)
     d = np.asarray(d, dtype=float)

@@ -8,7 +8,7 @@ import re
 import pytest
 from support.paths import REPO
 
-ROW = re.compile(r"^\| `(?P<verb>[a-z ]+)` \| (?P<obj>[^|]+) \| (?P<keys>[^|]+) \|$")
+ROW = re.compile(r"^\| `(?P<verb>[a-z -]+)` \| (?P<obj>[^|]+) \| (?P<keys>[^|]+) \|$")
 
 
 def _rows() -> list[tuple[str, str, list[str]]]:
@@ -31,6 +31,7 @@ def outputs(cli, tmp_path_factory, examples_dir):
     (d / "compare.json").write_text(json.dumps(out["compare"]))
     out["cost"] = cli.json("cost", ex / "scenario.yaml", "--json", "--monte-carlo", "200", "--today", "2026-12-02")
     (d / "cost.json").write_text(json.dumps(out["cost"]))
+    out["cost --from-compare"] = cli.json("cost", ex / "scenario.yaml", "--from-compare", d / "compare.json", "--json")
     out["decide"] = cli.json("decide", "--answers", ex / "answers.yaml", "--compare", d / "compare.json", "--cost",
                              d / "cost.json", "--json")
     out["simulate"] = cli.json("simulate", ex / "whatif.yaml", "--json")

@@ -115,9 +115,12 @@ def test_copied_report_notebook_runs_with_plain_papermill(tmp_path):
     decision = json.loads((tmp_path / "decision.json").read_text(encoding="utf-8"))
     assert decision["cost"]["horizon_months"] == 24
     scen = [f for f in decision["inputs"]["files"] if f["role"] == "scenario"]
-    assert scen[0]["path"] == str((tmp_path / "my.yaml").resolve())
+    assert scen[0]["path"] == "my.yaml"  # relative to the folder decision.json is written to
     remote = [f for f in decision["inputs"]["files"] if f["role"] == "remote"]
-    assert Path(remote[0]["path"]).read_bytes() == (EXAMPLES_DIR / "remote_steps.csv").read_bytes()
+    assert remote[0]["path"] == "costmodel/data/examples/remote_steps.csv"  # the bundled default, named in the package
+    from costmodel.report.paths import local_path
+
+    assert Path(local_path(remote[0]["path"], tmp_path)).read_bytes() == (EXAMPLES_DIR / "remote_steps.csv").read_bytes()
     assert decision["verdict"] in {"GO", "CONDITIONAL", "NO_GO"}
 
 

@@ -24,9 +24,9 @@ def _input_links(text: str) -> dict[str, str]:
     """role -> link target of the input-file rows in More Information."""
     out = {}
     for line in text.splitlines():
-        m = re.match(r"\| (\w+) \| \[.*\]\(([^)]*)\) \| `[0-9a-f]{64}` \|$", line)
-        if m:
-            out[m.group(1)] = urllib.parse.unquote(m.group(2))
+        m = re.match(r"\| (\w+) \| (?:\[.*\]\(([^)]*)\)|[^|\[]+) \| `[0-9a-f]{64}` \|$", line)
+        if m:  # a linked file: its target; a file bundled with the package (not linked): ""
+            out[m.group(1)] = urllib.parse.unquote(m.group(2) or "")
     return out
 
 
@@ -41,20 +41,42 @@ def test_report_adr_says_costmodel_report_wrote_it_and_links_resolve_from_its_fo
     assert decision.conditions and "(re-run `costmodel report` with the new answers" in text
     links = _input_links(text)
     assert set(links) == {"colocated", "remote", "scenario", "answers"}
-    for f in record["inputs"]["files"]:
-        target = links[f["role"]]
-        assert not Path(target).is_absolute() and target.startswith("../")
-        assert (out / target).resolve() == Path(f["path"]).resolve()  # opens from where adr.md lives
+    for f in record["inputs"]["files"]:  # the bundled example: named inside the package, not linked
+        assert f["path"].startswith("costmodel/data/examples/") and links[f["role"]] == ""
     assert "[report.html](report.html)" in text
+
+
+def test_report_adr_links_the_users_files_relative_to_its_folder(stages, tmp_path, examples_dir):
+    import shutil
+
+    _p, decision, _record = stages
+    ex = tmp_path / "mine" / "ex"
+    shutil.copytree(examples_dir, ex)
+    out = tmp_path / "deep" / "out"
+    out.mkdir(parents=True)
+    p2 = dataclasses.replace(
+        report.validate_parameters(colocated=[str(ex / "colocated_steps.csv")], remote=[str(ex / "remote_steps.csv")],
+                                   scenario=str(ex / "scenario.yaml"), answers=str(ex / "answers.yaml"), monte_carlo_n=0),
+        adr_path=str(out / "adr.md"), decision_path=str(out / "decision.json"), date="2026-12-02")
+    inputs = report.load_inputs(p2)
+    fits = report.fit_runs(inputs, p2)
+    cmp = report.compare_runs(inputs, p2, fits)
+    cost = report.cost_stage(p2, cmp)
+    rec = report.decision_record(inputs, fits, cmp, cost, decision, p2)
+    report.write_outputs(rec, decision, p2)
+    links = _input_links((out / "adr.md").read_text())
+    assert links == {"colocated": "../../mine/ex/colocated_steps.csv", "remote": "../../mine/ex/remote_steps.csv",
+                     "scenario": "../../mine/ex/scenario.yaml", "answers": "../../mine/ex/answers.yaml"}
+    for f in rec["inputs"]["files"]:  # opens from where adr.md and decision.json live
+        assert links[f["role"]] == f["path"] and (out / f["path"]).resolve() == (ex / Path(f["path"]).name).resolve()
 
 
 def test_base_dir_can_be_given_explicitly(stages, tmp_path):
     p, decision, record = stages
     text = report.render_adr_text(decision, record, dataclasses.replace(p, date="2026-12-02"), base_dir=tmp_path)
-    for f in record["inputs"]["files"]:
-        assert (tmp_path / _input_links(text)[f["role"]]).resolve() == Path(f["path"]).resolve()
     no_base = report.render_adr_text(decision, record, dataclasses.replace(p, date="2026-12-02"))
-    assert _input_links(no_base)["answers"] == record["inputs"]["files"][-1]["path"]  # as given: absolute
+    assert text == no_base  # the bundled example is named inside the package wherever the record lives
+    assert str(tmp_path) not in text and _input_links(text)["answers"] == ""
 
 
 def test_render_adr_producer_defaults_to_decide_and_is_checked():

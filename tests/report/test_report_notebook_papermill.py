@@ -14,6 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from support.paths import REPO
+from support.results import as_recorded
 
 from costmodel import report
 
@@ -191,9 +192,10 @@ def test_decision_json_matches_what_the_cli_verbs_print(cli, rendered, hostile, 
     out, _ = rendered
     dec = json.loads((out / "decision.json").read_text())
     colo, remote = str(hostile["colocated"]), str(hostile["remote"])
+    inputs = [hostile[k] for k in ("colocated", "remote", "scenario", "answers")]
 
-    def verb(*args: str):
-        return cli.json(*args)
+    def verb(*args: str):  # what the verb prints, its input paths as decision.json writes them (relative to out)
+        return as_recorded(cli.json(*args), out, *inputs)
 
     fits = verb("fit", "--role", "colocated", colo, "--json") + verb("fit", "--role", "remote", remote, "--json")
     assert dec["fit"] == fits
@@ -204,8 +206,8 @@ def test_decision_json_matches_what_the_cli_verbs_print(cli, rendered, hostile, 
     cost = verb("cost", str(hostile["scenario"]), "--from-compare", str(tmp_path / "compare.json"),
                 "--monte-carlo", "2000", "--seed", "0", "--json")
     for key in cost:
-        if key == "inputs":  # records where each figure came from (file names differ): compare values only
-            assert _values(dec["cost"]["inputs"]) == _values(cost["inputs"])
+        if key in ("inputs", "scenario_figures"):  # where each figure came from (names differ): values only
+            assert _values(dec["cost"][key]) == _values(cost[key]), key
         else:
             assert dec["cost"][key] == cost[key], key
     (tmp_path / "cost.json").write_text(json.dumps(dec["cost"]))
@@ -215,6 +217,7 @@ def test_decision_json_matches_what_the_cli_verbs_print(cli, rendered, hostile, 
     assert dec["verdict"] == decided["verdict"]
     from costmodel.foundation.util import sha256_file
 
+    assert str(tmp_path.parent) not in json.dumps(dec)  # no machine path: relative to the report's folder
     shas = {f["role"] + ":" + Path(f["path"]).name: f["sha256"] for f in dec["inputs"]["files"]}
     assert shas["answers:answers.yaml"] == sha256_file(hostile["answers"])
     assert shas["remote:" + hostile["remote"].name] == sha256_file(hostile["remote"])

@@ -60,3 +60,12 @@ def reference_cost() -> dict:
             "transfer_budget_usd_per_month": 2500.0,
         },
     }
+
+
+def as_recorded(obj, record_dir, *paths):
+    """``obj`` (a verb's JSON) with its input paths written as a report's record writes them: relative to
+    ``record_dir`` (the folder of decision.json), or ``costmodel/...`` inside the package
+    (:mod:`costmodel.report.paths`). ``paths`` are the inputs the verb was given."""
+    from costmodel.report.paths import path_map, relocate
+
+    return relocate(obj, path_map([str(p) for p in paths], record_dir))

@@ -1,0 +1,83 @@
+"""`fit` at 10^6 points in process (issue 28: under 5 s), against the baseline commit in the same run.
+
+CPU time (``time.process_time`` of the analysis; it is single-threaded) is printed beside wall time: on
+a shared machine it is the steadier figure. The series is benchmarks/bench_warmup.py's speed case: ``costmodel.synthetic.shapes.generate(n=1_000_000,
+shape="exp", warmup_frac=0.2, cv=0.02, ar=0.5, outlier_frac=0.01, seed=8)`` (1 % slow steps: about
+10,000 jumps for the long-run variance). Each side runs ``costmodel.warmup.analyze`` on it in a fresh
+process (the baseline's source ``git archive``d and put first on ``PYTHONPATH``), imports and
+generation outside the timing, alternating, ``--repeat`` rounds; the medians and their ratio are
+printed, with the warm-up end each found (they must agree). Usage::
+
+    .venv/bin/python benchmarks/bench_fit_scale.py [--repeat 3] [--n 1000000] [--baseline-ref 97f5942]
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_BASELINE = "97f5942"  # main before issue 28 (quadratic periodic subsets)
+
+CHILD = """
+import json, sys, time
+try:
+    from costmodel.synthetic.shapes import generate
+except ImportError:  # the baseline commit, before the rooms
+    from costmodel.synth import generate
+from costmodel.warmup import analyze
+s = generate(n=int(sys.argv[1]), shape="exp", warmup_frac=0.2, cv=0.02, ar=0.5, outlier_frac=0.01, seed=8)
+run = s.to_run()
+import scipy.ndimage  # noqa: F401  imports outside the timing, on both sides
+t0, c0 = time.perf_counter(), time.process_time(); r = analyze(run)
+dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+print(json.dumps({"s": dt, "cpu": cpu, "end": r.warmup_end_step, "cls": r.classification, "truth": s.truth.warmup_end_step,
+                  "mean": r.steady_mean, "ci": [r.steady_ci_low, r.steady_ci_high]}))
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--baseline-ref", default=DEFAULT_BASELINE)
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-fit-") as tmp:
+        data = subprocess.run(["git", "archive", args.baseline_ref, "costmodel"], cwd=REPO, capture_output=True,
+                              check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            tar.extractall(tmp, filter="data")
+        sides = {"baseline": tmp, "now": str(REPO)}
+        res: dict[str, list[dict]] = {k: [] for k in sides}
+        for rnd in range(args.repeat):
+            for who, path in sides.items():
+                p = subprocess.run([sys.executable, "-c", CHILD, str(args.n)], env=dict(os.environ, PYTHONPATH=path),
+                                   capture_output=True, text=True, check=False, cwd=tmp)
+                if p.returncode:
+                    raise SystemExit(p.stderr[-3000:])
+                d = json.loads(p.stdout.strip().splitlines()[-1])
+                res[who].append(d)
+                print(f"round {rnd + 1} {who:<8} {d['s']:.2f} s wall {d['cpu']:.2f} s CPU  {d['cls']} end {d['end']} (truth {d['truth']}) "
+                      f"level {d['mean']:.4f} [{d['ci'][0]:.4f}, {d['ci'][1]:.4f}]  load {os.getloadavg()[0]:.2f}",
+                      flush=True)
+    b = statistics.median(d["s"] for d in res["baseline"])
+    n = statistics.median(d["s"] for d in res["now"])
+    bc = statistics.median(d["cpu"] for d in res["baseline"])
+    nc = statistics.median(d["cpu"] for d in res["now"])
+    same = all(x["end"] == y["end"] and x["mean"] == y["mean"] and x["ci"] == y["ci"]
+               for x, y in zip(res["baseline"], res["now"], strict=True))
+    print(f"\nn = {args.n:,}: baseline {b:.2f} s wall / {bc:.2f} s CPU, now {n:.2f} s / {nc:.2f} s: "
+          f"{n / b:.2f}x wall / {nc / bc:.2f}x CPU (target < 5 s: "
+          f"{'met' if n < 5 else 'NOT met'}); same warm-up end, level and CI: {same}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

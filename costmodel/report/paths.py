@@ -1,0 +1,109 @@
+"""Paths in the report's records: never the author's machine.
+
+``decision.json`` and ``adr.md`` name every input. The kernel works with absolute paths (it may run in
+another folder), but a record that kept them would differ between two checkouts of the same inputs and
+would carry the user's home folder. So every path in a record is written as:
+
+* an object-store or web URL: as given;
+* a file bundled with costmodel (the example): ``costmodel/<path inside the package>``, the same in a
+  clone and in any installed copy;
+* any other local file or folder: relative to the folder the record is written to, with ``/``
+  separators (``../ex/scenario.yaml``), so the link opens from there and two folders laid out alike give
+  the same bytes.
+
+:func:`relocate` rewrites every string of a JSON-like object (the absolute path of each input, and
+of the package folder, wherever it appears: provenance lines, run sources, price sources).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..foundation.resources import PACKAGE_DIR
+
+#: How a file inside the installed package is named in a record.
+PACKAGE_PREFIX = "costmodel"
+
+
+def _is_url(path: str) -> bool:
+    from ..jobs.storage import is_url
+
+    return is_url(path) or path.startswith(("http://", "https://"))
+
+
+def display_path(path: str | os.PathLike[str], base_dir: str | os.PathLike[str] | None) -> str:
+    """``path`` as a record names it (see the module docstring): a URL as given, a bundled file as
+    ``costmodel/...``, anything else relative to ``base_dir`` (as given when ``base_dir`` is None or the
+    path is on another drive)."""
+    text = os.fspath(path)
+    if _is_url(text):
+        return text
+    full = Path(os.path.abspath(text))
+    package = Path(os.path.abspath(PACKAGE_DIR))
+    if full == package or package in full.parents:
+        inside = full.relative_to(package).as_posix()
+        return PACKAGE_PREFIX if inside == "." else f"{PACKAGE_PREFIX}/{inside}"
+    if base_dir is None:
+        return text
+    try:
+        return Path(os.path.relpath(full, os.path.abspath(base_dir))).as_posix()
+    except ValueError:  # another drive (Windows)
+        return text
+
+
+def path_map(paths: Iterable[str | os.PathLike[str]], base_dir: str | os.PathLike[str] | None) -> dict[str, str]:
+    """Absolute path (as given and with links resolved) -> its display form, for :func:`relocate`; the
+    package folder is always in it. Longest first, so a folder never shadows a file inside it."""
+    out: dict[str, str] = {}
+    for p in [*paths, PACKAGE_DIR]:
+        text = os.fspath(p)
+        if _is_url(text) or not os.path.isabs(text):
+            continue
+        shown = display_path(text, base_dir)
+        for variant in {text, os.path.abspath(text), os.path.realpath(text)}:
+            if variant not in ("/", "") and variant != shown:
+                out.setdefault(variant, shown)
+    return dict(sorted(out.items(), key=lambda kv: -len(kv[0])))
+
+
+def relocate(obj: Any, mapping: Mapping[str, str]) -> Any:
+    """``obj`` (JSON-like: dicts, lists, strings, numbers) with every occurrence of a ``mapping`` key in
+    its strings replaced by the key's display form (a new object; ``obj`` is not changed). A key is
+    replaced only where it is a whole path: followed by the end, ``/``, a space or punctuation, never
+    by more characters of a name (``/a/b`` in ``/a/bc`` stays)."""
+    if not mapping:
+        return obj
+    import re
+
+    pattern = re.compile("|".join(f"{re.escape(k)}(?![\\w.-])" for k in mapping))
+
+    def fix(value: Any) -> Any:
+        if isinstance(value, str):
+            return pattern.sub(lambda m: mapping[m.group(0)], value) if value else value
+        if isinstance(value, Mapping):
+            return {k: fix(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [fix(v) for v in value]
+        return value
+
+    return fix(obj)
+
+
+def local_path(shown: str, base_dir: str | os.PathLike[str]) -> str:
+    """The file a record's path names (the inverse of :func:`display_path`): a URL as it is, ``costmodel/...``
+    inside the package, a relative path against ``base_dir``."""
+    if _is_url(shown) or os.path.isabs(shown):
+        return shown
+    if shown == PACKAGE_PREFIX or shown.startswith(PACKAGE_PREFIX + "/"):
+        return os.path.join(os.fspath(PACKAGE_DIR), shown[len(PACKAGE_PREFIX) + 1:])
+    return os.path.normpath(os.path.join(os.fspath(base_dir), shown))
+
+
+def record_base_dir(decision_path: str | os.PathLike[str] | None) -> str:
+    """The folder a record's paths are relative to: that of ``decision_path`` when given, else the
+    current folder."""
+    if decision_path:
+        return os.path.dirname(os.path.abspath(os.fspath(decision_path)))
+    return os.getcwd()
