@@ -28,14 +28,15 @@ from ..foundation.errors import AnalysisError
 from . import curve as curvemod
 from . import detect
 from .classify import Segment, classify_segments, theil_sen_rel
-from .coldphase import cold_phase
+from .coldphase import cold_phase, telemetry
 from .drift import DRIFT_TAIL, drift_per_1k, tail_drift, window_drift
 from .multipass import multipass_summary
 from .overshoot import overshoot_end as find_overshoot_end
 from .period import find_period
 from .renewal import find_renewal, windowed_rate
 from .result import FitResult, curve_dict, invert_levels
-from .series import Series, prepare
+from .series import RATE_METRICS, Series, prepare
+from .stallsplit import stall_split
 from .stats import longrun_ratio_se, ratio_ci, tau_int
 
 EPS = 0.01  # warm-up end convention: within 1 % of the steady level
@@ -51,6 +52,7 @@ DRIFT_PACE_MAX = 2.0  # ... not accelerating (second half of the tail at most tw
 HEAD_DRIFT_MIN = 0.25  # ... and the window before the tail moves the same way, by >= 1/4 of the tail's change
 TAIL_MAX = 0.2  # a final segment this short (share of the run) after a long plateau is a flagged tail ...
 PLATEAU_MIN = 0.5  # ... when the plateau before it lasts at least half the run
+TAIL_KEEP = 0.05  # a flagged tail within 5 % of the plateau stays in the steady state (a late drift)
 MIN_STEADY = 8  # fewest points in a steady window that still give a level with a (wide) CI
 AUX_COLUMNS = ("cache_hit_ratio", "read_bytes_per_s", "gpu_util", "read_latency_s", "data_wait_s",
                "cross_region_bytes")
@@ -145,12 +147,20 @@ def _analyze_series(s: Series) -> FitResult:
     mirrored = s.direction == "lower_is_better" and not s.inverted
     # stalls by their signature and a loader-bound (bursty) cold phase, from the step times
     ren = (find_renewal(s.w, s.d, s.metadata)
-           if s.is_rate and not mirrored and s.time_source in ("step_time_s", "t_s") else None)
+           if (s.metric in RATE_METRICS or s.metric == "step_time_s") and s.time_source in ("step_time_s", "t_s")
+           else None)
     bursty = ren is not None and ren.bursty
-    # a bursty cold phase's waits are not stalls: the period is looked for after them
-    per = find_period(s.y, s.step, lo=ren.cold_end_hint if bursty and ren is not None else 0) if not mirrored else None
-    if per is not None and ren is not None and ren.cycle and per.period_steps <= 2 * ren.window:
+    per = find_period(s.y, s.step) if not mirrored else None
+    if bursty and ren is not None and per is not None and per.mask is not None:
+        if per.period_steps > 2 * ren.window and float(np.mean(per.mask[ren.wait_mask])) >= 0.5:
+            bursty = False  # the "waits" recur all through the run: periodic gaps (read bursts), not a cold phase
+        else:
+            # a bursty cold phase's waits are not stalls: the period is looked for after them
+            per = find_period(s.y, s.step, lo=ren.cold_end_hint)
+    if per is not None and ren is not None and bursty and ren.cycle and per.period_steps <= 2 * ren.window:
         per = None  # a loader cycle is never a period
+    if ren is not None and not bursty:
+        ren.bursty = False
     stall = an.mask | per.mask if per is not None and per.mask is not None else an.mask
     ym = np.where(stall, an.baseline, s.y)
     if per is not None and per.mask is not None and (~stall).sum() >= 2:
@@ -173,13 +183,16 @@ def _analyze_series(s: Series) -> FitResult:
         v2 = classify_segments(segs[:-1], segs[-1].start, EPS, lower_is_better=mirrored)
         if (v2.classification != "no_steady_state" and v2.steady_start is not None
                 and segs[-1].start - v2.steady_start >= PLATEAU_MIN * n):
-            hi = segs[-1].start
             tail = segs[-1]
+            rel = float(tail.level / segs[-2].level - 1.0) if segs[-2].level else float("inf")
+            kept = abs(rel) <= TAIL_KEEP
+            hi = n if kept else segs[-1].start
             tail_info = {"start_step": tail.start_step, "end_step": tail.end_step, "level": tail.level,
-                         "rel_change": float(tail.level / segs[-2].level - 1.0) if segs[-2].level else None,
-                         "share_of_run": float((n - hi) / n),
-                         "note": "the level changes over the last part of the run only: the plateau before it is "
-                                 "reported as the steady state, this tail is left out of it"}
+                         "rel_change": rel, "share_of_run": float((n - tail.start) / n), "kept_in_steady": kept,
+                         "note": ("a small change over the last part of the run only (within 5 %, e.g. the GPU's "
+                                  "own drift): kept in the steady state and flagged" if kept else
+                                  "the level changes over the last part of the run only: the plateau before it is "
+                                  "reported as the steady state, this tail is left out of it")}
             verdict = v2
     evidence: dict[str, Any] = {
         "rule": verdict.reason,
@@ -205,7 +218,7 @@ def _analyze_series(s: Series) -> FitResult:
     res.segments = [sg.to_dict() for sg in segs]
     res.cold_mean = s.level(segs[0].start, segs[0].end)
     res.tail = tail_info
-    cp = cold_phase(s, ren) if ren is not None else None
+    cp = cold_phase(s, ren, per.mask if per is not None else None) if ren is not None else None
     decided = cp.end if cp is not None and cls != "too_short" else None
     if cp is not None:
         evidence["cold_phase"] = cp.to_dict(s.step)
@@ -385,6 +398,7 @@ def _analyze_series(s: Series) -> FitResult:
             return res
     # steady window: whole periods when stalls recur, so it holds one stall per period wherever it starts
     i_b = hi
+    i_s0 = i_s
     win = per.window(i_s, hi) if per is not None else None
     if per is not None and win is not None and (win[1] - win[0]) >= max(MIN_STEADY, 0.5 * (hi - i_s)):
         i_s, i_b = win
@@ -412,6 +426,9 @@ def _analyze_series(s: Series) -> FitResult:
             tq = float(_st.t.ppf(0.975, max(lr.df, 1.0)))
             ci.se, ci.ci_low, ci.ci_high, ci.df = lr.se, ci.mean - tq * lr.se, ci.mean + tq * lr.se, int(round(lr.df))
     res.drift_per_1k_steps = drift_per_1k(s, xb, yb, starts, i_s)
+    res.drift_rel_steady = window_drift(s, ym, i_s0, hi)
+    if per is not None and not s.inverted:
+        res.stall_split = stall_split(s, per, ren.stall_mask if ren is not None else None, i_s0, hi)
     steady_d = float(np.sum(s.d[i_s:i_b]) / max(i_b - i_s, 1)) if s.is_rate else float(np.mean(s.d[i_s:i_b]))
     res.warmup_end_index = i_end
     # level over the whole warm-up window [0, warm-up end): unlike cold_mean (the first segment, which
@@ -459,6 +476,24 @@ def _analyze_series(s: Series) -> FitResult:
     else:
         res.lost_work = 0.0
         res.lost_s = 0.0
+    cold_worse = res.cold_mean is not None and ci.mean > 0 and res.cold_mean < ci.mean * (1 - EPS)
+    if res.classification == "warmup" and res.lost_s is not None and res.lost_s < 0 and cold_worse:
+        # a cold start whose overshoot gains more than the cold phase lost: still a warm-up, nothing lost
+        evidence["lost_s_net"] = res.lost_s
+        evidence["lost_s_note"] = "the overshoot after the cold start gained more than the cold phase lost; lost_s is 0"
+        res.lost_s = res.lost_work = 0.0
+    elif res.classification == "warmup" and res.lost_s is not None and res.lost_s < 0:
+        # the start was faster than the steady state: a finding of its own, not a warm-up
+        res.fast_start = {"end_step": res.warmup_end_step, "level": res.warmup_mean,
+                          "rel_excess": float(res.warmup_mean / ci.mean - 1.0) if res.warmup_mean and ci.mean else None,
+                          "seconds_gained": -res.lost_s,
+                          "note": "the run started faster than its steady state (a fast start, e.g. a warm page "
+                                  "cache or boost clocks): not a warm-up, so no seconds are lost to it"}
+        res.classification = cls = "flat"
+        evidence["rule"] = "the early level is better than the steady state: a fast start, not a warm-up"
+        res.lost_s = res.lost_work = 0.0
+        res.warmup_end_step, res.warmup_end_t_s, res.warmup_end_index, res.warmup_mean = int(s.step[0]), 0.0, 0, None
+    res.telemetry = telemetry(s, res.warmup_end_index or 0, i_s, i_b)
     # curve dictionary
     if sel is not None:
         cf = sel.fits[sel.best] if chosen is None else chosen

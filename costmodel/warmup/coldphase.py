@@ -60,17 +60,18 @@ def _col(s: Series, name: str) -> np.ndarray | None:
     return v if np.isfinite(v).any() else None
 
 
-def cold_phase(s: Series, ren: Renewal) -> ColdPhase:
-    """The cold phase's end (see the module docstring)."""
+def cold_phase(s: Series, ren: Renewal, periodic: np.ndarray | None = None) -> ColdPhase:
+    """The cold phase's end (see the module docstring); ``periodic`` marks recurring stalls (left out)."""
     total = float(np.sum(s.d))
-    k_t, top_t, _u = rate_end(s.w, s.d, ren.stall_mask)
+    skip = ren.stall_mask | periodic if periodic is not None else ren.stall_mask
+    k_t, top_t, _u = rate_end(s.w, s.d, skip)
     k_t = k_t if top_t >= MATERIAL * total else 0
     cp = ColdPhase(end=None, decided_by="segmentation", throughput_end=k_t, throughput_excess_s=top_t)
     hit = _col(s, "cache_hit_ratio")
     if hit is not None:
         cp.hit_high_from = hit_high_from(hit)
     dw = _col(s, "data_wait_s")
-    we = wait_end(dw, ren.stall_mask, np.ones(s.n)) if dw is not None else None
+    we = wait_end(dw, skip, np.ones(s.n)) if dw is not None else None
     if we is not None:
         k_w, top_w, base = we
         cp.data_wait_end = k_w if top_w >= MATERIAL * total else 0

@@ -101,7 +101,10 @@ def find_renewal(w: np.ndarray, d: np.ndarray, meta: dict[str, Any] | None = Non
         else:
             wait[a:b] = True
     ws, _we = _events(wait)
-    bursty = len(ws) >= MIN_WAIT_EVENTS and bool(np.any(ws < n // 2))
+    # a cold phase: the waits crowd the first half and (nearly) stop after it (waits all through the
+    # run are a periodic pattern, read bursts with idle gaps, not a cold phase)
+    n_first = int(np.sum(ws < n // 2))
+    bursty = n_first >= MIN_WAIT_EVENTS and len(ws) - n_first <= max(1, 0.1 * n_first)
     cycle = None
     source = ""
     if workers:
