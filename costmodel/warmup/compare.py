@@ -250,8 +250,9 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
         if split is not None:
             # periodic stalls on both sides: between-stall rate and stall cost, each with its own error
             theta, se, df = split["theta"], split["se"], split["df"]
-            notes.append(f"ratio from between-stall rates and stall costs ({len(fc[0].stall_split['stall_steps'])} and "
-                         f"{len(fr[0].stall_split['stall_steps'])} stalls, {split['stall_pairing']}); standard error "
+            k_c, k_r = (len((f.stall_split or {}).get("stall_steps", [])) for f in (fc[0], fr[0]))
+            notes.append(f"ratio from between-stall rates and stall costs ({k_c} and {k_r} stalls, "
+                         f"{split['stall_pairing']}); standard error "
                          f"of the log ratio {split['se_between_log']:.4f} between stalls, {split['se_stall_log']:.4f} "
                          f"from the stall costs")
         elif se <= 0:
