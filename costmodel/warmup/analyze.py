@@ -49,7 +49,7 @@ DRIFT_Z = 4.0  # a drift must also be significant: |head - tail| >= 4 standard e
 DRIFT_TAIL_REL = 0.008  # ... still moves by more than 0.8 % (2 % over a whole run) and significantly
 DRIFT_Z_TAIL = 3.0  # (slope z, autocorrelation-corrected) and at an undiminished pace
 DRIFT_PACE_MAX = 2.0  # ... not accelerating (second half of the tail at most twice the first half's slope)
-HEAD_DRIFT_MIN = 0.25  # ... and the window before the tail moves the same way, by >= 1/4 of the tail's change
+HEAD_DRIFT_MIN = 0.25  # ... and the window before the tail does not move the other way by >= 1/4 of the tail's change
 TAIL_MAX = 0.2  # a final segment this short (share of the run) after a long plateau is a flagged tail ...
 PLATEAU_MIN = 0.5  # ... when the plateau before it lasts at least half the run
 TAIL_KEEP = 0.05  # a flagged tail within 5 % of the plateau stays in the steady state (a late drift)
@@ -246,10 +246,10 @@ def _analyze_series(s: Series) -> FitResult:
         # a drift keeps its pace (the second half of the tail moves at least half as fast as the first);
         # the end of a warm-up or of a settling decelerates
         # (nor accelerates: a level that holds and then moves at the very end is a tail); and the part
-        # of the run before the tail moves the same way (a wander that rises then falls is no drift)
+        # of the run before the tail does not move the other way (a wander that rises then falls is no drift)
         head = window_drift(s, ym, int(decided or verdict.steady_start or 0), hi - int(DRIFT_TAIL * hi))
         evidence["head_drift_rel"] = head
-        kept = head is None or (np.sign(head) == np.sign(td[0]) and abs(head) >= HEAD_DRIFT_MIN * abs(td[0]))
+        kept = head is None or not (np.sign(head) != np.sign(td[0]) and abs(head) >= HEAD_DRIFT_MIN * abs(td[0]))
         if (cls != "no_steady_state" and abs(td[0]) > DRIFT_TAIL_REL and td[1] >= DRIFT_Z_TAIL
                 and 0.5 <= td[3] <= DRIFT_PACE_MAX and kept):
             res.classification = cls = "no_steady_state"
