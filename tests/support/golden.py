@@ -59,6 +59,7 @@ CASES: tuple[Case, ...] = (
                          "cost_mc.json", "--fit", "fit.json", "--adr", "adr", "--date", "2026-01-01", "--json"),
          files=(("adr/0001-train-llama-1b-in-us-west-2-reading-c4-from-us-east-2.md", "decide.adr.md"),)),
     Case("simulate.json", ("simulate", "ex/whatif.yaml", "--json")),
+    Case("place.json", ("place", "ex/placement.yaml", "--monte-carlo", "500", "--today", "2026-12-05", "--json")),
     Case("prices_show.json", ("prices", "show", "--provider", "aws", "--item", "inter_region", "--src", "us-east-2",
                               "--dst", "us-west-2", "--today", "2026-01-01", "--json")),
     Case("prices_import.json", ("prices", "import", str(_PRICE_FILE), "-o", "catalog", "--json")),
