@@ -29,6 +29,10 @@ REGENERATE = "make golden"
 
 _PRICE_FILE = TESTS / "data" / "prices" / "aws-ec2-us-east-2-excerpt.json"
 
+#: The snapshot is taken on a fixed day (``COSTMODEL_TODAY``): price ages and "today" in the records do not
+#: change with the calendar.
+TODAY = "2026-12-05"
+
 
 @dataclass(frozen=True)
 class Case:
@@ -86,6 +90,19 @@ def _in_folder(folder: Path) -> Iterator[None]:
         os.chdir(before)
 
 
+@contextlib.contextmanager
+def _today(iso_date: str) -> Iterator[None]:
+    before = os.environ.get("COSTMODEL_TODAY")
+    os.environ["COSTMODEL_TODAY"] = iso_date
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("COSTMODEL_TODAY", None)
+        else:
+            os.environ["COSTMODEL_TODAY"] = before
+
+
 def produce(work: Path) -> dict[str, str]:
     """Run every case in ``work`` (an empty folder) in this process; golden file name -> normalised text.
 
@@ -93,7 +110,7 @@ def produce(work: Path) -> dict[str, str]:
     from costmodel.cli import main
 
     outputs: dict[str, str] = {}
-    with _in_folder(work):
+    with _in_folder(work), _today(TODAY):
         for case in CASES:
             out, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
