@@ -71,13 +71,17 @@ def read_columns(path: str, plan: dict[str, Any], strict: bool = True, want_hash
             types[plan[c][0]] = pa.float64()
     conv = pcsv.ConvertOptions(include_columns=list(names), column_types=types,
                                **({"null_values": [""], "strings_can_be_null": False} if strict else {}))
-    size = os.path.getsize(path)
+    from .storage import is_url, read_bytes
+
+    url = is_url(path)
+    size = -1 if url else os.path.getsize(path)
     src: Any = path
     digest = None
-    if want_hash and size <= PREREAD_BYTES:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        digest = hashlib.sha256(data).hexdigest()  # releases the GIL: the pool's threads hash side by side
+    if url or (want_hash and size <= PREREAD_BYTES):  # an object is always read whole, with one GET
+        data = read_bytes(path)
+        size = len(data)
+        if want_hash:
+            digest = hashlib.sha256(data).hexdigest()  # releases the GIL: the pool's threads hash side by side
         src = pa.BufferReader(data)
     big = size > SOLO_BYTES or THREADS <= 1
     try:
@@ -306,11 +310,13 @@ class _Part:
         self.bins: list[np.ndarray] = []
         self.cand_raw: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.digests: dict[str, str] = {}
+        self.sizes: dict[str, int] = {}
 
     def fold(self, f: str, r: int, d: dict[str, Any], bw: int, cset: set[int]) -> None:
         step = d["step"]
         if d["sha256"]:
             self.digests[f] = d["sha256"]
+        self.sizes[f] = int(d["nbytes"])
         if not 0 <= r < KEY_RANKS:
             raise Fallback(f"{f}: rank {r} outside [0, {KEY_RANKS})")
         self.acc.add(r, step, d["thr"], d["st"], d["t"], r not in cset, d["holes"], d["ts"])
@@ -369,11 +375,11 @@ def scan(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int], cand
                 "bins": np.empty((0, 9)), "bw": 1, "cand_st": {}, "sha256": {}}
     head = _Part()
     d0 = read(files[0])
-    step0 = d0["step"]
+    step0, nbytes0 = d0["step"], d0["nbytes"]
     bw = bin_width(int(step0[-1] - step0[0] + 1) if len(step0) else 1, n_bins)  # as the DuckDB query
     head.fold(files[0], int(ranks[files[0]]), d0, bw, cset)
     del d0, step0
-    prog.update(1, os.path.getsize(files[0]))
+    prog.update(1, nbytes0)
     nxt = [1]
     stop = threading.Event()
 
@@ -426,7 +432,8 @@ def scan(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int], cand
     bins = [b for p in parts for b in p.bins]
     prog.finish()
     return {"steps": steps, "bins": np.vstack(bins) if bins else np.empty((0, 9)), "bw": bw, "cand_st": cand_st,
-            "sha256": {f: h for p in parts for f, h in p.digests.items()}}
+            "sha256": {f: h for p in parts for f, h in p.digests.items()},
+            "sizes": {f: n for p in parts for f, n in p.sizes.items()}}
 
 
 def others_max(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int], bad: set[int],
