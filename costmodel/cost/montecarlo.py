@@ -13,9 +13,9 @@ import numpy as np
 
 from ..foundation.errors import ScenarioError
 from ..foundation.util import dataclass_dict, is_seed
+from .dists import Distribution
 from .evaluate import model_inputs
 from .model import OPTIONS, cheapest_index, totals
-from .dists import Distribution
 from .scenario import Scenario
 from .spec import DEFAULT_RANGES, PARAM_BY_KEY
 

@@ -148,6 +148,7 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
     out["not_modelled"] = rows_nm
     out["verdict"]["not_modelled_sentence"] = sentence
     order = ["horizon_months", "headline_basis", "cheapest", "margin_usd", "robust", "robust_reason", "p_cheapest",
-             "verdict", "not_modelled", "ranking", "options", "headline_range", "cross_region_bytes", "consistency", "break_even", "wait_break_even", "monte_carlo",
+             "verdict", "not_modelled", "ranking", "options", "headline_range",
+             "cross_region_bytes", "consistency", "break_even", "wait_break_even", "monte_carlo",
              "sensitivity", "derived", "prices_used", "warnings", "inputs"]
     return {k: out[k] for k in order if k in out}, (mc if monte_carlo_n else None)

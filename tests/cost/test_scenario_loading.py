@@ -1,10 +1,9 @@
 """Scenario loading: validation messages, overrides, price filling with provenance, measurements."""
 from __future__ import annotations
 
-import math
-
 import copy
 import datetime as dt
+import math
 
 import numpy as np
 import pandas as pd
