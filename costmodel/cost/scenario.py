@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import yaml
 
+from ..foundation import clock
 from ..foundation.errors import PriceError, ScenarioError
 from ..foundation.safeio import input_kind
 from ..foundation.safeyaml import safe_load, safe_load_file
@@ -78,7 +79,7 @@ class Scenario:
     missing: list[str] = field(default_factory=list)
     workload: Any = None
     source: str = "<dict>"
-    today: dt.date = field(default_factory=dt.date.today)
+    today: dt.date = field(default_factory=clock.today)
     #: the consistency checks (run_hours vs throughput, cold fill and copy vs bandwidth, cache capacity ...)
     consistency: list[dict[str, Any]] = field(default_factory=list)
     #: option -> why it cannot be priced (an option missing here is priced)
@@ -228,7 +229,7 @@ def scenario_from_dict(
     ``today`` (default: the real date) decides which prices are older than 12 months.
     Raises ScenarioError / PriceError naming the key path.
     """
-    today = today or dt.date.today()
+    today = today or clock.today()
     path_for_errors = source if source != "<dict>" else None
     if not isinstance(d, Mapping):
         raise ScenarioError(f"expected a mapping of keys (horizon_months, dataset, ...), got {type(d).__name__}",

@@ -77,6 +77,8 @@ class JobTables:
     close: Any = None
     #: how the fleet engine read the files: ``arrow`` (pyarrow + numpy fast path) or ``duckdb`` (the query)
     reader: str = ""
+    #: file -> SHA-256 (hex) computed while the engine read it (fast path with ``hash_files``); others: {}
+    sha256: dict[str, str] = field(default_factory=dict)
 
 
 def bin_width(n_steps_span: int, n_bins: int = N_BINS) -> int:

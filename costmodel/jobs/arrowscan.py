@@ -19,6 +19,7 @@ names the bad rows (:func:`costmodel.jobs.fleet.tables_from_csv`). The same per-
 """
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,44 +32,72 @@ from .aggregate import samples_per_step
 #: dense per-step arrays are used up to this step number (larger step numbers: the DuckDB query)
 MAX_STEP = 1 << 26
 THREADS = 2
-#: pyarrow parses a file in blocks of this many bytes on its own threads
-BLOCK_BYTES = 1 << 20
+#: pyarrow parses a file in blocks of this many bytes
+BLOCK_BYTES = 4 << 20
+#: files up to this size are parsed on one thread each (several files at once); bigger ones on pyarrow's
+SOLO_BYTES = 32 << 20
+#: files up to this size are read into memory once, hashed and parsed from there (``want_hash``)
+PREREAD_BYTES = 256 << 20
 
 
 class Fallback(Exception):
     """This file (hence the job) is not for the fast path; the message says why."""
 
 
-def read_columns(path: str, plan: dict[str, Any], strict: bool = True) -> dict[str, Any]:
+def read_columns(path: str, plan: dict[str, Any], strict: bool = True, want_hash: bool = False) -> dict[str, Any]:
     """One rank log's columns as numpy: ``step`` (int64), ``thr``/``st``/``t`` (float64, SI units via
-    the plan's factors; NaN where the cell is empty or the column absent) and ``n``. ``strict``: only
+    the plan's factors; NaN where the cell is empty or the column absent), ``rank`` (int64, when the plan
+    has a rank column) and ``n``; ``nbytes`` (the file's size) and, with ``want_hash``, ``sha256`` (hex)
+    computed in the same pass: the bytes are read once, hashed and parsed from memory (a file over
+    PREREAD_BYTES is hashed after the parse instead, from the page cache). ``strict``: only
     empty cells are missing (as DuckDB's reader), and any cell pyarrow cannot convert raises
-    :class:`Fallback`; otherwise pyarrow's default missing-value strings apply and its errors propagate."""
+    :class:`Fallback`; otherwise pyarrow's default missing-value strings apply and its errors propagate.
+
+    A small file is parsed on the calling thread (the callers read several files at once, one per
+    thread); a big one (or ``THREADS`` = 1) uses pyarrow's own threads."""
+    import hashlib
+
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     names = {plan["step"][0]: "step"}
     types: dict[str, Any] = {plan["step"][0]: pa.int64()}
+    if "rank" in plan:
+        names[plan["rank"]] = "rank"
+        types[plan["rank"]] = pa.int64()
     for c in ("samples_per_s", "tokens_per_s", "step_time_s", "t_s"):
         if c in plan:
             names[plan[c][0]] = c
             types[plan[c][0]] = pa.float64()
     conv = pcsv.ConvertOptions(include_columns=list(names), column_types=types,
                                **({"null_values": [""], "strings_can_be_null": False} if strict else {}))
+    size = os.path.getsize(path)
+    src: Any = path
+    digest = None
+    if want_hash and size <= PREREAD_BYTES:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        digest = hashlib.sha256(data).hexdigest()  # releases the GIL: the pool's threads hash side by side
+        src = pa.BufferReader(data)
+    big = size > SOLO_BYTES or THREADS <= 1
     try:
-        tab = pcsv.read_csv(path, read_options=pcsv.ReadOptions(use_threads=True, block_size=BLOCK_BYTES),
+        tab = pcsv.read_csv(src, read_options=pcsv.ReadOptions(use_threads=big, block_size=BLOCK_BYTES),
                             parse_options=pcsv.ParseOptions(delimiter=plan["delim"]), convert_options=conv)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowKeyError, UnicodeDecodeError) as exc:
         if not strict:
             raise
         raise Fallback(f"{path}: {str(exc).splitlines()[0][:200]}") from None
-    out: dict[str, Any] = {"n": tab.num_rows}
-    for src, dst in names.items():
-        col = tab.column(src)
-        if dst == "step":
+    if want_hash and digest is None:
+        from ..foundation.util import sha256_file
+
+        digest = sha256_file(path)
+    out: dict[str, Any] = {"n": tab.num_rows, "nbytes": size, "sha256": digest}
+    for src_name, dst in names.items():
+        col = tab.column(src_name)
+        if dst in ("step", "rank"):
             if col.null_count and strict:
-                raise Fallback(f"{path}: empty step cell")
-            out["step"] = col.to_numpy(zero_copy_only=False).astype("int64", copy=False)
+                raise Fallback(f"{path}: empty {dst} cell")
+            out[dst] = col.to_numpy(zero_copy_only=False).astype("int64", copy=False)
             continue
         a = col.to_numpy(zero_copy_only=False).astype("float64", copy=False)
         if col.null_count != a.size and int(np.isnan(a).sum()) > col.null_count:
@@ -82,12 +111,16 @@ def _f32(a: np.ndarray) -> np.ndarray:
     return a.astype("float32").astype("float64")
 
 
-def clean_file(path: str, plan: dict[str, Any], thr_col: str | None) -> dict[str, Any]:
+def clean_file(path: str, plan: dict[str, Any], thr_col: str | None, rank: int | None = None,
+               want_hash: bool = False) -> dict[str, Any]:
     """The fast path's view of one file (values as the DuckDB query sees them: float32 throughput and
-    step time, float64 time) or :class:`Fallback`."""
-    d = read_columns(path, plan, strict=True)
+    step time, float64 time) or :class:`Fallback`. With a rank column in the plan, every row's rank must
+    be ``rank`` (one rank per file; a file that holds several ranks goes through the query)."""
+    d = read_columns(path, plan, strict=True, want_hash=want_hash)
     step = d["step"]
     n = len(step)
+    if "rank" in d and n and (int(d["rank"].min()) != rank or int(d["rank"].max()) != rank):
+        raise Fallback(f"{path}: the rank column holds other ranks than {rank}")
     if n and (step[0] < 0 or step[-1] >= MAX_STEP or (n > 1 and not (np.diff(step) > 0).all())):
         raise Fallback(f"{path}: steps not strictly increasing in [0, {MAX_STEP})")
     nan = np.full(n, np.nan)
@@ -110,7 +143,8 @@ def clean_file(path: str, plan: dict[str, Any], thr_col: str | None) -> dict[str
             raise Fallback(f"{path}: a negative or infinite value")
     if d.get("nan_text"):
         raise Fallback(f"{path}: a 'nan' cell")
-    return {"step": step, "thr": _f32(thr) if thr_col else thr, "st": _f32(st), "t": t, "holes": holes}
+    return {"step": step, "thr": _f32(thr) if thr_col else thr, "st": _f32(st), "t": t, "holes": holes,
+            "nbytes": d["nbytes"], "sha256": d["sha256"]}
 
 
 def _add_count_and_sum(a: dict[str, Any], name: str, idx: Any, x: np.ndarray, has_holes: bool) -> None:
@@ -234,38 +268,133 @@ def bin_rows(rank: int, step: np.ndarray, thr: np.ndarray, st: np.ndarray, bw: i
     return out
 
 
+class _Part:
+    """What one thread of :func:`scan` folded: per-step accumulators, bin rows, candidates' step times."""
+
+    def __init__(self) -> None:
+        self.acc = Acc()
+        self.bins: list[np.ndarray] = []
+        self.cand_raw: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.digests: dict[str, str] = {}
+
+    def fold(self, f: str, r: int, d: dict[str, Any], bw: int, cset: set[int]) -> None:
+        step = d["step"]
+        if d["sha256"]:
+            self.digests[f] = d["sha256"]
+        self.acc.add(r, step, d["thr"], d["st"], d["t"], r not in cset, d["holes"])
+        if len(step):
+            self.bins.append(bin_rows(r, step, d["thr"], d["st"], bw))
+        if r in cset:
+            self.cand_raw[r] = (step, d["st"])
+
+
+def merge_acc(x: Acc, y: Acc) -> Acc:
+    """``x`` with ``y`` folded in (per step: counts and sums added, minima and maxima taken, the slowest
+    rank the larger step time or, tied, the lower rank, the second largest of the four top values): the
+    same arrays as folding all of ``y``'s ranks into ``x`` one by one."""
+    x._grow(y.cap)
+    a, b, n = x.a, y.a, y.cap
+    for k in ("n", "thr_n", "st_n", "t_n", "ts_n", "thr_sum", "st_sum", "ts_sum"):
+        a[k][:n] += b[k]
+    for k, op in (("thr_min", np.fmin), ("thr_max", np.fmax), ("others", np.fmax), ("t_max", np.fmax)):
+        a[k][:n] = op(a[k][:n], b[k])
+    m1, m2, r1 = a["st_max"][:n], a["st_second"][:n], a["slowest"][:n]
+    q1, q2, r2 = b["st_max"], b["st_second"], b["slowest"]
+    slow = np.where(m1 > q1, r1, np.where(q1 > m1, r2, np.where((r1 >= 0) & (r2 >= 0), np.minimum(r1, r2),
+                                                                  np.maximum(r1, r2))))
+    a["st_second"][:n] = np.fmax(np.fmax(m2, q2), np.fmin(m1, q1))
+    a["st_max"][:n] = np.fmax(m1, q1)
+    a["slowest"][:n] = slow
+    return x
+
+
 def scan(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int], cands: Sequence[int],
-         n_bins: int, thr_col: str | None) -> dict[str, Any]:
+         n_bins: int, thr_col: str | None, hash_files: bool = False, label: str = "") -> dict[str, Any]:
     """The per-step and per-(rank, bin) aggregates of a job, or :class:`Fallback`. Returns ``steps``
     (dict of arrays over the steps present), ``bins`` (rows as :func:`bin_rows`), ``bw``, ``cand_st``
-    (candidate rank -> float32 step times over the steps present)."""
+    (candidate rank -> float32 step times over the steps present) and ``sha256`` (file -> hex digest,
+    computed while reading, when ``hash_files``). Progress goes to stderr for a long scan.
+
+    ``THREADS`` threads each take the next file, read (and hash) it and fold it into accumulators of
+    their own (pyarrow, hashlib and numpy on 10^5-long arrays release the GIL, so the threads run side by
+    side); the threads' accumulators are merged at the end (:func:`merge_acc`). The bin width comes from
+    the first file, read first."""
+    import threading
+
     from .aggregate import bin_width
+    from .progress import Progress
 
     cset = {int(c) for c in cands}
-    acc = Acc()
-    bins: list[np.ndarray] = []
-    cand_raw: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    bw = 0
-    for f, d in iter_files(files, lambda f: clean_file(f, plan, thr_col)):
-        r = int(ranks[f])
-        step = d["step"]
-        if not bw:  # bin width from the first file's step range (as the DuckDB query)
-            bw = bin_width(int(step[-1] - step[0] + 1) if len(step) else 1, n_bins)
-        acc.add(r, step, d["thr"], d["st"], d["t"], r not in cset, d["holes"])
-        if len(step):
-            bins.append(bin_rows(r, step, d["thr"], d["st"], bw))
-        if r in cset:
-            cand_raw[r] = (step, d["st"])
+    ranked = "rank" in plan
+    prog = Progress(f"job {label}" if label else "job", len(files))
+    lock = threading.Lock()
+
+    def read(f: str) -> dict[str, Any]:
+        return clean_file(f, plan, thr_col, int(ranks[f]) if ranked else None, hash_files)
+
+    if not files:
+        return {"steps": {k: np.empty(0, dtype=dt) for k, _f, dt in Acc.SPEC} | {"step": np.empty(0, dtype="int64")},
+                "bins": np.empty((0, 9)), "bw": 1, "cand_st": {}, "sha256": {}}
+    head = _Part()
+    d0 = read(files[0])
+    step0 = d0["step"]
+    bw = bin_width(int(step0[-1] - step0[0] + 1) if len(step0) else 1, n_bins)  # as the DuckDB query
+    head.fold(files[0], int(ranks[files[0]]), d0, bw, cset)
+    del d0, step0
+    prog.update(1, os.path.getsize(files[0]))
+    nxt = [1]
+    stop = threading.Event()
+
+    def work(part: _Part) -> _Part:
+        while not stop.is_set():
+            with lock:
+                i = nxt[0]
+                nxt[0] += 1
+            if i >= len(files):
+                break
+            f = files[i]
+            try:
+                d = read(f)
+                part.fold(f, int(ranks[f]), d, bw, cset)
+            except BaseException:
+                stop.set()
+                raise
+            with lock:
+                prog.update(prog.done + 1, d["nbytes"])
+        return part
+
+    parts = [head]
+    if len(files) > 1:
+        if THREADS <= 1:
+            parts.append(work(_Part()))
+        else:
+            with ThreadPoolExecutor(max_workers=THREADS) as pool:
+                futs = [pool.submit(work, _Part()) for _ in range(THREADS)]
+                errs = []
+                for fu in futs:
+                    try:
+                        parts.append(fu.result())
+                    except BaseException as exc:  # noqa: BLE001  re-raised below, a Fallback first
+                        errs.append(exc)
+                if errs:
+                    raise next((e for e in errs if isinstance(e, Fallback)), errs[0])
+    acc = parts[0].acc
+    for p in parts[1:]:
+        merge_acc(acc, p.acc)
     a = acc.a
     present = np.flatnonzero(a["n"][:acc.cap] > 0)
     steps = {k: v[present] for k, v in a.items()}
     steps["step"] = present.astype("int64")
     cand_st = {}
-    for r, (s, v) in cand_raw.items():
-        full = np.full(len(present), np.nan)
-        full[np.searchsorted(present, s)] = v
-        cand_st[r] = full
-    return {"steps": steps, "bins": np.vstack(bins) if bins else np.empty((0, 9)), "bw": bw or 1, "cand_st": cand_st}
+    for p in parts:
+        for r, (s_, v) in p.cand_raw.items():
+            full = np.full(len(present), np.nan)
+            full[np.searchsorted(present, s_)] = v
+            cand_st[r] = full
+    bins = [b for p in parts for b in p.bins]
+    prog.finish()
+    return {"steps": steps, "bins": np.vstack(bins) if bins else np.empty((0, 9)), "bw": bw, "cand_st": cand_st,
+            "sha256": {f: h for p in parts for f, h in p.digests.items()}}
 
 
 def others_max(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int], bad: set[int],

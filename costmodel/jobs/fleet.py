@@ -259,10 +259,26 @@ def sample_candidates(files: Sequence[str], plan: dict[str, Any], ranks: dict[st
     return sorted(out[:MAX_CANDIDATES])
 
 
+def ranks_from_column(files: Sequence[str], plan: dict[str, Any]) -> dict[str, int] | None:
+    """Each file's rank from its first data row's rank cell (files with a rank column), or None when a
+    file has no data row, the cell is not an integer or two files start with the same rank (then the
+    query reads the rank of every row). The fast path checks that every row of a file has this rank."""
+    col = plan["names"].index(plan["rank"])
+    out: dict[str, int] = {}
+    for f in files:
+        try:
+            _names, _d, first = _header(f)
+            out[f] = int(first[col])
+        except (OSError, ValueError, IndexError):
+            return None
+    return out if len(set(out.values())) == len(out) else None
+
+
 def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | None = None, role: str = "",
-                    con: Any = None, n_bins: int | None = None) -> JobTables:
+                    con: Any = None, n_bins: int | None = None, hash_files: bool = False) -> JobTables:
     """Reduce a job's CSV rank logs to JobTables with one DuckDB scan. Raises IngestError when more than
-    10 % of the rows are rejected or nothing is read."""
+    10 % of the rows are rejected or nothing is read. ``hash_files``: the fast path computes each file's
+    SHA-256 while reading it (``JobTables.sha256``; the query path leaves it to the caller)."""
     from .aggregate import N_BINS
 
     files = [str(f) for f in files]
@@ -276,16 +292,26 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
         ranks, notes = file_ranks(files)
     thr_col = "samples_per_s" if "samples_per_s" in plan else "tokens_per_s" if "tokens_per_s" in plan else None
     n_bins = n_bins or N_BINS
-    cands = sample_candidates(files, plan, ranks) if ranks else []
-    if ranks is not None and FAST_PATH:
+    # one rank per file: from the file names, or from each file's rank column (checked on every row)
+    fast_ranks = ranks if ranks is not None else ranks_from_column(files, plan) if FAST_PATH else None
+    cands = sample_candidates(files, plan, fast_ranks) if fast_ranks else []
+    if fast_ranks is not None and FAST_PATH:
         from . import arrowscan
 
         try:
-            scanned = arrowscan.scan(files, plan, ranks, cands, n_bins, thr_col)
+            scanned = arrowscan.scan(files, plan, fast_ranks, cands, n_bins, thr_col, hash_files=hash_files,
+                                     label=job_id)
         except arrowscan.Fallback:
-            pass  # not plain clean files: the DuckDB query below counts and names what is wrong
+            cands = cands if ranks is not None else []  # the query takes candidates by file only
         else:
-            return _tables_from_scan(job_id, role, files, plan, ranks, notes, thr_col, scanned)
+            tabs = _tables_from_scan(job_id, role, files, plan, fast_ranks, notes, thr_col, scanned)
+            tabs.sha256 = scanned["sha256"]
+            return tabs
+        # not plain clean files: the DuckDB query below counts and names what is wrong
+    if sum(os.path.getsize(f) for f in files) >= 256 << 20:
+        from .progress import say
+
+        say(f"job {job_id}: DuckDB query over {len(files):,} files")
     con = con or connect()
     src, rank_expr = _source_sql(files, plan, ranks)
 

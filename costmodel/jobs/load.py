@@ -182,6 +182,16 @@ def _fleet_groups(
     return groups, rest, notes
 
 
+def _digest(hashes: dict[str, Any], f: str) -> str:
+    """The file's SHA-256: computed in the engine's reading pass, on the pool, or now."""
+    from ..foundation.util import sha256_file
+
+    h = hashes.get(f)
+    if h is None:
+        return sha256_file(f)
+    return h if isinstance(h, str) else h.result()
+
+
 def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_specs: Sequence[JobSpec] = (),
               rank_throughput: str | None = None, engine: str = "auto", hash_files: bool = False) -> Side:
     """Read one side's inputs as jobs and single runs (see the module docstring).
@@ -208,13 +218,14 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
             side.warnings += skipped
         else:
             fleet_groups, rest = {}, list(local)
-        # the big fleet files are hashed on a thread pool while the engine reads them (hashlib releases the GIL)
-        from concurrent.futures import ThreadPoolExecutor
+        # the fleet engine's fast path hashes each file in its reading pass (JobTables.sha256); files it did
+        # not read (the DuckDB query, Dask) are hashed on a thread pool (hashlib releases the GIL)
+        from concurrent.futures import Future, ThreadPoolExecutor
 
         from ..foundation.util import sha256_file
 
         pool = ThreadPoolExecutor(max_workers=2) if hash_files else None
-        hashes = {f: pool.submit(sha256_file, f) for fs, _p in fleet_groups.values() for f in fs} if pool else {}
+        hashes: dict[str, str | Future[str]] = {}
         try:
             runs: list[Run] = []
             per_file: list[tuple[str, list[Run]]] = []
@@ -255,7 +266,9 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
                 else:
                     from .fleet import tables_from_csv
 
-                    tabs = tables_from_csv(name, files, plan, role=role)
+                    tabs = tables_from_csv(name, files, plan, role=role, hash_files=hash_files)
+                if pool is not None:
+                    hashes.update({f: tabs.sha256.get(f) or pool.submit(sha256_file, f) for f in files})
                 tabs.sources = {r: copies.url_of(f) for r, f in tabs.sources.items()}
                 side.warnings += tabs.warnings
                 jr, summary = finish_job(tabs, rank_throughput)
@@ -270,7 +283,7 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
             for f, rs in per_file:
                 side.files.append({"path": copies.url_of(f), "format": ",".join(sorted({r.format for r in rs})),
                                    "run_ids": [r.run_id for r in rs], "job_id": rs[0].job_id if rs else "",
-                                   "sha256": (hashes[f].result() if f in hashes else sha256_file(f)) if hash_files else "",
+                                   "sha256": _digest(hashes, f) if hash_files else "",
                                    "size_bytes": os.path.getsize(f),
                                    "predicted": any(bool(r.metadata.get("predicted")) for r in rs)})
         except BaseException:

@@ -45,8 +45,10 @@ def generate_job(out_dir: str | Path, n_ranks: int = 16, n_steps: int = 2000, se
                  warmup_excess: float = 0.3, warmup_tau_steps: float = 100.0, stall_every: int = 500,
                  stall_factor: float = 8.0, early_rank: int | None = 3, early_stop_step: int | None = None,
                  mode: str = "local", clock_jitter: float = 0.002, name_fmt: str = "node{node:03d}_rank{rank:04d}.csv",
-                 write: bool = True, rank_clock: str = "job", straggler_from: float = 0.0) -> dict[str, Any]:
-    """Write one CSV per rank (``step,t_s,samples_per_s,step_time_s``) under ``out_dir``; return the truth."""
+                 write: bool = True, rank_clock: str = "job", straggler_from: float = 0.0,
+                 rank_column: bool = False) -> dict[str, Any]:
+    """Write one CSV per rank (``step,t_s,samples_per_s,step_time_s``; ``rank_column``: a ``rank`` column
+    first) under ``out_dir``; return the truth."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -74,8 +76,10 @@ def generate_job(out_dir: str | Path, n_ranks: int = 16, n_steps: int = 2000, se
             clock = w if rank_clock == "own" else T
             thr = n_ranks * batch / T if mode == "global" else batch / (clock * (1.0 + rng.normal(0.0, clock_jitter, n_steps)))
             n = stop + 1 if early_rank is not None and r == early_rank else n_steps
-            tab = pa.table({"step": np.arange(n, dtype="int64"), "t_s": np.round(t[:n], 6),
-                            "samples_per_s": np.round(thr[:n], 6), "step_time_s": np.round(w[:n], 6)})
+            cols = {"rank": np.full(n, r, dtype="int64")} if rank_column else {}
+            cols.update({"step": np.arange(n, dtype="int64"), "t_s": np.round(t[:n], 6),
+                         "samples_per_s": np.round(thr[:n], 6), "step_time_s": np.round(w[:n], 6)})
+            tab = pa.table(cols)
             f = out / name_fmt.format(rank=r, node=r // ranks_per_node)
             pcsv.write_csv(tab, f, pcsv.WriteOptions(quoting_style="none"))
             files.append(str(f))

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,9 +28,15 @@ from ..foundation.errors import AnalysisError
 from . import curve as curvemod
 from . import detect
 from .classify import Segment, classify_segments, theil_sen_rel
+from .coldphase import cold_phase, telemetry
+from .drift import DRIFT_TAIL, drift_per_1k, tail_drift, window_drift
 from .multipass import multipass_summary
+from .overshoot import overshoot_end as find_overshoot_end
 from .period import find_period
-from .series import Series, prepare
+from .renewal import find_renewal, windowed_rate
+from .result import FitResult, curve_dict, invert_levels
+from .series import RATE_METRICS, Series, prepare
+from .stallsplit import stall_split
 from .stats import longrun_ratio_se, ratio_ci, tau_int
 
 EPS = 0.01  # warm-up end convention: within 1 % of the steady level
@@ -41,67 +46,17 @@ PENALTY_C = 15.0  # PELT penalty constant (Barrett et al.)
 BIAS_SE_FRACTION = 0.1  # residual warm-up bias above 0.1 SE moves the steady start / widens the CI
 BIAS_MAX_SHIFT = 1.0  # ... by at most this many warm-up lengths (and never past half the data after the end)
 DRIFT_Z = 4.0  # a drift must also be significant: |head - tail| >= 4 standard errors
-DRIFT_TAIL = 0.4  # drift before a plateau: the level over the last 40 % of the run ...
 DRIFT_TAIL_REL = 0.008  # ... still moves by more than 0.8 % (2 % over a whole run) and significantly
 DRIFT_Z_TAIL = 3.0  # (slope z, autocorrelation-corrected) and at an undiminished pace
+DRIFT_PACE_MAX = 2.0  # ... not accelerating (second half of the tail at most twice the first half's slope)
+HEAD_DRIFT_MIN = 0.25  # ... and the window before the tail moves the same way, by >= 1/4 of the tail's change
+TAIL_MAX = 0.2  # a final segment this short (share of the run) after a long plateau is a flagged tail ...
+PLATEAU_MIN = 0.5  # ... when the plateau before it lasts at least half the run
+TAIL_KEEP = 0.05  # a flagged tail within 5 % of the plateau stays in the steady state (a late drift)
 MIN_STEADY = 8  # fewest points in a steady window that still give a level with a (wide) CI
 AUX_COLUMNS = ("cache_hit_ratio", "read_bytes_per_s", "gpu_util", "read_latency_s", "data_wait_s",
                "cross_region_bytes")
 MULTIPASS_FORMATS = ("benchtext", "bench_jsonl")
-
-
-@dataclass
-class FitResult:
-    """The analysis of one run. ``to_dict()`` is the JSON contract of ``costmodel fit``."""
-
-    run_id: str
-    role: str
-    metric: str
-    axis: str
-    classification: str
-    n_points: int
-    metric_direction: str = "higher_is_better"
-    period_steps: float | None = None
-    drift_per_1k_steps: float | None = None
-    predicted: bool = False
-    warmup_end_step: int | None = None
-    warmup_end_t_s: float | None = None
-    warmup_end_index: int | None = None
-    steady_start_step: int | None = None
-    steady_start_t_s: float | None = None
-    steady_mean: float | None = None
-    steady_ci_low: float | None = None
-    steady_ci_high: float | None = None
-    steady_se: float | None = None
-    steady_df: int | None = None
-    steady_se_10: float | None = None
-    steady_df_10: int | None = None
-    steady_se_lr: float | None = None
-    steady_df_lr: float | None = None
-    steady_cv: float | None = None
-    steady_n: int | None = None
-    steady_duration_s: float | None = None
-    steady_bias_bound: float | None = None
-    steady_mean_baseline: float | None = None
-    dip_loss_fraction: float | None = None
-    cold_mean: float | None = None
-    warmup_mean: float | None = None
-    curve: dict[str, Any] | None = None
-    lost_s: float | None = None
-    lost_work: float | None = None
-    segments: list[dict[str, Any]] = field(default_factory=list)
-    steady_aux: dict[str, float | None] = field(default_factory=dict)
-    multipass: dict[str, Any] | None = None
-    evidence: dict[str, Any] = field(default_factory=dict)
-    time_source: str = ""
-    format: str = ""
-    source: str = ""
-    warnings: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        from ..foundation.util import to_jsonable
-
-        return to_jsonable(dict(self.__dict__))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -117,28 +72,6 @@ def _aux_means(s: Series, lo: int) -> dict[str, float | None]:
         ok = np.isfinite(v)
         out[c] = float(np.sum(v[ok] * d[ok]) / np.sum(d[ok])) if ok.any() and np.sum(d[ok]) > 0 else None
     return out
-
-
-def _to_seconds(s: Series, x: float | None, steady_d: float) -> float | None:
-    """Elapsed seconds at position ``x`` of the fitting axis (extrapolated past the end)."""
-    if x is None or not np.isfinite(x):
-        return None
-    if s.axis == "t_s":
-        return float(x)
-    st = s.step.astype(float)
-    if x <= st[-1]:
-        return float(np.interp(x, st, s.t0))
-    return float(s.t0[-1] + (x - st[-1]) * steady_d)
-
-
-def _to_steps(s: Series, x: float | None, steady_d: float) -> float | None:
-    if x is None or not np.isfinite(x):
-        return None
-    if s.axis == "step":
-        return float(x)
-    if x <= s.t0[-1]:
-        return float(np.interp(x, s.t0, s.step.astype(float)))
-    return float(s.step[-1] + (x - s.t0[-1]) / steady_d) if steady_d > 0 else None
 
 
 def _index_at(s: Series, x: float) -> int:
@@ -183,157 +116,8 @@ def analyze_series(s: Series) -> FitResult:
     """Analyse a prepared :class:`Series` (see the module docstring)."""
     res = _analyze_series(s)
     if s.inverted:
-        _invert_levels(res, s)
+        invert_levels(res, s)
     return res
-
-
-def _inv(v: float | None) -> float | None:
-    return None if v is None or not np.isfinite(v) or v == 0 else float(1.0 / v)
-
-
-def _invert_levels(res: FitResult, s: Series) -> None:
-    """Turn steps-per-second levels back into seconds per step (the metric's unit, lower is better)."""
-    m = res.steady_mean
-    if m is not None and m > 0:
-        for k in ("steady_se", "steady_se_10", "steady_se_lr"):
-            v = getattr(res, k)
-            if v is not None:
-                setattr(res, k, float(v / (m * m)))
-        if res.steady_bias_bound is not None:
-            res.steady_bias_bound = float(res.steady_bias_bound / (m * m))
-    lo, hi = res.steady_ci_low, res.steady_ci_high
-    res.steady_ci_low = _inv(hi) if hi is not None else None
-    res.steady_ci_high = _inv(lo) if lo is not None and lo > 0 else (None if lo is None else float("inf"))
-    res.steady_mean = _inv(m)
-    res.steady_mean_baseline = _inv(res.steady_mean_baseline)
-    res.cold_mean = _inv(res.cold_mean)
-    res.warmup_mean = _inv(res.warmup_mean)
-    for sg in res.segments:
-        lv = sg.get("level")
-        if lv:
-            sg["se"] = float(sg["se"] / (lv * lv)) if sg.get("se") is not None else None
-            sg["level"] = _inv(lv)
-    if res.curve and res.curve.get("plateau"):
-        res.curve["plateau"] = _inv(res.curve["plateau"])
-        res.curve["initial"] = _inv(res.curve.get("initial"))
-        res.curve["note_units"] = "plateau and initial in seconds per step; the curve was fitted on steps per second"
-    if "last_level" in res.evidence:
-        res.evidence["last_level"] = _inv(res.evidence["last_level"])
-    if res.steady_aux.get(s.metric) is not None:
-        res.steady_aux[s.metric] = res.steady_mean
-    res.evidence["analysed_as"] = (f"steps per {s.metric} unit (1 / {s.metric}, work = steps of each row: a time per "
-                                   f"step, lower is better); levels reported as the mean {s.metric} per step, "
-                                   f"sum({s.metric} x steps) / steps")
-
-
-def _tail_drift(s: Series, ym: np.ndarray, lo: int = 0) -> tuple[float, float, float, float] | None:
-    """Drift of the level over the last DRIFT_TAIL of the run (stalls and outliers masked in ``ym``).
-
-    Returns (relative change over the tail by the Theil-Sen slope, its z, relative change per 1,000
-    steps, ratio of the second half's slope to the first half's). The z is the least-squares slope over
-    its standard error inflated by the residuals' integrated autocorrelation time.
-    """
-    n = s.n
-    a = max(lo, n - int(DRIFT_TAIL * n))
-    if n - a < 16:
-        return None
-    m = detect.block_size(n - a, 200)
-    yb, _ = detect.block_means(ym[a:], m)
-    sb, _ = detect.block_means(s.step[a:].astype(float), m)
-    if len(yb) < 8:
-        return None
-    from ..numeric.robust import theilslopes
-
-    slope = float(theilslopes(yb, sb)[0])
-    med = float(np.median(yb))
-    if med == 0:
-        return None
-    span = float(sb[-1] - sb[0])
-    rel = slope * span / med
-    x = s.step[a:].astype(float)
-    y = ym[a:]
-    xc = x - x.mean()
-    sxx = float(np.dot(xc, xc))
-    if sxx <= 0:
-        return None
-    b = float(np.dot(xc, y - y.mean()) / sxx)
-    r = y - y.mean() - b * xc
-    var = float(np.dot(r, r) / max(len(r) - 2, 1))
-    rc = r - r.mean()
-    phi = float(np.clip(np.dot(rc[:-1], rc[1:]) / max(np.dot(rc, rc), 1e-300), 0.0, 0.99))
-    tau = max(tau_int(r), (1 + phi) / (1 - phi))
-    se_b = float(np.sqrt(var * tau / sxx))
-    z = abs(b) / se_b if se_b > 0 else float("inf")
-    h = len(yb) // 2
-    s1 = float(theilslopes(yb[:h], sb[:h])[0])
-    s2 = float(theilslopes(yb[h:], sb[h:])[0])
-    ratio = s2 / s1 if s1 != 0 else 0.0
-    return rel, z, slope * 1000.0 / med, ratio
-
-
-def _drift_per_1k(s: Series, xb: np.ndarray, yb: np.ndarray, starts: np.ndarray, i_s: int) -> float | None:
-    """Relative change of the level per 1,000 steps over the steady window (Theil-Sen on block means)."""
-    j = int(np.searchsorted(starts, i_s))
-    if len(yb) - j < 8:
-        return None
-    from ..numeric.robust import theilslopes
-
-    sb = s.step[np.minimum(starts[j:], s.n - 1)].astype(float)
-    med = float(np.median(yb[j:]))
-    if med == 0 or sb[-1] <= sb[0]:
-        return None
-    return float(theilslopes(yb[j:], sb)[0] * 1000.0 / med)
-
-
-def _overshoot_end(xb: np.ndarray, yb: np.ndarray, starts: np.ndarray, segs: list[Segment],
-                   group_start: int) -> int | None:
-    """Warm-up end of a level that overshoots its plateau and settles back (None if not that shape).
-
-    The plateau is the mean block mean over the last half of the final group (the final group can still
-    hold the overshoot's tail, and a ratio of sums with straggler steps is not comparable with block
-    means). The segments before the final group that lie above it must come after a lower (cold) phase
-    and settle *gradually*: from the peak (the highest 3-block mean of the high phase) to the end of
-    the run, an exponential decay fits the block means better than a single abrupt drop (a level that
-    stays high and then drops at once is a slowdown). The end is the first block from which a decreasing isotonic fit
-    from the peak stays
-    within 1 % of the plateau.
-    """
-    from ..numeric.robust import isotonic_regression
-
-    jg = int(np.searchsorted(starts, group_start))
-    if len(yb) - jg < 4:
-        return None
-    plateau = float(np.mean(yb[jg + (len(yb) - jg) // 2:]))
-    hi = [g for g in segs if g.end <= group_start and g.level > plateau]
-    if not hi or plateau <= 0:
-        return None
-    h0 = min(g.start for g in hi)
-    before = [g for g in segs if g.end <= h0]
-    if not before or min(g.level for g in before) >= plateau * (1 - EPS):
-        return None  # no cold phase before the high one
-    jb0 = int(np.searchsorted(starts, h0, side="right") - 1)
-    ph = yb[jb0:jg]
-    if len(ph) < 2:
-        return None
-    k = 3 if len(ph) >= 6 else 1
-    sm = np.convolve(ph, np.ones(k) / k, mode="same") if k > 1 else ph
-    jp = jb0 + int(np.argmax(sm))
-    fit = isotonic_regression(yb[jp:], increasing=False).x
-    excess = float(fit[0] - plateau)
-    if excess <= EPS * plateau:
-        return None
-    # gradual: from the peak to the end, a decay (exp model) fits the block means better than one
-    # abrupt drop (step model; both 3 parameters): a level that stays high and then drops at once is a
-    # slowdown, a level that falls back towards its plateau is an overshoot settling
-    if len(yb) - jp < 8:
-        return None
-    f_exp = curvemod.fit_model("exp", xb[jp:], yb[jp:])
-    f_step = curvemod.fit_model("step", xb[jp:], yb[jp:])
-    gradual = f_exp.rss < f_step.rss and f_exp.plateau < f_exp.initial
-    if not gradual:
-        return None
-    ok = fit <= (1.0 + EPS) * plateau
-    return int(starts[jp + int(np.argmax(ok))]) if ok.any() else None
 
 
 def _analyze_series(s: Series) -> FitResult:
@@ -361,18 +145,55 @@ def _analyze_series(s: Series) -> FitResult:
     an = detect.find_anomalies(s.y)
     # a time averaged as it is (lower is better, zeros): its drops are improvements, not stalls
     mirrored = s.direction == "lower_is_better" and not s.inverted
+    # stalls by their signature and a loader-bound (bursty) cold phase, from the step times
+    ren = (find_renewal(s.w, s.d, s.metadata)
+           if (s.metric in RATE_METRICS or s.metric == "step_time_s") and s.time_source in ("step_time_s", "t_s")
+           else None)
+    bursty = ren is not None and ren.bursty
     per = find_period(s.y, s.step) if not mirrored else None
+    if bursty and ren is not None and per is not None and per.mask is not None:
+        if per.period_steps > 2 * ren.window and float(np.mean(per.mask[ren.wait_mask])) >= 0.5:
+            bursty = False  # the "waits" recur all through the run: periodic gaps (read bursts), not a cold phase
+        else:
+            # a bursty cold phase's waits are not stalls: the period is looked for after them
+            per = find_period(s.y, s.step, lo=ren.cold_end_hint)
+    if per is not None and ren is not None and bursty and ren.cycle and per.period_steps <= 2 * ren.window:
+        per = None  # a loader cycle is never a period
+    if ren is not None and not bursty:
+        ren.bursty = False
     stall = an.mask | per.mask if per is not None and per.mask is not None else an.mask
     ym = np.where(stall, an.baseline, s.y)
     if per is not None and per.mask is not None and (~stall).sum() >= 2:
         # stalls (even long idle gaps, where a rolling median sinks) are bridged from the points around them
         ix = np.arange(n)
         ym[per.mask] = np.interp(ix[per.mask], ix[~stall], s.y[~stall])
+    if bursty and ren is not None:
+        # work over time in windows of whole loader cycles, stalls left out: the renewal process's level
+        skip = ren.stall_mask | (per.mask if per is not None and per.mask is not None else False)
+        ym = windowed_rate(s.w, s.d, skip, ren.window)
     m = detect.block_size(n)
     segs, yb, starts, _tb = _segments(s, ym, m)
     xb, _ = detect.block_means(s.x, m)
     # tail block means of the final group for the drift check are taken after the verdict
     verdict = classify_segments(segs, n, EPS, lower_is_better=mirrored)
+    # a long plateau followed by a short tail: the plateau is the steady state, the tail is flagged
+    hi = n
+    tail_info = None
+    if verdict.classification == "no_steady_state" and len(segs) >= 2 and n - segs[-1].start <= TAIL_MAX * n:
+        v2 = classify_segments(segs[:-1], segs[-1].start, EPS, lower_is_better=mirrored)
+        if (v2.classification != "no_steady_state" and v2.steady_start is not None
+                and segs[-1].start - v2.steady_start >= PLATEAU_MIN * n):
+            tail = segs[-1]
+            rel = float(tail.level / segs[-2].level - 1.0) if segs[-2].level else float("inf")
+            kept = abs(rel) <= TAIL_KEEP
+            hi = n if kept else segs[-1].start
+            tail_info = {"start_step": tail.start_step, "end_step": tail.end_step, "level": tail.level,
+                         "rel_change": rel, "share_of_run": float((n - tail.start) / n), "kept_in_steady": kept,
+                         "note": ("a small change over the last part of the run only (within 5 %, e.g. the GPU's "
+                                  "own drift): kept in the steady state and flagged" if kept else
+                                  "the level changes over the last part of the run only: the plateau before it is "
+                                  "reported as the steady state, this tail is left out of it")}
+            verdict = v2
     evidence: dict[str, Any] = {
         "rule": verdict.reason,
         "pelt_penalty": f"{PENALTY_C:g} * log(n_blocks)",
@@ -387,6 +208,8 @@ def _analyze_series(s: Series) -> FitResult:
         "mser5_truncation_index": None,
         "mser5_valid": None,
     }
+    if tail_info is not None:
+        evidence["tail"] = tail_info
     d5, ok5 = detect.mser(ym, 5)
     evidence["mser5_truncation_index"] = d5
     evidence["mser5_valid"] = ok5
@@ -394,19 +217,41 @@ def _analyze_series(s: Series) -> FitResult:
     res = FitResult(classification=cls, evidence=evidence, multipass=mp, **base)
     res.segments = [sg.to_dict() for sg in segs]
     res.cold_mean = s.level(segs[0].start, segs[0].end)
+    res.tail = tail_info
+    cp = cold_phase(s, ren, per.mask if per is not None else None) if ren is not None else None
+    decided = cp.end if cp is not None and cls != "too_short" else None
+    if cp is not None:
+        evidence["cold_phase"] = cp.to_dict(s.step)
+        res.warmup_end_step_throughput = int(s.step[min(cp.throughput_end, n - 1)]) if cp.throughput_end else 0
+        res.warmup_end_decided_by = cp.decided_by
+    if ren is not None:
+        evidence["renewal"] = ren.to_dict(s.step)
+    if decided is not None:
+        early, late = s.level(0, decided) if decided > 0 else float("nan"), s.level(decided, hi)
+        worse = decided > 0 and bool(early < late)
+        if cls in ("flat", "warmup", "slowdown", "invalidation") or verdict.classification == "no_steady_state":
+            res.classification = cls = "warmup" if worse else "flat"
+            evidence["rule"] = (f"the cold phase ends where the excess {cp.decided_by if cp else ''} stops "
+                                f"accumulating (step {int(s.step[min(decided, n - 1)])})" if worse else
+                                "no material excess over the warm level at the start of the run")
     if per is not None:
         res.period_steps = per.period_steps
         evidence["period"] = {"period_steps": per.period_steps, "gap_cv": per.cv, "stalls": len(per.events),
                               "method": "recurring drops below the rolling median, gaps in steps"}
     # drift before a plateau is claimed: a level that still degrades over the last 40 % of the run
-    td = _tail_drift(s, ym)
+    td = tail_drift(s, ym, hi=hi)
     if td is not None:
         evidence["tail_drift_rel"], evidence["tail_drift_z"] = td[0], td[1]
         evidence["tail_drift_half_slope_ratio"] = td[3]
         # a drift keeps its pace (the second half of the tail moves at least half as fast as the first);
         # the end of a warm-up or of a settling decelerates
+        # (nor accelerates: a level that holds and then moves at the very end is a tail); and the part
+        # of the run before the tail moves the same way (a wander that rises then falls is no drift)
+        head = window_drift(s, ym, int(decided or verdict.steady_start or 0), hi - int(DRIFT_TAIL * hi))
+        evidence["head_drift_rel"] = head
+        kept = head is None or (np.sign(head) == np.sign(td[0]) and abs(head) >= HEAD_DRIFT_MIN * abs(td[0]))
         if (cls != "no_steady_state" and abs(td[0]) > DRIFT_TAIL_REL and td[1] >= DRIFT_Z_TAIL
-                and td[3] >= 0.5):
+                and 0.5 <= td[3] <= DRIFT_PACE_MAX and kept):
             res.classification = cls = "no_steady_state"
             res.drift_per_1k_steps = td[2]
             evidence["rule"] = (f"the level still drifts by {td[0]:+.1%} over the last {DRIFT_TAIL:.0%} of the run "
@@ -417,9 +262,9 @@ def _analyze_series(s: Series) -> FitResult:
             res.drift_per_1k_steps = td[2]
         return res
     overshoot_end = None
-    if cls == "slowdown" and not mirrored:
+    if cls == "slowdown" and not mirrored and decided is None:
         g0 = int(verdict.steady_start or 0)
-        overshoot_end = _overshoot_end(xb, yb, starts, segs, g0)
+        overshoot_end = find_overshoot_end(xb, yb, starts, segs, g0)
         if overshoot_end is not None:
             res.classification = cls = "warmup"
             evidence["rule"] = ("the level overshoots its plateau during the warm-up and settles back: the warm-up "
@@ -431,7 +276,18 @@ def _analyze_series(s: Series) -> FitResult:
     sel = None
     chosen = None
     increasing = True
-    if overshoot_end is not None:
+    if decided is not None:
+        i_end = decided if cls == "warmup" else 0
+        sel = curvemod.select(xb, yb, inverse=True)
+        evidence["models"] = sel.table()
+        evidence["warmup_end_estimator"] = f"cusum:{cp.decided_by if cp else ''}"
+        if i_end > int(n * (1 - STEADY_FRAC)):
+            res.classification = "no_steady_state"
+            evidence["rule"] = (f"the cold phase ends only at step {int(s.step[min(i_end, n - 1)])}: less than "
+                                f"{STEADY_FRAC:.0%} of the run is steady")
+            evidence["last_level"] = segs[-1].level
+            return res
+    elif overshoot_end is not None:
         i_end = overshoot_end
         if i_end > int(n * (1 - STEADY_FRAC)):
             res.classification = "no_steady_state"
@@ -488,7 +344,7 @@ def _analyze_series(s: Series) -> FitResult:
                                     f"less than {STEADY_FRAC:.0%} of the run is steady")
                 evidence["last_level"] = segs[-1].level
                 if sel is not None:
-                    res.curve = _curve_dict(s, best, float(np.mean(s.d[-max(n // 4, 1):])))
+                    res.curve = curve_dict(s, best, float(np.mean(s.d[-max(n // 4, 1):])))
                 return res
         else:
             i_end = 0
@@ -528,9 +384,9 @@ def _analyze_series(s: Series) -> FitResult:
         drift = theil_sen_rel(xb[j_s:], yb[j_s:])
         evidence["drift_rel"] = drift
         # significance (Geweke-style): first vs last 40 % of the window, batch-means errors
-        L = n - i_s
+        L = hi - i_s
         h = ratio_ci(s.w[i_s:i_s + int(0.4 * L)], s.d[i_s:i_s + int(0.4 * L)])
-        t = ratio_ci(s.w[n - int(0.4 * L):], s.d[n - int(0.4 * L):])
+        t = ratio_ci(s.w[hi - int(0.4 * L):hi], s.d[hi - int(0.4 * L):hi])
         z = abs(t.mean - h.mean) / float(np.hypot(t.se, h.se)) if h and t and (t.se or h.se) else float("inf")
         evidence["drift_z"] = z
         if abs(drift) > 2 * EPS and z >= DRIFT_Z:
@@ -538,12 +394,13 @@ def _analyze_series(s: Series) -> FitResult:
             evidence["rule"] = (f"the level after the warm-up drifts by {drift:+.1%} over its span "
                                 f"(limit {2 * EPS:.0%})")
             evidence["last_level"] = segs[-1].level
-            res.drift_per_1k_steps = _drift_per_1k(s, xb, yb, starts, i_s)
+            res.drift_per_1k_steps = drift_per_1k(s, xb, yb, starts, i_s)
             return res
     # steady window: whole periods when stalls recur, so it holds one stall per period wherever it starts
-    i_b = n
-    win = per.window(i_s, n) if per is not None else None
-    if per is not None and win is not None and (win[1] - win[0]) >= max(MIN_STEADY, 0.5 * (n - i_s)):
+    i_b = hi
+    i_s0 = i_s
+    win = per.window(i_s, hi) if per is not None else None
+    if per is not None and win is not None and (win[1] - win[0]) >= max(MIN_STEADY, 0.5 * (hi - i_s)):
         i_s, i_b = win
         evidence["steady_window"] = (f"{len(per.anchors)} stall anchors; the window spans "
                                      f"{(int(s.step[i_b - 1]) - int(s.step[i_s]) + 1) / per.period_steps:.1f} "
@@ -568,7 +425,10 @@ def _analyze_series(s: Series) -> FitResult:
 
             tq = float(_st.t.ppf(0.975, max(lr.df, 1.0)))
             ci.se, ci.ci_low, ci.ci_high, ci.df = lr.se, ci.mean - tq * lr.se, ci.mean + tq * lr.se, int(round(lr.df))
-    res.drift_per_1k_steps = _drift_per_1k(s, xb, yb, starts, i_s)
+    res.drift_per_1k_steps = drift_per_1k(s, xb, yb, starts, i_s)
+    res.drift_rel_steady = window_drift(s, ym, i_s0, hi)
+    if per is not None and not s.inverted:
+        res.stall_split = stall_split(s, per, ren.stall_mask if ren is not None else None, i_s0, hi)
     steady_d = float(np.sum(s.d[i_s:i_b]) / max(i_b - i_s, 1)) if s.is_rate else float(np.mean(s.d[i_s:i_b]))
     res.warmup_end_index = i_end
     # level over the whole warm-up window [0, warm-up end): unlike cold_mean (the first segment, which
@@ -616,10 +476,28 @@ def _analyze_series(s: Series) -> FitResult:
     else:
         res.lost_work = 0.0
         res.lost_s = 0.0
+    cold_worse = res.cold_mean is not None and ci.mean > 0 and res.cold_mean < ci.mean * (1 - EPS)
+    if res.classification == "warmup" and res.lost_s is not None and res.lost_s < 0 and cold_worse:
+        # a cold start whose overshoot gains more than the cold phase lost: still a warm-up, nothing lost
+        evidence["lost_s_net"] = res.lost_s
+        evidence["lost_s_note"] = "the overshoot after the cold start gained more than the cold phase lost; lost_s is 0"
+        res.lost_s = res.lost_work = 0.0
+    elif res.classification == "warmup" and res.lost_s is not None and res.lost_s < 0:
+        # the start was faster than the steady state: a finding of its own, not a warm-up
+        res.fast_start = {"end_step": res.warmup_end_step, "level": res.warmup_mean,
+                          "rel_excess": float(res.warmup_mean / ci.mean - 1.0) if res.warmup_mean and ci.mean else None,
+                          "seconds_gained": -res.lost_s,
+                          "note": "the run started faster than its steady state (a fast start, e.g. a warm page "
+                                  "cache or boost clocks): not a warm-up, so no seconds are lost to it"}
+        res.classification = cls = "flat"
+        evidence["rule"] = "the early level is better than the steady state: a fast start, not a warm-up"
+        res.lost_s = res.lost_work = 0.0
+        res.warmup_end_step, res.warmup_end_t_s, res.warmup_end_index, res.warmup_mean = int(s.step[0]), 0.0, 0, None
+    res.telemetry = telemetry(s, res.warmup_end_index or 0, i_s, i_b)
     # curve dictionary
     if sel is not None:
         cf = sel.fits[sel.best] if chosen is None else chosen
-        res.curve = _curve_dict(s, cf, steady_d)
+        res.curve = curve_dict(s, cf, steady_d)
     else:
         res.curve = {"model": "none", "plateau": None, "initial": None, "tau_steps": None, "tau_s": None,
                      "r2": None, "t95_steps": None, "t95_s": None, "t99_steps": None, "t99_s": None,
@@ -645,39 +523,6 @@ def _analyze_series(s: Series) -> FitResult:
         evidence["dips"] = [{"start_step": int(s.step[a]), "end_step": int(s.step[b - 1]), "depth": dd}
                             for a, b, dd in an.dip_events[:200]]
     return res
-
-
-def _curve_dict(s: Series, cf: curvemod.CurveFit, steady_d: float) -> dict[str, Any]:
-    tau = cf.tau()
-    t95 = cf.time_within(0.05)
-    t99 = cf.time_within(0.01)
-    x0 = cf.x_first
-    if s.axis == "step":
-        tau_steps = tau
-        tau_s = None if tau is None else (_to_seconds(s, x0 + tau, steady_d) or 0.0) - (_to_seconds(s, x0, steady_d) or 0.0)
-    else:
-        tau_s = tau
-        tau_steps = None if tau is None else (_to_steps(s, x0 + tau, steady_d) or 0.0) - (_to_steps(s, x0, steady_d) or 0.0)
-    last_x = float(s.x[-1]) if s.axis == "t_s" else float(s.step[-1])
-    return {
-        "model": cf.model,
-        "plateau": cf.plateau,
-        "initial": cf.initial,
-        "tau_steps": tau_steps,
-        "tau_s": tau_s,
-        "r2": cf.r2,
-        "t95_steps": _to_steps(s, t95, steady_d),
-        "t95_s": _to_seconds(s, t95, steady_d),
-        "t99_steps": _to_steps(s, t99, steady_d),
-        "t99_s": _to_seconds(s, t99, steady_d),
-        "extrapolated": bool(t99 is None or t99 > last_x),
-        "bic": cf.bic,
-        "params": cf.params(),
-        "fitted_on": "block means of the series with outliers and dips replaced by the rolling median",
-        # "time_per_step": the model (params) describes the reciprocal series; plateau and initial are
-        # still on the metric's rate scale (1 / the model's), see curve.InverseFit
-        "space": getattr(cf, "space", "rate"),
-    }
 
 
 def analyze(run: Any, metric: str | None = None, axis: str = "step") -> FitResult:

@@ -1,0 +1,57 @@
+"""Progress of a long read on stderr: one line every few seconds, none for a read that ends sooner.
+
+A fleet of 1,000 rank logs takes tens of seconds; ``fit``, ``compare`` and ``report`` say how far they
+are (files, bytes, seconds) instead of running without a word. Quick reads (tests, small jobs) print
+nothing, so the CLI's stderr stays as it was for them. ``COSTMODEL_PROGRESS=0`` silences it.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import TextIO
+
+#: seconds between lines (the first comes after this long)
+EVERY_S = 2.0
+
+
+class Progress:
+    """``update(done, nbytes)`` after each file; ``finish()`` at the end (a last line only when an earlier
+    one was printed)."""
+
+    def __init__(self, label: str, total: int, stream: TextIO | None = None, every_s: float | None = None) -> None:
+        self.label, self.total = label, total
+        self.every_s = EVERY_S if every_s is None else every_s
+        self.stream = stream if stream is not None else sys.stderr
+        self.on = os.environ.get("COSTMODEL_PROGRESS", "1") != "0"
+        self.t0 = time.perf_counter()
+        self.next = self.t0 + self.every_s
+        self.printed = False
+        self.done = 0
+        self.nbytes = 0
+
+    def _line(self, now: float) -> None:
+        rate = self.nbytes / max(now - self.t0, 1e-9) / 1e6
+        print(f"costmodel: {self.label}: {self.done:,}/{self.total:,} files, {self.nbytes / 1e9:.2f} GB, "
+              f"{now - self.t0:.0f} s ({rate:.0f} MB/s)", file=self.stream, flush=True)
+        self.printed = True
+
+    def update(self, done: int, nbytes: int = 0) -> None:
+        self.done = done
+        self.nbytes += nbytes
+        if not self.on:
+            return
+        now = time.perf_counter()
+        if now >= self.next:
+            self._line(now)
+            self.next = now + self.every_s
+
+    def finish(self) -> None:
+        if self.on and self.printed:
+            self._line(time.perf_counter())
+
+
+def say(line: str, stream: TextIO | None = None) -> None:
+    """One progress line on stderr (unless ``COSTMODEL_PROGRESS=0``)."""
+    if os.environ.get("COSTMODEL_PROGRESS", "1") != "0":
+        print(f"costmodel: {line}", file=stream if stream is not None else sys.stderr, flush=True)
