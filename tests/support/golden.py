@@ -31,7 +31,7 @@ _PRICE_FILE = TESTS / "data" / "prices" / "aws-ec2-us-east-2-excerpt.json"
 
 #: The snapshot is taken on a fixed day (``COSTMODEL_TODAY``): price ages and "today" in the records do not
 #: change with the calendar.
-TODAY = "2026-12-04"
+TODAY = "2026-12-05"
 
 
 @dataclass(frozen=True)
