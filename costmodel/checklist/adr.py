@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..foundation import clock
 from ..foundation.errors import ChecklistError
 from ..foundation.util import finite_number
 from .verdict import Decision
@@ -74,7 +75,7 @@ def _yaml_list(values: Iterable[Any]) -> str:
 
 def _as_date(date: str | _dt.date | None) -> str:
     if date is None:
-        return _dt.datetime.now(_dt.timezone.utc).date().isoformat()
+        return clock.today().isoformat()
     if isinstance(date, _dt.datetime):
         return date.date().isoformat()
     if isinstance(date, _dt.date):

@@ -45,16 +45,22 @@ def run(args: argparse.Namespace) -> int:
     from ..foundation.timeline import write_runs
     from ..ingest import load_many
     from ..ingest.stream import ingest_to_parquet, needs_streaming
+    from ..jobs.storage import LocalCopies
     from ._common import emit_json, ingest_options, progress
 
     opts = ingest_options(args, args.role or "")
-    if args.output and needs_streaming(args.files):
-        # inputs too big to hold: big CSV/TSV batch by batch, many files one at a time, straight into the Parquet file
-        result = ingest_to_parquet(args.files, args.output, opts)
-    else:
-        result = load_many(args.files, opts)
-        if args.output:
-            write_runs(result.runs, args.output)
+    with LocalCopies() as copies:  # s3:// gs:// az:// inputs read like fit reads them
+        files = copies.localize(args.files)
+        if args.output and needs_streaming(files):
+            # inputs too big to hold: big CSV/TSV batch by batch, many files one at a time, straight into the Parquet file
+            result = ingest_to_parquet(files, args.output, opts)
+        else:
+            result = load_many(files, opts)
+            if args.output:
+                write_runs(result.runs, args.output)
+        for r in result.runs:
+            r.source = copies.url_of(r.source)
+        result.warnings = [copies.in_text(w) for w in result.warnings]
     if args.json:
         emit_json(result.to_dict())
     else:

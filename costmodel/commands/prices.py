@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from ..foundation import clock
     from ..foundation.errors import PriceError
     from ..prices.catalog import age_warning, load_prices
     from ._common import emit_json
@@ -85,7 +86,7 @@ def _show(args: argparse.Namespace) -> int:
         except ValueError:
             raise PriceError(f"--today {args.today!r} is not a date YYYY-MM-DD") from None
     else:
-        today = dt.date.today()
+        today = clock.today()
     table = load_prices(args.dir)
     if args.provider not in table.providers():
         table.lookup(args.provider, args.item, args.src, args.dst, key="--provider")  # raises, with did-you-mean

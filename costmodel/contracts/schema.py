@@ -55,6 +55,18 @@ def _report_params() -> dict[str, Any]:
     return _model(report_parameters_model(), "report notebook parameters")()
 
 
+def _place() -> dict[str, Any]:
+    from .placement import PlaceResult
+
+    return _model(PlaceResult, "costmodel place --json")()
+
+
+def _placement() -> dict[str, Any]:
+    from ..place.model import PlacementIn  # the placement file's model lives beside its room (floor 2)
+
+    return _model(PlacementIn, "placement file (YAML, costmodel place)")()
+
+
 def _answers() -> dict[str, Any]:
     from ..checklist.answers_model import AnswersFileModel
 
@@ -70,10 +82,12 @@ SCHEMAS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
     "simulate": ("output", _model(R.SimulateResult, "costmodel simulate --json")),
     "report": ("output", _model(R.ReportSummary, "costmodel report --json")),
     "decision": ("output", _model(R.DecisionRecord, "decision.json (written beside a report)")),
+    "place": ("output", _place),
     "scenario": ("input", _scenario),
     "workload": ("input", _workload),
     "answers": ("input", _answers),
     "report-parameters": ("input", _report_params),
+    "placement": ("input", _placement),
 }
 
 

@@ -134,3 +134,7 @@ class OutputError(CostmodelError, OSError):
 
 
 __all__ += ["OutputError"]
+
+
+class PlacementError(ScenarioError):
+    """A placement file (``costmodel place``) is invalid: names the file and the key path (issue 30)."""

@@ -180,17 +180,56 @@ def glob_paths(pattern: str) -> list[str]:
     return sorted(p for p in _glob.glob(pattern, recursive=True) if os.path.isfile(p))
 
 
+def local_targets(objs: list[str], base: str, top: Path, single: bool) -> tuple[list[tuple[str, str]], str]:
+    """Where each listed object is copied: ``top/<prefix name>/<key below the prefix>`` (``top/<name>`` for one
+    object). A listing is input from the network: every key is normalised and must stay inside ``top``
+    (no ``..``, absolute, backslash, NUL or over-long names; :func:`~costmodel.foundation.names.contained`),
+    and two keys may not land on the same file; IngestError naming the key otherwise. Returns the pairs
+    (URL, local path) and the local path that stands for ``base``."""
+    from ..foundation.names import contained, shown
+
+    pairs: list[tuple[str, str]] = []
+    seen: dict[str, str] = {}
+    if single:
+        name = str(objs[0]).split("://", 1)[1].rsplit("/", 1)[-1]
+        one = str(contained(top, name, key=objs[0]))
+        return [(objs[0], one)], one
+    prefix_name = base.split("://", 1)[1].rstrip("/").rsplit("/", 1)[-1]
+    folder = contained(top, prefix_name, key=base) if "/" in base.split("://", 1)[1] else top / prefix_name
+    for obj in objs:
+        if not obj.startswith(base + "/") and obj != base:
+            raise IngestError("refused: the listing returned an object outside the prefix asked for",
+                              path=shown(obj))
+        dst = str(contained(folder, obj[len(base) + 1:], key=obj))  # "<prefix>//etc/x" is the absolute "/etc/x"
+        if dst in seen:
+            raise IngestError(f"refused: two listed objects map to the same local file ({shown(seen[dst])} and this one)",
+                              path=shown(obj))
+        seen[dst] = obj
+        pairs.append((obj, dst))
+    files = set(seen)
+    for dst, obj in seen.items():
+        parent = str(Path(dst).parent)
+        while len(parent) > len(str(folder)):
+            if parent in files:
+                raise IngestError(f"refused: the listed object {shown(seen[parent])} is also a prefix of this one",
+                                  path=shown(obj))
+            parent = str(Path(parent).parent)
+    return pairs, str(folder)
+
+
 class LocalCopies:
     """Local copies of object-store inputs (a context manager; the folder is removed on exit).
 
     ``localize(paths)`` returns the paths with each URL replaced by a local file or folder holding
-    the objects under it (same relative layout, so folders still group ranks into jobs), and fills
+    the objects under it (same relative layout, so folders still group ranks into jobs; every listed key
+    checked by :func:`local_targets`: a hostile listing is refused, never written), and fills
     ``origin`` (local path -> URL) so Runs can name the object they came from.
     """
 
     def __init__(self) -> None:
         self.root: Path | None = None
         self.origin: dict[str, str] = {}
+        self.tops: dict[str, str] = {}
 
     def __enter__(self) -> LocalCopies:  # noqa: PYI034  no typing.Self on 3.10
         return self
@@ -212,20 +251,24 @@ class LocalCopies:
             base = str(p).rstrip("/")
             single = len(objs) == 1 and objs[0].rstrip("/") == base
             top = self.root / f"{len(self.origin):06d}"
-            pairs = []
-            for obj in objs:
-                rel = Path(obj.split("://", 1)[1]).name if single else obj[len(base):].lstrip("/")
-                dst = top / (Path(base.split("://", 1)[1]).name) / rel if not single else top / rel
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                pairs.append((obj, str(dst)))
-                self.origin[str(dst)] = obj
+            pairs, here = local_targets(objs, base, top, single)
+            for obj, dst in pairs:
+                Path(dst).parent.mkdir(parents=True, exist_ok=True)
+                self.origin[dst] = obj
             try:  # one batched, concurrent transfer
                 fs.get([o for o, _ in pairs], [d for _, d in pairs], batch_size=concurrency())
             except Exception as exc:  # noqa: BLE001
                 raise storage_error(str(p), exc) from None
-            out.append(str(top / rel) if single else str(top / Path(base.split("://", 1)[1]).name))
+            out.append(here)
             self.origin.setdefault(out[-1], str(p))
+            self.tops[here] = str(p).rstrip("/") if not single else objs[0]
         return out
+
+    def in_text(self, text: str) -> str:
+        """``text`` (a warning) with each local copy's path replaced by the URL it came from."""
+        for local in sorted(self.tops, key=len, reverse=True):
+            text = text.replace(local, self.tops[local])
+        return text
 
     def url_of(self, local: str) -> str:
         return self.origin.get(str(local), str(local))

@@ -22,7 +22,6 @@ Raises :class:`PriceImportError` (exit 2) naming the file and the position (byte
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import os
 import re
 import shutil
@@ -30,6 +29,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from ..foundation import clock
 from .catalog import ALL_COLUMNS
 from .import_aws import import_aws_csv, import_aws_json
 from .import_azure import _azure_tiers, import_azure_retail
@@ -143,4 +143,4 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
 
 
 def today_iso() -> str:  # pragma: no cover - trivial
-    return dt.date.today().isoformat()
+    return clock.today().isoformat()

@@ -28,12 +28,15 @@ from ..foundation.errors import AnalysisError
 from . import curve as curvemod
 from . import detect
 from .classify import Segment, classify_segments, theil_sen_rel
-from .drift import DRIFT_TAIL, drift_per_1k, tail_drift
+from .coldphase import cold_phase, telemetry
+from .drift import DRIFT_TAIL, drift_per_1k, tail_drift, window_drift
 from .multipass import multipass_summary
 from .overshoot import overshoot_end as find_overshoot_end
 from .period import find_period
+from .renewal import find_renewal, windowed_rate
 from .result import FitResult, curve_dict, invert_levels
-from .series import Series, prepare
+from .series import RATE_METRICS, Series, prepare
+from .stallsplit import stall_split
 from .stats import longrun_ratio_se, ratio_ci, tau_int
 
 EPS = 0.01  # warm-up end convention: within 1 % of the steady level
@@ -45,6 +48,11 @@ BIAS_MAX_SHIFT = 1.0  # ... by at most this many warm-up lengths (and never past
 DRIFT_Z = 4.0  # a drift must also be significant: |head - tail| >= 4 standard errors
 DRIFT_TAIL_REL = 0.008  # ... still moves by more than 0.8 % (2 % over a whole run) and significantly
 DRIFT_Z_TAIL = 3.0  # (slope z, autocorrelation-corrected) and at an undiminished pace
+DRIFT_PACE_MAX = 2.0  # ... not accelerating (second half of the tail at most twice the first half's slope)
+HEAD_DRIFT_MIN = 0.25  # ... and the window before the tail does not move the other way by >= 1/4 of the tail's change
+TAIL_MAX = 0.2  # a final segment this short (share of the run) after a long plateau is a flagged tail ...
+PLATEAU_MIN = 0.5  # ... when the plateau before it lasts at least half the run
+TAIL_KEEP = 0.05  # a flagged tail within 5 % of the plateau stays in the steady state (a late drift)
 MIN_STEADY = 8  # fewest points in a steady window that still give a level with a (wide) CI
 AUX_COLUMNS = ("cache_hit_ratio", "read_bytes_per_s", "gpu_util", "read_latency_s", "data_wait_s",
                "cross_region_bytes")
@@ -137,18 +145,55 @@ def _analyze_series(s: Series) -> FitResult:
     an = detect.find_anomalies(s.y)
     # a time averaged as it is (lower is better, zeros): its drops are improvements, not stalls
     mirrored = s.direction == "lower_is_better" and not s.inverted
+    # stalls by their signature and a loader-bound (bursty) cold phase, from the step times
+    ren = (find_renewal(s.w, s.d, s.metadata)
+           if (s.metric in RATE_METRICS or s.metric == "step_time_s") and s.time_source in ("step_time_s", "t_s")
+           else None)
+    bursty = ren is not None and ren.bursty
     per = find_period(s.y, s.step) if not mirrored else None
+    if bursty and ren is not None and per is not None and per.mask is not None:
+        if per.period_steps > 2 * ren.window and float(np.mean(per.mask[ren.wait_mask])) >= 0.5:
+            bursty = False  # the "waits" recur all through the run: periodic gaps (read bursts), not a cold phase
+        else:
+            # a bursty cold phase's waits are not stalls: the period is looked for after them
+            per = find_period(s.y, s.step, lo=ren.cold_end_hint)
+    if per is not None and ren is not None and bursty and ren.cycle and per.period_steps <= 2 * ren.window:
+        per = None  # a loader cycle is never a period
+    if ren is not None and not bursty:
+        ren.bursty = False
     stall = an.mask | per.mask if per is not None and per.mask is not None else an.mask
     ym = np.where(stall, an.baseline, s.y)
     if per is not None and per.mask is not None and (~stall).sum() >= 2:
         # stalls (even long idle gaps, where a rolling median sinks) are bridged from the points around them
         ix = np.arange(n)
         ym[per.mask] = np.interp(ix[per.mask], ix[~stall], s.y[~stall])
+    if bursty and ren is not None:
+        # work over time in windows of whole loader cycles, stalls left out: the renewal process's level
+        skip = ren.stall_mask | (per.mask if per is not None and per.mask is not None else False)
+        ym = windowed_rate(s.w, s.d, skip, ren.window)
     m = detect.block_size(n)
     segs, yb, starts, _tb = _segments(s, ym, m)
     xb, _ = detect.block_means(s.x, m)
     # tail block means of the final group for the drift check are taken after the verdict
     verdict = classify_segments(segs, n, EPS, lower_is_better=mirrored)
+    # a long plateau followed by a short tail: the plateau is the steady state, the tail is flagged
+    hi = n
+    tail_info = None
+    if verdict.classification == "no_steady_state" and len(segs) >= 2 and n - segs[-1].start <= TAIL_MAX * n:
+        v2 = classify_segments(segs[:-1], segs[-1].start, EPS, lower_is_better=mirrored)
+        if (v2.classification != "no_steady_state" and v2.steady_start is not None
+                and segs[-1].start - v2.steady_start >= PLATEAU_MIN * n):
+            tail = segs[-1]
+            rel = float(tail.level / segs[-2].level - 1.0) if segs[-2].level else float("inf")
+            kept = abs(rel) <= TAIL_KEEP
+            hi = n if kept else segs[-1].start
+            tail_info = {"start_step": tail.start_step, "end_step": tail.end_step, "level": tail.level,
+                         "rel_change": rel, "share_of_run": float((n - tail.start) / n), "kept_in_steady": kept,
+                         "note": ("a small change over the last part of the run only (within 5 %, e.g. the GPU's "
+                                  "own drift): kept in the steady state and flagged" if kept else
+                                  "the level changes over the last part of the run only: the plateau before it is "
+                                  "reported as the steady state, this tail is left out of it")}
+            verdict = v2
     evidence: dict[str, Any] = {
         "rule": verdict.reason,
         "pelt_penalty": f"{PENALTY_C:g} * log(n_blocks)",
@@ -163,6 +208,8 @@ def _analyze_series(s: Series) -> FitResult:
         "mser5_truncation_index": None,
         "mser5_valid": None,
     }
+    if tail_info is not None:
+        evidence["tail"] = tail_info
     d5, ok5 = detect.mser(ym, 5)
     evidence["mser5_truncation_index"] = d5
     evidence["mser5_valid"] = ok5
@@ -170,19 +217,41 @@ def _analyze_series(s: Series) -> FitResult:
     res = FitResult(classification=cls, evidence=evidence, multipass=mp, **base)
     res.segments = [sg.to_dict() for sg in segs]
     res.cold_mean = s.level(segs[0].start, segs[0].end)
+    res.tail = tail_info
+    cp = cold_phase(s, ren, per.mask if per is not None else None) if ren is not None else None
+    decided = cp.end if cp is not None and cls != "too_short" else None
+    if cp is not None:
+        evidence["cold_phase"] = cp.to_dict(s.step)
+        res.warmup_end_step_throughput = int(s.step[min(cp.throughput_end, n - 1)]) if cp.throughput_end else 0
+        res.warmup_end_decided_by = cp.decided_by
+    if ren is not None:
+        evidence["renewal"] = ren.to_dict(s.step)
+    if decided is not None:
+        early, late = s.level(0, decided) if decided > 0 else float("nan"), s.level(decided, hi)
+        worse = decided > 0 and bool(early < late)
+        if cls in ("flat", "warmup", "slowdown", "invalidation") or verdict.classification == "no_steady_state":
+            res.classification = cls = "warmup" if worse else "flat"
+            evidence["rule"] = (f"the cold phase ends where the excess {cp.decided_by if cp else ''} stops "
+                                f"accumulating (step {int(s.step[min(decided, n - 1)])})" if worse else
+                                "no material excess over the warm level at the start of the run")
     if per is not None:
         res.period_steps = per.period_steps
         evidence["period"] = {"period_steps": per.period_steps, "gap_cv": per.cv, "stalls": len(per.events),
                               "method": "recurring drops below the rolling median, gaps in steps"}
     # drift before a plateau is claimed: a level that still degrades over the last 40 % of the run
-    td = tail_drift(s, ym)
+    td = tail_drift(s, ym, hi=hi)
     if td is not None:
         evidence["tail_drift_rel"], evidence["tail_drift_z"] = td[0], td[1]
         evidence["tail_drift_half_slope_ratio"] = td[3]
         # a drift keeps its pace (the second half of the tail moves at least half as fast as the first);
         # the end of a warm-up or of a settling decelerates
+        # (nor accelerates: a level that holds and then moves at the very end is a tail); and the part
+        # of the run before the tail does not move the other way (a wander that rises then falls is no drift)
+        head = window_drift(s, ym, int(decided or verdict.steady_start or 0), hi - int(DRIFT_TAIL * hi))
+        evidence["head_drift_rel"] = head
+        kept = head is None or not (np.sign(head) != np.sign(td[0]) and abs(head) >= HEAD_DRIFT_MIN * abs(td[0]))
         if (cls != "no_steady_state" and abs(td[0]) > DRIFT_TAIL_REL and td[1] >= DRIFT_Z_TAIL
-                and td[3] >= 0.5):
+                and 0.5 <= td[3] <= DRIFT_PACE_MAX and kept):
             res.classification = cls = "no_steady_state"
             res.drift_per_1k_steps = td[2]
             evidence["rule"] = (f"the level still drifts by {td[0]:+.1%} over the last {DRIFT_TAIL:.0%} of the run "
@@ -193,7 +262,7 @@ def _analyze_series(s: Series) -> FitResult:
             res.drift_per_1k_steps = td[2]
         return res
     overshoot_end = None
-    if cls == "slowdown" and not mirrored:
+    if cls == "slowdown" and not mirrored and decided is None:
         g0 = int(verdict.steady_start or 0)
         overshoot_end = find_overshoot_end(xb, yb, starts, segs, g0)
         if overshoot_end is not None:
@@ -207,7 +276,18 @@ def _analyze_series(s: Series) -> FitResult:
     sel = None
     chosen = None
     increasing = True
-    if overshoot_end is not None:
+    if decided is not None:
+        i_end = decided if cls == "warmup" else 0
+        sel = curvemod.select(xb, yb, inverse=True)
+        evidence["models"] = sel.table()
+        evidence["warmup_end_estimator"] = f"cusum:{cp.decided_by if cp else ''}"
+        if i_end > int(n * (1 - STEADY_FRAC)):
+            res.classification = "no_steady_state"
+            evidence["rule"] = (f"the cold phase ends only at step {int(s.step[min(i_end, n - 1)])}: less than "
+                                f"{STEADY_FRAC:.0%} of the run is steady")
+            evidence["last_level"] = segs[-1].level
+            return res
+    elif overshoot_end is not None:
         i_end = overshoot_end
         if i_end > int(n * (1 - STEADY_FRAC)):
             res.classification = "no_steady_state"
@@ -304,9 +384,9 @@ def _analyze_series(s: Series) -> FitResult:
         drift = theil_sen_rel(xb[j_s:], yb[j_s:])
         evidence["drift_rel"] = drift
         # significance (Geweke-style): first vs last 40 % of the window, batch-means errors
-        L = n - i_s
+        L = hi - i_s
         h = ratio_ci(s.w[i_s:i_s + int(0.4 * L)], s.d[i_s:i_s + int(0.4 * L)])
-        t = ratio_ci(s.w[n - int(0.4 * L):], s.d[n - int(0.4 * L):])
+        t = ratio_ci(s.w[hi - int(0.4 * L):hi], s.d[hi - int(0.4 * L):hi])
         z = abs(t.mean - h.mean) / float(np.hypot(t.se, h.se)) if h and t and (t.se or h.se) else float("inf")
         evidence["drift_z"] = z
         if abs(drift) > 2 * EPS and z >= DRIFT_Z:
@@ -317,9 +397,10 @@ def _analyze_series(s: Series) -> FitResult:
             res.drift_per_1k_steps = drift_per_1k(s, xb, yb, starts, i_s)
             return res
     # steady window: whole periods when stalls recur, so it holds one stall per period wherever it starts
-    i_b = n
-    win = per.window(i_s, n) if per is not None else None
-    if per is not None and win is not None and (win[1] - win[0]) >= max(MIN_STEADY, 0.5 * (n - i_s)):
+    i_b = hi
+    i_s0 = i_s
+    win = per.window(i_s, hi) if per is not None else None
+    if per is not None and win is not None and (win[1] - win[0]) >= max(MIN_STEADY, 0.5 * (hi - i_s)):
         i_s, i_b = win
         evidence["steady_window"] = (f"{len(per.anchors)} stall anchors; the window spans "
                                      f"{(int(s.step[i_b - 1]) - int(s.step[i_s]) + 1) / per.period_steps:.1f} "
@@ -345,6 +426,9 @@ def _analyze_series(s: Series) -> FitResult:
             tq = float(_st.t.ppf(0.975, max(lr.df, 1.0)))
             ci.se, ci.ci_low, ci.ci_high, ci.df = lr.se, ci.mean - tq * lr.se, ci.mean + tq * lr.se, int(round(lr.df))
     res.drift_per_1k_steps = drift_per_1k(s, xb, yb, starts, i_s)
+    res.drift_rel_steady = window_drift(s, ym, i_s0, hi)
+    if per is not None and not s.inverted:
+        res.stall_split = stall_split(s, per, ren.stall_mask if ren is not None else None, i_s0, hi)
     steady_d = float(np.sum(s.d[i_s:i_b]) / max(i_b - i_s, 1)) if s.is_rate else float(np.mean(s.d[i_s:i_b]))
     res.warmup_end_index = i_end
     # level over the whole warm-up window [0, warm-up end): unlike cold_mean (the first segment, which
@@ -392,6 +476,10 @@ def _analyze_series(s: Series) -> FitResult:
     else:
         res.lost_work = 0.0
         res.lost_s = 0.0
+    if res.classification == "warmup" and res.lost_s is not None and res.lost_s < 0:
+        _negative_lost(res, s, ~stall, i_end, base_lvl, ci.mean)
+        cls = res.classification
+    res.telemetry = telemetry(s, res.warmup_end_index or 0, i_s, i_b)
     # curve dictionary
     if sel is not None:
         cf = sel.fits[sel.best] if chosen is None else chosen
@@ -421,6 +509,41 @@ def _analyze_series(s: Series) -> FitResult:
         evidence["dips"] = [{"start_step": int(s.step[a]), "end_step": int(s.step[b - 1]), "depth": dd}
                             for a, b, dd in an.dip_events[:200]]
     return res
+
+
+def _negative_lost(res: FitResult, s: Series, keep: np.ndarray, i_end: int, base_lvl: float, level: float) -> None:
+    """A warm-up whose lost seconds came out negative: a fast start, or a level compared with stalls.
+
+    Stall-free levels decide: when the warm-up ran below the steady state's between-stall level (the
+    steady level counts stalls, e.g. checkpoints that grow over a long run, that the warm-up did not
+    have), the seconds lost are counted against that level (0 at least: an overshoot after the cold
+    start can gain more than the cold phase lost); when it ran above it, the start was fast: a finding of
+    its own (``fast_start``), not a warm-up.
+    """
+    ev = res.evidence
+    early = s.level(0, i_end, mask=keep) if i_end > 0 else float("nan")
+    cold_worse = res.cold_mean is not None and level > 0 and res.cold_mean < level * (1 - EPS)
+    if (np.isfinite(early) and np.isfinite(base_lvl) and early < base_lvl) or cold_worse:
+        ev["lost_s_net"] = res.lost_s
+        kk = keep[:i_end]
+        T, W = float(np.sum(s.d[:i_end][kk])), float(np.sum(s.w[:i_end][kk]))
+        lost = T - W / base_lvl if base_lvl and np.isfinite(base_lvl) and base_lvl > 0 else 0.0
+        res.lost_s = max(0.0, float(lost))
+        res.lost_work = max(0.0, float(lost * base_lvl)) if np.isfinite(base_lvl) else 0.0
+        ev["lost_s_note"] = ("against the steady level with its stalls the warm-up gained time (it had fewer or "
+                             "shorter stalls, or overshot); lost_s is counted against the between-stall level, "
+                             "stall rows left out, and is never negative")
+        return
+    gained = -float(res.lost_s or 0.0)
+    res.fast_start = {"end_step": res.warmup_end_step, "level": res.warmup_mean,
+                      "rel_excess": float(res.warmup_mean / level - 1.0) if res.warmup_mean and level else None,
+                      "seconds_gained": gained,
+                      "note": "the run started faster than its steady state (a fast start, e.g. a warm page "
+                              "cache or boost clocks): not a warm-up, so no seconds are lost to it"}
+    res.classification = "flat"
+    ev["rule"] = "the early level is better than the steady state: a fast start, not a warm-up"
+    res.lost_s = res.lost_work = 0.0
+    res.warmup_end_step, res.warmup_end_t_s, res.warmup_end_index, res.warmup_mean = int(s.step[0]), 0.0, 0, None
 
 
 def analyze(run: Any, metric: str | None = None, axis: str = "step") -> FitResult:

@@ -41,6 +41,8 @@ import numpy as np
 
 from ..foundation.errors import AnalysisError
 from .analyze import FitResult, analyze
+from .coldphase import TELEMETRY
+from .stallsplit import split_se
 
 
 @dataclass
@@ -77,6 +79,11 @@ class CompareResult:
     #: the shared vocabulary (costmodel.foundation.equivalence): equivalent | different | inconclusive | no_steady_state
     equivalence: str = "no_steady_state"
     equivalence_direction: str | None = None
+    #: one run per side with periodic stalls on both: the ratio from between-stall rates and stall costs,
+    #: with the error of each part (costmodel.warmup.stallsplit.split_se); None otherwise
+    stall_split: dict[str, Any] | None = None
+    #: cold vs warm telemetry per side (GPU utilisation, data wait, cache hit ratio, read bytes; run means)
+    telemetry: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         from ..foundation.equivalence import outcome
@@ -184,6 +191,15 @@ def one_view_per_run(runs: Sequence[Any]) -> tuple[list[Any], list[str]]:
     return [r for r in runs if id(r) not in drop], notes
 
 
+def _telemetry(fc: list[FitResult], fr: list[FitResult]) -> dict[str, Any]:
+    """Cold-phase and steady telemetry of each side (the mean over its runs of each fit's value)."""
+    out: dict[str, Any] = {}
+    for side, fits in (("colocated", fc), ("remote", fr)):
+        out[side] = {ph: {c: _mean_or_none([(f.telemetry.get(ph) or {}).get(c) for f in fits])
+                          for c in TELEMETRY} for ph in ("cold", "steady")}
+    return out
+
+
 def _mean_or_none(vals: list[float | None]) -> float | None:
     v = [x for x in vals if x is not None and np.isfinite(x)]
     return float(np.mean(v)) if v else None
@@ -217,6 +233,7 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
     mdm = sem = None
     notes: list[str] = [f"co-located: {n}" for n in view_notes_c] + [f"remote: {n}" for n in view_notes_r]
     ratio = lo = hi = lo90 = hi90 = p = df = se = None
+    split: dict[str, Any] | None = None
     equivalent = False
     verdict = "no_steady_state"
     if "mean" in A and "mean" in B:
@@ -226,7 +243,19 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
             theta = -theta
         se = float(np.hypot(A["se_log"], B["se_log"]))
         lr_both = A.get("se_method", "").startswith("long-run") and B.get("se_method", "").startswith("long-run")
-        if se <= 0:
+        split = None
+        if (len(fc) == 1 and len(fr) == 1 and fc[0].stall_split and fr[0].stall_split
+                and direction == "higher_is_better"):
+            split = split_se(fc[0].stall_split, fr[0].stall_split)
+        if split is not None:
+            # periodic stalls on both sides: between-stall rate and stall cost, each with its own error
+            theta, se, df = split["theta"], split["se"], split["df"]
+            k_c, k_r = (len((f.stall_split or {}).get("stall_steps", [])) for f in (fc[0], fr[0]))
+            notes.append(f"ratio from between-stall rates and stall costs ({k_c} and {k_r} stalls, "
+                         f"{split['stall_pairing']}); standard error "
+                         f"of the log ratio {split['se_between_log']:.4f} between stalls, {split['se_stall_log']:.4f} "
+                         f"from the stall costs")
+        elif se <= 0:
             df = float("inf")
         elif lr_both:
             # Welch-Satterthwaite
@@ -262,6 +291,7 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
     else:
         missing = [side for side, X in (("co-located", A), ("remote", B)) if "mean" not in X]
         notes.append(f"no steady state on the {' and '.join(missing)} side: no ratio or equivalence can be given")
+    split_dict = split if "mean" in A and "mean" in B else None
     rem_end = _mean_or_none([f.warmup_end_t_s for f in fr])
     col_end = _mean_or_none([f.warmup_end_t_s for f in fc])
     rem_steps = _mean_or_none([f.warmup_end_step for f in fr])
@@ -295,6 +325,8 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
         remote_steady_hit_ratio=_mean_or_none([f.steady_aux.get("cache_hit_ratio") for f in fr]),
         remote_steady_read_bytes_per_s=_mean_or_none([f.steady_aux.get("read_bytes_per_s") for f in fr]),
         pooled={"colocated": A, "remote": B},
+        stall_split=split_dict,
+        telemetry=_telemetry(fc, fr),
         colocated=[f.to_dict() for f in fc],
         remote=[f.to_dict() for f in fr],
         notes=notes,

@@ -11,20 +11,21 @@ from .stats import tau_int
 DRIFT_TAIL = 0.4  # drift before a plateau: the level over the last 40 % of the run ...
 
 
-def tail_drift(s: Series, ym: np.ndarray, lo: int = 0) -> tuple[float, float, float, float] | None:
+def tail_drift(s: Series, ym: np.ndarray, lo: int = 0, hi: int | None = None) -> tuple[float, float, float, float] | None:
     """Drift of the level over the last DRIFT_TAIL of the run (stalls and outliers masked in ``ym``).
 
     Returns (relative change over the tail by the Theil-Sen slope, its z, relative change per 1,000
     steps, ratio of the second half's slope to the first half's). The z is the least-squares slope over
-    its standard error inflated by the residuals' integrated autocorrelation time.
+    its standard error inflated by the residuals' integrated autocorrelation time. ``hi`` ends the
+    region looked at (a flagged short tail is left out).
     """
-    n = s.n
+    n = s.n if hi is None else hi
     a = max(lo, n - int(DRIFT_TAIL * n))
     if n - a < 16:
         return None
     m = detect.block_size(n - a, 200)
-    yb, _ = detect.block_means(ym[a:], m)
-    sb, _ = detect.block_means(s.step[a:].astype(float), m)
+    yb, _ = detect.block_means(ym[a:n], m)
+    sb, _ = detect.block_means(s.step[a:n].astype(float), m)
     if len(yb) < 8:
         return None
     from ..numeric.robust import theilslopes
@@ -35,8 +36,8 @@ def tail_drift(s: Series, ym: np.ndarray, lo: int = 0) -> tuple[float, float, fl
         return None
     span = float(sb[-1] - sb[0])
     rel = slope * span / med
-    x = s.step[a:].astype(float)
-    y = ym[a:]
+    x = s.step[a:n].astype(float)
+    y = ym[a:n]
     xc = x - x.mean()
     sxx = float(np.dot(xc, xc))
     if sxx <= 0:
@@ -68,3 +69,18 @@ def drift_per_1k(s: Series, xb: np.ndarray, yb: np.ndarray, starts: np.ndarray, 
     if med == 0 or sb[-1] <= sb[0]:
         return None
     return float(theilslopes(yb[j:], sb)[0] * 1000.0 / med)
+
+
+def window_drift(s: Series, ym: np.ndarray, lo: int, hi: int) -> float | None:
+    """Relative change of the level over observations [lo, hi) by the Theil-Sen slope of block means."""
+    if hi - lo < 16:
+        return None
+    m = detect.block_size(hi - lo, 200)
+    yb, _ = detect.block_means(ym[lo:hi], m)
+    sb, _ = detect.block_means(s.step[lo:hi].astype(float), m)
+    if len(yb) < 8:
+        return None
+    from ..numeric.robust import theilslopes
+
+    med = float(np.median(yb))
+    return float(theilslopes(yb, sb)[0] * (sb[-1] - sb[0]) / med) if med else None

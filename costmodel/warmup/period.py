@@ -65,7 +65,7 @@ class Period:
 
     def window(self, i_s: int, n: int) -> tuple[int, int] | None:
         """The longest whole-period window [a, b) with a >= i_s; None when fewer than one period fits."""
-        a = [x for x in self.anchors if x >= i_s]
+        a = [x for x in self.anchors if i_s <= x <= n]
         if len(a) < 2:
             return None
         return a[0], a[-1]

@@ -55,6 +55,20 @@ class FitResult:
     steady_aux: dict[str, float | None] = field(default_factory=dict)
     multipass: dict[str, Any] | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
+    #: which evidence decided the warm-up end (data_wait_s, throughput over loader-cycle windows, segmentation)
+    warmup_end_decided_by: str | None = None
+    #: the warm-up end the throughput alone gives (excess time over the warm level stops accumulating)
+    warmup_end_step_throughput: int | None = None
+    #: a short tail after a long plateau (left out of the steady state): start/end step, level, rel_change
+    tail: dict[str, Any] | None = None
+    #: a start faster than the steady state (not a warm-up): steps, level, rel_excess
+    fast_start: dict[str, Any] | None = None
+    #: relative change of the level over the steady window (Theil-Sen; stalls left out), a drift's size
+    drift_rel_steady: float | None = None
+    #: duration-weighted telemetry of the cold phase and of the steady window: {"cold": {...}, "steady": {...}}
+    telemetry: dict[str, Any] = field(default_factory=dict)
+    #: the steady window as between-stall rate plus stall cost (periodic stalls): see compare
+    stall_split: dict[str, Any] | None = None
     time_source: str = ""
     format: str = ""
     source: str = ""

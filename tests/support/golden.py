@@ -29,6 +29,10 @@ REGENERATE = "make golden"
 
 _PRICE_FILE = TESTS / "data" / "prices" / "aws-ec2-us-east-2-excerpt.json"
 
+#: The snapshot is taken on a fixed day (``COSTMODEL_TODAY``): price ages and "today" in the records do not
+#: change with the calendar.
+TODAY = "2026-12-05"
+
 
 @dataclass(frozen=True)
 class Case:
@@ -55,6 +59,7 @@ CASES: tuple[Case, ...] = (
                          "cost_mc.json", "--fit", "fit.json", "--adr", "adr", "--date", "2026-01-01", "--json"),
          files=(("adr/0001-train-llama-1b-in-us-west-2-reading-c4-from-us-east-2.md", "decide.adr.md"),)),
     Case("simulate.json", ("simulate", "ex/whatif.yaml", "--json")),
+    Case("place.json", ("place", "ex/placement.yaml", "--monte-carlo", "500", "--today", "2026-12-05", "--json")),
     Case("prices_show.json", ("prices", "show", "--provider", "aws", "--item", "inter_region", "--src", "us-east-2",
                               "--dst", "us-west-2", "--today", "2026-01-01", "--json")),
     Case("prices_import.json", ("prices", "import", str(_PRICE_FILE), "-o", "catalog", "--json")),
@@ -85,6 +90,19 @@ def _in_folder(folder: Path) -> Iterator[None]:
         os.chdir(before)
 
 
+@contextlib.contextmanager
+def _today(iso_date: str) -> Iterator[None]:
+    before = os.environ.get("COSTMODEL_TODAY")
+    os.environ["COSTMODEL_TODAY"] = iso_date
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("COSTMODEL_TODAY", None)
+        else:
+            os.environ["COSTMODEL_TODAY"] = before
+
+
 def produce(work: Path) -> dict[str, str]:
     """Run every case in ``work`` (an empty folder) in this process; golden file name -> normalised text.
 
@@ -92,7 +110,7 @@ def produce(work: Path) -> dict[str, str]:
     from costmodel.cli import main
 
     outputs: dict[str, str] = {}
-    with _in_folder(work):
+    with _in_folder(work), _today(TODAY):
         for case in CASES:
             out, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -1,0 +1,377 @@
+"""The placement file (``costmodel place FILE``): its model, and reading it into a :class:`Placement`.
+
+A YAML mapping (``data/examples/placement.yaml``; every key in ``docs/place.md``)::
+
+    scenario: whatif.yaml            # the base cost scenario (dataset, training, cache, replica, requests)
+    data: {provider: aws, region: us-east-2, dataset: ..., offers: [...]}   # where the data is; GPUs there
+    candidates:                      # GPU regions, each with its offers and its link to the data region
+      - {provider: aws, region: us-west-2, offers: [{instance_type: p5.48xlarge}], link: {...}, measured: {...}}
+    constraints: {deadline_hours: 800, governance: [{region: eu-west-1, forbid: [cache, replica]}]}
+    objective: {usd_per_hour: 0}     # the value of finishing an hour sooner (0: cost only)
+    monte_carlo: {draws: 2000, seed: 0}
+
+Unknown keys, providers, regions and instance types, numbers out of range and an infeasible constraint
+raise :class:`~costmodel.foundation.errors.PlacementError` naming the file and the key path (exit 2). An
+offer whose price is not in the catalog is *not* an error: it is ranked as not priced, with the reason.
+"""
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..cost.dists import Distribution
+from ..cost.scenario_model import GIB_PER_GB, parse_number
+from ..cost.spec import INF, Param
+from ..foundation.errors import PlacementError, ScenarioError
+from ..foundation.safeio import input_kind
+from ..foundation.safeyaml import safe_load_file
+from ..foundation.util import yaml_problem
+from .regions import REGIONS, STORAGE_ITEMS
+
+PURCHASE_OPTIONS = ("on_demand", "spot", "reserved", "savings_plan", "capacity_block")
+FORBIDDABLE = ("cache", "replica", "gpu")
+PATHS = ("vpc_peering", "transit_gateway", "nat_gateway", "privatelink", "internet")
+DEFAULT_DRAWS = 2000
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class OfferIn(_Strict):
+    instance_type: str = Field(min_length=1, description="instance type, e.g. p5.48xlarge")
+    count: int | None = Field(None, ge=1, description="instances in the cluster (default: the scenario's "
+                                                        "training.instance_count, else 1)")
+    purchase: Literal["on_demand", "spot", "reserved", "savings_plan", "capacity_block"] = "on_demand"
+    usd_per_hour: Any = Field(None, description="USD per instance-hour (default: the catalog's on-demand price); "
+                                                "a number, [low, high] or a distribution")
+    expected_wait_hours: Any = Field(0.0, description="hours until the GPUs are free, per run; a number, "
+                                                      "[low, high] or a distribution")
+
+
+class LinkIn(_Strict):
+    rtt_ms: float | None = Field(None, gt=0, description="round trip data region <-> GPU region (ms)")
+    bandwidth_gbps: float | None = Field(None, gt=0, description="Gbit/s from the data region")
+    transfer_usd_per_gb: float | None = Field(None, ge=0, description="USD per GB (10^9 bytes) moved")
+    path: Literal["vpc_peering", "transit_gateway", "nat_gateway", "privatelink", "internet"] | None = None
+
+
+class MeasuredIn(_Strict):
+    compare: str | None = Field(None, description="`costmodel compare --json` output for this candidate")
+    colocated: list[str] | None = Field(None, description="co-located run files (compared with remote)")
+    remote: list[str] | None = Field(None, description="remote run files from this candidate")
+
+
+class CandidateIn(_Strict):
+    name: str | None = Field(None, max_length=80)
+    provider: Literal["aws", "gcp", "azure"]
+    region: str
+    offers: list[OfferIn] = Field(min_length=1)
+    link: LinkIn = Field(default_factory=LinkIn)  # type: ignore[arg-type]
+    storage_usd_per_gb_month: float | None = Field(None, ge=0, description="replica storage, USD per GB-month")
+    storage_usd_per_gib_month: float | None = Field(None, ge=0, description="the same per GiB-month (2^30 bytes)")
+    storage_item: str | None = Field(None, description="catalog item of the replica (default: the provider's "
+                                                       "object store)")
+    measured: MeasuredIn | None = None
+
+
+class DataIn(_Strict):
+    provider: Literal["aws", "gcp", "azure"]
+    region: str
+    dataset: str | None = Field(None, max_length=200, description="what the dataset is (its figures are in the "
+                                                                    "scenario)")
+    offers: list[OfferIn] = Field(default_factory=list, description="GPUs near the data (the wait strategy)")
+
+
+class GovernanceIn(_Strict):
+    region: str
+    forbid: list[Literal["cache", "replica", "gpu"]] = Field(min_length=1)
+    reason: str | None = Field(None, max_length=200)
+
+
+class ConstraintsIn(_Strict):
+    deadline_hours: float | None = Field(None, gt=0, description="the first training must finish within this "
+                                                                  "many hours")
+    governance: list[GovernanceIn] = Field(default_factory=list)
+
+
+class ObjectiveIn(_Strict):
+    usd_per_hour: float = Field(0.0, ge=0, description="USD an hour sooner to a finished training is worth")
+
+
+class MonteCarloIn(_Strict):
+    draws: int = Field(DEFAULT_DRAWS, ge=1, le=1_000_000)
+    seed: int = Field(0, ge=0)
+
+
+class PredictIn(_Strict):
+    max_steps: int | None = Field(None, ge=10, description="steps the simulator runs per prediction")
+    seed: int = Field(0, ge=0)
+
+
+class PlacementIn(_Strict):
+    name: str | None = Field(None, max_length=200)
+    notes: str | None = None
+    scenario: str | dict[str, Any] = Field(description="the base cost scenario: a file (relative to this one) "
+                                                       "or the mapping itself")
+    data: DataIn
+    candidates: list[CandidateIn] = Field(min_length=1)
+    constraints: ConstraintsIn = Field(default_factory=ConstraintsIn)  # type: ignore[arg-type]
+    objective: ObjectiveIn = Field(default_factory=ObjectiveIn)  # type: ignore[arg-type]
+    monte_carlo: MonteCarloIn = Field(default_factory=MonteCarloIn)  # type: ignore[arg-type]
+    predict: PredictIn = Field(default_factory=PredictIn)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------------------ resolved
+@dataclass
+class Offer:
+    """One GPU offer: ``usd_per_hour`` per instance (None: not priced, ``not_priced_reason`` says why)."""
+
+    instance_type: str
+    count: int
+    purchase: str
+    usd_per_hour: float | None
+    price_source: str
+    wait_hours: float
+    wait_distribution: Distribution | None = None
+    price_distribution: Distribution | None = None
+    not_priced_reason: str | None = None
+    key: str = ""
+
+    @property
+    def cluster_usd_per_hour(self) -> float | None:
+        return None if self.usd_per_hour is None else self.usd_per_hour * self.count
+
+    def label(self) -> str:
+        return f"{self.count} x {self.instance_type} {self.purchase}"
+
+
+@dataclass
+class Candidate:
+    name: str
+    provider: str
+    region: str
+    offers: list[Offer]
+    rtt_ms: float | None
+    bandwidth_gbps: float | None
+    transfer_usd_per_gb: float | None
+    path: str | None
+    storage_usd_per_gb_month: float | None
+    storage_item: str
+    measured: MeasuredIn | None
+    link_sources: dict[str, str] = field(default_factory=dict)
+    index: int = 0
+
+
+@dataclass
+class Placement:
+    name: str
+    source: str
+    base: dict[str, Any]
+    base_source: str
+    data_provider: str
+    data_region: str
+    dataset: str | None
+    data_offers: list[Offer]
+    candidates: list[Candidate]
+    deadline_hours: float | None
+    governance: list[GovernanceIn]
+    usd_per_hour: float
+    draws: int
+    seed: int
+    predict_max_steps: int | None
+    predict_seed: int
+    folder: Path
+
+    def forbidden(self, region: str, what: str) -> str | None:
+        """The reason ``what`` (cache, replica, gpu) is forbidden in ``region``, None when allowed."""
+        for g in self.governance:
+            if g.region == region and what in g.forbid:
+                return f"governance: {what} forbidden in {region}" + (f" ({g.reason})" if g.reason else "")
+        return None
+
+
+# ------------------------------------------------------------------------------------------- loading
+def load_placement(path: str | os.PathLike[str], overrides: Mapping[str, Any] | None = None) -> Placement:
+    """Read and validate a placement file. ``overrides`` replace whole top-level sections (widgets, tests).
+    Raises PlacementError naming the file and key path."""
+    p = Path(path)
+    src = str(p)
+    if input_kind(p) == "missing":
+        raise PlacementError(f"placement file {p} does not exist", path=src)
+    try:
+        data = safe_load_file(p)
+    except yaml.YAMLError as exc:
+        raise PlacementError(yaml_problem(exc), path=src) from None
+    except ScenarioError as exc:
+        raise PlacementError(exc.message, path=src) from None
+    if not isinstance(data, Mapping):
+        raise PlacementError("expected a mapping with scenario, data and candidates", path=src)
+    data = dict(data)
+    data.update(overrides or {})
+    return placement_from_dict(data, source=src, folder=p.parent)
+
+
+def placement_from_dict(data: Mapping[str, Any], source: str = "<dict>", folder: Path | None = None) -> Placement:
+    """Validate a placement mapping (as read from YAML); see :func:`load_placement`."""
+    from ..contracts.errors import raise_validation_error
+
+    path = source if source != "<dict>" else None
+    try:
+        m = PlacementIn.model_validate(dict(data))
+    except ValidationError as exc:
+        raise_validation_error(exc, PlacementError, source=path, model=PlacementIn)
+    folder = folder or Path(".")
+    try:
+        return _resolve(m, source, folder)
+    except PlacementError as exc:
+        if exc.path is None and path:
+            raise PlacementError(_strip_key(exc), key=exc.key, path=path) from None
+        raise
+
+
+def _strip_key(exc: ScenarioError) -> str:
+    msg = exc.message
+    return msg[len(exc.key) + 2:] if exc.key and msg.startswith(f"{exc.key}: ") else msg
+
+
+def _region(provider: str, region: str, key: str) -> None:
+    from ..contracts.errors import did_you_mean
+
+    if region not in REGIONS[provider]:
+        raise PlacementError(f"unknown {provider} region {region!r}{did_you_mean(region, REGIONS[provider])}",
+                             key=key)
+
+
+def _base(m: PlacementIn, folder: Path) -> tuple[dict[str, Any], str]:
+    if isinstance(m.scenario, dict):
+        return dict(m.scenario), "<placement scenario:>"
+    p = Path(m.scenario)
+    if not p.is_absolute():
+        p = folder / p
+    if input_kind(p) == "missing":
+        raise PlacementError(f"no such scenario file {m.scenario!r} (relative to the placement file)",
+                             key="scenario")
+    try:
+        doc = safe_load_file(p)
+    except (yaml.YAMLError, ScenarioError) as exc:
+        raise PlacementError(f"{p}: {yaml_problem(exc) if isinstance(exc, yaml.YAMLError) else exc}",
+                             key="scenario") from None
+    if not isinstance(doc, Mapping):
+        raise PlacementError(f"{p} is not a scenario mapping", key="scenario")
+    return dict(doc), str(p)
+
+
+def _number(value: Any, key: str, unit: str, allow_dist: bool = True) -> tuple[float, Distribution | None]:
+    try:
+        n = parse_number(value, Param(key, unit, lo=0.0, hi=INF), allow_dist)
+    except ScenarioError as exc:
+        raise PlacementError(_strip_key(exc), key=key) from None
+    return n.value, n.distribution
+
+
+def _offer(o: OfferIn, provider: str, region: str, key: str, default_count: int, table: Any) -> Offer:
+    from ..contracts.errors import did_you_mean
+    from ..foundation.errors import PriceError
+
+    wait, wait_dist = _number(o.expected_wait_hours, f"{key}.expected_wait_hours", "hours")
+    count = o.count or default_count
+    known = table.items(provider) if provider in table.providers() else []
+    if o.usd_per_hour is not None:
+        usd, dist = _number(o.usd_per_hour, f"{key}.usd_per_hour", "USD per instance-hour")
+        return Offer(o.instance_type, count, o.purchase, usd, "placement file", wait, wait_dist, dist, key=key)
+    if o.instance_type not in known:
+        gpu_like = [k for k in known if not k.startswith(("inter_", "internet", "s3_", "gcs_", "ebs_", "object_",
+                                                           "nat_", "transit_", "privatelink", "blob_"))]
+        raise PlacementError(f"unknown {provider} instance type {o.instance_type!r}"
+                             f"{did_you_mean(o.instance_type, gpu_like)}; known: {', '.join(gpu_like)} "
+                             "(or state usd_per_hour)", key=f"{key}.instance_type")
+    if o.purchase != "on_demand":
+        return Offer(o.instance_type, count, o.purchase, None, "", wait, wait_dist, key=key,
+                     not_priced_reason=f"the catalog holds on-demand prices only; state usd_per_hour for "
+                                       f"{o.purchase} {o.instance_type} in {region}")
+    try:
+        row = table.lookup(provider, o.instance_type, region, key=f"{key}.instance_type")
+    except PriceError as exc:
+        return Offer(o.instance_type, count, o.purchase, None, "", wait, wait_dist, key=key,
+                     not_priced_reason=f"no catalog price: {_strip_key(exc)}")
+    return Offer(o.instance_type, count, o.purchase, float(row.usd), f"price table {row.ref()} (as_of {row.as_of})",
+                 wait, wait_dist, key=key)
+
+
+def _resolve(m: PlacementIn, source: str, folder: Path) -> Placement:
+    from ..prices.catalog import load_prices
+    from ..prices.links import lookup_link
+
+    base, base_source = _base(m, folder)
+    prices = base.get("prices")
+    table = load_prices(prices.get("dir") if isinstance(prices, Mapping) else None)
+    _region(m.data.provider, m.data.region, "data.region")
+    tr = base.get("training")
+    training: Mapping[str, Any] = tr if isinstance(tr, Mapping) else {}
+    raw_count = training.get("instance_count", 1)
+    default_count = int(raw_count) if isinstance(raw_count, (int, float)) and not isinstance(raw_count, bool) \
+        and raw_count >= 1 else 1
+    data_offers = [_offer(o, m.data.provider, m.data.region, f"data.offers[{i}]", default_count, table)
+                   for i, o in enumerate(m.data.offers)]
+    cands: list[Candidate] = []
+    names: set[str] = set()
+    for i, c in enumerate(m.candidates):
+        key = f"candidates[{i}]"
+        _region(c.provider, c.region, f"{key}.region")
+        if (c.provider, c.region) == (m.data.provider, m.data.region):
+            raise PlacementError("is the data region itself: its GPUs belong under data.offers (the wait "
+                                 "strategy)", key=f"{key}.region")
+        name = c.name or f"{c.provider}:{c.region}"
+        if name in names:
+            raise PlacementError(f"candidate name {name!r} is given twice; name each candidate (name: ...)",
+                                 key=f"{key}.name")
+        names.add(name)
+        offers = [_offer(o, c.provider, c.region, f"{key}.offers[{j}]", default_count, table)
+                  for j, o in enumerate(c.offers)]
+        row = lookup_link(m.data.provider, m.data.region, c.provider, c.region)
+        sources: dict[str, str] = {}
+        rtt, bw = c.link.rtt_ms, c.link.bandwidth_gbps
+        for what, stated, cat in (("rtt_ms", rtt, row.rtt_ms if row else None),
+                                  ("bandwidth_gbps", bw, row.bandwidth_gbps if row else None)):
+            if stated is not None:
+                sources[what] = "placement file"
+            elif cat is not None:
+                sources[what] = f"link table {row.ref()} (as_of {row.as_of}): {row.source}"  # type: ignore[union-attr]
+            else:
+                sources[what] = "not known (not stated, not in data/links/links.csv)"
+        rtt = rtt if rtt is not None else (row.rtt_ms if row else None)
+        bw = bw if bw is not None else (row.bandwidth_gbps if row else None)
+        storage = c.storage_usd_per_gb_month
+        if c.storage_usd_per_gib_month is not None:
+            if storage is not None:
+                raise PlacementError("give storage_usd_per_gb_month or storage_usd_per_gib_month, not both",
+                                     key=f"{key}.storage_usd_per_gib_month")
+            storage = c.storage_usd_per_gib_month * GIB_PER_GB
+        path = c.link.path or ("internet" if c.provider != m.data.provider else None)
+        cands.append(Candidate(name, c.provider, c.region, offers, rtt, bw, c.link.transfer_usd_per_gb, path, storage,
+                               c.storage_item or STORAGE_ITEMS[c.provider], c.measured, sources, i))
+    for i, g in enumerate(m.constraints.governance):
+        regions = {m.data.region} | {c.region for c in cands}
+        if g.region not in regions:
+            from ..contracts.errors import did_you_mean
+
+            raise PlacementError(f"region {g.region!r} is neither the data region nor a candidate"
+                                 f"{did_you_mean(g.region, sorted(regions))}", key=f"constraints.governance[{i}].region")
+    return Placement(
+        name=m.name or Path(source).stem, source=source, base=base, base_source=base_source,
+        data_provider=m.data.provider, data_region=m.data.region, dataset=m.data.dataset, data_offers=data_offers,
+        candidates=cands, deadline_hours=m.constraints.deadline_hours, governance=list(m.constraints.governance),
+        usd_per_hour=m.objective.usd_per_hour, draws=m.monte_carlo.draws, seed=m.monte_carlo.seed,
+        predict_max_steps=m.predict.max_steps, predict_seed=m.predict.seed, folder=folder)
+
+
+def finite(x: float | None) -> bool:
+    return x is not None and math.isfinite(x)

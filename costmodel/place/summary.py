@@ -1,0 +1,201 @@
+"""Everything ``costmodel place --json`` prints, as one plain dict (the report and the notebook use the same).
+
+Keys: placement, source, data, horizon_months, objective, winner, why, ranking, not_ranked, front,
+break_even, monte_carlo, candidates, warnings. Every ranked or listed placement carries ``basis``
+(``measured``, ``predicted`` or ``assumed``) for the warm-up and slowdown it was priced with.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..foundation.errors import PlacementError
+from .build import CandidateScenario, build
+from .model import Offer, Placement, load_placement
+from .rank import STRATEGY_WORDS, Row, break_even, build_rows, rank
+from .uncertainty import monte_carlo
+
+
+def _offer(o: Offer | None) -> dict[str, Any] | None:
+    if o is None:
+        return None
+    return {"instance_type": o.instance_type, "count": o.count, "purchase": o.purchase,
+            "usd_per_hour": o.usd_per_hour, "cluster_usd_per_hour": o.cluster_usd_per_hour,
+            "price_source": o.price_source or None, "wait_hours": o.wait_hours,
+            "not_priced_reason": o.not_priced_reason}
+
+
+def row_dict(r: Row, mc: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One placement as JSON (numbers None where not priced)."""
+    num = (lambda x: x) if r.priced else (lambda x: None)
+    cs = r.cs
+    return {
+        "id": r.id, "rank": r.rank, "candidate": cs.candidate.name, "provider": cs.candidate.provider,
+        "region": cs.candidate.region, "strategy": r.strategy, "strategy_words": STRATEGY_WORDS[r.strategy],
+        "trained_in": r.trained_in, "offer": _offer(cs.offer),
+        "basis": cs.basis.kind if r.strategy == "cross_region" else "not_needed",
+        "priced": r.priced, "not_priced_reason": r.not_priced_reason,
+        "allowed": r.allowed, "forbidden_reason": r.forbidden_reason,
+        "feasible": r.feasible if r.priced else None, "infeasible_reason": r.infeasible_reason,
+        "cost_usd": num(r.cost_usd), "compute_usd": num(r.compute_usd), "strategy_usd": num(r.strategy_usd),
+        "time_to_finish_hours": num(r.time_h), "time": dict(r.time_parts) if r.priced else None,
+        "score_usd": num(r.score_usd), "on_front": r.on_front,
+        "p_best": (mc or {}).get("p_best", {}).get(r.id),
+        "cost_p5_usd": (mc or {}).get("cost_p5_usd", {}).get(r.id),
+        "cost_p95_usd": (mc or {}).get("cost_p95_usd", {}).get(r.id),
+    }
+
+
+def _candidate(cs_list: list[CandidateScenario], exported: dict[int, dict[str, str]]) -> list[dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for cs in cs_list:
+        c = cs.candidate
+        d = out.setdefault(c.name, {
+            "name": c.name, "provider": c.provider, "region": c.region,
+            "basis": {"kind": cs.basis.kind, "detail": cs.basis.detail, "figures": dict(cs.basis.figures)},
+            "link": {"rtt_ms": c.rtt_ms, "bandwidth_gbps": c.bandwidth_gbps, "path": c.path,
+                     "transfer_usd_per_gb": (cs.scenario.values.get("link.transfer_usd_per_gb")
+                                             if cs.scenario is not None else c.transfer_usd_per_gb),
+                     "sources": dict(c.link_sources)},
+            "storage_usd_per_gb_month": (cs.scenario.values.get("replica.storage_usd_per_gb_month")
+                                         if cs.scenario is not None and not cs.storage_not_priced else None),
+            "offers": []})
+        d["offers"].append({**(_offer(cs.offer) or {}), "scenario": exported.get(id(cs), {}).get("scenario"),
+                            "cost_command": exported.get(id(cs), {}).get("cost_command")})
+    return list(out.values())
+
+
+def why_lines(pl: Placement, ranked: list[Row], be: list[dict[str, Any]], mc: dict[str, Any]) -> list[str]:
+    """Plain sentences: why the winner wins, what it beats, what would change it."""
+    if not ranked:
+        return ["no placement is priced, allowed and within the deadline"]
+    w = ranked[0]
+    basis = f" ({w.cs.basis.kind} warm-up and slowdown)" if w.strategy == "cross_region" else ""
+    rank_by = "score (cost + time value)" if pl.usd_per_hour else "cost"
+    lines = [f"{w.id} has the lowest {rank_by}: {w.cost_usd:,.0f} USD over the horizon "
+             f"({w.compute_usd:,.0f} GPU hours + {w.strategy_usd:,.0f} {w.strategy}){basis}, "
+             f"finishing the first training in {w.time_h:,.1f} h"
+             + (f" (deadline {pl.deadline_hours:g} h)" if pl.deadline_hours else "") + "."]
+    if len(ranked) > 1:
+        r2 = ranked[1]
+        lines.append(f"Runner-up {r2.id}: {r2.score_usd - w.score_usd:,.0f} USD more"
+                     f"{' (score)' if pl.usd_per_hour else ''}, finishing in {r2.time_h:,.1f} h.")
+    faster = [r for r in ranked if r.time_h < w.time_h]
+    if faster:
+        f = min(faster, key=lambda r: r.time_h)
+        lines.append(f"Faster: {f.id} finishes {w.time_h - f.time_h:,.1f} h sooner for {f.cost_usd - w.cost_usd:,.0f} "
+                     f"USD more ({(f.cost_usd - w.cost_usd) / max(w.time_h - f.time_h, 1e-9):,.0f} USD per hour saved).")
+    mine = next((b for b in be if b["candidate"] == w.cs.candidate.name and b["offer"] == w.cs.offer.label()), None)
+    if mine and mine.get("above"):
+        lines.append(f"It stays the winner until its GPU price rises above {mine['above']['usd_per_hour']:,.2f} USD per "
+                     f"instance-hour (now {mine['usd_per_hour']:,.2f}); then {mine['above']['winner']} wins.")
+    lines.append(f"Robustness: {mc['sentence']}.")
+    return lines
+
+
+def _where(pl: Placement) -> str | None:
+    return pl.source if pl.source != "<dict>" else None
+
+
+def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
+            monte_carlo_n: int | None = None, today: Any = None) -> dict[str, Any]:
+    """The placement result (see the module docstring). ``scenarios_dir``: also write each candidate's
+    scenario YAML there (and, for a measured one, its compare JSON) so ``costmodel cost`` can be run on it.
+    Raises PlacementError for an infeasible constraint or when nothing can be priced."""
+    scen = build(pl, today)
+    rows = build_rows(pl, scen)
+    priced = [r for r in rows if r.priced]
+    if not priced:
+        raise PlacementError("no placement can be priced: " + "; ".join(
+            sorted({f"{r.cs.label}: {r.not_priced_reason}" for r in rows})), key="candidates", path=_where(pl))
+    allowed = [r for r in priced if r.allowed]
+    if not allowed:
+        raise PlacementError("the governance rules forbid every priced placement", key="constraints.governance",
+                             path=_where(pl))
+    ranked = rank(rows)
+    if not ranked:
+        fastest = min(allowed, key=lambda r: r.time_h)
+        raise PlacementError(f"no placement finishes within {pl.deadline_hours:g} h: the fastest allowed one, "
+                             f"{fastest.id}, takes {fastest.time_h:,.1f} h", key="constraints.deadline_hours",
+                             path=_where(pl))
+    exported = export_scenarios(pl, scen, scenarios_dir) if scenarios_dir is not None else {}
+    be = break_even(pl, rows, ranked)
+    mc = monte_carlo(pl, rows, ranked[0].id, n=monte_carlo_n)
+    front = sorted((r for r in rows if r.on_front), key=lambda r: (r.time_h, r.cost_usd))
+    warnings: list[str] = []
+    for cs in scen:
+        if cs.scenario is not None:
+            warnings.extend(f"{cs.label}: {w}" for w in cs.scenario.warnings if "not priced" not in w)
+    basis_counts = {k: sum(1 for c in pl.candidates if any(cs.candidate is c and cs.basis.kind == k for cs in scen))
+                    for k in ("measured", "predicted", "assumed")}
+    not_ranked = [r for r in rows if r.rank is None]
+    return {
+        "placement": pl.name,
+        "source": pl.source,
+        "data": {"provider": pl.data_provider, "region": pl.data_region, "dataset": pl.dataset,
+                 "offers": [_offer(o) for o in pl.data_offers], "scenario": pl.base_source},
+        "horizon_months": next((cs.scenario.horizon_months for cs in scen if cs.scenario is not None), None),
+        "objective": {"rank_by": "score_usd = cost_usd + usd_per_hour x time_to_finish_hours" if pl.usd_per_hour
+                      else "cost_usd", "usd_per_hour": pl.usd_per_hour, "deadline_hours": pl.deadline_hours},
+        "counts": {"candidates": len(pl.candidates), "offers": len(scen), "placements": len(rows),
+                   "ranked": len(ranked), "not_priced": sum(1 for r in rows if not r.priced),
+                   "forbidden": sum(1 for r in rows if r.priced and not r.allowed),
+                   "infeasible": sum(1 for r in rows if r.priced and r.allowed and not r.feasible),
+                   "basis": basis_counts},
+        "winner": row_dict(ranked[0], mc),
+        "why": why_lines(pl, ranked, be, mc),
+        "ranking": [row_dict(r, mc) for r in ranked],
+        "not_ranked": [row_dict(r, mc) for r in not_ranked],
+        "front": [r.id for r in front],
+        "break_even": be,
+        "monte_carlo": {k: v for k, v in mc.items() if k not in ("p_best", "cost_p5_usd", "cost_p95_usd")},
+        "candidates": _candidate(scen, exported),
+        "warnings": sorted(set(warnings)),
+    }
+
+
+def place(path: str | os.PathLike[str], scenarios_dir: str | os.PathLike[str] | None = None,
+          monte_carlo_n: int | None = None, today: Any = None) -> dict[str, Any]:
+    """:func:`analyze` of the placement file ``path``."""
+    return analyze(load_placement(path), scenarios_dir, monte_carlo_n, today)
+
+
+def _slug(text: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:80] or "candidate"
+
+
+def export_scenarios(pl: Placement, scen: list[CandidateScenario], folder: str | os.PathLike[str]) -> dict[int, dict[str, str]]:
+    """Write each priced candidate x offer's scenario (``NN-name.yaml``) and, for a measured candidate, its compare
+    result (``NN-name.compare.json``) into ``folder`` (created; files there are replaced). Returns id(cs) ->
+    {scenario, cost_command}."""
+    import yaml
+
+    from ..foundation.util import dumps, write_text_atomic
+
+    d = Path(folder)
+    d.mkdir(parents=True, exist_ok=True)
+    out: dict[int, dict[str, str]] = {}
+    for i, cs in enumerate(scen, start=1):
+        if cs.doc is None:
+            continue
+        stem = f"{i:02d}-{_slug(cs.candidate.name + '-' + cs.offer.instance_type + '-' + cs.offer.purchase)}"
+        doc = dict(cs.doc)
+        doc.get("prices", {}).pop("dir", None)
+        if isinstance(pl.base.get("prices"), dict) and pl.base["prices"].get("dir"):
+            doc.setdefault("prices", {})["dir"] = str((Path(pl.base_source).parent / pl.base["prices"]["dir"]).resolve())
+        text = ("# written by costmodel place: the scenario of one candidate x offer (docs/place.md)\n"
+                + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
+        sp = d / f"{stem}.yaml"
+        write_text_atomic(sp, text)
+        cmd = f"costmodel cost {sp}"
+        cmp = cs.basis.compare
+        if cmp is not None:
+            cp = d / f"{stem}.compare.json"
+            data = cmp.to_json_dict() if hasattr(cmp, "to_json_dict") else cmp
+            write_text_atomic(cp, dumps(data) + "\n")
+            cmd += f" --from-compare {cp}"
+        out[id(cs)] = {"scenario": str(sp), "cost_command": cmd + " --json"}
+    return out

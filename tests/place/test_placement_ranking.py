@@ -1,0 +1,144 @@
+"""`costmodel place` on the bundled example: every figure is `costmodel cost`'s, break-evens flip the ranking
+exactly where printed, governance removes what it forbids, and every placement says where its warm-up comes from."""
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+TODAY = "2026-12-05"
+
+
+@pytest.fixture(scope="module")
+def example(cli, tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("place") / "ex"
+    cli.json("example", d, "--json")
+    return d
+
+
+@pytest.fixture(scope="module")
+def result(cli, example) -> dict:
+    return cli.json("place", example / "placement.yaml", "--scenarios", example.parent / "scen", "--monte-carlo", "400",
+                    "--today", TODAY, "--json")
+
+
+def _place(cli, example: Path, edit, name: str) -> dict:
+    doc = yaml.safe_load((example / "placement.yaml").read_text())
+    edit(doc)
+    p = example / name
+    p.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return cli.json("place", p, "--monte-carlo", "50", "--today", TODAY, "--json")
+
+
+def test_every_figure_is_what_costmodel_cost_prints(cli, result):
+    commands = {(c["name"], o["instance_type"], o["purchase"]): o["cost_command"]
+                for c in result["candidates"] for o in c["offers"] if o["cost_command"]}
+    priced = [r for r in result["ranking"] + result["not_ranked"] if r["priced"]]
+    assert len(priced) >= 8
+    seen = {}
+    for r in priced:
+        cmd = commands[(r["candidate"], r["offer"]["instance_type"], r["offer"]["purchase"])]
+        if cmd not in seen:
+            seen[cmd] = cli.json(*shlex.split(cmd)[1:], "--today", TODAY)
+        cost = seen[cmd]
+        assert r["strategy_usd"] == cost["options"][r["strategy"]]["total_usd"], r["id"]
+        g = cost["inputs"]["values"]["training"]["cluster_usd_per_hour"]
+        assert g == r["offer"]["cluster_usd_per_hour"]
+        compute = cost["horizon_months"] * cost["derived"]["training_hours_per_month"] * g
+        assert r["compute_usd"] == pytest.approx(compute, rel=1e-12)
+        assert r["cost_usd"] == pytest.approx(r["compute_usd"] + r["strategy_usd"], rel=1e-12)
+    # the measured candidate is priced with --from-compare, the others without
+    assert sum("--from-compare" in c for c in seen) == 1
+
+
+def test_the_example_ranks_every_candidate_and_lists_what_it_cannot_price(result):
+    ids = [r["id"] for r in result["ranking"]]
+    assert result["winner"]["id"] == ids[0]
+    assert {r["provider"] for r in result["ranking"]} == {"aws", "gcp"}  # the cross-cloud candidate is ranked
+    costs = [r["score_usd"] for r in result["ranking"]]
+    assert costs == sorted(costs)
+    listed = {r["id"]: r for r in result["not_ranked"]}
+    assert len(ids) + len(listed) == 3 * sum(len(c["offers"]) for c in result["candidates"])  # nothing left out
+    spot = [r for r in listed.values() if r["offer"]["purchase"] == "spot"]
+    assert spot and all("on-demand prices only" in r["not_priced_reason"] for r in spot)
+    eu = [r for r in listed.values() if r["region"] == "eu-west-1"]
+    assert len(eu) == 3 and all("no aws p5.48xlarge price for eu-west-1" in r["not_priced_reason"] for r in eu)
+    late = [r for r in listed.values() if r["infeasible_reason"]]
+    assert late and all(r["time_to_finish_hours"] > 400 for r in late)
+    assert all(r["time_to_finish_hours"] <= 400 for r in result["ranking"])
+
+
+def test_each_placement_says_where_its_warm_up_comes_from(result):
+    basis = {c["name"]: c["basis"]["kind"] for c in result["candidates"]}
+    assert basis["us-west-2 (measured)"] == "measured"
+    assert basis["us-east-1"] == basis["gcp us-central1 (cross-cloud)"] == "predicted"
+    for r in result["ranking"]:
+        if r["strategy"] == "cross_region":
+            assert r["basis"] == basis[r["candidate"]]
+    predicted = next(c for c in result["candidates"] if c["name"] == "us-east-1")
+    assert predicted["basis"]["figures"]["cache.warmup_lost_s"] >= 0
+    assert "rtt 12 ms" in predicted["basis"]["detail"]
+
+
+def test_the_front_holds_no_dominated_placement(result):
+    rows = [r for r in result["ranking"] + result["not_ranked"] if r["priced"] and r["allowed"]]
+    front = set(result["front"])
+    assert front
+    for r in rows:
+        dominated = any(o["cost_usd"] <= r["cost_usd"] and o["time_to_finish_hours"] <= r["time_to_finish_hours"]
+                        and (o["cost_usd"] < r["cost_usd"] or o["time_to_finish_hours"] < r["time_to_finish_hours"])
+                        for o in rows)
+        assert (r["id"] in front) == (not dominated), r["id"]
+
+
+def test_a_gpu_price_across_its_break_even_changes_the_winner_exactly_there(cli, example, result):
+    winner = result["winner"]["id"]
+    be = next(b for b in result["break_even"] if winner.startswith(b["candidate"] + " | " + b["offer"]))
+    x = be["above"]["usd_per_hour"]
+    i, j = (int(s) for s in be["key"].replace("candidates[", "").replace("].offers[", " ").rstrip("]").split())
+
+    def at(price):
+        def edit(doc):
+            doc["candidates"][i]["offers"][j]["usd_per_hour"] = price
+        return _place(cli, example, edit, "edited.yaml")["winner"]["id"]
+
+    assert at(x - 1e-4) == winner
+    assert at(x + 1e-4) == be["above"]["winner"] != winner
+    # a runner-up's price lowered across its own break-even makes it win
+    other = next(b for b in result["break_even"] if b["below"] and b["candidate"] != be["candidate"])
+    k, m = (int(s) for s in other["key"].replace("candidates[", "").replace("].offers[", " ").rstrip("]").split())
+
+    def at_other(price):
+        def edit(doc):
+            doc["candidates"][k]["offers"][m]["usd_per_hour"] = price
+        return _place(cli, example, edit, "edited2.yaml")["winner"]["id"]
+
+    y = other["below"]["usd_per_hour"]
+    assert at_other(y + 1e-4) == winner
+    assert at_other(y - 1e-4) == other["below"]["winner"]
+
+
+def test_governance_removes_the_strategies_it_forbids(cli, example, result):
+    def edit(doc):
+        doc["constraints"]["governance"].append({"region": "us-east-1", "forbid": ["cache", "replica"],
+                                                 "reason": "test"})
+    out = _place(cli, example, edit, "gov.yaml")
+    ranked = {(r["region"], r["strategy"]) for r in out["ranking"]}
+    assert ("us-east-1", "cross_region") not in ranked and ("us-east-1", "replicate") not in ranked
+    removed = [r for r in out["not_ranked"] if r["region"] == "us-east-1" and r["strategy"] != "wait"]
+    assert len(removed) == 2 and all("forbidden in us-east-1 (test)" in r["forbidden_reason"] for r in removed)
+    assert out["winner"]["region"] != "us-east-1"
+    before = {(r["region"], r["strategy"]) for r in result["ranking"]}
+    assert ranked == before - {("us-east-1", "cross_region"), ("us-east-1", "replicate")}
+
+
+def test_an_exchange_rate_trades_cost_for_time(cli, example, result):
+    def edit(doc):
+        doc["objective"]["usd_per_hour"] = 1e7
+        doc["constraints"].pop("deadline_hours")
+    out = _place(cli, example, edit, "rate.yaml")
+    for r in out["ranking"]:
+        assert r["score_usd"] == pytest.approx(r["cost_usd"] + 1e7 * r["time_to_finish_hours"], rel=1e-12)
+    assert out["winner"]["time_to_finish_hours"] == min(r["time_to_finish_hours"] for r in out["ranking"])
