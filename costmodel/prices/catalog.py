@@ -21,6 +21,7 @@ import csv
 import datetime as dt
 import difflib
 import fnmatch
+import math
 import os
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -326,6 +327,13 @@ def read_price_csv(path: str | os.PathLike[str]) -> list[PriceRow]:
                 usd = float(rec["usd"])
             except (TypeError, ValueError):
                 raise PriceError(f"usd {rec['usd']!r} is not a number", key="usd", path=where) from None
+            if not math.isfinite(usd):
+                raise PriceError(f"usd {rec['usd']!r} is not a finite number; a price is a finite USD amount >= 0",
+                                 key="usd", path=where)
+            currency = (rec.get("currency") or "USD").strip().upper()
+            if currency != "USD":
+                raise PriceError(f"currency {rec.get('currency')!r}: the catalog is in USD; convert the price (and "
+                                 "state the rate and its date in notes) or drop the row", key="currency", path=where)
             if usd < 0:
                 raise PriceError(f"usd {usd} is negative; prices are >= 0", key="usd", path=where)
             try:

@@ -70,6 +70,10 @@ def _azure_classify(it: dict[str, Any]) -> AzureHit | str:
 def import_azure_retail(path: Path, summary: FileSummary) -> Iterator[Row]:
     """Rows from one Azure Retail Prices API page (``{"Items": [...], "NextPageLink": ...}``), streamed per item.
     Every item's ``retailPrice`` is checked to be a number, also those that give no row."""
+    billing = next(iter(_stream(path, lambda ij, f: ij.items(f, "BillingCurrency"))), None)
+    if billing is not None and billing != "USD":
+        raise PriceImportError(f"{path.name}: BillingCurrency {billing!r}; the catalog is USD: download the page with "
+                               "currencyCode='USD'", path=str(path))
     n = 0
     for it in _stream(path, lambda ij, f: ij.items(f, "Items.item")):
         n += 1
@@ -85,9 +89,11 @@ def import_azure_retail(path: Path, summary: FileSummary) -> Iterator[Row]:
             summary.skip(hit)
             continue
         item, dst, unit, qty = hit
-        if it.get("currencyCode", "USD") != "USD":
-            raise PriceImportError(f"{where}: currencyCode {it.get('currencyCode')!r}; download the page with "
-                                   "currencyCode='USD'", path=str(path))
+        code = it.get("currencyCode", billing)
+        if code != "USD":
+            what = "no currencyCode and no page BillingCurrency (the catalog is USD)" if code is None else \
+                f"currencyCode {code!r}"
+            raise PriceImportError(f"{where}: {what}; download the page with currencyCode='USD'", path=str(path))
         if qty <= 0:
             raise PriceImportError(f"{where}: unitOfMeasure {it.get('unitOfMeasure')!r} has no positive quantity",
                                    path=str(path))

@@ -106,14 +106,19 @@ def import_gcp_skus(path: Path, summary: FileSummary) -> Iterator[Row]:
         if not as_of:
             raise PriceImportError(f"{where}: pricingInfo has no effectiveTime; as_of would be unknown",
                                    path=str(path))
+        currency = ((expr.get("tieredRates") or [{}])[0].get("unitPrice") or {}).get("currencyCode", "USD")
+        raw_rate = info.get("currencyConversionRate")
+        if raw_rate is None and currency != "USD":
+            raise PriceImportError(f"{where}: prices in {currency!r} without a currencyConversionRate; the catalog is "
+                                   "USD and the rate cannot be guessed (download the listing with currencyCode=USD)",
+                                   path=str(path))
         try:
-            rate = Decimal(str(info.get("currencyConversionRate", 1) or 1))
+            rate = Decimal(1) if raw_rate is None else Decimal(str(raw_rate))
         except InvalidOperation:
             rate = Decimal("NaN")
         if not rate.is_finite() or rate <= 0:
-            raise PriceImportError(f"{where}: currencyConversionRate {info.get('currencyConversionRate')!r} is not a "
+            raise PriceImportError(f"{where}: currencyConversionRate {raw_rate!r} is not a "
                                    "positive number", path=str(path))
-        currency = ((expr.get("tieredRates") or [{}])[0].get("unitPrice") or {}).get("currencyCode", "USD")
         note_cur = "" if currency == "USD" else f"; converted from {currency} at {rate} per USD"
         source = f"{path.name} (GCP Cloud Billing Catalog SKU {sku['skuId']} '{sku.get('description', '')}')"
         tiers = checked[-1]
