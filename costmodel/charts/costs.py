@@ -43,30 +43,52 @@ def _term_usd(val: Any) -> float | None:
     return finite_float(val)
 
 
+#: Options whose total is more than this many times the smallest total are named, not drawn, in the terms
+#: chart (one shared scale would flatten the others to nothing; the first screen draws every total).
+OFF_SCALE_FACTOR = 5.0
+
+
 def cost_terms(cost: Mapping[str, Any]) -> Any:
-    """Cost terms stacked per option (USD over the horizon): one bar per option on its own scale
-    (options can differ by orders of magnitude), the total in each panel's title."""
+    """Cost terms stacked per option (USD over the horizon) on ONE shared scale, terms in words. An option
+    more than :data:`OFF_SCALE_FACTOR` times dearer than the cheapest is named with its total in the
+    subtitle instead of being drawn (the first screen compares every total on one axis)."""
+    from ..foundation.labels import option_label, term_label
+
     alt = _alt()
     df = cost_terms_frame(cost)
+    totals = {str(o): float(v) for o, v in df.groupby("option", sort=False)["usd"].sum().items()}
+    positive = [t for t in totals.values() if t > 0]
+    floor = min(positive) if positive else 0.0
+    off = [o for o, t in totals.items() if floor > 0 and t > OFF_SCALE_FACTOR * floor]
+    shown = df[~df["option"].isin(off) & (df["usd"] != 0)].copy()
+    if shown.empty:
+        shown = df[~df["option"].isin(off)].copy()
+    shown["option_label"] = [option_label(o) for o in shown["option"]]
+    shown["term_label"] = [term_label(t) for t in shown["term"]]
+    order = [option_label(o) for o in totals if o not in off]
     months = cost.get("horizon_months")
-    title = (f"cost over {months:g} months by term (each option on its own scale)" if isinstance(months, (int, float))
-             else "cost by term")
-    panels = []
-    for opt in df["option"].unique():
-        part = df[(df["option"] == opt)]
-        total = float(part["usd"].sum())
-        nonzero = part[part["usd"] != 0]
-        panels.append(
-            alt.Chart(nonzero if not nonzero.empty else part)
-            .mark_bar()
-            .encode(
-                x=alt.X("sum(usd):Q", title="USD over the horizon", stack="zero"),
-                color=alt.Color("term:N", title="term"),
-                tooltip=["term:N", alt.Tooltip("usd:Q", format=",.0f")],
-            )
-            .properties(width=WIDTH - 200, height=28, title=f"{opt}: USD {total:,.0f}")
-        )
-    return _configure(alt.vconcat(*panels, spacing=6).properties(title=title))
+    horizon = f" over {months:g} months" if isinstance(months, (int, float)) else ""
+    subtitle = ["one scale for every option drawn; total at the end of each bar"]
+    if off:
+        subtitle.append("not drawn (off this scale): " + "; ".join(
+            f"{option_label(o)} USD {totals[o]:,.0f}" for o in off))
+    tot_max = max([totals[o] for o in totals if o not in off] + [1.0])
+    bars = alt.Chart(shown).mark_bar().encode(
+        y=alt.Y("option_label:N", sort=order, title=None),
+        x=alt.X("sum(usd):Q", title=f"USD{horizon}", stack="zero",
+                scale=alt.Scale(domain=[0, float(tot_max) * 1.18], nice=False)),
+        color=alt.Color("term_label:N", title="cost term", legend=alt.Legend(orient="bottom", columns=3)),
+        order=alt.Order("term_label:N"),
+        tooltip=[alt.Tooltip("option_label:N", title="option"), alt.Tooltip("term_label:N", title="term"),
+                 alt.Tooltip("usd:Q", format=",.0f", title="USD")],
+    )
+    tot = pd.DataFrame({"option_label": order, "usd": [totals[o] for o in totals if o not in off]})
+    tot["text"] = [f"USD {v:,.0f}" for v in tot["usd"]]
+    labels = alt.Chart(tot).mark_text(align="left", dx=4).encode(
+        y=alt.Y("option_label:N", sort=order), x="usd:Q", text="text:N")
+    return _configure(alt.layer(bars, labels).properties(
+        width=WIDTH - 120, height=46 * len(order),
+        title=alt.TitleParams(text=f"cost by term{horizon}", subtitle=subtitle)))
 
 
 def break_even(
@@ -83,18 +105,24 @@ def break_even(
     need = {"value", "option", "total_usd"}
     if not need <= set(curve.columns):
         raise ReportError(f"break-even curve needs columns {sorted(need)}, got {sorted(curve.columns)}")
+    from ..foundation.labels import input_label, option_label
+
     pair = curve[curve["option"].isin(["cross_region", "replicate"])]
-    curve = pair if not pair.empty else curve
+    curve = (pair if not pair.empty else curve).copy()
+    curve["option_label"] = [option_label(o) for o in curve["option"]]
+    words = input_label(input_name)
     base = alt.Chart(curve).mark_line(point=True).encode(
-        x=alt.X("value:Q", title=f"{input_name} ({unit})" if unit else input_name),
-        y=alt.Y("total_usd:Q", title="cost over the horizon (USD)"),
-        color=alt.Color("option:N", title="option"),
+        x=alt.X("value:Q", title=f"{words} ({unit})" if unit else words, axis=alt.Axis(labelOverlap=True, tickCount=6)),
+        y=alt.Y("total_usd:Q", title="cost over the horizon (USD)", scale=alt.Scale(zero=True)),
+        color=alt.Color("option_label:N", title="option", scale=alt.Scale(
+            domain=[option_label(o) for o in _TERM_ORDER],
+            range=[_OPTION_COLORS[o] for o in _TERM_ORDER])),
         tooltip=["option:N", alt.Tooltip("value:Q"), alt.Tooltip("total_usd:Q", format=",.0f")],
     )
     layers = [base]
-    title = f"break-even on {input_name}: never in this range"
+    title = f"break-even on {words}: never in this range"
     v = finite_float(value)
     if v is not None:
         layers.append(alt.Chart(pd.DataFrame({"value": [v]})).mark_rule(color="black", strokeDash=[4, 4]).encode(x="value:Q"))
-        title = f"break-even on {input_name} at {v:,.4g}" + (f"; {above} cheaper above" if above else "")
+        title = f"break-even on {words} at {v:,.4g}" + (f"; {option_label(above)} cheaper above" if above else "")
     return _configure(alt.layer(*layers).properties(width=WIDTH - 120, height=HEIGHT + 40, title=title))

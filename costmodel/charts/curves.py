@@ -40,14 +40,21 @@ _UNITS = {
     "cache_hit_ratio": "fraction 0..1",
     "bytes_read": "B",
 }
-_AXIS_TITLES = {"step": "step (batch index)", "t_s": "time since start (s)"}
+_AXIS_TITLES = {"step": "step (batch index)", "t_s": "time since start (min)"}
+#: The time axis is drawn in minutes (the data stay in seconds).
+_MINUTES = "t_min"
 _ROLE_COLORS = {"colocated": "#1f77b4", "remote": "#d62728", "": "#7f7f7f"}
 
 
 def metric_title(metric: str) -> str:
-    """Axis title with the unit, e.g. ``samples_per_s`` -> ``samples_per_s (samples/s)``."""
+    """Axis title in words with the unit, e.g. ``samples_per_s`` -> ``throughput (samples/s)``."""
+    from ..foundation.labels import metric_label
+
+    label = metric_label(metric)
+    if label != metric.replace("_", " "):
+        return label
     unit = _UNITS.get(metric)
-    return f"{metric} ({unit})" if unit else metric
+    return f"{label} ({unit})" if unit else label
 
 
 def _is_predicted(run: Any) -> bool:
@@ -201,8 +208,9 @@ def throughput(
     axis: str = "step",
     metric: str | None = None,
 ) -> Any:
-    """One panel per run: the metric over ``axis`` (``step`` or ``t_s``), the warm-up region shaded,
-    the steady-state 95 % CI band and mean, and the fitted warm-up curve. Predicted runs are dashed."""
+    """One panel per run, all on the same scales (so the runs compare at a glance, each drawn once): the
+    metric over ``axis`` (``step``, or ``t_s`` drawn in minutes), from zero, the warm-up region shaded, the
+    steady-state 95 % CI band and mean, and the fitted warm-up curve. Predicted runs are dashed."""
     alt = _alt()
     if axis not in _AXIS_TITLES:
         raise ReportError(f"axis must be 'step' or 't_s', got {axis!r}")
@@ -211,7 +219,7 @@ def throughput(
     fits = _as_dicts(fits)
     metric = _pick_metric(runs, fits, metric)
     by_run = _fit_by_run(fits)
-    panels = []
+    drawn = []  # (run, fit, binned frame, axis, scale)
     for run in runs[:MAX_PANELS]:
         ax = _axis_of(run, axis)
         if metric not in run.table:
@@ -219,50 +227,64 @@ def throughput(
         fit = by_run.get((run.role or "", str(run.run_id))) or by_run.get(str(run.run_id), {})
         fit_axis = fit.get("axis") or "step"
         extra = [fit_axis] if fit_axis != ax and fit_axis in run.table and run.table[fit_axis].notna().any() else []
-        d = downsample(run.table, ax, [metric, *extra], envelope=True)
-        d = d.dropna(subset=[metric])
-        binned = len(d) < int(run.table[metric].notna().sum())
-        if d.empty:
-            continue
+        d = downsample(run.table, ax, [metric, *extra], envelope=True).dropna(subset=[metric])
+        if not d.empty:
+            drawn.append((run, fit, d, ax, extra, len(d) < int(run.table[metric].notna().sum())))
+    if not drawn:
+        raise ReportError(f"no run has data for metric {metric!r} to draw")
+    k = {"t_s": 1 / 60.0, "step": 1.0}
+    x_hi = max(float(d[ax].max()) * k[ax] for _r, _f, d, ax, _e, _b in drawn)
+    y_hi = max(float(np.nanmax(d[f"{metric}_max"].to_numpy(dtype=float))) for _r, _f, d, _a, _e, _b in drawn)
+    for _r, f, _d, _a, _e, _b in drawn:
+        hi = finite_float(f.get("steady_ci_high"))
+        y_hi = max(y_hi, hi or 0.0)
+    y_scale = alt.Scale(domain=[0, y_hi * 1.05], nice=True, zero=True)
+    panels = []
+    for run, fit, d, ax, extra, binned in drawn:
+        fit_axis = fit.get("axis") or "step"
+        kx = k[ax]
+        pd_ = d.copy()
+        pd_["x"] = pd_[ax] * kx
         pred = _is_predicted(run)
         label = run_label(run.run_id, pred)
         end_key = "warmup_end_step" if ax == "step" else "warmup_end_t_s"
         w_end = finite_float(fit.get(end_key))
         x0, x1 = float(d[ax].min()), float(d[ax].max())
-        x = alt.X(f"{ax}:Q", title=_AXIS_TITLES[ax], scale=alt.Scale(domain=[x0, x1], nice=False))
+        title = _AXIS_TITLES[ax]
+        x = alt.X("x:Q", title=title, scale=alt.Scale(domain=[0, x_hi], nice=False))
         layers = []
         if w_end is not None and w_end > x0:
-            shade = pd.DataFrame({"x0": [x0], "x1": [min(w_end, x1)], "region": ["warm-up"]})
+            shade = pd.DataFrame({"x0": [x0 * kx], "x1": [min(w_end, x1) * kx], "region": ["warm-up"]})
             layers.append(
                 alt.Chart(shade)
                 .mark_rect(opacity=0.18, color="#ff9900")
-                .encode(x=alt.X("x0:Q", title=_AXIS_TITLES[ax]), x2="x1:Q", tooltip=["region:N"])
+                .encode(x=alt.X("x0:Q", title=title, scale=alt.Scale(domain=[0, x_hi], nice=False)), x2="x1:Q",
+                        tooltip=["region:N"])
             )
-        lo, hi, mean = (finite_float(fit.get(k)) for k in ("steady_ci_low", "steady_ci_high", "steady_mean"))
+        lo, hi, mean = (finite_float(fit.get(k_)) for k_ in ("steady_ci_low", "steady_ci_high", "steady_mean"))
         s0 = w_end if (w_end is not None and w_end > x0) else x0
         if lo is not None and hi is not None:
-            band = pd.DataFrame({"x0": [s0], "x1": [x1], "lo": [lo], "hi": [hi]})
+            band = pd.DataFrame({"x0": [s0 * kx], "x1": [x1 * kx], "lo": [lo], "hi": [hi]})
             layers.append(
-                alt.Chart(band)
-                .mark_rect(opacity=0.25, color="#2ca02c")
-                .encode(x="x0:Q", x2="x1:Q", y="lo:Q", y2="hi:Q")
+                alt.Chart(band).mark_rect(opacity=0.25, color="#2ca02c")
+                .encode(x="x0:Q", x2="x1:Q", y=alt.Y("lo:Q", scale=y_scale), y2="hi:Q")
             )
         color = _ROLE_COLORS.get(run.role, "#7f7f7f")
-        y_enc = alt.Y(f"{metric}:Q", title=metric_title(metric), scale=alt.Scale(zero=False))
+        y_enc = alt.Y(f"{metric}:Q", title=metric_title(metric), scale=y_scale)
         if binned:  # min-max per bin behind the mean: one-step stalls and spikes stay visible
             layers.append(
-                alt.Chart(d)
+                alt.Chart(pd_)
                 .mark_area(color=color, opacity=0.35, interpolate="step-after")
-                .encode(x=x, y=alt.Y(f"{metric}_min:Q", title=metric_title(metric), scale=alt.Scale(zero=False)),
+                .encode(x=x, y=alt.Y(f"{metric}_min:Q", title=metric_title(metric), scale=y_scale),
                         y2=f"{metric}_max:Q")
             )
-        line = alt.Chart(d).mark_line(color=color, strokeWidth=1.2, strokeDash=[5, 3] if pred else [1, 0])
+        line = alt.Chart(pd_).mark_line(color=color, strokeWidth=1.2, strokeDash=[5, 3] if pred else [1, 0])
         layers.append(line.encode(x=x, y=y_enc))
         if mean is not None:
             layers.append(
-                alt.Chart(pd.DataFrame({"x0": [s0], "x1": [x1], "y": [mean]}))
+                alt.Chart(pd.DataFrame({"x0": [s0 * kx], "x1": [x1 * kx], "y": [mean]}))
                 .mark_rule(color="#2ca02c", strokeWidth=2)
-                .encode(x="x0:Q", x2="x1:Q", y="y:Q")
+                .encode(x="x0:Q", x2="x1:Q", y=alt.Y("y:Q", scale=y_scale))
             )
         xs = d[ax].to_numpy(dtype=float)
         curve = dict(fit.get("curve") or {})
@@ -275,27 +297,26 @@ def throughput(
             yc = curve_values(curve, xs, ax, w_end, x0=float(run.table[ax].min()))
         if yc is not None:
             layers.append(
-                alt.Chart(pd.DataFrame({ax: xs, "fit": yc}))
+                alt.Chart(pd.DataFrame({"x": xs * kx, "fit": yc}))
                 .mark_line(color="black", strokeWidth=1.5, strokeDash=[2, 2])
-                .encode(x=f"{ax}:Q", y="fit:Q")
+                .encode(x="x:Q", y=alt.Y("fit:Q", scale=y_scale))
             )
         model = (fit.get("curve") or {}).get("model", "-")
         cls = fit.get("classification", "-")
+        end_words = "-" if w_end is None else (f"{w_end / 60:,.1f} min" if ax == "t_s" else f"step {w_end:,.0f}")
         subtitle = [
-            f"{cls}; warm-up ends at {_fmt(w_end)} ({ax}); curve: {model}; shaded: warm-up; green: steady state 95 % CI",
-            ("line: mean per bin of steps; light band: min-max per bin (stalls stay visible); " if binned else "")
-            + "steady levels are ratios of sums (work done / time taken over the window, stalls included)",
+            f"{cls}; warm-up ends at {end_words}; fitted curve: {model}",
+            ("line: mean per bin; light band: min-max per bin (stalls stay visible); " if binned else "")
+            + "steady level = work done / time taken (stalls included)",
         ]
         panels.append(
             alt.layer(*layers).properties(
-                width=WIDTH, height=HEIGHT, title=alt.TitleParams(text=f"{label} [{run.role or 'no role'}]", subtitle=subtitle)
-            )
+                width=WIDTH, height=HEIGHT - 40,
+                title=alt.TitleParams(text=f"{label} [{run.role or 'no role'}]", subtitle=subtitle))
         )
-    if not panels:
-        raise ReportError(f"no run has data for metric {metric!r} to draw")
-    chart = alt.vconcat(*panels)
+    chart = alt.vconcat(*panels, spacing=14)
     if len(runs) > MAX_PANELS:
-        chart = chart.properties(title=f"the first {MAX_PANELS} of {len(runs)} runs (every run is in the overlay)")
+        chart = chart.properties(title=f"the first {MAX_PANELS} of {len(runs)} runs")
     return _configure(chart)
 
 
@@ -333,7 +354,7 @@ def overlay(runs: Sequence[Any], axis: str = "step", metric: str | None = None, 
         alt.Chart(data)
         .mark_line(strokeWidth=1.3)
         .encode(
-            x=alt.X("x:Q", title=_AXIS_TITLES.get(axis, axis)),
+            x=alt.X("x:Q", title=_AXIS_TITLES.get(axis, axis) if axis != "t_s" else "time since start (s)"),
             y=alt.Y(f"{metric}:Q", title=metric_title(metric), scale=alt.Scale(zero=False)),
             color=alt.Color(
                 "role:N",

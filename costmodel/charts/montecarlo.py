@@ -13,8 +13,12 @@ from .render import FONT_SIZE, WIDTH, _alt, _configure
 
 
 def monte_carlo(samples: pd.DataFrame | Mapping[str, Sequence[float]], bins: int = 40) -> Any:
-    """Distribution of each option's total cost over the Monte Carlo draws: one panel per option
-    with its own bins (options differ by orders of magnitude), P5/P50/P95 marked."""
+    """Distribution of each option's total cost over the Monte Carlo draws, on ONE shared axis: a histogram
+    (shared bins) for each option whose total varies, a labelled rule for each option whose total is the same
+    in every draw (a one-bar histogram says nothing), P5/P50/P95 of the varying ones marked. An option far off
+    the others' range (over 5 times their largest value) is named in the subtitle, not drawn."""
+    from ..foundation.labels import option_label
+
     alt = _alt()
     df = pd.DataFrame(samples)
     if df.empty:
@@ -24,29 +28,49 @@ def monte_carlo(samples: pd.DataFrame | Mapping[str, Sequence[float]], bins: int
     else:
         long = df.melt(var_name="option", value_name="total_usd")
     long = long.dropna()
-    panels = []
     order = [o for o in _TERM_ORDER if o in set(long["option"])] + sorted(set(long["option"]) - set(_TERM_ORDER))
-    for opt in order:
-        vals = long.loc[long["option"] == opt, "total_usd"].to_numpy(dtype=float)
-        lo, hi = float(vals.min()), float(vals.max())
-        if hi <= lo:
-            hi = lo + max(1.0, abs(lo) * 1e-6)
-        edges = np.linspace(lo, hi, bins + 1)
-        counts, _ = np.histogram(vals, bins=edges)
-        hist = pd.DataFrame({"option": opt, "x0": edges[:-1], "x1": edges[1:], "share": counts / max(1, counts.sum())})
-        q = np.percentile(vals, [5, 50, 95])
-        qs = pd.DataFrame({"q": ["P5", "P50", "P95"], "usd": q})
-        bars = alt.Chart(hist).mark_rect(color=_OPTION_COLORS.get(opt, "#7f7f7f")).encode(
-            x=alt.X("x0:Q", title=f"{opt}: total over the horizon (USD)", scale=alt.Scale(zero=False)),
-            x2="x1:Q",
-            y=alt.Y("share:Q", title="share of draws"),
-            tooltip=[alt.Tooltip("share:Q", format=".1%")],
-        )
-        rules = alt.Chart(qs).mark_rule(color="black", strokeDash=[3, 3]).encode(
-            x="usd:Q", tooltip=["q:N", alt.Tooltip("usd:Q", format=",.0f")])
-        labels = alt.Chart(qs).mark_text(align="left", dx=3, dy=-4, fontSize=FONT_SIZE - 1).encode(
-            x="usd:Q", y=alt.value(8), text="q:N"
-        )
-        panels.append(alt.layer(bars, rules, labels).properties(width=WIDTH - 120, height=110))
+    vals = {o: long.loc[long["option"] == o, "total_usd"].to_numpy(dtype=float) for o in order}
+    lo_all = min(float(v.min()) for v in vals.values())
+    off = [o for o in order if lo_all > 0 and float(vals[o].min()) > 5.0 * max(
+        float(vals[p].max()) for p in order if p != o) if len(order) > 1]
+    kept = [o for o in order if o not in off]
+    varying = [o for o in kept if float(vals[o].max()) > float(vals[o].min())]
+    fixed = [o for o in kept if o not in varying]
+    lo = min(float(vals[o].min()) for o in kept)
+    hi = max(float(vals[o].max()) for o in kept)
+    if hi <= lo:
+        hi = lo + max(1.0, abs(lo) * 1e-6)
+    edges = np.linspace(lo, hi, bins + 1)
+    colours = [_OPTION_COLORS.get(o, "#7f7f7f") for o in kept]
+    domain = [option_label(o) for o in kept]
+    colour = alt.Color("option:N", title="option", scale=alt.Scale(domain=domain, range=colours))
+    x = alt.X("x0:Q", title="total over the horizon (USD)", scale=alt.Scale(domain=[lo, hi], nice=True, zero=False),
+              axis=alt.Axis(labelOverlap=True, format=",.0f"))
+    layers = []
+    if varying:
+        hist = pd.concat([pd.DataFrame({"option": option_label(o), "x0": edges[:-1], "x1": edges[1:],
+                                        "share": np.histogram(vals[o], bins=edges)[0] / max(1, len(vals[o]))})
+                          for o in varying], ignore_index=True)
+        layers.append(alt.Chart(hist).mark_rect(opacity=0.75).encode(
+            x=x, x2="x1:Q", y=alt.Y("share:Q", title="share of draws", axis=alt.Axis(format=".0%")), color=colour,
+            tooltip=["option:N", alt.Tooltip("share:Q", format=".1%")]))
+        qs = pd.DataFrame([{"option": option_label(o), "q": q, "x0": float(v)}
+                           for o in varying for q, v in zip(("P5", "P50", "P95"), np.percentile(vals[o], [5, 50, 95]),
+                                                            strict=True)])
+        layers.append(alt.Chart(qs).mark_rule(color="black", strokeDash=[3, 3]).encode(
+            x="x0:Q", tooltip=["option:N", "q:N", alt.Tooltip("x0:Q", format=",.0f")]))
+        layers.append(alt.Chart(qs).mark_text(align="left", dx=3, dy=-4, fontSize=FONT_SIZE - 1).encode(
+            x="x0:Q", y=alt.value(8), text="q:N"))
+    if fixed:
+        rules = pd.DataFrame({"option": [option_label(o) for o in fixed], "x0": [float(vals[o][0]) for o in fixed]})
+        rules["text"] = [f"{r.option}: USD {r.x0:,.0f} in every draw" for r in rules.itertuples()]
+        layers.append(alt.Chart(rules).mark_rule(strokeWidth=3).encode(x=x, color=colour))
+        layers.append(alt.Chart(rules).mark_text(align="left", dx=5, dy=14, fontSize=FONT_SIZE - 1).encode(
+            x="x0:Q", y=alt.value(0), text="text:N"))
     n = len(long) // max(1, len(order))
-    return _configure(alt.vconcat(*panels).properties(title=f"Monte Carlo: {n} draws (dashed: P5, P50, P95)"))
+    subtitle = ["one axis for every option drawn; dashed: P5, P50, P95"]
+    if off:
+        subtitle.append("not drawn (off this scale): " + "; ".join(
+            f"{option_label(o)} USD {float(np.median(vals[o])):,.0f}" for o in off))
+    return _configure(alt.layer(*layers).properties(
+        width=WIDTH - 120, height=170, title=alt.TitleParams(text=f"Monte Carlo: {n:,} draws", subtitle=subtitle)))

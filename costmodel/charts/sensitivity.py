@@ -50,10 +50,16 @@ def tornado_frame(tornado: Any) -> pd.DataFrame:
     return out.sort_values("swing_usd", ascending=False).reset_index(drop=True)
 
 
-def tornado(tornado_result: Any, output: str = "cross_region minus replicate (USD)") -> Any:
-    """Tornado: for each input, the output at its low and high value around the base; widest first."""
+def tornado(tornado_result: Any, output: str = "cross-region minus replicate, USD over the horizon") -> Any:
+    """Tornado: for each input (in words), the output at its low and high value around the base; widest first."""
+    from ..foundation.labels import input_label
+
     alt = _alt()
     df = tornado_frame(tornado_result)
+    df["input"] = [input_label(x) for x in df["input"]]
+    moved = df[df["swing_usd"] > 0.005]  # inputs that move the output by less than a cent are counted, not drawn
+    still = len(df) - len(moved)
+    df = moved if not moved.empty else df
     long = pd.concat(
         [
             df.assign(end="low value", usd=df["low_usd"]),
@@ -65,7 +71,7 @@ def tornado(tornado_result: Any, output: str = "cross_region minus replicate (US
     order = list(df["input"])
     bars = alt.Chart(long).mark_bar().encode(
         y=alt.Y("input:N", sort=order, title="input"),
-        x=alt.X("base_usd:Q", title=output),
+        x=alt.X("base_usd:Q", title=output, axis=alt.Axis(labelOverlap=True)),
         x2="usd:Q",
         color=alt.Color("end:N", title="input at", scale=alt.Scale(domain=["low value", "high value"],
                                                                    range=["#9ecae1", "#3182bd"])),
@@ -74,5 +80,7 @@ def tornado(tornado_result: Any, output: str = "cross_region minus replicate (US
     )
     rule = alt.Chart(pd.DataFrame({"base": [float(df["base_usd"].iloc[0])]})).mark_rule(color="black").encode(x="base:Q")
     return _configure(
-        alt.layer(bars, rule).properties(width=WIDTH - 160, height=22 * len(df) + 30, title="sensitivity (tornado)")
+        alt.layer(bars, rule).properties(width=WIDTH - 160, height=22 * len(df) + 30, title=alt.TitleParams(
+            text="sensitivity (tornado)",
+            subtitle=[f"{still} further input(s) move the difference by less than a cent (not drawn)"] if still else []))
     )

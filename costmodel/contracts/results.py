@@ -108,6 +108,13 @@ class RunFit(Result):
     warmup_end_index: int | None = None
     steady_start_step: int | None = None
     steady_start_t_s: Num = None
+    warmup_end_decided_by: str | None = None
+    warmup_end_step_throughput: int | None = None
+    drift_rel_steady: Num = None
+    telemetry: Obj = Field(default_factory=dict)
+    stall_split: Obj | None = None
+    tail: Obj | None = None
+    fast_start: Obj | None = None
     steady_mean: Num = None
     steady_ci_low: Num = None
     steady_ci_high: Num = None
@@ -199,6 +206,8 @@ class CompareResult(Result):
     equivalence: str = ""
     equivalence_direction: str | None = None
     jobs: list[JobSummary] = Field(default_factory=list)
+    stall_split: Obj | None = None
+    telemetry: Obj | None = None
 
 
 # ----------------------------------------------------------------------------------------------- cost

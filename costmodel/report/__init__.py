@@ -37,6 +37,7 @@ from .display import prices_table as prices_table
 from .display import show as show
 from .display import verdict_html as verdict_html
 from .display import with_kinds as with_kinds
+from .first_screen import decision_summary as decision_summary
 from .html_export import export_html as export_html
 from .html_export import external_references as external_references
 from .output_folder import OUTPUT_FILES as OUTPUT_FILES

@@ -323,23 +323,34 @@ def cost_table(cost: Mapping[str, Any]):  # -> DataFrame
 
 
 def prices_table(cost: Mapping[str, Any]):  # -> DataFrame
-    """The prices the cost used (``prices_used`` of ``costmodel cost --json``): value, unit, source, ``as_of`` and
-    age in days (``-`` for prices given in the scenario), so a reader sees how old each price is."""
+    """The prices the cost used (``prices_used`` of ``costmodel cost --json``): the price with the unit it is
+    billed per, the figure the model used (a per-instance price times the instance count is per cluster), its
+    ``as_of`` date and age in days (``-`` for prices given in the scenario), and the source (wrapped, so the
+    table fits an A4 page)."""
     import pandas as pd
 
     rows = []
     for u in cost.get("prices_used") or []:
         age = u.get("age_days")
+        unit = str(u.get("unit") or "")
+        per = unit.removeprefix("USD per ").removeprefix("USD/")
+        price, used, mult = u.get("usd"), u.get("usd_used", u.get("usd")), u.get("multiplier")
+        used_text = "same"
+        if used is not None and price is not None and used != price:
+            used_text = fmt_sig(float(used)) + (f" (x {float(mult):g})" if isinstance(mult, (int, float)) else "")
         rows.append({
-            "key": u.get("key"),
-            "USD": u.get("usd_used", u.get("usd")),
-            "unit": u.get("unit"),
-            "as_of": u.get("as_of") or "-",
+            "input": u.get("key"),
+            "price (USD)": price,
+            "per": per,
+            "used (USD)": used_text,
+            "as of": u.get("as_of") or "-",
             "age (days)": "-" if age is None else f"{int(age)}" + (" (> 12 months)" if age > 365 else ""),
             "source": u.get("source"),
         })
-    df = pd.DataFrame(rows, columns=["key", "USD", "unit", "as_of", "age (days)", "source"])
-    return with_kinds(df, key="id", USD="num", unit="id", as_of="id", source="id", **{"age (days)": "id"})
+    cols = ["input", "price (USD)", "per", "used (USD)", "as of", "age (days)", "source"]
+    df = pd.DataFrame(rows, columns=cols)
+    return with_kinds(df, input="path", **{"price (USD)": "num", "used (USD)": "text", "as of": "id",
+                                           "age (days)": "id"}, per="text", source="text")
 
 
 def verdict_html(decision: Any, cost: Mapping[str, Any] | None = None) -> _HTML:

@@ -16,7 +16,9 @@ _TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 {%- block extra_css -%}
 <style type="text/css">
-.jp-RenderedHTMLCommon table.cm-table { table-layout: auto; margin-left: 0; margin-right: 0; }
+.jp-RenderedHTMLCommon table.cm-table { table-layout: auto; margin-left: 0; margin-right: 0; display: block;
+  max-width: 100%; overflow-x: auto; }
+.jp-RenderedHTMLCommon ul { padding-left: 18px; }
 .jp-RenderedHTMLCommon table.cm-table tbody tr:nth-child(odd) { background: #f7f7f7; }
 .jp-RenderedHTMLCommon table.cm-table tbody tr:hover { background: #eef3fb; }
 .jp-RenderedSVG svg { max-width: 100%; height: auto; }
@@ -24,7 +26,7 @@ _TEMPLATE = r"""{%- extends 'index.html.j2' -%}
   @page { size: A4; margin: 12mm; }
   .jp-Cell { break-inside: avoid; }
   .jp-OutputArea-output { overflow: visible !important; }
-  .jp-RenderedHTMLCommon table.cm-table { font-size: 8pt !important; }
+  .jp-RenderedHTMLCommon table.cm-table { font-size: 8pt !important; display: table; overflow: visible; }
   .jp-RenderedHTMLCommon table.cm-table td, .jp-RenderedHTMLCommon table.cm-table th { padding: 1px 3px !important; }
   .jp-RenderedHTMLCommon table.cm-table td.cm-text { min-width: 7em !important; }
   .jp-RenderedHTMLCommon table.cm-table tr { break-inside: avoid; }
@@ -79,33 +81,21 @@ def html_exporter():  # -> nbconvert.HTMLExporter
         return _exporter
 
 
-def with_summary_first(nb: Any) -> Any:
-    """A copy of the executed notebook with the verdict (and the cost robustness line beside it) repeated
-    right after the title: the first output of the cell marked ``metadata.costmodel.summary``. The cells
-    still run in pipeline order; only the page shows the answer first. Unchanged when there is no such
-    cell or it has no output."""
+def without_silent_cells(nb: Any) -> Any:
+    """A copy of ``nb`` without the code cells that showed nothing (the stages that only compute): with inputs
+    hidden they would be blank space on the page, pushing the answer below the fold."""
     import copy
 
-    import nbformat
-
-    cells = list(nb.cells)
-    src = next((c for c in cells if (c.get("metadata", {}).get("costmodel") or {}).get("summary")), None)
-    if src is None or not src.get("outputs"):
-        return nb
-    out = copy.deepcopy(nb)
-    head = nbformat.v4.new_markdown_cell("## Verdict\n\nThe answer first; the evidence for it follows, section by section.")
-    body = nbformat.v4.new_code_cell("# the verdict cell's first output, repeated here (see costmodel.report.render)")
-    body.outputs = [copy.deepcopy(src["outputs"][0])]
-    body.execution_count = None
-    first = 1 if cells and cells[0].get("cell_type") == "markdown" else 0
-    out.cells = [*out.cells[:first], head, body, *out.cells[first:]]
+    out = copy.copy(nb)
+    out.cells = [c for c in nb.cells if c.get("cell_type") != "code" or c.get("outputs")]
     return out
 
 
 def export_html(nb: Any) -> str:
-    """The executed notebook as one self-contained HTML page, the verdict first (:func:`with_summary_first`).
-    Raises :class:`ReportError` when the page would load anything from the network."""
-    body, _resources = html_exporter().from_notebook_node(with_summary_first(nb))
+    """The executed notebook as one self-contained HTML page (the notebook puts the answer first: its
+    ``decision_summary`` cell is the first with an output). Raises :class:`ReportError` when the page would
+    load anything from the network."""
+    body, _resources = html_exporter().from_notebook_node(without_silent_cells(nb))
     ext = external_references(body)
     if ext:
         raise ReportError(f"the exported HTML would load {len(ext)} resource(s) from the network, e.g. {ext[0][:120]!r}")

@@ -25,6 +25,7 @@ from .html_export import export_html, html_exporter
 from .kernels import _kernel_connection_file, _process_children, stop_kernels
 from .output_folder import OUTPUT_FILES, OutputClaim, _swap_into_place, _usual_permissions, check_output_dir
 from .params import DEFAULT_TITLE, PACKAGE_ROOT, validate_parameters
+from .reproducible import reproducible
 
 #: The report notebook shipped inside the package.
 REPORT_NOTEBOOK = notebook_path("report")
@@ -279,6 +280,9 @@ def render_report(
             record = json.loads((tmp / "decision.json").read_text(encoding="utf-8")) \
                 if (tmp / "decision.json").is_file() else {}
             nb.metadata["title"] = str(record.get("title") or params.title or DEFAULT_TITLE)  # as the kernel chose it
+            reproducible(nb, nb_params, tmp, dest, nb_path, inputs)  # same inputs, same bytes: no timestamps or machine paths
+            with writing(dest / "report.ipynb", rename=names):
+                _write_notebook(nb, tmp / "report.ipynb")
             page = export_html(nb)
             with writing(dest / "report.html", rename=names):
                 (tmp / "report.html").write_text(page, encoding="utf-8")
@@ -312,6 +316,13 @@ def render_report(
         verdict=record.get("verdict"),
         title=str(record.get("title", "")),
     )
+
+
+def _write_notebook(nb: Any, path: Path) -> None:
+    """The executed notebook as nbformat writes it (sorted keys, one-space indent, a final newline)."""
+    import nbformat
+
+    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
 
 
 def _check_yaml_inputs(params: Any) -> None:

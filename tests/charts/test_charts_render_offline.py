@@ -137,19 +137,33 @@ def test_break_even_draws_only_the_two_options_that_cross():
     assert "never in this range" in str(spec["title"])
 
 
-def test_monte_carlo_histogram_per_option_shares_and_percentiles():
+def test_monte_carlo_histograms_share_one_axis_and_bins():
     mc = pd.DataFrame({"replicate": np.arange(1001.0), "cross_region": np.arange(1001.0) * 100})
     spec = charts.monte_carlo(mc, bins=20).to_dict()
     frames = [pd.DataFrame(v) for v in _datasets(spec).values()]
-    hists = [f for f in frames if "share" in f]
-    assert len(hists) == 2  # one panel per option, each with its own bins
-    for h in hists:
+    (hist,) = [f for f in frames if "share" in f]  # one histogram layer, both options on the same bins
+    assert sorted(hist["option"].unique()) == ["cross-region", "replicate"]  # words, not code names
+    for _opt, h in hist.groupby("option"):
         assert h["share"].sum() == pytest.approx(1.0)
         assert len(h) == 20
-    quants = [f for f in frames if "q" in f]
+        assert h["x0"].tolist() == sorted(hist["x0"].unique().tolist())  # the same edges for both
+    (quants,) = [f for f in frames if "q" in f]
     # P5/P50/P95 of 0..1000 are 50, 500, 950 (linear interpolation)
-    assert sorted(quants[0]["usd"].tolist() + quants[1]["usd"].tolist()) == pytest.approx(
-        [50.0, 500.0, 950.0, 5000.0, 50000.0, 95000.0])
+    assert sorted(quants["x0"].tolist()) == pytest.approx([50.0, 500.0, 950.0, 5000.0, 50000.0, 95000.0])
+
+
+def test_monte_carlo_draws_a_fixed_total_as_a_rule_and_names_one_off_the_scale(rng):
+    """Issue 26: no single-bar histograms; an option far off the others' range is named, not squashed."""
+    mc = pd.DataFrame({"cross_region": rng.normal(400, 60, 500), "replicate": np.full(500, 295.0),
+                       "wait": np.full(500, 43200.0)})
+    spec = charts.monte_carlo(mc).to_dict()
+    frames = [pd.DataFrame(v) for v in _datasets(spec).values()]
+    (hist,) = [f for f in frames if "share" in f]
+    assert set(hist["option"]) == {"cross-region"}  # the varying option only
+    texts = [t for f in frames if "text" in f for t in f["text"]]
+    assert texts == ["replicate: USD 295 in every draw"]
+    assert "not drawn (off this scale): wait for GPUs USD 43,200" in str(spec["title"])
+    assert "<svg" in charts.to_svg(charts.monte_carlo(mc))
 
 
 def test_bad_chart_input_is_a_report_error(pair):
@@ -174,11 +188,11 @@ def test_time_panel_draws_a_curve_fitted_on_steps(pair):
     spec = charts.throughput(runs, fits, axis="t_s").to_dict()
     curves = [pd.DataFrame(v) for v in spec["datasets"].values() if v and "fit" in v[0]]
     assert len(curves) == 2  # the hub's constant curve and the spoke's ramp
-    c = next(x for x in curves if x["fit"].min() < 110).sort_values("t_s")
-    # time axis, step-space ramp: the first of 400 bins holds steps 0..29 (mean 14.5), so the ramp is
-    # at 100 + 16 * 14.5 / 130 there; the plateau from step 130 (t = 262 s) on
+    c = next(x for x in curves if x["fit"].min() < 110).sort_values("x")
+    # time axis (drawn in minutes), step-space ramp: the first of 400 bins holds steps 0..29 (mean 14.5), so
+    # the ramp is at 100 + 16 * 14.5 / 130 there; the plateau from step 130 (t = 262 s = 4.37 min) on
     assert c["fit"].iloc[0] == pytest.approx(100 + 16 * 14.5 / 130)
-    assert (c.loc[c["t_s"] > 300, "fit"] == 116.0).all()
+    assert (c.loc[c["x"] > 300 / 60, "fit"] == 116.0).all()
 
 
 def test_lean_imports_skip_the_slow_optional_module_only_while_loading():

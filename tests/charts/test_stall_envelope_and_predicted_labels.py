@@ -57,11 +57,11 @@ def test_throughput_draws_the_min_max_band_behind_the_mean_and_says_levels_are_r
     assert sum(r["samples_per_s_min"] == 0.5 for r in rows) == 3
     assert layers.index(area) < next(i for i, la in enumerate(layers) if la["mark"]["type"] == "line")  # behind the line
     subtitle = " ".join(spec["vconcat"][0]["title"]["subtitle"])
-    assert "ratios of sums" in subtitle and "min-max" in subtitle
+    assert "work done / time taken (stalls included)" in subtitle and "min-max" in subtitle
     # nothing binned: no band, the subtitle still explains the levels
     small = charts.throughput([_run("s", y[:300])], [{**fit, "run_id": "s"}]).to_dict()
     assert not [la for la in _layers(small) if la["mark"]["type"] == "area"]
-    assert "ratios of sums" in " ".join(small["vconcat"][0]["title"]["subtitle"])
+    assert "work done / time taken" in " ".join(small["vconcat"][0]["title"]["subtitle"])
 
 
 def test_volumez_rank_log_steady_mean_lies_inside_the_drawn_band(real_dir, artifacts_dir, tmp_path):

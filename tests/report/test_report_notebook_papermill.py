@@ -20,7 +20,7 @@ from costmodel import report
 
 NOTEBOOKS = sorted((REPO / "costmodel" / "notebooks").glob("*.ipynb"))
 REPORT_NB = REPO / "costmodel" / "notebooks" / "report.ipynb"
-CHARTS_IN_REPORT = 8
+CHARTS_IN_REPORT = 5  # throughput (each run once), cost terms, break-even, tornado, Monte Carlo
 PWN = "document.body.setAttribute('data-pwned','1')"
 
 
@@ -84,7 +84,7 @@ def test_papermill_runs_the_report_with_defaults_from_another_cwd(tmp_path):
     assert _svg_outputs(nb) == CHARTS_IN_REPORT
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.ipynb"]  # writes nothing by default
     text = json.dumps([o.get("data", {}).get("text/html", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs])
-    assert "remote_steps" in text and "Verdict: " in text
+    assert "remote_steps" in text and "Take: " in text and "Checklist verdict: " in text
 
 
 def test_papermill_unknown_parameter_stops_the_run(tmp_path):
@@ -174,7 +174,7 @@ def test_report_html_is_self_contained_and_hides_code(rendered):
     assert "<script" not in page  # no JavaScript at all: the charts are inline SVG
     assert page.count("<svg") >= CHARTS_IN_REPORT
     assert "validate_parameters" not in page  # inputs hidden
-    assert "Co-located vs remote" in page and "Checklist and verdict" in page
+    assert "Co-located vs remote" in page and "<h2 id=\"Checklist\">" in page.replace("\n", "")
 
 
 def test_input_strings_are_escaped_in_html_and_adr(rendered):
@@ -302,17 +302,19 @@ def test_report_on_real_outputs_covers_every_run(rendered, hostile, real_dir):
     assert "10.0.98.137.log" in page and "jobs and stragglers" in page
 
 
-def test_the_page_shows_the_verdict_and_cost_robustness_first(rendered):
-    """Issue 13: the margin and robustness are shown first, beside the verdict: the HTML repeats the verdict
-    cell's output right after the title, before the inputs section (the cells still run in pipeline order)."""
+def test_the_page_answers_first_and_says_each_fact_once(rendered):
+    """Issue 26: the first screen (before the inputs section) names the option to take, the three totals, the
+    margin, how sure, and the open conditions; the verdict and the checklist are each on the page once."""
     out, _proc = rendered
     html = (out / "report.html").read_text(encoding="utf-8")
-    inputs_at = html.index("Inputs and provenance")
-    verdict_at = html.index("Verdict")
-    assert verdict_at < inputs_at
-    head = html[verdict_at:inputs_at]
-    assert "cheapest by" in head and "robust:" in head, head[-2000:]
-    assert any(v in head for v in ("GO", "CONDITIONAL", "NO_GO"))
-    # the executed notebook keeps the pipeline order (no summary cell added to it)
+    inputs_at = html.index('<h2 id="Inputs-and-provenance"')
+    head = html[:inputs_at]
+    for mark in ("recommendation", "total-cross_region", "total-replicate", "total-wait", "margin", "certainty"):
+        assert f'data-cm="{mark}"' in head, mark
+    assert "Take: " in head and "How sure." in head
+    assert html.count("Checklist verdict:") == 1 and html.count("Verdict:") == 0
+    assert html.count("<b>checklist</b>") == 1  # the checklist table, once
+    # the executed notebook keeps the pipeline order and holds the same first screen
     nb = json.loads((out / "report.ipynb").read_text(encoding="utf-8"))
-    assert not any("repeated here" in "".join(c.get("source", "")) for c in nb["cells"])
+    ids = [c["id"] for c in nb["cells"]]
+    assert ids.index("answer") < ids.index("inputs-head") and ids.index("write") < ids.index("answer")
