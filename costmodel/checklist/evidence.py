@@ -18,6 +18,7 @@ from ..contracts.results import (
     RunFit,
     ScenarioValues,
 )
+from ..cost.crossing import bytes_phrase, steady_crossing_bytes_per_s
 from ..foundation import equivalence
 from ..foundation.util import finite_number as _num  # None for missing, null, NaN, text and a yes/no bool
 from .items import (
@@ -470,8 +471,8 @@ def _ev_link(d: _Inputs) -> Evidence:
         return Evidence("link_headroom", summary="needs " + " and ".join(missing), facts=facts,
                         sources=tuple(s for s, v in (("compare", read), ("cost", gbps)) if v is not None))
     link_bytes_per_s = gbps * 1e9 / 8
-    miss = 1.0 - h if h is not None else 1.0
-    cross = read * miss
+    cross, _how = steady_crossing_bytes_per_s(read, h)  # the cost model's byte model (costmodel.cost.crossing)
+    assert cross is not None  # read is given
     util = cross / link_bytes_per_s
     cold_util = read / link_bytes_per_s
     facts.update(link_bytes_per_s=link_bytes_per_s, cross_region_bytes_per_s=cross,
@@ -479,6 +480,11 @@ def _ev_link(d: _Inputs) -> Evidence:
     assumed = "" if h is not None else " (no hit ratio: every read assumed to cross)"
     base = (f"steady cross-region demand {cross / 1e6:,.1f} MB/s = {_fmt_pct(util)} of a {gbps:g} Gbit/s link"
             f"{assumed}; a cold cache asks for {_fmt_pct(cold_util)}")
+    record = d.cost.cross_region_bytes if d.cost is not None else None
+    if record:  # the same bytes the cost model prices, in the same words
+        base += "; " + bytes_phrase(record)
+        facts.update(cross_region_gb_per_month=record.get("gb_per_month"),
+                     cross_region_gb_per_run=record.get("gb_per_run"), cross_region_bytes_basis=record.get("basis"))
     proposed = "yes" if util <= LINK_HEADROOM_MAX_UTILISATION else "no"
     return Evidence("link_headroom", proposed, base, facts, tuple(sorted({"compare", "cost"})))
 

@@ -223,6 +223,7 @@ class CrossRegionTerms(Result):
     path_processing_usd: float = 0.0
     requests_usd: float = 0.0
     inter_az_usd: float = 0.0
+    cache_capacity_usd: float = 0.0
 
 
 class ReplicateTerms(Result):
@@ -238,6 +239,9 @@ class ReplicateTerms(Result):
     versioning_usd: float = 0.0
     inter_az_usd: float = 0.0
     copy_delay_usd: float = 0.0
+    cache_usd: float = 0.0
+    cache_capacity_usd: float = 0.0
+    filesystem_usd: float = 0.0
 
 
 class WaitTerms(Result):
@@ -393,6 +397,8 @@ class MonteCarloSummary(Result):
     p95: dict[str, Num] = Field(default_factory=dict)
     mean: dict[str, Num] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
+    measured_inputs: list[str] = Field(default_factory=list)
+    default_ranges: dict[str, dict[str, Num]] = Field(default_factory=dict)
 
 
 class DerivedFigures(OpenSection):
@@ -454,6 +460,12 @@ class CostResult(Result):
     inputs: CostInputs = Field(default_factory=CostInputs)
     #: with measurements applied: what the scenario's own values give (costmodel.cost.measured)
     scenario_figures: ScenarioFigures | None = None
+    #: the one byte model (costmodel.cost.crossing): every estimate of the bytes that cross, the one priced
+    cross_region_bytes: Obj | None = None
+    #: which option to take, by how much, how likely, what flips it (costmodel.cost.verdict)
+    verdict: Obj | None = None
+    #: terms left out with an order-of-magnitude bound each
+    not_modelled: list[Obj] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------- decide
