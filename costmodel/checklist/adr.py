@@ -416,15 +416,12 @@ def _superseded_text(old_text: str, new_number: int) -> str | None:
     return old_text[: m.start()] + m.group(1) + line + m.group(2) + old_text[m.end():]
 
 
-_LOCK_NAME = ".adr.lock"
-
-
 @contextlib.contextmanager
 def _number_lock(d: Path) -> Iterator[None]:
-    """An exclusive lock (``flock`` on ``d/.adr.lock``) held while a number is picked and claimed; where the file
-    system has no locks, the exclusive create in :func:`_claim` still never overwrites."""
+    """An exclusive lock (``flock`` on the folder itself: no lock file is left) held while a number is picked and
+    claimed; where the file system has no locks, the exclusive create in :func:`_claim` still never overwrites."""
     try:
-        fd = os.open(d / _LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(d, os.O_RDONLY)
     except OSError:
         yield
         return
@@ -515,7 +512,6 @@ def write_adr(
         tmp_path.unlink(missing_ok=True)
         if created:
             with contextlib.suppress(OSError):
-                (d / _LOCK_NAME).unlink(missing_ok=True)
                 d.rmdir()  # the folder this run made, left empty: removed again
         raise ChecklistError(f"{os_error_message(exc, target or d)}; no ADR written") from None
     finally:
