@@ -32,7 +32,7 @@ from .coldphase import cold_phase, telemetry
 from .drift import DRIFT_TAIL, drift_per_1k, tail_drift, window_drift
 from .multipass import multipass_summary
 from .overshoot import overshoot_end as find_overshoot_end
-from .period import find_period, period_of_stalls
+from .period import find_period
 from .renewal import find_renewal, windowed_rate
 from .result import FitResult, curve_dict, invert_levels
 from .series import RATE_METRICS, Series, prepare
@@ -168,11 +168,6 @@ def _analyze_series(s: Series) -> FitResult:
         per = None  # a loader cycle is never a period
     if ren is not None and not bursty:
         ren.bursty = False
-    if per is None and ren is not None and not mirrored:
-        # too few stalls for the rolling-median search (3 checkpoints in a short run): the stalls known by
-        # their signature give the period when they are as regular as a schedule
-        lo_r = ren.cold_end_hint if bursty else 1
-        per = period_of_stalls(s.step, [(a, a + 1) for a, _ in ren.stalls if a >= max(lo_r, 1)])
     stall = an.mask | per.mask if per is not None and per.mask is not None else an.mask
     ym = np.where(stall, an.baseline, s.y)
     if per is not None and per.mask is not None and (~stall).sum() >= 2:

@@ -183,35 +183,6 @@ def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, mi
                   events=[(int(a), int(b)) for a, b in zip(starts, ends, strict=False)], mask=mask)
 
 
-def period_of_stalls(step: np.ndarray, events: list[tuple[int, int]], max_cv: float = 0.05) -> Period | None:
-    """A period from stalls already known by their signature (isolated very slow rows: checkpoints).
-
-    Three such stalls are enough when their gaps (in steps) are as regular as a schedule (CV <= ``max_cv``)
-    and random events would match that with a chance below :data:`P_CHANCE_DEEP`; None otherwise.
-    """
-    n = len(step)
-    if len(events) < 3 or n < 12:
-        return None
-    st = step.astype(float)
-    starts = np.array([a for a, _ in events])
-    gaps = np.diff(st[starts])
-    if np.mean(gaps) <= 0:
-        return None
-    cv = float(np.std(gaps) / np.mean(gaps))
-    if cv > max_cv or p_regular(len(starts), cv) > P_CHANCE_DEEP:
-        return None
-    p_steps = float(np.median(gaps))
-    anchors = [int(a) for a in starts]
-    tail_steps = st[-1] - st[starts[-1]] + (st[-1] - st[-2])
-    if 0.97 * p_steps <= tail_steps <= 1.03 * p_steps:
-        anchors.append(n)
-    mask = np.zeros(n, dtype=bool)
-    for a, b in events:
-        mask[a:b] = True
-    return Period(period_steps=p_steps, period_obs=float(np.median(np.diff(starts))), cv=cv, anchors=anchors,
-                  events=[(int(a), int(b)) for a, b in events], mask=mask)
-
-
 def _comb(pos: np.ndarray, span: float, min_events: int, tol: float = 0.03, max_events: int = 150) -> np.ndarray | None:
     """Indices of the events that sit on a comb of period P (clockwork stalls among stray slow steps).
 

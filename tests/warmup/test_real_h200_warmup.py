@@ -80,19 +80,3 @@ def test_more_h200_runs_warmup_and_ratio(run: str, truth: int, ratio: float) -> 
     if run == "w8":
         # the hit ratio stays up only from step 168: it does not decide, the data wait does
         assert r.evidence["cold_phase"]["cache_hit_high_from_step"] >= 150 and r.warmup_end_decided_by == "data_wait_s"
-
-
-def test_three_checkpoints_are_enough_for_the_period_on_both_sides(real_dir: Path) -> None:
-    # the first 1,300 steps of each gpu_h200 run: three checkpoints (400, 800, 1200), too few for the
-    # rolling-median search; their signature (isolated, as regular as a schedule) gives the period
-    h = real_dir / "gpu_h200"
-    fits = []
-    for side in ("colocated", "remote"):
-        (run,) = load_many([h / f"{side}.csv"]).runs
-        t = run.table
-        fits.append(analyze(t[t["step"] < 1300].reset_index(drop=True)))
-    c, r = fits
-    assert c.period_steps == r.period_steps == 400
-    cmp = compare([c], [r], margin=0.05)
-    assert cmp.stall_split is not None and "3 stalls at the same steps" in cmp.stall_split["stall_pairing"]
-    assert 0.94 < cmp.ratio < 0.98
