@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         cost = [py, "-m", "costmodel", "cost", str(EX / "scenario.yaml"), "--from-compare", str(cmp), "--json"]
         base = best_wall([py, "-c", "import numpy"], args.repeat, env)
         t20 = best_wall(cost, args.repeat, env)
-        t200 = best_wall(cost + ["--monte-carlo", "200000"], args.repeat, env)
+        t200 = best_wall([*cost, "--monte-carlo", "200000"], args.repeat, env)
     per20 = (t200 - t20) / 9.0  # 180,000 more draws
     print(f"baseline python -c 'import numpy'         {base:7.3f} s")
     print(f"costmodel cost (20,000 headline draws)     {t20:7.3f} s  ({t20 / base:.1f}x the baseline)")
