@@ -56,10 +56,13 @@ def score_pairs(real: Path) -> list[dict]:  # type: ignore[type-arg]
         r_thr = _fit([d / "remote.csv"], drop=("data_wait_s", "cache_hit_ratio"))
         cmp = compare([c], [r], margin=0.05)
         dt = time.perf_counter() - t0
+        def err(x, t):  # type: ignore[no-untyped-def]
+            return None if x is None else (x - t) / t
+
         row = {
-            "run": name, "truth_end": end, "end": r.warmup_end_step, "end_err": (r.warmup_end_step - end) / end,
-            "decided_by": r.warmup_end_decided_by, "end_thr": r_thr.warmup_end_step,
-            "end_thr_err": (r_thr.warmup_end_step - end) / end, "coloc_end": c.warmup_end_step,
+            "run": name, "truth_end": end, "end": r.warmup_end_step, "end_err": err(r.warmup_end_step, end),
+            "decided_by": getattr(r, "warmup_end_decided_by", None), "end_thr": r_thr.warmup_end_step,
+            "end_thr_err": err(r_thr.warmup_end_step, end), "coloc_end": c.warmup_end_step,
             "period": (c.period_steps, r.period_steps), "truth_period": period,
             "ratio": cmp.ratio, "truth_ratio": ratio, "ratio_err": cmp.ratio / ratio - 1 if cmp.ratio else None,
             "ci90": (cmp.ratio_ci90_low, cmp.ratio_ci90_high), "verdict": cmp.verdict, "mdm": cmp.min_detectable_margin,
@@ -79,7 +82,7 @@ def public_logs(real: Path) -> tuple[int, list[str]]:
     n = 0
     for sub in ("training_logs", "mlperf_storage", "dlio"):
         for p in sorted((real / sub).rglob("*")):
-            if not p.is_file() or p.suffix in (".md",):
+            if not p.is_file() or p.suffix == ".md":
                 continue
             try:
                 with contextlib.redirect_stderr(io.StringIO()):
@@ -106,11 +109,15 @@ def main() -> None:
     print("| run | remote end (truth) | error | decided by | throughput alone (error) | co-located end | "
           "period c/r (truth) | ratio (truth) | error | 90 % CI | verdict at 5 % | classes c/r |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    def f(x, spec: str) -> str:  # type: ignore[no-untyped-def]
+        return "-" if x is None else format(x, spec)
+
     for r in score_pairs(real):
-        print(f"| {r['run']} | {r['end']} ({r['truth_end']}) | {r['end_err']:+.1%} | {r['decided_by']} | "
-              f"{r['end_thr']} ({r['end_thr_err']:+.1%}) | {r['coloc_end']} | {r['period'][0]:g}/{r['period'][1]:g} "
-              f"({r['truth_period']}) | {r['ratio']:.3f} ({r['truth_ratio']}) | {r['ratio_err']:+.1%} | "
-              f"{r['ci90'][0]:.3f}-{r['ci90'][1]:.3f} | {r['verdict']} | {r['classes'][0]}/{r['classes'][1]} |")
+        print(f"| {r['run']} | {f(r['end'], 'd')} ({r['truth_end']}) | {f(r['end_err'], '+.1%')} | {r['decided_by'] or '-'} | "
+              f"{f(r['end_thr'], 'd')} ({f(r['end_thr_err'], '+.1%')}) | {f(r['coloc_end'], 'd')} | "
+              f"{f(r['period'][0], 'g')}/{f(r['period'][1], 'g')} ({r['truth_period']}) | {f(r['ratio'], '.3f')} "
+              f"({r['truth_ratio']}) | {f(r['ratio_err'], '+.1%')} | {f(r['ci90'][0], '.3f')}-{f(r['ci90'][1], '.3f')} | "
+              f"{r['verdict']} | {r['classes'][0]}/{r['classes'][1]} |")
     if not a.no_public:
         n, bad = public_logs(real)
         print(f"\npublic logs fitted: {n}; classed warmup with a negative lost_s: {len(bad)}")

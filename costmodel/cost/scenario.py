@@ -474,8 +474,8 @@ def apply_measurements(
     ``remote_steady_read_bytes_per_s`` (the byte model's measured estimate, costmodel.cost.crossing). The
     slowdown gets its sampling distribution for Monte Carlo (:func:`slowdown_sampling`: Student-t on
     ``se_log_ratio`` and ``df``; the v2 triangle over the 95 % CI only when no sampling distribution can be
-    built: no ratio, or neither a standard error nor a CI), and a warning when the CI includes a ratio of 1. A value given with ``--set`` is kept over a measured
-    one (with a warning). From ``timeline_runs``
+    built: no ratio, or neither a standard error nor a CI), and a warning when the CI includes a ratio of 1.
+    A value given with ``--set`` is kept over a measured one (with a warning). From ``timeline_runs``
     (Runs; the ``remote`` ones when roles are set): ``cache.steady_hit_ratio`` <- the mean over runs of
     the mean ``cache_hit_ratio`` in each run's second half (the steady part). Null or absent fields leave
     the scenario's value. A measured value replaces the scenario file's (and its distribution).
