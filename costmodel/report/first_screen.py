@@ -264,7 +264,9 @@ def _run_findings(compare: Mapping[str, Any], fits: Sequence[Mapping[str, Any]])
                 text += f" (remote/co-located {ratio:.3f}, 95 % CI {lo:.3f}-{hi:.3f})"
             out.append(text + ".")
         hit = finite_float(compare.get("remote_steady_hit_ratio"))
-        if hit is not None:
+        tele_words = _telemetry_line((compare.get("telemetry") or {}).get("remote")
+                                     if isinstance(compare.get("telemetry"), Mapping) else None)
+        if hit is not None and "cache hit ratio" not in tele_words:  # each fact once
             out.append(f"Once warm, the cache serves {_pct(hit, 1)} of the remote run's reads.")
     else:
         for f in fits[:3]:
@@ -272,21 +274,38 @@ def _run_findings(compare: Mapping[str, Any], fits: Sequence[Mapping[str, Any]])
             m = finite_float(f.get("steady_mean"))
             if w is not None and m is not None:
                 out.append(f"{f.get('run_id')}: warm-up {duration_words(w)}, then {m:,.1f} {unit}.")
-    for f in fits:  # cold vs warm telemetry, where the fit carries it (issue 24)
-        cold, warm = f.get("cold_aux"), f.get("steady_aux")
-        if f.get("role") == "remote" and isinstance(cold, Mapping) and isinstance(warm, Mapping):
-            parts = []
-            for key, label in (("gpu_util", "GPU utilisation"), ("cache_hit_ratio", "cache hit ratio")):
-                c, w = finite_float(cold.get(key)), finite_float(warm.get(key))
-                if c is not None and w is not None:
-                    parts.append(f"{label} {_pct(c)} cold vs {_pct(w)} warm")
-            c, w = finite_float(cold.get("data_wait_s")), finite_float(warm.get("data_wait_s"))
-            if c is not None and w is not None:
-                parts.append(f"data wait {c * 1000:,.0f} ms cold vs {w * 1000:,.0f} ms warm per step")
-            if parts:
-                out.append("Remote run: " + "; ".join(parts) + ".")
-            break
+    tele = (compare.get("telemetry") or {}).get("remote") if isinstance(compare.get("telemetry"), Mapping) else None
+    if not isinstance(tele, Mapping):  # no comparison: the first remote fit's own telemetry
+        tele = next((f.get("telemetry") for f in fits if f.get("role") == "remote"
+                     and isinstance(f.get("telemetry"), Mapping)), None)
+    line = _telemetry_line(tele)
+    if line:
+        out.append(line)
     return out
+
+
+def _telemetry_line(tele: Any) -> str:
+    """Cold vs warm telemetry of the remote run (``compare --json``'s ``telemetry.remote``: ``cold`` and
+    ``steady``), in words; empty when there is none."""
+    if not isinstance(tele, Mapping):
+        return ""
+    cold, warm = tele.get("cold"), tele.get("steady")
+    if not isinstance(cold, Mapping) or not isinstance(warm, Mapping):
+        return ""
+    from ..foundation.units_fmt import bytes_per_s
+
+    parts = []
+    for key, label in (("gpu_util", "GPU utilisation"), ("cache_hit_ratio", "cache hit ratio")):
+        c, w = finite_float(cold.get(key)), finite_float(warm.get(key))
+        if c is not None and w is not None:
+            parts.append(f"{label} {_pct(c)} cold vs {_pct(w)} warm")
+    c, w = finite_float(cold.get("data_wait_s")), finite_float(warm.get("data_wait_s"))
+    if c is not None and w is not None:
+        parts.append(f"data wait {c * 1000:,.0f} ms vs {w * 1000:,.0f} ms per step")
+    c, w = finite_float(cold.get("read_bytes_per_s")), finite_float(warm.get("read_bytes_per_s"))
+    if c is not None and w is not None:
+        parts.append(f"reads {bytes_per_s(c, 3)} vs {bytes_per_s(w, 3)}")
+    return ("Remote run, cold vs warm: " + "; ".join(parts) + ".") if parts else ""
 
 
 def _basis(cost: Mapping[str, Any]) -> str:

@@ -93,6 +93,7 @@ def test_the_first_screen_tells_one_story_with_cost(two_renders):
     assert "replicate is cheapest by $2,977" in fs.basis and "slowdown 0.03 % measured" in fs.basis
     assert fs.runs[0].startswith("Warm-up: the remote run needs 7.5 min longer")
     assert "116.0 samples/s" in fs.runs[1]
+    assert fs.runs[2].startswith("Remote run, cold vs warm: GPU utilisation 86 % cold vs 99 % warm; cache hit ratio 34 %")
     assert len(fs.open_conditions) == 7 and fs.open_conditions[0][0] == "network_ready"
     assert [t.option for t in fs.totals] == ["cross_region", "replicate", "wait"]
 
