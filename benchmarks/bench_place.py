@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from costmodel.place import build, placement_from_dict  # noqa: E402
-from costmodel.place.regions import REGIONS  # noqa: E402
-from costmodel.place.summary import analyze  # noqa: E402
+from costmodel.place import build, placement_from_dict
+from costmodel.place.regions import REGIONS
+from costmodel.place.summary import analyze
 
 TODAY = dt.date(2026, 12, 5)
 

@@ -12,7 +12,7 @@ PAGE = REPO / "docs" / "place.md"
 def commands() -> list[str]:
     text = PAGE.read_text(encoding="utf-8")
     out = []
-    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+    for block in re.findall(r"```sh\n(.*?)```", text, re.DOTALL):
         for line in block.replace("\\\n", " ").splitlines():
             line = line.split("  #")[0].strip()
             if line:
