@@ -6,14 +6,17 @@ run ids, file names, evidence) is escaped, so Markdown or HTML in a note shows a
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import errno
+import fcntl
 import json
 import os
 import re
 import tempfile
 import unicodedata
 import urllib.parse
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -413,6 +416,53 @@ def _superseded_text(old_text: str, new_number: int) -> str | None:
     return old_text[: m.start()] + m.group(1) + line + m.group(2) + old_text[m.end():]
 
 
+@contextlib.contextmanager
+def _number_lock(d: Path) -> Iterator[None]:
+    """An exclusive lock (``flock`` on the folder itself: no lock file is left) held while a number is picked and
+    claimed; where the file system has no locks, the exclusive create in :func:`_claim` still never overwrites."""
+    try:
+        fd = os.open(d, os.O_RDONLY)
+    except OSError:
+        yield
+        return
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _claim(d: Path, slug: str, tmp_path: Path, text: str) -> Path:
+    """Put the written record ``tmp_path`` at the next free ``NNNN-slug.md`` by exclusive create (a hard link, or
+    ``O_EXCL``), never over an existing file; a number another record took meanwhile is skipped."""
+    for _ in range(1000):
+        n = next_number(d)
+        target = d / f"{n:04d}-{slug}.md"
+        try:
+            os.link(tmp_path, target)
+        except FileExistsError:
+            continue
+        except OSError as exc:  # no hard links here: exclusive create, never over an existing file
+            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                raise
+            try:
+                fd2 = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                continue
+            try:
+                with os.fdopen(fd2, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            except OSError:
+                target.unlink(missing_ok=True)
+                raise
+        if len([p for p in d.glob(f"{n:04d}-*.md") if _ADR_NAME.match(p.name)]) > 1:
+            target.unlink()  # a writer without the lock took this number too: the next one
+            continue
+        return target
+    raise ChecklistError(f"{d}: could not find a free ADR number")
+
+
 def write_adr(
     directory: str | os.PathLike[str],
     decision: Decision,
@@ -441,32 +491,29 @@ def write_adr(
         kwargs["supersedes"] = old.name
     kwargs.setdefault("base_dir", d)
     text = render_adr(decision, title=title, date=date, **kwargs)
+    created = not d.exists()
     try:
         d.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".adr.", suffix=".tmp", dir=d)
     except OSError as exc:
         raise ChecklistError(f"{d}: cannot write the ADR folder: {exc.strerror or exc}") from None
     tmp_path = Path(tmp)
+    target: Path | None = None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        slug = slugify(title)
-        for _ in range(1000):
-            target = d / f"{next_number(d):04d}-{slug}.md"
-            try:
-                os.link(tmp_path, target)
-            except FileExistsError:
-                continue
-            except OSError:  # no hard links here: exclusive create, never over an existing file
-                try:
-                    fd2 = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                except FileExistsError:
-                    continue
-                with os.fdopen(fd2, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-            break
-        else:  # pragma: no cover
-            raise ChecklistError(f"{d}: could not find a free ADR number")
+        with _number_lock(d):  # one writer at a time picks a number: two titles never share one
+            target = _claim(d, slugify(title), tmp_path, text)
+    except OSError as exc:
+        from ..foundation.safeio import os_error_message
+
+        if target is not None:
+            target.unlink(missing_ok=True)
+        tmp_path.unlink(missing_ok=True)
+        if created:
+            with contextlib.suppress(OSError):
+                d.rmdir()  # the folder this run made, left empty: removed again
+        raise ChecklistError(f"{os_error_message(exc, target or d)}; no ADR written") from None
     finally:
         tmp_path.unlink(missing_ok=True)
     if old is not None:

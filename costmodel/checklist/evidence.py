@@ -18,6 +18,7 @@ from ..contracts.results import (
     RunFit,
     ScenarioValues,
 )
+from ..cost.crossing import bytes_phrase, steady_crossing_bytes_per_s
 from ..foundation import equivalence
 from ..foundation.util import finite_number as _num  # None for missing, null, NaN, text and a yes/no bool
 from .items import (
@@ -369,6 +370,30 @@ def _ev_throughput_base(compare: CompareResult | None) -> Evidence:
     return Evidence("throughput_equivalent", "unknown", f"{base}: {said}", facts, ("compare",))
 
 
+def _cold_warm(f: Any) -> dict[str, Any]:
+    """Cold-phase vs steady telemetry of one fit (GPU utilisation, data wait, hit ratio, read bytes) and
+    which evidence decided its warm-up end (``fit``'s ``telemetry`` and ``warmup_end_decided_by``)."""
+    tel = getattr(f, "telemetry", None) or {}
+    pick = {ph: {k: v for k, v in (tel.get(ph) or {}).items() if _num(v) is not None} for ph in ("cold", "steady")}
+    return {"warmup_end_step": f.warmup_end_step, "decided_by": getattr(f, "warmup_end_decided_by", None),
+            "throughput_end_step": getattr(f, "warmup_end_step_throughput", None), **pick}
+
+
+def _cold_warm_line(rid: str, v: dict[str, Any]) -> str:
+    c, w = v["cold"], v["steady"]
+    parts = []
+    if "gpu_util" in c and "gpu_util" in w:
+        parts.append(f"GPU busy {c['gpu_util']:.0%} cold vs {w['gpu_util']:.0%} warm")
+    if "data_wait_s" in c and "data_wait_s" in w:
+        parts.append(f"data wait {c['data_wait_s'] * 1000:.1f} ms vs {w['data_wait_s'] * 1000:.1f} ms per step")
+    if "cache_hit_ratio" in c and "cache_hit_ratio" in w:
+        parts.append(f"hit ratio {c['cache_hit_ratio']:.2f} vs {w['cache_hit_ratio']:.2f}")
+    if not parts:
+        return ""
+    by = f", warm-up end decided by {v['decided_by']}" if v.get("decided_by") else ""
+    return f"{rid}: {'; '.join(parts)}{by}"
+
+
 def _ev_steady(d: _Inputs) -> Evidence:
     remote = [f for role, f in d.runs() if role == "remote"]
     if not remote:
@@ -376,11 +401,18 @@ def _ev_steady(d: _Inputs) -> Evidence:
     problems: list[str] = []
     fine: list[str] = []
     losses: dict[str, float | None] = {}
+    coloc_periods = [p for role, f in d.runs() if role == "colocated" and (p := _num(f.period_steps)) is not None]
     for f in remote:
         rid = str(f.run_id or "?")
         c = str(f.classification or "")
         loss = _num(f.dip_loss_fraction)
-        if c == "dips":
+        per = _num(f.period_steps)
+        both = per is not None and any(abs(p - per) <= 0.02 * per for p in coloc_periods)
+        if c == "dips" and both:
+            losses[rid] = loss
+            fine.append(f"{rid}: stalls every {per:g} steps on both sides (the job's own, e.g. checkpoints), "
+                        "not the remote data path's")
+        elif c == "dips":
             losses[rid] = loss
             if loss is None or loss > DIP_MAX_LOSS:
                 shown = f"{_fmt_pct(loss)} of throughput" if loss is not None else "an unmeasured share"
@@ -393,11 +425,15 @@ def _ev_steady(d: _Inputs) -> Evidence:
             fine.append(f"{rid}: {c}")
         # invalidation runs are deliberate tests; too_short runs say nothing
     facts = {"remote_runs": len(remote), "dip_loss_fraction": losses, "max_loss": DIP_MAX_LOSS}
+    cold_warm = {str(f.run_id or "?"): _cold_warm(f) for f in remote}
+    if any(v["cold"] or v["steady"] for v in cold_warm.values()):
+        facts["cold_vs_warm"] = cold_warm
+    tel = [x for x in (_cold_warm_line(k, v) for k, v in cold_warm.items()) if x]
     src = _sources(d)
     if problems:
-        return Evidence("steady_after_warmup", "no", "; ".join(problems + fine), facts, src)
+        return Evidence("steady_after_warmup", "no", "; ".join(problems + fine + tel), facts, src)
     if fine:
-        return Evidence("steady_after_warmup", "yes", "; ".join(fine), facts, src)
+        return Evidence("steady_after_warmup", "yes", "; ".join(fine + tel), facts, src)
     return Evidence("steady_after_warmup", summary="no remote run with a usable steady state", facts=facts,
                     sources=src)
 
@@ -435,8 +471,8 @@ def _ev_link(d: _Inputs) -> Evidence:
         return Evidence("link_headroom", summary="needs " + " and ".join(missing), facts=facts,
                         sources=tuple(s for s, v in (("compare", read), ("cost", gbps)) if v is not None))
     link_bytes_per_s = gbps * 1e9 / 8
-    miss = 1.0 - h if h is not None else 1.0
-    cross = read * miss
+    cross, _how = steady_crossing_bytes_per_s(read, h)  # the cost model's byte model (costmodel.cost.crossing)
+    assert cross is not None  # read is given
     util = cross / link_bytes_per_s
     cold_util = read / link_bytes_per_s
     facts.update(link_bytes_per_s=link_bytes_per_s, cross_region_bytes_per_s=cross,
@@ -444,6 +480,11 @@ def _ev_link(d: _Inputs) -> Evidence:
     assumed = "" if h is not None else " (no hit ratio: every read assumed to cross)"
     base = (f"steady cross-region demand {cross / 1e6:,.1f} MB/s = {_fmt_pct(util)} of a {gbps:g} Gbit/s link"
             f"{assumed}; a cold cache asks for {_fmt_pct(cold_util)}")
+    record = d.cost.cross_region_bytes if d.cost is not None else None
+    if record:  # the same bytes the cost model prices, in the same words
+        base += "; " + bytes_phrase(record)
+        facts.update(cross_region_gb_per_month=record.get("gb_per_month"),
+                     cross_region_gb_per_run=record.get("gb_per_run"), cross_region_bytes_basis=record.get("basis"))
     proposed = "yes" if util <= LINK_HEADROOM_MAX_UTILISATION else "no"
     return Evidence("link_headroom", proposed, base, facts, tuple(sorted({"compare", "cost"})))
 

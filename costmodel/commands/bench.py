@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-files", type=int, default=1000, help="read the first N files of the sorted walk (default 1000)")
     parser.add_argument("--block-mib", type=float, default=8.0, help="read size in MiB (2^20 bytes; default 8)")
     parser.add_argument("--out", "-o", metavar="FILE.jsonl", help="write the structured JSONL record here")
+    parser.add_argument("--force", action="store_true", help="replace an existing --out file")
     parser.add_argument("--sample-interval-s", type=float, default=0.5,
                         help="length of a throughput time slice in seconds (default 0.5)")
     parser.add_argument("--direct", action="store_true",
@@ -69,6 +70,9 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.out:
         check_out_path(args.out)
+        from ..foundation.safeio import refuse_existing
+
+        refuse_existing(args.out, "--out", args.force)
     manifest = walk_files(args.root, args.max_files)
     if manifest.truncation_note():  # loud, even with -q: the run does not read the whole dataset
         progress(f"costmodel bench: warning: {manifest.truncation_note()}")

@@ -56,6 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "output (remote runs' steady cache_hit_ratio)",
     )
     parser.add_argument("--monte-carlo", type=int, default=0, metavar="N", help="number of Monte Carlo draws (0: none)")
+    parser.add_argument("--stated-ranges-only", action="store_true",
+                        help="Monte Carlo over the scenario's own ranges and the measurements' sampling distributions "
+                             "only (default: the assumptions are also drawn over their default ranges, docs/cost.md)")
     parser.add_argument("--seed", type=seed_type, default=0, help="Monte Carlo seed, a whole number >= 0 (default 0)")
     parser.add_argument(
         "--today",
@@ -85,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
     if args.from_timeline:
         runs = _read_runs(args.from_timeline)
         scenario = apply_measurements(scenario, timeline_runs=runs, source=args.from_timeline)
-    out = analyze(scenario, monte_carlo_n=args.monte_carlo, seed=args.seed)
+    out = analyze(scenario, monte_carlo_n=args.monte_carlo, seed=args.seed,
+                  default_ranges=not args.stated_ranges_only)
     from ..cost.measured import KEY, scenario_figures
 
     both = scenario_figures(as_written, out) if scenario is not as_written else None
@@ -125,6 +129,11 @@ def _summary(out: dict) -> str:
     lines = [f"horizon: {out['horizon_months']:g} months; cheapest: {out['cheapest']}"
              + (f" by {margin:,.2f} USD" if margin is not None else "")
              + (f"; robust: {'yes' if out.get('robust') else 'no'} ({out.get('robust_reason')})" if "robust" in out else "")]
+    v = out.get("verdict") or {}
+    if v.get("sentence"):
+        lines.append(f"verdict: {v['sentence']}")
+    if v.get("not_modelled_sentence"):
+        lines.append(f"not modelled: {v['not_modelled_sentence']}")
     lines.append(f"totals at the {str(out.get('headline_basis', 'expected_value')).replace('_', ' ')} of every input; "
                  "P5-P95 from Monte Carlo")
     from ..cost.measured import KEY, summary_lines
@@ -135,6 +144,10 @@ def _summary(out: dict) -> str:
         if slow is not None:
             lines.append(f"steady slowdown: the scenario's {slow:.4g} (not measured); --from-compare compare.json applies "
                          "the measured one, as costmodel report does")
+    from ..cost.crossing import bytes_phrase
+
+    if out.get("cross_region_bytes"):
+        lines.append(bytes_phrase(out["cross_region_bytes"]))
     for name, opt in out["options"].items():
         rng = (f"  P5-P95 {opt['p5_usd']:,.2f}-{opt['p95_usd']:,.2f}" if "p5_usd" in opt else "")
         lines.append(f"  {name:<13} {opt['total_usd']:>14,.2f} USD total  {opt['per_month_usd']:>12,.2f} USD/month{rng}")

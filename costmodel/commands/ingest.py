@@ -35,6 +35,7 @@ throughput, superbench, elbencho, pattern), tabular (csv, tsv, jsonl, parquet, k
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="benchmark outputs to read (a folder is read recursively)")
     parser.add_argument("-o", "--output", metavar="TIMELINE.parquet", help="write the Timeline as Parquet (atomically)")
+    parser.add_argument("--force", action="store_true", help="replace an existing -o file")
     parser.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
     parser.add_argument("--run-id", help="run id (default: derived from the file name)")
     parser.add_argument("--role", choices=["colocated", "remote"], help="which side of the comparison these runs are")
@@ -42,12 +43,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..foundation.safeio import refuse_existing
     from ..foundation.timeline import write_runs
     from ..ingest import load_many
     from ..ingest.stream import ingest_to_parquet, needs_streaming
     from ..jobs.storage import LocalCopies
     from ._common import emit_json, ingest_options, progress
 
+    if args.output:
+        refuse_existing(args.output, "-o", args.force)
     opts = ingest_options(args, args.role or "")
     with LocalCopies() as copies:  # s3:// gs:// az:// inputs read like fit reads them
         files = copies.localize(args.files)

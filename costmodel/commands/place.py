@@ -28,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "`costmodel cost` command that reproduces its figures")
     parser.add_argument("--monte-carlo", type=int, default=None, metavar="N",
                         help="joint Monte Carlo draws (default: the file's monte_carlo.draws, 2000)")
+    parser.add_argument("--adr", metavar="DIR", help="also write the decision as an ADR (MADR 4.0) to DIR/NNNN-*.md, "
+                                                     "listing every alternative considered")
+    parser.add_argument("--date", metavar="YYYY-MM-DD", help="the ADR's date (default: today, UTC)")
     parser.add_argument("--today", metavar="YYYY-MM-DD", help="date against which price ages are judged (default: today)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -49,6 +52,10 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             raise PlacementError(f"--today {args.today!r}: expected a date YYYY-MM-DD", key="--today") from None
     out = place(args.placement, scenarios_dir=args.scenarios, monte_carlo_n=args.monte_carlo, today=today)
+    if args.adr:
+        from ..place.adr import write_placement_adr
+
+        out["adr"] = str(write_placement_adr(args.adr, out, date=args.date))
     if args.json:
         emit_json(out)
     else:

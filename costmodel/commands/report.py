@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ._common import add_ingest_arguments, seed_type
 
@@ -42,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the files matching GLOB are the rank logs of job NAME on side ROLE (repeatable)")
     parser.add_argument("--rank-throughput", choices=["auto", "local", "global"], default="auto",
                         help="ranks log their own share (local, summed) or the job's global figure; default: detected")
+    parser.add_argument("--engine", choices=["auto", "pandas", "duckdb", "dask"], default="auto",
+                        help="engine that reduces rank logs to the job series (dask: the cluster at "
+                             "COSTMODEL_DASK_SCHEDULER, its workers reading the files or objects themselves)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,7 +58,31 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.colocated and not args.remote and not args.job:
         raise ReportError("give run files with --colocated and/or --remote")
-    result = render_report(
+    import os
+
+    engine = getattr(args, "engine", "auto") or "auto"
+    before = os.environ.get("COSTMODEL_ENGINE")
+    if engine != "auto":  # read by costmodel.jobs.load_side in the notebook's kernel (run mechanics, not a parameter)
+        os.environ["COSTMODEL_ENGINE"] = engine
+    try:
+        result = _render(args, render_report, progress)
+    finally:
+        if engine != "auto":
+            if before is None:
+                os.environ.pop("COSTMODEL_ENGINE", None)
+            else:
+                os.environ["COSTMODEL_ENGINE"] = before
+    if args.json:
+        emit_json(result.to_dict())
+    else:
+        print(f"verdict: {result.verdict}")
+        for name, path in result.files.items():
+            print(f"{name}\t{path}")
+    return 0
+
+
+def _render(args: argparse.Namespace, render_report: Any, progress: Any) -> Any:
+    return render_report(
         args.colocated,
         args.remote,
         args.scenario,
@@ -76,10 +104,3 @@ def run(args: argparse.Namespace) -> int:
         jobs=list(args.job),
         rank_throughput=args.rank_throughput,
     )
-    if args.json:
-        emit_json(result.to_dict())
-    else:
-        print(f"verdict: {result.verdict}")
-        for name, path in result.files.items():
-            print(f"{name}\t{path}")
-    return 0

@@ -9,13 +9,14 @@ The schemas are generated from the models in costmodel.contracts (docs/contracts
 Outputs: fit, compare, cost, decide, simulate, report, decision (decision.json).
 Inputs: scenario, workload, answers, report-parameters.
 Examples: costmodel schema decision > decision.schema.json
-          costmodel schema --write docs/schema
+          costmodel schema --write docs/schema --force
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", nargs="?", metavar="NAME", help="which schema (omit with --write or --list)")
     parser.add_argument("--write", metavar="DIR", help="write every schema to DIR/NAME.json")
+    parser.add_argument("--force", action="store_true", help="with --write: replace existing DIR/NAME.json files")
     parser.add_argument("--list", action="store_true", help="list the schema names")
     parser.add_argument("--json", action="store_true", help="with --write or --list: print what was done as JSON")
 
@@ -34,6 +35,12 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{n:<18} {k}")
         return 0
     if args.write:
+        from pathlib import Path
+
+        from ..foundation.safeio import refuse_existing
+
+        for name in SCHEMAS:
+            refuse_existing(Path(args.write) / f"{name}.json", "--write", args.force)
         paths = write_all(args.write)
         if args.json:
             emit_json({"dir": args.write, "files": {p.stem: str(p) for p in paths}})

@@ -26,6 +26,7 @@ Example: costmodel example ex && costmodel simulate ex/whatif.yaml --set link.rt
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("scenario", metavar="SCENARIO.yaml", help="cost scenario with a workload: section")
+    parser.add_argument("--force", action="store_true", help="replace an existing -o file")
     parser.add_argument("-o", "--output", metavar="TIMELINE.parquet",
                         help="write the predicted Timeline (Parquet) here")
     parser.add_argument("--seed", type=seed_type, default=0,
@@ -67,6 +68,10 @@ def run(args: argparse.Namespace) -> int:
     if args.output and Path(args.output).is_dir():
         raise SimulateError(f"-o {args.output}: is a directory; give a file name such as predicted.parquet",
                             key="output")
+    if args.output:
+        from ..foundation.safeio import refuse_existing
+
+        refuse_existing(args.output, "-o", args.force)
     overrides = _parse_overrides(args.overrides)
     if args.with_colocated:
         overrides.setdefault("workload.simulation.with_colocated", True)

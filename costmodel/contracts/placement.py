@@ -87,3 +87,4 @@ class PlaceResult(Result):
     monte_carlo: Obj
     candidates: list[Obj]
     warnings: list[str]
+    adr: str | None = Field(None, description="the ADR written with --adr")

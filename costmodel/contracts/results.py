@@ -108,6 +108,13 @@ class RunFit(Result):
     warmup_end_index: int | None = None
     steady_start_step: int | None = None
     steady_start_t_s: Num = None
+    warmup_end_decided_by: str | None = None
+    warmup_end_step_throughput: int | None = None
+    drift_rel_steady: Num = None
+    telemetry: Obj = Field(default_factory=dict)
+    stall_split: Obj | None = None
+    tail: Obj | None = None
+    fast_start: Obj | None = None
     steady_mean: Num = None
     steady_ci_low: Num = None
     steady_ci_high: Num = None
@@ -199,6 +206,8 @@ class CompareResult(Result):
     equivalence: str = ""
     equivalence_direction: str | None = None
     jobs: list[JobSummary] = Field(default_factory=list)
+    stall_split: Obj | None = None
+    telemetry: Obj | None = None
 
 
 # ----------------------------------------------------------------------------------------------- cost
@@ -214,6 +223,7 @@ class CrossRegionTerms(Result):
     path_processing_usd: float = 0.0
     requests_usd: float = 0.0
     inter_az_usd: float = 0.0
+    cache_capacity_usd: float = 0.0
 
 
 class ReplicateTerms(Result):
@@ -229,6 +239,9 @@ class ReplicateTerms(Result):
     versioning_usd: float = 0.0
     inter_az_usd: float = 0.0
     copy_delay_usd: float = 0.0
+    cache_usd: float = 0.0
+    cache_capacity_usd: float = 0.0
+    filesystem_usd: float = 0.0
 
 
 class WaitTerms(Result):
@@ -384,6 +397,8 @@ class MonteCarloSummary(Result):
     p95: dict[str, Num] = Field(default_factory=dict)
     mean: dict[str, Num] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
+    measured_inputs: list[str] = Field(default_factory=list)
+    default_ranges: dict[str, dict[str, Num]] = Field(default_factory=dict)
 
 
 class DerivedFigures(OpenSection):
@@ -445,6 +460,12 @@ class CostResult(Result):
     inputs: CostInputs = Field(default_factory=CostInputs)
     #: with measurements applied: what the scenario's own values give (costmodel.cost.measured)
     scenario_figures: ScenarioFigures | None = None
+    #: the one byte model (costmodel.cost.crossing): every estimate of the bytes that cross, the one priced
+    cross_region_bytes: Obj | None = None
+    #: which option to take, by how much, how likely, what flips it (costmodel.cost.verdict)
+    verdict: Obj | None = None
+    #: terms left out with an order-of-magnitude bound each
+    not_modelled: list[Obj] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------- decide

@@ -2,7 +2,7 @@
 
 Outputs (what the verbs print with ``--json``, and ``decision.json``): strict, every contract key
 required and no undeclared key (see :mod:`.results`). Inputs: the files users write. Regenerate with
-``costmodel schema --write docs/schema`` (or ``python -m costmodel.contracts``); a test fails when the
+``costmodel schema --write docs/schema --force`` (or ``python -m costmodel.contracts``); a test fails when the
 checked-in files differ from what the models generate.
 """
 from __future__ import annotations

@@ -90,13 +90,13 @@ def break_even_one(scenario: Scenario, key: str) -> dict[str, Any]:
         if abs(b) <= 1e-12 * scale:
             return {**out, "value": None, "never": True, "above": None, "below": None,
                     "winner": _winner(f0) if f0 != 0 else "tie", "crossings": [],
-                    "note": "this input does not change which option is cheaper"}
+                    "note": "this input does not change which option is cheaper", "slope_usd_per_unit": float(b)}
         xs = -a / b
         p = PARAM_BY_KEY[key]
         inside = p.ok(xs) or (xs == p.lo and not p.lo_open)
         if not inside:
             return {**out, "value": None, "never": True, "above": None, "below": None,
-                    "winner": _winner(f0), "crossings": [], "closed_form_root": float(xs),
+                    "winner": _winner(f0), "crossings": [], "closed_form_root": float(xs), "slope_usd_per_unit": float(b),
                     "note": f"the options would cross at {xs:.6g}, outside the allowed range ({p.expected()})"}
         above = "replicate" if b > 0 else "cross_region"
         below = "cross_region" if above == "replicate" else "replicate"

@@ -6,6 +6,10 @@ Forms accepted for any numeric model key:
 - ``{dist: triangular, low: a, mode: m, high: b}``: point value the mean ``(a + m + b) / 3``.
 - ``{dist: lognormal, median: m, sigma: s}`` (``s`` = standard deviation of ``ln x``): point value the
   mean ``m * exp(s^2 / 2)``; only for keys without an upper bound.
+- ``{dist: normal, mean: m, sd: s}``: a measured estimate with its standard error; point value ``m``.
+  Draws are not clipped to the key's range (the model is affine in such inputs, so the draws' mean is ``m``).
+- ``student_t`` (``mean``, ``sd``, ``df``; from a measurement, not written in YAML): the sampling
+  distribution of an estimate on ``df`` degrees of freedom (``costmodel.cost.scenario.slowdown_sampling``).
 
 The point value (the expected value, never the mode: a triangular 0/0/2 % slowdown headlines 0.667 %,
 not 0) is what :func:`~costmodel.cost.evaluate` uses; Monte Carlo samples the distribution.
@@ -41,6 +45,8 @@ class Distribution:
             return 0.5 * (p["low"] + p["high"])
         if self.kind == "triangular":
             return (p["low"] + p["mode"] + p["high"]) / 3.0
+        if self.kind in ("normal", "student_t"):
+            return p["mean"]
         return p["median"] * math.exp(0.5 * p["sigma"] ** 2)
 
     def quantile(self, q: float | np.ndarray) -> np.ndarray:
@@ -56,6 +62,11 @@ class Distribution:
             c = (p["mode"] - p["low"]) / width
             # scipy.stats.triang.ppf's own formula (the same bits), without importing scipy.stats (~1 s of start-up)
             return np.where(q < c, np.sqrt(c * q), 1 - np.sqrt((1 - c) * (1 - q))) * width + p["low"]
+        if self.kind in ("normal", "student_t"):
+            from scipy.special import ndtri, stdtrit
+
+            z = stdtrit(p["df"], q) if self.kind == "student_t" else ndtri(q)
+            return p["mean"] + p["sd"] * z
         if p["sigma"] == 0:
             return np.full_like(q, p["median"])
         from scipy.special import ndtri  # = scipy.stats.norm.ppf, without scipy.stats
@@ -71,13 +82,22 @@ class Distribution:
             if p["high"] == p["low"]:
                 return np.full(n, p["low"])
             return rng.triangular(p["low"], p["mode"], p["high"], n)
+        if self.kind == "normal":
+            return p["mean"] + p["sd"] * rng.standard_normal(n)
+        if self.kind == "student_t":
+            return p["mean"] + p["sd"] * rng.standard_t(p["df"], n)
         return p["median"] * np.exp(p["sigma"] * rng.standard_normal(n))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"dist": self.kind, **self.params, "point": self.point()}
+        out = {"dist": self.kind, **self.params, "point": self.point()}
+        if self.kind in ("normal", "student_t"):  # the 95 % interval and the centre, as a triangle's keys read
+            lo, hi = (float(v) for v in self.quantile(np.array([0.025, 0.975])))
+            out.update(low=lo, mode=self.params["mean"], high=hi)
+        return out
 
 
-_FIELDS = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"), "lognormal": ("median", "sigma")}
+_FIELDS = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"), "lognormal": ("median", "sigma"),
+           "normal": ("mean", "sd")}
 
 
 def _finite_number_or_raise(v: Any, key: str, what: str) -> float:
@@ -115,6 +135,12 @@ def parse_distribution(value: Any, param: Param) -> Distribution:
             key=key,
         )
     params = {f: _finite_number_or_raise(value[f], key, f"{kind} {f}") for f in fields}
+    if kind == "normal":
+        if params["sd"] < 0:
+            raise ScenarioError("a normal needs sd >= 0", key=key)
+        if not param.ok(params["mean"]):
+            raise ScenarioError(f"mean = {params['mean']:g} is out of range; expected {param.expected()}", key=key)
+        return Distribution(kind, params)
     if kind == "lognormal":
         if params["median"] <= 0 or params["sigma"] < 0:
             raise ScenarioError("a lognormal needs median > 0 and sigma >= 0", key=key)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..foundation.util import dataclass_dict
-from .model import INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms, unfollow
+from .model import INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms, totals, unfollow
 from .scenario import Scenario
 from .spec import MODEL_KEYS, SOURCE_KEYS
 
@@ -48,6 +48,8 @@ class CostResult:
     inputs: dict[str, Any] = field(default_factory=dict)
     consistency: list[dict[str, Any]] = field(default_factory=list)
     margin_usd: float | None = None
+    #: the one byte model's record: every estimate of the cross-region bytes, the one priced and why
+    cross_region_bytes: dict[str, Any] = field(default_factory=dict)
 
     def ranking(self) -> list[str]:
         """Priced options by total (cheapest first), then the options that are not priced."""
@@ -61,6 +63,7 @@ class CostResult:
             "cheapest": self.cheapest,
             "ranking": self.ranking(),
             "margin_usd": self.margin_usd,
+            "cross_region_bytes": dict(self.cross_region_bytes),
             "consistency": list(self.consistency),
             "derived": dict(self.derived),
             "prices_used": list(self.prices_used),
@@ -137,6 +140,10 @@ def evaluate(scenario: Scenario) -> CostResult:
         dv["initial_copy_hours"] = p["dataset.size_gb"] * 8.0 / bw / 3600.0
         dv["cold_fill_hours"] = dv["working_set_gb"] * 8.0 / bw / 3600.0
     dv["cross_region_transfer_usd_per_month"] = opts["cross_region"].terms_per_month_usd["transfer_usd"]
+    crossing = cross_region_bytes(scenario, p, dv)
+    dv["cross_region_gb_per_run"] = crossing["gb_per_run"] if crossing["gb_per_run"] is not None else float("nan")
+    if not crossing["agree"]:
+        extra_warnings.append(crossing["sentence"])
     warnings = list(scenario.warnings) + sanity_warnings(scenario, p, dv) + extra_warnings
     return CostResult(
         horizon_months=M,
@@ -148,7 +155,39 @@ def evaluate(scenario: Scenario) -> CostResult:
         inputs=scenario.to_dict(),
         consistency=list(scenario.consistency),
         margin_usd=margin,
+        cross_region_bytes=crossing,
     )
+
+
+def cross_region_bytes(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str, float]) -> dict[str, Any]:
+    """The ``cross_region_bytes`` record (costmodel.cost.crossing.reconcile) at the point values: every estimate
+    of the GB that cross a month (dataset model, measured, billed), the one priced and why."""
+    from .crossing import measured_gb_per_month, reconcile, steady_crossing_bytes_per_s
+
+    rate, how = steady_crossing_bytes_per_s(scenario.get("cache.read_bytes_per_s"), p["cache.steady_hit_ratio"],
+                                            scenario.get("cache.origin_fetch_bytes_per_s"))
+    est: dict[str, float | None] = {
+        "dataset": dv["cross_region_gb_per_month_dataset"],
+        "measured": measured_gb_per_month(dv["cold_fill_gb_per_month"], rate, dv["training_hours_per_month"])
+        if rate is not None else None,
+        "billed": scenario.get("link.billed_gb_per_month"),
+    }
+    basis = {0.0: "dataset", 1.0: "measured", 2.0: "measured", 3.0: "billed"}[float(p.get("_bytes_basis", 0.0))]
+    out = reconcile(est, basis, str(scenario.get("link.bytes_basis") or "auto"), how,
+                    float(p["training.runs_per_month"]))
+    out["steady_crossing_bytes_per_s"] = rate
+    # what cross_region would cost with each other estimate priced instead (the basis can decide the verdict)
+    by_basis: dict[str, float] = {}
+    codes = {"dataset": 0.0, "measured": 2.0 if scenario.get("cache.origin_fetch_bytes_per_s") is not None else 1.0,
+             "billed": 3.0}
+    for name, v in est.items():
+        if v is None:
+            continue
+        q = dict(p)
+        q["_bytes_basis"] = codes[name]
+        by_basis[name] = float(totals(q)["cross_region"])
+    out["cross_region_total_usd_by_basis"] = by_basis
+    return out
 
 
 def sanity_warnings(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str, float]) -> list[str]:

@@ -101,12 +101,13 @@ import numpy.typing as npt
 OPTIONS: tuple[str, ...] = ("cross_region", "replicate", "wait")
 TERMS: dict[str, tuple[str, ...]] = {
     "cross_region": ("transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd", "requests_usd",
-                     "inter_az_usd"),
+                     "inter_az_usd", "cache_capacity_usd"),
     "replicate": ("initial_copy_usd", "storage_usd", "sync_usd", "ops_usd", "requests_usd", "versioning_usd",
-                  "inter_az_usd", "copy_delay_usd"),
+                  "inter_az_usd", "copy_delay_usd", "cache_usd", "cache_capacity_usd", "filesystem_usd"),
     "wait": ("delay_usd", "gpu_premium_usd"),
 }
 DAYS_PER_MONTH = 365.25 / 12.0  # 30.4375
+HOURS_PER_MONTH = 365.25 * 24 / 12  # 730.5
 
 #: Internal (non-scenario) inputs of the model and their neutral values.
 INTERNAL_DEFAULTS: dict[str, object] = {
@@ -129,6 +130,20 @@ INTERNAL_DEFAULTS: dict[str, object] = {
     "_epoch_from_run": 0.0,
     "_warmup_stated": float("nan"),  # the stated warmup_lost_s before the point value was raised to the bound
     "_copy_hours_stated": float("nan"),  # the stated copy_hours before it was raised
+    # issue 25, one byte model (costmodel.cost.crossing): which estimate of the bytes that cross is priced
+    "_cache_persistent": 0.0,  # 1: cache.persistence = persistent (survives clusters and interruptions)
+    "_cache_shared": 0.0,  # 1: replicate reads through the same cache (cache.shared)
+    "_bytes_basis": 0.0,  # 0 dataset model, 1 measured read x miss, 2 measured origin fetches, 3 billed
+    "_read_bytes_per_s": float("nan"),  # cache.read_bytes_per_s (measured)
+    "_origin_bytes_per_s": float("nan"),  # cache.origin_fetch_bytes_per_s (measured)
+    "_billed_gb_per_month": float("nan"),  # link.billed_gb_per_month
+}
+
+#: scenario keys added in issue 25, neutral when a caller's input mapping predates them
+NEW_KEY_DEFAULTS: dict[str, float] = {
+    "training.interruptions_per_run": 0.0,
+    "cache.capacity_usd_per_gb_month": 0.0,
+    "replica.filesystem_usd_per_gb_month": 0.0,
 }
 
 #: model key -> the internal flag that makes it follow its sources (an explicitly varied key stops following)
@@ -161,7 +176,9 @@ ArrayMap = Mapping[str, "np.ndarray | float"]
 
 def _get(p: ArrayMap, key: str):
     v = p.get(key) if hasattr(p, "get") else None
-    return INTERNAL_DEFAULTS[key] if v is None else v
+    if v is not None:
+        return v
+    return INTERNAL_DEFAULTS[key] if key in INTERNAL_DEFAULTS else NEW_KEY_DEFAULTS[key]
 
 
 def tier_volume(v, tiers):
@@ -185,9 +202,26 @@ def _tier_scalar(v: float, tiers) -> float:
 
 def _cold_starts(p: ArrayMap):
     per_run = _get(p, "_cold_starts_per_run")
+    extra = _interruption_starts(p)
     if isinstance(per_run, float) and math.isnan(per_run):
-        return p["cache.cold_starts_per_month"]
-    return p["training.runs_per_month"] * per_run
+        return p["cache.cold_starts_per_month"] + extra
+    return p["training.runs_per_month"] * per_run + extra
+
+
+def _interruption_starts(p: ArrayMap):
+    """Cold starts a month from interruptions: ``R * I`` unless the cache is persistent."""
+    I = _get(p, "training.interruptions_per_run")
+    if isinstance(I, (int, float)) and I == 0:
+        return 0.0
+    return (1.0 - _flag(p, "_cache_persistent")) * p["training.runs_per_month"] * I
+
+
+def cache_life_fraction(p: ArrayMap):
+    """The share of the month the cache tier exists (and is billed): 1 when persistent, else the training hours
+    ``min(1, R*T / 730.5)``."""
+    if _flag(p, "_cache_persistent"):
+        return 1.0
+    return np.minimum(1.0, p["training.runs_per_month"] * p["training.run_hours"] / HOURS_PER_MONTH)
 
 
 def _flag(p: ArrayMap, key: str) -> float:
@@ -234,7 +268,9 @@ def follow(p: ArrayMap) -> ArrayMap:
     if has_thr:
         ep = w * S / thr
     elif _flag(q, "_epoch_from_run"):
-        ep = q["training.run_hours"] * 3600.0 / q["training.epochs_per_run"]
+        # an epoch as long as run_hours / epochs_per_run; no epoch (E = 0 on a break-even grid): unbounded
+        E0 = np.asarray(q["training.epochs_per_run"], dtype=float)
+        ep = np.where(E0 > 0, q["training.run_hours"] * 3600.0 / np.where(E0 > 0, E0, 1.0), np.inf)
     if fw and has_bw and ep is not None:
         bound = np.maximum(0.0, w * D * 8.0 / bw - ep)
         L = _stated(q, "_warmup_stated", "cache.warmup_lost_s")
@@ -284,8 +320,15 @@ def _derived(p: ArrayMap) -> dict[str, np.ndarray]:
     miss_gb = (1.0 - hw) * W * (N - n)
     churn_gb = c * W * np.maximum(0.0, 1.0 - n)
     X = cold_gb + miss_gb + churn_gb
+    X_dataset = X
+    basis = float(_get(p, "_bytes_basis"))
+    if basis:  # a measured or billed figure replaces the dataset model's (costmodel.cost.crossing)
+        X = _measured_x(p, cold_gb, h, basis)
+        miss_gb = X - cold_gb
+        churn_gb = 0.0 * X
     O = p["dataset.objects"]
     return {
+        "cross_region_gb_per_month_dataset": X_dataset,
         "working_set_gb": W,
         "epochs_per_month": N,
         "cold_starts_per_month": _cold_starts(p),
@@ -303,6 +346,15 @@ def _derived(p: ArrayMap) -> dict[str, np.ndarray]:
         "replica_sync_gb_per_month": c * D,
         "replica_sync_objects_per_month": c * O,
     }
+
+
+def _measured_x(p: ArrayMap, cold_gb, h, basis: float):
+    """GB/month that cross by a measured (1: read x miss, 2: origin fetches) or billed (3) figure:
+    ``n'*W + r_x * 3600*R*T / 10^9`` or ``link.billed_gb_per_month``."""
+    if basis == 3.0:
+        return _get(p, "_billed_gb_per_month") + 0.0 * cold_gb
+    rate = _get(p, "_origin_bytes_per_s") if basis == 2.0 else _get(p, "_read_bytes_per_s") * (1.0 - h)
+    return cold_gb + rate * 3600.0 * p["training.runs_per_month"] * p["training.run_hours"] / 1e9
 
 
 def _versioning_months(M, r):
@@ -330,6 +382,10 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
     gets = M * p["requests.gets_per_object_read"] * dv["cache_fill_objects_per_month"] * p["requests.get_usd_per_1000"] / 1000.0
     az = 2.0 * p["link.inter_az_usd_per_gb"] * M * dv["training_read_gb_per_month"]
     r_months = p["replica.noncurrent_retention_days"] / DAYS_PER_MONTH
+    cap = _get(p, "_capacity_gb")
+    cap_gb = 0.0 if isinstance(cap, float) and math.isnan(cap) else cap
+    cache_cap = M * cap_gb * _get(p, "cache.capacity_usd_per_gb_month") * cache_life_fraction(p)
+    shared = _flag(p, "_cache_shared")
     return {
         "cross_region": {
             "transfer_usd": M * px * tier_volume(X, tt),
@@ -339,6 +395,7 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
             "path_processing_usd": M * p["link.path_processing_usd_per_gb"] * tier_volume(X, _get(p, "_path_tiers")),
             "requests_usd": gets,
             "inter_az_usd": _get(p, "_cache_cross_az") * az,
+            "cache_capacity_usd": cache_cap + 0.0 * M,
         },
         "replicate": {
             "initial_copy_usd": px * tier_volume(D, tt) + 0.0 * M,
@@ -351,6 +408,9 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
             "versioning_usd": _get(p, "_versioned_buckets") * s * c * D * _versioning_months(M, r_months),
             "inter_az_usd": _get(p, "_replica_cross_az") * az,
             "copy_delay_usd": p["replica.copy_hours"] * V + 0.0 * M,
+            "cache_usd": shared * M * p["cache.usd_per_month"],
+            "cache_capacity_usd": shared * cache_cap + 0.0 * M,
+            "filesystem_usd": M * D * _get(p, "replica.filesystem_usd_per_gb_month"),
         },
         "wait": {
             "delay_usd": M * R * p["wait.expected_wait_hours_per_run"] * V,
@@ -374,7 +434,7 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     R = p["training.runs_per_month"]
     N = p["training.epochs_per_run"] * R
     per_run = _get(p, "_cold_starts_per_run")
-    n0 = p["cache.cold_starts_per_month"] if math.isnan(per_run) else R * per_run
+    n0 = (p["cache.cold_starts_per_month"] if math.isnan(per_run) else R * per_run) + float(_interruption_starts(p))
     n = min(n0, N)
     nw = min(n0, max(R, N))
     h = p["cache.steady_hit_ratio"]
@@ -392,6 +452,9 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     s = p["replica.storage_usd_per_gb_month"]
     V = p["wait.delay_usd_per_hour"]
     X = n * W + (1.0 - hw) * W * (N - n) + c * W * max(0.0, 1.0 - n)
+    basis = float(_get(p, "_bytes_basis"))
+    if basis:
+        X = float(_measured_x(p, n * W, h, basis))
     tt = _get(p, "_transfer_tiers")
     gets = M * p["requests.gets_per_object_read"] * X * O / D * p["requests.get_usd_per_1000"] / 1000.0
     az = 2.0 * p["link.inter_az_usd_per_gb"] * M * N * W
@@ -402,6 +465,11 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
         + p["cache.usd_per_month"]
         + p["link.path_processing_usd_per_gb"] * _tier_scalar(X, _get(p, "_path_tiers"))
     ) + gets + _get(p, "_cache_cross_az") * az
+    cap = _get(p, "_capacity_gb")
+    life = 1.0 if _flag(p, "_cache_persistent") else min(1.0, R * T / HOURS_PER_MONTH)
+    cache_cap = M * (0.0 if math.isnan(cap) else cap) * _get(p, "cache.capacity_usd_per_gb_month") * life
+    shared = _flag(p, "_cache_shared")
+    cross += cache_cap
     r = p["replica.noncurrent_retention_days"] / DAYS_PER_MONTH
     vm = 0.5 * M * M if r >= M else r * M - 0.5 * r * r
     rep = px * _tier_scalar(D, tt) + M * (
@@ -411,7 +479,8 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     ) + gets + (O + M * c * O) * p["requests.put_usd_per_1000"] / 1000.0 \
         + O * p["requests.batch_replication_usd_per_million"] / 1e6 \
         + (p["requests.batch_job_usd"] if O > 0 else 0.0) \
-        + _get(p, "_versioned_buckets") * s * c * D * vm + _get(p, "_replica_cross_az") * az + p["replica.copy_hours"] * V
+        + _get(p, "_versioned_buckets") * s * c * D * vm + _get(p, "_replica_cross_az") * az + p["replica.copy_hours"] * V \
+        + shared * (M * p["cache.usd_per_month"] + cache_cap) + M * D * _get(p, "replica.filesystem_usd_per_gb_month")
     wait = M * R * (p["wait.expected_wait_hours_per_run"] * V + T * p["wait.cluster_premium_usd_per_hour"])
     return cross, rep, wait
 
@@ -428,7 +497,8 @@ def _follow_scalar(p: Mapping[str, float]) -> Mapping[str, float]:
     has_thr = S == S and thr == thr and S > 0 and thr > 0
     has_bw = bw == bw and bw > 0
     ep = w * S / thr if has_thr else (
-        q["training.run_hours"] * 3600.0 / q["training.epochs_per_run"] if _flag(q, "_epoch_from_run") else None)
+        (q["training.run_hours"] * 3600.0 / q["training.epochs_per_run"] if q["training.epochs_per_run"] > 0
+         else math.inf) if _flag(q, "_epoch_from_run") else None)
     if fw and has_bw and ep is not None:
         bound = max(0.0, w * D * 8.0 / bw - ep)
         L = _stated(q, "_warmup_stated", "cache.warmup_lost_s")
@@ -439,7 +509,7 @@ def _follow_scalar(p: Mapping[str, float]) -> Mapping[str, float]:
         q["replica.copy_hours"] = bound if fc == 1 or Tc < bound * (1 - BOUND_TOLERANCE) else Tc
     R, L = q["training.runs_per_month"], q["cache.warmup_lost_s"]
     per_run = _get(q, "_cold_starts_per_run")
-    n0 = q["cache.cold_starts_per_month"] if math.isnan(per_run) else R * per_run
+    n0 = (q["cache.cold_starts_per_month"] if math.isnan(per_run) else R * per_run) + float(_interruption_starts(q))
     if ft and has_thr and ep is not None:  # has_thr: ep = w*S/thr is set
         E = q["training.epochs_per_run"]
         q["training.run_hours"] = E * ep / 3600.0 + (min(n0, max(R, E * R)) / R * L / 3600.0 if R > 0 else 0.0)

@@ -13,9 +13,11 @@ import numpy as np
 
 from ..foundation.errors import ScenarioError
 from ..foundation.util import dataclass_dict, is_seed
+from .dists import Distribution
 from .evaluate import model_inputs
 from .model import OPTIONS, cheapest_index, totals
 from .scenario import Scenario
+from .spec import DEFAULT_RANGES, PARAM_BY_KEY
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `costmodel cost` needs none
     import pandas as pd
@@ -45,6 +47,10 @@ class MonteCarloResult:
     mean: dict[str, float]
     totals: dict[str, np.ndarray] = field(repr=False, default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: inputs drawn from a measurement's sampling distribution (e.g. the compare's slowdown)
+    measured_inputs: list[str] = field(default_factory=list)
+    #: assumptions drawn over their default range (spec.DEFAULT_RANGES): key -> {low, high}
+    default_ranges: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclass_dict(self, exclude=("totals",), lists=True)
@@ -71,16 +77,56 @@ class MonteCarloResult:
         )
 
 
-def monte_carlo(scenario: Scenario, n: int, seed: int = 0) -> MonteCarloResult:
-    """``n`` seeded draws over the uncertain inputs. Raises ScenarioError for ``n`` < 1 or too large, or a
-    ``seed`` that is not a whole number >= 0."""
+def default_distributions(scenario: Scenario) -> dict[str, Distribution]:
+    """The assumptions varied by default (:data:`costmodel.cost.spec.DEFAULT_RANGES`): keys stated as one
+    non-zero number in the scenario or with ``--set`` (not measured, not derived, not from a price table, no
+    range of their own), each uniform over ``x (1 -/+ half_width)`` clipped to its allowed range (for a hit
+    ratio, its miss ratio is scaled)."""
+    out: dict[str, Distribution] = {}
+    for key, half in DEFAULT_RANGES.items():
+        if key in scenario.distributions:
+            continue
+        src = str(scenario.provenance.get(key, {}).get("source", ""))
+        if not (src.startswith("scenario") or src == "--set") or "raised" in src:
+            continue
+        x = scenario.get(key)
+        if not isinstance(x, (int, float)) or isinstance(x, bool) or x == 0:
+            continue
+        p = PARAM_BY_KEY[key]
+        if key.endswith("hit_ratio"):
+            miss = 1.0 - x
+            if miss <= 0:
+                continue
+            lo, hi = 1.0 - miss * (1 + half), 1.0 - miss * (1 - half)
+            lo = max(lo, p.lo)
+        else:
+            lo, hi = x * (1 - half), x * (1 + half)
+            lo = max(lo, p.lo + (1e-12 * abs(x) if p.lo_open else 0.0))
+            if p.hi != float("inf"):
+                hi = min(hi, p.hi - (1e-9 if p.hi_open else 0.0))
+        # keep it symmetric about x so the draws' mean stays the headline's point value
+        w = min(x - lo, hi - x)
+        if w <= 0:
+            continue
+        out[key] = Distribution("uniform", {"low": x - w, "high": x + w})
+    return out
+
+
+def monte_carlo(scenario: Scenario, n: int, seed: int = 0, default_ranges: bool = True) -> MonteCarloResult:
+    """``n`` seeded draws over the uncertain inputs: the stated ranges, the measured inputs' sampling
+    distributions and (``default_ranges``) the assumptions over their default ranges
+    (:func:`default_distributions`). Raises ScenarioError for ``n`` < 1 or too large, or a ``seed`` that is
+    not a whole number >= 0."""
     if isinstance(n, bool) or int(n) != n or n < 1 or n > MAX_DRAWS:
         raise ScenarioError(f"number of draws must be a whole number in 1..{MAX_DRAWS}, got {n!r}", key="monte_carlo.n")
     n = int(n)
     seed = check_seed(seed)
     rng = np.random.default_rng(seed)
-    keys = sorted(scenario.distributions)
-    draws = {k: scenario.distributions[k].sample(rng, n) for k in keys}
+    assumed = default_distributions(scenario) if default_ranges else {}
+    dists = {**scenario.distributions, **assumed}
+    # stated and measured inputs first, in key order (the draws of earlier versions), then the assumptions
+    keys = sorted(scenario.distributions) + sorted(assumed)
+    draws = {k: dists[k].sample(rng, n) for k in keys}
     t = totals(model_inputs(scenario, **draws))
     tt = {o: np.asarray(t[o], dtype=float) * np.ones(n) for o in OPTIONS}
     ch = cheapest_index(tt, scenario.priced())
@@ -100,4 +146,7 @@ def monte_carlo(scenario: Scenario, n: int, seed: int = 0) -> MonteCarloResult:
         mean={o: float(np.mean(tt[o])) for o in OPTIONS},
         totals=tt,
         warnings=warnings,
+        measured_inputs=[k for k in sorted(scenario.distributions)
+                         if "from" in scenario.provenance.get(k, {}).get("distribution", {})],
+        default_ranges={k: dict(assumed[k].params) for k in sorted(assumed)},
     )

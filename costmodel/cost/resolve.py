@@ -118,6 +118,7 @@ def finalize(sc: Any) -> Any:
     module docstring). ``sc`` is the scenario as stated (``base``); raises ScenarioError."""
     base = sc
     c = _Ctx(sc)
+    _dataset_size(c)
     _objects(c)
     _cold_starts(c)
     _run_hours(c)
@@ -134,6 +135,7 @@ def finalize(sc: Any) -> Any:
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             c.internal[name] = float(v)
     _capacity(c)
+    _bytes_basis(c)
     _retention(c)
     _path(c)
     _inter_az(c)
@@ -200,6 +202,8 @@ def _objects(c: _Ctx) -> None:
 def _cold_starts(c: _Ctx) -> None:
     key = "cache.cold_starts_per_month"
     pers = c.settings.get("cache.persistence")
+    c.internal["_cache_persistent"] = 1.0 if pers == "persistent" else 0.0
+    c.internal["_cache_shared"] = 1.0 if c.settings.get("cache.shared") else 0.0
     R = c.values["training.runs_per_month"]
     M = c.values["horizon_months"]
     implied = None
@@ -381,7 +385,9 @@ def _link_bounds(c: _Ctx) -> None:
             c.derive(ck, copy_h, f"dataset.size_gb x 8 / link.bandwidth_gbps / 3600 = {copy_h:.6g} h")
             c.internal["_follow_copy_hours"] = 1.0
             c.check("copy_time", [ck, "link.bandwidth_gbps"], None, copy_h, "derived", f"{copy_h:,.4g} h to copy")
-    elif not c.stated(ck):
+    else:
+        _unbounded_fill(c, W)
+    if not bw and not c.stated(ck):
         c.values[ck] = 0.0
         c.prov[ck] = {"value": 0.0, "source": "default"}
         why = "copy delay not priced: give link.bandwidth_gbps (or replica.copy_hours)"
@@ -391,6 +397,71 @@ def _link_bounds(c: _Ctx) -> None:
         why = "copy delay not priced: give wait.delay_usd_per_hour (the value of an hour of delay)"
         c.note("replicate", "copy_delay_usd", why)
         c.warnings.append(f"copy_delay_usd: {why}")
+
+
+def _dataset_size(c: _Ctx) -> None:
+    """``dataset.size_gb`` (the bytes on disk) against ``dataset.tokens x dataset.bytes_per_token`` when all
+    three are given; a size derived from them is listed as resting on an assumption."""
+    tokens, bpt = c.settings.get("dataset.tokens"), c.settings.get("dataset.bytes_per_token")
+    if tokens is None or bpt is None:
+        return
+    keys = ["dataset.size_gb", "dataset.tokens", "dataset.bytes_per_token"]
+    implied = tokens * bpt / 1e9
+    if not c.stated("dataset.size_gb"):
+        c.check("dataset_size", keys, None, implied, "derived",
+                f"{implied:,.6g} GB = {tokens:,.0f} tokens x {bpt:g} bytes per token (an assumption: state "
+                "dataset.size_gb, the bytes on disk)")
+        return
+    D = c.values["dataset.size_gb"]
+    far = abs(D - implied) > TOLERANCE * max(D, implied)
+    c.check("dataset_size", keys, D, implied, "warning" if far else "ok",
+            f"{tokens:,.0f} tokens x {bpt:g} bytes per token = {implied:,.6g} GB, not the {D:,.6g} GB stated "
+            f"({D * 1e9 / tokens:.3g} bytes per token); the stated bytes on disk are charged" if far else "consistent")
+
+
+def _bytes_basis(c: _Ctx) -> None:
+    """Which estimate of the cross-region bytes the model prices (costmodel.cost.crossing.choose_basis)."""
+    from .crossing import BASIS_CODE, choose_basis
+
+    read, origin = c.settings.get("cache.read_bytes_per_s"), c.settings.get("cache.origin_fetch_bytes_per_s")
+    billed = c.settings.get("link.billed_gb_per_month")
+    requested = str(c.settings.get("link.bytes_basis") or "auto")
+    basis = choose_basis(requested, read is not None or origin is not None, billed is not None)
+    if requested != "auto" and basis != requested:
+        c.warnings.append(f"link.bytes_basis: {requested} has no figure (give "
+                          + ("cache.read_bytes_per_s or cache.origin_fetch_bytes_per_s" if requested == "measured"
+                             else "link.billed_gb_per_month") + f"); priced the {basis} bytes")
+    if read is not None:
+        c.internal["_read_bytes_per_s"] = float(read)
+    if origin is not None:
+        c.internal["_origin_bytes_per_s"] = float(origin)
+    if billed is not None:
+        c.internal["_billed_gb_per_month"] = float(billed)
+    code = {"dataset": "dataset", "billed": "billed",
+            "measured": "measured_origin" if origin is not None else "measured_read"}[basis]
+    c.internal["_bytes_basis"] = BASIS_CODE[code]
+
+
+def _unbounded_fill(c: _Ctx, W: float) -> None:
+    """No bandwidth: the link cannot bound the warm-up. A check (warning) names the bandwidth below which a
+    cold fill of the working set takes longer than an epoch plus the stated loss, ``W*8 / (t_epoch + L)``."""
+    lk = "cache.warmup_lost_s"
+    ep = _epoch_s(c)
+    if ep is None and c.stated("training.run_hours") and c.stated("training.epochs_per_run") \
+            and c.values["training.epochs_per_run"] > 0:
+        ep = c.values["training.run_hours"] * 3600.0 / c.values["training.epochs_per_run"]
+    L = c.values.get(lk)
+    keys = [lk, "link.bandwidth_gbps"]
+    if ep is None or L is None:
+        c.check("cold_fill_time", keys, L, None, "warning",
+                f"no link.bandwidth_gbps: a cold fill of the {W:,.6g} GB working set may take longer than an epoch, "
+                "and the warm-up lost per cold start is then larger than stated; give link.bandwidth_gbps")
+        return
+    need = W * 8.0 / (ep + L)
+    c.check("cold_fill_time", keys, L, need, "warning",
+            f"no link.bandwidth_gbps: below {need:,.4g} Gbit/s a cold fill of the {W:,.6g} GB working set takes "
+            f"longer than an epoch ({ep / 3600.0:,.4g} h) plus the {L:g} s stated, and each cold start loses more; "
+            "give link.bandwidth_gbps so the link bounds the warm-up")
 
 
 def _capacity(c: _Ctx) -> None:
@@ -548,6 +619,11 @@ def _requests(c: _Ctx) -> None:
 
 
 def _wait(c: _Ctx) -> None:
+    wk = "wait.expected_wait_hours_per_run"
+    if c.stated(wk) and c.values.get(wk) == 0 and wk not in getattr(c.sc, "distributions", {}):
+        c.warnings.append(f"{wk} = 0: waiting for GPUs in the data region is assumed to cost no time at all, so "
+                          "wait is priced only by its cluster premium; state the expected queue (or a range such "
+                          "as [0, 72]): a zero-hour wait never wins robustly")
     lacking = [k for k in ("wait.expected_wait_hours_per_run", "wait.delay_usd_per_hour") if not c.stated(k)]
     if lacking:
         c.unpriced("wait", f"{' and '.join(lacking)} not given: waiting for GPUs near the data has no price "

@@ -345,6 +345,7 @@ def _build(
     tier_info: dict[str, Any] = {}
     if prices_dir is None and settings.get("prices.dir"):  # issue 14: `prices: {dir: ...}` picks the price folder
         prices_dir = Path(source).parent / settings["prices.dir"] if source != "<dict>" else settings["prices.dir"]
+    _size_from_tokens(values, settings, prov, dists)
     for param in (PARAM_BY_KEY[k] for k in MODEL_KEYS):
         key = param.key
         if key in values:
@@ -398,6 +399,23 @@ def _build(
     from .resolve import finalize
 
     return finalize(base)
+
+
+def _size_from_tokens(values: dict[str, float], settings: dict[str, Any], prov: dict[str, dict[str, Any]],
+                      dists: dict[str, Distribution]) -> None:
+    """``dataset.size_gb = tokens x bytes_per_token / 10^9`` when the size (the bytes on disk) is omitted and
+    both are given; the provenance says it rests on the bytes-per-token assumption (issue 25)."""
+    tokens, bpt = settings.get("dataset.tokens"), settings.get("dataset.bytes_per_token")
+    if "dataset.size_gb" in values or tokens is None or bpt is None:
+        return
+    values["dataset.size_gb"] = tokens * bpt / 1e9
+    prov["dataset.size_gb"] = {"value": values["dataset.size_gb"],
+                               "source": f"derived: dataset.tokens x dataset.bytes_per_token / 10^9 = {tokens:g} x "
+                                         f"{bpt:g} B / 10^9 (bytes per token assumed, not the bytes on disk)"}
+    d = dists.get("dataset.bytes_per_token")
+    if d is not None:
+        dists["dataset.size_gb"] = Distribution(d.kind, {k: (v * tokens / 1e9 if k not in ("sigma", "df") else v)
+                                                         for k, v in d.params.items()})
 
 
 def _fill_price(param: Param, settings: dict[str, Any], prices_dir: Any) -> tuple[list[PriceRow], float]:
@@ -507,21 +525,34 @@ def apply_measurements(
             put(key, max(0.0, slow), what)
         if slow is not None and key not in kept:
             ci_lo, ci_hi = compare.ratio_ci_low, compare.ratio_ci_high
-            if ci_lo is not None and ci_hi is not None and ci_lo <= ci_hi:
+            sampling = slowdown_sampling(compare)
+            if sampling is not None:  # issue 25: the estimate's own sampling distribution, not a clipped triangle
+                dists[key] = sampling
+                prov[key]["distribution"] = {**sampling.to_dict(), "from": sampling_source(compare)}
+            elif ci_lo is not None and ci_hi is not None and ci_lo <= ci_hi:
                 lo, hi = max(0.0, 1.0 - ci_hi), min(max(0.0, 1.0 - ci_lo), 0.999999)
                 mode = min(max(values[key], lo), hi)
                 if hi > lo:
                     dists[key] = Distribution("triangular", {"low": lo, "mode": mode, "high": hi})
                     prov[key]["distribution"] = {**dists[key].to_dict(), "from": "95 % CI of the throughput ratio"}
-                if ci_lo <= 1.0 <= ci_hi and values[key] > 0:
-                    warnings.append(
-                        f"{key}: the measured slowdown {values[key]:.4g} is not distinguishable from 0 (ratio 95 % CI "
-                        f"[{ci_lo:.4g}, {ci_hi:.4g}] includes 1) yet costs "
-                        "slowdown_usd; --set cache.steady_slowdown_fraction=0 to price it as none"
-                    )
+            if ci_lo is not None and ci_hi is not None and ci_lo <= 1.0 <= ci_hi and values[key] > 0:
+                warnings.append(
+                    f"{key}: the measured slowdown {values[key]:.4g} is not distinguishable from 0 (ratio 95 % CI "
+                    f"[{ci_lo:.4g}, {ci_hi:.4g}] includes 1) yet costs "
+                    "slowdown_usd; --set cache.steady_slowdown_fraction=0 to price it as none"
+                )
         hit = compare.remote_steady_hit_ratio
         if hit is not None:
             put("cache.steady_hit_ratio", hit, "compare remote_steady_hit_ratio")
+        read = compare.remote_steady_read_bytes_per_s
+        rkey = "cache.read_bytes_per_s"
+        if read is not None and math.isfinite(read) and read > 0:
+            if settings.get(rkey) is None:
+                settings[rkey] = float(read)
+                prov[rkey] = {"value": float(read), "source": f"compare remote_steady_read_bytes_per_s from {src}"}
+            elif abs(settings[rkey] - read) > 0.1 * read:
+                warnings.append(f"{rkey}: the scenario's {settings[rkey]:g} bytes/s differs by more than 10 % from the "
+                                f"measured remote steady read rate {read:.6g}; kept {settings[rkey]:g}")
         thr = _remote_samples_per_s(compare, settings.get("training.batch_samples"))
         if thr is not None:
             tkey = "training.samples_per_s"
@@ -555,6 +586,35 @@ def apply_measurements(
 
     return finalize(replace(scenario, values=values, distributions=dists, provenance=prov, missing=missing,
                             warnings=warnings, settings=settings, base=None))
+
+
+def slowdown_sampling(compare: CompareResult) -> Distribution | None:
+    """The sampling distribution of the measured steady slowdown ``d = 1 - ratio`` (issue 25): the compare
+    estimates ``ln ratio`` with standard error ``se_log_ratio`` (or, without it, the 95 % CI's half-width in
+    log space / 1.96) on ``df`` degrees of freedom, so ``ln ratio ~ ln r + se * t_df``; to first order
+    (``se`` is small) ``d ~ (1 - r) + r*se * t_df``: a Student-t with location ``1 - r`` (the unclipped
+    estimate), scale ``r*se`` and ``df`` (a normal when ``df`` is absent). Draws are not clipped at 0: the
+    model is affine in ``d``, so the mean of the draws is the estimate. None without a ratio or an error."""
+    r = compare.ratio
+    if r is None or not math.isfinite(r) or r <= 0 or compare.metric_direction != "higher_is_better":
+        return None
+    se = compare.se_log_ratio
+    if se is None or not math.isfinite(se) or se <= 0:
+        lo, hi = compare.ratio_ci_low, compare.ratio_ci_high
+        if lo is None or hi is None or not (0 < lo < hi):
+            return None
+        se = (math.log(hi) - math.log(lo)) / (2 * 1.959963984540054)
+    df = compare.df
+    params = {"mean": 1.0 - r, "sd": r * se}
+    if df is not None and math.isfinite(df) and df > 0:
+        params["df"] = float(df)
+    return Distribution("student_t" if "df" in params else "normal", params)
+
+
+def sampling_source(compare: CompareResult) -> str:
+    """Where :func:`slowdown_sampling` took its spread from (for the provenance)."""
+    what = "se_log_ratio" if compare.se_log_ratio else "the 95 % CI of the ratio"
+    return f"sampling distribution of 1 - ratio from the compare's {what}" + (f", df {compare.df:g}" if compare.df else "")
 
 
 def _remote_samples_per_s(compare: CompareResult, batch_samples: float | None = None) -> float | None:

@@ -29,6 +29,7 @@ ZERO_HIGH: dict[str, float] = {
     "cache.warmup_lost_s": 600.0,
     "cache.cold_starts_per_month": 1.0,
     "dataset.monthly_churn_fraction": 0.1,
+    "wait.expected_wait_hours_per_run": 24.0,
 }
 
 

@@ -54,7 +54,8 @@ class Param:
 
 PARAMS: tuple[Param, ...] = (
     Param("horizon_months", "months", lo_open=True, required=True, help="months the decision covers"),
-    Param("dataset.size_gb", "GB = 10^9 bytes", lo_open=True, required=True, help="the whole dataset"),
+    Param("dataset.size_gb", "GB = 10^9 bytes", lo_open=True, required=True,
+          help="the whole dataset's bytes on disk (or dataset.tokens x dataset.bytes_per_token)"),
     Param("dataset.monthly_churn_fraction", "fraction of the dataset changed per month", required=True),
     Param("dataset.working_set_fraction", "fraction of the dataset one epoch reads", hi=1.0, lo_open=True, default=1.0),
     Param("dataset.objects", "objects (files) in the dataset", default=0.0, fill="objects",
@@ -65,6 +66,8 @@ PARAMS: tuple[Param, ...] = (
     Param("training.run_hours", "hours/run", required=True, fill="derive",
           help="wall-clock training hours of one run; derived from epochs x samples / throughput when omitted"),
     Param("training.cluster_usd_per_hour", "USD/hour for the whole cluster", required=True, fill="instance"),
+    Param("training.interruptions_per_run", "instance replacements per run (spot interruptions, failures)",
+          default=0.0, help="each empties a cache that is not persistent: one more cold start per interruption"),
     Param("link.transfer_usd_per_gb", "USD/GB from the data region to the GPU region", required=True, fill="transfer"),
     Param("link.path_processing_usd_per_gb", "USD/GB processed by the network path (NAT, Transit Gateway, PrivateLink)",
           default=0.0, fill="path"),
@@ -76,9 +79,15 @@ PARAMS: tuple[Param, ...] = (
     Param("cache.steady_slowdown_fraction", "fraction of training time lost in steady state", hi=1.0, hi_open=True,
           required=True, fill="measure"),
     Param("cache.usd_per_month", "USD/month for cache infrastructure", default=0.0),
+    Param("cache.capacity_usd_per_gb_month", "USD per GB-month of the cache tier's capacity (0: instance NVMe, "
+          "included in the instance price)", default=0.0,
+          help="billed for cache.capacity_gb while the cache exists: the whole month when persistent, else the "
+               "training hours"),
     Param("replica.storage_usd_per_gb_month", "USD per GB-month in the GPU region", required=True, fill="storage"),
     Param("replica.sync_extra_usd_per_gb", "USD/GB on top of transfer for syncing (e.g. S3 RTC)", default=0.0, fill="sync"),
     Param("replica.ops_usd_per_month", "USD/month for replication tooling and people", default=0.0),
+    Param("replica.filesystem_usd_per_gb_month", "USD per GB-month of a file-system tier holding the replica "
+          "(e.g. FSx for Lustre) so training reads POSIX", default=0.0),
     Param("replica.noncurrent_retention_days", "days a non-current (overwritten) object version stays billed",
           fill="derive", help="lifecycle rule NoncurrentVersionExpiration; omitted: kept for the whole horizon"),
     Param("replica.copy_hours", "hours until the initial copy is usable", fill="derive",
@@ -108,7 +117,22 @@ PARAMS: tuple[Param, ...] = (
     Param("training.batch_samples", "samples per step of the whole cluster (global batch)", lo_open=True, model=False),
     Param("training.cluster_launches_per_month", "new clusters (empty instance stores) per month", model=False),
     Param("dataset.samples", "samples (or sequences) in the dataset", lo_open=True, model=False),
+    Param("training.checkpoint_gb_per_run", "GB of checkpoints a run writes back to the data region", model=False,
+          help="not priced; bounds the 'not modelled' checkpoint write-back"),
     Param("dataset.mean_object_size_mb", "MB = 10^6 bytes per object", lo_open=True, model=False),
+    # issue 25: the dataset's bytes on disk may rest on a token count and an assumed width of a token
+    Param("dataset.tokens", "tokens in the dataset", lo_open=True, model=False,
+          help="with dataset.bytes_per_token: dataset.size_gb = tokens x bytes_per_token / 10^9 when size_gb is omitted"),
+    Param("dataset.bytes_per_token", "bytes per stored token (an assumption unless measured)", lo_open=True,
+          model=False, help="2 for a uint16 vocabulary, 4 for int32; the verdict's break-even is printed in it"),
+    # issue 25: one byte model; measured and billed figures of the bytes that cross (costmodel.cost.crossing)
+    Param("cache.read_bytes_per_s", "bytes/s the training reads through the cache in steady state (measured)",
+          lo_open=True, model=False, help="from compare remote_steady_read_bytes_per_s; x (1 - hit ratio) crosses"),
+    Param("cache.origin_fetch_bytes_per_s", "bytes/s the cache fetches from the origin in steady state (a counter)",
+          model=False, help="an origin-fetch counter over a steady window, divided by its seconds"),
+    Param("link.billed_gb_per_month", "GB = 10^9 bytes of inter-region transfer a month on the provider's bill",
+          model=False, help="the user's billed figure for this workload's traffic (e.g. Cost Explorer, usage type "
+                            "DataTransfer-Regional-Bytes / InterRegion)"),
 )
 
 #: Optional numbers that are not cost inputs themselves but the sources of derived ones (run_hours from the
@@ -116,6 +140,27 @@ PARAMS: tuple[Param, ...] = (
 #: point value = its mean) and are varied by the Monte Carlo, tornado and break-even; value -> the model's
 #: internal input (costmodel.cost.model.follow).
 SOURCE_KEYS: dict[str, str] = {"training.samples_per_s": "_samples_per_s", "link.bandwidth_gbps": "_bw_gbps"}
+
+#: Default ranges of the assumptions (issue 25): a key stated in the scenario (or with --set) as a single number,
+#: not measured and not from a price table, is drawn uniformly over ``value x (1 -/+ half_width)`` (clipped to
+#: its allowed range; symmetric, so the draws' mean is the headline's point value). Keys at 0 are swung by the
+#: tornado instead (sensitivity.ZERO_HIGH), where a one-sided range cannot move the headline off its mean.
+DEFAULT_RANGES: dict[str, float] = {
+    "dataset.monthly_churn_fraction": 0.5,
+    "training.runs_per_month": 0.5,
+    "training.epochs_per_run": 0.25,
+    "training.interruptions_per_run": 0.5,
+    "cache.warmup_lost_s": 0.5,
+    "cache.steady_slowdown_fraction": 0.5,
+    "cache.steady_hit_ratio": 0.25,  # of the miss ratio 1 - h
+    "cache.usd_per_month": 0.25,
+    "replica.ops_usd_per_month": 0.5,
+    "replica.noncurrent_retention_days": 0.5,
+    "replica.copy_hours": 0.5,
+    "wait.expected_wait_hours_per_run": 0.5,
+    "wait.delay_usd_per_hour": 0.5,
+    "link.bandwidth_gbps": 0.5,
+}
 
 #: Alternative spellings accepted for a key (alias -> key); the resolved inputs carry both.
 ALIASES: dict[str, str] = {"link.bandwidth_gbit_s": "link.bandwidth_gbps"}
@@ -136,16 +181,19 @@ STRINGS: dict[str, str | None] = {
     "prices.sync_extra_item": None,  # e.g. s3_rtc_transfer: fills replica.sync_extra_usd_per_gb
     "link.path": None,  # vpc_peering | transit_gateway | nat_gateway | privatelink | internet
     "cache.persistence": None,  # persistent | per_cluster | per_run
+    "link.bytes_basis": "auto",  # which cross-region byte figure is priced: auto | dataset | measured | billed
 }
 #: Text keys whose value must be one of a list.
 CHOICES: dict[str, tuple[str, ...]] = {
     "link.path": ("vpc_peering", "transit_gateway", "nat_gateway", "privatelink", "internet"),
     "cache.persistence": ("persistent", "per_cluster", "per_run"),
+    "link.bytes_basis": ("auto", "dataset", "measured", "billed"),
 }
 #: Yes/no keys: key -> default.
 BOOLS: dict[str, bool] = {
     "cache.cross_az": False,  # the cache (or file system) is in another zone than the GPUs
     "replica.cross_az": False,  # the replica is in another zone than the GPUs
+    "cache.shared": False,  # replicate reads through the same cache: its cache_usd and capacity are charged to both
     "replica.source_versioned": False,  # the source bucket keeps versions anyway (replication adds only the replica's)
 }
 PASSTHROUGH = ("workload",)

@@ -16,22 +16,29 @@ from typing import Any
 
 from .breakeven import break_even, wait_break_even
 from .evaluate import evaluate
-from .montecarlo import MonteCarloResult, monte_carlo
+from .montecarlo import MonteCarloResult, default_distributions, monte_carlo
 from .scenario import Scenario
 from .sensitivity import tornado_rows
+from .verdict import not_modelled, verdict
 
 HEADLINE_DRAWS = 20_000
 ROBUST_P = 0.9
 
 
 def robustness(cheapest: str | None, margin_usd: float | None, p_cheapest: dict[str, float] | None,
-               tornado_rows: Sequence[Mapping[Any, Any]], mc_basis: str) -> tuple[bool, str]:
-    """(robust, reason) for ``cheapest`` given the Monte Carlo ``p_cheapest`` and the tornado rows."""
+               tornado_rows: Sequence[Mapping[Any, Any]], mc_basis: str,
+               zero_wait: bool = False) -> tuple[bool, str]:
+    """(robust, reason) for ``cheapest`` given the Monte Carlo ``p_cheapest`` and the tornado rows.
+    ``zero_wait``: the scenario states ``wait.expected_wait_hours_per_run = 0`` (no queue at all), so a
+    ``wait`` that wins rests on that statement alone and is never robust."""
     if cheapest is None:
         return False, "no option is priced"
     if margin_usd is None:
         return False, f"{cheapest} is the only priced option: there is nothing to compare it with"
     reasons = []
+    if cheapest == "wait" and zero_wait:
+        reasons.append("wait wins only because wait.expected_wait_hours_per_run is 0 (GPUs free in the data region "
+                       "at once): state the expected wait")
     p = (p_cheapest or {}).get(cheapest)
     if p is not None and p < ROBUST_P:
         reasons.append(f"{cheapest} is cheapest in only {p:.1%} of the Monte Carlo draws ({mc_basis}), below {ROBUST_P:.0%}")
@@ -45,17 +52,51 @@ def robustness(cheapest: str | None, margin_usd: float | None, p_cheapest: dict[
                 break
     if reasons:
         return False, "; ".join(reasons)
-    tail = f" (P(cheapest) {p:.1%}, {mc_basis})" if p is not None else ""
-    return True, (f"{cheapest} stays cheapest by {margin_usd:,.2f} USD in at least {ROBUST_P:.0%} of the draws{tail} "
-                  "and at both ends of every tornado input")
+    if p is None:  # no draw ran: say nothing about draws
+        return True, (f"{cheapest} stays cheapest by {margin_usd:,.2f} USD at both ends of every tornado input "
+                      f"(no Monte Carlo draws: {mc_basis})")
+    return True, (f"{cheapest} stays cheapest by {margin_usd:,.2f} USD in {p:.1%} of the draws, at least {ROBUST_P:.0%} "
+                  f"(P(cheapest) {p:.1%}, {mc_basis}), and at both ends of every tornado input")
 
 
-def analyze(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0) -> dict[str, Any]:
+def _probability_basis(mc: MonteCarloResult, basis: str) -> str:
+    """How the Monte Carlo probabilities were drawn, in words."""
+    how = []
+    if mc.measured_inputs:
+        how.append("measured " + ", ".join(mc.measured_inputs) + " from their sampling distributions")
+    stated = [k for k in mc.uncertain_inputs if k not in mc.measured_inputs and k not in mc.default_ranges]
+    if stated:
+        how.append("stated ranges of " + ", ".join(stated))
+    if mc.default_ranges:
+        how.append("default ranges of the assumptions " + ", ".join(mc.default_ranges))
+    return basis + ("; " + "; ".join(how) if how else "")
+
+
+def bytes_per_token_note(scenario: Scenario, size_be: Mapping[str, Any] | None) -> str | None:
+    """A warning when the dataset's size rests on an assumed ``dataset.bytes_per_token``: the bytes per token
+    at which the verdict flips (from the size break-even), and whether that is within a factor 2 (it decides)."""
+    tokens, bpt = scenario.get("dataset.tokens"), scenario.get("dataset.bytes_per_token")
+    src = str(scenario.provenance.get("dataset.size_gb", {}).get("source", ""))
+    if tokens is None or bpt is None or "bytes_per_token" not in src:
+        return None
+    v = (size_be or {}).get("value")
+    if v is None:
+        return (f"dataset.size_gb rests on an assumed {bpt:g} bytes per token; no size flips the verdict, "
+                "but state dataset.size_gb (the bytes on disk)")
+    flip = v * 1e9 / tokens
+    decides = bpt / 2 <= flip <= bpt * 2
+    return (f"dataset.size_gb rests on an assumed {bpt:g} bytes per token: the verdict flips at {flip:.3g} bytes per "
+            f"token ({v:,.6g} GB)" + ("; this assumption DECIDES the verdict" if decides else "")
+            + ": state dataset.size_gb, the bytes on disk")
+
+
+def analyze(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0, default_ranges: bool = True) -> dict[str, Any]:
     """What ``costmodel cost --json`` prints (see :func:`analyze_with_draws`, which also returns the draws)."""
-    return analyze_with_draws(scenario, monte_carlo_n, seed)[0]
+    return analyze_with_draws(scenario, monte_carlo_n, seed, default_ranges=default_ranges)[0]
 
 
-def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0) -> tuple[dict[str, Any], Any]:
+def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0,
+                       default_ranges: bool = True) -> tuple[dict[str, Any], Any]:
     """Evaluate, break-even per input, tornado rows, the headline range, robustness and (when
     ``monte_carlo_n`` > 0) a seeded Monte Carlo.
 
@@ -73,12 +114,13 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
     out["sensitivity"] = rows
     mc: MonteCarloResult | None
     if monte_carlo_n:
-        mc = monte_carlo(scenario, monte_carlo_n, seed)
+        mc = monte_carlo(scenario, monte_carlo_n, seed, default_ranges=default_ranges)
         out["monte_carlo"] = mc.to_dict()
         out["warnings"] = out["warnings"] + mc.warnings
         basis = f"--monte-carlo {mc.n} draws, seed {mc.seed}"
     else:
-        mc = monte_carlo(scenario, HEADLINE_DRAWS, seed) if scenario.distributions else None
+        mc = monte_carlo(scenario, HEADLINE_DRAWS, seed, default_ranges=default_ranges) \
+            if scenario.distributions or (default_ranges and default_distributions(scenario)) else None
         basis = f"{HEADLINE_DRAWS} draws, seed {seed}" if mc is not None else "no uncertain inputs"
     for o, opt in out["options"].items():
         opt["p5_usd"] = mc.p5[o] if mc is not None else opt["total_usd"]
@@ -89,11 +131,24 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
                              "note": "total_usd is the cost at the expected value (mean) of every input; p5_usd and "
                                      "p95_usd are the Monte Carlo P5 and P95 of the total"}
     p_cheapest = mc.p_cheapest if mc is not None else None
-    robust, reason = robustness(result.cheapest, result.margin_usd, p_cheapest, rows, basis)
+    zero_wait = scenario.values.get("wait.expected_wait_hours_per_run") == 0 and \
+        "wait.expected_wait_hours_per_run" not in scenario.distributions and "wait" not in scenario.not_priced
+    robust, reason = robustness(result.cheapest, result.margin_usd, p_cheapest, rows, basis, zero_wait=zero_wait)
     out["robust"] = robust
     out["robust_reason"] = reason
     out["p_cheapest"] = p_cheapest
+    note = bytes_per_token_note(scenario, out["break_even"].get("dataset.size_gb"))
+    if note:
+        out["warnings"] = out["warnings"] + [note]
+    out["verdict"] = verdict(out, mc.totals if mc is not None else None,
+                             _probability_basis(mc, basis) if mc is not None else None, scenario.priced())
+    out["verdict"]["break_even_gpu_usd_per_hour"] = out["break_even"].get("training.cluster_usd_per_hour", {}).get("value")
+    out["verdict"]["break_even_dataset_gb"] = out["break_even"].get("dataset.size_gb", {}).get("value")
+    rows_nm, sentence = not_modelled(scenario, result.derived, result.margin_usd)
+    out["not_modelled"] = rows_nm
+    out["verdict"]["not_modelled_sentence"] = sentence
     order = ["horizon_months", "headline_basis", "cheapest", "margin_usd", "robust", "robust_reason", "p_cheapest",
-             "ranking", "options", "headline_range", "consistency", "break_even", "wait_break_even", "monte_carlo",
+             "verdict", "not_modelled", "ranking", "options", "headline_range",
+             "cross_region_bytes", "consistency", "break_even", "wait_break_even", "monte_carlo",
              "sensitivity", "derived", "prices_used", "warnings", "inputs"]
     return {k: out[k] for k in order if k in out}, (mc if monte_carlo_n else None)

@@ -238,3 +238,16 @@ def writing(path: str | os.PathLike[str], action: str = "write", rename: dict[st
         for old, new in (rename or {}).items():
             msg = msg.replace(old, new)
         raise OutputError(msg, path=os.fspath(path), errno=exc.errno, cause=_cause(exc)) from None
+
+
+def refuse_existing(path: str | os.PathLike[str], option: str, force: bool) -> None:
+    """The one output rule: an existing file or folder at ``path`` is never replaced without ``--force``.
+    Raises :class:`~costmodel.foundation.errors.OutputError` (exit 2) naming ``option`` and the path."""
+    from .errors import OutputError
+    from .names import shown
+
+    if force or not os.path.lexists(path):
+        return
+    what = "a folder" if os.path.isdir(path) else "a file"
+    raise OutputError(f"{option} {shown(os.fspath(path))}: {what} of that name exists; not replaced (give --force "
+                      "to replace it)", path=os.fspath(path), errno=errno.EEXIST, cause="exists")

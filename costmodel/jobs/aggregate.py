@@ -79,6 +79,8 @@ class JobTables:
     reader: str = ""
     #: file -> SHA-256 (hex) computed while the engine read it (fast path with ``hash_files``); others: {}
     sha256: dict[str, str] = field(default_factory=dict)
+    #: file -> bytes read (fast path and Dask engine; object sizes without asking the store again)
+    file_bytes: dict[str, int] = field(default_factory=dict)
 
 
 def bin_width(n_steps_span: int, n_bins: int = N_BINS) -> int:

@@ -71,13 +71,17 @@ def read_columns(path: str, plan: dict[str, Any], strict: bool = True, want_hash
             types[plan[c][0]] = pa.float64()
     conv = pcsv.ConvertOptions(include_columns=list(names), column_types=types,
                                **({"null_values": [""], "strings_can_be_null": False} if strict else {}))
-    size = os.path.getsize(path)
+    from .storage import is_url, read_bytes
+
+    url = is_url(path)
+    size = -1 if url else os.path.getsize(path)
     src: Any = path
     digest = None
-    if want_hash and size <= PREREAD_BYTES:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        digest = hashlib.sha256(data).hexdigest()  # releases the GIL: the pool's threads hash side by side
+    if url or (want_hash and size <= PREREAD_BYTES):  # an object is always read whole, with one GET
+        data = read_bytes(path)
+        size = len(data)
+        if want_hash:
+            digest = hashlib.sha256(data).hexdigest()  # releases the GIL: the pool's threads hash side by side
         src = pa.BufferReader(data)
     big = size > SOLO_BYTES or THREADS <= 1
     try:
@@ -141,22 +145,15 @@ def clean_file(path: str, plan: dict[str, Any], thr_col: str | None, rank: int |
             lo, hi = ok.min(), ok.max()
         if (nonneg and lo < 0) or np.isinf(lo) or np.isinf(hi):
             raise Fallback(f"{path}: a negative or infinite value")
+        if name == "st":  # a time that is (or rounds to) 0 in float32: ties at 0 are decided exactly
+            holes["st_zero"] = bool(lo < 2.0 ** -126)
     if d.get("nan_text"):
         raise Fallback(f"{path}: a 'nan' cell")
-    return {"step": step, "thr": _f32(thr) if thr_col else thr, "st": _f32(st), "t": t, "holes": holes,
-            "nbytes": d["nbytes"], "sha256": d["sha256"]}
-
-
-def _add_count_and_sum(a: dict[str, Any], name: str, idx: Any, x: np.ndarray, has_holes: bool) -> None:
-    """Adds one rank's values ``x`` at steps ``idx`` to ``a[name_n]`` and ``a[name_sum]``; empty cells (NaN, only
-    when ``has_holes``) count for neither."""
-    if has_holes:
-        ok = ~np.isnan(x)
-        a[f"{name}_n"][idx] += ok
-        a[f"{name}_sum"][idx] += np.where(ok, x, 0.0)
-    else:
-        a[f"{name}_n"][idx] += 1
-        a[f"{name}_sum"][idx] += x
+    thr32, st32 = thr.astype("float32"), st.astype("float32")
+    with np.errstate(invalid="ignore", over="ignore"):
+        ts = (thr32 * st32).astype("float64")  # as aggregate.samples_per_step
+    return {"step": step, "thr": thr32.astype("float64") if thr_col else thr, "st": st32.astype("float64"), "t": t,
+            "ts": ts, "holes": holes, "nbytes": d["nbytes"], "sha256": d["sha256"]}
 
 
 def iter_files(files: Sequence[str], fn: Callable[[str], Any], threads: int = THREADS) -> Iterator[tuple[str, Any]]:
@@ -183,19 +180,30 @@ def iter_files(files: Sequence[str], fn: Callable[[str], Any], threads: int = TH
                 fut.cancel()
 
 
+#: slowest-rank key ``st * (1 + (KEY_RANKS - rank) * 2**-45)``: for ranks in [0, KEY_RANKS) and float32 step
+#: times the nudge (< 2**-25 relative) orders only equal times, the lower rank first (as the DuckDB query)
+KEY_RANKS = 1 << 20
+_KEY_EPS = 2.0 ** -45
+
+
 class Acc:
-    """Per-step accumulators (dense, index = step), grown as steps appear."""
+    """Per-step accumulators (dense, index = step), grown as steps appear.
+
+    Per step: ranks ``n`` and, per column, the ranks whose cell is empty (``*_miss``; the counts are ``n``
+    minus them, so a file without empty cells costs one increment, not four); sums, minimum and maximum
+    throughput, the top two step times as a multiset, the slowest rank with its key (see KEY_RANKS), the
+    largest step time of the non-candidates and the latest time."""
+
+    SPEC = (("n", 0, "int64"), ("thr_miss", 0, "int64"), ("st_miss", 0, "int64"), ("t_miss", 0, "int64"),
+            ("ts_miss", 0, "int64"), ("thr_sum", 0.0, "float64"), ("thr_min", np.nan, "float64"),
+            ("thr_max", np.nan, "float64"), ("st_sum", 0.0, "float64"), ("st_max", -np.inf, "float64"),
+            ("st_second", -np.inf, "float64"), ("slowest", -1, "int64"), ("skey", -np.inf, "float64"),
+            ("others", -np.inf, "float64"), ("t_max", -np.inf, "float64"), ("ts_sum", 0.0, "float64"))
 
     def __init__(self, cap: int = 1024) -> None:
         self.cap = 0
         self.a: dict[str, np.ndarray] = {}
         self._grow(cap)
-
-    SPEC = (("n", 0, "int64"), ("thr_n", 0, "int64"), ("st_n", 0, "int64"), ("t_n", 0, "int64"),
-            ("thr_sum", 0.0, "float64"), ("thr_min", np.nan, "float64"), ("thr_max", np.nan, "float64"),
-            ("st_sum", 0.0, "float64"), ("st_max", -np.inf, "float64"), ("st_second", -np.inf, "float64"),
-            ("slowest", -1, "int64"), ("others", -np.inf, "float64"), ("t_max", -np.inf, "float64"),
-            ("ts_n", 0, "int64"), ("ts_sum", 0.0, "float64"))
 
     def _grow(self, need: int) -> None:
         if need <= self.cap:
@@ -209,40 +217,66 @@ class Acc:
         self.cap = cap
 
     def add(self, rank: int, step: np.ndarray, thr: np.ndarray, st: np.ndarray, t: np.ndarray, other: bool,
-            holes: dict[str, bool]) -> None:
-        """Fold in one rank's rows (``step`` strictly increasing, so each index appears once). ``holes``:
-        which of thr/st/t have a missing value (NaN); where none, the masks are skipped."""
+            holes: dict[str, bool], ts: np.ndarray | None = None) -> None:
+        """Fold in one rank's rows (``step`` strictly increasing, so each index appears once; ``rank`` in
+        [0, KEY_RANKS); ``st`` float32 values, non-negative). ``holes``: which of thr/st/t have a missing
+        value (NaN); where none, the masks are skipped. ``ts``: the rows' samples per step
+        (:func:`costmodel.jobs.aggregate.samples_per_step`), computed here when not given."""
         if not len(step):
             return
+        if ts is None:
+            ts = samples_per_step(thr, st)
         self._grow(int(step[-1]) + 1)
-        a = self.a
         s0 = int(step[0])
-        idx: Any = slice(s0, s0 + len(step)) if int(step[-1]) - s0 + 1 == len(step) else step
-        n = a["n"]
-        n[idx] += 1
-        _add_count_and_sum(a, "thr", idx, thr, holes["thr"])
-        a["thr_min"][idx] = np.fmin(a["thr_min"][idx], thr)
-        a["thr_max"][idx] = np.fmax(a["thr_max"][idx], thr)
-        _add_count_and_sum(a, "st", idx, st, holes["st"])
-        m1, m2, sr = a["st_max"][idx], a["st_second"][idx], a["slowest"][idx]
-        # the top two step times as a multiset; the slowest rank: larger time, or equal time and lower rank
-        top = st >= m1
-        wins = top & ((st > m1) | (rank < sr))
-        a["st_second"][idx] = np.where(top, m1, np.fmax(m2, st))
-        a["st_max"][idx] = np.fmax(m1, st)
-        a["slowest"][idx] = np.where(wins, rank, sr)
-        if other:
-            a["others"][idx] = np.fmax(a["others"][idx], st)
-        # the rank's samples in the step on its own clock (float32 product, as aggregate.samples_per_step)
-        _add_count_and_sum(a, "ts", idx, samples_per_step(thr, st), holes["thr"] or holes["st"])
-        if holes["t"]:
-            t_ok = ~np.isnan(t)
-            if t_ok.any():
-                a["t_n"][idx] += t_ok
-                a["t_max"][idx] = np.fmax(a["t_max"][idx], t)
+        if int(step[-1]) - s0 + 1 == len(step):  # contiguous steps: fold into views, in place
+            sl = slice(s0, s0 + len(step))
+            self._fold({k: arr[sl] for k, arr in self.a.items()}, rank, thr, st, t, ts, other, holes)
         else:
-            a["t_n"][idx] += 1
-            a["t_max"][idx] = np.fmax(a["t_max"][idx], t)
+            v = {k: arr[step] for k, arr in self.a.items()}
+            self._fold(v, rank, thr, st, t, ts, other, holes)
+            for k, arr in self.a.items():
+                arr[step] = v[k]
+
+    @staticmethod
+    def _fold(v: dict[str, np.ndarray], rank: int, thr: np.ndarray, st: np.ndarray, t: np.ndarray, ts: np.ndarray,
+              other: bool, holes: dict[str, bool]) -> None:
+        v["n"] += 1
+        for name, x, h in (("thr", thr, holes["thr"]), ("st", st, holes["st"]), ("ts", ts, holes["thr"] or holes["st"])):
+            if h:
+                miss = np.isnan(x)
+                v[f"{name}_miss"] += miss
+                v[f"{name}_sum"] += np.where(miss, 0.0, x)
+            else:
+                v[f"{name}_sum"] += x
+        np.fmin(v["thr_min"], thr, out=v["thr_min"])
+        np.fmax(v["thr_max"], thr, out=v["thr_max"])
+        m1, m2 = v["st_max"], v["st_second"]
+        # the top two step times as a multiset: second = max(second, min(max, st)) (an empty cell changes neither)
+        np.fmax(m2, np.minimum(m1, st), out=m2)
+        np.fmax(m1, st, out=m1)
+        # the slowest rank: larger time, or equal time and lower rank (one float key, see KEY_RANKS); step
+        # times of 0 all have key 0: ties among them are decided exactly
+        key = st * (1.0 + (KEY_RANKS - rank) * _KEY_EPS)
+        sk, sr = v["skey"], v["slowest"]
+        wins = key > sk
+        if holes.get("st_zero"):
+            wins |= (key == sk) & (rank < sr)
+        np.copyto(sr, rank, where=wins)
+        np.fmax(sk, key, out=sk)
+        if other:
+            np.fmax(v["others"], st, out=v["others"])
+        if holes["t"]:
+            v["t_miss"] += np.isnan(t)
+        np.fmax(v["t_max"], t, out=v["t_max"])
+
+    def counts(self) -> dict[str, np.ndarray]:
+        """The accumulators as :func:`scan` returns them (``thr_n``, ``st_n``, ``t_n``, ``ts_n``: counts of
+        non-empty cells), over the whole capacity."""
+        a = dict(self.a)
+        for name in ("thr", "st", "t", "ts"):
+            a[f"{name}_n"] = a["n"] - a.pop(f"{name}_miss")
+        a.pop("skey")
+        return a
 
 
 def bin_rows(rank: int, step: np.ndarray, thr: np.ndarray, st: np.ndarray, bw: int) -> np.ndarray:
@@ -276,12 +310,16 @@ class _Part:
         self.bins: list[np.ndarray] = []
         self.cand_raw: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.digests: dict[str, str] = {}
+        self.sizes: dict[str, int] = {}
 
     def fold(self, f: str, r: int, d: dict[str, Any], bw: int, cset: set[int]) -> None:
         step = d["step"]
         if d["sha256"]:
             self.digests[f] = d["sha256"]
-        self.acc.add(r, step, d["thr"], d["st"], d["t"], r not in cset, d["holes"])
+        self.sizes[f] = int(d["nbytes"])
+        if not 0 <= r < KEY_RANKS:
+            raise Fallback(f"{f}: rank {r} outside [0, {KEY_RANKS})")
+        self.acc.add(r, step, d["thr"], d["st"], d["t"], r not in cset, d["holes"], d["ts"])
         if len(step):
             self.bins.append(bin_rows(r, step, d["thr"], d["st"], bw))
         if r in cset:
@@ -290,21 +328,21 @@ class _Part:
 
 def merge_acc(x: Acc, y: Acc) -> Acc:
     """``x`` with ``y`` folded in (per step: counts and sums added, minima and maxima taken, the slowest
-    rank the larger step time or, tied, the lower rank, the second largest of the four top values): the
-    same arrays as folding all of ``y``'s ranks into ``x`` one by one."""
+    rank the one with the larger key or, tied (step times of 0), the lower rank, the second largest of the
+    four top values): the same arrays as folding all of ``y``'s ranks into ``x`` one by one."""
     x._grow(y.cap)
     a, b, n = x.a, y.a, y.cap
-    for k in ("n", "thr_n", "st_n", "t_n", "ts_n", "thr_sum", "st_sum", "ts_sum"):
+    for k in ("n", "thr_miss", "st_miss", "t_miss", "ts_miss", "thr_sum", "st_sum", "ts_sum"):
         a[k][:n] += b[k]
     for k, op in (("thr_min", np.fmin), ("thr_max", np.fmax), ("others", np.fmax), ("t_max", np.fmax)):
         a[k][:n] = op(a[k][:n], b[k])
-    m1, m2, r1 = a["st_max"][:n], a["st_second"][:n], a["slowest"][:n]
-    q1, q2, r2 = b["st_max"], b["st_second"], b["slowest"]
-    slow = np.where(m1 > q1, r1, np.where(q1 > m1, r2, np.where((r1 >= 0) & (r2 >= 0), np.minimum(r1, r2),
-                                                                  np.maximum(r1, r2))))
+    m1, m2, r1, k1 = a["st_max"][:n], a["st_second"][:n], a["slowest"][:n], a["skey"][:n]
+    q1, q2, r2, k2 = b["st_max"], b["st_second"], b["slowest"], b["skey"]
+    tie = np.where((r1 >= 0) & (r2 >= 0), np.minimum(r1, r2), np.maximum(r1, r2))
+    a["slowest"][:n] = np.where(k1 > k2, r1, np.where(k2 > k1, r2, tie))
+    a["skey"][:n] = np.fmax(k1, k2)
     a["st_second"][:n] = np.fmax(np.fmax(m2, q2), np.fmin(m1, q1))
     a["st_max"][:n] = np.fmax(m1, q1)
-    a["slowest"][:n] = slow
     return x
 
 
@@ -337,11 +375,11 @@ def scan(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int], cand
                 "bins": np.empty((0, 9)), "bw": 1, "cand_st": {}, "sha256": {}}
     head = _Part()
     d0 = read(files[0])
-    step0 = d0["step"]
+    step0, nbytes0 = d0["step"], d0["nbytes"]
     bw = bin_width(int(step0[-1] - step0[0] + 1) if len(step0) else 1, n_bins)  # as the DuckDB query
     head.fold(files[0], int(ranks[files[0]]), d0, bw, cset)
     del d0, step0
-    prog.update(1, os.path.getsize(files[0]))
+    prog.update(1, nbytes0)
     nxt = [1]
     stop = threading.Event()
 
@@ -381,7 +419,7 @@ def scan(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int], cand
     acc = parts[0].acc
     for p in parts[1:]:
         merge_acc(acc, p.acc)
-    a = acc.a
+    a = acc.counts()
     present = np.flatnonzero(a["n"][:acc.cap] > 0)
     steps = {k: v[present] for k, v in a.items()}
     steps["step"] = present.astype("int64")
@@ -394,7 +432,8 @@ def scan(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int], cand
     bins = [b for p in parts for b in p.bins]
     prog.finish()
     return {"steps": steps, "bins": np.vstack(bins) if bins else np.empty((0, 9)), "bw": bw, "cand_st": cand_st,
-            "sha256": {f: h for p in parts for f, h in p.digests.items()}}
+            "sha256": {f: h for p in parts for f, h in p.digests.items()},
+            "sizes": {f: n for p in parts for f, n in p.sizes.items()}}
 
 
 def others_max(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int], bad: set[int],

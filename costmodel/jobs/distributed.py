@@ -1,107 +1,138 @@
-"""The same reduction on a Dask cluster (extra ``distributed``): beyond one machine.
+"""The fleet reduction on a Dask cluster (extra ``distributed``): beyond one machine.
 
-Each task reduces ONE rank log (read by the fleet engine's per-file reader,
-:func:`costmodel.jobs.arrowscan.read_columns`: pyarrow's CSV reader, columns resolved by the same plan,
-:func:`costmodel.jobs.fleet.plan_csv`) to a per-step partial: ``n``, throughput
-sum/min/max, step time max (with its rank) and second max, sum, latest time. Partials merge
-associatively (:func:`merge`), so the cluster reduces them as a tree and only per-step arrays travel,
-never rows. Per rank and per bin figures come from the same tasks. When the job has stragglers, a
-second pass over the other ranks' files gives the per-step maximum over them (time lost).
+The workers do the reading: each task takes a batch of rank logs (local paths on a shared file system,
+or object-store URLs that the worker reads itself with the credentials of its own environment: no
+file is downloaded by the client and no client path is sent), reads each one once (hashing it in the
+same pass) with the fleet engine's reader (:func:`costmodel.jobs.arrowscan.clean_file`) and folds it
+into dense per-step accumulators (:class:`costmodel.jobs.arrowscan.Acc`). Partials merge
+associatively (:func:`costmodel.jobs.arrowscan.merge_acc`, a tree on the cluster): a partial is O(steps)
+whatever the number of ranks (plus 64 bin rows per rank and the step times of at most 64 straggler
+candidates), so merges do not grow with the rank count. Memory per worker thread: one partial
+(16 arrays of 8 bytes per step: 12.8 MB at 100,000 steps) plus one file and its columns at a time.
+
+Everything before the scan runs on the workers too: the CSV plan of every file (its header), the
+straggler candidates (a few KiB sampled from each file) and the bin width (the first file's step
+range). The answer is the fleet engine's, to the bit (same reader, same fold, same tie rules). Files
+the fast reader cannot take exactly (a bad cell, a repeated step) make the job go through the DuckDB
+query in this process when the files are local; for objects it is a one-line error.
 
 Cluster: ``COSTMODEL_DASK_SCHEDULER`` (an address, e.g. ``tcp://scheduler:8786``), else the active
 ``distributed.Client``, else a ``LocalCluster`` of 2 workers in this process (tests, laptops).
-Files must be readable by the workers (a shared file system or object storage URLs).
+``COSTMODEL_DASK_FILES_PER_TASK`` sets the batch (default: about four tasks per worker, at most 64 files).
 """
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .aggregate import JobTables, bin_width
 
-
-def _read(path: str, plan: dict[str, Any]) -> dict[str, Any]:
-    from .arrowscan import (
-        read_columns,  # the fleet engine's per-file reader (pyarrow CSV, plan's columns)
-    )
-
-    d = read_columns(path, plan, strict=False)
-    out: dict[str, np.ndarray] = {k: d[k] for k in ("step", "samples_per_s", "tokens_per_s", "step_time_s", "t_s") if k in d}
-    n = len(out["step"])
-    thr_col = "samples_per_s" if "samples_per_s" in plan else "tokens_per_s" if "tokens_per_s" in plan else None
-    thr = out[thr_col] if thr_col else np.full(n, np.nan)
-    st = out.get("step_time_s", np.full(n, np.nan))
-    bad = (np.isfinite(thr) & (thr < 0)) | (np.isfinite(st) & (st < 0))
-    return {"step": out["step"].astype("int64"), "thr": np.where(bad, np.nan, thr), "st": np.where(bad, np.nan, st),
-            "t": out.get("t_s", np.full(n, np.nan)), "n_bad": int(bad.sum())}
+#: most files one task reads
+MAX_FILES_PER_TASK = 64
 
 
-def leaf(path: str, rank: int, plan: dict[str, Any], bw: int) -> dict[str, Any]:
-    """One rank's partial: per-step columns plus its rank and bin rows."""
-    d = _read(path, plan)
-    step, thr, st, t = d["step"], d["thr"], d["st"], d["t"]
-    b = pd.DataFrame({"bin": step // bw, "st": st, "thr": thr}).groupby("bin")
-    bins = pd.DataFrame({"st_mean": b["st"].mean(), "thr_mean": b["thr"].mean(), "n": b.size()}).reset_index()
-    bins.insert(0, "rank", rank)
-    ranks = pd.DataFrame({"rank": [rank], "n_steps": [len(step)], "first_step": [int(step.min()) if len(step) else 0],
-                          "last_step": [int(step.max()) if len(step) else 0],
-                          "st_mean": [float(np.nanmean(st)) if len(st) else np.nan]})
-    stf = np.where(np.isfinite(st), st, -np.inf)
-    return {"step": step, "n": np.ones(len(step), dtype="int64"), "thr_sum": thr, "thr_min": thr, "thr_max": thr,
-            "st_max": stf, "slowest_rank": np.full(len(step), rank, dtype="int64"), "st_second": np.full(len(step), -np.inf),
-            "st_sum": np.where(np.isfinite(st), st, 0.0), "t_max": np.where(np.isfinite(t), t, -np.inf),
-            "bins": [bins], "ranks": [ranks], "n_bad": d["n_bad"]}
+# --- worker side (module functions: pickled by reference) -------------------------------------------
+
+def plan_part(files: Sequence[str]) -> list[dict[str, Any] | None]:
+    """The CSV plan of each file (:func:`costmodel.jobs.fleet.plan_csv`)."""
+    from .fleet import plan_csv
+
+    return [plan_csv(f) for f in files]
 
 
-def merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """Merge two partials (associative and commutative up to ties in the slowest rank)."""
-    steps = np.union1d(a["step"], b["step"])
-    ia, ib = np.searchsorted(steps, a["step"]), np.searchsorted(steps, b["step"])
-    m = len(steps)
+def header_ranks_part(files: Sequence[str], plan: dict[str, Any]) -> list[int | None]:
+    """Each file's rank from its first data row (files with a rank column)."""
+    from .fleet import ranks_from_column
 
-    def put(x: dict[str, Any], idx: np.ndarray, col: str, fill: float, dtype: str = "float64") -> np.ndarray:
-        out = np.full(m, fill, dtype=dtype)
-        out[idx] = x[col]
-        return out
-
-    with np.errstate(invalid="ignore"):
-        n = put(a, ia, "n", 0, "int64") + put(b, ib, "n", 0, "int64")
-        thr_sum = np.nansum(np.vstack([put(a, ia, "thr_sum", np.nan), put(b, ib, "thr_sum", np.nan)]), axis=0)
-        both_nan = np.isnan(put(a, ia, "thr_sum", np.nan)) & np.isnan(put(b, ib, "thr_sum", np.nan))
-        thr_sum[both_nan] = np.nan
-        thr_min = np.fmin(put(a, ia, "thr_min", np.nan), put(b, ib, "thr_min", np.nan))
-        thr_max = np.fmax(put(a, ia, "thr_max", np.nan), put(b, ib, "thr_max", np.nan))
-        am, bm = put(a, ia, "st_max", -np.inf), put(b, ib, "st_max", -np.inf)
-        a2, b2 = put(a, ia, "st_second", -np.inf), put(b, ib, "st_second", -np.inf)
-        ar, br = put(a, ia, "slowest_rank", -1, "int64"), put(b, ib, "slowest_rank", -1, "int64")
-        a_wins = am >= bm
-        st_max = np.where(a_wins, am, bm)
-        slowest = np.where(a_wins, ar, br)
-        st_second = np.where(a_wins, np.maximum(a2, bm), np.maximum(b2, am))
-    return {"step": steps, "n": n, "thr_sum": thr_sum, "thr_min": thr_min, "thr_max": thr_max, "st_max": st_max,
-            "slowest_rank": slowest, "st_second": st_second,
-            "st_sum": put(a, ia, "st_sum", 0.0) + put(b, ib, "st_sum", 0.0),
-            "t_max": np.maximum(put(a, ia, "t_max", -np.inf), put(b, ib, "t_max", -np.inf)),
-            "bins": a["bins"] + b["bins"], "ranks": a["ranks"] + b["ranks"], "n_bad": a["n_bad"] + b["n_bad"]}
+    out: list[int | None] = []
+    for f in files:
+        r = ranks_from_column([f], plan)
+        out.append(None if r is None else r[f])
+    return out
 
 
-def max_leaf(path: str, plan: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    d = _read(path, plan)
-    return d["step"], np.where(np.isfinite(d["st"]), d["st"], -np.inf)
+def sample_part(files: Sequence[str], plan: dict[str, Any], ranks: Sequence[int]) -> dict[int, float]:
+    """Median sampled step time of each file's rank (as :func:`costmodel.jobs.fleet.sample_candidates`)."""
+    from .fleet import _sample_step_times
+
+    col = plan["names"].index(plan["step_time_s"][0])
+    med: dict[int, float] = {}
+    for f, r in zip(files, ranks, strict=True):
+        try:
+            v = _sample_step_times(f, col, plan["delim"])
+        except OSError:
+            continue
+        v = v[np.isfinite(v) & (v >= 0)]
+        if len(v):
+            med[int(r)] = float(np.median(v))
+    return med
 
 
-def max_merge(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    steps = np.union1d(a[0], b[0])
-    out = np.full(len(steps), -np.inf)
-    np.maximum.at(out, np.searchsorted(steps, a[0]), a[1])
-    np.maximum.at(out, np.searchsorted(steps, b[0]), b[1])
-    return steps, out
+def first_span(path: str, plan: dict[str, Any]) -> int:
+    """Steps spanned by the first file (the bin width comes from it, as in the other engines)."""
+    from .arrowscan import read_columns
 
+    step = read_columns(path, plan, strict=False)["step"]
+    return int(step[-1] - step[0] + 1) if len(step) else 1
+
+
+def _trim(acc: Any) -> Any:
+    """The accumulator cut to its last step (what travels between workers)."""
+    from .arrowscan import Acc
+
+    last = np.flatnonzero(acc.a["n"] > 0)
+    cap = int(last[-1]) + 1 if len(last) else 1
+    out = Acc(cap)
+    for k in out.a:
+        out.a[k][:] = acc.a[k][:cap]
+    return out
+
+
+def scan_part(files: Sequence[str], ranks: Sequence[int], plan: dict[str, Any], cands: Sequence[int], bw: int,
+              thr_col: str | None, hash_files: bool) -> dict[str, Any]:
+    """One task: read, hash and fold a batch of rank logs into one partial."""
+    from .arrowscan import KEY_RANKS, Fallback, _Part, clean_file
+
+    part = _Part()
+    cset = {int(c) for c in cands}
+    ranked = "rank" in plan
+    for f, r in zip(files, ranks, strict=True):
+        if not 0 <= int(r) < KEY_RANKS:
+            raise Fallback(f"{f}: rank {r} outside [0, {KEY_RANKS})")
+        d = clean_file(f, plan, thr_col, int(r) if ranked else None, hash_files)
+        part.fold(f, int(r), d, bw, cset)
+    return {"acc": _trim(part.acc), "bins": part.bins, "cand_raw": part.cand_raw, "digests": part.digests,
+            "sizes": part.sizes}
+
+
+def merge_parts(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Two partials as one (associative; the per-step part stays O(steps))."""
+    from .arrowscan import merge_acc
+
+    return {"acc": merge_acc(a["acc"], b["acc"]), "bins": a["bins"] + b["bins"],
+            "cand_raw": {**a["cand_raw"], **b["cand_raw"]}, "digests": {**a["digests"], **b["digests"]},
+            "sizes": {**a["sizes"], **b["sizes"]}}
+
+
+def max_part(files: Sequence[str], plan: dict[str, Any], step_index: np.ndarray) -> np.ndarray:
+    """Per step of ``step_index`` the largest float32 step time over a batch of files (-inf where none)."""
+    from .arrowscan import _f32, read_columns
+
+    out = np.full(len(step_index), -np.inf)
+    for f in files:
+        d = read_columns(f, plan, strict=True)
+        st = d.get("step_time_s", np.full(d["n"], np.nan))
+        i = np.searchsorted(step_index, d["step"])
+        out[i] = np.fmax(out[i], _f32(st))
+    return out
+
+
+# --- client side ---------------------------------------------------------------------------------------
 
 @contextlib.contextmanager
 def client() -> Iterator[Any]:
@@ -127,6 +158,22 @@ def client() -> Iterator[Any]:
         yield c
 
 
+def _n_threads(c: Any) -> int:
+    try:
+        return max(1, sum(int(w.get("nthreads", 1)) for w in c.scheduler_info()["workers"].values()))
+    except Exception:  # noqa: BLE001 - an old or odd scheduler: assume two
+        return 2
+
+
+def _batches(items: Sequence[Any], n_threads: int) -> list[list[Any]]:
+    try:
+        k = int(os.environ.get("COSTMODEL_DASK_FILES_PER_TASK", "0"))
+    except ValueError:
+        k = 0
+    k = k or max(1, min(MAX_FILES_PER_TASK, math.ceil(len(items) / (4 * n_threads))))
+    return [list(items[i:i + k]) for i in range(0, len(items), k)]
+
+
 def _tree(c: Any, futures: list[Any], fn: Any) -> Any:
     while len(futures) > 1:
         nxt = [c.submit(fn, futures[i], futures[i + 1], pure=False) for i in range(0, len(futures) - 1, 2)]
@@ -136,50 +183,134 @@ def _tree(c: Any, futures: list[Any], fn: Any) -> Any:
     return futures[0].result()
 
 
+def _gather_lists(c: Any, fn: Any, batches: list[list[str]], *args: Any) -> list[Any]:
+    return [x for fut in c.gather([c.submit(fn, b, *args, pure=False) for b in batches]) for x in fut]
+
+
+def url_fleet_groups(urls: Sequence[str]) -> tuple[dict[str, tuple[list[str], dict[str, Any]]], list[str]]:
+    """Object-store inputs as fleet jobs for the workers: each URL listed here (names only), its objects
+    grouped by parent prefix; a group of per-step CSV objects with one common header (read by the workers)
+    and several objects (or a rank column) is a job. Returns the jobs (name -> (URLs, plan)) and the URLs
+    left for the ordinary readers (downloaded by the client as before)."""
+    from .fleet import CSV_SUFFIXES
+    from .storage import list_objects
+
+    groups: dict[str, tuple[list[str], dict[str, Any]]] = {}
+    rest: list[str] = []
+    if not urls:
+        return groups, rest
+    with client() as c:
+        nt = _n_threads(c)
+        for url in urls:
+            every = list_objects(url)
+            objs = [o for o in every if o.lower().endswith(CSV_SUFFIXES)]
+            by_prefix: dict[str, list[str]] = {}
+            for o in objs:
+                by_prefix.setdefault(o.rsplit("/", 1)[0], []).append(o)
+            plans = _gather_lists(c, plan_part, _batches(objs, nt)) if objs else []
+            plan_of = dict(zip(objs, plans, strict=True))
+            taken: set[str] = set()
+            for prefix, fs in by_prefix.items():
+                ps = [plan_of[f] for f in fs]
+                first = ps[0]
+                if first is None or any(p is None or p["names"] != first["names"] for p in ps):
+                    continue
+                if len(fs) < 2 and "rank" not in first:
+                    continue
+                one = len(fs) == 1 and "rank" in first  # one object holding a rank column: named by its stem
+                name = fs[0].rsplit("/", 1)[-1].rsplit(".", 1)[0] if one else prefix.rsplit("/", 1)[-1]
+                base, n = name, 2
+                while name in groups:
+                    name, n = f"{base}#{n}", n + 1
+                groups[name] = (fs, first)
+                taken.update(fs)
+            if not taken:
+                rest.append(url)
+            else:
+                rest += [o for o in every if o not in taken]
+    return groups, rest
+
+
 def tables_from_csv_dask(job_id: str, files: Sequence[str], plan: dict[str, Any] | None = None, role: str = "",
-                         n_bins: int | None = None) -> JobTables:
-    """Reduce a job's CSV rank logs to JobTables on a Dask cluster (same result as the DuckDB engine)."""
+                         n_bins: int | None = None, hash_files: bool = False) -> JobTables:
+    """Reduce a job's CSV rank logs to JobTables on a Dask cluster (the fleet engine's tables)."""
     from ..foundation.errors import IngestError
+    from . import fleet
     from .aggregate import N_BINS
-    from .fleet import file_ranks, usable
+    from .arrowscan import Fallback
+    from .fleet import CANDIDATE_EXCESS, MAX_CANDIDATES, _tables_from_scan, file_ranks
+    from .storage import is_url
 
     files = [str(f) for f in files]
-    plan = plan or usable(files)
-    if plan is None or "rank" in plan:
-        raise IngestError("the Dask engine reads one rank per CSV file with a common header (step and throughput or "
-                          "step time)", path=files[0] if files else None)
-    ranks, notes = file_ranks(files)
-    first = _read(files[0], plan)["step"]
-    bw = bin_width(int(first.max() - first.min() + 1) if len(first) else 1, n_bins or N_BINS)
-    with client() as c:
-        futs = [c.submit(leaf, f, ranks[f], plan, bw, pure=False) for f in files]
-        tot = _tree(c, futs, merge)
-        others_cache: dict[Any, np.ndarray] = {}
-
-        def others_max(bad: set[int]) -> np.ndarray:
-            keep = [f for f in files if ranks[f] not in bad]
-            if not keep:
-                return np.full(len(tot["step"]), np.nan)
-            with client() as c2:
-                steps, m = _tree(c2, [c2.submit(max_leaf, f, plan, pure=False) for f in keep], max_merge)
-            out = pd.Series(np.where(np.isfinite(m), m, np.nan), index=steps).reindex(tot["step"]).to_numpy()
-            others_cache[tuple(sorted(bad))] = out
-            return out
-
-    fin = lambda x: np.where(np.isfinite(x), x, np.nan)  # noqa: E731  short local helper
-    steps_df = pd.DataFrame({"step": tot["step"], "n_ranks": tot["n"], "thr_sum": tot["thr_sum"], "thr_min": tot["thr_min"],
-                             "thr_max": tot["thr_max"], "st_max": fin(tot["st_max"]), "st_sum": tot["st_sum"],
-                             "t_max": fin(tot["t_max"]), "slowest_rank": tot["slowest_rank"],
-                             "st_second": fin(tot["st_second"])})
-    ranks_df = pd.concat(tot["ranks"], ignore_index=True).sort_values("rank").reset_index(drop=True)
-    bins_df = pd.concat(tot["bins"], ignore_index=True).sort_values(["rank", "bin"]).reset_index(drop=True)
+    remote = any(is_url(f) for f in files)
+    if plan is None:
+        plan = fleet.usable(files) if not remote else None
+    if plan is None:
+        raise IngestError("the Dask engine reads per-step CSV rank logs with one common header (step and throughput "
+                          "or step time)", path=files[0] if files else None)
     thr_col = "samples_per_s" if "samples_per_s" in plan else "tokens_per_s" if "tokens_per_s" in plan else None
-    multi = (steps_df["n_ranks"] >= 2) & np.isfinite(steps_df["thr_min"]) & np.isfinite(steps_df["thr_max"])
-    warnings = list(notes)
-    if tot["n_bad"]:
-        warnings.append(f"job {job_id}: {tot['n_bad']} row(s) with a negative value (kept as missing)")
-    return JobTables(job_id=job_id, role=role, ranks_all=sorted(ranks.values()), sources={r: f for f, r in ranks.items()},
-                     steps=steps_df, ranks=ranks_df, bins=bins_df, bin_steps=bw, throughput_column=thr_col,
-                     identical_steps=int((multi & (steps_df["thr_min"] == steps_df["thr_max"])).sum()),
-                     multi_rank_steps=int(multi.sum()), rejected_rows=int(tot["n_bad"]), warnings=warnings,
-                     engine="dask", others_max=others_max)
+    with client() as c:
+        nt = _n_threads(c)
+        batches = _batches(files, nt)
+        notes: list[str] = []
+        if "rank" in plan:
+            got = _gather_lists(c, header_ranks_part, batches, plan)
+            if any(r is None for r in got) or len(set(got)) != len(got):
+                raise IngestError("the Dask engine reads one rank per file: the rank column's first row must name "
+                                  "a different rank in each file", path=files[0])
+            ranks = {f: int(r) for f, r in zip(files, got, strict=True)}
+        else:
+            ranks, notes = file_ranks(files)
+        cands: list[int] = []
+        if "step_time_s" in plan:
+            med: dict[int, float] = {}
+            for part in c.gather([c.submit(sample_part, b, plan, [ranks[f] for f in b], pure=False) for b in batches]):
+                med.update(part)
+            if len(med) >= 3:
+                m = float(np.median(list(med.values())))
+                slow = sorted((r for r, x in med.items() if x >= m * (1 + CANDIDATE_EXCESS)), key=lambda r: (-med[r], r))
+                cands = sorted(slow[:MAX_CANDIDATES])
+        bw = bin_width(c.submit(first_span, files[0], plan, pure=False).result(), n_bins or N_BINS)
+        try:
+            tot = _tree(c, [c.submit(scan_part, b, [ranks[f] for f in b], plan, cands, bw, thr_col, hash_files,
+                                     pure=False) for b in batches], merge_parts)
+        except Fallback as exc:
+            if remote:
+                raise IngestError(f"{exc}; the Dask engine reads clean per-rank CSV objects only (--engine duckdb "
+                                  "reads the rest)", path=files[0]) from None
+            tabs = fleet.tables_from_csv(job_id, files, plan, role=role, n_bins=n_bins, hash_files=hash_files)
+            tabs.warnings.append(f"job {job_id}: not clean per-rank CSV ({str(exc)[:160]}): read by the DuckDB query "
+                                 "in this process")
+            return tabs
+    acc = tot["acc"]
+    a = acc.counts()
+    present = np.flatnonzero(a["n"][:acc.cap] > 0)
+    steps = {k: v[present] for k, v in a.items()}
+    steps["step"] = present.astype("int64")
+    cand_st = {}
+    for r, (s_, v) in tot["cand_raw"].items():
+        full = np.full(len(present), np.nan)
+        full[np.searchsorted(present, s_)] = v
+        cand_st[r] = full
+    sc = {"steps": steps, "bins": np.vstack(tot["bins"]) if tot["bins"] else np.empty((0, 9)), "bw": bw,
+          "cand_st": cand_st}
+    tabs = _tables_from_scan(job_id, role, files, plan, ranks, notes, thr_col, sc)
+    tabs.engine = tabs.reader = "dask"
+    tabs.sha256, tabs.file_bytes = tot["digests"], tot["sizes"]
+    fast_others = tabs.others_max
+    step_index = tabs.steps["step"].to_numpy()
+
+    def others_max(bad: set[int]) -> np.ndarray:
+        if set(bad) <= set(cand_st):
+            return fast_others(bad)
+        keep = [f for f in files if ranks[f] not in bad]  # a straggler outside the candidates: one more pass
+        out = np.full(len(step_index), -np.inf)
+        if keep:
+            with client() as c2:
+                for m in c2.gather([c2.submit(max_part, b, plan, step_index, pure=False)
+                                    for b in _batches(keep, _n_threads(c2))]):
+                    out = np.fmax(out, m)
+        return np.where(np.isfinite(out), out, np.nan)
+
+    tabs.others_max = others_max
+    return tabs

@@ -71,12 +71,20 @@ def duckdb_available() -> bool:
 def _header(path: str) -> tuple[list[str], str, list[str]]:
     """The header's column names, its delimiter and the first data row's cells, from one bounded read
     (a huge file with no newline, or of NUL bytes, is never read whole)."""
-    with open(path, encoding="utf-8-sig", errors="replace") as fh:
-        line = fh.readline(65536)
-        try:
-            first = fh.readline(65536)
-        except OSError:
-            first = ""
+    from .storage import is_url, read_ranges
+
+    if is_url(path):  # an object (a Dask worker planning what it reads): one ranged GET
+        text = read_ranges(path, [(0, 131072)])[1][0].decode("utf-8-sig", errors="replace")
+        parts = text.split("\n", 2)
+        line = parts[0][:65536] + ("\n" if len(parts) > 1 else "")
+        first = parts[1][:65536] + "\n" if len(parts) > 2 else ""
+    else:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            line = fh.readline(65536)
+            try:
+                first = fh.readline(65536)
+            except OSError:
+                first = ""
     if "\x00" in line or (len(line) >= 65536 and not line.endswith("\n")):
         return [], ",", []  # not a CSV header: no plan; the ordinary readers say what the file is
     delim = "\t" if line.count("\t") > line.count(",") else ","
@@ -212,15 +220,16 @@ def _sample_step_times(path: str, col: int, delim: str) -> np.ndarray:
     """Step times (file units) of the whole lines inside a few byte ranges spread over the file."""
     import re
 
-    size = os.path.getsize(path)
+    from .storage import read_ranges, size_of
+
+    size = size_of(path)
+    starts = [int((size - SAMPLE_BYTES) * k / max(1, SAMPLE_CHUNKS - 1)) if size > SAMPLE_BYTES else 0
+              for k in range(SAMPLE_CHUNKS if size > SAMPLE_BYTES else 1)]
     pieces: list[bytes] = []
-    with open(path, "rb") as fh:
-        for k in range(SAMPLE_CHUNKS if size > SAMPLE_BYTES else 1):
-            fh.seek(int((size - SAMPLE_BYTES) * k / max(1, SAMPLE_CHUNKS - 1)) if size > SAMPLE_BYTES else 0)
-            buf = fh.read(SAMPLE_BYTES)
-            i, j = buf.find(b"\n"), buf.rfind(b"\n")  # drop the header or a partial first line, and a partial last
-            if 0 <= i < j:
-                pieces.append(buf[i + 1:j + 1])
+    for buf in read_ranges(path, [(s, SAMPLE_BYTES) for s in starts], size)[1]:
+        i, j = buf.find(b"\n"), buf.rfind(b"\n")  # drop the header or a partial first line, and a partial last
+        if 0 <= i < j:
+            pieces.append(buf[i + 1:j + 1])
     d = re.escape(delim.encode())
     pat = re.compile(rb"^(?:[^" + d + rb"\n]*" + d + rb"){" + str(col).encode() + rb"}[ \"]*([^" + d + rb"\n\" \r]*)",
                      re.MULTILINE)
@@ -305,7 +314,7 @@ def tables_from_csv(job_id: str, files: Sequence[str], plan: dict[str, Any] | No
             cands = cands if ranks is not None else []  # the query takes candidates by file only
         else:
             tabs = _tables_from_scan(job_id, role, files, plan, fast_ranks, notes, thr_col, scanned)
-            tabs.sha256 = scanned["sha256"]
+            tabs.sha256, tabs.file_bytes = scanned["sha256"], scanned["sizes"]
             return tabs
         # not plain clean files: the DuckDB query below counts and names what is wrong
     if sum(os.path.getsize(f) for f in files) >= 256 << 20:

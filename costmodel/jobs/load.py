@@ -207,6 +207,16 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
 
     opts = options or IngestOptions(role=role)
     side = Side()
+    if engine == "auto":  # the environment may send the fleet to a cluster (the report's kernel reads it)
+        engine = os.environ.get("COSTMODEL_ENGINE", "auto") or "auto"
+    url_groups: dict[str, tuple[list[str], dict]] = {}
+    if engine == "dask":
+        # object-store prefixes of rank logs are read by the workers themselves: listed here, never downloaded
+        from .distributed import url_fleet_groups
+        from .storage import is_url
+
+        url_groups, url_rest = url_fleet_groups([p for p in paths if is_url(p)])
+        paths = [p for p in paths if not is_url(p)] + url_rest
     with LocalCopies() as copies:
         spec_files: dict[str, str] = {}
         for spec in job_specs:
@@ -218,6 +228,11 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
             side.warnings += skipped
         else:
             fleet_groups, rest = {}, list(local)
+        for name, grp in url_groups.items():
+            key, n = name, 2
+            while key in fleet_groups:
+                key, n = f"{name}#{n}", n + 1
+            fleet_groups[key] = grp
         # the fleet engine's fast path hashes each file in its reading pass (JobTables.sha256); files it did
         # not read (the DuckDB query, Dask) are hashed on a thread pool (hashlib releases the GIL)
         from concurrent.futures import Future, ThreadPoolExecutor
@@ -226,6 +241,7 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
 
         pool = ThreadPoolExecutor(max_workers=2) if hash_files else None
         hashes: dict[str, str | Future[str]] = {}
+        sizes: dict[str, int] = {}
         try:
             runs: list[Run] = []
             per_file: list[tuple[str, list[Run]]] = []
@@ -262,13 +278,14 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
                 if engine == "dask":
                     from .distributed import tables_from_csv_dask
 
-                    tabs = tables_from_csv_dask(name, files, plan, role=role)
+                    tabs = tables_from_csv_dask(name, files, plan, role=role, hash_files=hash_files)
                 else:
                     from .fleet import tables_from_csv
 
                     tabs = tables_from_csv(name, files, plan, role=role, hash_files=hash_files)
                 if pool is not None:
                     hashes.update({f: tabs.sha256.get(f) or pool.submit(sha256_file, f) for f in files})
+                sizes.update(tabs.file_bytes)
                 tabs.sources = {r: copies.url_of(f) for r, f in tabs.sources.items()}
                 side.warnings += tabs.warnings
                 jr, summary = finish_job(tabs, rank_throughput)
@@ -284,7 +301,7 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
                 side.files.append({"path": copies.url_of(f), "format": ",".join(sorted({r.format for r in rs})),
                                    "run_ids": [r.run_id for r in rs], "job_id": rs[0].job_id if rs else "",
                                    "sha256": _digest(hashes, f) if hash_files else "",
-                                   "size_bytes": os.path.getsize(f),
+                                   "size_bytes": sizes[f] if f in sizes else os.path.getsize(f),
                                    "predicted": any(bool(r.metadata.get("predicted")) for r in rs)})
         except BaseException:
             if pool is not None:  # do not keep hashing gigabytes for a command that failed

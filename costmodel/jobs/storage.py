@@ -272,3 +272,57 @@ class LocalCopies:
 
     def url_of(self, local: str) -> str:
         return self.origin.get(str(local), str(local))
+
+
+_FS_CACHE: dict[tuple[str, int], Any] = {}
+
+
+def _cached_filesystem(url: str) -> Any:
+    """:func:`filesystem` for ``url``, one per protocol and thread (a Dask worker reads many objects with one
+    client; credentials and endpoint come from that worker's own environment)."""
+    import threading
+
+    key = (_PROTOCOL[str(url).split("://", 1)[0].lower()], threading.get_ident())
+    fs = _FS_CACHE.get(key)
+    if fs is None:
+        fs = _FS_CACHE[key] = filesystem(url)
+    return fs
+
+
+def read_bytes(path: str) -> bytes:
+    """The whole content of a local file or an object (one GET); IngestError (one line) on a storage failure."""
+    if not is_url(path):
+        with open(path, "rb") as fh:
+            return fh.read()
+    try:
+        return bytes(_cached_filesystem(path).cat_file(str(path)))
+    except Exception as exc:  # noqa: BLE001 - every backend error becomes one line
+        raise storage_error(path, exc) from None
+
+
+def read_ranges(path: str, ranges: list[tuple[int, int]], size: int | None = None) -> tuple[int, list[bytes]]:
+    """The file's or object's size and the bytes of each ``(start, length)`` range (clipped to the size)."""
+    if not is_url(path):
+        size = os.path.getsize(path) if size is None else size
+        out = []
+        with open(path, "rb") as fh:
+            for start, n in ranges:
+                fh.seek(min(start, size))
+                out.append(fh.read(n))
+        return size, out
+    try:
+        fs = _cached_filesystem(path)
+        size = int(fs.size(str(path))) if size is None else size
+        return size, [bytes(fs.cat_file(str(path), start=min(s, size), end=min(s + n, size))) for s, n in ranges]
+    except Exception as exc:  # noqa: BLE001
+        raise storage_error(path, exc) from None
+
+
+def size_of(path: str) -> int:
+    """Bytes of a local file or an object."""
+    if not is_url(path):
+        return os.path.getsize(path)
+    try:
+        return int(_cached_filesystem(path).size(str(path)))
+    except Exception as exc:  # noqa: BLE001
+        raise storage_error(path, exc) from None

@@ -151,7 +151,7 @@ def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis]) -
         lacking = " and ".join(k for k, v in (("link.rtt_ms", cand.rtt_ms), ("link.bandwidth_gbps", cand.bandwidth_gbps))
                                if v is None)
         return Basis("assumed", f"the base scenario's cache figures (no {lacking} for this link to predict with)")
-    k = (cand.rtt_ms, cand.bandwidth_gbps)
+    k = (pl.base_source, cand.rtt_ms, cand.bandwidth_gbps, pl.predict_max_steps, pl.predict_seed)
     if k in cache:
         return cache[k]
     from ..simulate import simulate
@@ -189,6 +189,8 @@ def candidate_doc(pl: Placement, cand: Candidate, offer: Offer, data_offer: Offe
     _put(doc, "training.instance_type", offer.instance_type)
     _put(doc, "training.instance_count", offer.count)
     _put(doc, "training.cluster_usd_per_hour", offer.cluster_usd_per_hour)
+    if offer.interruptions_per_run is not None:
+        _put(doc, "training.interruptions_per_run", offer.interruptions_per_run)
     if cand.rtt_ms is not None:
         _put(doc, "link.rtt_ms", cand.rtt_ms)
     if cand.bandwidth_gbps is not None:
@@ -227,13 +229,13 @@ def _storage(pl: Placement, cand: Candidate) -> tuple[float | None, str | None]:
     return None, None
 
 
-def build(pl: Placement, today: Any = None) -> list[CandidateScenario]:
+def build(pl: Placement, today: Any = None, predictions: dict[tuple, Basis] | None = None) -> list[CandidateScenario]:
     """Every candidate x offer as a :class:`CandidateScenario` (in file order). Raises PlacementError for a
     measurement that cannot be read; a price that cannot be found leaves the offer not priced, with the reason."""
     from ..cost import apply_measurements, scenario_from_dict
 
     out: list[CandidateScenario] = []
-    predictions: dict[tuple, Basis] = {}
+    predictions = {} if predictions is None else predictions
     for cand in pl.candidates:
         basis = measured_basis(pl, cand) or predicted_basis(pl, cand, predictions)
         storage, storage_why = _storage(pl, cand)

@@ -74,7 +74,7 @@ def why_lines(pl: Placement, ranked: list[Row], be: list[dict[str, Any]], mc: di
     basis = f" ({w.cs.basis.kind} warm-up and slowdown)" if w.strategy == "cross_region" else ""
     rank_by = "score (cost + time value)" if pl.usd_per_hour else "cost"
     lines = [f"{w.id} has the lowest {rank_by}: {w.cost_usd:,.0f} USD over the horizon "
-             f"({w.compute_usd:,.0f} GPU hours + {w.strategy_usd:,.0f} {w.strategy}){basis}, "
+             f"({w.compute_usd:,.0f} USD of GPU hours + {w.strategy_usd:,.0f} USD of {w.strategy}){basis}, "
              f"finishing the first training in {w.time_h:,.1f} h"
              + (f" (deadline {pl.deadline_hours:g} h)" if pl.deadline_hours else "") + "."]
     if len(ranked) > 1:
@@ -99,11 +99,11 @@ def _where(pl: Placement) -> str | None:
 
 
 def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
-            monte_carlo_n: int | None = None, today: Any = None) -> dict[str, Any]:
+            monte_carlo_n: int | None = None, today: Any = None, predictions: dict | None = None) -> dict[str, Any]:
     """The placement result (see the module docstring). ``scenarios_dir``: also write each candidate's
     scenario YAML there (and, for a measured one, its compare JSON) so ``costmodel cost`` can be run on it.
     Raises PlacementError for an infeasible constraint or when nothing can be priced."""
-    scen = build(pl, today)
+    scen = build(pl, today, predictions)
     rows = build_rows(pl, scen)
     priced = [r for r in rows if r.priced]
     if not priced:

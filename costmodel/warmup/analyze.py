@@ -49,7 +49,7 @@ DRIFT_Z = 4.0  # a drift must also be significant: |head - tail| >= 4 standard e
 DRIFT_TAIL_REL = 0.008  # ... still moves by more than 0.8 % (2 % over a whole run) and significantly
 DRIFT_Z_TAIL = 3.0  # (slope z, autocorrelation-corrected) and at an undiminished pace
 DRIFT_PACE_MAX = 2.0  # ... not accelerating (second half of the tail at most twice the first half's slope)
-HEAD_DRIFT_MIN = 0.25  # ... and the window before the tail moves the same way, by >= 1/4 of the tail's change
+HEAD_DRIFT_MIN = 0.25  # ... and the window before the tail does not move the other way by >= 1/4 of the tail's change
 TAIL_MAX = 0.2  # a final segment this short (share of the run) after a long plateau is a flagged tail ...
 PLATEAU_MIN = 0.5  # ... when the plateau before it lasts at least half the run
 TAIL_KEEP = 0.05  # a flagged tail within 5 % of the plateau stays in the steady state (a late drift)
@@ -246,10 +246,10 @@ def _analyze_series(s: Series) -> FitResult:
         # a drift keeps its pace (the second half of the tail moves at least half as fast as the first);
         # the end of a warm-up or of a settling decelerates
         # (nor accelerates: a level that holds and then moves at the very end is a tail); and the part
-        # of the run before the tail moves the same way (a wander that rises then falls is no drift)
+        # of the run before the tail does not move the other way (a wander that rises then falls is no drift)
         head = window_drift(s, ym, int(decided or verdict.steady_start or 0), hi - int(DRIFT_TAIL * hi))
         evidence["head_drift_rel"] = head
-        kept = head is None or (np.sign(head) == np.sign(td[0]) and abs(head) >= HEAD_DRIFT_MIN * abs(td[0]))
+        kept = head is None or not (np.sign(head) != np.sign(td[0]) and abs(head) >= HEAD_DRIFT_MIN * abs(td[0]))
         if (cls != "no_steady_state" and abs(td[0]) > DRIFT_TAIL_REL and td[1] >= DRIFT_Z_TAIL
                 and 0.5 <= td[3] <= DRIFT_PACE_MAX and kept):
             res.classification = cls = "no_steady_state"
@@ -476,23 +476,9 @@ def _analyze_series(s: Series) -> FitResult:
     else:
         res.lost_work = 0.0
         res.lost_s = 0.0
-    cold_worse = res.cold_mean is not None and ci.mean > 0 and res.cold_mean < ci.mean * (1 - EPS)
-    if res.classification == "warmup" and res.lost_s is not None and res.lost_s < 0 and cold_worse:
-        # a cold start whose overshoot gains more than the cold phase lost: still a warm-up, nothing lost
-        evidence["lost_s_net"] = res.lost_s
-        evidence["lost_s_note"] = "the overshoot after the cold start gained more than the cold phase lost; lost_s is 0"
-        res.lost_s = res.lost_work = 0.0
-    elif res.classification == "warmup" and res.lost_s is not None and res.lost_s < 0:
-        # the start was faster than the steady state: a finding of its own, not a warm-up
-        res.fast_start = {"end_step": res.warmup_end_step, "level": res.warmup_mean,
-                          "rel_excess": float(res.warmup_mean / ci.mean - 1.0) if res.warmup_mean and ci.mean else None,
-                          "seconds_gained": -res.lost_s,
-                          "note": "the run started faster than its steady state (a fast start, e.g. a warm page "
-                                  "cache or boost clocks): not a warm-up, so no seconds are lost to it"}
-        res.classification = cls = "flat"
-        evidence["rule"] = "the early level is better than the steady state: a fast start, not a warm-up"
-        res.lost_s = res.lost_work = 0.0
-        res.warmup_end_step, res.warmup_end_t_s, res.warmup_end_index, res.warmup_mean = int(s.step[0]), 0.0, 0, None
+    if res.classification == "warmup" and res.lost_s is not None and res.lost_s < 0:
+        _negative_lost(res, s, ~stall, i_end, base_lvl, ci.mean)
+        cls = res.classification
     res.telemetry = telemetry(s, res.warmup_end_index or 0, i_s, i_b)
     # curve dictionary
     if sel is not None:
@@ -523,6 +509,41 @@ def _analyze_series(s: Series) -> FitResult:
         evidence["dips"] = [{"start_step": int(s.step[a]), "end_step": int(s.step[b - 1]), "depth": dd}
                             for a, b, dd in an.dip_events[:200]]
     return res
+
+
+def _negative_lost(res: FitResult, s: Series, keep: np.ndarray, i_end: int, base_lvl: float, level: float) -> None:
+    """A warm-up whose lost seconds came out negative: a fast start, or a level compared with stalls.
+
+    Stall-free levels decide: when the warm-up ran below the steady state's between-stall level (the
+    steady level counts stalls, e.g. checkpoints that grow over a long run, that the warm-up did not
+    have), the seconds lost are counted against that level (0 at least: an overshoot after the cold
+    start can gain more than the cold phase lost); when it ran above it, the start was fast: a finding of
+    its own (``fast_start``), not a warm-up.
+    """
+    ev = res.evidence
+    early = s.level(0, i_end, mask=keep) if i_end > 0 else float("nan")
+    cold_worse = res.cold_mean is not None and level > 0 and res.cold_mean < level * (1 - EPS)
+    if (np.isfinite(early) and np.isfinite(base_lvl) and early < base_lvl) or cold_worse:
+        ev["lost_s_net"] = res.lost_s
+        kk = keep[:i_end]
+        T, W = float(np.sum(s.d[:i_end][kk])), float(np.sum(s.w[:i_end][kk]))
+        lost = T - W / base_lvl if base_lvl and np.isfinite(base_lvl) and base_lvl > 0 else 0.0
+        res.lost_s = max(0.0, float(lost))
+        res.lost_work = max(0.0, float(lost * base_lvl)) if np.isfinite(base_lvl) else 0.0
+        ev["lost_s_note"] = ("against the steady level with its stalls the warm-up gained time (it had fewer or "
+                             "shorter stalls, or overshot); lost_s is counted against the between-stall level, "
+                             "stall rows left out, and is never negative")
+        return
+    gained = -float(res.lost_s or 0.0)
+    res.fast_start = {"end_step": res.warmup_end_step, "level": res.warmup_mean,
+                      "rel_excess": float(res.warmup_mean / level - 1.0) if res.warmup_mean and level else None,
+                      "seconds_gained": gained,
+                      "note": "the run started faster than its steady state (a fast start, e.g. a warm page "
+                              "cache or boost clocks): not a warm-up, so no seconds are lost to it"}
+    res.classification = "flat"
+    ev["rule"] = "the early level is better than the steady state: a fast start, not a warm-up"
+    res.lost_s = res.lost_work = 0.0
+    res.warmup_end_step, res.warmup_end_t_s, res.warmup_end_index, res.warmup_mean = int(s.step[0]), 0.0, 0, None
 
 
 def analyze(run: Any, metric: str | None = None, axis: str = "step") -> FitResult:

@@ -24,7 +24,8 @@ import numpy as np
 
 SLOW_X = 3.0  # a row slower than 3x the median time per unit of work is "slow"
 CYCLES_PER_WINDOW = 4  # a level's window holds at least this many loader cycles
-MIN_WAIT_EVENTS = 4  # fewer clustered waits than this: no loader-bound phase
+MIN_WAIT_EVENTS = 6  # fewer clustered waits than this: no loader-bound phase
+MIN_COLD_ROWS = 24  # ... nor when they all fall within fewer rows than this
 RATE_TOL = 0.05  # the throughput CUSUM's allowance: 5 % above the warm time per unit of work
 WAIT_MIN_S = 0.002  # the data-wait threshold: max(2 x warm baseline, baseline + 2 ms) per step
 WORKER_KEYS = ("workers", "num_workers", "dataloader_workers", "loader_workers")
@@ -104,7 +105,12 @@ def find_renewal(w: np.ndarray, d: np.ndarray, meta: dict[str, Any] | None = Non
     # a cold phase: the waits crowd the first half and (nearly) stop after it (waits all through the
     # run are a periodic pattern, read bursts with idle gaps, not a cold phase)
     n_first = int(np.sum(ws < n // 2))
-    bursty = n_first >= MIN_WAIT_EVENTS and len(ws) - n_first <= max(1, 0.1 * n_first)
+    # ... and they are a phase, not a few slow rows at the very start (start-up) or random stragglers:
+    # at least MIN_WAIT_EVENTS of them over at least MIN_COLD_ROWS rows, one every 16 rows or more often
+    first = ws[ws < n // 2]
+    span = int(first[-1] - first[0] + 1) if len(first) else 0
+    bursty = (n_first >= MIN_WAIT_EVENTS and len(ws) - n_first <= max(1, 0.1 * n_first)
+              and span >= MIN_COLD_ROWS and n_first >= span / 16)
     cycle = None
     source = ""
     if workers:

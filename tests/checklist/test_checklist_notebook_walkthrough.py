@@ -1,5 +1,5 @@
 """The checklist walk-through notebook: its parameters mirror the package, papermill runs it with
-defaults to the bundled example's verdict (CONDITIONAL), evidence can come from the CLI verbs' JSON,
+defaults to the bundled example's verdict (NO_GO since issue 25: the measured cross-region bytes), evidence can come from the CLI verbs' JSON,
 and the widget it shows saves answers that batch mode reads back to the same verdict."""
 from __future__ import annotations
 
@@ -64,12 +64,12 @@ def _run(tmp_path: Path, **parameters):
 def test_papermill_with_defaults_gives_the_bundled_examples_verdict(tmp_path):
     nb = _run(tmp_path)
     page = _html_outputs(nb)
-    assert ">CONDITIONAL</span>" in page
+    assert ">NO_GO</span>" in page
     # the static table is the one batch mode gives for the same inputs
     p = report.validate_checklist_parameters()
     src = report.evidence_sources(p)
     d = report.batch_decision(p, checklist.gather_evidence(compare=src.compare, cost=src.cost, fits=src.fits))
-    assert d.verdict == "CONDITIONAL"
+    assert d.verdict == "NO_GO" and [b["id"] for b in d.blockers] == ["cost_favourable"]
     for c in d.conditions:
         assert f">{c['id']}</span>" in page
     widgets = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
@@ -140,7 +140,7 @@ def test_wizard_saves_where_asked_and_batch_mode_reads_it_back(tmp_path, verb_ou
     evidence = checklist.gather_evidence(compare=src.compare, cost=src.cost, fits=src.fits)
     wizard = interactive.checklist_wizard(p, evidence)
     assert wizard.path_text.value == str(saved)
-    assert wizard.decision().verdict == report.batch_decision(p, evidence).verdict == "CONDITIONAL"
+    assert wizard.decision().verdict == report.batch_decision(p, evidence).verdict == "NO_GO"
     for iid in ("network_ready", "governance_allows", "failure_recovery", "checkpoints_independent"):
         wizard.answer_buttons[iid].value = "no"
         wizard.notes[iid].value = ""  # the loaded answers came with notes
@@ -154,4 +154,4 @@ def test_wizard_saves_where_asked_and_batch_mode_reads_it_back(tmp_path, verb_ou
     assert saved.is_file()
     again = report.batch_decision(report.validate_checklist_parameters(
         answers=str(saved), compare_json=str(verb_outputs["compare"]), cost_json=str(verb_outputs["cost"])), evidence)
-    assert again.verdict == "NO_GO" and [b["id"] for b in again.blockers] == ["network_ready"]
+    assert again.verdict == "NO_GO" and {b["id"] for b in again.blockers} == {"network_ready", "cost_favourable"}

@@ -28,9 +28,9 @@ def _validator(name: str) -> jsonschema.Draft202012Validator:
 @pytest.mark.parametrize("name", list(SCHEMAS))
 def test_the_checked_in_schema_is_what_the_models_generate(name):
     path = SCHEMA_DIR / f"{name}.json"
-    assert path.is_file(), f"{path} missing: run `costmodel schema --write docs/schema`"
+    assert path.is_file(), f"{path} missing: run `costmodel schema --write docs/schema --force`"
     assert path.read_text(encoding="utf-8") == dumps(generate(name)), \
-        f"{path} is stale: run `costmodel schema --write docs/schema`"
+        f"{path} is stale: run `costmodel schema --write docs/schema --force`"
 
 
 def test_docs_link_every_schema():

@@ -22,7 +22,8 @@ def test_from_compare_prints_the_scenario_totals_beside_the_measured_ones(cli, e
     assert slow["scenario"] == pytest.approx(plain["inputs"]["values"]["cache"]["steady_slowdown_fraction"])
     assert slow["measured"] == pytest.approx(cmp["steady_slowdown_fraction"]) and "compare" in slow["source"]
     # the measured slowdown is far below the scenario's assumption: cross-region costs much less with it
-    assert measured["options"]["cross_region"]["total_usd"] < 0.5 * plain["options"]["cross_region"]["total_usd"]
+    assert measured["options"]["cross_region"]["terms"]["slowdown_usd"] < \
+        0.5 * plain["options"]["cross_region"]["terms"]["slowdown_usd"]
 
     rc, out, _ = cli("cost", ex / "scenario.yaml", "--from-compare", tmp_path / "compare.json")
     assert rc == 0

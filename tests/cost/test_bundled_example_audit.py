@@ -288,7 +288,7 @@ def test_run_hours_follows_sampled_epochs(example):
     ex = copy.deepcopy(example)
     ex["training"]["epochs_per_run"] = {"dist": "uniform", "low": 2, "high": 4}
     ex["cache"]["steady_slowdown_fraction"] = 0.01
-    mc = monte_carlo(scenario_from_dict(ex, today=TODAY), 4000, seed=3)
+    mc = monte_carlo(scenario_from_dict(ex, today=TODAY), 4000, seed=3, default_ranges=False)
     cr = mc.totals["cross_region"]
     assert cr.max() - cr.min() == pytest.approx(swing, rel=0.01)  # before: the run length was held at 347.7 h
 
@@ -408,9 +408,9 @@ def test_cli_json_contract_on_the_example(capsys, examples_dir):
                 "sensitivity", "derived", "prices_used", "warnings", "inputs", "horizon_months", "wait_break_even"):
         assert key in out, key
     terms = {"cross_region": {"transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd",
-                              "requests_usd", "inter_az_usd"},
+                              "requests_usd", "inter_az_usd", "cache_capacity_usd"},
              "replicate": {"initial_copy_usd", "storage_usd", "sync_usd", "ops_usd", "requests_usd", "versioning_usd",
-                           "inter_az_usd", "copy_delay_usd"},
+                           "inter_az_usd", "copy_delay_usd", "cache_usd", "cache_capacity_usd", "filesystem_usd"},
              "wait": {"delay_usd", "gpu_premium_usd"}}
     for o, names in terms.items():
         opt = out["options"][o]
@@ -455,7 +455,7 @@ def test_sampled_throughput_moves_the_run_length(example):
         return 12 * 0.02 * D + 12 * L / 3600 * G + 12 * 7929.856 * 0.0004 / 1000 + 12 * 0.01 * T * G
 
     assert t["cross_region"] == pytest.approx(np.array([cross(100.0), cross(132.0)]), rel=1e-12)
-    mc = monte_carlo(s, 4000, seed=11)
+    mc = monte_carlo(s, 4000, seed=11, default_ranges=False)
     assert mc.uncertain_inputs == ["training.samples_per_s"]
     assert mc.totals["cross_region"].max() == pytest.approx(cross(100.0), rel=2e-3)
     assert mc.totals["cross_region"].min() == pytest.approx(cross(132.0), rel=2e-3)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import math
 
 import numpy as np
 import pandas as pd
@@ -71,7 +72,8 @@ def priced(storage_from_table=False, **prices):
         ("cache.warmup_lost_min", 5, ["cache.warmup_lost_min", "warmup_lost_s", "write warmup_lost_s: 300"]),
         ("datasett", {}, ["datasett", "did you mean 'dataset'"]),
         ("cache", [1, 2], ["cache", "expected a mapping"]),
-        ("cache.steady_hit_ratio", {"dist": "normal", "mean": 0.9}, ["cache.steady_hit_ratio", "uniform, triangular, lognormal"]),
+        ("cache.steady_hit_ratio", {"dist": "gamma", "mean": 0.9}, ["cache.steady_hit_ratio", "uniform, triangular, lognormal"]),
+        ("cache.steady_hit_ratio", {"dist": "normal", "mean": 0.9}, ["cache.steady_hit_ratio", "mean, sd; missing sd"]),
         ("cache.steady_hit_ratio", {"dist": "lognormal", "median": 0.9, "sigma": 0.1}, ["unbounded", "uniform or triangular"]),
         ("cache.steady_hit_ratio", [0.9, 1.1], ["cache.steady_hit_ratio", "out of range"]),
         ("cache.steady_hit_ratio", {"dist": "triangular", "low": 0.9, "mode": 0.8, "high": 1}, ["low <= mode <= high"]),
@@ -280,8 +282,12 @@ def test_compare_ci_gives_slowdown_distribution_and_warning():
     cmp = {"ratio": 0.999, "ratio_ci_low": 0.995, "ratio_ci_high": 1.002, "steady_slowdown_fraction": 0.001}
     f = apply_measurements(s, compare=cmp, source="c.json")
     d = f.distributions["cache.steady_slowdown_fraction"]
-    assert d.kind == "triangular"
-    assert d.params["low"] == 0.0 and d.params["mode"] == 0.001 and d.params["high"] == pytest.approx(0.005)
+    # issue 25: the estimate's sampling distribution (no df, no se_log_ratio: normal from the CI's log width),
+    # not a triangle clipped at 0 whose mean was 2x the estimate
+    assert d.kind == "normal"
+    assert d.params["mean"] == pytest.approx(0.001)
+    assert d.params["sd"] == pytest.approx(0.999 * math.log(1.002 / 0.995) / (2 * 1.959963984540054))
+    assert d.mean() == pytest.approx(0.001)
     assert any("not distinguishable from 0" in w for w in f.warnings)
 
 

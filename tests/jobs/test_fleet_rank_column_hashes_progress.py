@@ -126,6 +126,10 @@ def test_every_engine_gives_the_same_job(tmp_path, monkeypatch):
     t = pd.read_csv(files[0])
     t.loc[t["step"].between(300, 309), "step_time_s"] = 9.0
     t.to_csv(files[0], index=False, float_format="%.6f")
+    for f in files[5:]:  # step times of 0 at steps 400-404 on ranks 5-11 (ties at 0: rank 5 among them)
+        t = pd.read_csv(f)
+        t.loc[t["step"].between(400, 404), "step_time_s"] = 0.0
+        t.to_csv(f, index=False, float_format="%.6f")
 
     def run(engine: str, fast: bool, threads: int = 2):
         monkeypatch.setattr(fleet, "FAST_PATH", fast)
@@ -155,3 +159,41 @@ def test_every_engine_gives_the_same_job(tmp_path, monkeypatch):
     a1, a2 = sides["arrow1"].tables["job1"], sides["arrow2"].tables["job1"]
     _same(a1.steps, a2.steps)
     assert (a2.steps.set_index("step").loc[300:309, "slowest_rank"] == 0).all()
+
+
+def test_merged_accumulators_equal_one_fold():
+    """Folding ranks into two accumulators and merging them gives the arrays of one fold of all ranks
+    (random ranks, ragged steps, empty cells, ties in step time, times of 0)."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for r in rng.permutation(40):
+        lo = int(rng.integers(0, 30))
+        step = np.arange(lo, lo + int(rng.integers(50, 200)))
+        if r % 5 == 0:
+            step = step[rng.random(len(step)) > 0.3]  # gaps: the fancy-index fold
+        st = rng.choice([0.0, 0.25, 0.5, 0.5, 1.0], size=len(step))
+        thr = rng.random(len(step)).astype("float32").astype("float64")
+        t = np.cumsum(st)
+        thr[rng.random(len(step)) < 0.05] = np.nan
+        holes = {"thr": bool(np.isnan(thr).any()), "st": False, "t": False, "st_zero": True}
+        rows.append((int(r), step, thr, st, t, r % 3 != 0, holes))
+    one, x, y = arrowscan.Acc(), arrowscan.Acc(), arrowscan.Acc()
+    for i, row in enumerate(rows):
+        one.add(*row)
+        (x if i % 2 else y).add(*row)
+    got, want = arrowscan.merge_acc(x, y).counts(), one.counts()
+    for k, v in want.items():
+        np.testing.assert_array_equal(got[k][:len(v)], v, err_msg=k)
+    # by brute force: the largest step time, the lowest rank among those that have it, the second largest
+    best: dict[int, tuple[float, int]] = {}
+    tops: dict[int, list[float]] = {}
+    for r, step, _thr, st, _t, _o, _h in rows:
+        for s_, v in zip(step.tolist(), st.tolist(), strict=True):
+            if s_ not in best or (v, -r) > (best[s_][0], -best[s_][1]):
+                best[s_] = (v, r)
+            tops.setdefault(s_, []).append(v)
+    steps = sorted(best)
+    assert [int(want["slowest"][s_]) for s_ in steps] == [best[s_][1] for s_ in steps]
+    assert sum(best[s_][0] == 0.0 for s_ in steps) > 0  # ties at 0 were there
+    second = [sorted(tops[s_])[-2] if len(tops[s_]) > 1 else -np.inf for s_ in steps]
+    np.testing.assert_array_equal(want["st_second"][steps], second)

@@ -13,8 +13,8 @@ def commands() -> list[str]:
     text = PAGE.read_text(encoding="utf-8")
     out = []
     for block in re.findall(r"```sh\n(.*?)```", text, re.DOTALL):
-        for line in block.replace("\\\n", " ").splitlines():
-            line = line.split("  #")[0].strip()
+        for raw in block.replace("\\\n", " ").splitlines():
+            line = raw.split("  #")[0].strip()
             if line:
                 out.append(line)
     return out

@@ -142,3 +142,14 @@ def test_an_exchange_rate_trades_cost_for_time(cli, example, result):
     for r in out["ranking"]:
         assert r["score_usd"] == pytest.approx(r["cost_usd"] + 1e7 * r["time_to_finish_hours"], rel=1e-12)
     assert out["winner"]["time_to_finish_hours"] == min(r["time_to_finish_hours"] for r in out["ranking"])
+
+
+def test_the_output_validates_against_its_published_schema(result):
+    jsonschema = pytest.importorskip("jsonschema")
+    from costmodel.contracts.schema import generate
+
+    v = jsonschema.Draft202012Validator(generate("place"))
+    assert [e.message for e in v.iter_errors(result)] == []
+    v.validate(dict(result, adr="adr/0001-x.md"))
+    with pytest.raises(jsonschema.ValidationError):
+        v.validate({k: val for k, val in result.items() if k != "break_even"})  # a contract key may not go

@@ -1,0 +1,107 @@
+"""One byte model: the bytes that cross regions per month, from the dataset, from measurements, from the bill.
+
+The cost model and the checklist's evidence both use these functions, so they print the same bytes for the
+same inputs. Three estimates of the GB (10^9 bytes) that cross the link in a month:
+
+- ``dataset``: the working set and epochs, ``X = n'*W + (1-hw)*W*(N-n') + c*W*max(0, 1-n')``
+  (:func:`costmodel.cost.model.derived`);
+- ``measured``: the cold fills plus the steady stream the measurements show crossing over the training
+  hours, ``X = n'*W + r_x * 3600*R*T / 10^9`` with ``r_x`` the origin-fetch counter's bytes/s
+  (``cache.origin_fetch_bytes_per_s``) or else the read rate times the miss ratio,
+  ``cache.read_bytes_per_s * (1 - h)`` (what the checklist's link evidence calls the steady demand);
+- ``billed``: the user's billed figure, ``link.billed_gb_per_month``.
+
+They **agree** when each is within :data:`BYTES_TOLERANCE` (25 %) of the largest. ``link.bytes_basis:
+auto`` prices the billed figure when given (it is what the provider charges), else the measured one when
+given (a measurement of what crossed beats a model of what should cross), else the dataset model; the
+result (``cross_region_bytes``) says which one was priced, why, and how far the others are.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+#: estimates within 25 % of the largest agree
+BYTES_TOLERANCE = 0.25
+#: model code of each basis (costmodel.cost.model reads ``_bytes_basis``)
+BASIS_CODE = {"dataset": 0.0, "measured_read": 1.0, "measured_origin": 2.0, "billed": 3.0}
+
+
+def steady_crossing_bytes_per_s(read_bytes_per_s: float | None, hit_ratio: float | None,
+                                origin_fetch_bytes_per_s: float | None = None) -> tuple[float | None, str]:
+    """Bytes/s that cross the link in steady state and how it was measured: the origin-fetch counter when
+    given, else ``read x (1 - hit ratio)`` (every read crossing when the hit ratio is unknown)."""
+    if origin_fetch_bytes_per_s is not None:
+        return float(origin_fetch_bytes_per_s), "origin-fetch counter"
+    if read_bytes_per_s is None:
+        return None, ""
+    miss = 1.0 - hit_ratio if hit_ratio is not None else 1.0
+    return float(read_bytes_per_s) * miss, "read rate x miss ratio"
+
+
+def measured_gb_per_month(cold_fill_gb_per_month: float, crossing_bytes_per_s: float,
+                          training_hours_per_month: float) -> float:
+    """``n'*W + r_x * 3600 * R*T / 10^9``: the cold fills plus the steady stream over the training hours."""
+    return cold_fill_gb_per_month + crossing_bytes_per_s * 3600.0 * training_hours_per_month / 1e9
+
+
+def choose_basis(requested: str, has_measured: bool, has_billed: bool) -> str:
+    """The estimate to price: ``requested`` when its figure exists, else billed > measured > dataset."""
+    if requested == "billed" and has_billed:
+        return "billed"
+    if requested == "measured" and has_measured:
+        return "measured"
+    if requested == "dataset":
+        return "dataset"
+    return "billed" if has_billed else "measured" if has_measured else "dataset"
+
+
+def reconcile(estimates: dict[str, float | None], basis: str, requested: str = "auto",
+              how_measured: str = "", runs_per_month: float = 0.0) -> dict[str, Any]:
+    """The ``cross_region_bytes`` record: every estimate (GB/month), the one priced, whether they agree
+    within :data:`BYTES_TOLERANCE`, and a sentence saying which one was used and why."""
+    given = {k: float(v) for k, v in estimates.items() if v is not None and math.isfinite(v)}
+    top = max(given.values()) if given else 0.0
+    agree = all(v >= (1.0 - BYTES_TOLERANCE) * top for v in given.values()) if len(given) > 1 else True
+    used = given.get(basis, 0.0)
+    why = {
+        "billed": "the provider's billed figure is what is paid",
+        "measured": f"a measurement of what crossed ({how_measured}) beats a model of what should cross",
+        "dataset": "no measured or billed figure is given" if len(given) == 1 else "link.bytes_basis: dataset",
+    }[basis]
+    if requested != "auto" and requested != basis:
+        why = f"link.bytes_basis: {requested} has no figure; " + why
+    others = []
+    for k, v in given.items():
+        if k == basis:
+            continue
+        ratio = v / used if used > 0 else math.inf
+        others.append(f"{k} {v:,.6g} GB ({ratio:,.3g}x)")
+    if len(given) == 1:
+        sentence = f"cross-region bytes {used:,.6g} GB/month from the {basis} model ({why})"
+    elif agree:
+        sentence = (f"cross-region bytes {used:,.6g} GB/month ({basis}); the estimates agree within "
+                    f"{BYTES_TOLERANCE:.0%}: " + ", ".join(others))
+    else:
+        sentence = (f"cross-region bytes {used:,.6g} GB/month priced from the {basis} figure because {why}; "
+                    f"the estimates disagree by more than {BYTES_TOLERANCE:.0%}: " + ", ".join(others)
+                    + (". Check dataset.size_gb (bytes per token) and read amplification (readahead, re-reads "
+                       "of shards), or set link.bytes_basis" if "dataset" in given else ""))
+    per_run = used / runs_per_month if runs_per_month > 0 else None
+    return {"basis": basis, "requested": requested, "gb_per_month": used, "gb_per_run": per_run,
+            "estimates_gb_per_month": {k: given.get(k) for k in ("dataset", "measured", "billed")},
+            "measured_how": how_measured or None, "tolerance": BYTES_TOLERANCE, "agree": agree,
+            "reason": why, "sentence": sentence}
+
+
+def bytes_phrase(record: dict[str, Any] | None) -> str:
+    """The one sentence both ``costmodel cost`` and the checklist print for a ``cross_region_bytes`` record:
+    ``cross-region bytes 72,345.6 GB/month, 72,345.6 GB per run (measured: read rate x miss ratio)``."""
+    if not record:
+        return ""
+    how = record.get("basis", "")
+    if how == "measured" and record.get("measured_how"):
+        how = f"measured: {record['measured_how']}"
+    per_run = record.get("gb_per_run")
+    run = f", {per_run:,.6g} GB per run" if per_run is not None else ""
+    return f"cross-region bytes {record.get('gb_per_month', 0.0):,.6g} GB/month{run} ({how})"

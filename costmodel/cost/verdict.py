@@ -1,0 +1,150 @@
+"""The verdict in one record: which option to take, by how much, how likely, and what would flip it.
+
+``verdict`` (a key of ``costmodel cost --json`` and of the report's ``decision.json`` cost section):
+
+- ``option`` / ``runner_up``: the cheapest and second-cheapest priced options; ``margin_usd`` between them
+  and ``margin_fraction`` (margin / runner-up total);
+- ``p_cheapest`` (the winner's share of the Monte Carlo draws), ``p_runner_up`` and ``p_beats_runner_up``
+  (the share of draws where the winner costs less than the runner-up: the robustness of the pair), with
+  ``probability_basis`` (draws, seed, which inputs were sampled and how) or null when no draw ran;
+- ``flip``: the single input whose smallest relative change makes the runner-up cheaper (from the
+  break-evens: ``input``, ``current``, ``value``, ``change_fraction``), or null when none can;
+- ``sentence``: all of it in words, the line the report shows first.
+
+``not_modelled`` weighs the margin against the terms the model leaves out, each with an order-of-magnitude
+upper bound for the scenario (``bound_usd`` over the horizon) and how it was bounded; ``not_modelled_sentence``
+says whether the margin exceeds their sum.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+#: order-of-magnitude assumptions behind the bounds of the terms not modelled (docs/cost.md)
+CHECKPOINT_GB_PER_RUN = 1000.0  # checkpoints written back to the data region per run, when not stated
+TGW_ATTACHMENT_USD_PER_HOUR = 0.05  # per attachment-hour (processing.csv notes); two attachments
+INTER_AZ_USD_PER_GB = 0.01  # each direction
+FSX_LUSTRE_USD_PER_GB_MONTH = 0.145  # FSx for Lustre persistent SSD 125 MB/s/TiB (costmodel.md section 2.2)
+HOURS_PER_MONTH = 730.5
+
+
+def smallest_flip(break_even: Mapping[str, Mapping[str, Any]], wait_be: Mapping[str, Any] | None,
+                  pair: tuple[str, str]) -> dict[str, Any] | None:
+    """The break-even nearest to its current value in relative terms, for the winner/runner-up ``pair``
+    (cross_region vs replicate: every input's break-even; with wait: the wait per run)."""
+    best: dict[str, Any] | None = None
+    if set(pair) == {"cross_region", "replicate"}:
+        for key, b in break_even.items():
+            v, x = b.get("value"), b.get("current")
+            if b.get("never") or v is None or x is None or x == 0 or not math.isfinite(v):
+                continue
+            frac = (v - x) / abs(x)
+            if best is None or abs(frac) < abs(best["change_fraction"]):
+                best = {"input": key, "current": x, "value": v, "change_fraction": frac, "unit": b.get("unit", "")}
+    elif "wait" in pair and wait_be and wait_be.get("value") is not None:
+        x, v = wait_be.get("current"), wait_be["value"]
+        if x:
+            best = {"input": wait_be.get("input"), "current": x, "value": v, "change_fraction": (v - x) / abs(x),
+                    "unit": wait_be.get("unit", "")}
+    return best
+
+
+def verdict(out: Mapping[str, Any], mc_totals: Mapping[str, np.ndarray] | None, basis: str | None,
+            priced: Mapping[str, bool]) -> dict[str, Any]:
+    """The ``verdict`` record from the cost JSON ``out`` (options, cheapest, margin, break-evens) and the
+    Monte Carlo totals per option (None: no draw ran)."""
+    ranking = [o for o in out.get("ranking", []) if priced.get(o, True)]
+    win = out.get("cheapest")
+    if win is None:
+        return {"option": None, "runner_up": None, "margin_usd": None, "sentence": "no option can be priced"}
+    runner = ranking[1] if len(ranking) > 1 else None
+    margin = out.get("margin_usd")
+    opts = out["options"]
+    rec: dict[str, Any] = {"option": win, "runner_up": runner, "margin_usd": margin,
+                           "total_usd": opts[win]["total_usd"],
+                           "runner_up_total_usd": opts[runner]["total_usd"] if runner else None,
+                           "margin_fraction": (margin / opts[runner]["total_usd"]
+                                               if runner and margin is not None and opts[runner]["total_usd"] else None),
+                           "p_cheapest": None, "p_runner_up": None, "p_beats_runner_up": None,
+                           "probability_basis": basis}
+    if mc_totals is not None:
+        p = out.get("p_cheapest") or {}
+        rec["p_cheapest"] = p.get(win)
+        rec["p_runner_up"] = p.get(runner) if runner else None
+        if runner:
+            rec["p_beats_runner_up"] = float(np.mean(np.asarray(mc_totals[win]) < np.asarray(mc_totals[runner])))
+    flip = smallest_flip(out.get("break_even", {}), out.get("wait_break_even"), (win, runner)) if runner else None
+    rec["flip"] = flip
+    words = [f"Take {win}"]
+    if runner and margin is not None:
+        words[0] += f": {margin:,.2f} USD cheaper than {runner} over {out['horizon_months']:g} months"
+        if rec["margin_fraction"] is not None:
+            words[0] += f" ({rec['margin_fraction']:.1%} of {runner}'s {opts[runner]['total_usd']:,.2f} USD)"
+    if rec["p_cheapest"] is not None:
+        words.append(f"cheapest in {rec['p_cheapest']:.1%} of the draws and cheaper than {runner} in "
+                     f"{rec['p_beats_runner_up']:.1%} ({basis})" if runner else
+                     f"cheapest in {rec['p_cheapest']:.1%} of the draws ({basis})")
+    else:
+        words.append("no uncertain input: no probability (every input is a point value)")
+    if flip is not None:
+        words.append(f"it flips to {runner} if {flip['input']} goes from {flip['current']:,.6g} to "
+                     f"{flip['value']:,.6g} ({flip['change_fraction']:+.1%}), the smallest single change that does")
+    elif runner:
+        words.append(f"no single input within its allowed range makes {runner} cheaper")
+    xb = out.get("cross_region_bytes") or {}
+    others = {k: v for k, v in (xb.get("cross_region_total_usd_by_basis") or {}).items() if k != xb.get("basis")}
+    rec["cross_region_total_usd_by_bytes_basis"] = xb.get("cross_region_total_usd_by_basis")
+    for name, total in others.items():
+        rival = min((opts[o]["total_usd"], o) for o in ranking if o != "cross_region") if len(ranking) > 1 else None
+        if rival is None:
+            continue
+        best = "cross_region" if total < rival[0] else rival[1]
+        words.append(f"with the {name} bytes instead of the {xb.get('basis')} ones cross_region would cost {total:,.2f} USD "
+                     + ("and the verdict would not change" if best == win else f"and {best} would be cheapest"))
+    rec["sentence"] = "; ".join(words)
+    return rec
+
+
+def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | None) -> tuple[list[dict[str, Any]], str]:
+    """Terms the model leaves out, each with an order-of-magnitude bound (USD over the horizon), and the
+    sentence weighing the margin against their sum."""
+    M = scenario.values["horizon_months"]
+    p = scenario.values.get("link.transfer_usd_per_gb", 0.0)
+    R = scenario.values.get("training.runs_per_month", 0.0)
+    D = scenario.values["dataset.size_gb"]
+    ck = scenario.get("training.checkpoint_gb_per_run")
+    ck_gb = float(ck) if ck is not None else CHECKPOINT_GB_PER_RUN
+    path = scenario.get("link.path") or "vpc_peering"
+    read_gb = dv.get("training_read_gb_per_month", 0.0)
+    rows = [
+        {"term": "checkpoint_writeback_usd", "option": "cross_region",
+         "bound_usd": M * R * ck_gb * p,
+         "how": f"{ck_gb:,.6g} GB of checkpoints per run written back to the data region x {p:.4g} USD/GB"
+                + ("" if ck is not None else " (assumed; state training.checkpoint_gb_per_run)")},
+        {"term": "transit_gateway_hours_usd", "option": "cross_region",
+         "bound_usd": M * 2 * TGW_ATTACHMENT_USD_PER_HOUR * HOURS_PER_MONTH if path == "transit_gateway" else 0.0,
+         "how": ("2 attachments x 0.05 USD/attachment-hour x 730.5 h a month" if path == "transit_gateway"
+                 else f"none on {path} (2 x 0.05 USD/h x 730.5 h = 73 USD/month on a Transit Gateway)")},
+        {"term": "cross_az_usd", "option": "either",
+         "bound_usd": 0.0 if scenario.get("cache.cross_az") or scenario.get("replica.cross_az")
+         else M * 2 * INTER_AZ_USD_PER_GB * read_gb,
+         "how": "modelled (cross_az is set)" if scenario.get("cache.cross_az") or scenario.get("replica.cross_az")
+         else f"if the data sat in another zone than the GPUs: every epoch's {read_gb:,.6g} GB/month x 2 x 0.01 USD/GB"},
+        {"term": "filesystem_tier_usd", "option": "replicate",
+         "bound_usd": 0.0 if scenario.get("replica.filesystem_usd_per_gb_month") else M * D * FSX_LUSTRE_USD_PER_GB_MONTH,
+         "how": "modelled (replica.filesystem_usd_per_gb_month)" if scenario.get("replica.filesystem_usd_per_gb_month")
+         else "a POSIX file system in front of the replica (FSx for Lustre persistent SSD, 0.145 USD/GB-month x the "
+              "dataset)"},
+    ]
+    total = sum(r["bound_usd"] for r in rows)
+    if margin_usd is None:
+        return rows, f"terms not modelled: up to {total:,.2f} USD over the horizon"
+    names = ", ".join(f"{r['term']} <= {r['bound_usd']:,.0f}" for r in rows)
+    holds = margin_usd > total
+    sentence = (f"margin {margin_usd:,.2f} USD vs up to {total:,.2f} USD of terms not modelled ({names}): "
+                + ("the margin exceeds them all together" if holds else
+                   "they could overturn the verdict: price the ones that apply"))
+    return rows, sentence
