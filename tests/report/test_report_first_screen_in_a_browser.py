@@ -104,6 +104,10 @@ def test_the_first_screen_tells_one_story_with_cost_and_the_adr(two_renders):
         assert f"{v.get('p_beats_runner_up', 0) * 100:.0f} % of 2,000 simulated cost outcomes" in fs.certainty
     assert f"cheapest by ${cost['scenario_figures']['margin_usd']:,.0f}" in fs.basis  # what `cost` prints without
     assert "slowdown 0.03 % measured" in fs.basis
+    # issue 25: the measured cross-region bytes (read rate x miss ratio) make cross-region 17,584 USD dearer, 3.8 %
+    # of the cluster spend: the cost item is a blocker and the ADR chooses replicate (before: cross-region, by $54)
+    assert fs.option == "replicate" and fs.verdict == "NO_GO"
+    assert fs.margin.startswith("Replicate is the cheapest, by $17,584 over 12 months")
     assert fs.runs[0].startswith("Warm-up: the remote run needs 7.5 min longer")
     assert "116.0 samples/s" in fs.runs[1]
     assert fs.runs[2].startswith("Remote run, cold vs warm: GPU utilisation 86 % cold vs 99 % warm; cache hit ratio 34 %")
