@@ -57,10 +57,20 @@ def monte_carlo(samples: pd.DataFrame | Mapping[str, Sequence[float]], bins: int
         qs = pd.DataFrame([{"option": option_label(o), "q": q, "x0": float(v)}
                            for o in varying for q, v in zip(("P5", "P50", "P95"), np.percentile(vals[o], [5, 50, 95]),
                                                             strict=True)])
+        # a label only where it has room: one closer than 6 % of the axis to the last one placed is left to
+        # the rule's tooltip (a narrow option's P5/P50/P95 would print on top of each other)
+        placed: list[float] = []
+        label = [""] * len(qs)
+        for i in np.argsort(qs["x0"].to_numpy(), kind="stable"):
+            xv = float(qs["x0"].iloc[i])
+            if not placed or xv - placed[-1] >= 0.06 * (hi - lo):
+                placed.append(xv)
+                label[int(i)] = str(qs["q"].iloc[i])
+        qs["label"] = label
         layers.append(alt.Chart(qs).mark_rule(color="black", strokeDash=[3, 3]).encode(
             x="x0:Q", tooltip=["option:N", "q:N", alt.Tooltip("x0:Q", format=",.0f")]))
         layers.append(alt.Chart(qs).mark_text(align="left", dx=3, dy=-4, fontSize=FONT_SIZE - 1).encode(
-            x="x0:Q", y=alt.value(8), text="q:N"))
+            x="x0:Q", y=alt.value(8), text="label:N"))
     if fixed:
         rules = pd.DataFrame({"option": [option_label(o) for o in fixed], "x0": [float(vals[o][0]) for o in fixed]})
         rules["text"] = [f"{r.option}: USD {r.x0:,.0f} in every draw" for r in rules.itertuples()]

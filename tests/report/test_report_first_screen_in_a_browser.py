@@ -85,11 +85,12 @@ def test_the_first_screen_tells_one_story_with_cost(two_renders):
     applied and what `costmodel cost` says without them."""
     dec = json.loads((two_renders[0] / "decision.json").read_text(encoding="utf-8"))
     fs = first_screen(dec["checklist"], dec["cost"], dec["compare"], dec["fit"])
-    assert fs.option == "cross_region" and fs.verdict == "CONDITIONAL"  # what the ADR chooses (no Decision: the dict)
-    assert "Chosen option: \"Cross-region" in (two_renders[0] / "adr.md").read_text(encoding="utf-8")
-    assert fs.margin.startswith("Replicate is cheaper by $54 over 12 months")
-    assert "so cost does not decide" in fs.margin
-    assert fs.certainty.startswith("Likely, not yet certain:") and "7 checklist condition(s) are still open" in fs.certainty
+    # issue 25: the measured cross-region bytes (read rate x miss ratio) make cross-region 17,584 USD dearer, 3.8 %
+    # of the cluster spend: the cost item is a blocker and the ADR chooses replicate (before: cross-region, by $54)
+    assert fs.option == "replicate" and fs.verdict == "NO_GO"  # what the ADR chooses (no Decision: the dict)
+    assert "Chosen option: \"Replicate" in (two_renders[0] / "adr.md").read_text(encoding="utf-8")
+    assert fs.margin.startswith("Replicate is the cheapest, by $17,584 over 12 months")
+    assert fs.certainty.startswith("Sure that cross-region is ruled out:") and "100 %" in fs.certainty
     assert "replicate is cheapest by $2,977" in fs.basis and "slowdown 0.03 % measured" in fs.basis
     assert fs.runs[0].startswith("Warm-up: the remote run needs 7.5 min longer")
     assert "116.0 samples/s" in fs.runs[1]

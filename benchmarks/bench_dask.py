@@ -1,0 +1,102 @@
+"""The Dask engine against the single-process fleet engine on the same rank logs (issue 28: on a
+2-worker LocalCluster within 1.5x of one process), and how its time falls as workers are added.
+
+Data: benchmarks/bench_fleet.py's logs (two jobs, RANKS/2 ranks each; generated there, reused here).
+Each configuration runs in a fresh process, imports and the cluster's start outside the timing:
+``single`` = ``load_side(..., engine="duckdb")`` (the fleet engine's fast path, 2 threads); ``dask-W`` =
+``load_side(..., engine="dask")`` on a ``LocalCluster`` of W worker processes of one thread each (files
+read by the workers). Rounds alternate the configurations; medians and ratios to ``single`` are printed,
+with a fitted model ``T(W) = T0 + T1 / W`` (T0 = set-up, plans, candidates, merges and the job
+series in the client; T1 = the reading and folding the workers share) for larger clusters.
+
+    .venv/bin/python benchmarks/bench_dask.py [--data benchmarks/out/fleet_200x100000] [--workers 1 2] [--repeat 1]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+CHILD = r"""
+import json, sys, time, resource
+kind, root, w = sys.argv[1], sys.argv[2], int(sys.argv[3])
+from costmodel.jobs import load_side
+import costmodel.jobs.arrowscan, costmodel.jobs.fleet, pyarrow.csv, pandas  # imports outside the timing
+def cpu():
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+if kind == "dask":
+    import distributed, costmodel.jobs.distributed
+    lc = distributed.LocalCluster(n_workers=w, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  memory_limit="2GiB")
+    c = distributed.Client(lc)
+    c.run(lambda: __import__("costmodel.jobs.arrowscan") and __import__("pyarrow.csv") and 1)  # warm the workers
+t = time.perf_counter()
+out = {}
+for role in ("colocated", "remote"):
+    side = load_side([root + "/" + role], role, engine="duckdb" if kind == "single" else "dask", hash_files=True)
+    j = side.jobs[0]
+    out[role] = {"engine": j["engine"], "stragglers": sorted(s["rank"] for s in j["stragglers"]),
+                 "lost_s": j["straggler_lost_s"], "thr": j["job_throughput"]}
+out["wall_s"] = time.perf_counter() - t
+print(json.dumps(out))
+"""
+
+
+def run(kind: str, root: Path, w: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COSTMODEL_PROGRESS="0")
+    p = subprocess.run([sys.executable, "-c", CHILD, kind, str(root), str(w)], capture_output=True, text=True,
+                       env=env, check=False)
+    if p.returncode:
+        raise SystemExit(p.stderr[-3000:])
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", type=Path, default=HERE / "out" / "fleet_200x100000")
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--repeat", type=int, default=1)
+    a = ap.parse_args()
+    root = a.data.resolve()
+    if not (root / "truth.json").exists():
+        raise SystemExit(f"{root}: no logs; generate them with benchmarks/bench_fleet.py --ranks R --steps S --no-report")
+    size = sum(f.stat().st_size for f in root.rglob("*.csv"))
+    print(f"{root.name}: {size / 1e9:.2f} GB CSV; load avg {os.getloadavg()[0]:.2f}", flush=True)
+    confs = [("single", 0)] + [("dask", w) for w in a.workers]
+    res: dict[str, list[dict]] = {f"{k}-{w}" if k == "dask" else k: [] for k, w in confs}
+    for rnd in range(a.repeat):
+        for k, w in confs:
+            name = f"{k}-{w}" if k == "dask" else k
+            d = run(k, root, w)
+            res[name].append(d)
+            print(f"round {rnd + 1} {name:<8} {d['wall_s']:6.2f} s  engine {d['remote']['engine']}  stragglers "
+                  f"{d['remote']['stragglers']}  lost {d['remote']['lost_s']:.3f} s  load {os.getloadavg()[0]:.2f}",
+                  flush=True)
+    single = statistics.median(d["wall_s"] for d in res["single"])
+    same = all(d["remote"] == res["single"][0]["remote"] | {"engine": d["remote"]["engine"]}
+               and d["colocated"]["lost_s"] == res["single"][0]["colocated"]["lost_s"] for v in res.values() for d in v)
+    print(f"\nsingle process (fleet engine, 2 threads): {single:.2f} s; same stragglers, lost time and throughput in "
+          f"every configuration: {same}")
+    times = {}
+    for w in a.workers:
+        t = statistics.median(d["wall_s"] for d in res[f"dask-{w}"])
+        times[w] = t
+        print(f"dask, {w} worker(s): {t:.2f} s = {t / single:.2f}x the single process"
+              + ("  (target <= 1.5x at 2 workers: " + ("met)" if t / single <= 1.5 else "NOT met)") if w == 2 else ""))
+    if 1 in times and 2 in times:
+        t1 = 2 * (times[1] - times[2])
+        t0 = times[1] - t1
+        print(f"model T(W) = T0 + T1 / W from 1 and 2 workers: T0 = {t0:.2f} s, T1 = {t1:.2f} s; "
+              + ", ".join(f"W={w}: {t0 + t1 / w:.2f} s" for w in (4, 8, 16, 64)))
+
+
+if __name__ == "__main__":
+    main()
