@@ -65,6 +65,7 @@ costmodel compare --colocated colocated_steps.csv --remote remote_steps.csv --js
 costmodel cost scenario.yaml --json > cost.json        # price the options (USD)
 costmodel decide --answers answers.yaml --compare compare.json --cost cost.json
 costmodel simulate whatif.yaml --json                  # what-if link/cache model
+costmodel place placement.yaml                         # which GPU region x data strategy (docs/place.md)
 costmodel report --colocated colocated_steps.csv --remote remote_steps.csv \\
   --scenario scenario.yaml --answers answers.yaml -o report    # needs: pip install "xregion-costmodel[report]"
 ```

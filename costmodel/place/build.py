@@ -189,6 +189,8 @@ def candidate_doc(pl: Placement, cand: Candidate, offer: Offer, data_offer: Offe
     _put(doc, "training.instance_type", offer.instance_type)
     _put(doc, "training.instance_count", offer.count)
     _put(doc, "training.cluster_usd_per_hour", offer.cluster_usd_per_hour)
+    if offer.interruptions_per_run is not None:
+        _put(doc, "training.interruptions_per_run", offer.interruptions_per_run)
     if cand.rtt_ms is not None:
         _put(doc, "link.rtt_ms", cand.rtt_ms)
     if cand.bandwidth_gbps is not None:

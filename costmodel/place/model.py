@@ -54,6 +54,8 @@ class OfferIn(_Strict):
                                                 "a number, [low, high] or a distribution")
     expected_wait_hours: Any = Field(0.0, description="hours until the GPUs are free, per run; a number, "
                                                       "[low, high] or a distribution")
+    interruptions_per_run: float | None = Field(None, ge=0, description="instance replacements per run (spot "
+                                                "interruptions): the cost model's training.interruptions_per_run")
 
 
 class LinkIn(_Strict):
@@ -144,6 +146,7 @@ class Offer:
     price_distribution: Distribution | None = None
     not_priced_reason: str | None = None
     key: str = ""
+    interruptions_per_run: float | None = None
 
     @property
     def cluster_usd_per_hour(self) -> float | None:
@@ -278,11 +281,18 @@ def _number(value: Any, key: str, unit: str, allow_dist: bool = True) -> tuple[f
 
 
 def _offer(o: OfferIn, provider: str, region: str, key: str, default_count: int, table: Any) -> Offer:
+    wait, wait_dist = _number(o.expected_wait_hours, f"{key}.expected_wait_hours", "hours")
+    count = o.count or default_count
+    offer = _priced_offer(o, provider, region, key, count, wait, wait_dist, table)
+    offer.interruptions_per_run = o.interruptions_per_run
+    return offer
+
+
+def _priced_offer(o: OfferIn, provider: str, region: str, key: str, count: int, wait: float,
+                  wait_dist: Distribution | None, table: Any) -> Offer:
     from ..contracts.errors import did_you_mean
     from ..foundation.errors import PriceError
 
-    wait, wait_dist = _number(o.expected_wait_hours, f"{key}.expected_wait_hours", "hours")
-    count = o.count or default_count
     known = table.items(provider) if provider in table.providers() else []
     if o.usd_per_hour is not None:
         usd, dist = _number(o.usd_per_hour, f"{key}.usd_per_hour", "USD per instance-hour")

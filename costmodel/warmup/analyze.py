@@ -108,6 +108,13 @@ def _segments(s: Series, ym: np.ndarray, m: int) -> tuple[list[Segment], np.ndar
     return segs, yb, starts, tb
 
 
+def _blocks_before(starts: np.ndarray, m: int, hi_fit: int, n: int) -> int:
+    """Number of blocks that end before a flagged tail (less one: the change point is refined to +-m)."""
+    if hi_fit >= n:
+        return len(starts)
+    return max(int(np.searchsorted(starts + m, hi_fit, side="right")) - 1, 0)
+
+
 def _isotonic_df(fit: np.ndarray) -> int:
     return int(len(np.unique(np.round(fit, 12))))
 
@@ -178,6 +185,7 @@ def _analyze_series(s: Series) -> FitResult:
     verdict = classify_segments(segs, n, EPS, lower_is_better=mirrored)
     # a long plateau followed by a short tail: the plateau is the steady state, the tail is flagged
     hi = n
+    hi_fit = n  # the curve and the warm-up end are fitted before a flagged tail, kept in the steady state or not
     tail_info = None
     if verdict.classification == "no_steady_state" and len(segs) >= 2 and n - segs[-1].start <= TAIL_MAX * n:
         v2 = classify_segments(segs[:-1], segs[-1].start, EPS, lower_is_better=mirrored)
@@ -187,6 +195,7 @@ def _analyze_series(s: Series) -> FitResult:
             rel = float(tail.level / segs[-2].level - 1.0) if segs[-2].level else float("inf")
             kept = abs(rel) <= TAIL_KEEP
             hi = n if kept else segs[-1].start
+            hi_fit = segs[-1].start
             tail_info = {"start_step": tail.start_step, "end_step": tail.end_step, "level": tail.level,
                          "rel_change": rel, "share_of_run": float((n - tail.start) / n), "kept_in_steady": kept,
                          "note": ("a small change over the last part of the run only (within 5 %, e.g. the GPU's "
@@ -278,7 +287,8 @@ def _analyze_series(s: Series) -> FitResult:
     increasing = True
     if decided is not None:
         i_end = decided if cls == "warmup" else 0
-        sel = curvemod.select(xb, yb, inverse=True)
+        hb = max(_blocks_before(starts, m, hi_fit, n), min(4, len(yb)))
+        sel = curvemod.select(xb[:hb], yb[:hb], inverse=True)
         evidence["models"] = sel.table()
         evidence["warmup_end_estimator"] = f"cusum:{cp.decided_by if cp else ''}"
         if i_end > int(n * (1 - STEADY_FRAC)):
@@ -299,16 +309,17 @@ def _analyze_series(s: Series) -> FitResult:
         # the final warm-up episode: the whole run, or what follows the drop of an invalidation
         j0 = int(np.searchsorted(starts, verdict.episode_start)) if cls == "invalidation" else 0
         j0 = min(j0, len(yb) - 4) if len(yb) > 4 else 0
-        xe, ye = xb[j0:], yb[j0:]
+        hb = max(_blocks_before(starts, m, hi_fit, n), min(j0 + 4, len(yb)))
+        xe, ye = xb[j0:hb], yb[j0:hb]
         if j0:
             evidence["episode_start_step"] = int(s.step[int(starts[j0])])
         sel = curvemod.select(xe, ye, inverse=True)
         best = sel.fits[sel.best]
-        pl_m = float(np.sum(ym[i_end:] * s.d[i_end:]) / np.sum(s.d[i_end:]))
-        seg_e = [g for g in segs if g.start >= int(starts[j0])] or segs
+        pl_m = float(np.sum(ym[i_end:hi_fit] * s.d[i_end:hi_fit]) / np.sum(s.d[i_end:hi_fit]))
+        seg_e = [g for g in segs if int(starts[j0]) <= g.start < hi_fit] or segs
         increasing = seg_e[0].level <= seg_e[-1].level if len(seg_e) > 1 else best.plateau >= best.initial
         j_iso, iso_fit = detect.isotonic_end(ye, pl_m, EPS, increasing=increasing)
-        j_iso = j_iso + j0 if j_iso < len(ye) else len(yb)
+        j_iso = j_iso + j0 if j_iso < len(ye) else hb
         iso_bic = float(len(ye) * np.log(max(float(np.sum((ye - iso_fit) ** 2)), 1e-300) / len(ye))
                         + _isotonic_df(iso_fit) * np.log(len(ye)))
         evidence["models"] = sel.table()
@@ -479,6 +490,14 @@ def _analyze_series(s: Series) -> FitResult:
     if res.classification == "warmup" and res.lost_s is not None and res.lost_s < 0:
         _negative_lost(res, s, ~stall, i_end, base_lvl, ci.mean)
         cls = res.classification
+    elif res.classification == "slowdown" and res.lost_s is not None and res.lost_s < 0 and i_end > 0:
+        # the run was faster before it settled: the fast start is named (the class and lost_s stay a slowdown's)
+        wm = s.level(0, i_end)
+        res.fast_start = {"end_step": int(s.step[min(i_end, n - 1)]), "level": wm,
+                          "rel_excess": float(wm / ci.mean - 1.0) if ci.mean else None,
+                          "seconds_gained": -float(res.lost_s),
+                          "note": "the run was faster before it settled (a fast start); lost_s is negative for a "
+                                  "slowdown: the seconds the early phase gained"}
     res.telemetry = telemetry(s, res.warmup_end_index or 0, i_s, i_b)
     # curve dictionary
     if sel is not None:

@@ -4,7 +4,8 @@ Order of decision: the **data wait** (``data_wait_s``: the warm-up ends where th
 warm baseline stops accumulating), else, for a loader-bound (bursty) run, the **throughput** over
 windows of whole loader cycles (the time in excess of the warm level stops accumulating); otherwise
 the segmentation and curve fit of :mod:`costmodel.warmup.analyze` decide. The cache hit ratio is
-reported (the first step from which it stays >= 0.9) but does not decide: with a deep loader queue the
+reported (the first step from which it stays >= 0.9), and so is the GPU utilisation's end (its busy-time
+deficit against the warm level stops accumulating), but neither decides: with a deep loader queue the
 steps stop waiting long before every step's reads hit (a real 8-worker run: waits end at step ~80, the
 hit ratio stays up only from step 168), so the hit ratio alone overstates the warm-up two-fold.
 An excess that is immaterial (below ``MATERIAL`` of the run's time) is no warm-up.
@@ -19,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from .renewal import Renewal, hit_high_from, rate_end, wait_end
+from .renewal import Renewal, cusum_end, hit_high_from, rate_end, wait_end
 from .series import Series
 
 MATERIAL = 0.002  # an excess below 0.2 % of the run's time is no warm-up
+GPU_UTIL_TOL = 0.1  # the GPU counts as warm within 10 % of its warm utilisation
 TELEMETRY = ("gpu_util", "data_wait_s", "cache_hit_ratio", "read_bytes_per_s")
 
 
@@ -38,6 +40,7 @@ class ColdPhase:
     data_wait_excess_s: float | None = None
     data_wait_baseline_s: float | None = None
     hit_high_from: int | None = None
+    gpu_util_end: int | None = None
 
     def to_dict(self, step: np.ndarray) -> dict[str, Any]:
         def st(i: int | None) -> int | None:
@@ -48,6 +51,7 @@ class ColdPhase:
                 "data_wait_end_step": st(self.data_wait_end), "data_wait_excess_s": self.data_wait_excess_s,
                 "data_wait_warm_baseline_s": self.data_wait_baseline_s,
                 "cache_hit_high_from_step": st(self.hit_high_from),
+                "gpu_util_end_step": st(self.gpu_util_end),
                 "method": "CUSUM of the excess over the warm level (throughput: time per unit of work over the "
                           "second half, +5 %; data wait: max(2 x warm median, median + 2 ms) per step), "
                           "stalls left out; the end is where the excess stops accumulating"}
@@ -70,6 +74,9 @@ def cold_phase(s: Series, ren: Renewal, periodic: np.ndarray | None = None) -> C
     hit = _col(s, "cache_hit_ratio")
     if hit is not None:
         cp.hit_high_from = hit_high_from(hit)
+    gu = _col(s, "gpu_util")
+    if gu is not None:
+        cp.gpu_util_end = util_end(gu, s.d, skip)
     dw = _col(s, "data_wait_s")
     we = wait_end(dw, skip, np.ones(s.n)) if dw is not None else None
     if we is not None:
@@ -80,6 +87,23 @@ def cold_phase(s: Series, ren: Renewal, periodic: np.ndarray | None = None) -> C
     elif ren.bursty:
         cp.end, cp.decided_by = k_t, "throughput (windows of whole loader cycles)"
     return cp
+
+
+def util_end(util: np.ndarray, d: np.ndarray, skip: np.ndarray, tol: float = GPU_UTIL_TOL) -> int | None:
+    """Where the GPU's busy-time deficit against its warm level stops accumulating (reported, not deciding:
+    1 s telemetry samples span tens of steps). The warm level is the median over the second half."""
+    n = len(util)
+    ok = np.isfinite(util)
+    if ok.sum() < max(8, n // 2):
+        return None
+    # the samples around a stall (a second or two of idle GPU) are left out with it
+    k = int(np.ceil(2.0 / max(float(np.median(d)), 1e-9)))
+    if skip.any() and k > 0:
+        skip = np.convolve(skip.astype(float), np.ones(2 * k + 1), mode="same") > 0
+    base = float(np.nanmedian(np.where(skip, np.nan, util)[n // 2:]))
+    ex = np.where(skip | ~ok, 0.0, (base * (1.0 - tol) - np.where(ok, util, 0.0)) * d)
+    k, top = cusum_end(ex, int(0.75 * n))
+    return k if top >= MATERIAL * float(np.sum(d)) * base else 0
 
 
 def telemetry(s: Series, i_end: int, i_s: int, i_b: int) -> dict[str, dict[str, float | None]]:

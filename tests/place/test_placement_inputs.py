@@ -58,3 +58,22 @@ def test_without_a_workload_the_cache_figures_are_assumed_and_said_so(cli, examp
     # no GPU offer near the data: wait is listed as not priced, with the reason
     wait = next(r for r in out["not_ranked"] if r["strategy"] == "wait")
     assert wait["not_priced_reason"] == "no GPU offer near the data (data.offers)"
+
+
+def test_a_spot_offer_with_its_price_and_interruptions_pays_the_extra_cold_starts(cli, examples_dir, tmp_path):
+    def run(interruptions):
+        p = tmp_path / f"spot{interruptions}.yaml"
+        p.write_text(BASE.format(scen=examples_dir / "scenario.yaml")
+                     + "candidates: [{provider: aws, region: us-west-2, storage_usd_per_gb_month: 0.02, offers: "
+                       f"[{{instance_type: p5.48xlarge, purchase: spot, usd_per_hour: 20, "
+                       f"interruptions_per_run: {interruptions}}}]}}]\n")
+        out = cli.json("place", p, "--scenarios", tmp_path / f"s{interruptions}", "--json")
+        return next(r for r in out["ranking"] if r["strategy"] == "cross_region"), out
+
+    calm, _ = run(0)
+    stormy, out = run(3)
+    assert calm["offer"]["cluster_usd_per_hour"] == 40.0  # 2 instances (the scenario's count) x 20 USD/h
+    assert stormy["strategy_usd"] > calm["strategy_usd"]  # each interruption empties the cache: more cold fills
+    cmd = out["candidates"][0]["offers"][0]["cost_command"].split()[1:]
+    cost = cli.json(*cmd)
+    assert cost["options"]["cross_region"]["total_usd"] == stormy["strategy_usd"]

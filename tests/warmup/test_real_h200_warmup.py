@@ -63,6 +63,9 @@ def test_gpu_h200_pair_is_equivalent_at_5pct_with_cold_vs_warm_telemetry(real_di
     assert tr["cold"]["gpu_util"] < 0.5 < tr["steady"]["gpu_util"]
     assert tr["cold"]["cache_hit_ratio"] < 0.5 and tr["steady"]["cache_hit_ratio"] > 0.95
     assert tr["cold"]["data_wait_s"] > 50 * tr["steady"]["data_wait_s"]
+    # the GPU's own evidence (1 s dmon samples, time-weighted onto the steps) ends the cold phase near there too
+    assert 70 <= r.evidence["cold_phase"]["gpu_util_end_step"] <= 100
+    assert c.evidence["cold_phase"]["gpu_util_end_step"] == 0
 
 
 @pytest.mark.parametrize(("run", "truth", "ratio"), [("w8", 80, 0.991), ("w2", 110, 0.985), ("w4long", 80, 1.033)])
