@@ -110,10 +110,10 @@ def _entry_check(item_id: str, blocker: bool) -> Any:
             answer = _answer_word(entry, item_id)
         if note is None:
             note = ""
-        if isinstance(note, (int, float)) and not isinstance(note, bool):
-            note = str(note)
         if not isinstance(note, str):
-            raise _fail(item_id, f"note must be text, got {type(note).__name__}")
+            shown = f" {note!r}" if isinstance(note, (int, float, bool)) else ""
+            raise _fail(item_id, f"note must be text, got a {type(note).__name__}{shown} (quote it: note: \"{note}\")"
+                        if shown else f"note must be text, got {type(note).__name__}")
         if answer == "no" and blocker and not note.strip():
             raise _fail(item_id, "a 'no' on a blocker needs a note saying why (it decides a NO_GO)")
         return Answer(item_id, answer, note.strip())
@@ -127,7 +127,7 @@ _ENTRY_SCHEMA: dict[str, Any] = {"anyOf": [
     _WORD,
     {"type": "object", "additionalProperties": False, "required": ["answer"],
      "properties": {"answer": {"anyOf": [_WORD, {"type": "string", "pattern": "^\\s*$"}, {"type": "null"}]},
-                    "note": {"type": ["string", "number", "null"]}}},
+                    "note": {"type": ["string", "null"]}}},
     {"type": "null"}]}
 @functools.cache
 def answers_model() -> type[BaseModel]:

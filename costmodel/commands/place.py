@@ -17,7 +17,7 @@ with the Pareto front of cost vs time, each offer's break-even GPU price, and a 
 Warm-up and slowdown are measured (a compare result of the candidate's runs), predicted by the what-if
 simulator with the candidate's link, or assumed (the base scenario's): each placement says which.
 A candidate that cannot be priced is listed with the reason. docs/place.md has every key.
-Example: costmodel place data/examples/placement.yaml --json
+Example: costmodel example ex && costmodel place ex/placement.yaml --json
 """
 
 
@@ -85,7 +85,8 @@ def summary_text(out: dict) -> str:
     lines.append("break-even GPU prices (USD per instance-hour at which the winner changes):")
     for b in out["break_even"]:
         parts = [f"{side} {b[side]['usd_per_hour']:,.4f} -> {b[side]['winner']}" for side in ("below", "above") if b[side]]
-        lines.append(f"  {b['candidate']} ({b['offer']}, now {b['usd_per_hour']:g}): " + ("; ".join(parts) or "never"))
+        lines.append(f"  {b['candidate']} ({b['offer']}, now {b['usd_per_hour']:g}): "
+                     + ("; ".join(parts) or b.get("note") or "never"))
     lines.extend(f"  check: {o['cost_command']}" for c in out["candidates"] for o in c["offers"]
                  if o.get("cost_command"))
     lines.extend(f"warning: {w}" for w in out["warnings"])

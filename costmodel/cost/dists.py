@@ -63,9 +63,9 @@ class Distribution:
             # scipy.stats.triang.ppf's own formula (the same bits), without importing scipy.stats (~1 s of start-up)
             return np.where(q < c, np.sqrt(c * q), 1 - np.sqrt((1 - c) * (1 - q))) * width + p["low"]
         if self.kind in ("normal", "student_t"):
-            from scipy.special import ndtri, stdtrit
-
-            z = stdtrit(p["df"], q) if self.kind == "student_t" else ndtri(q)
+            z = _normal_ppf(q)
+            if self.kind == "student_t":
+                z = _t_from_z(z, p["df"])
             return p["mean"] + p["sd"] * z
         if p["sigma"] == 0:
             return np.full_like(q, p["median"])
@@ -94,6 +94,25 @@ class Distribution:
             lo, hi = (float(v) for v in self.quantile(np.array([0.025, 0.975])))
             out.update(low=lo, mode=self.params["mean"], high=hi)
         return out
+
+
+def _normal_ppf(q: np.ndarray) -> np.ndarray:
+    """The standard normal's inverse CDF (the standard library's, without importing SciPy at start-up)."""
+    from statistics import NormalDist
+
+    nd = NormalDist()
+    flat = [nd.inv_cdf(float(x)) if 0.0 < x < 1.0 else (-math.inf if x <= 0 else math.inf) for x in np.ravel(q)]
+    return np.asarray(flat, dtype=float).reshape(np.shape(q))
+
+
+def _t_from_z(z: np.ndarray, df: float) -> np.ndarray:
+    """Student-t quantile from the normal one (Cornish-Fisher expansion to 1/df^3; Abramowitz & Stegun
+    26.7.5): at P2.5..P97.5 within 3e-3 of the exact quantile at df = 5, 2e-4 at df = 10, 4e-8 at df = 80
+    (only the tornado's P5/P95 and the printed 95 % interval use it; the Monte Carlo draws are exact)."""
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    return z + g1 / df + g2 / df**2 + g3 / df**3
 
 
 _FIELDS = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"), "lognormal": ("median", "sigma"),

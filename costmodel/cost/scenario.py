@@ -470,11 +470,12 @@ def apply_measurements(
     From ``compare`` (a :class:`~costmodel.contracts.results.CompareResult`, or the mapping
     ``costmodel compare --json`` prints, validated by that model once here): ``cache.warmup_lost_s`` <- ``remote_lost_s``;
     ``cache.steady_slowdown_fraction`` <- ``steady_slowdown_fraction`` or else ``max(0, 1 - ratio)``;
-    ``cache.steady_hit_ratio`` <- ``remote_steady_hit_ratio`` when not null. When ``ratio_ci_low`` and
-    ``ratio_ci_high`` are given, the slowdown also gets a triangular distribution over
-    ``[max(0, 1 - ci_high), max(0, 1 - ci_low)]`` (mode: the measured value) for Monte Carlo, and a
-    warning when that CI includes a ratio of 1. A value given with ``--set`` is kept over a measured
-    one (with a warning). From ``timeline_runs``
+    ``cache.steady_hit_ratio`` <- ``remote_steady_hit_ratio`` when not null; ``cache.read_bytes_per_s`` <-
+    ``remote_steady_read_bytes_per_s`` (the byte model's measured estimate, costmodel.cost.crossing). The
+    slowdown gets its sampling distribution for Monte Carlo (:func:`slowdown_sampling`: Student-t on
+    ``se_log_ratio`` and ``df``; the v2 triangle over the 95 % CI only when no sampling distribution can be
+    built: no ratio, or neither a standard error nor a CI), and a warning when the CI includes a ratio of 1.
+    A value given with ``--set`` is kept over a measured one (with a warning). From ``timeline_runs``
     (Runs; the ``remote`` ones when roles are set): ``cache.steady_hit_ratio`` <- the mean over runs of
     the mean ``cache_hit_ratio`` in each run's second half (the steady part). Null or absent fields leave
     the scenario's value. A measured value replaces the scenario file's (and its distribution).

@@ -19,6 +19,7 @@ The rules that span keys (derivations, consistency, prices) stay in :mod:`costmo
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
@@ -109,6 +110,8 @@ def parse_number(value: Any, param: Param, allow_dist: bool) -> ScenarioNumber:
     if not isinstance(value, (int, float)):
         raise ScenarioError(f"got {value!r}; expected {param.expected()}", key=key)
     v = float(value)
+    if not math.isfinite(v):
+        raise ScenarioError(f"got {value!r} (not a finite number); expected {param.expected()}", key=key)
     if param.integer and v != int(v):
         raise ScenarioError(f"got {value!r}; expected {param.expected()}", key=key)
     if not param.ok(v):

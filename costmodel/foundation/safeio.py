@@ -241,13 +241,12 @@ def writing(path: str | os.PathLike[str], action: str = "write", rename: dict[st
 
 
 def refuse_existing(path: str | os.PathLike[str], option: str, force: bool) -> None:
-    """The one output rule: an existing file or folder at ``path`` is never replaced without ``--force``.
+    """The one output rule: an existing file at ``path`` is never replaced without ``--force`` (a folder never is).
     Raises :class:`~costmodel.foundation.errors.OutputError` (exit 2) naming ``option`` and the path."""
     from .errors import OutputError
     from .names import shown
 
-    if force or not os.path.lexists(path):
-        return
-    what = "a folder" if os.path.isdir(path) else "a file"
-    raise OutputError(f"{option} {shown(os.fspath(path))}: {what} of that name exists; not replaced (give --force "
+    if force or not os.path.lexists(path) or os.path.isdir(path):
+        return  # a folder is never replaced by a file: the writer's EISDIR line says so, --force or not
+    raise OutputError(f"{option} {shown(os.fspath(path))}: a file of that name exists; not replaced (give --force "
                       "to replace it)", path=os.fspath(path), errno=errno.EEXIST, cause="exists")

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..foundation import limits
 from ..foundation.errors import IngestError
 from ..foundation.safeio import input_kind, open_input, refusal
 from ..foundation.schema import ROLES, Rejection, Run
@@ -204,7 +205,7 @@ def truncated_json(head: str, path: Path) -> str | None:
         return None
     body = full.rstrip()
     try:
-        json.loads(body)
+        limits.loads(body)
     except json.JSONDecodeError as exc:
         if exc.pos >= len(body) - 1 or (exc.msg.startswith("Unterminated string") and "\n" not in body[exc.pos:]):
             return (f"truncated JSON: the document ends at line {exc.lineno} column {exc.colno} before it is closed "

@@ -25,13 +25,13 @@ an eviction that did not work, unreadable files and files that changed during th
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, TypeGuard
 
 import numpy as np
 
+from ..foundation import limits
 from ..foundation.errors import IngestError
 from ..foundation.schema import Rejection, Run
 from .validate import build_run
@@ -81,7 +81,7 @@ def read(path: Path, options: Any) -> list[Run]:
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = limits.loads(line)
                 if not isinstance(rec, dict):
                     raise ValueError("not a JSON object")
             except ValueError as exc:

@@ -19,18 +19,57 @@ NULL_VALUES = sorted(set(NA_TOKENS) | {"N/A", "NA", "NULL", "None"})
 
 def _header(path: Path, delimiter: str) -> tuple[list[str], int]:
     """Column names and the number of preamble lines (``#`` comments, blank lines) before them."""
+    from ..foundation.limits import max_columns, max_line_bytes
+
     skip = 0
+    limit = max_line_bytes()
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
-        for line in fh:
+        while line := fh.readline(limit + 1):  # bounded: a 2 GiB line is never read whole
+            if len(line) > limit and not line.endswith("\n"):
+                raise IngestError(f"a line longer than {limit:,} bytes (COSTMODEL_MAX_LINE_BYTES); not a header row",
+                                  path=str(path), line=skip + 1)
             if not line.strip() or line.lstrip().startswith("#"):
                 skip += 1
                 continue
+            if line.count(delimiter) >= max_columns():
+                raise IngestError(f"the header has {line.count(delimiter) + 1:,} columns; at most {max_columns():,} "
+                                  "are read (COSTMODEL_MAX_COLUMNS)", path=str(path), line=skip + 1)
             import csv
 
             names = next(csv.reader([line.rstrip("\r\n")], delimiter=delimiter))
             return [n.strip() for n in names], skip
-            break
     raise IngestError("no header row found; expected a header naming the columns", path=str(path))
+
+
+def first_long_line(path: Path, limit: int) -> tuple[int, int] | None:
+    """(line number, length in bytes at least) of the first line of ``path`` longer than ``limit``, or None."""
+    line, length = 1, 0
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            parts = chunk.split(b"\n")
+            for k, part in enumerate(parts):
+                length += len(part)
+                if length > limit:
+                    return line, length
+                if k < len(parts) - 1:
+                    line, length = line + 1, 0
+    return None
+
+
+def csv_parse_error(path: Path | str, exc: BaseException) -> IngestError:
+    """The one-line error for a CSV the reader could not parse: a line (or cell) longer than the reader's block is
+    named by its line number and the limit; anything else keeps the reader's own words."""
+    from ..foundation.limits import max_line_bytes
+
+    msg = str(exc)
+    if "straddl" in msg or "block size" in msg:
+        limit = max_line_bytes()
+        where = first_long_line(Path(path), limit)
+        if where is not None:
+            return IngestError(f"a line (or one cell) longer than {limit:,} bytes (COSTMODEL_MAX_LINE_BYTES): at "
+                               f"least {where[1]:,} bytes; not a benchmark row", path=str(path), line=where[0])
+    return IngestError(f"not a well-formed CSV: {msg.splitlines()[0][:200] if msg else type(exc).__name__}",
+                       path=str(path))
 
 
 def arrow_csv_plan(path: Path, options: Any, delimiter: str) -> tuple[list[str], int, dict[str, Any], list[str]]:
@@ -102,9 +141,12 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
 def line_blocks(path: Path, skip: int, block_bytes: int = STREAM_BLOCK_BYTES) -> Any:
     """Yield the data rows of a CSV (after ``skip`` preamble lines and the header) as byte blocks of
     about ``block_bytes``, each cut at a line end."""
+    from ..foundation.limits import max_line_bytes
+
+    limit = max_line_bytes()
     with open(path, "rb") as fh:
         for _ in range(skip + 1):  # preamble and header
-            fh.readline()
+            fh.readline(limit + 1)
         rest = b""
         while True:
             chunk = fh.read(block_bytes)
@@ -113,6 +155,8 @@ def line_blocks(path: Path, skip: int, block_bytes: int = STREAM_BLOCK_BYTES) ->
             buf = rest + chunk
             cut = buf.rfind(b"\n")
             if cut < 0:
+                if len(buf) > limit:  # one line longer than any row: never held whole (a 2 GiB line)
+                    raise csv_parse_error(path, ValueError("straddling"))
                 rest = buf
                 continue
             block, rest = buf[: cut + 1], buf[cut + 1 :]

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..foundation import limits
 from ..foundation.errors import IngestError
 from ..foundation.schema import Run
 from ..foundation.units import KIB, MIB
@@ -33,10 +34,39 @@ from .validate import build_run, read_text, run_id_for
 FORMAT = "dlio"
 FORMATS = ["dlio", "dlio_summary", "dlio_epochs", "dlio_output", "mlperf_storage_report", "dlio_log", "iostat"]
 
-STEP_RE = re.compile(
-    r"(?:\[(?P<level>\w+)\]\s+)?(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)?.*?Rank (?P<rank>\d+) step (?P<step>\d+)"
-    r"(?::| processed)\s*(?:loaded\s+)?(?P<n>\d+) samples in (?P<t>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*s"
-)
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+#: the step record itself; it starts with a literal, so a search is linear in the line (issue 27: the former
+#: pattern began with optional groups and ``.*?`` and took 35 s on a line of 8,000 ``[``)
+_STEP_CORE = re.compile(r"Rank (?P<rank>\d+) step (?P<step>\d+)(?::| processed)[ \t]*(?:loaded[ \t]+)?(?P<n>\d+) "
+                        r"samples in (?P<t>" + _NUM + r")[ \t]*s")
+#: what may stand at the start of the record's line: ``[LEVEL] `` and an ISO timestamp
+_STEP_PREFIX = re.compile(r"(?:\[(?P<level>\w+)\][ \t]+)?(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)?")
+
+
+class _StepMatch:
+    """The groups of one DLIO step record (rank, step, n, t from the record; level, ts from its line's start)."""
+
+    def __init__(self, core: re.Match[str], prefix: re.Match[str]) -> None:
+        self._groups = {**prefix.groupdict(), **core.groupdict()}
+
+    def group(self, name: str) -> Any:
+        return self._groups[name]
+
+
+class _StepPattern:
+    """``search(text)``: the first DLIO step record in ``text`` (as the former single pattern found it), in linear time."""
+
+    def search(self, text: str) -> _StepMatch | None:
+        core = _STEP_CORE.search(text)
+        if core is None:
+            return None
+        start = text.rfind("\n", 0, core.start()) + 1
+        prefix = _STEP_PREFIX.match(text, start)
+        assert prefix is not None  # every part of it is optional
+        return _StepMatch(core, prefix)
+
+
+STEP_RE = _StepPattern()
 
 
 def kind(head: str, path: Path) -> str | None:
@@ -62,7 +92,7 @@ def sniff(head: str, path: Path) -> bool:
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(read_text(path))
+        return limits.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise IngestError(f"not valid JSON ({exc.msg}); expected a complete DLIO output", path=str(path),
                           line=exc.lineno) from None

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..foundation import limits
 from ..foundation.errors import IngestError
 from ..foundation.schema import Run
 from ..foundation.units import MIB
@@ -130,7 +131,7 @@ def _mllog(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
                 other_lines += 1
             continue
         try:
-            ev = json.loads(m.group(1))
+            ev = limits.loads(m.group(1))
         except ValueError:
             bad += 1
             continue
@@ -368,7 +369,7 @@ def _throughput(path: Path, text: str, options: Any, suffix: str = "") -> list[R
 def _superbench(path: Path, text: str, options: Any, suffix: str = "") -> list[Run]:
     src = str(path)
     try:
-        doc = json.loads(text)
+        doc = limits.loads(text)
     except json.JSONDecodeError as exc:
         raise IngestError(f"not valid JSON ({exc.msg}); expected SuperBench results.json", path=src, line=exc.lineno) from None
     items = doc if isinstance(doc, list) else [doc]

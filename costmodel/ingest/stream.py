@@ -154,7 +154,9 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
                 except pa.ArrowInvalid as exc:
                     msg = str(exc)
                     if "CSV parse error" in msg and "conversion" not in msg.lower():
-                        raise IngestError(f"not a well-formed CSV: {msg[:200]}", path=src) from None
+                        from .csv_blocks import csv_parse_error
+
+                        raise csv_parse_error(src, exc) from None
                     import re as _re
 
                     m = _re.search(r"column #(\d+)", msg)
@@ -220,7 +222,9 @@ def _stream_blocks(path: Path, options: Any, writer: Any, schema: Any, blocks: A
         except StopIteration:
             break
         except pa.ArrowInvalid as exc:
-            raise IngestError(f"not a well-formed CSV: {str(exc)[:200]}", path=src) from None
+            from .csv_blocks import csv_parse_error
+
+            raise csv_parse_error(src, exc) from None
         n = batch.num_rows
         if n == 0:
             continue

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..foundation import limits
 from ..foundation.errors import IngestError
 from ..foundation.schema import Rejection, Run
 from .csv_blocks import (
@@ -25,6 +26,7 @@ from .csv_blocks import (
     _locate,
     _read_numeric_streaming,
     arrow_csv_plan,
+    csv_parse_error,
 )
 from .frame import convert, plan_columns
 from .validate import build_run, run_id_for
@@ -55,7 +57,7 @@ def dialect(head: str, path: Path) -> str | None:
     first = lines[0].strip()
     if first.startswith("{"):
         try:
-            obj = json.loads(first)
+            obj = limits.loads(first)
         except ValueError:
             return None
         return "jsonl" if isinstance(obj, dict) else None
@@ -287,7 +289,7 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
         typed = True
     except pa.ArrowInvalid as exc:
         if "CSV parse error" in str(exc) and "conversion" not in str(exc).lower():
-            raise IngestError(f"not a well-formed CSV: {exc}", path=str(path)) from None
+            raise csv_parse_error(path, exc) from None
         skipped.clear()
         texts.clear()
         conv_opts = pacsv.ConvertOptions(
@@ -296,7 +298,7 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
         try:
             table = pacsv.read_csv(path, read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
         except pa.ArrowInvalid as exc2:
-            raise IngestError(f"not a well-formed CSV: {exc2}", path=str(path)) from None
+            raise csv_parse_error(path, exc2) from None
         typed = False
     except (OSError, UnicodeDecodeError) as exc:
         raise IngestError(f"cannot read as CSV: {exc}", path=str(path)) from None
@@ -363,7 +365,7 @@ def _read_jsonl(path: Path, options: Any) -> Run:
             if not s:
                 continue
             try:
-                obj = json.loads(s)
+                obj = limits.loads(s)
             except ValueError as exc:  # JSONDecodeError, or e.g. an integer too long to convert
                 why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
                 extra.append(Rejection(path=str(path), line=i,

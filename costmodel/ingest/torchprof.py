@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..foundation import limits
 from ..foundation.errors import IngestError
 from ..foundation.schema import Run
 from .validate import build_run, read_text, run_id_for
@@ -49,7 +50,7 @@ def _union_within(starts: np.ndarray, ends: np.ndarray, lo: float, hi: float) ->
 def read(path: Path, options: Any) -> list[Run]:
     src = str(path)
     try:
-        doc = json.loads(read_text(path))
+        doc = limits.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise IngestError(f"not valid JSON ({exc.msg}); expected a PyTorch profiler Chrome trace", path=src,
                           line=exc.lineno) from None

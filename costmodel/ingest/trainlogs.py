@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..foundation import limits
 from ..foundation.errors import IngestError
 from ..foundation.schema import Run
 from .validate import build_run, read_text, run_id_for
@@ -299,7 +300,7 @@ def _torchtitan(path: Path, lines: list[str], options: Any, suffix: str) -> tupl
 def _hf_trainer(path: Path, text: str, options: Any) -> list[Run]:
     src = str(path)
     try:
-        doc = json.loads(text)
+        doc = limits.loads(text)
     except json.JSONDecodeError as exc:
         raise IngestError(f"not valid JSON ({exc.msg}); expected a Hugging Face trainer_state.json", path=src,
                           line=exc.lineno) from None

@@ -121,7 +121,8 @@ def storage_error(url: str, exc: BaseException) -> IngestError:
     """A one-line IngestError for a failed object-store call (missing bucket/object, denied, timeout)."""
     text = f"{type(exc).__name__}: {exc}"
     low = text.lower()
-    if "nocredentials" in low or "unable to locate credentials" in low or "defaultcredentialserror" in low:
+    if ("nocredentials" in low or "unable to locate credentials" in low or "defaultcredentialserror" in low
+            or "must provide either a connection_string" in low or "credentials!!" in low):
         why = ("no credentials found: set the provider's environment variables (e.g. AWS_ACCESS_KEY_ID and "
                "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) or log in with its CLI")
     elif ("nosuchbucket" in low or "bucket does not exist" in low or "specified bucket does not exist" in low
@@ -145,11 +146,23 @@ def storage_error(url: str, exc: BaseException) -> IngestError:
     return IngestError(why, path=str(url))
 
 
+def _filesystem_or_error(url: str) -> Any:
+    """:func:`filesystem`, with a failure to build it (adlfs without any credentials raises ValueError) as one line."""
+    from ..foundation.errors import CostmodelError
+
+    try:
+        return filesystem(url)
+    except CostmodelError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every backend error becomes one line
+        raise storage_error(url, exc) from None
+
+
 def list_objects(url: str) -> list[str]:
     """The objects at ``url``: itself when it is an object, else every object under it as a prefix
     (recursive, sorted, as full URLs). Raises IngestError (one line) on any storage failure or when
     nothing is there."""
-    fs = filesystem(url)
+    fs = _filesystem_or_error(url)
     scheme = str(url).split("://", 1)[0]
     try:
         found = _call(fs, "find", str(url))
@@ -171,7 +184,7 @@ def list_objects(url: str) -> list[str]:
 def glob_paths(pattern: str) -> list[str]:
     """Files matching a glob: local (``**`` allowed) or on object storage. Sorted."""
     if is_url(pattern):
-        fs = filesystem(pattern)
+        fs = _filesystem_or_error(pattern)
         scheme = pattern.split("://", 1)[0]
         try:
             return sorted(f"{scheme}://{p}" for p in _call(fs, "glob", pattern))
@@ -247,7 +260,7 @@ class LocalCopies:
             if self.root is None:
                 self.root = Path(tempfile.mkdtemp(prefix="costmodel-objects-"))
             objs = list_objects(str(p))
-            fs = filesystem(str(p))
+            fs = _filesystem_or_error(str(p))
             base = str(p).rstrip("/")
             single = len(objs) == 1 and objs[0].rstrip("/") == base
             top = self.root / f"{len(self.origin):06d}"

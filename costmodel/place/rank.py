@@ -198,7 +198,9 @@ def break_even(pl: Placement, rows: list[Row], ranked: list[Row]) -> list[dict[s
         lines = price_lines(pl, rows, cs)
         x0 = float(cs.offer.usd_per_hour)  # type: ignore[arg-type]
         entry: dict[str, Any] = {"candidate": cs.candidate.name, "offer": cs.offer.label(), "key": cs.offer.key,
-                                 "usd_per_hour": x0, "below": None, "above": None}
+                                 "usd_per_hour": x0, "below": None, "above": None, "note": None}
+        if not lines:
+            entry["note"] = "no placement of this offer is ranked (not priced, forbidden or late): its price moves nothing"
         if lines:
             others = {k: v for k, v in fixed.items() if k not in lines}
 

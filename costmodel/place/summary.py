@@ -47,6 +47,17 @@ def row_dict(r: Row, mc: dict[str, Any] | None = None) -> dict[str, Any]:
     }
 
 
+def crossing(cs: CandidateScenario) -> dict[str, Any] | None:
+    """Which cross-region byte figure the cost model priced for ``cs`` (``costmodel cost``'s ``cross_region_bytes``:
+    basis dataset, measured or billed, and GB per month), None when not priced."""
+    if cs.scenario is None:
+        return None
+    from ..cost import evaluate
+
+    xb = getattr(evaluate(cs.scenario), "cross_region_bytes", None) or {}
+    return {"basis": xb.get("basis"), "gb_per_month": xb.get("gb_per_month")} if xb else None
+
+
 def _candidate(cs_list: list[CandidateScenario], exported: dict[int, dict[str, str]]) -> list[dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for cs in cs_list:
@@ -60,7 +71,10 @@ def _candidate(cs_list: list[CandidateScenario], exported: dict[int, dict[str, s
                      "sources": dict(c.link_sources)},
             "storage_usd_per_gb_month": (cs.scenario.values.get("replica.storage_usd_per_gb_month")
                                          if cs.scenario is not None and not cs.storage_not_priced else None),
+            "cross_region_bytes": crossing(cs),
             "offers": []})
+        if d["cross_region_bytes"] is None:
+            d["cross_region_bytes"] = crossing(cs)
         d["offers"].append({**(_offer(cs.offer) or {}), "scenario": exported.get(id(cs), {}).get("scenario"),
                             "cost_command": exported.get(id(cs), {}).get("cost_command")})
     return list(out.values())
@@ -127,6 +141,17 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
     for cs in scen:
         if cs.scenario is not None:
             warnings.extend(f"{cs.label}: {w}" for w in cs.scenario.warnings if "not priced" not in w)
+    bases: dict[str, list[str]] = {}
+    for cs in scen:
+        x = crossing(cs) if any(r.cs is cs and r.strategy == "cross_region" and r.rank for r in rows) else None
+        if x and x["basis"]:
+            bases.setdefault(x["basis"], []).append(f"{cs.candidate.name} ({x['gb_per_month']:,.0f} GB/month)")
+    if len(bases) > 1:
+        warnings.append("the ranked cross_region placements are priced on different cross-region byte figures ("
+                        + "; ".join(f"{b}: {', '.join(sorted(set(v)))}" for b, v in sorted(bases.items()))
+                        + "): a measured read rate counts re-reads and read amplification that the dataset model "
+                          "and the simulator do not; set link.bytes_basis in the base scenario to compare like for "
+                          "like")
     basis_counts = {k: sum(1 for c in pl.candidates if any(cs.candidate is c and cs.basis.kind == k for cs in scen))
                     for k in ("measured", "predicted", "assumed")}
     not_ranked = [r for r in rows if r.rank is None]

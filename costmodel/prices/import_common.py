@@ -115,6 +115,9 @@ def _stream(path: Path, fn: Callable[[Any, Any], Iterator[Any]]) -> Iterator[Any
         buffered = io.BufferedReader(reader, buffer_size=1 << 16)
         try:
             yield from fn(ijson, buffered)
+        except (RecursionError, MemoryError):
+            raise PriceImportError(f"{path.name}: JSON nested too deeply (or too large) to read, near byte "
+                                   f"{reader.pos}; a price listing nests a few levels", path=str(path)) from None
         except ijson.JSONError as exc:
             msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise PriceImportError(f"{path.name}: invalid JSON near byte {reader.pos}: {msg}", path=str(path)) from None

@@ -145,6 +145,11 @@ def choose_metric(df: pd.DataFrame, metric: str | None, run_id: str) -> str:
     return metric
 
 
+#: the largest magnitude a series may hold: its squares summed over a run stay finite (issue 27: values near 1e308
+#: made fit and compare fail with numpy overflow warnings and an internal error)
+MAX_ABS_VALUE = 1e150
+
+
 def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
     """Extract the metric and the time base of ``run``. Raises AnalysisError on unusable input."""
     if axis not in AXES:
@@ -169,6 +174,11 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
     keep = np.isfinite(y) & np.isfinite(step)
     if is_rate:
         keep &= y >= 0
+    for name, col in ((metric, y), ("step", step), ("step_time_s", st), ("t_s", ts)):
+        big = float(np.max(np.abs(col[keep & np.isfinite(col)]), initial=0.0)) if col is not None else 0.0
+        if big > MAX_ABS_VALUE:
+            raise AnalysisError(f"run {rid!r}: {name} holds values up to {big:.4g}, beyond {MAX_ABS_VALUE:g} where sums "
+                                "of squares overflow 64-bit floats; check the column's unit or the file")
     warnings: list[str] = []
     time_source = "constant_work"
     d = None

@@ -153,3 +153,14 @@ def test_the_output_validates_against_its_published_schema(result):
     v.validate(dict(result, adr="adr/0001-x.md"))
     with pytest.raises(jsonschema.ValidationError):
         v.validate({k: val for k, val in result.items() if k != "break_even"})  # a contract key may not go
+
+
+def test_each_candidate_says_which_byte_figure_it_was_priced_on(result):
+    xb = {c["name"]: c["cross_region_bytes"] for c in result["candidates"]}
+    assert xb["us-west-2 (measured)"]["basis"] == "measured"
+    assert xb["us-east-1"]["basis"] == "dataset"
+    assert xb["us-west-2 (measured)"]["gb_per_month"] > 10 * xb["us-east-1"]["gb_per_month"]
+    assert any("different cross-region byte figures" in w for w in result["warnings"])
+    assert xb["eu-west-1"] is None  # not priced
+    never = next(b for b in result["break_even"] if b["candidate"] == "us-west-1")
+    assert never["below"] is None and never["above"] is None and "its price moves nothing" in never["note"]
