@@ -7,7 +7,8 @@ Command modules import heavy libraries inside ``run`` so ``--help`` stays fast.
 Exit status: 0 success, 2 bad input or usage, an output that cannot be written (disk full,
 permission denied, read-only, name too long) or an output folder taken by another run (one line on
 stderr, no traceback unless ``--debug``), 128 + signal number when stopped by a signal (130 Ctrl-C,
-143 SIGTERM, 129 SIGHUP; temporary files removed, see :mod:`costmodel.foundation.signals`), 1 internal error.
+143 SIGTERM, 129 SIGHUP; temporary files removed, see :mod:`costmodel.foundation.signals`), 1 internal error,
+3 a ``decide`` verdict that fails its ``--fail-on`` gate.
 """
 from __future__ import annotations
 

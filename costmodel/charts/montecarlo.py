@@ -33,14 +33,17 @@ def monte_carlo(samples: pd.DataFrame | Mapping[str, Sequence[float]], bins: int
     lo_all = min(float(v.min()) for v in vals.values())
     off = [o for o in order if lo_all > 0 and float(vals[o].min()) > 5.0 * max(
         float(vals[p].max()) for p in order if p != o) if len(order) > 1]
+    if len(order) - len(off) < 2:  # what is compared stays drawn: never leave one option alone on the axis
+        off = []
     kept = [o for o in order if o not in off]
-    varying = [o for o in kept if float(vals[o].max()) > float(vals[o].min())]
-    fixed = [o for o in kept if o not in varying]
     lo = min(float(vals[o].min()) for o in kept)
     hi = max(float(vals[o].max()) for o in kept)
     if hi <= lo:
         hi = lo + max(1.0, abs(lo) * 1e-6)
     edges = np.linspace(lo, hi, bins + 1)
+    # an option whose draws fit in two of the shared bins would be a one-bar histogram: a labelled line instead
+    varying = [o for o in kept if float(vals[o].max()) - float(vals[o].min()) >= 2 * (hi - lo) / bins]
+    fixed = [o for o in kept if o not in varying]
     colours = [_OPTION_COLORS.get(o, "#7f7f7f") for o in kept]
     domain = [option_label(o) for o in kept]
     colour = alt.Color("option:N", title="option", scale=alt.Scale(domain=domain, range=colours))
@@ -57,28 +60,22 @@ def monte_carlo(samples: pd.DataFrame | Mapping[str, Sequence[float]], bins: int
         qs = pd.DataFrame([{"option": option_label(o), "q": q, "x0": float(v)}
                            for o in varying for q, v in zip(("P5", "P50", "P95"), np.percentile(vals[o], [5, 50, 95]),
                                                             strict=True)])
-        # a label only where it has room: one closer than 6 % of the axis to the last one placed is left to
-        # the rule's tooltip (a narrow option's P5/P50/P95 would print on top of each other)
-        placed: list[float] = []
-        label = [""] * len(qs)
-        for i in np.argsort(qs["x0"].to_numpy(), kind="stable"):
-            xv = float(qs["x0"].iloc[i])
-            if not placed or xv - placed[-1] >= 0.06 * (hi - lo):
-                placed.append(xv)
-                label[int(i)] = str(qs["q"].iloc[i])
-        qs["label"] = label
-        layers.append(alt.Chart(qs).mark_rule(color="black", strokeDash=[3, 3]).encode(
-            x="x0:Q", tooltip=["option:N", "q:N", alt.Tooltip("x0:Q", format=",.0f")]))
-        layers.append(alt.Chart(qs).mark_text(align="left", dx=3, dy=-4, fontSize=FONT_SIZE - 1).encode(
-            x="x0:Q", y=alt.value(8), text="label:N"))
+        layers.append(alt.Chart(qs).mark_rule(strokeDash=[3, 3], strokeWidth=1.5).encode(
+            x="x0:Q", color=colour, tooltip=["option:N", "q:N", alt.Tooltip("x0:Q", format=",.0f")]))
     if fixed:
-        rules = pd.DataFrame({"option": [option_label(o) for o in fixed], "x0": [float(vals[o][0]) for o in fixed]})
-        rules["text"] = [f"{r.option}: USD {r.x0:,.0f} in every draw" for r in rules.itertuples()]
+        rows = []
+        for i, o in enumerate(fixed):
+            v = vals[o]
+            p5, p50, p95 = (float(q) for q in np.percentile(v, [5, 50, 95]))
+            text = (f"{option_label(o)}: USD {p50:,.0f} in every draw" if float(v.max()) == float(v.min())
+                    else f"{option_label(o)}: USD {p50:,.0f} (P5-P95 {p5:,.0f}-{p95:,.0f})")
+            rows.append({"option": option_label(o), "x0": p50, "text": text, "y": 14 + 16 * i})
+        rules = pd.DataFrame(rows)
         layers.append(alt.Chart(rules).mark_rule(strokeWidth=3).encode(x=x, color=colour))
-        layers.append(alt.Chart(rules).mark_text(align="left", dx=5, dy=14, fontSize=FONT_SIZE - 1).encode(
-            x="x0:Q", y=alt.value(0), text="text:N"))
+        layers.append(alt.Chart(rules).mark_text(align="left", dx=5, fontSize=FONT_SIZE - 1).encode(
+            x="x0:Q", y=alt.Y("y:Q", scale=None, axis=None), text="text:N"))
     n = len(long) // max(1, len(order))
-    subtitle = ["one axis for every option drawn; dashed: P5, P50, P95"]
+    subtitle = ["one axis for every option drawn; dashed lines: each option's P5, P50 and P95 (table below)"]
     if off:
         subtitle.append("not drawn (off this scale): " + "; ".join(
             f"{option_label(o)} USD {float(np.median(vals[o])):,.0f}" for o in off))

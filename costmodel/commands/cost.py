@@ -27,7 +27,7 @@ Totals are at the expected value of every input, with the Monte Carlo P5-P95 bes
 The scenario is checked against the measured throughput and the link (consistency); an
 option whose inputs or prices are missing is not priced and never cheapest.
 Prices missing from the scenario are filled from data/prices (dated; a price older than
-12 months warns). Example: costmodel cost data/examples/scenario.yaml --json
+12 months warns). Example: costmodel example ex && costmodel cost ex/scenario.yaml --json
 """
 
 
@@ -134,6 +134,8 @@ def _summary(out: dict) -> str:
         lines.append(f"verdict: {v['sentence']}")
     if v.get("not_modelled_sentence"):
         lines.append(f"not modelled: {v['not_modelled_sentence']}")
+    if v.get("purchase_options_sentence"):
+        lines.append(f"purchase options: {v['purchase_options_sentence']}")
     lines.append(f"totals at the {str(out.get('headline_basis', 'expected_value')).replace('_', ' ')} of every input; "
                  "P5-P95 from Monte Carlo")
     from ..cost.measured import KEY, summary_lines

@@ -13,7 +13,12 @@ Walk the go/no-go checklist in batch mode: the answers YAML plus evidence gather
 Verdict: NO_GO when a blocker is answered no; CONDITIONAL when any item is unknown or a
 warning is no (the conditions list what to do); GO when every item is yes. A person's
 answer overrides the evidence's proposal; both are printed. The exit status is 0 whatever
-the verdict (the verdict is data), 2 on bad input (nothing is written).
+the verdict (the verdict is data), 2 on bad input (nothing is written); with --fail-on it is 3
+when the verdict is as bad as the gate or worse (a CI gate without jq: --fail-on no_go fails on
+NO_GO, --fail-on conditional on CONDITIONAL or NO_GO; the record and the ADR are still written).
+`-` for --compare, --cost or --fit (one of them) reads that JSON from standard input.
+Example: costmodel example ex && costmodel decide --answers ex/answers.yaml --fail-on no_go
+
 
 answers file:
   answers:
@@ -45,6 +50,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--date", metavar="YYYY-MM-DD", help="ADR date (default: today, UTC)")
     parser.add_argument("--report-link", metavar="URL", help="link to the rendered report, cited in the ADR")
     parser.add_argument("--json", action="store_true", help="print the decision as one JSON object")
+    parser.add_argument("--fail-on", choices=FAIL_ON, metavar="no_go|conditional",
+                        help=f"exit {GATE_EXIT} when the verdict is this bad or worse (CI gates); default: exit 0 "
+                             "whatever the verdict")
+
+
+#: ``--fail-on`` gates: the verdicts that fail each one.
+FAIL_ON = {"no_go": ("NO_GO",), "conditional": ("CONDITIONAL", "NO_GO")}
+#: The exit status of a verdict that fails the ``--fail-on`` gate (0 ok, 1 internal error, 2 bad input).
+GATE_EXIT = 3
+
+
+def gate_status(verdict: str, fail_on: str | None) -> int:
+    """The exit status for ``verdict`` under ``--fail-on`` (0 without a gate)."""
+    return GATE_EXIT if fail_on and verdict in FAIL_ON[fail_on] else 0
 
 
 def __getattr__(name: str) -> Any:
@@ -65,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
     from ..foundation.errors import ChecklistError
     from ._common import emit_json
 
+    stdin_flags = [f for f, v in (("--compare", args.compare), ("--cost", args.cost),
+                                  *(("--fit", f) for f in args.fit)) if v == "-"]
+    if len(stdin_flags) > 1:
+        raise ChecklistError(f"only one input can come from standard input ('-'); got {', '.join(stdin_flags)}")
     if not args.template and not args.answers:
         raise ChecklistError("--answers ANSWERS.yaml is required (or --template to print one to fill in)")
     if args.template and (args.answers or args.adr):
@@ -111,9 +134,10 @@ def run(args: argparse.Namespace) -> int:
     elif args.date:
         adr._as_date(args.date)  # a bad date is bad input even without --adr
 
+    status = gate_status(decision.verdict, getattr(args, "fail_on", None))
     if args.json:
         emit_json(out)
-        return 0
+        return status
     print(f"verdict: {decision.verdict}")
     for r in decision.items:
         mark = {"ok": "ok  ", "blocker": "NO  ", "condition": "open"}[r.status]
@@ -129,4 +153,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"  - {c['id']}: {c['condition']}")
     if "adr_path" in out:
         print(f"ADR written: {out['adr_path']}")
-    return 0
+    if status:
+        sys.stderr.write(f"costmodel decide: verdict {decision.verdict} fails --fail-on {args.fail_on} (exit {status})\n")
+    return status

@@ -9,7 +9,7 @@ HELP = "copy a packaged notebook (report, checklist or whatif) into DIR to run o
 DESCRIPTION = HELP + """
 
 The copy runs with plain papermill from DIR, e.g.
-  costmodel notebook report nb && cd nb && papermill report.ipynb out.ipynb -p scenario my.yaml
+  costmodel notebook report nb && cd nb && papermill report.ipynb out.ipynb -p monte_carlo_n 500
 Relative paths in its parameters resolve against the current folder first, then the package's
 bundled example (so without -p it reports on the bundled example). Running it needs
 pip install "xregion-costmodel[report]" (papermill, nbconvert, Altair); the widgets of checklist/whatif

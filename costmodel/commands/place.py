@@ -17,7 +17,7 @@ with the Pareto front of cost vs time, each offer's break-even GPU price, and a 
 Warm-up and slowdown are measured (a compare result of the candidate's runs), predicted by the what-if
 simulator with the candidate's link, or assumed (the base scenario's): each placement says which.
 A candidate that cannot be priced is listed with the reason. docs/place.md has every key.
-Example: costmodel place data/examples/placement.yaml --json
+Example: costmodel example ex && costmodel place ex/placement.yaml --json
 """
 
 

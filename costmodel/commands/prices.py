@@ -20,7 +20,7 @@ costmodel prices import FILE... -o DIR [--json]
 costmodel prices fetch [--aws-region R]... [--azure-region R]... [--gcp --gcp-api-key KEY] -o DIR
     download those files from the providers' price APIs (AWS Price List bulk API, Azure Retail
     Prices API, GCP Cloud Billing Catalog API), every page, into DIR; --dry-run prints curl lines.
-    Refresh the catalog in two commands:
+    Refresh the catalog in two commands (needs the network):
       costmodel prices fetch --aws-region us-east-2 --aws-region us-west-2 -o downloads
       costmodel prices import downloads/* -o prices
 """

@@ -9,7 +9,7 @@ from ._common import add_ingest_arguments, seed_type
 HELP = "render the report notebook to DIR: report.ipynb, report.html (offline), decision.json, adr.md"
 DESCRIPTION = HELP + """
 
-Executes notebooks/report.ipynb with papermill (ingest -> fit -> compare -> cost -> checklist),
+Executes costmodel/notebooks/report.ipynb with papermill (ingest -> fit -> compare -> cost -> checklist),
 exports it to one self-contained HTML page (code hidden, charts as inline SVG, no network needed to
 read it), and writes decision.json (fit, compare, cost, checklist and verdict, inputs with SHA-256)
 and the ADR (MADR Markdown). The folder appears whole or not at all: it is built beside DIR and

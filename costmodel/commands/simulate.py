@@ -20,7 +20,7 @@ The link's RTT and bandwidth are the scenario's link.rtt_ms and link.bandwidth_g
 costmodel cost reads); workload.link.rtt_s is a deprecated alias (warning). A --set KEY that the
 simulator does not read is an error naming the keys it reads.
 
-example: costmodel simulate data/examples/whatif.yaml --set link.rtt_ms=100 --json
+Example: costmodel example ex && costmodel simulate ex/whatif.yaml --set link.rtt_ms=100 --json
 """
 
 

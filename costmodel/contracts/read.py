@@ -25,15 +25,23 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def read_json_file(path: str | os.PathLike[str], where: str, error: type[CostmodelError]) -> Any:
-    """The parsed JSON of the regular file ``path`` (a FIFO, device or folder is refused, never waited on).
-    ``where`` starts every message (``--compare c.json``); ``error`` is the class raised: no such file,
-    unreadable, not UTF-8, not valid JSON (with its line), nested too deeply."""
+    """The parsed JSON of the regular file ``path`` (a FIFO, device or folder is refused, never waited on),
+    or of standard input when ``path`` is ``-`` (a pipe: ``costmodel compare ... --json | costmodel decide
+    --compare - ...``). ``where`` starts every message (``--compare c.json``); ``error`` is the class raised:
+    no such file, unreadable, not UTF-8, not valid JSON (with its line), nested too deeply."""
     import json
 
     from ..foundation.safeio import read_input_text
 
     try:
-        text = read_input_text(Path(path))
+        if os.fspath(path) == "-":
+            import sys
+
+            text = sys.stdin.buffer.read().decode("utf-8")
+            if not text.strip():
+                raise error(f"{where}: standard input is empty (pipe a verb's --json output into it)")
+        else:
+            text = read_input_text(Path(path))
     except FileNotFoundError:
         raise error(f"{where}: file does not exist") from None
     except OSError as exc:

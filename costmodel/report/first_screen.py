@@ -154,23 +154,30 @@ def _speed_phrase(compare: Mapping[str, Any]) -> str:
 
 
 def _certainty(option: str, verdict: str, cost: Mapping[str, Any], facts: Mapping[str, Any],
-               compare: Mapping[str, Any], n_open: int, n_blockers: int) -> str:
+               compare: Mapping[str, Any], n_open: int, n_blockers: int,
+               blockers: Sequence[Mapping[str, Any]] = ()) -> str:
     """One sentence a manager reads: how sure the recommendation is, and why."""
-    if isinstance(cost.get("certainty_sentence"), str) and cost["certainty_sentence"]:
-        return str(cost["certainty_sentence"])  # a sentence the cost model words itself (newer versions)
     cheapest = cost.get("cheapest")
     p = (cost.get("p_cheapest") or {}) if isinstance(cost.get("p_cheapest"), Mapping) else {}
     mc = cost.get("monte_carlo") or {}
     n = mc.get("n") if isinstance(mc, Mapping) else None
     draws = f" of {n:,} simulated cost outcomes" if isinstance(n, int) and n > 0 else ""
     p_opt = finite_float(p.get(option))
+    cv: Mapping[str, Any] = cost["verdict"] if isinstance(cost.get("verdict"), Mapping) else {}
+    if cv.get("option") == option and finite_float(cv.get("p_beats_runner_up")) is not None and draws:
+        p_opt = finite_float(cv.get("p_beats_runner_up"))  # against the runner-up, measured inputs from their
+        draws += " (measured inputs drawn from their sampling distributions)" if "sampling" in str(
+            cv.get("probability_basis", "")) else ""
     materiality = finite_float(facts.get("materiality_usd"))
     margin = finite_float(cost.get("margin_usd"))
     if verdict == "NO_GO":
         lead = "Sure that cross-region is ruled out"
-        why = f"{n_blockers} blocker(s) answered no"
+        ids = [b.get("id") for b in (blockers or [])]
+        why = f"{n_blockers} blocker(s) answered no ({', '.join(str(i) for i in ids)})" if ids else \
+            f"{n_blockers} blocker(s) answered no"
         if cheapest == option and p_opt is not None and draws:
-            why += f", and {option_label(option)} is the cheaper remaining option in {_pct(p_opt)}{draws}"
+            runner = option_label(str(cv.get("runner_up"))) if cv.get("runner_up") else "the others"
+            why += f"; {option_label(option)} is cheaper than {runner} in {_pct(p_opt)}{draws}"
         return f"{lead}: {why}."
     if cheapest == option:
         cost_part = (f"it is the cheapest in {_pct(p_opt)}{draws}" if p_opt is not None and draws
@@ -191,9 +198,26 @@ def _certainty(option: str, verdict: str, cost: Mapping[str, Any], facts: Mappin
 def _would_change(option: str, verdict: str, cost: Mapping[str, Any], facts: Mapping[str, Any],
                   decision: Mapping[str, Any], totals: Sequence[Total]) -> list[str]:
     out: list[str] = []
-    flips = cost.get("verdict_flips") or cost.get("flips")  # what newer cost results name themselves
-    if isinstance(flips, Sequence) and not isinstance(flips, str):
-        out += [str(f.get("sentence") if isinstance(f, Mapping) else f) for f in flips[:2]]
+    cv: Mapping[str, Any] = cost["verdict"] if isinstance(cost.get("verdict"), Mapping) else {}
+    flip = cv.get("flip") if isinstance(cv.get("flip"), Mapping) else None
+    flips = bool(flip)
+    if flip and cv.get("option") and cv.get("runner_up"):
+        cur, val, ch = (finite_float(flip.get(k)) for k in ("current", "value", "change_fraction"))
+        if cur is not None and val is not None:
+            change = f" ({ch * 100:+.0f} %)" if ch is not None else ""
+            out.append(f"{option_label(str(cv['runner_up'])).capitalize()} becomes cheaper than "
+                       f"{option_label(str(cv['option']))} only if {input_label(str(flip.get('input')))} goes from "
+                       f"{cur:,.4g} to {val:,.4g} {flip.get('unit') or ''}{change}: the smallest single change that "
+                       "flips the cost.")
+    by_basis = cv.get("cross_region_total_usd_by_bytes_basis")
+    xb: Mapping[str, Any] = cost["cross_region_bytes"] if isinstance(cost.get("cross_region_bytes"), Mapping) else {}
+    if isinstance(by_basis, Mapping) and xb.get("basis") and xb.get("agree") is False:
+        other = next((k for k in by_basis if k != xb.get("basis")), None)
+        alt_usd = finite_float(by_basis.get(other)) if other else None
+        if alt_usd is not None:
+            out.append(f"Cross-region is priced on the {xb.get('basis')} bytes that cross regions "
+                       f"({finite_float(xb.get('gb_per_month')) or 0:,.0f} GB/month); on the {other} bytes it would "
+                       f"cost {_usd(alt_usd)}.")
     if option == "cross_region":
         fallback = _fallback(totals)
         open_blockers = [c.get("id") for c in decision.get("conditions") or [] if c.get("severity") == "blocker"]
@@ -227,7 +251,7 @@ def _would_change(option: str, verdict: str, cost: Mapping[str, Any], facts: Map
                     break
             if len(out) >= 2:
                 break
-        if verdict == "NO_GO":
+        if verdict == "NO_GO" and any(b.get("id") != "cost_favourable" for b in decision.get("blockers") or []):
             out.append("Every blocker answered yes with evidence: cross-region becomes possible again.")
     wb = cost.get("wait_break_even")
     if isinstance(wb, Mapping) and finite_float(wb.get("value")) is not None and option != "wait":
@@ -264,7 +288,9 @@ def _run_findings(compare: Mapping[str, Any], fits: Sequence[Mapping[str, Any]])
                 text += f" (remote/co-located {ratio:.3f}, 95 % CI {lo:.3f}-{hi:.3f})"
             out.append(text + ".")
         hit = finite_float(compare.get("remote_steady_hit_ratio"))
-        if hit is not None:
+        tele_words = _telemetry_line((compare.get("telemetry") or {}).get("remote")
+                                     if isinstance(compare.get("telemetry"), Mapping) else None)
+        if hit is not None and "cache hit ratio" not in tele_words:  # each fact once
             out.append(f"Once warm, the cache serves {_pct(hit, 1)} of the remote run's reads.")
     else:
         for f in fits[:3]:
@@ -272,21 +298,38 @@ def _run_findings(compare: Mapping[str, Any], fits: Sequence[Mapping[str, Any]])
             m = finite_float(f.get("steady_mean"))
             if w is not None and m is not None:
                 out.append(f"{f.get('run_id')}: warm-up {duration_words(w)}, then {m:,.1f} {unit}.")
-    for f in fits:  # cold vs warm telemetry, where the fit carries it (issue 24)
-        cold, warm = f.get("cold_aux"), f.get("steady_aux")
-        if f.get("role") == "remote" and isinstance(cold, Mapping) and isinstance(warm, Mapping):
-            parts = []
-            for key, label in (("gpu_util", "GPU utilisation"), ("cache_hit_ratio", "cache hit ratio")):
-                c, w = finite_float(cold.get(key)), finite_float(warm.get(key))
-                if c is not None and w is not None:
-                    parts.append(f"{label} {_pct(c)} cold vs {_pct(w)} warm")
-            c, w = finite_float(cold.get("data_wait_s")), finite_float(warm.get("data_wait_s"))
-            if c is not None and w is not None:
-                parts.append(f"data wait {c * 1000:,.0f} ms cold vs {w * 1000:,.0f} ms warm per step")
-            if parts:
-                out.append("Remote run: " + "; ".join(parts) + ".")
-            break
+    tele = (compare.get("telemetry") or {}).get("remote") if isinstance(compare.get("telemetry"), Mapping) else None
+    if not isinstance(tele, Mapping):  # no comparison: the first remote fit's own telemetry
+        tele = next((f.get("telemetry") for f in fits if f.get("role") == "remote"
+                     and isinstance(f.get("telemetry"), Mapping)), None)
+    line = _telemetry_line(tele)
+    if line:
+        out.append(line)
     return out
+
+
+def _telemetry_line(tele: Any) -> str:
+    """Cold vs warm telemetry of the remote run (``compare --json``'s ``telemetry.remote``: ``cold`` and
+    ``steady``), in words; empty when there is none."""
+    if not isinstance(tele, Mapping):
+        return ""
+    cold, warm = tele.get("cold"), tele.get("steady")
+    if not isinstance(cold, Mapping) or not isinstance(warm, Mapping):
+        return ""
+    from ..foundation.units_fmt import bytes_per_s
+
+    parts = []
+    for key, label in (("gpu_util", "GPU utilisation"), ("cache_hit_ratio", "cache hit ratio")):
+        c, w = finite_float(cold.get(key)), finite_float(warm.get(key))
+        if c is not None and w is not None:
+            parts.append(f"{label} {_pct(c)} cold vs {_pct(w)} warm")
+    c, w = finite_float(cold.get("data_wait_s")), finite_float(warm.get("data_wait_s"))
+    if c is not None and w is not None:
+        parts.append(f"data wait {c * 1000:,.0f} ms vs {w * 1000:,.0f} ms per step")
+    c, w = finite_float(cold.get("read_bytes_per_s")), finite_float(warm.get("read_bytes_per_s"))
+    if c is not None and w is not None:
+        parts.append(f"reads {bytes_per_s(c, 3)} vs {bytes_per_s(w, 3)}")
+    return ("Remote run, cold vs warm: " + "; ".join(parts) + ".") if parts else ""
 
 
 def _basis(cost: Mapping[str, Any]) -> str:
@@ -342,7 +385,8 @@ def first_screen(decision: Any, cost: Mapping[str, Any] | Any, compare: Any = No
         totals=totals,
         horizon_months=finite_float(cost_d.get("horizon_months")),
         margin=_margin(option, cost_d, facts, totals),
-        certainty=_certainty(option, verdict, cost_d, facts, cmp, len(conditions), len(blockers)),
+        certainty=_certainty(option, verdict, cost_d, facts, cmp, len(conditions), len(blockers),
+                             dec.get("blockers") or []),
         basis=_basis(cost_d),
         would_change=tuple(_would_change(option, verdict, cost_d, facts, dec, totals)),
         runs=tuple(_run_findings(cmp, fit_d)),
@@ -362,7 +406,7 @@ def totals_svg(totals: Sequence[Total], chosen: str, horizon_months: float | Non
     """Every option's total as a bar on ONE linear scale from 0 (the Monte Carlo P5-P95 as a whisker), the
     chosen option marked; a self-contained SVG with a title for screen readers."""
     rows = [t for t in totals if t.usd is not None]
-    left, right, row_h, top = 150, 96, 30, 8
+    left, right, row_h, top = 150, 120, 30, 8
     plot = width - left - right
     hi = max([t.usd or 0.0 for t in rows] + [t.p95_usd or 0.0 for t in rows] + [1.0])
     step = _nice_step(hi)
@@ -391,7 +435,8 @@ def totals_svg(totals: Sequence[Total], chosen: str, horizon_months: float | Non
             parts.append(f'<line x1="{x(t.p5_usd):.1f}" x2="{x(t.p95_usd):.1f}" y1="{y + row_h / 2}" '
                          f'y2="{y + row_h / 2}" stroke="#222" stroke-width="1.5"/>')
         label = _usd(usd) + (" (chosen)" if t.option == chosen else "")
-        parts.append(f'<text x="{min(x(usd), left + plot) + 6:.1f}" y="{y + row_h / 2 + 4:.1f}" font-size="12"'
+        end = max(usd, t.p95_usd or 0.0)  # the label after the bar and its whisker
+        parts.append(f'<text x="{min(x(end), left + plot) + 6:.1f}" y="{y + row_h / 2 + 4:.1f}" font-size="12"'
                      f'{bold} data-cm="total-{e(t.option)}">{e(label)}</text>')
     parts.append(f'<text x="{left}" y="{height - 4}" font-size="11" fill="#555">total{e(_horizon(horizon_months))}, '
                  "USD, one scale from 0 (black line: P5-P95)</text>")
@@ -431,7 +476,8 @@ def first_screen_html(fs: FirstScreen) -> str:
                      f'<ul data-cm="would-change" style="margin:2px 0 6px 18px;padding:0;font-size:12px">'
                      f'{li(fs.would_change)}</ul>')
     if fs.open_conditions:
-        right.append(f'<div style="font-size:13px;font-weight:600">Still open ({len(fs.open_conditions)})</div>'
+        head = "Still open" if fs.verdict != "NO_GO" else "Also open for cross-region"
+        right.append(f'<div style="font-size:13px;font-weight:600">{head} ({len(fs.open_conditions)})</div>'
                      f'<ul data-cm="open" style="margin:2px 0 6px 18px;padding:0;font-size:12px">'
                      f'{li(f"{i}: {c}" for i, c in fs.open_conditions)}</ul>')
     return ('<div data-cm="first-screen" style="display:flex;flex-wrap:wrap;gap:8px 24px;align-items:flex-start;'

@@ -138,7 +138,7 @@ def test_break_even_draws_only_the_two_options_that_cross():
 
 
 def test_monte_carlo_histograms_share_one_axis_and_bins():
-    mc = pd.DataFrame({"replicate": np.arange(1001.0), "cross_region": np.arange(1001.0) * 100})
+    mc = pd.DataFrame({"replicate": np.arange(1001.0) * 60, "cross_region": np.arange(1001.0) * 100})
     spec = charts.monte_carlo(mc, bins=20).to_dict()
     frames = [pd.DataFrame(v) for v in _datasets(spec).values()]
     (hist,) = [f for f in frames if "share" in f]  # one histogram layer, both options on the same bins
@@ -148,8 +148,8 @@ def test_monte_carlo_histograms_share_one_axis_and_bins():
         assert len(h) == 20
         assert h["x0"].tolist() == sorted(hist["x0"].unique().tolist())  # the same edges for both
     (quants,) = [f for f in frames if "q" in f]
-    # P5/P50/P95 of 0..1000 are 50, 500, 950 (linear interpolation)
-    assert sorted(quants["x0"].tolist()) == pytest.approx([50.0, 500.0, 950.0, 5000.0, 50000.0, 95000.0])
+    # P5/P50/P95 of 0..1000 are 50, 500, 950 (linear interpolation), times 60 and 100
+    assert sorted(quants["x0"].tolist()) == pytest.approx([3000.0, 5000.0, 30000.0, 50000.0, 57000.0, 95000.0])
 
 
 def test_monte_carlo_draws_a_fixed_total_as_a_rule_and_names_one_off_the_scale(rng):
@@ -162,6 +162,11 @@ def test_monte_carlo_draws_a_fixed_total_as_a_rule_and_names_one_off_the_scale(r
     assert set(hist["option"]) == {"cross-region"}  # the varying option only
     texts = [t for f in frames if "text" in f for t in f["text"]]
     assert texts == ["replicate: USD 295 in every draw"]
+    narrow = pd.DataFrame({"cross_region": rng.normal(17000, 3000, 500), "replicate": rng.normal(299, 20, 500)})
+    frames = [pd.DataFrame(v) for v in _datasets(charts.monte_carlo(narrow).to_dict()).values()]
+    (hist,) = [f for f in frames if "share" in f]
+    assert set(hist["option"]) == {"cross-region"}  # replicate would fill one bin of the shared axis: a line
+    assert re.fullmatch(r"replicate: USD \d{3} \(P5-P95 \d{3}-\d{3}\)", [t for f in frames if "text" in f for t in f["text"]][0])
     assert "not drawn (off this scale): wait for GPUs USD 43,200" in str(spec["title"])
     assert "<svg" in charts.to_svg(charts.monte_carlo(mc))
 

@@ -80,22 +80,61 @@ def test_the_answer_is_above_the_fold_at_1280x800(layouts):
     assert narrow.marked["runs"]["top"] > narrow.marked["certainty"]["bottom"]  # one column: the answer first
 
 
-def test_the_first_screen_tells_one_story_with_cost(two_renders):
-    """The bundled example: the ADR's option, the gap in words, why cost does not decide, the measured figures
-    applied and what `costmodel cost` says without them."""
+def test_the_first_screen_tells_one_story_with_cost_and_the_adr(two_renders):
+    """The bundled example: the ADR's option, the margin and the probability from the cost result, what flips it,
+    the measured figures applied and what `costmodel cost` says without them, the runs in minutes and samples/s."""
+    from costmodel.foundation.labels import OPTION_LABELS
+
     dec = json.loads((two_renders[0] / "decision.json").read_text(encoding="utf-8"))
-    fs = first_screen(dec["checklist"], dec["cost"], dec["compare"], dec["fit"])
+    adr_text = (two_renders[0] / "adr.md").read_text(encoding="utf-8")
+    cost = dec["cost"]
+    fs = first_screen(dec["checklist"], cost, dec["compare"], dec["fit"])
+    assert fs.verdict == dec["verdict"]
+    chosen = {"cross_region": "Cross-region", "replicate": "Replicate", "wait": "Wait"}[fs.option]
+    assert f'Chosen option: "{chosen}' in adr_text  # the page and the ADR choose the same option
+    assert [t.option for t in fs.totals] == ["cross_region", "replicate", "wait"]
+    assert [round(t.usd, 2) for t in fs.totals] == [round(cost["options"][o]["total_usd"], 2) for o in OPTION_LABELS]
+    if fs.option == cost["cheapest"]:
+        assert fs.margin.startswith(f"{OPTION_LABELS[fs.option].capitalize()} is the cheapest, by ${cost['margin_usd']:,.0f}")
+    v = cost.get("verdict") or {}
+    if v.get("flip"):  # what flips the cost, from the cost model (issue 25)
+        assert any("the smallest single change that flips the cost" in w for w in fs.would_change), fs.would_change
+    if dec["verdict"] == "NO_GO":
+        assert fs.certainty.startswith("Sure that cross-region is ruled out")
+        assert f"{v.get('p_beats_runner_up', 0) * 100:.0f} % of 2,000 simulated cost outcomes" in fs.certainty
+    assert f"cheapest by ${cost['scenario_figures']['margin_usd']:,.0f}" in fs.basis  # what `cost` prints without
+    assert "slowdown 0.03 % measured" in fs.basis
     # issue 25: the measured cross-region bytes (read rate x miss ratio) make cross-region 17,584 USD dearer, 3.8 %
     # of the cluster spend: the cost item is a blocker and the ADR chooses replicate (before: cross-region, by $54)
-    assert fs.option == "replicate" and fs.verdict == "NO_GO"  # what the ADR chooses (no Decision: the dict)
-    assert "Chosen option: \"Replicate" in (two_renders[0] / "adr.md").read_text(encoding="utf-8")
+    assert fs.option == "replicate" and fs.verdict == "NO_GO"
     assert fs.margin.startswith("Replicate is the cheapest, by $17,584 over 12 months")
-    assert fs.certainty.startswith("Sure that cross-region is ruled out:") and "100 %" in fs.certainty
-    assert "replicate is cheapest by $2,977" in fs.basis and "slowdown 0.03 % measured" in fs.basis
     assert fs.runs[0].startswith("Warm-up: the remote run needs 7.5 min longer")
     assert "116.0 samples/s" in fs.runs[1]
-    assert len(fs.open_conditions) == 7 and fs.open_conditions[0][0] == "network_ready"
-    assert [t.option for t in fs.totals] == ["cross_region", "replicate", "wait"]
+    assert fs.runs[2].startswith("Remote run, cold vs warm: GPU utilisation 86 % cold vs 99 % warm; cache hit ratio 34 %")
+    assert len(fs.open_conditions) == len(dec["checklist"]["conditions"])
+
+
+def test_a_gap_under_the_materiality_threshold_says_cost_does_not_decide():
+    """The CONDITIONAL case the ADR words as 'cross-region, provided ...': replicate cheaper by an immaterial $54."""
+    decision = {"verdict": "CONDITIONAL", "blockers": [],
+                "conditions": [{"id": "network_ready", "severity": "blocker", "answer": "unknown", "condition": "Ask."}],
+                "items": [{"id": "cost_favourable", "evidence": {"facts": {
+                    "cluster_spend_usd": 459320.0, "materiality_usd": 4593.2}}}]}
+    cost = {"cheapest": "replicate", "margin_usd": 54.0, "horizon_months": 12, "robust": False,
+            "options": {"cross_region": {"total_usd": 349.0}, "replicate": {"total_usd": 295.0},
+                        "wait": {"total_usd": 43200.0}},
+            "sensitivity": [{"input": "cache.steady_slowdown_fraction", "delta_low_usd": -23.0, "delta_high_usd": 344.0}]}
+    compare = {"verdict": "equivalent", "equivalent": True, "margin": 0.02}
+    fs = first_screen(decision, cost, compare, [])
+    assert fs.option == "cross_region"
+    assert fs.margin == ("Replicate is cheaper by $54 over 12 months (0.01 % of the $459,320 cluster spend): under the "
+                         "1 % materiality threshold ($4,593), so cost does not decide.")
+    assert fs.certainty == ("Likely, not yet certain: the cost gap to replicate is too small to matter (under 1 % of "
+                            "the cluster spend) and the remote run is as fast as the co-located one once warm (within "
+                            "2 %), but 1 checklist condition(s) are still open (below).")
+    assert fs.would_change[0] == "Any open blocker answered no (network_ready): replicate instead."
+    assert "no input moved to the end of its range does that (largest: cache steady slowdown fraction, $344)" in (
+        fs.would_change[1])
 
 
 def test_totals_share_one_scale_from_zero():
@@ -107,5 +146,5 @@ def test_totals_share_one_scale_from_zero():
 
     widths = {float(w) for w in re.findall(r'<rect x="150" y="[\d.]+" width="([\d.]+)"', svg)}
     assert len(widths) == 3
-    assert max(widths) / sorted(widths)[1] == pytest.approx(43200 / 350, rel=0.01)  # one scale: lengths as the totals
+    assert max(widths) / sorted(widths)[1] == pytest.approx(43200 / 350, rel=0.03)  # one scale: lengths as the totals
     assert "$0.00" in svg and "one scale from 0" in svg

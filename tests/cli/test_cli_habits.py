@@ -1,0 +1,100 @@
+"""The habits of a command-line tool (issue 26): `decide --fail-on` for CI gates (exit 3, documented), `-` for
+standard input where a verb reads a JSON result."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from support.paths import REPO
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory, examples_dir):
+    from support.cli import Cli
+
+    cli = Cli()
+    d = tmp_path_factory.mktemp("habits")
+    ex = examples_dir
+    cmp = cli.json("compare", "--colocated", str(ex / "colocated_steps.csv"), "--remote", str(ex / "remote_steps.csv"),
+                   "--json")
+    (d / "compare.json").write_text(json.dumps(cmp))
+    cost = cli.json("cost", str(ex / "scenario.yaml"), "--from-compare", str(d / "compare.json"), "--json")
+    (d / "cost.json").write_text(json.dumps(cost))
+    return d, cli
+
+
+def _decide(d, examples_dir, *extra: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "costmodel", "decide", "--answers", str(examples_dir / "answers.yaml"),
+                           *extra], cwd=d, input=stdin, capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+
+
+def test_fail_on_gates_the_exit_status(results, examples_dir):
+    d, _cli = results
+    base = ["--compare", "compare.json", "--cost", "cost.json", "--json"]
+    plain = _decide(d, examples_dir, *base)
+    assert plain.returncode == 0, plain.stderr  # no gate: 0 whatever the verdict
+    verdict = json.loads(plain.stdout)["verdict"]
+    for gate, failing in (("no_go", {"NO_GO"}), ("conditional", {"NO_GO", "CONDITIONAL"})):
+        proc = _decide(d, examples_dir, *base, "--fail-on", gate)
+        assert proc.returncode == (3 if verdict in failing else 0), (gate, verdict, proc.stderr)
+        assert json.loads(proc.stdout)["verdict"] == verdict  # the verdict is still printed in full
+
+
+def test_fail_on_passes_a_go(tmp_path, examples_dir):
+    yes = "answers:\n" + "".join(f"  {i}: {{answer: yes, note: checked}}\n" for i in _item_ids())
+    (tmp_path / "answers.yaml").write_text(yes, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "costmodel", "decide", "--answers", "answers.yaml", "--fail-on",
+                           "conditional"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("verdict: GO")
+
+
+def _item_ids() -> list[str]:
+    from costmodel.checklist.items import ITEMS
+
+    return [it.id for it in ITEMS]
+
+
+def test_fail_on_no_go_fails_a_blocked_decision(results, examples_dir, tmp_path):
+    d, _cli = results
+    blocked = tmp_path / "answers.yaml"
+    blocked.write_text("answers:\n  governance_allows: {answer: no, note: refused by data governance}\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "costmodel", "decide", "--answers", str(blocked), "--compare",
+                           str(d / "compare.json"), "--fail-on", "no_go"], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert proc.returncode == 3, proc.stderr
+    assert "verdict: NO_GO" in proc.stdout
+    assert proc.stderr.strip() == "costmodel decide: verdict NO_GO fails --fail-on no_go (exit 3)"
+
+
+def test_a_result_can_come_from_standard_input(results, examples_dir):
+    d, _cli = results
+    piped = _decide(d, examples_dir, "--compare", "-", "--cost", "cost.json", "--json",
+                    stdin=(d / "compare.json").read_text())
+    named = _decide(d, examples_dir, "--compare", "compare.json", "--cost", "cost.json", "--json")
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout) == json.loads(named.stdout)
+
+
+def test_standard_input_once_and_not_empty(results, examples_dir):
+    d, _cli = results
+    two = _decide(d, examples_dir, "--compare", "-", "--cost", "-", stdin="{}")
+    assert two.returncode == 2
+    assert two.stderr.strip() == ("costmodel decide: error: only one input can come from standard input ('-'); "
+                                  "got --compare, --cost")
+    empty = _decide(d, examples_dir, "--compare", "-", stdin="")
+    assert empty.returncode == 2 and "standard input is empty" in empty.stderr
+
+
+def test_the_gate_exit_status_is_documented():
+    import costmodel.cli
+    from costmodel.commands import decide
+
+    assert "3 a ``decide`` verdict that fails its ``--fail-on`` gate" in costmodel.cli.__doc__
+    assert decide.GATE_EXIT == 3 and "--fail-on" in decide.DESCRIPTION
+    text = (REPO / "docs" / "checklist.md").read_text(encoding="utf-8")
+    assert "--fail-on" in text and "exit 3" in text
