@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import re
-import sys
 import threading
 from typing import Any
 
@@ -24,21 +23,7 @@ HEIGHT = 220
 FONT_SIZE = 12
 
 
-@contextlib.contextmanager
-def lean_imports() -> Any:
-    """Import heavy libraries (altair, nbformat, papermill) without jsonschema's optional
-    ``rfc3987_syntax``: it builds a parser grammar at import (seconds on a busy machine) only to check
-    the ``iri`` string format, which neither Altair nor nbformat uses. The block is lifted on exit, so
-    a later explicit ``import rfc3987_syntax`` works as usual."""
-    blocked = "rfc3987_syntax" not in sys.modules and "jsonschema._format" not in sys.modules
-    if blocked:
-        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        if blocked and "rfc3987_syntax" in sys.modules and sys.modules["rfc3987_syntax"] is None:
-            del sys.modules["rfc3987_syntax"]
-
+from ..foundation.lean import lean_imports as lean_imports  # noqa: E402  moved; the name stays here
 
 _preload_thread: threading.Thread | None = None
 _TINY_SPEC = {"mark": "point", "data": {"values": [{"x": 1}]}, "encoding": {"x": {"field": "x", "type": "quantitative"}}}

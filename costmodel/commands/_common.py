@@ -65,6 +65,23 @@ def positive_number(text: str) -> float:
     return value
 
 
+def report_skipped(verb: str, warnings: list[str]) -> list[str]:
+    """Print every input file a verb left out on stderr (a count, then one line each, names escaped) and return the
+    notes for its JSON: nothing is dropped without a count and a name (issue 27)."""
+    import sys
+
+    from ..foundation.names import shown
+    from ..jobs.load import skipped_files
+
+    skipped = skipped_files(warnings)
+    notes = [f"{x['path']}: skipped ({x['reason']})" for x in skipped]
+    if skipped:
+        print(f"costmodel {verb}: warning: {len(skipped)} input file(s) skipped", file=sys.stderr)
+        for n in notes:
+            print(f"costmodel {verb}: warning: {shown(n, 1000)}", file=sys.stderr)
+    return notes
+
+
 def add_ingest_arguments(parser: argparse.ArgumentParser, *, strict: bool = False) -> None:
     """The ingest options shared by ingest, fit, compare and report: --format, --map, --pattern, --batch-size,
     --tokens-per-step (and --strict where asked), so a log is analysed without an intermediate file."""

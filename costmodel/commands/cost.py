@@ -134,6 +134,8 @@ def _summary(out: dict) -> str:
         lines.append(f"verdict: {v['sentence']}")
     if v.get("not_modelled_sentence"):
         lines.append(f"not modelled: {v['not_modelled_sentence']}")
+    if v.get("purchase_options_sentence"):
+        lines.append(f"purchase options: {v['purchase_options_sentence']}")
     lines.append(f"totals at the {str(out.get('headline_basis', 'expected_value')).replace('_', ' ')} of every input; "
                  "P5-P95 from Monte Carlo")
     from ..cost.measured import KEY, summary_lines

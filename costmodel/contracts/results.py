@@ -242,6 +242,7 @@ class ReplicateTerms(Result):
     cache_usd: float = 0.0
     cache_capacity_usd: float = 0.0
     filesystem_usd: float = 0.0
+    mechanism_usd: float = 0.0
 
 
 class WaitTerms(Result):
@@ -466,6 +467,8 @@ class CostResult(Result):
     verdict: Obj | None = None
     #: terms left out with an order-of-magnitude bound each
     not_modelled: list[Obj] = Field(default_factory=list)
+    #: the verdict under each GPU purchase option the scenario prices
+    purchase_options: list[Obj] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------- decide

@@ -103,7 +103,7 @@ TERMS: dict[str, tuple[str, ...]] = {
     "cross_region": ("transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd", "requests_usd",
                      "inter_az_usd", "cache_capacity_usd"),
     "replicate": ("initial_copy_usd", "storage_usd", "sync_usd", "ops_usd", "requests_usd", "versioning_usd",
-                  "inter_az_usd", "copy_delay_usd", "cache_usd", "cache_capacity_usd", "filesystem_usd"),
+                  "inter_az_usd", "copy_delay_usd", "cache_usd", "cache_capacity_usd", "filesystem_usd", "mechanism_usd"),
     "wait": ("delay_usd", "gpu_premium_usd"),
 }
 DAYS_PER_MONTH = 365.25 / 12.0  # 30.4375
@@ -133,6 +133,10 @@ INTERNAL_DEFAULTS: dict[str, object] = {
     # issue 25, one byte model (costmodel.cost.crossing): which estimate of the bytes that cross is priced
     "_cache_persistent": 0.0,  # 1: cache.persistence = persistent (survives clusters and interruptions)
     "_cache_shared": 0.0,  # 1: replicate reads through the same cache (cache.shared)
+    "_s3_replication": 1.0,  # 1: replica.mechanism = s3_replication (versioning, batch operations); 0: another
+    "_replica_puts": 1.0,  # 1: the replica is an object store written by PUTs (0: file-system replication)
+    "_instance_copy": 0.0,  # 1: replica.mechanism = instance_copy (instance-hours of the copy are charged)
+    "_copy_gbps": float("nan"),  # replica.mechanism_gbps (nan: the link alone bounds the copy)
     "_bytes_basis": 0.0,  # 0 dataset model, 1 measured read x miss, 2 measured origin fetches, 3 billed
     "_read_bytes_per_s": float("nan"),  # cache.read_bytes_per_s (measured)
     "_origin_bytes_per_s": float("nan"),  # cache.origin_fetch_bytes_per_s (measured)
@@ -144,6 +148,8 @@ NEW_KEY_DEFAULTS: dict[str, float] = {
     "training.interruptions_per_run": 0.0,
     "cache.capacity_usd_per_gb_month": 0.0,
     "replica.filesystem_usd_per_gb_month": 0.0,
+    "replica.mechanism_usd_per_gb": 0.0,
+    "replica.copy_instance_usd_per_hour": 0.0,
 }
 
 #: model key -> the internal flag that makes it follow its sources (an explicitly varied key stops following)
@@ -276,7 +282,7 @@ def follow(p: ArrayMap) -> ArrayMap:
         L = _stated(q, "_warmup_stated", "cache.warmup_lost_s")
         q["cache.warmup_lost_s"] = bound if fw == 1 else np.where(L < bound * (1 - BOUND_TOLERANCE), bound, L)
     if fc and has_bw:
-        bound = D * 8.0 / bw / 3600.0
+        bound = D * 8.0 / _copy_rate(bw, _get(q, "_copy_gbps")) / 3600.0
         Tc = _stated(q, "_copy_hours_stated", "replica.copy_hours")
         q["replica.copy_hours"] = bound if fc == 1 else np.where(Tc < bound * (1 - BOUND_TOLERANCE), bound, Tc)
     R = q["training.runs_per_month"]
@@ -291,6 +297,28 @@ def follow(p: ArrayMap) -> ArrayMap:
         warm = np.where(R > 0, _cold_starts(q) / safe_R * L / 3600.0, 0.0)
         q["training.epochs_per_run"] = np.maximum(0.0, (T - warm) * 3600.0 / ep)
     return q
+
+
+def _copy_rate(bw, mech):
+    """Gbit/s of the initial copy: the link's, or the replication mechanism's when that is slower."""
+    if isinstance(mech, float) and math.isnan(mech):
+        return bw
+    return np.minimum(bw, mech)
+
+
+def mechanism_terms(p: ArrayMap, M, D, c):
+    """(mechanism_usd, s3 flag, put flag) of ``replica.mechanism``: the mechanism's own per-GB fee on the
+    initial copy and the month's sync, ``(D + M*c*D) * Pm``; for ``instance_copy`` the instance-hours the copy
+    takes, ``(D + M*c*D) * 8 / min(bw, mech) / 3600 * Pi``."""
+    copied = D + M * c * D
+    fee = copied * _get(p, "replica.mechanism_usd_per_gb")
+    if _flag(p, "_instance_copy"):
+        bw = _get(p, "_bw_gbps")
+        rate = _copy_rate(bw, _get(p, "_copy_gbps"))
+        hours = np.where(rate > 0, copied * 8.0 / np.where(rate > 0, rate, 1.0) / 3600.0, 0.0) \
+            if _known(bw) else 0.0 * copied
+        fee = fee + hours * _get(p, "replica.copy_instance_usd_per_hour")
+    return fee
 
 
 def warm_hit_ratio(h, W, cap):
@@ -386,6 +414,7 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
     cap_gb = 0.0 if isinstance(cap, float) and math.isnan(cap) else cap
     cache_cap = M * cap_gb * _get(p, "cache.capacity_usd_per_gb_month") * cache_life_fraction(p)
     shared = _flag(p, "_cache_shared")
+    s3 = _flag(p, "_s3_replication")
     return {
         "cross_region": {
             "transfer_usd": M * px * tier_volume(X, tt),
@@ -402,15 +431,16 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
             "storage_usd": M * s * tier_volume(D, _get(p, "_storage_tiers")),
             "sync_usd": M * (px * tier_volume(c * D, tt) + c * D * p["replica.sync_extra_usd_per_gb"]),
             "ops_usd": M * p["replica.ops_usd_per_month"],
-            "requests_usd": gets + (O + M * c * O) * p["requests.put_usd_per_1000"] / 1000.0
-            + O * p["requests.batch_replication_usd_per_million"] / 1e6
-            + np.where(O > 0, 1.0, 0.0) * p["requests.batch_job_usd"],
-            "versioning_usd": _get(p, "_versioned_buckets") * s * c * D * _versioning_months(M, r_months),
+            "requests_usd": gets + _flag(p, "_replica_puts") * (O + M * c * O) * p["requests.put_usd_per_1000"] / 1000.0
+            + s3 * O * p["requests.batch_replication_usd_per_million"] / 1e6
+            + s3 * np.where(O > 0, 1.0, 0.0) * p["requests.batch_job_usd"],
+            "versioning_usd": s3 * _get(p, "_versioned_buckets") * s * c * D * _versioning_months(M, r_months),
             "inter_az_usd": _get(p, "_replica_cross_az") * az,
             "copy_delay_usd": p["replica.copy_hours"] * V + 0.0 * M,
             "cache_usd": shared * M * p["cache.usd_per_month"],
             "cache_capacity_usd": shared * cache_cap + 0.0 * M,
             "filesystem_usd": M * D * _get(p, "replica.filesystem_usd_per_gb_month"),
+            "mechanism_usd": mechanism_terms(p, M, D, c) + 0.0 * M,
         },
         "wait": {
             "delay_usd": M * R * p["wait.expected_wait_hours_per_run"] * V,
@@ -469,6 +499,7 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     life = 1.0 if _flag(p, "_cache_persistent") else min(1.0, R * T / HOURS_PER_MONTH)
     cache_cap = M * (0.0 if math.isnan(cap) else cap) * _get(p, "cache.capacity_usd_per_gb_month") * life
     shared = _flag(p, "_cache_shared")
+    s3 = _flag(p, "_s3_replication")
     cross += cache_cap
     r = p["replica.noncurrent_retention_days"] / DAYS_PER_MONTH
     vm = 0.5 * M * M if r >= M else r * M - 0.5 * r * r
@@ -476,10 +507,11 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
         s * _tier_scalar(D, _get(p, "_storage_tiers"))
         + px * _tier_scalar(c * D, tt) + c * D * p["replica.sync_extra_usd_per_gb"]
         + p["replica.ops_usd_per_month"]
-    ) + gets + (O + M * c * O) * p["requests.put_usd_per_1000"] / 1000.0 \
-        + O * p["requests.batch_replication_usd_per_million"] / 1e6 \
-        + (p["requests.batch_job_usd"] if O > 0 else 0.0) \
-        + _get(p, "_versioned_buckets") * s * c * D * vm + _get(p, "_replica_cross_az") * az + p["replica.copy_hours"] * V \
+    ) + gets + _flag(p, "_replica_puts") * (O + M * c * O) * p["requests.put_usd_per_1000"] / 1000.0 \
+        + s3 * O * p["requests.batch_replication_usd_per_million"] / 1e6 \
+        + s3 * (p["requests.batch_job_usd"] if O > 0 else 0.0) \
+        + s3 * _get(p, "_versioned_buckets") * s * c * D * vm + float(mechanism_terms(p, M, D, c)) \
+        + _get(p, "_replica_cross_az") * az + p["replica.copy_hours"] * V \
         + shared * (M * p["cache.usd_per_month"] + cache_cap) + M * D * _get(p, "replica.filesystem_usd_per_gb_month")
     wait = M * R * (p["wait.expected_wait_hours_per_run"] * V + T * p["wait.cluster_premium_usd_per_hour"])
     return cross, rep, wait
@@ -504,7 +536,7 @@ def _follow_scalar(p: Mapping[str, float]) -> Mapping[str, float]:
         L = _stated(q, "_warmup_stated", "cache.warmup_lost_s")
         q["cache.warmup_lost_s"] = bound if fw == 1 or L < bound * (1 - BOUND_TOLERANCE) else L
     if fc and has_bw:
-        bound = D * 8.0 / bw / 3600.0
+        bound = D * 8.0 / float(_copy_rate(bw, _get(q, "_copy_gbps"))) / 3600.0
         Tc = _stated(q, "_copy_hours_stated", "replica.copy_hours")
         q["replica.copy_hours"] = bound if fc == 1 or Tc < bound * (1 - BOUND_TOLERANCE) else Tc
     R, L = q["training.runs_per_month"], q["cache.warmup_lost_s"]

@@ -122,6 +122,7 @@ def finalize(sc: Any) -> Any:
     _objects(c)
     _cold_starts(c)
     _run_hours(c)
+    _mechanism(c)
     L_before = c.values.get("cache.warmup_lost_s")
     _link_bounds(c)
     if c.values.get("cache.warmup_lost_s") != L_before and \
@@ -366,7 +367,8 @@ def _link_bounds(c: _Ctx) -> None:
                         f"a cold fill of the {W:,.6g} GB working set takes {fill_s / 3600.0:,.4g} h at {bw:g} Gbit/s; "
                         f"{L:g} s lost per cold start holds only if training reads slower than the link: give "
                         "dataset.samples and training.samples_per_s to check it")
-        copy_h = D * 8.0 / bw / 3600.0
+        mech = c.settings.get("replica.mechanism_gbps")
+        copy_h = D * 8.0 / (min(bw, mech) if mech else bw) / 3600.0
         if str(c.prov.get("link.bandwidth_gbps", {}).get("source", "")).startswith("derived"):
             pass
         elif c.stated(ck):
@@ -397,6 +399,40 @@ def _link_bounds(c: _Ctx) -> None:
         why = "copy delay not priced: give wait.delay_usd_per_hour (the value of an hour of delay)"
         c.note("replicate", "copy_delay_usd", why)
         c.warnings.append(f"copy_delay_usd: {why}")
+
+
+#: what each replication mechanism bills besides the transfer (docs/cost.md, "Replication mechanisms")
+MECHANISMS = {
+    "s3_replication": "S3 Replication: versioning on both buckets, S3 Batch Operations for the existing objects, "
+                      "a PUT per object (the v2 terms)",
+    "datasync": "DataSync: a fee per GB copied (replica.mechanism_usd_per_gb), a PUT per object written, no "
+                "versioning or batch job",
+    "filesystem_replication": "a file system's own replication: its fee per GB (replica.mechanism_usd_per_gb), "
+                              "no object requests, versioning or batch job",
+    "instance_copy": "a copy run on instances: their hours at replica.copy_instance_usd_per_hour for the copy "
+                     "time, a PUT per object, no versioning or batch job",
+}
+
+
+def _mechanism(c: _Ctx) -> None:
+    """Internal flags of ``replica.mechanism`` and a note when its own price is not given."""
+    mech = str(c.settings.get("replica.mechanism") or "s3_replication")
+    c.internal["_s3_replication"] = 1.0 if mech == "s3_replication" else 0.0
+    c.internal["_replica_puts"] = 0.0 if mech == "filesystem_replication" else 1.0
+    c.internal["_instance_copy"] = 1.0 if mech == "instance_copy" else 0.0
+    g = c.settings.get("replica.mechanism_gbps")
+    if g:
+        c.internal["_copy_gbps"] = float(g)
+    need = {"datasync": "replica.mechanism_usd_per_gb", "filesystem_replication": "replica.mechanism_usd_per_gb",
+            "instance_copy": "replica.copy_instance_usd_per_hour"}.get(mech)
+    if need and not c.stated(need):
+        why = f"replica.mechanism = {mech} and {need} is not given (not in the catalog): its fee is priced at 0"
+        c.note("replicate", "mechanism_usd", why)
+        c.warnings.append(f"mechanism_usd: {why}")
+    if mech == "instance_copy" and not c.settings.get("link.bandwidth_gbps"):
+        why = "replica.mechanism = instance_copy needs link.bandwidth_gbps for the copy time (instance-hours)"
+        c.note("replicate", "mechanism_usd", why)
+        c.warnings.append(f"mechanism_usd: {why}")
 
 
 def _dataset_size(c: _Ctx) -> None:

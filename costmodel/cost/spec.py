@@ -86,6 +86,10 @@ PARAMS: tuple[Param, ...] = (
     Param("replica.storage_usd_per_gb_month", "USD per GB-month in the GPU region", required=True, fill="storage"),
     Param("replica.sync_extra_usd_per_gb", "USD/GB on top of transfer for syncing (e.g. S3 RTC)", default=0.0, fill="sync"),
     Param("replica.ops_usd_per_month", "USD/month for replication tooling and people", default=0.0),
+    Param("replica.mechanism_usd_per_gb", "USD per GB the replication mechanism itself charges for copying "
+          "(DataSync, a file system's replication); the transfer is charged on top", default=0.0),
+    Param("replica.copy_instance_usd_per_hour", "USD/hour of the instances that copy (replica.mechanism: "
+          "instance_copy)", default=0.0),
     Param("replica.filesystem_usd_per_gb_month", "USD per GB-month of a file-system tier holding the replica "
           "(e.g. FSx for Lustre) so training reads POSIX", default=0.0),
     Param("replica.noncurrent_retention_days", "days a non-current (overwritten) object version stays billed",
@@ -110,6 +114,8 @@ PARAMS: tuple[Param, ...] = (
     # optional numbers that do not enter the cost formulas directly (validated; consistency checks, checklist)
     Param("transfer_budget_usd_per_month", "USD/month", model=False),
     Param("link.bandwidth_gbps", "Gbit/s = 10^9 bit/s", lo_open=True, model=False),
+    Param("replica.mechanism_gbps", "Gbit/s the replication mechanism sustains (copy time = size x 8 / "
+          "min(link, this))", lo_open=True, model=False),
     Param("link.rtt_ms", "ms", model=False),
     Param("cache.capacity_gb", "GB = 10^9 bytes", lo_open=True, model=False),
     Param("training.instance_count", "instances", lo=1.0, integer=True, model=False),
@@ -117,6 +123,15 @@ PARAMS: tuple[Param, ...] = (
     Param("training.batch_samples", "samples per step of the whole cluster (global batch)", lo_open=True, model=False),
     Param("training.cluster_launches_per_month", "new clusters (empty instance stores) per month", model=False),
     Param("dataset.samples", "samples (or sequences) in the dataset", lo_open=True, model=False),
+    # issue 25: GPU purchase options, each the whole cluster's USD/hour on that basis (priced side by side)
+    Param("purchase.sagemaker_usd_per_hour", "USD/hour of the cluster as SageMaker / HyperPod ml.* instances",
+          model=False),
+    Param("purchase.capacity_block_usd_per_hour", "USD/hour of the cluster as an EC2 Capacity Block", model=False),
+    Param("purchase.savings_plan_usd_per_hour", "USD/hour of the cluster under a savings plan", model=False),
+    Param("purchase.reserved_usd_per_hour", "USD/hour of the cluster as reserved instances", model=False),
+    Param("purchase.spot_usd_per_hour", "USD/hour of the cluster on spot", model=False),
+    Param("purchase.spot_interruptions_per_run", "spot interruptions per run (each empties a non-persistent cache)",
+          model=False),
     Param("training.checkpoint_gb_per_run", "GB of checkpoints a run writes back to the data region", model=False,
           help="not priced; bounds the 'not modelled' checkpoint write-back"),
     Param("dataset.mean_object_size_mb", "MB = 10^6 bytes per object", lo_open=True, model=False),
@@ -181,13 +196,20 @@ STRINGS: dict[str, str | None] = {
     "prices.sync_extra_item": None,  # e.g. s3_rtc_transfer: fills replica.sync_extra_usd_per_gb
     "link.path": None,  # vpc_peering | transit_gateway | nat_gateway | privatelink | internet
     "cache.persistence": None,  # persistent | per_cluster | per_run
-    "link.bytes_basis": "auto",  # which cross-region byte figure is priced: auto | dataset | measured | billed
+    "link.bytes_basis": "auto",
+    # how the replica is made and kept in sync: s3_replication (CRR with versioning and batch operations) |
+    # datasync | filesystem_replication | instance_copy
+    "replica.mechanism": "s3_replication",
+    # what training.cluster_usd_per_hour is: on_demand | sagemaker | capacity_block | savings_plan | reserved | spot
+    "training.purchase_option": "on_demand",  # which cross-region byte figure is priced: auto | dataset | measured | billed
 }
 #: Text keys whose value must be one of a list.
 CHOICES: dict[str, tuple[str, ...]] = {
     "link.path": ("vpc_peering", "transit_gateway", "nat_gateway", "privatelink", "internet"),
     "cache.persistence": ("persistent", "per_cluster", "per_run"),
     "link.bytes_basis": ("auto", "dataset", "measured", "billed"),
+    "replica.mechanism": ("s3_replication", "datasync", "filesystem_replication", "instance_copy"),
+    "training.purchase_option": ("on_demand", "sagemaker", "capacity_block", "savings_plan", "reserved", "spot"),
 }
 #: Yes/no keys: key -> default.
 BOOLS: dict[str, bool] = {
@@ -197,7 +219,7 @@ BOOLS: dict[str, bool] = {
     "replica.source_versioned": False,  # the source bucket keeps versions anyway (replication adds only the replica's)
 }
 PASSTHROUGH = ("workload",)
-SECTIONS = ("dataset", "training", "link", "cache", "replica", "requests", "wait", "prices")
+SECTIONS = ("dataset", "training", "link", "cache", "replica", "requests", "wait", "prices", "purchase")
 
 
 def known_keys() -> list[str]:

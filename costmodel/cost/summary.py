@@ -19,7 +19,7 @@ from .evaluate import evaluate
 from .montecarlo import MonteCarloResult, default_distributions, monte_carlo
 from .scenario import Scenario
 from .sensitivity import tornado_rows
-from .verdict import not_modelled, verdict
+from .verdict import not_modelled, purchase_options, verdict
 
 HEADLINE_DRAWS = 20_000
 ROBUST_P = 0.9
@@ -144,11 +144,14 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
                              _probability_basis(mc, basis) if mc is not None else None, scenario.priced())
     out["verdict"]["break_even_gpu_usd_per_hour"] = out["break_even"].get("training.cluster_usd_per_hour", {}).get("value")
     out["verdict"]["break_even_dataset_gb"] = out["break_even"].get("dataset.size_gb", {}).get("value")
+    po_rows, po_sentence = purchase_options(scenario, result.cheapest)
+    out["purchase_options"] = po_rows
+    out["verdict"]["purchase_options_sentence"] = po_sentence
     rows_nm, sentence = not_modelled(scenario, result.derived, result.margin_usd)
     out["not_modelled"] = rows_nm
     out["verdict"]["not_modelled_sentence"] = sentence
     order = ["horizon_months", "headline_basis", "cheapest", "margin_usd", "robust", "robust_reason", "p_cheapest",
-             "verdict", "not_modelled", "ranking", "options", "headline_range",
+             "verdict", "not_modelled", "purchase_options", "ranking", "options", "headline_range",
              "cross_region_bytes", "consistency", "break_even", "wait_break_even", "monte_carlo",
              "sensitivity", "derived", "prices_used", "warnings", "inputs"]
     return {k: out[k] for k in order if k in out}, (mc if monte_carlo_n else None)

@@ -148,3 +148,51 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
                 + ("the margin exceeds them all together" if holds else
                    "they could overturn the verdict: price the ones that apply"))
     return rows, sentence
+
+
+#: purchase option -> its scenario key (whole-cluster USD/hour)
+PURCHASE_KEYS = {
+    "sagemaker": "purchase.sagemaker_usd_per_hour",
+    "capacity_block": "purchase.capacity_block_usd_per_hour",
+    "savings_plan": "purchase.savings_plan_usd_per_hour",
+    "reserved": "purchase.reserved_usd_per_hour",
+    "spot": "purchase.spot_usd_per_hour",
+}
+
+
+def purchase_options(scenario: Any, cheapest: str | None) -> tuple[list[dict[str, Any]], str | None]:
+    """Every GPU purchase option the scenario prices side by side: the scenario's own cluster price
+    (``training.purchase_option``, default on_demand) and each ``purchase.*_usd_per_hour`` given; spot adds
+    ``purchase.spot_interruptions_per_run`` to ``training.interruptions_per_run`` (more cold starts of a cache
+    that is not persistent). Each row: ``purchase_option``, ``cluster_usd_per_hour``, ``totals_usd``,
+    ``cheapest``, ``margin_usd``. The sentence names the options under which another option is cheapest."""
+    from .evaluate import evaluate
+
+    base_name = str(scenario.get("training.purchase_option") or "on_demand")
+    rows = []
+
+    def row(name: str, sc: Any) -> dict[str, Any]:
+        r = evaluate(sc)
+        return {"purchase_option": name, "cluster_usd_per_hour": sc.values["training.cluster_usd_per_hour"],
+                "interruptions_per_run": sc.values.get("training.interruptions_per_run", 0.0),
+                "totals_usd": {o: v.total_usd for o, v in r.options.items()},
+                "cheapest": r.cheapest, "margin_usd": r.margin_usd}
+
+    rows.append(row(base_name, scenario))
+    for name, key in PURCHASE_KEYS.items():
+        v = scenario.get(key)
+        if v is None or name == base_name:
+            continue
+        changes: dict[str, float] = {"training__cluster_usd_per_hour": float(v)}
+        if name == "spot" and scenario.get("purchase.spot_interruptions_per_run") is not None:
+            changes["training__interruptions_per_run"] = float(scenario.values.get("training.interruptions_per_run", 0.0)
+                                                              + scenario.get("purchase.spot_interruptions_per_run"))
+        rows.append(row(name, scenario.with_values(**changes)))
+    if len(rows) == 1:
+        return rows, None
+    other = [r for r in rows if r["cheapest"] != cheapest]
+    if not other:
+        return rows, (f"{cheapest} is cheapest under every purchase option priced ("
+                      + ", ".join(f"{r['purchase_option']} {r['cluster_usd_per_hour']:,.2f} USD/h" for r in rows) + ")")
+    return rows, "; ".join(f"under {r['purchase_option']} ({r['cluster_usd_per_hour']:,.2f} USD/h) {r['cheapest']} is "
+                           f"cheapest by {r['margin_usd']:,.2f} USD" for r in other)

@@ -20,51 +20,128 @@ The notebooks use ``from costmodel import report`` and the names re-exported her
 import per line. Constants and helpers the notebooks do not call stay in their modules
 (``report.params.DEFAULT_TITLE``, ``report.stages.DECISION_SCHEMA``, ...).
 """
-from .display import break_even_table as break_even_table
-from .display import checklist_table as checklist_table
-from .display import compare_table as compare_table
-from .display import cost_table as cost_table
-from .display import fit_table as fit_table
-from .display import fmt_pct as fmt_pct
-from .display import fmt_s as fmt_s
-from .display import fmt_sig as fmt_sig
-from .display import fmt_usd as fmt_usd
-from .display import fmt_value as fmt_value
-from .display import html_table as html_table
-from .display import html_text as html_text
-from .display import monte_carlo_table as monte_carlo_table
-from .display import prices_table as prices_table
-from .display import show as show
-from .display import verdict_html as verdict_html
-from .display import with_kinds as with_kinds
-from .first_screen import decision_summary as decision_summary
-from .html_export import export_html as export_html
-from .html_export import external_references as external_references
-from .output_folder import OUTPUT_FILES as OUTPUT_FILES
-from .output_folder import check_output_dir as check_output_dir
-from .params import NOTEBOOK_NAMES as NOTEBOOK_NAMES
-from .params import PARAMETERS as PARAMETERS
-from .params import ReportParams as ReportParams
-from .params import validate_parameters as validate_parameters
-from .render import ReportResult as ReportResult
-from .render import render_report as render_report
-from .stages import CostStage as CostStage
-from .stages import InputFile as InputFile
-from .stages import Inputs as Inputs
-from .stages import break_even_point as break_even_point
-from .stages import checklist_stage as checklist_stage
-from .stages import compare_runs as compare_runs
-from .stages import cost_stage as cost_stage
-from .stages import decision_record as decision_record
-from .stages import fit_runs as fit_runs
-from .stages import load_inputs as load_inputs
-from .stages import render_adr_text as render_adr_text
-from .stages import report_title as report_title
-from .stages import write_outputs as write_outputs
-from .walkthrough import CHECKLIST_NOTEBOOK_NAMES as CHECKLIST_NOTEBOOK_NAMES
-from .walkthrough import CHECKLIST_PARAMETERS as CHECKLIST_PARAMETERS
-from .walkthrough import ChecklistParams as ChecklistParams
-from .walkthrough import EvidenceSources as EvidenceSources
-from .walkthrough import batch_decision as batch_decision
-from .walkthrough import evidence_sources as evidence_sources
-from .walkthrough import validate_checklist_parameters as validate_checklist_parameters
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .display import break_even_table as break_even_table
+    from .display import checklist_table as checklist_table
+    from .display import compare_table as compare_table
+    from .display import cost_table as cost_table
+    from .display import fit_table as fit_table
+    from .display import fmt_pct as fmt_pct
+    from .display import fmt_s as fmt_s
+    from .display import fmt_sig as fmt_sig
+    from .display import fmt_usd as fmt_usd
+    from .display import fmt_value as fmt_value
+    from .display import html_table as html_table
+    from .display import html_text as html_text
+    from .display import monte_carlo_table as monte_carlo_table
+    from .display import prices_table as prices_table
+    from .display import show as show
+    from .display import verdict_html as verdict_html
+    from .display import with_kinds as with_kinds
+    from .first_screen import decision_summary as decision_summary
+    from .html_export import export_html as export_html
+    from .html_export import external_references as external_references
+    from .output_folder import OUTPUT_FILES as OUTPUT_FILES
+    from .output_folder import check_output_dir as check_output_dir
+    from .params import NOTEBOOK_NAMES as NOTEBOOK_NAMES
+    from .params import PARAMETERS as PARAMETERS
+    from .params import ReportParams as ReportParams
+    from .params import validate_parameters as validate_parameters
+    from .render import ReportResult as ReportResult
+    from .render import render_report as render_report
+    from .stages import CostStage as CostStage
+    from .stages import InputFile as InputFile
+    from .stages import Inputs as Inputs
+    from .stages import break_even_point as break_even_point
+    from .stages import checklist_stage as checklist_stage
+    from .stages import compare_runs as compare_runs
+    from .stages import cost_stage as cost_stage
+    from .stages import decision_record as decision_record
+    from .stages import fit_runs as fit_runs
+    from .stages import load_inputs as load_inputs
+    from .stages import render_adr_text as render_adr_text
+    from .stages import report_title as report_title
+    from .stages import write_outputs as write_outputs
+    from .walkthrough import CHECKLIST_NOTEBOOK_NAMES as CHECKLIST_NOTEBOOK_NAMES
+    from .walkthrough import CHECKLIST_PARAMETERS as CHECKLIST_PARAMETERS
+    from .walkthrough import ChecklistParams as ChecklistParams
+    from .walkthrough import EvidenceSources as EvidenceSources
+    from .walkthrough import batch_decision as batch_decision
+    from .walkthrough import evidence_sources as evidence_sources
+    from .walkthrough import validate_checklist_parameters as validate_checklist_parameters
+
+#: the face's names and the modules that hold them, imported on first use: ``costmodel report`` runs the
+#: notebook from :mod:`.render` and must not import pandas, the charts and the checklist in its own process
+#: (the kernel imports them); ``from costmodel import report; report.fit_table(...)`` works as before
+_FACE: dict[str, str] = {
+    "break_even_table": "display",
+    "checklist_table": "display",
+    "compare_table": "display",
+    "cost_table": "display",
+    "fit_table": "display",
+    "fmt_pct": "display",
+    "fmt_s": "display",
+    "fmt_sig": "display",
+    "fmt_usd": "display",
+    "fmt_value": "display",
+    "html_table": "display",
+    "html_text": "display",
+    "monte_carlo_table": "display",
+    "prices_table": "display",
+    "show": "display",
+    "verdict_html": "display",
+    "with_kinds": "display",
+    "decision_summary": "first_screen",
+    "export_html": "html_export",
+    "external_references": "html_export",
+    "OUTPUT_FILES": "output_folder",
+    "check_output_dir": "output_folder",
+    "NOTEBOOK_NAMES": "params",
+    "PARAMETERS": "params",
+    "ReportParams": "params",
+    "validate_parameters": "params",
+    "ReportResult": "render",
+    "render_report": "render",
+    "CostStage": "stages",
+    "InputFile": "stages",
+    "Inputs": "stages",
+    "break_even_point": "stages",
+    "checklist_stage": "stages",
+    "compare_runs": "stages",
+    "cost_stage": "stages",
+    "decision_record": "stages",
+    "fit_runs": "stages",
+    "load_inputs": "stages",
+    "render_adr_text": "stages",
+    "report_title": "stages",
+    "write_outputs": "stages",
+    "CHECKLIST_NOTEBOOK_NAMES": "walkthrough",
+    "CHECKLIST_PARAMETERS": "walkthrough",
+    "ChecklistParams": "walkthrough",
+    "EvidenceSources": "walkthrough",
+    "batch_decision": "walkthrough",
+    "evidence_sources": "walkthrough",
+    "validate_checklist_parameters": "walkthrough",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FACE:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_FACE[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    import importlib.util
+
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f".{name}", __name__)  # a module of the room, as when the face imported it
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_FACE))

@@ -53,12 +53,76 @@ def _stage_engine(progress: Callable[[str], None] | None):  # -> papermill engin
     return StageEngine
 
 
-def _import_papermill() -> None:
-    from ..charts import lean_imports
+#: SDKs papermill imports at start-up when they are installed, for notebooks on object stores or GitHub (boto3,
+#: azure, gcsfs, pyarrow's HDFS, PyGithub: about 1 s of the report's own process); the report's notebook is a
+#: local file, so they are kept out while papermill is imported (and remain importable afterwards)
+_PAPERMILL_OPTIONAL = ("boto3", "azure.storage.blob", "azure.identity", "azure.datalake.store", "gcsfs", "pyarrow",
+                       "github")
 
-    with lean_imports():
+
+@contextlib.contextmanager
+def _lean_papermill() -> Any:
+    from ..foundation.lean import lean_imports
+
+    blocked = [n for n in _PAPERMILL_OPTIONAL if n not in sys.modules and "papermill" not in sys.modules]
+    for n in blocked:
+        sys.modules[n] = None  # type: ignore[assignment]  # "import n" raises ImportError: papermill skips it
+    try:
+        with lean_imports():
+            yield
+    finally:
+        for n in blocked:
+            if n in sys.modules and sys.modules[n] is None:
+                del sys.modules[n]
+
+
+def _import_papermill() -> None:
+    with _lean_papermill():
         require("papermill", "report", "running the report notebook")
         import papermill.engines  # noqa: F401
+
+
+#: ipykernel's arguments for the report's kernel: no transport warning on the user's terminal
+KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]
+
+
+def start_kernel(cwd: str | os.PathLike[str]) -> Any:
+    """Start the report's kernel (``python3``) now and return its manager, so the kernel process starts up
+    (interpreter, ipykernel) while this process still imports papermill and nbconvert: papermill would only
+    start it once its own imports and the notebook's parameters are done. :func:`execute_notebook` adopts it
+    (``km=``) and shuts it down at the end like a kernel of its own; :func:`stop_kernel` stops it on any
+    other way out."""
+    from ..foundation.lean import lean_imports
+
+    with lean_imports():
+        from jupyter_client.manager import AsyncKernelManager
+        from jupyter_core.utils import run_sync
+
+    km = AsyncKernelManager(kernel_name="python3")
+    run_sync(km.start_kernel)(extra_arguments=list(KERNEL_ARGUMENTS), cwd=str(cwd))
+    return km
+
+
+def stop_kernel(km: Any) -> None:
+    """Kill an adopted kernel that is still running (a failure before or outside the notebook's run)."""
+    if km is None:
+        return
+    with contextlib.suppress(Exception):
+        if km.has_kernel:
+            from jupyter_core.utils import run_sync
+
+            run_sync(km.shutdown_kernel)(now=True)
+
+
+def _adopting(km: Any) -> type:
+    """A kernel manager class whose construction returns ``km``: nbclient then treats the running kernel as
+    its own (no second start; shut down immediately and its channels closed at the end, as usual)."""
+
+    class Adopted(type(km)):  # type: ignore[misc]
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+            return km
+
+    return Adopted
 
 
 def execute_notebook(
@@ -67,12 +131,12 @@ def execute_notebook(
     parameters: Mapping[str, Any],
     progress: Callable[[str], None] | None = None,
     cwd: str | os.PathLike[str] | None = None,
+    km: Any = None,
 ):  # -> NotebookNode
     """Run ``notebook`` with papermill (kernel ``python3``, i.e. this Python) and save it to
-    ``output_path``. A failing cell becomes a :class:`ReportError` with the cell's error."""
-    from ..charts import lean_imports
-
-    with lean_imports():
+    ``output_path``; ``km``: a kernel already started by :func:`start_kernel` (in ``cwd``) to run it in.
+    A failing cell becomes a :class:`ReportError` with the cell's error."""
+    with _lean_papermill():
         pm = require("papermill", "report", "running the report notebook")
         from papermill.engines import papermill_engines
         from papermill.exceptions import PapermillExecutionError
@@ -89,8 +153,9 @@ def execute_notebook(
             progress_bar=False,
             request_save_on_cell_execute=False,
             cwd=str(cwd) if cwd else None,
-            extra_arguments=["--IPKernelApp.log_level=ERROR"],  # no transport warning on the user's terminal
+            extra_arguments=list(KERNEL_ARGUMENTS),
             shutdown_kernel="immediate",  # the notebook is done: no graceful shutdown handshake to wait for
+            **({"kernel_manager_class": _adopting(km)} if km is not None else {}),
         )
     except PapermillExecutionError as exc:
         msg = str(exc.evalue).replace("\n", " ").strip()
@@ -221,6 +286,7 @@ def render_report(
 
     made: list[Path] = []  # parent folders this run creates (removed again on failure when empty)
     tmp: Path | None = None
+    km: Any = None  # the report's kernel, started early (start_kernel)
     claim = OutputClaim(dest)
     with SignalScope(on_signal=quiet_shutdown) as signals:
         try:
@@ -232,6 +298,9 @@ def render_report(
             claim.acquire()
             check_output_dir(out_dir, force, inputs)  # again, under the claim: what another run did meanwhile counts
             say("report: inputs checked")
+            before = _process_children()
+            if os.environ.get("COSTMODEL_REPORT_EARLY_KERNEL", "1") != "0":  # 0: papermill starts it (benchmarks)
+                km = start_kernel(PACKAGE_ROOT)  # the kernel starts up while papermill and nbconvert are imported here
             _import_papermill()  # first, in this thread: concurrent imports of shared modules can deadlock
             warm = threading.Thread(target=html_exporter, daemon=True)  # import nbconvert while the kernel runs
             warm.start()
@@ -241,7 +310,6 @@ def render_report(
             nb_params = dict(params.to_dict().items())
             nb_params["decision_path"] = str(tmp / "decision.json")
             nb_params["adr_path"] = str(tmp / "adr.md")
-            before = _process_children()
             kernels: dict[int, str] = {}  # kernel pid -> connection file, noted while it runs
 
             def note_kernels() -> None:
@@ -251,7 +319,7 @@ def render_report(
                         kernels[pid] = conn
 
             worker = _Worker(lambda: execute_notebook(nb_path, cast(Path, tmp) / "report.ipynb", nb_params, progress=say,
-                                                      cwd=PACKAGE_ROOT))
+                                                      cwd=PACKAGE_ROOT, km=km))
             try:
                 worker.start()
                 signals.wait(worker, tick=note_kernels)
@@ -265,6 +333,7 @@ def render_report(
                             with contextlib.suppress(OSError):
                                 os.unlink(conn)
                 raise
+            stop_kernel(km)  # a run that failed before nbclient adopted it leaves it running
             if worker.error is not None:
                 if isinstance(worker.error, OutputError):
                     msg = str(worker.error).replace(str(tmp), str(dest))
@@ -298,6 +367,7 @@ def render_report(
             signals.check()  # a signal during the rename: the report is whole, the run still ends as interrupted
         except BaseException:
             with signals.deferred():
+                stop_kernel(km)
                 if tmp is not None:
                     shutil.rmtree(tmp, ignore_errors=True)
                     if tmp.exists():  # something was still writing into it: once more

@@ -28,7 +28,7 @@ def test_json_contract_keys(cli, examples_dir):
         "cross_region": {"transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd",
                          "requests_usd", "inter_az_usd", "cache_capacity_usd"},  # issue 25 added the last
         "replicate": {"initial_copy_usd", "storage_usd", "sync_usd", "ops_usd", "requests_usd", "versioning_usd",
-                      "inter_az_usd", "copy_delay_usd", "cache_usd", "cache_capacity_usd", "filesystem_usd"},
+                      "inter_az_usd", "copy_delay_usd", "cache_usd", "cache_capacity_usd", "filesystem_usd", "mechanism_usd"},
         "wait": {"delay_usd", "gpu_premium_usd"},
     }
     for name, want in terms.items():

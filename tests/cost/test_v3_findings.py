@@ -214,3 +214,45 @@ def test_zero_epochs_on_the_break_even_grid_does_not_divide_by_zero():
         warnings.simplefilter("error")
         be = break_even(s, ["training.epochs_per_run"])["training.epochs_per_run"]
     assert be["value"] is None or np.isfinite(be["value"])
+
+
+# --------------------------------------------------------------------------- 5. replication mechanisms
+def test_datasync_file_system_and_instance_copy_have_their_own_prices_and_copy_times():
+    churn = {"monthly_churn_fraction": 0.1, "objects": 10_000}
+    req = {"get_usd_per_1000": 0.0004, "put_usd_per_1000": 0.005, "batch_replication_usd_per_million": 1.0,
+           "batch_job_usd": 0.25}
+    s3 = evaluate(scen(dataset=churn, requests=req))
+    t = s3.options["replicate"].terms
+    assert t["versioning_usd"] > 0 and t["mechanism_usd"] == 0.0  # S3 Replication: versioning, batch operations
+    copied = 1000 + 12 * 0.1 * 1000  # the initial copy and a year of sync, GB
+    ds = evaluate(scen(dataset=churn, requests=req,
+                       replica={"mechanism": "datasync", "mechanism_usd_per_gb": 0.0125, "mechanism_gbps": 2}))
+    d = ds.options["replicate"].terms
+    assert d["mechanism_usd"] == pytest.approx(copied * 0.0125)  # DataSync bills per GB copied
+    assert d["versioning_usd"] == 0.0 and d["requests_usd"] < t["requests_usd"]  # no versions, no batch job
+    assert ds.inputs["values"]["replica"]["copy_hours"] == pytest.approx(1000 * 8 / 2 / 3600)  # min(link 10, 2)
+    fs = evaluate(scen(dataset=churn, requests=req,
+                       replica={"mechanism": "filesystem_replication", "mechanism_usd_per_gb": 0.02}))
+    assert fs.options["replicate"].terms["mechanism_usd"] == pytest.approx(copied * 0.02)
+    ic = evaluate(scen(dataset=churn, requests=req,
+                       replica={"mechanism": "instance_copy", "copy_instance_usd_per_hour": 3.0}))
+    assert ic.options["replicate"].terms["mechanism_usd"] == pytest.approx(copied * 8 / 10 / 3600 * 3.0)
+    lazy = evaluate(scen(replica={"mechanism": "datasync"}))
+    assert "mechanism_usd" in lazy.options["replicate"].terms_not_priced
+    assert any("replica.mechanism_usd_per_gb is not given" in w for w in lazy.warnings)
+
+
+# ------------------------------------------------------------------------------ 3b. purchase options
+def test_purchase_options_are_priced_side_by_side():
+    s = scen(cache={"steady_slowdown_fraction": 0.01},
+             purchase={"capacity_block_usd_per_hour": 60.0, "spot_usd_per_hour": 30.0, "spot_interruptions_per_run": 2})
+    out = analyze(s)
+    rows = {r["purchase_option"]: r for r in out["purchase_options"]}
+    assert set(rows) == {"on_demand", "capacity_block", "spot"}
+    slow_h = 12 * 0.01 * RUN_H  # cluster-hours lost to the slowdown over the horizon
+    cb = rows["capacity_block"]["totals_usd"]["cross_region"]
+    od = rows["on_demand"]["totals_usd"]["cross_region"]
+    assert od - cb == pytest.approx(slow_h * (G - 60.0) + 12 * 60 / 3600 * (G - 60.0), rel=1e-3)  # slowdown + warm-up
+    assert rows["spot"]["interruptions_per_run"] == 2.0
+    assert rows["on_demand"]["cheapest"] == out["cheapest"]
+    assert out["verdict"]["purchase_options_sentence"]

@@ -64,7 +64,7 @@ DRIVER = textwrap.dedent(
     mode = sys.argv[1]
     real = render.execute_notebook
 
-    def execute(nb_path, out_path, params, progress=None, cwd=None):
+    def execute(nb_path, out_path, params, progress=None, cwd=None, **kw):  # kw: km, the kernel started early
         progress("report: kernel busy")
         if mode == "dead-kernel-task":
             from nbclient.exceptions import DeadKernelError
@@ -86,7 +86,7 @@ DRIVER = textwrap.dedent(
                     time.sleep(0.05)
                 except KeyboardInterrupt:
                     break  # swallowed
-        return real(nb_path, out_path, params, progress=progress, cwd=cwd)
+        return real(nb_path, out_path, params, progress=progress, cwd=cwd, **kw)
 
     render.execute_notebook = execute
     sys.exit(main(sys.argv[2:]))
