@@ -52,10 +52,16 @@ def run(args: argparse.Namespace) -> int:
                       options=ingest_options(args, "colocated"))
     rside = load_side(args.remote, args.fmt, "remote", args, spec_role="remote",
                       options=ingest_options(args, "remote"))
+    from ._common import report_skipped
+
+    left_out = report_skipped("compare", cside.warnings + rside.warnings)
     res = compare(cside.runs, rside.runs, metric=args.metric, margin=args.margin, axis=args.axis)
     jobs = cside.jobs + rside.jobs
     if args.json:
-        emit_json(dict(res.to_dict(), jobs=jobs))
+        out = dict(res.to_dict(), jobs=jobs)
+        if left_out:
+            out["notes"] = list(out.get("notes") or []) + left_out
+        emit_json(out)
         return 0
     for j in jobs:
         print(_job_line(j))

@@ -109,12 +109,18 @@ def run(args: argparse.Namespace) -> int:
     side = load_side(args.files, args.fmt, args.role or "", args, spec_role="",
                      options=ingest_options(args, args.role or ""))
     runs = side.runs
+    from ._common import report_skipped
+
+    left_out = report_skipped("fit", side.warnings)
     fits, skipped = fit_runs(runs, args.metric, args.axis)
     for w in skipped:
         print(f"costmodel fit: warning: {w}", file=sys.stderr)
     jobs = {j["job_id"]: j for j in side.jobs}
     if args.json:
-        emit_json([dict(f.to_dict(), jobs=[jobs[f.run_id]] if f.run_id in jobs else []) for f in fits])
+        out = [dict(f.to_dict(), jobs=[jobs[f.run_id]] if f.run_id in jobs else []) for f in fits]
+        for d in out:
+            d["warnings"] = list(d.get("warnings") or []) + [n for n in left_out if n not in (d.get("warnings") or [])]
+        emit_json(out)
         return 0
     for j in side.jobs:
         print(_job_line(j))

@@ -245,6 +245,13 @@ def not_an_output(head: str, path: Path) -> str | None:
     return None
 
 
+def linked_folders(root: Path) -> list[str]:
+    """Notes on the symbolic links to folders under ``root``: not followed (a link may loop or lead anywhere), and
+    never silently: each is named with its target (issue 27)."""
+    return [f"{x}: skipped (a symbolic link to a folder, not followed; give its target {x.resolve()} to read it)"
+            for x in sorted(root.rglob("*")) if x.is_symlink() and x.is_dir()]
+
+
 def expand_dir(root: Path, options: IngestOptions) -> tuple[list[Path], list[str]]:
     """The benchmark outputs under folder ``root`` (recursive, sorted), and notes on the files skipped.
 
@@ -256,6 +263,7 @@ def expand_dir(root: Path, options: IngestOptions) -> tuple[list[Path], list[str
     found: list[Path] = []
     notes: list[str] = []
     mlflow_runs: set[Path] = set()  # an MLflow run is read once, from any one of its metric files
+    notes += linked_folders(root)
     for f in sorted(x for x in root.rglob("*") if x.is_file() or input_kind(x) not in ("file", "folder")):
         if input_kind(f) != "file":  # FIFO, device, socket, link loop, dangling link: noted, never opened
             notes.append(f"{f}: skipped ({refusal(f)})")

@@ -123,6 +123,49 @@ def numeric_cells(values: Any) -> tuple[np.ndarray, np.ndarray, str]:
     return a, invalid, unit
 
 
+def cell_units(values: Any) -> np.ndarray | None:
+    """The unit each text cell states (``'512 MiB/s'`` -> ``'mib/s'``; '' for a bare number; None-like for a
+    missing cell), or None when the column's cells agree (one unit in every cell, or none anywhere)."""
+    s = pd.Series(values, copy=False)
+    if s.dtype.kind != "O":
+        return None
+    txt = s.astype("object").where(s.notna(), "").astype(str).str.strip()
+    na = txt.str.lower().isin(NA_TOKENS).to_numpy()
+    ext = txt.str.extract(_NUM_WITH_UNIT)
+    units = ext[1].fillna("").str.strip().str.lower().to_numpy(dtype=object)
+    units[na] = None
+    units[ext[0].isna().to_numpy() & ~na] = None  # not a number at all: a bad cell, handled as before
+    present = {u for u in units if u is not None}
+    if len(present) <= 1:
+        return None
+    return units
+
+
+def _convert_per_cell(a: np.ndarray, units: np.ndarray, name: str, col: str, source: str) -> tuple[np.ndarray, str]:
+    """Each cell by the unit it states (issue 27: ``MiB/s`` beside ``GiB/s``, ``250 ms`` beside ``0.25 s``); a column
+    where some cells state a unit and others do not (``87%`` beside ``0.87``) cannot be read: IngestError."""
+    from .units import UNIT_FACTORS
+
+    bare = np.array([u == "" for u in units])
+    stated = sorted({u for u in units if u})
+    if bare.any():
+        first = int(np.flatnonzero(bare)[0])
+        n_unit = int(sum(1 for u in units if u))
+        raise IngestError(f"column {name!r} mixes units: {n_unit} cell(s) state one ({', '.join(stated)}) and "
+                          f"{int(bare.sum())} do not (first at data row {first + 1}); the bare numbers' unit cannot be "
+                          "known: write the unit in every cell or in none (or --map the column with its unit)",
+                          path=source)
+    unknown = [u for u in stated if u not in UNIT_FACTORS]
+    if unknown:
+        raise IngestError(f"column {name!r} mixes units {', '.join(stated)}; {', '.join(unknown)} is not a known unit",
+                          path=source)
+    factors = np.array([(1.0 if (col in FRACTION_COLUMNS and u != "%") else UNIT_FACTORS[u]) if u else np.nan
+                        for u in units], dtype=float)
+    out = np.where(np.isnan(factors), a, a * np.nan_to_num(factors, nan=1.0))
+    counts = ", ".join(f"{sum(1 for u in units if u == x)} in {x}" for x in stated)
+    return out, f"{source}: column {name!r} states different units per cell ({counts}): each cell converted by its own unit"
+
+
 def time_to_seconds(values: Any, kind: str, factor: float = 1.0) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """Absolute or elapsed time -> seconds since the first row.
 
@@ -222,6 +265,12 @@ def convert(table: TMapping[str, Any], options: Any, *, source: str = "", resolv
         else:
             a, bad, cell_unit = numeric_cells(table[src])
             factor = m.factor
+            if cell_unit and not m.unit:
+                per_cell = cell_units(table[src])
+                if per_cell is not None:  # cells that state different units (or some none): per cell or refused
+                    a, note = _convert_per_cell(a, per_cell, src.strip(), col, source)
+                    out.warnings.append(note)
+                    cell_unit = ""
             if cell_unit and not m.unit:
                 from .units import UNIT_FACTORS
 

@@ -321,10 +321,31 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
 # ---------------------------------------------------------------------------------------- Parquet
 
 
+def concatenated_parquet_at(path: Path, chunk_bytes: int = 8 << 20) -> int | None:
+    """The byte where a second Parquet file starts inside ``path`` (``PAR1PAR1``: one file's end magic followed by
+    the next one's start), or None. A reader sees only the last footer: the rows of the other file(s) would vanish
+    without a word (issue 27). Linear, one chunk in memory."""
+    tail = b""
+    pos = 0
+    with open(path, "rb") as fh:
+        while chunk := fh.read(chunk_bytes):
+            buf = tail + chunk
+            at = buf.find(b"PAR1PAR1")
+            if at >= 0:
+                return pos - len(tail) + at + 4
+            tail = buf[-7:]
+            pos += len(chunk)
+    return None
+
+
 def _read_parquet(path: Path, options: Any) -> Run:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    at = concatenated_parquet_at(path)
+    if at is not None:
+        raise IngestError(f"two Parquet files concatenated (a second file starts at byte {at:,}); a reader sees only "
+                          "the last one's rows: split the file and give each part", path=str(path))
     try:
         schema = pq.read_schema(path)
     except (pa.ArrowInvalid, OSError) as exc:

@@ -9,6 +9,7 @@ Other runs stay as they are. Several jobs of one role are its repetitions.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -171,6 +172,9 @@ def _fleet_groups(
         elif not claimed:
             rest.append(str(p))  # the folder as a whole: ingest's own folder rules
         else:
+            from ..ingest.api import linked_folders
+
+            notes += linked_folders(Path(p))
             for f in files:
                 if f in claimed:
                     continue
@@ -190,6 +194,37 @@ def _digest(hashes: dict[str, Any], f: str) -> str:
     if h is None:
         return sha256_file(f)
     return h if isinstance(h, str) else h.result()
+
+
+_SKIPPED = re.compile(r"^(?P<path>.+?): skipped \((?P<why>.*)\)$")
+
+
+def skipped_files(warnings: Sequence[str]) -> list[dict[str, str]]:
+    """Every input file a side left out, as ``{path, reason}``, from its ``<path>: skipped (<why>)`` notes."""
+    out = []
+    for w in warnings:
+        m = _SKIPPED.match(w)
+        if m:
+            out.append({"path": m.group("path"), "reason": m.group("why")})
+    return out
+
+
+def attach_skipped(side: Side) -> None:
+    """Give each job summary the files left out of its folder (issue 27: a binary or empty rank log, or a corrupt
+    one, vanished from a 400-rank job without a word): ``skipped_files`` (every one, path and reason) and
+    ``skipped_count``."""
+    skipped = skipped_files(side.warnings)
+    for summary in side.jobs:
+        tabs = side.tables.get(summary.get("job_id", ""))
+        sources = list(tabs.sources.values()) if tabs is not None and tabs.sources else []
+        if not sources:
+            continue
+        folder = os.path.commonpath([os.path.dirname(str(x)) for x in sources]) if len(sources) > 1 else \
+            os.path.dirname(str(sources[0]))
+        mine = [x for x in skipped if os.path.dirname(x["path"]) == folder
+                or os.path.dirname(x["path"]).startswith(folder.rstrip("/") + "/")]
+        summary["skipped_files"] = mine
+        summary["skipped_count"] = len(mine)
 
 
 def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_specs: Sequence[JobSpec] = (),
@@ -311,6 +346,8 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
             pool.shutdown(wait=True)
         side.rejected_rows += sum(len(r.rejected) for r in runs)
         side.warnings += [w for r in runs for w in r.warnings]
+        side.warnings = [copies.in_text(w) for w in side.warnings]
+    attach_skipped(side)
     if not side.runs:
         raise IngestError("no benchmark output among the files given", path=str(paths[0]) if paths else None)
     return side
