@@ -24,8 +24,10 @@ def report_written(args: Any, written: Any) -> None:
 
 
 def progress(msg: str) -> None:
-    """One progress line on stderr."""
-    sys.stderr.write(msg + "\n")
+    """One progress line on stderr (control characters of names in it escaped: no terminal escape reaches the screen)."""
+    from ..foundation.names import shown
+
+    sys.stderr.write("\n".join(shown(part, limit=20_000) for part in msg.split("\n")) + "\n")
     sys.stderr.flush()
 
 

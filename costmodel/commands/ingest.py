@@ -43,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..foundation.names import shown
     from ..foundation.safeio import refuse_existing
     from ..foundation.timeline import write_runs
     from ..ingest import load_many
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json(result.to_dict())
     else:
         for r in result.runs:
-            print(f"{r.run_id}\t{r.format}\t{r.rows} rows\t{','.join(r.columns)}\t{r.source}")
+            print(f"{shown(r.run_id)}\t{r.format}\t{r.rows} rows\t{','.join(r.columns)}\t{shown(r.source, 10_000)}")
         if result.rejected_rows:
             progress(f"rejected {result.rejected_rows} row(s)")
         for w in result.warnings:
