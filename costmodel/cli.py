@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -70,6 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "verb", None):
         parser.print_help(sys.stderr)
         return 2
+    quiet_before = os.environ.get("COSTMODEL_PROGRESS")
+    if getattr(args, "quiet", False):
+        os.environ["COSTMODEL_PROGRESS"] = "0"  # every progress bar and line of this run (jobs.progress)
     try:
         with SignalScope():
             return int(args._run(args) or 0)
@@ -94,6 +98,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as exc:  # noqa: BLE001 - last line of defence: one line, no traceback
         return _internal(args, exc)
+    finally:
+        if getattr(args, "quiet", False):  # as it was (the CLI also runs inside tests and notebooks)
+            if quiet_before is None:
+                os.environ.pop("COSTMODEL_PROGRESS", None)
+            else:
+                os.environ["COSTMODEL_PROGRESS"] = quiet_before
 
 
 def _internal(args: argparse.Namespace, exc: BaseException) -> int:

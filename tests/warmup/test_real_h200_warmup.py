@@ -80,3 +80,18 @@ def test_more_h200_runs_warmup_and_ratio(run: str, truth: int, ratio: float) -> 
     if run == "w8":
         # the hit ratio stays up only from step 168: it does not decide, the data wait does
         assert r.evidence["cold_phase"]["cache_hit_high_from_step"] >= 150 and r.warmup_end_decided_by == "data_wait_s"
+
+
+def test_stalls_found_on_one_side_only_are_named_in_the_notes(real_dir: Path) -> None:
+    # the first 1,300 steps: three checkpoints; the co-located run's start-up step makes a fourth stall
+    # there, so only that side has a period and the two steady windows treat stalls differently
+    h = real_dir / "gpu_h200"
+    fits = []
+    for side in ("colocated", "remote"):
+        (run,) = load_many([h / f"{side}.csv"]).runs
+        t = run.table
+        fits.append(analyze(t[t["step"] < 1300].reset_index(drop=True)))
+    cmp = compare(fits[:1], fits[1:], margin=0.05)
+    assert fits[0].period_steps == 400 and fits[1].period_steps is None
+    assert any("found on the co-located side only" in n for n in cmp.notes)
+    assert not cmp.equivalent and cmp.stall_split is None
