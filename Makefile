@@ -1,15 +1,21 @@
 # Thin targets: all logic lives in the package. `make test` and `make report` set everything up
-# themselves on a fresh machine (virtual environment, editable install with every extra, Jupyter kernel,
-# headless Chromium). Each target stops at the first failing step and exits non-zero.
+# themselves on a fresh machine. `make report` builds its own light environment (.venv-report: the report
+# extra only, no test or browser tooling); `make test` builds .venv (every extra, the test tooling, the Jupyter
+# kernel, headless Chromium). Each target stops at the first failing step and exits non-zero.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+# `make report`: the report extra only (papermill, nbconvert, ipykernel, Altair, vl-convert) and the core.
+REPORT_VENV  ?= .venv-report
+REPORT_BIN   := $(REPORT_VENV)/bin
+REPORT_STAMP := $(REPORT_VENV)/.installed-stamp
 
-.PHONY: help venv test lint typecheck pytest test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot golden clean
+.PHONY: help venv report-venv test lint typecheck pytest test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot golden clean
 
 help:
-	@echo "make report       render the bundled example report into reports/"
+	@echo "make report       render the bundled example report into reports/ (its own light venv: the report extra)"
+	@echo "make screenshot   docs/img/report.png, the README's picture: the report's first screen in headless Chromium"
 	@echo "make test         the whole check: lint, typecheck, test suite, wheel in a fresh venv, docs site (--strict)"
 	@echo "make lint         ruff on the package, tests and benchmarks (rules in pyproject.toml [tool.ruff])"
 	@echo "make typecheck    mypy on the package (settings in pyproject.toml [tool.mypy])"
@@ -29,6 +35,15 @@ $(STAMP): pyproject.toml tools/constraints-dev.txt
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+# The report's environment: what rendering needs and nothing else (measured size in docs/dependencies.md).
+$(REPORT_STAMP): pyproject.toml tools/constraints-dev.txt
+	$(PYTHON) -m venv $(REPORT_VENV)
+	$(REPORT_BIN)/python -m pip install -q --upgrade pip
+	$(REPORT_BIN)/python -m pip install -q -c tools/constraints-dev.txt -e '.[report]'
+	touch $(REPORT_STAMP)
+
+report-venv: $(REPORT_STAMP)
 
 # Headless Chromium draws the rendered report in the offline-HTML test; installed when missing.
 browser:
@@ -79,17 +94,17 @@ docs-serve: venv
 test-browser: venv browser
 	$(BIN)/python -m pytest -q -m browser
 
-report: venv
-	$(BIN)/costmodel report \
+report: $(REPORT_STAMP)
+	$(REPORT_BIN)/costmodel report \
 	  --colocated costmodel/data/examples/colocated_steps.csv \
 	  --remote costmodel/data/examples/remote_steps.csv \
 	  --scenario costmodel/data/examples/scenario.yaml \
 	  --answers costmodel/data/examples/answers.yaml \
 	  -o reports --force
 
-# docs/img/report.png, the README's picture: the rendered report drawn by headless Chromium.
+# docs/img/report.png, the README's picture: the first screen (1,280 x 800) of the bundled report in headless Chromium.
 screenshot: report browser
-	bash tools/screenshot.sh reports/report.html docs/img/report.png
+	bash tools/screenshot.sh reports/report.html docs/img/report.png 1280,800
 
 lab: venv
 	$(BIN)/jupyter lab costmodel/notebooks/
@@ -102,4 +117,4 @@ golden: venv
 	PYTHONPATH=tests $(BIN)/python -m support.golden --write
 
 clean:
-	rm -rf $(VENV) reports site .pytest_cache build dist *.egg-info
+	rm -rf $(VENV) $(REPORT_VENV) reports site .pytest_cache build dist *.egg-info

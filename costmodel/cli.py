@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from typing import NoReturn
 
 from . import __version__
 from .foundation.errors import CostmodelError
+from .foundation.names import shown
 from .foundation.safeio import ENVIRONMENT_ERRNOS, os_error_message
 from .foundation.signals import SignalScope, describe, exit_code_of
 
@@ -69,13 +71,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "verb", None):
         parser.print_help(sys.stderr)
         return 2
+    quiet_before = os.environ.get("COSTMODEL_PROGRESS")
+    if getattr(args, "quiet", False):
+        os.environ["COSTMODEL_PROGRESS"] = "0"  # every progress bar and line of this run (jobs.progress)
     try:
         with SignalScope():
             return int(args._run(args) or 0)
     except CostmodelError as exc:
         if args.debug:
             traceback.print_exc()
-        msg = str(exc).replace("\n", " ")
+        msg = shown(str(exc).replace("\n", " "), limit=20_000)  # a hostile name's ESC sequences are not echoed raw
         sys.stderr.write(f"costmodel {args.verb}: error: {msg}\n")
         return exc.exit_code
     except KeyboardInterrupt as exc:
@@ -89,17 +94,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             traceback.print_exc()
         # the disk, permissions or a name, not a bug: one line naming the file
-        sys.stderr.write(f"costmodel {args.verb}: error: {os_error_message(exc, action='read or write')}\n")
+        sys.stderr.write(f"costmodel {args.verb}: error: {shown(os_error_message(exc, action='read or write'), 20_000)}\n")
         return 2
     except Exception as exc:  # noqa: BLE001 - last line of defence: one line, no traceback
         return _internal(args, exc)
+    finally:
+        if getattr(args, "quiet", False):  # as it was (the CLI also runs inside tests and notebooks)
+            if quiet_before is None:
+                os.environ.pop("COSTMODEL_PROGRESS", None)
+            else:
+                os.environ["COSTMODEL_PROGRESS"] = quiet_before
 
 
 def _internal(args: argparse.Namespace, exc: BaseException) -> int:
     if args.debug:
         traceback.print_exc()
     sys.stderr.write(
-        f"costmodel {args.verb}: internal error: {type(exc).__name__}: {exc} "
+        f"costmodel {args.verb}: internal error: {type(exc).__name__}: {shown(str(exc).replace(chr(10), ' '), 2000)} "
         "(this is a bug; rerun with --debug and report it)\n"
     )
     return 1

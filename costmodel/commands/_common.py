@@ -23,9 +23,23 @@ def report_written(args: Any, written: Any) -> None:
             print(p)
 
 
+#: Runs listed one per line by ``ingest``; beyond this many, a summary and the first few.
+LIST_AT_MOST = 20
+
+
+def summary_lines(lines: list[str], noun: str, shown: int = 5, at_most: int = LIST_AT_MOST) -> list[str]:
+    """``lines`` as they are when there are at most ``at_most``; else the first ``shown`` and one line counting
+    the rest (``--json`` lists every one): a thousand rank logs are not a thousand lines on a terminal."""
+    if len(lines) <= at_most:
+        return list(lines)
+    return [*lines[:shown], f"... and {len(lines) - shown:,} more {noun} (--json lists every one)"]
+
+
 def progress(msg: str) -> None:
-    """One progress line on stderr."""
-    sys.stderr.write(msg + "\n")
+    """One progress line on stderr (control characters of names in it escaped: no terminal escape reaches the screen)."""
+    from ..foundation.names import shown
+
+    sys.stderr.write("\n".join(shown(part, limit=20_000) for part in msg.split("\n")) + "\n")
     sys.stderr.flush()
 
 
@@ -73,6 +87,9 @@ def report_skipped(verb: str, warnings: list[str]) -> list[str]:
 def add_ingest_arguments(parser: argparse.ArgumentParser, *, strict: bool = False) -> None:
     """The ingest options shared by ingest, fit, compare and report: --format, --map, --pattern, --batch-size,
     --tokens-per-step (and --strict where asked), so a log is analysed without an intermediate file."""
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress on stderr (bars on a terminal, a line every few seconds otherwise); "
+                             "warnings and errors still print")
     parser.add_argument("--format", dest="fmt", metavar="NAME", help="skip format sniffing and use this reader")
     parser.add_argument(
         "--map", action="append", default=[], metavar="SRC=COL[:UNIT]",

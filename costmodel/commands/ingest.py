@@ -43,12 +43,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..foundation.names import shown
     from ..foundation.safeio import refuse_existing
     from ..foundation.timeline import write_runs
     from ..ingest import load_many
     from ..ingest.stream import ingest_to_parquet, needs_streaming
     from ..jobs.storage import LocalCopies
-    from ._common import emit_json, ingest_options, progress
+    from ._common import emit_json, ingest_options, progress, summary_lines
 
     if args.output:
         refuse_existing(args.output, "-o", args.force)
@@ -68,10 +69,17 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
     else:
-        for r in result.runs:
-            print(f"{r.run_id}\t{r.format}\t{r.rows} rows\t{','.join(r.columns)}\t{r.source}")
+        lines = [f"{shown(r.run_id)}\t{r.format}\t{r.rows} rows\t{','.join(r.columns)}\t{shown(r.source, 10_000)}"
+                 for r in result.runs]
+        if len(lines) > 20:  # a summary first: how many runs, rows and formats
+            from collections import Counter
+
+            formats = ", ".join(f"{f} {n:,}" for f, n in sorted(Counter(r.format for r in result.runs).items()))
+            print(f"{len(result.runs):,} runs, {sum(r.rows for r in result.runs):,} rows ({formats})")
+        for line in summary_lines(lines, "runs"):
+            print(line)
         if result.rejected_rows:
             progress(f"rejected {result.rejected_rows} row(s)")
-        for w in result.warnings:
+        for w in summary_lines(list(result.warnings), "warnings", shown=10):
             progress(f"warning: {w}")
     return 0

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     if engine != "auto":  # read by costmodel.jobs.load_side in the notebook's kernel (run mechanics, not a parameter)
         os.environ["COSTMODEL_ENGINE"] = engine
     try:
-        result = _render(args, render_report, progress)
+        result = _render(args, render_report, (lambda _m: None) if getattr(args, "quiet", False) else progress)
     finally:
         if engine != "auto":
             if before is None:

@@ -30,6 +30,7 @@ ZERO_HIGH: dict[str, float] = {
     "cache.cold_starts_per_month": 1.0,
     "dataset.monthly_churn_fraction": 0.1,
     "wait.expected_wait_hours_per_run": 24.0,
+    "replica.ops_usd_per_month": 200.0,  # about two engineer-hours a month of replication upkeep (issue 25)
 }
 
 

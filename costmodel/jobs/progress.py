@@ -1,15 +1,16 @@
-"""Progress of a long read on stderr: one line every few seconds, none for a read that ends sooner.
+"""Progress of a long read on stderr: a bar on a terminal (tqdm, when installed), else one line every few
+seconds; nothing for a read that ends sooner.
 
 A fleet of 1,000 rank logs takes tens of seconds; ``fit``, ``compare`` and ``report`` say how far they
 are (files, bytes, seconds) instead of running without a word. Quick reads (tests, small jobs) print
-nothing, so the CLI's stderr stays as it was for them. ``COSTMODEL_PROGRESS=0`` silences it.
+nothing, so the CLI's stderr stays as it was for them. ``COSTMODEL_PROGRESS=0`` (``--quiet``) silences it.
 """
 from __future__ import annotations
 
 import os
 import sys
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 #: seconds between lines (the first comes after this long)
 EVERY_S = 2.0
@@ -29,6 +30,8 @@ class Progress:
         self.printed = False
         self.done = 0
         self.nbytes = 0
+        self.bar: Any = None  # a tqdm bar, made when the first update comes after every_s on a terminal
+        self.tty = self.on and _isatty(self.stream)
 
     def _line(self, now: float) -> None:
         rate = self.nbytes / max(now - self.t0, 1e-9) / 1e6
@@ -41,14 +44,40 @@ class Progress:
         self.nbytes += nbytes
         if not self.on:
             return
+        if self.bar is not None:
+            self.bar.update(done - self.bar.n)
+            return
         now = time.perf_counter()
         if now >= self.next:
+            if self.tty and self._start_bar():
+                return
             self._line(now)
             self.next = now + self.every_s
 
+    def _start_bar(self) -> bool:
+        try:
+            from tqdm import tqdm  # type: ignore[import-untyped]
+        except ImportError:  # tqdm comes with the report extra; without it, lines
+            return False
+        self.bar = tqdm(total=self.total, initial=self.done, desc=f"costmodel: {self.label}", unit="file",
+                        file=self.stream, leave=False, dynamic_ncols=True)
+        return True
+
     def finish(self) -> None:
-        if self.on and self.printed:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+            print(f"costmodel: {self.label}: {self.done:,} files, {self.nbytes / 1e9:.2f} GB, "
+                  f"{time.perf_counter() - self.t0:.0f} s", file=self.stream, flush=True)  # one summary line
+        elif self.on and self.printed:
             self._line(time.perf_counter())
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def say(line: str, stream: TextIO | None = None) -> None:

@@ -68,6 +68,14 @@ def _aws_classify(attrs: dict[str, str]) -> AwsHit | str:
                 and market == "OnDemand"):
             return itype, _aws_region(attrs), "", "instance-hour"
         return "GPU instance: not on-demand Linux, shared tenancy, no pre-installed software"
+    if fam == "ML Instance":  # AmazonSageMaker offer (SageMaker / HyperPod ml.* instances)
+        name = attrs.get("instancename", "") or attrs.get("instancetype", "")
+        comp = attrs.get("component", "")
+        if "UpfrontFee" in usage:
+            return "SageMaker: an upfront fee (training plan), not an hourly rate"
+        if comp == "Training" and name.startswith("ml."):
+            return name, _aws_region(attrs), "", "instance-hour"
+        return f"SageMaker: component {comp or '(none)'} (only Training rates are catalog items)"
     if fam == "NAT Gateway" and "NatGateway-Bytes" in usage:
         return "nat_gateway_processing", _aws_region(attrs), "", "GB"
     if "TransitGateway-Bytes" in usage:

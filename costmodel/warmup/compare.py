@@ -255,14 +255,21 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
                          f"{split['stall_pairing']}); standard error "
                          f"of the log ratio {split['se_between_log']:.4f} between stalls, {split['se_stall_log']:.4f} "
                          f"from the stall costs")
-        elif se <= 0:
-            df = float("inf")
-        elif lr_both:
-            # Welch-Satterthwaite
-            va, vb = A["se_log"] ** 2, B["se_log"] ** 2
-            df = float((va + vb) ** 2 / (va * va / A["df"] + vb * vb / B["df"]))
         else:
-            df = float(min(A["df"], B["df"]))
+            if len(fc) == 1 and len(fr) == 1 and (fc[0].period_steps is None) != (fr[0].period_steps is None):
+                side, other = ("co-located", fc[0]) if fc[0].period_steps is not None else ("remote", fr[0])
+                notes.append(f"recurring stalls (every {other.period_steps:g} steps) were found on the {side} side "
+                             "only: its steady window spans whole periods, the other's does not, so the two levels "
+                             "may count stalls differently; check both fits (a run with fewer than 4 stalls has no "
+                             "period)")
+            if se <= 0:
+                df = float("inf")
+            elif lr_both:
+                # Welch-Satterthwaite
+                va, vb = A["se_log"] ** 2, B["se_log"] ** 2
+                df = float((va + vb) ** 2 / (va * va / A["df"] + vb * vb / B["df"]))
+            else:
+                df = float(min(A["df"], B["df"]))
         L = np.log1p(margin)
         t95 = float(stats.t.ppf(0.975, df))
         t90 = float(stats.t.ppf(0.95, df))

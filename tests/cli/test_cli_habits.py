@@ -98,3 +98,86 @@ def test_the_gate_exit_status_is_documented():
     assert decide.GATE_EXIT == 3 and "--fail-on" in decide.DESCRIPTION
     text = (REPO / "docs" / "checklist.md").read_text(encoding="utf-8")
     assert "--fail-on" in text and "exit 3" in text
+
+
+class _Terminal:
+    """A stderr that says it is a terminal, keeping what is written."""
+
+    def __init__(self) -> None:
+        import io
+
+        self.buf = io.StringIO()
+
+    def write(self, s: str) -> int:
+        return self.buf.write(s)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_a_bar_on_a_terminal_and_lines_elsewhere(monkeypatch):
+    import io
+
+    from costmodel.jobs import progress
+
+    monkeypatch.setenv("COSTMODEL_PROGRESS", "1")
+    term = _Terminal()
+    p = progress.Progress("job hub", 100, stream=term, every_s=0.0)  # type: ignore[arg-type]
+    for i in range(1, 101):
+        p.update(i, 1_000_000)
+    p.finish()
+    text = term.buf.getvalue()
+    assert "\r" in text and "%|" in text and "/100 [" in text  # a tqdm bar, redrawn in place
+    assert text.rstrip().splitlines()[-1].endswith("costmodel: job hub: 100 files, 0.10 GB, 0 s")
+    logged = io.StringIO()  # not a terminal (a CI log): a line every few seconds, no bar
+    p = progress.Progress("job hub", 3, stream=logged, every_s=0.0)
+    for i in range(1, 4):
+        p.update(i, 10)
+    p.finish()
+    assert "\r" not in logged.getvalue() and logged.getvalue().count("costmodel: job hub: ") == 4
+    monkeypatch.setenv("COSTMODEL_PROGRESS", "0")  # --quiet
+    silent = _Terminal()
+    p = progress.Progress("job hub", 3, stream=silent, every_s=0.0)  # type: ignore[arg-type]
+    p.update(3, 10)
+    p.finish()
+    assert silent.buf.getvalue() == ""
+
+
+def test_quiet_silences_progress_and_restores_the_environment(cli, examples_dir, monkeypatch, tmp_path):
+    import os
+
+    monkeypatch.delenv("COSTMODEL_PROGRESS", raising=False)
+    seen = {}
+    from costmodel.commands import fit
+
+    real = fit.run
+
+    def spy(args):
+        seen["env"] = os.environ.get("COSTMODEL_PROGRESS")
+        return real(args)
+
+    monkeypatch.setattr(fit, "run", spy)
+    from costmodel.cli import build_parser
+
+    assert build_parser().parse_args(["fit", "-q", "a.csv"]).quiet
+    r = cli("fit", "--quiet", str(examples_dir / "colocated_steps.csv"))
+    assert r.rc == 0 and seen["env"] == "0"
+    assert "COSTMODEL_PROGRESS" not in os.environ  # as it was before the run
+
+
+def test_many_runs_are_summarised_not_listed(cli, tmp_path):
+    import numpy as np
+
+    rows = "\n".join(f"{i},{i * 0.5},{100 + np.sin(i)}" for i in range(50))
+    for k in range(30):
+        (tmp_path / f"rank{k:03d}.csv").write_text("step,t_s,samples_per_s\n" + rows + "\n", encoding="utf-8")
+    r = cli("ingest", *(str(p) for p in sorted(tmp_path.glob("*.csv"))))
+    assert r.rc == 0, r.err
+    lines = r.out.strip().splitlines()
+    assert lines[0] == "30 runs, 1,500 rows (tabular/csv 30)"
+    assert len(lines) == 7 and lines[-1] == "... and 25 more runs (--json lists every one)"
+    full = cli.json("ingest", *(str(p) for p in sorted(tmp_path.glob("*.csv"))), "--json")
+    assert len(full["runs"]) == 30  # nothing dropped: the JSON has every run

@@ -302,3 +302,28 @@ def test_azure_documented_sample_items_are_all_skipped_and_counted(tmp_path):
     (s,) = import_price_files([DATA / "azure-retail-learn-samples.json"], tmp_path)
     assert (s.format, s.rows, s.skipped) == ("azure-retail", 0, 3)
     assert _rows(tmp_path / "azure-retail-learn-samples.csv") == []
+
+
+def test_sagemaker_offer_gives_the_training_rate_of_ml_instances(tmp_path):
+    """Issue 25: SageMaker / HyperPod `ml.*` rates from the AmazonSageMaker offer (the EC2 offer layout): the Training
+    component's hourly rate is a catalog row named by the instance; Hosting and a training plan's upfront fee are
+    counted as skipped, with their reasons."""
+    (s,) = import_price_files([DATA / "aws-sagemaker-us-east-1_rebuilt.json"], tmp_path / "out")
+    assert s.format == "aws-json" and s.rows == 1 and s.skipped == 2
+    assert any("Hosting" in r for r in s.skip_reasons) and any("upfront fee" in r for r in s.skip_reasons)
+    (r,) = _rows(tmp_path / "out" / "aws-sagemaker-us-east-1_rebuilt.csv")
+    assert (r["item"], r["src_region"], r["unit"], r["usd"]) == ("ml.g5.2xlarge", "us-east-1", "instance-hour", "1.515")
+    assert "AmazonSageMaker" in r["source"]
+    # a scenario prices its cluster from it: 2 x ml.g5.2xlarge
+    from costmodel.cost import scenario_from_dict
+
+    sc = scenario_from_dict({
+        "horizon_months": 12, "dataset": {"size_gb": 100, "monthly_churn_fraction": 0},
+        "training": {"runs_per_month": 1, "epochs_per_run": 1, "run_hours": 10, "instance_type": "ml.g5.2xlarge",
+                     "instance_count": 2, "purchase_option": "sagemaker"},
+        "link": {"transfer_usd_per_gb": 0.02},
+        "cache": {"steady_hit_ratio": 0.9, "cold_starts_per_month": 1, "warmup_lost_s": 0, "steady_slowdown_fraction": 0},
+        "replica": {"storage_usd_per_gb_month": 0.023},
+        "prices": {"provider": "aws", "src_region": "us-east-2", "dst_region": "us-east-1"},
+    }, prices_dir=tmp_path / "out")
+    assert sc.values["training.cluster_usd_per_hour"] == pytest.approx(2 * 1.515)

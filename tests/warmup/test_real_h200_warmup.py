@@ -80,3 +80,29 @@ def test_more_h200_runs_warmup_and_ratio(run: str, truth: int, ratio: float) -> 
     if run == "w8":
         # the hit ratio stays up only from step 168: it does not decide, the data wait does
         assert r.evidence["cold_phase"]["cache_hit_high_from_step"] >= 150 and r.warmup_end_decided_by == "data_wait_s"
+
+
+def test_stalls_found_on_one_side_only_are_named_in_the_notes(real_dir: Path) -> None:
+    # the first 1,300 steps: three checkpoints; the co-located run's start-up step makes a fourth stall
+    # there, so only that side has a period and the two steady windows treat stalls differently
+    h = real_dir / "gpu_h200"
+    fits = []
+    for side in ("colocated", "remote"):
+        (run,) = load_many([h / f"{side}.csv"]).runs
+        t = run.table
+        fits.append(analyze(t[t["step"] < 1300].reset_index(drop=True)))
+    cmp = compare(fits[:1], fits[1:], margin=0.05)
+    assert fits[0].period_steps == 400 and fits[1].period_steps is None
+    assert any("found on the co-located side only" in n for n in cmp.notes)
+    assert not cmp.equivalent and cmp.stall_split is None
+
+
+def test_fit_prints_which_evidence_decided_the_drift_and_cold_vs_warm(real_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from costmodel.cli import main
+
+    h = real_dir / "gpu_h200"
+    assert main(["fit", str(h / "remote.csv"), str(h / "remote_dmon_DT.txt")]) == 0
+    out = capsys.readouterr().out
+    assert "warm-up end: step 89" in out
+    assert "warm-up end decided by data_wait_s (throughput alone: step 89; hit ratio >= 0.9 from step 95)" in out
+    assert "drift: " in out and "cold vs warm: GPU busy 34% vs 79%" in out
