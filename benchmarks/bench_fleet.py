@@ -8,7 +8,7 @@ ends early, checkpoint stalls every 500 steps shared by all ranks) and cached un
 benchmarks/out/fleet_<ranks>x<steps>/ (gitignored).
 
     .venv/bin/python benchmarks/bench_fleet.py [--ranks 1000] [--steps 100000] [--repeat 1] [--no-report]
-        [--data DIR]
+        [--data DIR] [--rank-column]
 
 "ours" is the fleet engine as ``auto`` runs it (one rank per file, clean CSV: the pyarrow + numpy fast
 path of costmodel.jobs.arrowscan; ``COSTMODEL_FLEET_FAST=0`` measures the DuckDB query instead). The
@@ -40,7 +40,8 @@ if kind == "duckdb":
     files = sorted(glob.glob(root + "/*/*/*.csv"))
     con = duckdb.connect(); con.execute("SET memory_limit='1GB'"); con.execute('SET enable_progress_bar=false')
     # explicit column types (no sniffing), like our engine: the strongest plain-DuckDB baseline
-    types = "{'step': 'BIGINT', 't_s': 'DOUBLE', 'samples_per_s': 'DOUBLE', 'step_time_s': 'DOUBLE'}"
+    types = "{'step': 'BIGINT', 't_s': 'DOUBLE', 'samples_per_s': 'DOUBLE', 'step_time_s': 'DOUBLE'"
+    types += (", 'rank': 'BIGINT'}" if open(files[0]).readline().startswith("rank,") else "}")
     df = con.execute("SELECT step, count(*) AS n, sum(samples_per_s) AS thr, max(step_time_s) AS st FROM "
                      f"read_csv(?, header=true, delim=',', types={types}) GROUP BY step", [files]).fetch_df()
     out = {"groups": len(df)}
@@ -57,7 +58,7 @@ print(json.dumps(out))
 """
 
 
-def generate(root: Path, ranks: int, steps: int) -> dict:
+def generate(root: Path, ranks: int, steps: int, rank_column: bool = False) -> dict:
     from costmodel.synthetic.rank_logs import generate_job
 
     done = root / "truth.json"
@@ -68,7 +69,8 @@ def generate(root: Path, ranks: int, steps: int) -> dict:
     for role, seed, strag in (("colocated", 1, None), ("remote", 2, 3)):
         t = time.perf_counter()
         tr = generate_job(root / role / "job1", n_ranks=half, n_steps=steps, seed=seed, straggler_node=strag,
-                          early_rank=5, warmup_excess=0.3 if role == "remote" else 0.02, warmup_tau_steps=steps / 50)
+                          early_rank=5, warmup_excess=0.3 if role == "remote" else 0.02, warmup_tau_steps=steps / 50,
+                          rank_column=rank_column)
         truth[role] = {"stragglers": tr["stragglers"], "lost_s": tr["straggler_lost_s"], "early_rank": tr["early_rank"]}
         print(f"generated {role}: {half} ranks x {steps} steps in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     done.write_text(json.dumps(truth))
@@ -115,12 +117,14 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--no-report", action="store_true")
+    ap.add_argument("--rank-column", action="store_true",
+                    help="logs with a rank column (folder fleet_<ranks>x<steps>_rank): the fast path reads the rank from it")
     ap.add_argument("--data", type=Path, default=None,
                     help="folder of already generated logs (colocated/, remote/, truth.json); default "
                          "benchmarks/out/fleet_<ranks>x<steps>, generated when absent")
     a = ap.parse_args()
-    root = a.data.resolve() if a.data else HERE / "out" / f"fleet_{a.ranks}x{a.steps}"
-    truth = generate(root, a.ranks, a.steps)
+    root = a.data.resolve() if a.data else HERE / "out" / f"fleet_{a.ranks}x{a.steps}{'_rank' if a.rank_column else ''}"
+    truth = generate(root, a.ranks, a.steps, a.rank_column)
     size = sum(f.stat().st_size for f in root.rglob("*.csv"))
     print(f"{a.ranks} rank logs x {a.steps} steps = {a.ranks * a.steps:,} rows, {size / 1e9:.2f} GB CSV; load avg {os.getloadavg()}")
     res: dict[str, list[dict]] = {"duckdb": [], "ours": []}

@@ -22,6 +22,7 @@ from typing import NoReturn
 
 from . import __version__
 from .foundation.errors import CostmodelError
+from .foundation.names import shown
 from .foundation.safeio import ENVIRONMENT_ERRNOS, os_error_message
 from .foundation.signals import SignalScope, describe, exit_code_of
 
@@ -79,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CostmodelError as exc:
         if args.debug:
             traceback.print_exc()
-        msg = str(exc).replace("\n", " ")
+        msg = shown(str(exc).replace("\n", " "), limit=20_000)  # a hostile name's ESC sequences are not echoed raw
         sys.stderr.write(f"costmodel {args.verb}: error: {msg}\n")
         return exc.exit_code
     except KeyboardInterrupt as exc:
@@ -93,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             traceback.print_exc()
         # the disk, permissions or a name, not a bug: one line naming the file
-        sys.stderr.write(f"costmodel {args.verb}: error: {os_error_message(exc, action='read or write')}\n")
+        sys.stderr.write(f"costmodel {args.verb}: error: {shown(os_error_message(exc, action='read or write'), 20_000)}\n")
         return 2
     except Exception as exc:  # noqa: BLE001 - last line of defence: one line, no traceback
         return _internal(args, exc)
@@ -109,7 +110,7 @@ def _internal(args: argparse.Namespace, exc: BaseException) -> int:
     if args.debug:
         traceback.print_exc()
     sys.stderr.write(
-        f"costmodel {args.verb}: internal error: {type(exc).__name__}: {exc} "
+        f"costmodel {args.verb}: internal error: {type(exc).__name__}: {shown(str(exc).replace(chr(10), ' '), 2000)} "
         "(this is a bug; rerun with --debug and report it)\n"
     )
     return 1

@@ -36,8 +36,10 @@ def summary_lines(lines: list[str], noun: str, shown: int = 5, at_most: int = LI
 
 
 def progress(msg: str) -> None:
-    """One progress line on stderr."""
-    sys.stderr.write(msg + "\n")
+    """One progress line on stderr (control characters of names in it escaped: no terminal escape reaches the screen)."""
+    from ..foundation.names import shown
+
+    sys.stderr.write("\n".join(shown(part, limit=20_000) for part in msg.split("\n")) + "\n")
     sys.stderr.flush()
 
 

@@ -15,7 +15,11 @@ warmup_end_step, warmup_end_t_s (seconds), steady_mean (metric unit, samples ove
 steady_ci_low / steady_ci_high (95 %, batch means), steady_cv, cold_mean, curve {model, plateau,
 initial, tau_steps, tau_s, r2, t95_*, t99_*}, lost_s (cluster seconds lost to the warm-up), segments,
 metric_direction (higher_is_better | lower_is_better), period_steps (recurring stalls; null when none),
-drift_per_1k_steps (relative change of the level per 1,000 steps).
+drift_per_1k_steps (relative change of the level per 1,000 steps), drift_rel_steady (over the steady
+window), warmup_end_decided_by (data_wait_s, throughput over loader-cycle windows, or segmentation) and
+warmup_end_step_throughput (what the throughput alone says), telemetry {cold, steady} (GPU utilisation,
+data wait, cache hit ratio, read bytes), stall_split (between-stall rate and stall cost), tail (a short
+tail after a long plateau), fast_start.
 
 Without --metric each run gets the first of samples_per_s, tokens_per_s, read_bytes_per_s,
 write_bytes_per_s, read_iops, write_iops it has, else step_time_s (analysed as time per step, lower is
@@ -136,9 +140,39 @@ def run(args: argparse.Namespace) -> int:
             c = f.curve
             print(f"  curve: {c['model']}, plateau {U.metric(c['plateau'], f.metric)}, tau {_fmt(c['tau_steps'], '.1f')} steps "
                   f"/ {_fmt(c['tau_s'], '.1f')} s, R2 {_fmt(c['r2'], '.3f')}")
+        for line in _findings(f):
+            print(f"  {line}")
         reason = f.evidence.get("rule") or f.evidence.get("reason")
         if reason:
             print(f"  why: {reason}")
         if f.multipass:
             print(f"  multi-pass: {f.multipass['note']}")
     return 0
+
+
+def _findings(f: Any) -> list[str]:
+    """The issue-24 findings of one fit as short lines: which evidence decided the warm-up end, the drift,
+    a flagged tail or fast start, and cold vs warm telemetry."""
+    out = []
+    cp = f.evidence.get("cold_phase") or {}
+    if f.warmup_end_decided_by and f.warmup_end_decided_by != "segmentation":
+        hit = cp.get("cache_hit_high_from_step")
+        out.append(f"warm-up end decided by {f.warmup_end_decided_by} (throughput alone: step "
+                   f"{_fmt(f.warmup_end_step_throughput, 'd')}" + (f"; hit ratio >= 0.9 from step {hit}" if hit else "") + ")")
+    if f.drift_rel_steady is not None:
+        per_1k = _fmt(f.drift_per_1k_steps, "+.2%")
+        out.append(f"drift: {f.drift_rel_steady:+.1%} over the steady window ({per_1k} per 1,000 steps)")
+    if f.tail:
+        t = f.tail
+        kept = "kept in the steady state" if t.get("kept_in_steady") else "left out of the steady state"
+        out.append(f"tail: steps {t['start_step']}-{t['end_step']} at {t['rel_change']:+.1%} ({kept})")
+    if f.fast_start:
+        fs = f.fast_start
+        out.append(f"fast start: until step {fs['end_step']}, {_fmt(fs.get('rel_excess'), '+.1%')} above the steady level")
+    tel = f.telemetry or {}
+    from ..foundation.units_fmt import cold_vs_warm
+
+    cw = cold_vs_warm(tel.get("cold"), tel.get("steady"))
+    if cw:
+        out.append("cold vs warm: " + cw)
+    return out

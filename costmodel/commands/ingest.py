@@ -43,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..foundation.names import shown
     from ..foundation.safeio import refuse_existing
     from ..foundation.timeline import write_runs
     from ..ingest import load_many
@@ -68,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
     else:
-        lines = [f"{r.run_id}\t{r.format}\t{r.rows} rows\t{','.join(r.columns)}\t{r.source}" for r in result.runs]
+        lines = [f"{shown(r.run_id)}\t{r.format}\t{r.rows} rows\t{','.join(r.columns)}\t{shown(r.source, 10_000)}"
+                 for r in result.runs]
         if len(lines) > 20:  # a summary first: how many runs, rows and formats
             from collections import Counter
 

@@ -189,6 +189,10 @@ def time_to_seconds(values: Any, kind: str, factor: float = 1.0) -> tuple[np.nda
             meta["start_epoch_s"] = start_ns / 1e9
             meta["start_time"] = pd.Timestamp(start_ns, unit="ns").isoformat()
             a = np.where(ok, (ns - start_ns) / 1e9, np.nan)
+            if "timezone" not in meta:
+                jumps = naive_clock_jumps(a)
+                if jumps:
+                    meta["naive_clock_jumps"] = jumps
         return a, np.zeros(len(a), bool), meta
     if not pd.api.types.is_numeric_dtype(s.dtype) and kind in ("auto", "epoch_s", "epoch_ms", "epoch_us", "epoch_ns"):
         nums = pd.to_numeric(s, errors="coerce")
@@ -242,9 +246,29 @@ def time_to_seconds(values: Any, kind: str, factor: float = 1.0) -> tuple[np.nda
         meta["start_epoch_s"] = start_ns / 1e9
         meta["start_time"] = pd.Timestamp(start_ns, unit="ns").isoformat()
         a = np.where(ok, (ns - start_ns) / 1e9, np.nan)  # difference in integer ns: no float rounding
+        if "timezone" not in meta:
+            jumps = naive_clock_jumps(a)
+            if jumps:
+                meta["naive_clock_jumps"] = jumps
     else:
         a = np.full(len(ns), np.nan)
     return a, invalid, meta
+
+
+def naive_clock_jumps(t_s: np.ndarray) -> list[dict[str, float]]:
+    """Where local times without a zone jump by one hour (forward or back) between two rows that are otherwise
+    seconds apart: a daylight-saving change, which would add or remove an hour that never passed (issue 27).
+    Returns ``{row, jump_s}`` for each (row: 0-based index of the later row), at most 10."""
+    idx = np.flatnonzero(np.isfinite(t_s))
+    if idx.size < 3:
+        return []
+    d = np.diff(t_s[idx])
+    med = float(np.median(np.abs(d)))
+    if not (0 < med < 600):
+        return []
+    tol = max(3 * med, 5.0)
+    hits = np.flatnonzero(np.abs(np.abs(d) - 3600.0) <= tol)
+    return [{"row": int(idx[k + 1]), "jump_s": float(d[k])} for k in hits[:10]]
 
 
 def convert(table: TMapping[str, Any], options: Any, *, source: str = "", resolver: Any = resolve_column) -> Converted:
@@ -261,6 +285,11 @@ def convert(table: TMapping[str, Any], options: Any, *, source: str = "", resolv
         if col == "t_s" and (m.time_kind or "").strip():
             kind = "auto" if m.time_kind == "auto_num" else m.time_kind
             a, bad, meta = time_to_seconds(table[src], kind, factor=m.factor)
+            for j in meta.get("naive_clock_jumps", []):
+                out.warnings.append(f"{source}: column {src.strip()!r}: local times without a zone jump by "
+                                    f"{j['jump_s']:+.0f} s at data row {j['row'] + 1} while rows are seconds apart: a "
+                                    "daylight-saving change? t_s keeps the jump; give times with a UTC offset (or epoch "
+                                    "seconds) to measure across it")
             out.metadata.update(meta)
         else:
             a, bad, cell_unit = numeric_cells(table[src])

@@ -125,7 +125,7 @@ def clean_file(path: str, plan: dict[str, Any], thr_col: str | None, rank: int |
     n = len(step)
     if "rank" in d and n and (int(d["rank"].min()) != rank or int(d["rank"].max()) != rank):
         raise Fallback(f"{path}: the rank column holds other ranks than {rank}")
-    if n and (step[0] < 0 or step[-1] >= MAX_STEP or (n > 1 and not (np.diff(step) > 0).all())):
+    if n and (step[0] < 0 or step[-1] >= MAX_STEP or (n > 1 and not (step[1:] > step[:-1]).all())):
         raise Fallback(f"{path}: steps not strictly increasing in [0, {MAX_STEP})")
     nan = np.full(n, np.nan)
     thr = d[thr_col] if thr_col else nan
@@ -279,17 +279,31 @@ class Acc:
         return a
 
 
-def bin_rows(rank: int, step: np.ndarray, thr: np.ndarray, st: np.ndarray, bw: int) -> np.ndarray:
+def bin_rows(rank: int, step: np.ndarray, thr: np.ndarray, st: np.ndarray, bw: int,
+             holes: dict[str, bool] | None = None) -> np.ndarray:
     """Per step bin of one rank (steps increasing): rows of (rank, bin, n, st_sum, st_n, thr_sum, thr_n,
-    first_step, last_step) as float64 (exact for these integers)."""
-    b = step // bw
-    starts = np.concatenate([[0], np.flatnonzero(np.diff(b)) + 1])
-    ends = np.concatenate([starts[1:], [len(step)]])
+    first_step, last_step) as float64 (exact for these integers). ``holes`` (from :func:`clean_file`): which
+    of thr/st have an empty cell (None: looked for here)."""
+    n = len(step)
+    s0, s1 = int(step[0]), int(step[-1])
+    if s1 - s0 + 1 == n:  # contiguous steps: the bins' edges by arithmetic, no division per row
+        b0, b1 = s0 // bw, s1 // bw
+        bins = np.arange(b0, b1 + 1)
+        starts = np.maximum(bins * bw - s0, 0)
+    else:
+        b = step // bw
+        starts = np.concatenate([[0], np.flatnonzero(np.diff(b)) + 1])
+        bins = b[starts]
+    ends = np.concatenate([starts[1:], [n]])
     out = np.empty((len(starts), 9))
     out[:, 0] = rank
-    out[:, 1] = b[starts]
+    out[:, 1] = bins
     out[:, 2] = ends - starts
-    for col, v in ((3, st), (5, thr)):
+    for col, v, name in ((3, st, "st"), (5, thr, "thr")):
+        if holes is not None and not holes.get(name, True):
+            out[:, col] = np.add.reduceat(v, starts)
+            out[:, col + 1] = out[:, 2]
+            continue
         ok = ~np.isnan(v)
         if ok.all():
             out[:, col] = np.add.reduceat(v, starts)
@@ -321,7 +335,7 @@ class _Part:
             raise Fallback(f"{f}: rank {r} outside [0, {KEY_RANKS})")
         self.acc.add(r, step, d["thr"], d["st"], d["t"], r not in cset, d["holes"], d["ts"])
         if len(step):
-            self.bins.append(bin_rows(r, step, d["thr"], d["st"], bw))
+            self.bins.append(bin_rows(r, step, d["thr"], d["st"], bw, d["holes"]))
         if r in cset:
             self.cand_raw[r] = (step, d["st"])
 

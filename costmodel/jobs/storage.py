@@ -18,7 +18,6 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -258,7 +257,9 @@ class LocalCopies:
                 out.append(str(p))
                 continue
             if self.root is None:
-                self.root = Path(tempfile.mkdtemp(prefix="costmodel-objects-"))
+                from ..foundation.leftovers import owned_tempdir
+
+                self.root = owned_tempdir("costmodel-objects-")  # a killed run's copies are removed by the next
             objs = list_objects(str(p))
             fs = _filesystem_or_error(str(p))
             base = str(p).rstrip("/")

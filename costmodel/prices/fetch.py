@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -168,7 +167,9 @@ def fetch(downloads: list[Download], out_dir: str | os.PathLike[str], *, timeout
     if out.exists() and not out.is_dir():
         raise PriceError(f"{out}: exists and is not a folder")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.fetching-", dir=out.parent))
+    from ..foundation.leftovers import owned_tempdir
+
+    tmp = owned_tempdir(f".{out.name}.fetching-", directory=out.parent)
     saved: list[dict[str, Any]] = []
     try:
         for d in downloads:

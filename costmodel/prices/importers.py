@@ -25,7 +25,6 @@ import csv
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -109,7 +108,9 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
     if out.exists() and not out.is_dir():
         raise PriceImportError(f"{out}: exists and is not a folder", path=str(out))
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.importing-", dir=out.parent))
+    from ..foundation.leftovers import owned_tempdir
+
+    tmp = owned_tempdir(f".{out.name}.importing-", directory=out.parent)
     summaries: list[FileSummary] = []
     try:
         used: set[str] = set()

@@ -24,6 +24,7 @@ _TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 .jp-RenderedSVG svg { max-width: 100%; height: auto; }
 @media print {
   @page { size: A4; margin: 12mm; }
+  body, main, .jp-Notebook, .jp-Cell, .jp-OutputArea-output { padding-left: 0 !important; margin-left: 0 !important; }
   .jp-Cell { break-inside: avoid; }
   .jp-OutputArea-output { overflow: visible !important; }
   .jp-RenderedHTMLCommon table.cm-table { font-size: 8pt !important; display: table; overflow: visible; }

@@ -10,7 +10,6 @@ import logging
 import os
 import shutil
 import sys
-import tempfile
 import threading
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -305,7 +304,9 @@ def render_report(
             warm = threading.Thread(target=html_exporter, daemon=True)  # import nbconvert while the kernel runs
             warm.start()
             with writing(dest, action="create the output folder"):
-                tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+                from ..foundation.leftovers import owned_tempdir
+
+                tmp = owned_tempdir(f".{dest.name}.", suffix=".tmp", directory=dest.parent)
             names = {str(tmp): str(dest)}
             nb_params = dict(params.to_dict().items())
             nb_params["decision_path"] = str(tmp / "decision.json")

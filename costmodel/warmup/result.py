@@ -174,3 +174,39 @@ def curve_dict(s: Series, cf: curvemod.CurveFit, steady_d: float) -> dict[str, A
         # still on the metric's rate scale (1 / the model's), see curve.InverseFit
         "space": getattr(cf, "space", "rate"),
     }
+
+
+def settle_negative_lost(res: FitResult, s: Series, keep: np.ndarray, i_end: int, base_lvl: float, level: float,
+                         eps: float = 0.01) -> None:
+    """A warm-up whose lost seconds came out negative: a fast start, or a level compared with stalls.
+
+    Stall-free levels decide: when the warm-up ran below the steady state's between-stall level (the
+    steady level counts stalls, e.g. checkpoints that grow over a long run, that the warm-up did not
+    have), the seconds lost are counted against that level (0 at least: an overshoot after the cold
+    start can gain more than the cold phase lost); when it ran above it, the start was fast: a finding of
+    its own (``fast_start``), not a warm-up.
+    """
+    ev = res.evidence
+    early = s.level(0, i_end, mask=keep) if i_end > 0 else float("nan")
+    cold_worse = res.cold_mean is not None and level > 0 and res.cold_mean < level * (1 - eps)
+    if (np.isfinite(early) and np.isfinite(base_lvl) and early < base_lvl) or cold_worse:
+        ev["lost_s_net"] = res.lost_s
+        kk = keep[:i_end]
+        T, W = float(np.sum(s.d[:i_end][kk])), float(np.sum(s.w[:i_end][kk]))
+        lost = T - W / base_lvl if base_lvl and np.isfinite(base_lvl) and base_lvl > 0 else 0.0
+        res.lost_s = max(0.0, float(lost))
+        res.lost_work = max(0.0, float(lost * base_lvl)) if np.isfinite(base_lvl) else 0.0
+        ev["lost_s_note"] = ("against the steady level with its stalls the warm-up gained time (it had fewer or "
+                             "shorter stalls, or overshot); lost_s is counted against the between-stall level, "
+                             "stall rows left out, and is never negative")
+        return
+    gained = -float(res.lost_s or 0.0)
+    res.fast_start = {"end_step": res.warmup_end_step, "level": res.warmup_mean,
+                      "rel_excess": float(res.warmup_mean / level - 1.0) if res.warmup_mean and level else None,
+                      "seconds_gained": gained,
+                      "note": "the run started faster than its steady state (a fast start, e.g. a warm page "
+                              "cache or boost clocks): not a warm-up, so no seconds are lost to it"}
+    res.classification = "flat"
+    ev["rule"] = "the early level is better than the steady state: a fast start, not a warm-up"
+    res.lost_s = res.lost_work = 0.0
+    res.warmup_end_step, res.warmup_end_t_s, res.warmup_end_index, res.warmup_mean = int(s.step[0]), 0.0, 0, None

@@ -54,6 +54,10 @@ def stall_split(s: Series, per: Period, extra_stalls: np.ndarray | None, lo: int
         return None
     e_mean = float(np.mean(exc))
     level = 1.0 / (u_b + e_mean / w_p)
+    # the level's own error: the between-stall part plus the mean stall cost's (k - 1 df), unpaired
+    v_b = (level * u_b * se_b * u_b) ** 2  # (share of time between stalls x relative error of the rate)^2
+    v_s = (level / w_p * float(np.std(exc, ddof=1))) ** 2 / len(exc)
+    den = v_b * v_b / max(df_b, 1.0) + v_s * v_s / (len(exc) - 1)
     return {
         "level": level,
         "between_mean": 1.0 / u_b,
@@ -66,6 +70,8 @@ def stall_split(s: Series, per: Period, extra_stalls: np.ndarray | None, lo: int
         "stall_excess_s": exc,
         "stall_mean_s": e_mean,
         "stall_sd_s": float(np.std(exc, ddof=1)),
+        "level_se": float(level * np.sqrt(v_b + v_s)),
+        "level_df": float((v_b + v_s) ** 2 / den) if den > 0 else float("inf"),
         "from_step": int(s.step[lo]),
         "to_step": int(s.step[hi - 1]),
         "method": "1 / (between-stall time per unit of work + mean stall excess / work per period), every steady "

@@ -148,3 +148,17 @@ def test_totals_share_one_scale_from_zero():
     assert len(widths) == 3
     assert max(widths) / sorted(widths)[1] == pytest.approx(43200 / 350, rel=0.03)  # one scale: lengths as the totals
     assert "$0.00" in svg and "one scale from 0" in svg
+
+
+def test_tables_and_charts_fit_an_a4_page(two_renders):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"Debian's chromium at {CHROMIUM} (make browser installs it)")
+    from support.page_layout import A4_PRINTABLE_PX, a4_widths
+
+    laid = a4_widths(two_renders[0] / "report.html")
+    tables = [t for t in laid["items"] if t["kind"] == "table"]
+    assert len(tables) >= 8 and any("prices used" in t["caption"] for t in tables)
+    for t in laid["items"]:
+        assert t["needs"] <= t["width"] + 1, t  # nothing cut off inside a table or chart
+        assert t["right"] <= A4_PRINTABLE_PX + 1, t
+    assert laid["overflow_px"] <= 0

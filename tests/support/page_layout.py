@@ -112,3 +112,28 @@ def measure(page_path: Path, viewports: list[tuple[int, int]], screenshots: Path
         finally:
             browser.close()
     return out
+
+
+#: The printable width of an A4 page with the report's 12 mm margins, in CSS pixels (96 per inch).
+A4_PRINTABLE_PX = round((210 - 2 * 12) / 25.4 * 96)
+
+
+def a4_widths(page_path: Path) -> dict[str, Any]:
+    """The page laid out for print (``@media print``) at an A4 page's printable width: each table's and chart's
+    width and the width its content needs, and the page's overflow."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": A4_PRINTABLE_PX, "height": 1100})
+            page.emulate_media(media="print")
+            page.goto(page_path.resolve().as_uri())
+            return page.evaluate("""() => ({
+              items: [...document.querySelectorAll('table.cm-table, .jp-RenderedSVG svg')].map(t => ({
+                kind: t.tagName.toLowerCase(), width: t.getBoundingClientRect().width, needs: t.scrollWidth || 0,
+                right: t.getBoundingClientRect().right,
+                caption: ((t.previousElementSibling || {}).textContent || '').slice(0, 60)})),
+              overflow_px: document.documentElement.scrollWidth - document.documentElement.clientWidth})""")
+        finally:
+            browser.close()

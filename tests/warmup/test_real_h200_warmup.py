@@ -95,3 +95,14 @@ def test_stalls_found_on_one_side_only_are_named_in_the_notes(real_dir: Path) ->
     assert fits[0].period_steps == 400 and fits[1].period_steps is None
     assert any("found on the co-located side only" in n for n in cmp.notes)
     assert not cmp.equivalent and cmp.stall_split is None
+
+
+def test_fit_prints_which_evidence_decided_the_drift_and_cold_vs_warm(real_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from costmodel.cli import main
+
+    h = real_dir / "gpu_h200"
+    assert main(["fit", str(h / "remote.csv"), str(h / "remote_dmon_DT.txt")]) == 0
+    out = capsys.readouterr().out
+    assert "warm-up end: step 89" in out
+    assert "warm-up end decided by data_wait_s (throughput alone: step 89; hit ratio >= 0.9 from step 95)" in out
+    assert "drift: " in out and "cold vs warm: GPU busy 34% vs 79%" in out
