@@ -36,7 +36,7 @@ from .period import find_period
 from .renewal import find_renewal, windowed_rate
 from .result import FitResult, curve_dict, invert_levels, settle_negative_lost
 from .series import RATE_METRICS, Series, prepare
-from .stallsplit import stall_split
+from .stallsplit import signature_period, stall_split
 from .stats import longrun_ratio_se, ratio_ci, tau_int
 
 EPS = 0.01  # warm-up end convention: within 1 % of the steady level
@@ -440,6 +440,12 @@ def _analyze_series(s: Series) -> FitResult:
     res.drift_rel_steady = window_drift(s, ym, i_s0, hi)
     if per is not None and not s.inverted:
         res.stall_split = stall_split(s, per, ren.stall_mask if ren is not None else None, i_s0, hi)
+    elif ren is not None and not s.inverted:
+        # too few stalls for a period (a short run with 3 checkpoints): the stalls known by their signature
+        # still split the steady state for compare, when as regular as a schedule
+        sched = signature_period(s.step, [a for a, _ in ren.stalls if i_s0 <= a < hi and a > 0])
+        if sched is not None:
+            res.stall_split = stall_split(s, sched, ren.stall_mask, i_s0, hi)
     steady_d = float(np.sum(s.d[i_s:i_b]) / max(i_b - i_s, 1)) if s.is_rate else float(np.mean(s.d[i_s:i_b]))
     res.warmup_end_index = i_end
     # level over the whole warm-up window [0, warm-up end): unlike cold_mean (the first segment, which

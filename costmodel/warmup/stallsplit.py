@@ -79,6 +79,23 @@ def stall_split(s: Series, per: Period, extra_stalls: np.ndarray | None, lo: int
     }
 
 
+def signature_period(step: np.ndarray, starts: list[int], max_cv: float = 0.05) -> Period | None:
+    """A :class:`Period` from one-row stalls found by their signature (``starts``: their indices), for the
+    stall split only (the fit's class and window keep ``find_period``'s verdict): at least 3 stalls
+    whose gaps in steps are as regular as a schedule (CV <= ``max_cv``); None otherwise."""
+    if len(starts) < 3:
+        return None
+    st = step.astype(float)
+    gaps = np.diff(st[starts])
+    if np.mean(gaps) <= 0 or float(np.std(gaps) / np.mean(gaps)) > max_cv:
+        return None
+    mask = np.zeros(len(step), dtype=bool)
+    mask[starts] = True
+    return Period(period_steps=float(np.median(gaps)), period_obs=float(np.median(np.diff(starts))),
+                  cv=float(np.std(gaps) / np.mean(gaps)), anchors=list(starts),
+                  events=[(a, a + 1) for a in starts], mask=mask)
+
+
 def _welch(parts: list[tuple[float, float]]) -> float:
     v = sum(x for x, _ in parts)
     den = sum(x * x / max(df, 1.0) for x, df in parts if x > 0)

@@ -82,19 +82,28 @@ def test_more_h200_runs_warmup_and_ratio(run: str, truth: int, ratio: float) -> 
         assert r.evidence["cold_phase"]["cache_hit_high_from_step"] >= 150 and r.warmup_end_decided_by == "data_wait_s"
 
 
-def test_stalls_found_on_one_side_only_are_named_in_the_notes(real_dir: Path) -> None:
-    # the first 1,300 steps: three checkpoints; the co-located run's start-up step makes a fourth stall
-    # there, so only that side has a period and the two steady windows treat stalls differently
+def test_three_checkpoints_split_the_steady_state_on_both_sides(real_dir: Path) -> None:
+    # the first 1,300 steps: three checkpoints (400, 800, 1200); the co-located run's start-up step makes a
+    # fourth stall there, so only that side has a period, but the stalls known by their signature split both
     h = real_dir / "gpu_h200"
-    fits = []
+    fits, tables = [], []
     for side in ("colocated", "remote"):
         (run,) = load_many([h / f"{side}.csv"]).runs
         t = run.table
-        fits.append(analyze(t[t["step"] < 1300].reset_index(drop=True)))
-    cmp = compare(fits[:1], fits[1:], margin=0.05)
+        tables.append(t[t["step"] < 1300].reset_index(drop=True))
+        fits.append(analyze(tables[-1]))
     assert fits[0].period_steps == 400 and fits[1].period_steps is None
-    assert any("found on the co-located side only" in n for n in cmp.notes)
-    assert not cmp.equivalent and cmp.stall_split is None
+    assert fits[1].stall_split is not None and fits[1].stall_split["stall_steps"] == [400, 800, 1200]
+    cmp = compare(fits[:1], fits[1:], margin=0.05)
+    assert "3 stalls at the same steps" in cmp.stall_split["stall_pairing"]
+    assert 0.94 < cmp.ratio < 0.98 and cmp.min_detectable_margin < 0.05
+    # without the remote run's checkpoint rows it has no stalls at all: the note says the windows differ
+    t = tables[1]
+    bare = analyze(t[t["step_time_s"] < 1.0].reset_index(drop=True))
+    assert bare.period_steps is None and bare.stall_split is None
+    cmp2 = compare(fits[:1], [bare], margin=0.05)
+    assert cmp2.stall_split is None
+    assert any("found on the co-located side only" in n for n in cmp2.notes)
 
 
 def test_fit_prints_which_evidence_decided_the_drift_and_cold_vs_warm(real_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
