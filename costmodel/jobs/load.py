@@ -186,6 +186,10 @@ def _fleet_groups(
     return groups, rest, notes
 
 
+#: the engines ``load_side`` knows (``--engine``, ``COSTMODEL_ENGINE``)
+ENGINES = ("auto", "pandas", "duckdb", "dask")
+
+
 def _digest(hashes: dict[str, Any], f: str) -> str:
     """The file's SHA-256: computed in the engine's reading pass, on the pool, or now."""
     from ..foundation.util import sha256_file
@@ -244,6 +248,9 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
     side = Side()
     if engine == "auto":  # the environment may send the fleet to a cluster (the report's kernel reads it)
         engine = os.environ.get("COSTMODEL_ENGINE", "auto") or "auto"
+        if engine not in ENGINES:
+            raise IngestError(f"COSTMODEL_ENGINE={engine!r}: expected one of {', '.join(ENGINES)}",
+                              field="COSTMODEL_ENGINE")
     url_groups: dict[str, tuple[list[str], dict]] = {}
     if engine == "dask":
         # object-store prefixes of rank logs are read by the workers themselves: listed here, never downloaded

@@ -197,3 +197,19 @@ def test_merged_accumulators_equal_one_fold():
     assert sum(best[s_][0] == 0.0 for s_ in steps) > 0  # ties at 0 were there
     second = [sorted(tops[s_])[-2] if len(tops[s_]) > 1 else -np.inf for s_ in steps]
     np.testing.assert_array_equal(want["st_second"][steps], second)
+
+
+def test_engine_from_the_environment(tmp_path, monkeypatch):
+    """``COSTMODEL_ENGINE`` chooses the engine where the caller says auto (how ``report --engine`` reaches the
+    notebook's kernel); a value that is no engine is one clear error."""
+    d = tmp_path / "job1"
+    generate_job(d, n_ranks=4, n_steps=300, seed=2, straggler_node=None, early_rank=None)
+    assert load_side([str(d)], "remote").jobs[0]["engine"] == "pandas"  # auto: a small job
+    monkeypatch.setenv("COSTMODEL_ENGINE", "duckdb")
+    assert load_side([str(d)], "remote").jobs[0]["engine"] == "duckdb"
+    assert load_side([str(d)], "remote", engine="pandas").jobs[0]["engine"] == "pandas"  # explicit wins
+    monkeypatch.setenv("COSTMODEL_ENGINE", "spark")
+    from costmodel.foundation.errors import IngestError
+
+    with pytest.raises(IngestError, match="COSTMODEL_ENGINE='spark': expected one of auto, pandas, duckdb, dask"):
+        load_side([str(d)], "remote")
