@@ -20,6 +20,7 @@ from ..contracts.results import (
 )
 from ..cost.crossing import bytes_phrase, steady_crossing_bytes_per_s
 from ..foundation import equivalence
+from ..foundation.units_fmt import cold_vs_warm
 from ..foundation.util import finite_number as _num  # None for missing, null, NaN, text and a yes/no bool
 from .items import (
     CACHE_MIN_HEADROOM,
@@ -380,18 +381,11 @@ def _cold_warm(f: Any) -> dict[str, Any]:
 
 
 def _cold_warm_line(rid: str, v: dict[str, Any]) -> str:
-    c, w = v["cold"], v["steady"]
-    parts = []
-    if "gpu_util" in c and "gpu_util" in w:
-        parts.append(f"GPU busy {c['gpu_util']:.0%} cold vs {w['gpu_util']:.0%} warm")
-    if "data_wait_s" in c and "data_wait_s" in w:
-        parts.append(f"data wait {c['data_wait_s'] * 1000:.1f} ms vs {w['data_wait_s'] * 1000:.1f} ms per step")
-    if "cache_hit_ratio" in c and "cache_hit_ratio" in w:
-        parts.append(f"hit ratio {c['cache_hit_ratio']:.2f} vs {w['cache_hit_ratio']:.2f}")
-    if not parts:
+    cw = cold_vs_warm(v["cold"], v["steady"])
+    if not cw:
         return ""
     by = f", warm-up end decided by {v['decided_by']}" if v.get("decided_by") else ""
-    return f"{rid}: {'; '.join(parts)}{by}"
+    return f"{rid}: cold vs warm: {cw}{by}"
 
 
 def _ev_steady(d: _Inputs) -> Evidence:

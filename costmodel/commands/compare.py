@@ -78,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
               f"{res.min_detectable_margin:.2%}")
     print(f"remote extra warm-up: {U.seconds(res.remote_extra_warmup_s)}; remote lost {U.seconds(res.remote_lost_s)} "
           "of cluster time")
+    for side, tel in (res.telemetry or {}).items():
+        cw = U.cold_vs_warm((tel or {}).get("cold"), (tel or {}).get("steady"))
+        if cw:
+            print(f"cold vs warm ({side.replace('colocated', 'co-located')}): {cw}")
     for note in res.notes:
         print(f"note: {note}")
     return 0

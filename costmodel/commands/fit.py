@@ -170,14 +170,9 @@ def _findings(f: Any) -> list[str]:
         fs = f.fast_start
         out.append(f"fast start: until step {fs['end_step']}, {_fmt(fs.get('rel_excess'), '+.1%')} above the steady level")
     tel = f.telemetry or {}
-    c, w = tel.get("cold") or {}, tel.get("steady") or {}
-    parts = []
-    if c.get("gpu_util") is not None and w.get("gpu_util") is not None:
-        parts.append(f"GPU busy {c['gpu_util']:.0%} vs {w['gpu_util']:.0%}")
-    if c.get("data_wait_s") is not None and w.get("data_wait_s") is not None:
-        parts.append(f"data wait {c['data_wait_s'] * 1000:.1f} ms vs {w['data_wait_s'] * 1000:.1f} ms per step")
-    if c.get("cache_hit_ratio") is not None and w.get("cache_hit_ratio") is not None:
-        parts.append(f"hit ratio {c['cache_hit_ratio']:.2f} vs {w['cache_hit_ratio']:.2f}")
-    if parts:
-        out.append("cold vs warm: " + "; ".join(parts))
+    from ..foundation.units_fmt import cold_vs_warm
+
+    cw = cold_vs_warm(tel.get("cold"), tel.get("steady"))
+    if cw:
+        out.append("cold vs warm: " + cw)
     return out

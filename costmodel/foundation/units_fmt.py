@@ -158,3 +158,26 @@ __all__ = [
     "transfer_bytes",
     "usd",
 ]
+
+
+def cold_vs_warm(cold: Any, steady: Any) -> str:
+    """The cold phase's telemetry against the steady state's in one phrase ('' when neither has any):
+    ``GPU busy 34% vs 79%; data wait 173.5 ms vs 0.5 ms per step; hit ratio 0.16 vs 1.00; reads 1.2 GiB/s vs
+    2.0 GiB/s`` (``cold`` and ``steady`` map ``gpu_util``, ``data_wait_s``, ``cache_hit_ratio``,
+    ``read_bytes_per_s`` to values or None)."""
+    c, w = dict(cold or {}), dict(steady or {})
+
+    def both(k: str) -> tuple[float, float] | None:
+        a, b = finite_float(c.get(k)), finite_float(w.get(k))
+        return None if a is None or b is None else (a, b)
+
+    parts = []
+    if (g := both("gpu_util")) is not None:
+        parts.append(f"GPU busy {g[0]:.0%} vs {g[1]:.0%}")
+    if (d := both("data_wait_s")) is not None:
+        parts.append(f"data wait {d[0] * 1000:.1f} ms vs {d[1] * 1000:.1f} ms per step")
+    if (h := both("cache_hit_ratio")) is not None:
+        parts.append(f"hit ratio {h[0]:.2f} vs {h[1]:.2f}")
+    if (r := both("read_bytes_per_s")) is not None:
+        parts.append(f"reads {bytes_per_s(r[0])} vs {bytes_per_s(r[1])}")
+    return "; ".join(parts)

@@ -106,3 +106,16 @@ def test_fit_prints_which_evidence_decided_the_drift_and_cold_vs_warm(real_dir: 
     assert "warm-up end: step 89" in out
     assert "warm-up end decided by data_wait_s (throughput alone: step 89; hit ratio >= 0.9 from step 95)" in out
     assert "drift: " in out and "cold vs warm: GPU busy 34% vs 79%" in out
+
+
+def test_compare_prints_cold_vs_warm_and_the_stall_split(real_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from costmodel.cli import main
+
+    h = real_dir / "gpu_h200"
+    assert main(["compare", "--colocated", str(h / "colocated.csv"), str(h / "colocated_dmon_DT.txt"),
+                 "--remote", str(h / "remote.csv"), str(h / "remote_dmon_DT.txt"), "--margin", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "equivalence at +-5.0%: equivalent" in out
+    assert "cold vs warm (remote): GPU busy 34% vs 79%; data wait 173.5 ms vs 0.5 ms per step; hit ratio 0.16 vs 1.00" in out
+    assert "cold vs warm (co-located)" not in out  # no cold phase there
+    assert "paired by step (4 stalls at the same steps on both sides)" in out
