@@ -98,6 +98,7 @@ def parse_number(value: Any, param: Param, allow_dist: bool) -> ScenarioNumber:
         if not allow_dist:
             raise ScenarioError(f"got {value!r}; expected {param.expected()} (ranges only for cost inputs)", key=key)
         d = parse_distribution(value, param)
+        _in_range(d.point(), value, param, key)
         return ScenarioNumber(d.point(), d)
     if isinstance(value, str):
         conv = _value_with_unit(value, param)
@@ -112,12 +113,24 @@ def parse_number(value: Any, param: Param, allow_dist: bool) -> ScenarioNumber:
     v = float(value)
     if not math.isfinite(v):
         raise ScenarioError(f"got {value!r} (not a finite number); expected {param.expected()}", key=key)
+    _in_range(v, value, param, key)
     if param.integer and v != int(v):
         raise ScenarioError(f"got {value!r}; expected {param.expected()}", key=key)
     if not param.ok(v):
         neg = " (negative)" if v < 0 <= param.lo else ""
         raise ScenarioError(f"got {value!r}{neg}; expected {param.expected()}", key=key)
     return ScenarioNumber(v)
+
+
+#: the largest magnitude a scenario number may have: products of a few such numbers (bytes x runs x months x prices)
+#: stay far from the float limit (issue 27: values near 1e308 gave null totals, exit 0, or an internal error)
+MAX_SCENARIO_MAGNITUDE = 1e18
+
+
+def _in_range(v: float, value: Any, param: Any, key: str) -> None:
+    if abs(v) > MAX_SCENARIO_MAGNITUDE:
+        raise ScenarioError(f"got {value!r}: beyond {MAX_SCENARIO_MAGNITUDE:g} in magnitude, where the cost formulas' "
+                            f"products overflow; expected {param.expected()} (check the unit)", key=key)
 
 
 def scale_value(value: Any, factor: float) -> Any:

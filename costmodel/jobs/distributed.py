@@ -18,7 +18,8 @@ query in this process when the files are local; for objects it is a one-line err
 
 Cluster: ``COSTMODEL_DASK_SCHEDULER`` (an address, e.g. ``tcp://scheduler:8786``), else the active
 ``distributed.Client``, else a ``LocalCluster`` of 2 workers in this process (tests, laptops).
-``COSTMODEL_DASK_FILES_PER_TASK`` sets the batch (default: about four tasks per worker, at most 64 files).
+``COSTMODEL_DASK_FILES_PER_TASK`` sets the batch (default: about four tasks per worker thread, one per thread
+for a small job of local files, at most 64 files).
 """
 from __future__ import annotations
 
@@ -165,12 +166,27 @@ def _n_threads(c: Any) -> int:
         return 2
 
 
+#: a task reads about this many bytes at least (local files, whose sizes are known without asking a store):
+#: a small job is one task per worker thread, not four (each task and merge costs a round trip)
+TASK_BYTES = 64 << 20
+
+
 def _batches(items: Sequence[Any], n_threads: int) -> list[list[Any]]:
+    """Files per task: ``COSTMODEL_DASK_FILES_PER_TASK``, else about four tasks per worker thread, fewer when
+    that would make tasks of local files under TASK_BYTES (at least one per thread), at most 64 files."""
     try:
         k = int(os.environ.get("COSTMODEL_DASK_FILES_PER_TASK", "0"))
     except ValueError:
         k = 0
-    k = k or max(1, min(MAX_FILES_PER_TASK, math.ceil(len(items) / (4 * n_threads))))
+    if not k:
+        k = math.ceil(len(items) / (4 * n_threads))
+        from .storage import is_url
+
+        if items and not any(is_url(f) for f in items):
+            total = sum(os.path.getsize(f) for f in items)
+            tasks = max(n_threads, min(4 * n_threads, total // TASK_BYTES))
+            k = math.ceil(len(items) / tasks)
+        k = max(1, min(MAX_FILES_PER_TASK, k))
     return [list(items[i:i + k]) for i in range(0, len(items), k)]
 
 
@@ -262,6 +278,7 @@ def tables_from_csv_dask(job_id: str, files: Sequence[str], plan: dict[str, Any]
         else:
             ranks, notes = file_ranks(files)
         cands: list[int] = []
+        span = c.submit(first_span, files[0], plan, pure=False)  # in the same round as the samples
         if "step_time_s" in plan:
             med: dict[int, float] = {}
             for part in c.gather([c.submit(sample_part, b, plan, [ranks[f] for f in b], pure=False) for b in batches]):
@@ -270,7 +287,7 @@ def tables_from_csv_dask(job_id: str, files: Sequence[str], plan: dict[str, Any]
                 m = float(np.median(list(med.values())))
                 slow = sorted((r for r, x in med.items() if x >= m * (1 + CANDIDATE_EXCESS)), key=lambda r: (-med[r], r))
                 cands = sorted(slow[:MAX_CANDIDATES])
-        bw = bin_width(c.submit(first_span, files[0], plan, pure=False).result(), n_bins or N_BINS)
+        bw = bin_width(span.result(), n_bins or N_BINS)
         try:
             tot = _tree(c, [c.submit(scan_part, b, [ranks[f] for f in b], plan, cands, bw, thr_col, hash_files,
                                      pure=False) for b in batches], merge_parts)

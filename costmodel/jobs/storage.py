@@ -252,7 +252,15 @@ class LocalCopies:
 
     def localize(self, paths: Iterable[str]) -> list[str]:
         out: list[str] = []
+        paths = list(paths)
+        if sum(str(p) == "-" for p in paths) > 1:
+            from ..foundation.errors import IngestError
+
+            raise IngestError("standard input ('-') can be read once; it is given more than once", field="FILE")
         for p in paths:
+            if str(p) == "-":  # standard input: a pipe read once into a file the readers can sniff and seek
+                out.append(self._stdin())
+                continue
             if not is_url(p):
                 out.append(str(p))
                 continue
@@ -277,6 +285,22 @@ class LocalCopies:
             self.origin.setdefault(out[-1], str(p))
             self.tops[here] = str(p).rstrip("/") if not single else objs[0]
         return out
+
+    def _stdin(self) -> str:
+        """Standard input copied into this run's temporary folder as ``stdin`` (the run is named ``stdin``);
+        the copy's path stands for ``-`` in sources and warnings."""
+        import sys
+
+        if self.root is None:
+            from ..foundation.leftovers import owned_tempdir
+
+            self.root = owned_tempdir("costmodel-objects-")
+        dst = self.root / "stdin"
+        with open(dst, "wb") as f:
+            shutil.copyfileobj(sys.stdin.buffer, f)
+        self.origin[str(dst)] = "-"
+        self.tops[str(dst)] = "-"
+        return str(dst)
 
     def in_text(self, text: str) -> str:
         """``text`` (a warning) with each local copy's path replaced by the URL it came from."""

@@ -181,3 +181,24 @@ def test_many_runs_are_summarised_not_listed(cli, tmp_path):
     assert len(lines) == 7 and lines[-1] == "... and 25 more runs (--json lists every one)"
     full = cli.json("ingest", *(str(p) for p in sorted(tmp_path.glob("*.csv"))), "--json")
     assert len(full["runs"]) == 30  # nothing dropped: the JSON has every run
+
+
+@pytest.mark.parametrize("verb", ["ingest", "fit"])
+def test_a_run_log_can_come_from_standard_input(verb, examples_dir, tmp_path):
+    log = (examples_dir / "remote_steps.csv").read_text(encoding="utf-8")
+
+    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "costmodel", verb, *args, "--json"], cwd=tmp_path, input=stdin,
+                              capture_output=True, text=True, timeout=120,
+                              env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+
+    piped = run("-", stdin=log)
+    named = run(str(examples_dir / "remote_steps.csv"))
+    assert piped.returncode == 0, piped.stderr
+    a, b = json.loads(piped.stdout), json.loads(named.stdout)
+    if verb == "ingest":
+        assert a["runs"][0]["rows"] == b["runs"][0]["rows"] == 2000 and a["runs"][0]["source"] == "-"
+    else:
+        assert a[0]["run_id"] == "stdin" and a[0]["warmup_end_step"] == b[0]["warmup_end_step"]
+    twice = run("-", "-", stdin=log)
+    assert twice.returncode == 2 and "standard input ('-') can be read once" in twice.stderr

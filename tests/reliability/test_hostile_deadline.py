@@ -78,8 +78,13 @@ def _instance_count_inf(t: Path) -> list[str]:
 
 
 def _near_max_float_cost(t: Path) -> list[str]:
-    return _scenario(t, lambda s: s.replace("samples_per_s: 116 ", "samples_per_s: 1.7e308 ")
-                     .replace("tokens: 198246400000", "tokens: 1.7e308"))
+    # was exit 0 with null totals
+    return _scenario(t, lambda s: s.replace("horizon_months: 12", "horizon_months: 1.7e308"))
+
+
+def _near_max_float_cost_runs(t: Path) -> list[str]:
+    # was exit 1 (an internal error after numpy overflow warnings)
+    return _scenario(t, lambda s: s.replace("runs_per_month: 1 ", "runs_per_month: 1.7e308 "))
 
 
 def _near_max_float_csv(t: Path) -> Path:
@@ -117,7 +122,8 @@ CASES: dict[str, tuple[Callable[[Path], list[str]], str]] = {
     "nul_tail": (_nul_tail, "binary data"),
     "gcp_prices_100k_deep": (_deep_gcp_prices, "gcp-skus.json"),
     "instance_count_inf": (_instance_count_inf, "instance_count"),
-    "cost_near_1e308": (_near_max_float_cost, "s.yaml"),
+    "cost_near_1e308": (_near_max_float_cost, "horizon_months: got 1.7e+308: beyond 1e+18"),
+    "cost_runs_near_1e308": (_near_max_float_cost_runs, "runs_per_month: got 1.7e+308"),
     "fit_near_1e308": (_near_max_float_fit, "run 'huge'"),
     "compare_near_1e308": (_near_max_float_compare, "run 'huge'"),
     "az_without_credentials": (_az_without_credentials, "az://container/prefix/"),
