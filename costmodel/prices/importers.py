@@ -69,8 +69,7 @@ def detect_format(path: Path) -> str:
         if re.search(r'"Items"\s*:', text) or re.search(r'"BillingCurrency"\s*:', text):
             return "azure-retail"
         raise PriceImportError(f"{path.name}: byte 0: a JSON object without offerCode (AWS), skus (GCP) or Items "
-                               "(Azure); not a provider price file (nor Savings Plans rates: searchResults, "
-                               "terms.savingsPlan)", path=str(path))
+                               "(Azure); not a provider price file", path=str(path))
     first = text.splitlines()[0]
     if first.replace('"', "").startswith(("FormatVersion", "SKU,OfferTermCode")):
         return "aws-csv"  # the latter: metadata lines cut off; import_aws_csv says the publication date is missing
