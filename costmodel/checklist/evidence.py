@@ -21,6 +21,7 @@ from ..contracts.results import (
 from ..cost.crossing import bytes_phrase, steady_crossing_bytes_per_s
 from ..foundation import equivalence
 from ..foundation.units_fmt import cold_vs_warm
+from ..foundation.util import dataclass_dict
 from ..foundation.util import finite_number as _num  # None for missing, null, NaN, text and a yes/no bool
 from .items import (
     CACHE_MIN_HEADROOM,
@@ -48,14 +49,8 @@ class Evidence:
     predicted: bool = False  # built on predicted (simulated) runs, not measurements
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "proposed": self.proposed,
-            "summary": self.summary,
-            "facts": dict(self.facts),
-            "sources": list(self.sources),
-            "condition": self.condition,
-            "predicted": self.predicted,
-        }
+        """Its fields less ``item_id`` (the item's key in the checklist), tuples as lists."""
+        return dataclass_dict(self, exclude=("item_id",), lists=True)
 
 
 #: Items whose evidence asserts measured behaviour: built on predicted runs they never propose ``yes``.

@@ -7,12 +7,12 @@ from .breakeven import wait_break_even as wait_break_even
 from .evaluate import CostResult as CostResult
 from .evaluate import OptionCost as OptionCost
 from .evaluate import evaluate as evaluate
+from .measurements import apply_measurements as apply_measurements
 from .model import OPTIONS as OPTIONS
 from .model import TERMS as TERMS
 from .montecarlo import MonteCarloResult as MonteCarloResult
 from .montecarlo import monte_carlo as monte_carlo
 from .scenario import Scenario as Scenario
-from .scenario import apply_measurements as apply_measurements
 from .scenario import load_scenario as load_scenario
 from .scenario import scenario_from_dict as scenario_from_dict
 from .sensitivity import sweep_2d as sweep_2d

@@ -9,7 +9,7 @@ Forms accepted for any numeric model key:
 - ``{dist: normal, mean: m, sd: s}``: a measured estimate with its standard error; point value ``m``.
   Draws are not clipped to the key's range (the model is affine in such inputs, so the draws' mean is ``m``).
 - ``student_t`` (``mean``, ``sd``, ``df``; from a measurement, not written in YAML): the sampling
-  distribution of an estimate on ``df`` degrees of freedom (``costmodel.cost.scenario.slowdown_sampling``).
+  distribution of an estimate on ``df`` degrees of freedom (``costmodel.cost.measurements.slowdown_sampling``).
 
 The point value (the expected value, never the mode: a triangular 0/0/2 % slowdown headlines 0.667 %,
 not 0) is what :func:`~costmodel.cost.evaluate` uses; Monte Carlo samples the distribution.

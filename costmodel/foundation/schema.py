@@ -6,12 +6,13 @@ analysis takes Runs (or their tables). Missing values are NaN, never 0.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from .util import dataclass_dict
 
 #: Timeline columns: name -> (dtype, unit, meaning). Order is the canonical column order.
 TIMELINE_COLUMNS: dict[str, tuple[str, str, str]] = {
@@ -77,7 +78,7 @@ class Rejection:
         return f"{where}{fld}: {self.reason}"
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return dataclass_dict(self)
 
 
 @dataclass

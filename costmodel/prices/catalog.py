@@ -23,13 +23,14 @@ import difflib
 import fnmatch
 import math
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from ..foundation.errors import PriceError
 from ..foundation.resources import PRICES_DIR as _BUNDLED_PRICES_DIR
 from ..foundation.units import BYTES
+from ..foundation.util import dataclass_dict
 
 PRICES_DIR = Path(os.environ.get("COSTMODEL_PRICES_DIR", _BUNDLED_PRICES_DIR))
 COLUMNS = ("provider", "item", "src_region", "dst_region", "unit", "usd", "source", "as_of", "verified", "notes")
@@ -103,9 +104,8 @@ class PriceRow:
         return f"{self.file}:{self.line}"
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["bytes_per_unit"] = self.bytes_per_unit
-        return d
+        """Its fields, then the derived ``bytes_per_unit``."""
+        return {**dataclass_dict(self), "bytes_per_unit": self.bytes_per_unit}
 
     def to_dict_aged(self, today: dt.date) -> dict:
         """:meth:`to_dict` plus ``age_days`` (None when undated) and ``ref``."""

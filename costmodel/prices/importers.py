@@ -7,6 +7,8 @@ Formats (detected from the first bytes of each file):
   catalog item are kept between the passes, so memory does not grow with the file (AmazonEC2 is several GB).
 - **AWS Price List bulk offer, CSV**: five metadata lines (``FormatVersion`` ... ``OfferCode``), a header, one row
   per price dimension; read row by row.
+- **AWS Savings Plans rates** (issue 25): the JSON of ``aws savingsplans describe-savings-plans-offering-rates``
+  (``searchResults``) and the Savings Plans bulk price-list JSON (``terms.savingsPlan``); see :mod:`.import_aws_sp`.
 - **GCP Cloud Billing Catalog SKU listing** (``services/<id>/skus`` pages: ``{"skus": [...], "nextPageToken"}``).
 - **Azure Retail Prices API page** (``{"BillingCurrency", "Items": [...], "NextPageLink", "Count"}``).
 
@@ -31,6 +33,7 @@ from pathlib import Path
 from ..foundation import clock
 from .catalog import ALL_COLUMNS
 from .import_aws import import_aws_csv, import_aws_json
+from .import_aws_sp import import_aws_sp_offer, import_aws_sp_rates
 from .import_azure import _azure_tiers, import_azure_retail
 from .import_common import (
     HEAD_BYTES,
@@ -42,7 +45,8 @@ from .import_gcp import import_gcp_skus
 
 
 def detect_format(path: Path) -> str:
-    """``aws-json``, ``aws-csv``, ``gcp-skus`` or ``azure-retail`` from the first bytes; PriceImportError else."""
+    """``aws-json``, ``aws-csv``, ``aws-sp-rates``, ``aws-sp-offer``, ``gcp-skus`` or ``azure-retail`` from the
+    first bytes; PriceImportError else."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(HEAD_BYTES)
@@ -53,6 +57,11 @@ def detect_format(path: Path) -> str:
         raise PriceImportError(f"{path.name}: line 1: empty file; expected an AWS offer (JSON/CSV), a GCP SKU "
                                "listing or an Azure Retail Prices page", path=str(path))
     if text.startswith("{"):
+        if re.search(r'"searchResults"\s*:', text) and re.search(r'"savingsPlanOffering"\s*:', text):
+            return "aws-sp-rates"
+        if (re.search(r'"savingsPlan"\s*:\s*\[', text) or re.search(r'"productFamily"\s*:\s*"\w*SavingsPlans"', text)
+                or re.search(r'"serviceCode"\s*:\s*"\w*SavingsPlans?"', text)):
+            return "aws-sp-offer"
         if re.search(r'"offerCode"\s*:', text) or re.search(r'"formatVersion"\s*:', text):
             return "aws-json"
         if re.search(r'"skus"\s*:', text):
@@ -71,6 +80,8 @@ def detect_format(path: Path) -> str:
 IMPORTERS: dict[str, Callable[[Path, FileSummary], Iterator[Row]]] = {
     "aws-json": import_aws_json,
     "aws-csv": import_aws_csv,
+    "aws-sp-rates": import_aws_sp_rates,
+    "aws-sp-offer": import_aws_sp_offer,
     "gcp-skus": import_gcp_skus,
     "azure-retail": import_azure_retail,
 }

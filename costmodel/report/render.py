@@ -4,7 +4,6 @@ hidden and no script, and the folder is renamed into place only when every file 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import logging
 import os
@@ -19,7 +18,7 @@ from typing import Any, cast
 
 from ..foundation.errors import ReportError
 from ..foundation.resources import notebook_path
-from ..foundation.util import require
+from ..foundation.util import dataclass_dict, require
 from .html_export import export_html, html_exporter
 from .kernels import _kernel_connection_file, _process_children, stop_kernels
 from .output_folder import OUTPUT_FILES, OutputClaim, _swap_into_place, _usual_permissions, check_output_dir
@@ -212,7 +211,7 @@ class ReportResult:
     title: str
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return dataclass_dict(self)
 
 
 class _Worker(threading.Thread):

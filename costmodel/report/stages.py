@@ -7,7 +7,6 @@ The stages hand each other the result models (:mod:`costmodel.contracts.results`
 (``decision.json``, the ADR's figures, the functions that still take the printed dict)."""
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -16,6 +15,7 @@ from typing import Any
 
 from ..checklist.answers_model import AnswersDocument
 from ..contracts.results import DECISION_SCHEMA, CompareResult, CostResult, DecisionRecord, Result
+from ..foundation.util import dataclass_dict
 from .params import DEFAULT_TITLE, ReportParams
 
 __all__ = ["DECISION_SCHEMA"]
@@ -36,7 +36,7 @@ class InputFile:
     job_id: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return dataclass_dict(self)
 
 
 @dataclass

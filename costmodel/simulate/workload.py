@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..foundation.errors import SimulateError
-from ..foundation.util import yaml_problem
+from ..foundation.util import dataclass_dict, yaml_problem
 
 PATTERNS = ("sequential", "shuffled", "shard_shuffle", "single_pass", "zipf")
 POLICIES = ("none", "lru", "predictive")
@@ -151,7 +151,7 @@ class Workload:
         return max(1, math.ceil(self.samples_per_run / self.step.samples_per_step))
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return dataclass_dict(self)
 
 
 # ----------------------------------------------------------------------------------------------

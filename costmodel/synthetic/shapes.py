@@ -25,13 +25,14 @@ Example::
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..foundation.errors import AnalysisError
+from ..foundation.util import dataclass_dict
 
 #: Warm-up shapes the generator knows.
 SHAPES = ("flat", "exp", "power", "logistic", "ramp", "step")
@@ -65,7 +66,7 @@ class SynthTruth:
     params: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return dataclass_dict(self)
 
 
 @dataclass

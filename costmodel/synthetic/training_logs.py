@@ -48,13 +48,14 @@ Example::
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..foundation.errors import AnalysisError
+from ..foundation.util import dataclass_dict
 
 KINDS = ("flat", "warmup", "two_tier", "overshoot", "drift", "slowdown")
 EPS = 0.01
@@ -75,7 +76,7 @@ class RealisticTruth:
     params: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return dataclass_dict(self)
 
 
 @dataclass

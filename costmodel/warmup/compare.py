@@ -92,9 +92,9 @@ class CompareResult:
             self.ratio, self.ratio_ci_low, self.ratio_ci_high, self.margin, self.equivalent)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..foundation.util import to_jsonable
+        from ..foundation.util import dataclass_dict, to_jsonable
 
-        return to_jsonable(dict(self.__dict__))
+        return to_jsonable(dataclass_dict(self))
 
 
 def _side(fits: list[FitResult]) -> dict[str, Any]:

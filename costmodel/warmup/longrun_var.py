@@ -30,10 +30,12 @@ by Welch-Satterthwaite, so few stalls give few degrees of freedom only when they
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from ..foundation.util import dataclass_dict
 
 #: robust sigmas beyond which a residual is a jump
 JUMP_K = 6.0
@@ -57,7 +59,7 @@ class LongRunVar:
     parts: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return dataclass_dict(self)
 
 
 def obm_var_sum(e: np.ndarray, tau: float) -> tuple[float, float, int]:

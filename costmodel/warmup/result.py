@@ -75,9 +75,9 @@ class FitResult:
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..foundation.util import to_jsonable
+        from ..foundation.util import dataclass_dict, to_jsonable
 
-        return to_jsonable(dict(self.__dict__))
+        return to_jsonable(dataclass_dict(self))
 
 
 def to_seconds(s: Series, x: float | None, steady_d: float) -> float | None:

@@ -10,10 +10,12 @@ of finite size under-estimate it slightly under strong autocorrelation. This sta
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from ..foundation.util import dataclass_dict
 
 CHUNK = 1 << 15  # tau_int of longer series averages the autocovariances of chunks of this length
 
@@ -66,7 +68,7 @@ class RatioCI:
     level: float = 0.95
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return dataclass_dict(self)
 
 
 def ratio_ci(w: np.ndarray, d: np.ndarray, y: np.ndarray | None = None, level: float = 0.95,
@@ -136,7 +138,7 @@ class LongRunSE:
     var_parts: dict[str, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return dataclass_dict(self)
 
 
 def _obm_var_sum(e: np.ndarray, tau: float) -> tuple[float, float, int]:

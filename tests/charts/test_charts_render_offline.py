@@ -166,7 +166,7 @@ def test_monte_carlo_draws_a_fixed_total_as_a_rule_and_names_one_off_the_scale(r
     frames = [pd.DataFrame(v) for v in _datasets(charts.monte_carlo(narrow).to_dict()).values()]
     (hist,) = [f for f in frames if "share" in f]
     assert set(hist["option"]) == {"cross-region"}  # replicate would fill one bin of the shared axis: a line
-    assert re.fullmatch(r"replicate: USD \d{3} \(P5-P95 \d{3}-\d{3}\)", [t for f in frames if "text" in f for t in f["text"]][0])
+    assert re.fullmatch(r"replicate: USD \d{3} \(P5-P95 \d{3}-\d{3}\)", next(t for f in frames if "text" in f for t in f["text"]))
     assert "not drawn (off this scale): wait for GPUs USD 43,200" in str(spec["title"])
     assert "<svg" in charts.to_svg(charts.monte_carlo(mc))
 

@@ -2,8 +2,9 @@
 the keys, their order and the values stay what the hand-written methods gave (JSON byte-identical)."""
 from __future__ import annotations
 
+import datetime as dt
 import json
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import NamedTuple
 
 import pytest
@@ -11,12 +12,23 @@ import pytest
 from costmodel import report
 from costmodel.bench.pagecache import Eviction, Residency
 from costmodel.checklist.answers import Answer
+from costmodel.checklist.evidence import Evidence
 from costmodel.checklist.items import ITEMS
 from costmodel.cost.evaluate import evaluate
 from costmodel.cost.montecarlo import monte_carlo
 from costmodel.cost.scenario import load_scenario
+from costmodel.foundation.schema import Rejection
 from costmodel.foundation.util import dataclass_dict, dumps
+from costmodel.prices.catalog import PriceRow
 from costmodel.prices.importers import FileSummary
+from costmodel.report.render import ReportResult
+from costmodel.report.stages import InputFile
+from costmodel.synthetic.shapes import SynthTruth
+from costmodel.synthetic.training_logs import RealisticTruth
+from costmodel.warmup.compare import CompareResult
+from costmodel.warmup.longrun_var import LongRunVar
+from costmodel.warmup.result import FitResult
+from costmodel.warmup.stats import LongRunSE, RatioCI
 
 
 class Pair(NamedTuple):
@@ -111,3 +123,40 @@ def test_price_import_summary_and_report_parameters_keys(examples_dir):
     d = p.to_dict()
     assert list(d)[:4] == ["colocated", "remote", "scenario", "answers"] and list(d)[-2:] == ["jobs", "rank_throughput"]
     assert all(type(d[k]) is list for k in ("colocated", "remote", "map", "jobs"))  # papermill's YAML: no tuples
+
+
+def test_evidence_keys_are_its_fields_less_the_item_id():
+    ev = Evidence("repetitions", "no", "2 runs", {"runs": 2, "range": (1, 3)}, ("compare",), "", True)
+    assert ev.to_dict() == {"proposed": "no", "summary": "2 runs", "facts": {"runs": 2, "range": [1, 3]},
+                            "sources": ["compare"], "condition": "", "predicted": True}
+
+
+def test_price_row_fields_then_bytes_per_unit():
+    row = PriceRow("aws", "egress", "us-east-1", "eu-west-1", "GB", 0.02, "list", "2026-11", True, "", "p.csv", 4,
+                   tier_end=10240.0, verified_how="yes")
+    d = row.to_dict()
+    assert list(d) == [*(f.name for f in fields(PriceRow)), "bytes_per_unit"]
+    assert d["bytes_per_unit"] == 1e9 and d["tier_end"] == 10240.0 and d["line"] == 4
+    assert list(row.to_dict_aged(dt.date(2026, 12, 1)))[-2:] == ["age_days", "ref"]
+
+
+@pytest.mark.parametrize("cls", [RatioCI, LongRunSE, LongRunVar, SynthTruth, RealisticTruth, Rejection, InputFile,
+                                 ReportResult, FitResult, CompareResult])
+def test_results_whose_json_is_their_fields(cls):
+    """These results give their JSON from their fields (keys in declaration order, nothing added)."""
+    names = [f.name for f in fields(cls)]
+    obj = _sample(cls)
+    assert list(obj.to_dict()) == names
+
+
+def _sample(cls):
+    """An instance with every field filled by a plain value of its kind (enough to see the keys)."""
+    if cls is FitResult:
+        return FitResult(**{f.name: None for f in fields(cls) if f.default is MISSING
+                            and f.default_factory is MISSING})
+    if cls is CompareResult:
+        kw = {f.name: None for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING}
+        kw.update(margin=0.05, pooled={}, colocated=[], remote=[], equivalent=False)
+        return CompareResult(**kw)
+    kw = {f.name: 0 for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING}
+    return cls(**kw)

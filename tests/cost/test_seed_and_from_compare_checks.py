@@ -6,7 +6,7 @@ import json
 import pytest
 
 from costmodel.cost import load_scenario, monte_carlo
-from costmodel.cost.scenario import apply_measurements, compare_from_json
+from costmodel.cost.measurements import apply_measurements, compare_from_json
 from costmodel.foundation.errors import ScenarioError
 
 TODAY = ["--today", "2026-12-02"]

@@ -192,7 +192,7 @@ def test_report_prices_table_shows_age(examples_dir):
 
     s = load_scenario(examples_dir / "scenario.yaml", today=dt.date(2026, 12, 3))
     df = report.prices_table({"prices_used": s.prices_used})
-    by = dict(zip(df["key"], df["age (days)"], strict=True))
+    by = dict(zip(df["input"], df["age (days)"], strict=True))
     assert by["training.cluster_usd_per_hour"] == "316"
     assert by["link.transfer_usd_per_gb"] == "185"
     assert by["replica.storage_usd_per_gb_month"] == "-"  # the example gives its us-west-2 S3 price itself
@@ -200,7 +200,7 @@ def test_report_prices_table_shows_age(examples_dir):
     s = load_scenario(examples_dir / "scenario.yaml", ["replica.storage_usd_per_gib_month=null",
                                                        "prices.dst_region=us-east-1"], today=dt.date(2026, 12, 3))
     df = report.prices_table({"prices_used": s.prices_used})
-    by = dict(zip(df["key"], df["age (days)"], strict=True))
+    by = dict(zip(df["input"], df["age (days)"], strict=True))
     assert by["link.transfer_usd_per_gb"] == "1316 (> 12 months)"  # skyplane pair rate, 2023-04-27
     assert by["replica.storage_usd_per_gb_month"] == "461 (> 12 months)"  # S3 Standard us-east-1, 2025-08-29
     html = report.html_table(df, "prices")._repr_html_()
