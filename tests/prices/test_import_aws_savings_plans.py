@@ -178,3 +178,28 @@ def test_a_plan_that_was_not_imported_is_an_error_naming_what_is_known(tmp_path)
         _scenario(tmp_path / "cat", savings_plan="compute:3yr:no_upfront")
     with pytest.raises(ScenarioError, match=r"^purchase\.savings_plan: got 'compute:2yr:no_upfront'; expected one of compute:1yr:no_upfront"):
         _scenario(tmp_path / "cat", savings_plan="compute:2yr:no_upfront")
+
+
+def test_sagemaker_savings_plan_offer_and_a_region_from_the_usage_type(tmp_path):
+    """The same layout for a SageMaker plan (`AWSMachineLearningSavingsPlans`): a `Train:` usage gives an `ml.*`
+    row; without `discountedRegionCode` the region comes from the usage-type prefix (USW2 = us-west-2)."""
+    offer = json.loads(OFFER.read_text())
+    for p in offer["products"]:
+        p["productFamily"] = p["serviceCode"] = "MachineLearningSavingsPlans"
+    (one_year, three_year) = offer["terms"]["savingsPlan"]
+    one_year["rates"] = [
+        {"discountedUsageType": "USW2-Train:ml.p4d.24xlarge", "discountedOperation": "RunInstance",
+         "discountedServiceCode": "AmazonSageMaker", "unit": "Hrs", "discountedRate": {"price": "27.8", "currency": "USD"}},
+        {"discountedUsageType": "USW2-Notebk:ml.t3.medium", "discountedOperation": "RunInstance",
+         "discountedServiceCode": "AmazonSageMaker", "unit": "Hrs", "discountedRate": {"price": "0.04", "currency": "USD"}},
+    ]
+    three_year["sku"] = "NOT-A-PRODUCT"
+    src = tmp_path / "sagemaker-sp.json"
+    src.write_text(json.dumps(offer))
+    (s,) = import_price_files([src], tmp_path / "out")
+    assert s.format == "aws-sp-offer"
+    assert _rows(tmp_path / "out" / s.output) == [
+        ("aws", "ml.p4d.24xlarge:savings_plan:sagemaker:1yr:no_upfront", "us-west-2", "", "instance-hour", "27.8",
+         "2026-10-03")]
+    assert s.skip_reasons == {"SageMaker: Notebk (only Train rates are catalog items)": 1,
+                              "rate of a product that is not a known savings plan": 1}
