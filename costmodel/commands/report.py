@@ -12,7 +12,8 @@ DESCRIPTION = HELP + """
 Executes costmodel/notebooks/report.ipynb with papermill (ingest -> fit -> compare -> cost -> checklist),
 exports it to one self-contained HTML page (code hidden, charts as inline SVG, no network needed to
 read it), and writes decision.json (fit, compare, cost, checklist and verdict, inputs with SHA-256)
-and the ADR (MADR Markdown). The folder appears whole or not at all: it is built beside DIR and
+and the ADR (MADR Markdown); with --placement FILE also the placement section and decision.json's placement
+(what `costmodel place FILE --json` prints). The folder appears whole or not at all: it is built beside DIR and
 renamed into place. An existing non-empty DIR is refused unless --force, which replaces a previous
 report only (never a folder of other files, the current folder or one holding an input). One progress line per stage
 on stderr; with --json the list of files written is printed on stdout.
@@ -43,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the files matching GLOB are the rank logs of job NAME on side ROLE (repeatable)")
     parser.add_argument("--rank-throughput", choices=["auto", "local", "global"], default="auto",
                         help="ranks log their own share (local, summed) or the job's global figure; default: detected")
+    parser.add_argument("--placement", default="", metavar="PLACEMENT.yaml",
+                        help="a placement file (docs/place.md): adds the placement section (ranked candidate GPU regions x "
+                             "data strategies, the cost-vs-time front, why the winner wins) and decision.json's placement")
     parser.add_argument("--engine", choices=["auto", "pandas", "duckdb", "dask"], default="auto",
                         help="engine that reduces rank logs to the job series (dask: the cluster at "
                              "COSTMODEL_DASK_SCHEDULER, its workers reading the files or objects themselves)")
@@ -103,4 +107,5 @@ def _render(args: argparse.Namespace, render_report: Any, progress: Any) -> Any:
         date=args.date,
         jobs=list(args.job),
         rank_throughput=args.rank_throughput,
+        placement=getattr(args, "placement", "") or "",
     )

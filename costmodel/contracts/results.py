@@ -624,6 +624,8 @@ class DecisionRecord(Result):
     jobs: list[JobSummary] = Field(default_factory=list)
     cost: CostResult | None = None
     checklist: DecideResult
+    #: issue 30: with ``costmodel report --placement FILE``, what ``costmodel place FILE --json`` prints (schema: place)
+    placement: Obj | None = None
 
 
 #: Keys a result read back must carry (null allowed): how ``decide`` and ``cost --from-compare`` tell the

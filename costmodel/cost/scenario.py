@@ -380,6 +380,7 @@ def _build(
         if param.default is not None:
             values[key] = float(param.default)
             prov[key] = {"value": values[key], "source": "default"}
+    _fill_savings_plan(settings, prov, prices_used, warnings, prices_dir, today)
     internal: dict[str, Any] = dict(tier_info.items())
     base = Scenario(
         values=values,
@@ -415,6 +416,35 @@ def _size_from_tokens(values: dict[str, float], settings: dict[str, Any], prov: 
     if d is not None:
         dists["dataset.size_gb"] = Distribution(d.kind, {k: (v * tokens / 1e9 if k not in ("sigma", "df") else v)
                                                          for k, v in d.params.items()})
+
+
+def _fill_savings_plan(settings: dict[str, Any], prov: dict[str, dict[str, Any]], prices_used: list[dict[str, Any]],
+                       warnings: list[str], prices_dir: Any, today: dt.date) -> None:
+    """``purchase.savings_plan_usd_per_hour`` from the price table when ``purchase.savings_plan`` names a plan
+    (``compute:1yr:no_upfront``) and the rate is not given: the row ``<training.instance_type>:savings_plan:<plan>``
+    at ``prices.dst_region`` (written by ``costmodel prices import`` from a Savings Plans file) x
+    ``training.instance_count`` (issue 25)."""
+    plan, key = settings.get("purchase.savings_plan"), "purchase.savings_plan_usd_per_hour"
+    if not plan or settings.get(key) is not None:
+        return
+    lacking = [k for k in ("prices.provider", "prices.dst_region", "training.instance_type") if not settings.get(k)]
+    if lacking:
+        raise ScenarioError(f"{plan}: needs {', '.join(lacking)} to look up the savings-plan rate, or give {key}",
+                            key="purchase.savings_plan")
+    item = f"{settings['training.instance_type']}:savings_plan:{plan}"
+    try:
+        row = load_prices(prices_dir).lookup(settings["prices.provider"], item, settings["prices.dst_region"],
+                                             key="purchase.savings_plan")
+    except PriceError as exc:
+        raise PriceError(f"{exc.message} (needed for {key}; `costmodel prices import` a Savings Plans rates file)",
+                         key=None) from None
+    mult = float(settings.get("training.instance_count", 1))
+    settings[key] = row.usd * mult
+    prov[key] = {"value": settings[key], "source": f"price table {row.ref()}", "as_of": row.as_of or None}
+    prices_used.append(price_entry(key, row, settings[key], today, multiplier=mult))
+    w = row_warning(key, row, today)
+    if w:
+        warnings.append(w)
 
 
 def _fill_price(param: Param, settings: dict[str, Any], prices_dir: Any) -> tuple[list[PriceRow], float]:

@@ -202,6 +202,9 @@ STRINGS: dict[str, str | None] = {
     "replica.mechanism": "s3_replication",
     # what training.cluster_usd_per_hour is: on_demand | sagemaker | capacity_block | savings_plan | reserved | spot
     "training.purchase_option": "on_demand",  # which cross-region byte figure is priced: auto | dataset | measured | billed
+    # a savings plan <plan>:<term>:<payment> (compute:1yr:no_upfront): fills purchase.savings_plan_usd_per_hour from
+    # the price table row <training.instance_type>:savings_plan:<plan>:<term>:<payment> (issue 25)
+    "purchase.savings_plan": None,
 }
 #: Text keys whose value must be one of a list.
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -210,6 +213,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "link.bytes_basis": ("auto", "dataset", "measured", "billed"),
     "replica.mechanism": ("s3_replication", "datasync", "filesystem_replication", "instance_copy"),
     "training.purchase_option": ("on_demand", "sagemaker", "capacity_block", "savings_plan", "reserved", "spot"),
+    "purchase.savings_plan": tuple(f"{plan}:{term}:{pay}" for plan in ("compute", "ec2_instance", "sagemaker")
+                                   for term in ("1yr", "3yr") for pay in ("no_upfront", "partial_upfront", "all_upfront")),
 }
 #: Yes/no keys: key -> default.
 BOOLS: dict[str, bool] = {

@@ -51,6 +51,8 @@ if TYPE_CHECKING:
     from .params import PARAMETERS as PARAMETERS
     from .params import ReportParams as ReportParams
     from .params import validate_parameters as validate_parameters
+    from .placement import placement_html as placement_html
+    from .placement import placement_section as placement_section
     from .render import ReportResult as ReportResult
     from .render import render_report as render_report
     from .stages import CostStage as CostStage
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
     from .stages import decision_record as decision_record
     from .stages import fit_runs as fit_runs
     from .stages import load_inputs as load_inputs
+    from .stages import placement_stage as placement_stage
     from .stages import render_adr_text as render_adr_text
     from .stages import report_title as report_title
     from .stages import write_outputs as write_outputs
@@ -104,6 +107,8 @@ _FACE: dict[str, str] = {
     "PARAMETERS": "params",
     "ReportParams": "params",
     "validate_parameters": "params",
+    "placement_html": "placement",
+    "placement_section": "placement",
     "ReportResult": "render",
     "render_report": "render",
     "CostStage": "stages",
@@ -116,6 +121,7 @@ _FACE: dict[str, str] = {
     "decision_record": "stages",
     "fit_runs": "stages",
     "load_inputs": "stages",
+    "placement_stage": "stages",
     "render_adr_text": "stages",
     "report_title": "stages",
     "write_outputs": "stages",

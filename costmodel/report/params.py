@@ -19,7 +19,7 @@ from ..foundation.util import dataclass_dict
 PACKAGE_ROOT = PACKAGE_DIR
 #: Names the report notebook itself binds (not parameters); the notebook test checks this list.
 NOTEBOOK_NAMES = frozenset(
-    {"P", "inputs", "fits", "cmp", "cost", "decision", "record", "written", "report", "charts"}
+    {"P", "inputs", "fits", "cmp", "cost", "decision", "placed", "record", "written", "report", "charts"}
 )
 
 
@@ -54,6 +54,7 @@ PARAMETERS: dict[str, Param] = {
     "jobs": Param("paths", [], "multi-rank jobs: strings ROLE:NAME, an equals sign, a GLOB (docs/jobs.md)"),
     "rank_throughput": Param("str", "auto",
                              "ranks log their own share ('local') or the job's figure ('global'); 'auto' detects it"),
+    "placement": Param("str", "", "placement file YAML (docs/place.md): adds the placement section ('' = none)"),
     "decision_path": Param("str", "", "write decision.json here ('' = do not write)"),
     "adr_path": Param("str", "", "write the ADR Markdown here ('' = do not write)"),
 }
@@ -84,6 +85,7 @@ class ReportParams:
     adr_path: str = ""
     jobs: tuple[str, ...] = ()
     rank_throughput: str = "auto"
+    placement: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dataclass_dict(self, lists=True)
@@ -147,6 +149,8 @@ def validate_parameters(namespace: Mapping[str, Any] | None = None, **values: An
     out["remote"] = tuple(str(p) if is_url(p) else str(resolve_path(p, "remote", allow_dir=True)) for p in out["remote"])
     out["scenario"] = str(resolve_path(out["scenario"], "scenario"))
     out["answers"] = str(resolve_path(out["answers"], "answers"))
+    if out.get("placement"):  # issue 30: the placement section, when a placement file is given
+        out["placement"] = str(resolve_path(out["placement"], "placement"))
     return ReportParams(**out)
 
 
@@ -174,11 +178,14 @@ def check_parameters(given: Mapping[str, Any], spec: Mapping[str, Param], what: 
 
 def resolve_path(path: str | os.PathLike[str], what: str = "input", allow_dir: bool = False) -> Path:
     """An input path made absolute: as given when absolute; else the first that exists of
-    ``cwd/path`` and ``<repository>/path`` (papermill may run the kernel in another folder). Folders only
+    ``cwd/path`` and ``<repository>/path`` (papermill may run the kernel in another folder), and for
+    ``costmodel/...`` (a bundled file as ``decision.json`` names it) that file in the installed package. Folders only
     with ``allow_dir`` (run files: a folder of rank logs is a job), and then only when they hold a file.
     Raises :class:`ReportError` naming the places tried when none exists."""
     p = Path(os.fspath(path)).expanduser()
     candidates = [p] if p.is_absolute() else [Path.cwd() / p, PACKAGE_ROOT / p]
+    if not p.is_absolute() and p.parts[:1] == ("costmodel",) and len(p.parts) > 1:  # a bundled file as records name it
+        candidates.append(PACKAGE_ROOT.joinpath(*p.parts[1:]))
     from ..foundation.safeio import refusal
 
     for c in candidates:

@@ -68,6 +68,14 @@ def path_map(paths: Iterable[str | os.PathLike[str]], base_dir: str | os.PathLik
     return dict(sorted(out.items(), key=lambda kv: -len(kv[0])))
 
 
+def placement_paths(placement: str | os.PathLike[str]) -> list[str]:
+    """The placement file (issue 30) and its folder, whose base scenario and measured runs it names relative to
+    itself, as paths a record may name; nothing when no placement file is given."""
+    if not placement:
+        return []
+    return [os.fspath(placement), os.path.dirname(os.path.abspath(os.fspath(placement)))]
+
+
 def relocate(obj: Any, mapping: Mapping[str, str]) -> Any:
     """``obj`` (JSON-like: dicts, lists, strings, numbers) with every occurrence of a ``mapping`` key in
     its strings replaced by the key's display form (a new object; ``obj`` is not changed). A key is

@@ -23,6 +23,7 @@ from .html_export import export_html, html_exporter
 from .kernels import _kernel_connection_file, _process_children, stop_kernels
 from .output_folder import OUTPUT_FILES, OutputClaim, _swap_into_place, _usual_permissions, check_output_dir
 from .params import DEFAULT_TITLE, PACKAGE_ROOT, validate_parameters
+from .paths import placement_paths
 from .reproducible import reproducible
 
 #: The report notebook shipped inside the package.
@@ -276,7 +277,7 @@ def render_report(
     }
     params = validate_parameters(**values)
     _check_yaml_inputs(params)
-    inputs = [*params.colocated, *params.remote, params.scenario, params.answers]
+    inputs = [*params.colocated, *params.remote, params.scenario, params.answers, *placement_paths(params.placement)[:1]]
     dest = check_output_dir(out_dir, force, inputs).resolve()
     nb_path = Path(notebook) if notebook else REPORT_NOTEBOOK
     if not nb_path.is_file():
@@ -349,7 +350,8 @@ def render_report(
             record = json.loads((tmp / "decision.json").read_text(encoding="utf-8")) \
                 if (tmp / "decision.json").is_file() else {}
             nb.metadata["title"] = str(record.get("title") or params.title or DEFAULT_TITLE)  # as the kernel chose it
-            reproducible(nb, nb_params, tmp, dest, nb_path, inputs)  # same inputs, same bytes: no timestamps or machine paths
+            named = [*inputs, *placement_paths(params.placement)[1:]]  # and the placement file's folder
+            reproducible(nb, nb_params, tmp, dest, nb_path, named)  # same inputs, same bytes: no timestamps or machine paths
             with writing(dest / "report.ipynb", rename=names):
                 _write_notebook(nb, tmp / "report.ipynb")
             page = export_html(nb)
@@ -413,6 +415,10 @@ def _check_yaml_inputs(params: Any) -> None:
         safe_load_file(path)
     except yaml.YAMLError as exc:
         raise ReportError(f"parameter 'scenario': {path}: {yaml_problem(exc)}") from None
+    if params.placement:  # issue 30: validated as `costmodel place` validates it (PlacementError: file and key)
+        from ..place import load_placement
+
+        load_placement(params.placement)
     try:
         read_answers_document(params.answers)
     except ChecklistError as exc:

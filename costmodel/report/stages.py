@@ -349,9 +349,11 @@ def decision_record(
     decision: Any,
     params: ReportParams,
     base_dir: str | os.PathLike[str] | None = None,
+    placement: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The contents of ``decision.json``: fit (list), compare, cost, checklist and verdict, and the
-    inputs with their SHA-256. Deterministic for the same inputs (no timestamps), and free of machine
+    inputs with their SHA-256; with ``placement`` (:func:`placement_stage`, issue 30) a ``placement`` key too,
+    what ``costmodel place --json`` prints for the file. Deterministic for the same inputs (no timestamps), and free of machine
     paths: every input path is relative to ``base_dir`` (default: the folder of ``params.decision_path``,
     else the current folder) or named inside the package (:mod:`costmodel.report.paths`)."""
     from .. import __version__
@@ -368,7 +370,8 @@ def decision_record(
             "verdict": dec.get("verdict"),
             "inputs": {
                 "files": [f.to_dict() for f in inputs.files],
-                "parameters": {k: v for k, v in params.to_dict().items() if k not in ("decision_path", "adr_path")},
+                "parameters": {k: v for k, v in params.to_dict().items()
+                               if k not in ("decision_path", "adr_path") and (k != "placement" or v)},
             },
             "runs": [
                 {
@@ -387,6 +390,7 @@ def decision_record(
             "jobs": list(getattr(inputs, "jobs", [])),
             "cost": cost_dict,
             "checklist": dec,
+            **({"placement": dict(placement)} if placement is not None else {}),
         }
     )
     base = os.fspath(base_dir) if base_dir is not None else record_base_dir(params.decision_path)
@@ -396,8 +400,22 @@ def decision_record(
 
 
 def input_paths(inputs: Inputs, params: ReportParams) -> list[str]:
-    """Every local path the record may name: each input file and each run file or folder parameter."""
-    return [*(f.path for f in inputs.files), *params.colocated, *params.remote, params.scenario, params.answers]
+    """Every local path the record may name: each input file and each run file or folder parameter (and the
+    placement file with its folder, whose base scenario and measured runs it names relative to itself)."""
+    from .paths import placement_paths
+
+    return [*(f.path for f in inputs.files), *params.colocated, *params.remote, params.scenario, params.answers,
+            *placement_paths(params.placement)]
+
+
+def placement_stage(params: ReportParams) -> dict[str, Any] | None:
+    """``costmodel place FILE --json`` for the ``placement`` parameter (issue 30), None when none is given: the
+    same function, so decision.json's ``placement`` holds the verb's figures."""
+    if not params.placement:
+        return None
+    from .placement import placement_result
+
+    return placement_result(params.placement)
 
 
 #: The command named in the ADR as the one that wrote it.

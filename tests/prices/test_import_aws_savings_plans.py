@@ -131,3 +131,75 @@ def test_truncated_files_name_the_byte(tmp_path, capsys, src, cut):
     broken = tmp_path / f"cut-{src.name}"
     broken.write_bytes(src.read_bytes()[:cut])
     assert f"cut-{src.name}: invalid JSON near byte {cut}" in _fails(capsys, tmp_path, broken)
+
+
+def _scenario(prices_dir: Path, **purchase):
+    from costmodel.cost import scenario_from_dict
+
+    return scenario_from_dict({
+        "horizon_months": 12, "dataset": {"size_gb": 800, "monthly_churn_fraction": 0},
+        "training": {"runs_per_month": 1, "epochs_per_run": 3, "run_hours": 350, "instance_type": "p5.48xlarge",
+                     "instance_count": 2, "cluster_usd_per_hour": 110.08},
+        "link": {"transfer_usd_per_gb": 0.02},
+        "cache": {"steady_hit_ratio": 0.95, "cold_starts_per_month": 1, "warmup_lost_s": 600,
+                  "steady_slowdown_fraction": 0.02},
+        "replica": {"storage_usd_per_gb_month": 0.023},
+        "prices": {"provider": "aws", "src_region": "us-east-2", "dst_region": "us-east-1"},
+        "purchase": purchase,
+    }, prices_dir=prices_dir)
+
+
+def test_a_scenario_prices_its_cluster_under_the_imported_savings_plan(tmp_path):
+    """`purchase.savings_plan: compute:1yr:no_upfront` fills purchase.savings_plan_usd_per_hour from the imported
+    row of the scenario's instance x instance_count, priced side by side with the on-demand cluster."""
+    from costmodel.cost.verdict import purchase_options
+
+    import_price_files([OFFER], tmp_path / "cat")
+    sc = _scenario(tmp_path / "cat", savings_plan="compute:1yr:no_upfront")
+    assert sc.get("purchase.savings_plan_usd_per_hour") == pytest.approx(2 * 36.42)
+    (used,) = [u for u in sc.prices_used if u["key"] == "purchase.savings_plan_usd_per_hour"]
+    assert (used["item"], used["usd"], used["multiplier"], used["as_of"]) == (
+        "p5.48xlarge:savings_plan:compute:1yr:no_upfront", 36.42, 2.0, "2026-10-03")
+    rows, _ = purchase_options(sc, None)
+    assert [(r["purchase_option"], round(r["cluster_usd_per_hour"], 2)) for r in rows] == [
+        ("on_demand", 110.08), ("savings_plan", 72.84)]
+    # a rate given in the scenario wins over the table
+    assert _scenario(tmp_path / "cat", savings_plan="compute:1yr:no_upfront",
+                     savings_plan_usd_per_hour=70).get("purchase.savings_plan_usd_per_hour") == 70
+
+
+def test_a_plan_that_was_not_imported_is_an_error_naming_what_is_known(tmp_path):
+    from costmodel.foundation.errors import PriceError, ScenarioError
+
+    import_price_files([OFFER], tmp_path / "cat")
+    with pytest.raises(PriceError, match=r"no aws price item 'p5.48xlarge:savings_plan:compute:3yr:no_upfront' \(did you "
+                                         r"mean 'p5.48xlarge:savings_plan:compute:1yr:no_upfront'\?\).*needed for "
+                                         r"purchase.savings_plan_usd_per_hour"):
+        _scenario(tmp_path / "cat", savings_plan="compute:3yr:no_upfront")
+    with pytest.raises(ScenarioError, match=r"^purchase\.savings_plan: got 'compute:2yr:no_upfront'; expected one of compute:1yr:no_upfront"):
+        _scenario(tmp_path / "cat", savings_plan="compute:2yr:no_upfront")
+
+
+def test_sagemaker_savings_plan_offer_and_a_region_from_the_usage_type(tmp_path):
+    """The same layout for a SageMaker plan (`AWSMachineLearningSavingsPlans`): a `Train:` usage gives an `ml.*`
+    row; without `discountedRegionCode` the region comes from the usage-type prefix (USW2 = us-west-2)."""
+    offer = json.loads(OFFER.read_text())
+    for p in offer["products"]:
+        p["productFamily"] = p["serviceCode"] = "MachineLearningSavingsPlans"
+    (one_year, three_year) = offer["terms"]["savingsPlan"]
+    one_year["rates"] = [
+        {"discountedUsageType": "USW2-Train:ml.p4d.24xlarge", "discountedOperation": "RunInstance",
+         "discountedServiceCode": "AmazonSageMaker", "unit": "Hrs", "discountedRate": {"price": "27.8", "currency": "USD"}},
+        {"discountedUsageType": "USW2-Notebk:ml.t3.medium", "discountedOperation": "RunInstance",
+         "discountedServiceCode": "AmazonSageMaker", "unit": "Hrs", "discountedRate": {"price": "0.04", "currency": "USD"}},
+    ]
+    three_year["sku"] = "NOT-A-PRODUCT"
+    src = tmp_path / "sagemaker-sp.json"
+    src.write_text(json.dumps(offer))
+    (s,) = import_price_files([src], tmp_path / "out")
+    assert s.format == "aws-sp-offer"
+    assert _rows(tmp_path / "out" / s.output) == [
+        ("aws", "ml.p4d.24xlarge:savings_plan:sagemaker:1yr:no_upfront", "us-west-2", "", "instance-hour", "27.8",
+         "2026-10-03")]
+    assert s.skip_reasons == {"SageMaker: Notebk (only Train rates are catalog items)": 1,
+                              "rate of a product that is not a known savings plan": 1}
