@@ -140,6 +140,8 @@ def _inputs_rows(inputs: Iterable[Any]) -> list[tuple[str, str, str, str | None]
     pair (shown as given, linked relative to the record's folder) or a ``(label, path, shown)`` triple: the
     file at ``path`` is hashed and ``shown`` is the name written (already relative to the record's folder,
     or ``costmodel/...`` for a file bundled with the package, which is not linked)."""
+    from ..foundation import stdin
+
     rows: list[tuple[str, str, str, str | None]] = []
     for entry in inputs:
         shown: str | None = None
@@ -150,6 +152,9 @@ def _inputs_rows(inputs: Iterable[Any]) -> list[tuple[str, str, str, str | None]
         else:
             label, path = "input", entry
         p = Path(os.fspath(path))
+        if os.fspath(path) in ("-", stdin.NAME):  # read from standard input: its name and the bytes' SHA-256
+            rows.append((label, stdin.NAME, stdin.sha256() or "(standard input)", None))  # no file to link
+            continue
         if p.is_file():
             from ..foundation.util import sha256_file
 

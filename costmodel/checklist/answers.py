@@ -88,15 +88,30 @@ def load_yaml_words(text: str, source: str) -> Any:
 
 def read_answers_file(path: str | Path) -> tuple[dict[str, Answer], dict[str, Any]]:
     """Read an answers YAML file: the answers and the optional ``meta`` mapping (ADR people, title)."""
+    from ..foundation import stdin
     from ..foundation.safeio import read_input_text
 
-    p = Path(path)
-    try:
-        text = read_input_text(p)
-    except FileNotFoundError:
-        raise ChecklistError(f"{p}: answers file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ChecklistError(f"{p}: cannot read answers file: {exc}") from None
+    if stdin.is_stdin(path):  # ``-``: named <stdin> in every message (the ADR records its SHA-256)
+        p = Path(stdin.NAME)
+        from ..foundation.safeyaml import MAX_BYTES
+
+        raw = stdin.read_bytes(MAX_BYTES)
+        if not raw.strip():
+            raise ChecklistError(f"{p}: standard input is empty (pipe an answers YAML into it)")
+        if len(raw) > MAX_BYTES:
+            raise ChecklistError(f"{p}: larger than {MAX_BYTES:,} bytes; refused (expected a small YAML file)")
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ChecklistError(f"{p}: cannot read answers file: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    else:
+        p = Path(path)
+        try:
+            text = read_input_text(p)
+        except FileNotFoundError:
+            raise ChecklistError(f"{p}: answers file not found") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ChecklistError(f"{p}: cannot read answers file: {exc}") from None
     data = load_yaml_words(text, str(p))
     answers = parse_answers(data, source=str(p))
     meta: dict[str, Any] = {}
@@ -111,10 +126,12 @@ def read_answers_document(path: str | os.PathLike[str]) -> AnswersDocument:
     """Read an answers YAML once: answers validated by :func:`parse_answers`, ``meta`` by
     :class:`~costmodel.checklist.answers_model.AnswersMeta`. Raises ChecklistError naming the file (and item
     or meta key)."""
+    from ..foundation import stdin
     from .answers_model import AnswersDocument, validate_meta
 
     answers, meta = read_answers_file(os.fspath(path))
-    return AnswersDocument(answers=dict(answers), meta=validate_meta(meta, os.fspath(path)), source=os.fspath(path))
+    name = stdin.NAME if stdin.is_stdin(path) else os.fspath(path)
+    return AnswersDocument(answers=dict(answers), meta=validate_meta(meta, name), source=name)
 
 
 def load_answers(path: str | Path) -> dict[str, Answer]:

@@ -32,7 +32,8 @@ Prices missing from the scenario are filled from data/prices (dated; a price old
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("scenario", metavar="SCENARIO.yaml", help="the scenario file")
+    parser.add_argument("scenario", metavar="SCENARIO.yaml",
+                        help="the scenario file ('-': standard input, recorded as <stdin> with its SHA-256)")
     parser.add_argument(
         "--set",
         dest="overrides",
@@ -80,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
             raise ScenarioError(f"--today {args.today!r}: expected a date YYYY-MM-DD", key="--today") from None
     if args.monte_carlo < 0:
         raise ScenarioError(f"--monte-carlo {args.monte_carlo}: expected a number of draws >= 0", key="--monte-carlo")
+    from ..foundation import stdin
+
+    stdin.refuse_two((("SCENARIO", args.scenario), ("--from-compare", args.from_compare)), ScenarioError)
     scenario = load_scenario(args.scenario, args.overrides, today=today)
     as_written = scenario
     if args.from_compare:

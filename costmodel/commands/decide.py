@@ -16,7 +16,8 @@ answer overrides the evidence's proposal; both are printed. The exit status is 0
 the verdict (the verdict is data), 2 on bad input (nothing is written); with --fail-on it is 3
 when the verdict is as bad as the gate or worse (a CI gate without jq: --fail-on no_go fails on
 NO_GO, --fail-on conditional on CONDITIONAL or NO_GO; the record and the ADR are still written).
-`-` for --compare, --cost or --fit (one of them) reads that JSON from standard input.
+`-` for --answers, --compare, --cost or --fit (one of them) reads that file from standard input
+(named <stdin> in messages; the ADR records its SHA-256).
 Example: costmodel example ex && costmodel decide --answers ex/answers.yaml --fail-on no_go
 
 
@@ -30,8 +31,8 @@ answers file:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--answers", metavar="ANSWERS.yaml",
-                        help="checklist answers (YAML: answers: {item_id: {answer: yes|no|unknown, note: ...}}); "
-                             "required unless --template")
+                        help="checklist answers (YAML: answers: {item_id: {answer: yes|no|unknown, note: ...}}; "
+                             "'-': standard input); required unless --template")
     parser.add_argument("--template", action="store_true",
                         help="print an answers YAML to fill in (every item, its question and what the evidence "
                              "from --compare/--cost/--fit proposes) and exit")
@@ -81,13 +82,12 @@ def run(args: argparse.Namespace) -> int:
     from ..checklist.answers import read_answers_document
     from ..contracts.read import load_result
     from ..contracts.results import FitResult
+    from ..foundation import stdin
     from ..foundation.errors import ChecklistError
     from ._common import emit_json
 
-    stdin_flags = [f for f, v in (("--compare", args.compare), ("--cost", args.cost),
-                                  *(("--fit", f) for f in args.fit)) if v == "-"]
-    if len(stdin_flags) > 1:
-        raise ChecklistError(f"only one input can come from standard input ('-'); got {', '.join(stdin_flags)}")
+    stdin.refuse_two((("--answers", args.answers), ("--compare", args.compare), ("--cost", args.cost),
+                      *(("--fit", f) for f in args.fit)), ChecklistError)
     if not args.template and not args.answers:
         raise ChecklistError("--answers ANSWERS.yaml is required (or --template to print one to fill in)")
     if args.template and (args.answers or args.adr):
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(checklist.answers_template(evidence))
         return 0
     doc = read_answers_document(args.answers)  # answers and meta (ADR people) validated once, as the report does
-    decision = checklist.evaluate(doc.answers, evidence, strict=True, source=args.answers)
+    decision = checklist.evaluate(doc.answers, evidence, strict=True, source=doc.source)
 
     out = decision.to_dict()
     if args.adr:

@@ -35,9 +35,9 @@ def read_json_file(path: str | os.PathLike[str], where: str, error: type[Costmod
 
     try:
         if os.fspath(path) == "-":
-            import sys
+            from ..foundation import stdin
 
-            text = sys.stdin.buffer.read().decode("utf-8")
+            text = stdin.read_bytes().decode("utf-8")  # its SHA-256 kept for the ADR's inputs
             if not text.strip():
                 raise error(f"{where}: standard input is empty (pipe a verb's --json output into it)")
         else:

@@ -78,6 +78,8 @@ class Scenario:
     missing: list[str] = field(default_factory=list)
     workload: Any = None
     source: str = "<dict>"
+    #: the SHA-256 of the bytes read when ``source`` is ``<stdin>`` (no file to hash afterwards)
+    source_sha256: str | None = None
     today: dt.date = field(default_factory=clock.today)
     #: the consistency checks (run_hours vs throughput, cold fill and copy vs bandwidth, cache capacity ...)
     consistency: list[dict[str, Any]] = field(default_factory=list)
@@ -154,6 +156,7 @@ class Scenario:
     def to_dict(self) -> dict[str, Any]:
         return {
             "source": self.source,
+            **({"source_sha256": self.source_sha256} if self.source_sha256 else {}),
             "name": self.name,
             "today": self.today.isoformat(),
             "values": self.nested(),
@@ -205,6 +208,13 @@ def load_scenario(
 
     Raises ScenarioError (naming the file and key path) for anything invalid.
     """
+    from ..foundation import stdin
+
+    if stdin.is_stdin(path):  # ``-``: named <stdin>, with the SHA-256 of the bytes read
+        data = _scenario_from_stdin()
+        sc = scenario_from_dict(data, source=stdin.NAME, overrides=overrides, today=today, prices_dir=prices_dir)
+        sc.source_sha256 = stdin.sha256()
+        return sc
     p = Path(path)
     if input_kind(p) == "missing":
         raise ScenarioError(f"scenario file {p} does not exist", path=str(p))
@@ -213,6 +223,24 @@ def load_scenario(
     except yaml.YAMLError as exc:
         raise ScenarioError(yaml_problem(exc), path=str(p)) from None
     return scenario_from_dict(data, source=str(p), overrides=overrides, today=today, prices_dir=prices_dir)
+
+
+def _scenario_from_stdin() -> Any:
+    """The scenario mapping read from standard input (bounded as a file is; ScenarioError naming <stdin>)."""
+    from ..foundation import safeyaml, stdin
+
+    raw = stdin.read_bytes(safeyaml.MAX_BYTES)
+    if not raw.strip():
+        raise ScenarioError("standard input is empty (pipe a scenario YAML into it)", path=stdin.NAME)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+                            "expected a UTF-8 YAML file", path=stdin.NAME) from None
+    try:
+        return safeyaml.load(text)
+    except yaml.YAMLError as exc:
+        raise ScenarioError(yaml_problem(exc), path=stdin.NAME) from None
 
 
 def scenario_from_dict(
