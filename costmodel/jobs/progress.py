@@ -3,14 +3,18 @@ seconds; nothing for a read that ends sooner.
 
 A fleet of 1,000 rank logs takes tens of seconds; ``fit``, ``compare`` and ``report`` say how far they
 are (files, bytes, seconds) instead of running without a word. Quick reads (tests, small jobs) print
-nothing, so the CLI's stderr stays as it was for them. ``COSTMODEL_PROGRESS=0`` (``--quiet``) silences it.
+nothing, so the CLI's stderr stays as it was for them. Shown only when stderr is a terminal and not
+``--quiet`` (the rule is ``foundation.progress.progress_on``: ``COSTMODEL_PROGRESS=1`` forces lines on in
+a CI log, ``=0`` silences it).
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 from typing import Any, TextIO
+
+from ..foundation.progress import isatty as _isatty
+from ..foundation.progress import progress_on
 
 #: seconds between lines (the first comes after this long)
 EVERY_S = 2.0
@@ -24,7 +28,7 @@ class Progress:
         self.label, self.total = label, total
         self.every_s = EVERY_S if every_s is None else every_s
         self.stream = stream if stream is not None else sys.stderr
-        self.on = os.environ.get("COSTMODEL_PROGRESS", "1") != "0"
+        self.on = progress_on(self.stream)
         self.t0 = time.perf_counter()
         self.next = self.t0 + self.every_s
         self.printed = False
@@ -73,14 +77,8 @@ class Progress:
             self._line(time.perf_counter())
 
 
-def _isatty(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
 def say(line: str, stream: TextIO | None = None) -> None:
-    """One progress line on stderr (unless ``COSTMODEL_PROGRESS=0``)."""
-    if os.environ.get("COSTMODEL_PROGRESS", "1") != "0":
-        print(f"costmodel: {line}", file=stream if stream is not None else sys.stderr, flush=True)
+    """One progress line on stderr (only where ``progress_on``: a terminal, or ``COSTMODEL_PROGRESS=1``)."""
+    out = stream if stream is not None else sys.stderr
+    if progress_on(out):
+        print(f"costmodel: {line}", file=out, flush=True)

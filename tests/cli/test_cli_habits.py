@@ -118,7 +118,7 @@ class _Terminal:
         return True
 
 
-def test_progress_is_a_bar_on_a_terminal_and_lines_elsewhere(monkeypatch):
+def test_progress_is_a_bar_on_a_terminal_lines_when_asked_and_nothing_elsewhere(monkeypatch):
     import io
 
     from costmodel.jobs import progress
@@ -132,18 +132,48 @@ def test_progress_is_a_bar_on_a_terminal_and_lines_elsewhere(monkeypatch):
     text = term.buf.getvalue()
     assert "\r" in text and "%|" in text and "/100 [" in text  # a tqdm bar, redrawn in place
     assert text.rstrip().splitlines()[-1].endswith("costmodel: job hub: 100 files, 0.10 GB, 0 s")
-    logged = io.StringIO()  # not a terminal (a CI log): a line every few seconds, no bar
+    logged = io.StringIO()  # not a terminal (a CI log) asking for it: a line every few seconds, no bar
     p = progress.Progress("job hub", 3, stream=logged, every_s=0.0)
     for i in range(1, 4):
         p.update(i, 10)
     p.finish()
     assert "\r" not in logged.getvalue() and logged.getvalue().count("costmodel: job hub: ") == 4
+    monkeypatch.delenv("COSTMODEL_PROGRESS")  # not a terminal, not asked for: nothing
+    piped = io.StringIO()
+    p = progress.Progress("job hub", 3, stream=piped, every_s=0.0)
+    for i in range(1, 4):
+        p.update(i, 10)
+    p.finish()
+    progress.say("job hub: DuckDB query over 3 files", stream=piped)
+    assert piped.getvalue() == ""
+    term = _Terminal()  # a terminal, not asked for: shown
+    progress.say("job hub: DuckDB query over 3 files", stream=term)  # type: ignore[arg-type]
+    assert term.buf.getvalue() == "costmodel: job hub: DuckDB query over 3 files\n"
     monkeypatch.setenv("COSTMODEL_PROGRESS", "0")  # --quiet
     silent = _Terminal()
     p = progress.Progress("job hub", 3, stream=silent, every_s=0.0)  # type: ignore[arg-type]
     p.update(3, 10)
     p.finish()
     assert silent.buf.getvalue() == ""
+    progress.say("job hub: DuckDB query over 3 files", stream=silent)  # type: ignore[arg-type]
+    assert silent.buf.getvalue() == ""
+
+
+def test_progress_stays_off_a_piped_stderr(tmp_path):
+    """A real process with stderr to a pipe: no progress line unless COSTMODEL_PROGRESS=1 asks for it."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from costmodel.jobs import progress; p = progress.Progress('job hub', 2, every_s=0.0); "
+            "p.update(1, 10); p.update(2, 10); p.finish(); progress.say('job hub: DuckDB query over 2 files')")
+    env = {k: v for k, v in os.environ.items() if k != "COSTMODEL_PROGRESS"}
+    piped = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    asked = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                           env={**env, "COSTMODEL_PROGRESS": "1"})
+    assert piped.returncode == 0 == asked.returncode, (piped.stderr, asked.stderr)
+    assert piped.stderr == ""
+    assert asked.stderr.count("costmodel: job hub: ") == 4, asked.stderr  # 2 updates, the last line, the query
 
 
 def test_quiet_silences_progress_and_restores_the_environment(cli, examples_dir, monkeypatch, tmp_path):

@@ -103,6 +103,10 @@ def test_a_long_scan_says_how_far_it_is_on_stderr(ranked, monkeypatch, capsys):
     arrowscan.scan(files, plan, ranks, [], 64, "samples_per_s", label="job1")
     assert capsys.readouterr().err == ""  # a quick scan prints nothing
     monkeypatch.setattr(progress, "EVERY_S", 0.0)
+    monkeypatch.delenv("COSTMODEL_PROGRESS", raising=False)
+    arrowscan.scan(files, plan, ranks, [], 64, "samples_per_s", label="job1")
+    assert capsys.readouterr().err == ""  # stderr is not a terminal: no progress unless asked for
+    monkeypatch.setenv("COSTMODEL_PROGRESS", "1")  # a CI log that wants it
     arrowscan.scan(files, plan, ranks, [], 64, "samples_per_s", label="job1")
     err = capsys.readouterr().err.splitlines()
     assert err and err[-1].startswith("costmodel: job job1: 16/16 files, ") and err[-1].endswith("MB/s)")
