@@ -13,8 +13,9 @@ costmodel prices show --provider aws --item transfer --src us-east-2 --dst us-we
     tiered items list every tier. --dir reads an imported folder instead of the bundled catalog.
     A price older than 12 months or undated warns (on stderr).
 costmodel prices import FILE... -o DIR [--json]
-    read the providers' price files as downloaded (AWS Price List bulk offers in JSON or CSV,
-    GCP Cloud Billing Catalog SKU pages, Azure Retail Prices API pages) and write catalog CSVs
+    read the providers' price files as downloaded (AWS Price List bulk offers in JSON or CSV, AWS
+    Savings Plans rates: `aws savingsplans describe-savings-plans-offering-rates` JSON or the Savings
+    Plans bulk price list; GCP Cloud Billing Catalog SKU pages, Azure Retail Prices API pages) and write catalog CSVs
     to DIR (nothing is written when a file is broken). Point a scenario at DIR with
     `prices: {dir: DIR}`. Item aliases: transfer = inter_region, egress = internet_egress, ...
 costmodel prices fetch [--aws-region R]... [--azure-region R]... [--gcp --gcp-api-key KEY] -o DIR
