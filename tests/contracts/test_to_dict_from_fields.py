@@ -121,7 +121,7 @@ def test_price_import_summary_and_report_parameters_keys(examples_dir):
         "as_of_max": None, "items": {}, "skip_reasons": {"no price": 3}}
     p = report.validate_parameters()
     d = p.to_dict()
-    assert list(d)[:4] == ["colocated", "remote", "scenario", "answers"] and list(d)[-2:] == ["jobs", "rank_throughput"]
+    assert list(d)[:4] == ["colocated", "remote", "scenario", "answers"] and list(d)[-3:] == ["jobs", "rank_throughput", "placement"]
     assert all(type(d[k]) is list for k in ("colocated", "remote", "map", "jobs"))  # papermill's YAML: no tuples
 
 
