@@ -28,6 +28,8 @@ WHL="$(ls "$WORK"/dist/xregion_costmodel-*.whl)"
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
 need = ["costmodel/notebooks/report.ipynb", "costmodel/notebooks/checklist.ipynb", "costmodel/notebooks/whatif.ipynb",
+        "costmodel/notebooks/placement.ipynb", "costmodel/data/examples/placement.yaml",
+        "costmodel/data/links/links.csv",
         "costmodel/data/examples/scenario.yaml", "costmodel/data/examples/answers.yaml",
         "costmodel/data/examples/whatif.yaml", "costmodel/data/examples/colocated_steps.csv",
         "costmodel/data/examples/remote_steps.csv", "costmodel/py.typed"]
@@ -38,7 +40,7 @@ if missing or not prices:
 stray = [n for n in names if "__pycache__" in n or n.endswith(".pyc") or n.startswith(("tests/", "docs/"))]
 if stray:
     sys.exit(f"stray files in the wheel: {stray[:5]}")
-print(f"wheel holds {len(names)} files, {len(prices)} price tables, 3 notebooks, the example")
+print(f"wheel holds {len(names)} files, {len(prices)} price tables, 4 notebooks, the link table, the example")
 PY
 
 V="$WORK/venv"
@@ -67,6 +69,7 @@ set +e; "$V/bin/costmodel" example ex 2>err.txt; rc=$?; set -e
 "$V/bin/costmodel" fit ex/remote_steps.csv --json >fit.json || fail "costmodel fit (core)"
 "$V/bin/costmodel" decide --answers ex/answers.yaml --compare compare.json --cost cost.json --fit fit.json --adr adr --json >decide.json \
   || fail "costmodel decide (core)"
+"$V/bin/costmodel" place ex/placement.yaml --monte-carlo 200 --json >place.json || fail "costmodel place (core)"
 "$V/bin/python" - <<'PY' || fail "core outputs"
 import json, pathlib
 cost = json.load(open("cost.json"))
@@ -74,6 +77,7 @@ assert cost["options"]["cross_region"]["total_usd"] > 0 and cost["cheapest"] in 
 assert 0.98 < json.load(open("compare.json"))["ratio"] < 1.02
 assert json.load(open("decide.json"))["verdict"] in ("GO", "CONDITIONAL", "NO_GO")
 assert len(list(pathlib.Path("adr").glob("0001-*.md"))) == 1
+assert json.load(open("place.json"))["ranking"], "costmodel place ranked nothing"
 print(f"core: cost cheapest={cost['cheapest']}, cross_region {cost['options']['cross_region']['total_usd']:.2f} USD")
 PY
 set +e
