@@ -240,8 +240,11 @@ def _analyze_series(s: Series) -> FitResult:
         worse = decided > 0 and bool(early < late)
         if cls in ("flat", "warmup", "slowdown", "invalidation") or verdict.classification == "no_steady_state":
             res.classification = cls = "warmup" if worse else "flat"
-            evidence["rule"] = (f"the cold phase ends where the excess {cp.decided_by if cp else ''} stops "
-                                f"accumulating (step {int(s.step[min(decided, n - 1)])})" if worse else
+            what = (cp.decided_by if cp else "").replace(" and cache_hit_ratio", "")
+            both = cp is not None and cp.decided_by.endswith(" and cache_hit_ratio")
+            evidence["rule"] = (f"the cold phase ends where the excess {what} stops accumulating"
+                                + (" and every step's cache_hit_ratio stays >= 0.9, the later of the two" if both else "")
+                                + f" (step {int(s.step[min(decided, n - 1)])})" if worse else
                                 "no material excess over the warm level at the start of the run")
     if per is not None:
         res.period_steps = per.period_steps

@@ -4,10 +4,14 @@ Order of decision: the **data wait** (``data_wait_s``: the warm-up ends where th
 warm baseline stops accumulating), else, for a loader-bound (bursty) run, the **throughput** over
 windows of whole loader cycles (the time in excess of the warm level stops accumulating); otherwise
 the segmentation and curve fit of :mod:`costmodel.warmup.analyze` decide. The cache hit ratio is
-reported (the first step from which it stays >= 0.9), and so is the GPU utilisation's end (its busy-time
-deficit against the warm level stops accumulating), but neither decides: with a deep loader queue the
-steps stop waiting long before every step's reads hit (a real 8-worker run: waits end at step ~80, the
-hit ratio stays up only from step 168), so the hit ratio alone overstates the warm-up two-fold.
+the first step from which it stays >= 0.9. With the data wait, the cold phase ends when the wait is back at
+its warm baseline **and** the hit ratio stays up (issue 24's rule: the cache is warm, not only hidden by the
+loader's queue): with a deep queue the steps stop waiting before every step's reads hit (a real 8-worker
+run: waits end at step ~80, the hit ratio stays up only from step 168), so the end is the later of the two
+(``decided_by`` names both) and the wait's own end stays in ``data_wait_end_step``. The time lost is the
+same either way (the steps between run at the warm level). A hit ratio that stays up only after the first
+half of the run does not move the end (a late dip is not a cold phase). The hit ratio never decides alone;
+the GPU utilisation's end (its busy-time deficit against the warm level stops accumulating) is reported.
 An excess that is immaterial (below ``MATERIAL`` of the run's time) is no warm-up.
 
 Cold vs warm telemetry (:func:`telemetry`): GPU utilisation, data wait, cache hit ratio and read bytes,
@@ -84,6 +88,9 @@ def cold_phase(s: Series, ren: Renewal, periodic: np.ndarray | None = None) -> C
         cp.data_wait_end = k_w if top_w >= MATERIAL * total else 0
         cp.data_wait_excess_s, cp.data_wait_baseline_s = top_w, base
         cp.end, cp.decided_by = cp.data_wait_end, "data_wait_s"
+        hh = cp.hit_high_from
+        if cp.data_wait_end and hh is not None and cp.data_wait_end < hh <= s.n // 2:
+            cp.end, cp.decided_by = hh, "data_wait_s and cache_hit_ratio"
     elif ren.bursty:
         cp.end, cp.decided_by = k_t, "throughput (windows of whole loader cycles)"
     return cp
