@@ -18,7 +18,7 @@ query in this process when the files are local; for objects it is a one-line err
 
 Cluster: ``COSTMODEL_DASK_SCHEDULER`` (an address, e.g. ``tcp://scheduler:8786``), else the active
 ``distributed.Client``, else a ``LocalCluster`` of 2 workers in this process (tests, laptops).
-``COSTMODEL_DASK_FILES_PER_TASK`` sets the batch (default: about four tasks per worker thread, one per thread
+``COSTMODEL_DASK_FILES_PER_TASK`` sets the batch (default: about four tasks per worker thread, fewer (a multiple of the threads)
 for a small job of local files, at most 64 files).
 """
 from __future__ import annotations
@@ -59,15 +59,19 @@ def header_ranks_part(files: Sequence[str], plan: dict[str, Any]) -> list[int | 
 
 def sample_part(files: Sequence[str], plan: dict[str, Any], ranks: Sequence[int]) -> dict[int, float]:
     """Median sampled step time of each file's rank (as :func:`costmodel.jobs.fleet.sample_candidates`)."""
-    from .fleet import _sample_step_times
+    from .fleet import _parse_samples, _sample_lines, _sample_step_times
 
     col = plan["names"].index(plan["step_time_s"][0])
     med: dict[int, float] = {}
+    lines: dict[str, bytes] = {}
+    for f in files:
+        with contextlib.suppress(OSError):
+            lines[f] = _sample_lines(f)
+    per_file = _parse_samples(lines, plan, col)
     for f, r in zip(files, ranks, strict=True):
-        try:
-            v = _sample_step_times(f, col, plan["delim"])
-        except OSError:
+        if f not in lines:
             continue
+        v = per_file[f] if per_file is not None else _sample_step_times(f, col, plan["delim"], lines[f])
         v = v[np.isfinite(v) & (v >= 0)]
         if len(v):
             med[int(r)] = float(np.median(v))

@@ -3,6 +3,8 @@ scan falling back to the checked one on bad values, deterministic slowest rank o
 engine ``auto`` picks by size and columns."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -28,6 +30,46 @@ def test_sampled_candidates_are_the_slow_node(job):
     cands = fleet.sample_candidates(files, plan, ranks)
     assert sorted(truth["stragglers"]) == list(range(8, 16))
     assert set(truth["stragglers"]) <= set(cands) and len(cands) <= 12
+
+
+def test_sampled_cells_parse_in_one_pass_as_the_regex_reads_them(job, tmp_path):
+    """The batched pyarrow parse of every file's sampled lines gives the regex's cells per file; lines it
+    cannot take (a text cell, a blank line) send the job to the regex, with the same candidates."""
+    d, truth = job
+    files = sorted(str(f) for f in d.glob("*.csv"))
+    plan = fleet.usable(files)
+    col = plan["names"].index(plan["step_time_s"][0])
+    lines = {f: fleet._sample_lines(f) for f in files}
+    got = fleet._parse_samples(lines, plan, col)
+    assert got is not None and set(got) == set(files)
+    for f in files:
+        want = fleet._sample_step_times(f, col, plan["delim"])
+        assert len(want) > 100
+        np.testing.assert_array_equal(got[f], want)
+    # a text cell and a blank line in one file: the batch is refused, the regex reads every file
+    ranks, _ = fleet.file_ranks(files)
+    before = fleet.sample_candidates(files, plan, ranks)
+    bad_dir = tmp_path / "bad"
+    bad_dir.mkdir()
+    copies = []
+    for f in files:
+        text = Path(f).read_text()
+        if f == files[0]:
+            rows = text.split("\n")
+            mid = 3  # inside the first sampled range
+            cells = rows[mid].split(plan["delim"])
+            cells[col] = "oops"
+            rows[mid] = plan["delim"].join(cells)
+            rows.insert(mid + 1, "")
+            text = "\n".join(rows)
+        out = bad_dir / f.rsplit("/", 1)[-1]
+        out.write_text(text)
+        copies.append(str(out))
+    lines_bad = {f: fleet._sample_lines(f) for f in copies}
+    assert fleet._parse_samples(lines_bad, plan, col) is None
+    ranks_bad, _ = fleet.file_ranks(copies)
+    assert fleet.sample_candidates(copies, plan, ranks_bad) == before
+    assert set(truth["stragglers"]) <= set(before)
 
 
 def test_candidates_miss_costs_a_scan_not_the_answer(job, monkeypatch):
