@@ -18,8 +18,8 @@ query in this process when the files are local; for objects it is a one-line err
 
 Cluster: ``COSTMODEL_DASK_SCHEDULER`` (an address, e.g. ``tcp://scheduler:8786``), else the active
 ``distributed.Client``, else a ``LocalCluster`` of 2 workers in this process (tests, laptops).
-``COSTMODEL_DASK_FILES_PER_TASK`` sets the batch (default: about four tasks per worker thread, fewer (a multiple of the threads)
-for a small job of local files, at most 64 files).
+``COSTMODEL_DASK_FILES_PER_TASK`` sets the batch (default: about four tasks per worker thread, fewer for a small job
+of local files (at least ``TASK_BYTES`` a task, a multiple of the thread count), at most 64 files).
 """
 from __future__ import annotations
 
@@ -58,24 +58,10 @@ def header_ranks_part(files: Sequence[str], plan: dict[str, Any]) -> list[int | 
 
 
 def sample_part(files: Sequence[str], plan: dict[str, Any], ranks: Sequence[int]) -> dict[int, float]:
-    """Median sampled step time of each file's rank (as :func:`costmodel.jobs.fleet.sample_candidates`)."""
-    from .fleet import _parse_samples, _sample_lines, _sample_step_times
+    """Median sampled step time of each file's rank (:func:`costmodel.jobs.fleet.sample_medians` of a batch)."""
+    from .fleet import sample_medians
 
-    col = plan["names"].index(plan["step_time_s"][0])
-    med: dict[int, float] = {}
-    lines: dict[str, bytes] = {}
-    for f in files:
-        with contextlib.suppress(OSError):
-            lines[f] = _sample_lines(f)
-    per_file = _parse_samples(lines, plan, col)
-    for f, r in zip(files, ranks, strict=True):
-        if f not in lines:
-            continue
-        v = per_file[f] if per_file is not None else _sample_step_times(f, col, plan["delim"], lines[f])
-        v = v[np.isfinite(v) & (v >= 0)]
-        if len(v):
-            med[int(r)] = float(np.median(v))
-    return med
+    return sample_medians(files, plan, dict(zip(files, ranks, strict=True)))
 
 
 def first_span(path: str, plan: dict[str, Any]) -> int:
@@ -261,7 +247,7 @@ def tables_from_csv_dask(job_id: str, files: Sequence[str], plan: dict[str, Any]
     from . import fleet
     from .aggregate import N_BINS
     from .arrowscan import Fallback
-    from .fleet import CANDIDATE_EXCESS, MAX_CANDIDATES, _tables_from_scan, file_ranks
+    from .fleet import _tables_from_scan, candidates_from_medians, file_ranks
     from .storage import is_url
 
     files = [str(f) for f in files]
@@ -284,16 +270,13 @@ def tables_from_csv_dask(job_id: str, files: Sequence[str], plan: dict[str, Any]
             ranks = {f: int(r) for f, r in zip(files, got, strict=True)}
         else:
             ranks, notes = file_ranks(files)
-        cands: list[int] = []
         span = c.submit(first_span, files[0], plan, pure=False)  # in the same round as the samples
+        cands: list[int] = []
         if "step_time_s" in plan:
             med: dict[int, float] = {}
             for part in c.gather([c.submit(sample_part, b, plan, [ranks[f] for f in b], pure=False) for b in batches]):
                 med.update(part)
-            if len(med) >= 3:
-                m = float(np.median(list(med.values())))
-                slow = sorted((r for r, x in med.items() if x >= m * (1 + CANDIDATE_EXCESS)), key=lambda r: (-med[r], r))
-                cands = sorted(slow[:MAX_CANDIDATES])
+            cands = candidates_from_medians(med)
         bw = bin_width(span.result(), n_bins or N_BINS)
         try:
             tot = _tree(c, [c.submit(scan_part, b, [ranks[f] for f in b], plan, cands, bw, thr_col, hash_files,

@@ -279,30 +279,42 @@ def _parse_samples(lines: dict[str, bytes], plan: dict[str, Any], col: int) -> d
     return {f: v[edges[k]:edges[k + 1]] for k, f in enumerate(lines)}
 
 
-def sample_candidates(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int]) -> list[int]:
-    """Straggler candidates chosen before the scan from a sample of each file (one rank per file): ranks
-    whose median sampled step time is >= CANDIDATE_EXCESS over the median rank's (at most
-    MAX_CANDIDATES, slowest first). A miss costs only time: a straggler outside the candidates makes
-    ``others_max`` scan the files once more. [] when the files have no step time column."""
+def sample_medians(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int]) -> dict[int, float]:
+    """Median sampled step time (file units) of each file's rank, from a few byte ranges of each file
+    (:func:`_sample_lines`; the files' lines parsed together, else file by file); a file that cannot be read
+    or has no usable cell is left out. {} when the files have no step time column."""
     if "step_time_s" not in plan:
-        return []
+        return {}
     col = plan["names"].index(plan["step_time_s"][0])
     lines: dict[str, bytes] = {}
     for f in files:
         with contextlib.suppress(OSError):
             lines[f] = _sample_lines(f)
     per_file = _parse_samples(lines, plan, col)
-    med = {}
+    med: dict[int, float] = {}
     for f, text in lines.items():
         v = per_file[f] if per_file is not None else _sample_step_times(f, col, plan["delim"], text)
         v = v[np.isfinite(v) & (v >= 0)]
         if len(v):
-            med[ranks[f]] = float(np.median(v))
+            med[int(ranks[f])] = float(np.median(v))
+    return med
+
+
+def candidates_from_medians(med: dict[int, float]) -> list[int]:
+    """Ranks whose median sampled step time is >= CANDIDATE_EXCESS over the median rank's (at most
+    MAX_CANDIDATES, slowest first, returned in rank order); [] for fewer than 3 ranks."""
     if len(med) < 3:
         return []
     m = float(np.median(list(med.values())))
     out = sorted((r for r, x in med.items() if x >= m * (1 + CANDIDATE_EXCESS)), key=lambda r: (-med[r], r))
     return sorted(out[:MAX_CANDIDATES])
+
+
+def sample_candidates(files: Sequence[str], plan: dict[str, Any], ranks: dict[str, int]) -> list[int]:
+    """Straggler candidates chosen before the scan from a sample of each file (one rank per file):
+    :func:`candidates_from_medians` of :func:`sample_medians`. A miss costs only time: a straggler outside
+    the candidates makes ``others_max`` scan the files once more. [] when the files have no step time column."""
+    return candidates_from_medians(sample_medians(files, plan, ranks))
 
 
 def ranks_from_column(files: Sequence[str], plan: dict[str, Any]) -> dict[str, int] | None:
