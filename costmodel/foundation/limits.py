@@ -8,31 +8,25 @@ anyway), ``COSTMODEL_MAX_COLUMNS`` (default 10,000), ``COSTMODEL_MAX_JSON_DEPTH`
 from __future__ import annotations
 
 import json
-import os
 import re
 from typing import Any
 
-
-def _env_int(name: str, default: int) -> int:
-    try:
-        return max(1, int(os.environ.get(name, default)))
-    except ValueError:
-        return default
+from .util import env_int
 
 
 def max_line_bytes() -> int:
     """The longest line (and so cell) a text reader takes, bytes (``COSTMODEL_MAX_LINE_BYTES``, default 1 MiB)."""
-    return _env_int("COSTMODEL_MAX_LINE_BYTES", 1 << 20)
+    return env_int("COSTMODEL_MAX_LINE_BYTES", 1 << 20)
 
 
 def max_columns() -> int:
     """The most columns a header may name (``COSTMODEL_MAX_COLUMNS``, default 10,000)."""
-    return _env_int("COSTMODEL_MAX_COLUMNS", 10_000)
+    return env_int("COSTMODEL_MAX_COLUMNS", 10_000)
 
 
 def max_json_depth() -> int:
     """The deepest nesting of arrays and objects a JSON input may have (``COSTMODEL_MAX_JSON_DEPTH``, default 200)."""
-    return _env_int("COSTMODEL_MAX_JSON_DEPTH", 200)
+    return env_int("COSTMODEL_MAX_JSON_DEPTH", 200)
 
 
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)

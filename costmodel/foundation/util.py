@@ -1,4 +1,5 @@
-"""Small shared helpers: atomic writes, hashing, strict JSON, dataclass fields as a dict, finite numbers."""
+"""Small shared helpers: atomic writes, hashing, strict JSON, dataclass fields as a dict, finite numbers,
+numbers from the environment."""
 from __future__ import annotations
 
 import contextlib
@@ -180,6 +181,14 @@ def finite_number(value: Any) -> float | None:
     """:func:`finite_float` for a figure read from a result (JSON): a bool is None too, as a yes/no is no
     measurement (``True`` is not 1.0 USD)."""
     return None if isinstance(value, bool) else finite_float(value)
+
+
+def env_int(name: str, default: int) -> int:
+    """The positive integer in environment variable ``name`` (at least 1), ``default`` when unset or not an integer."""
+    try:
+        return max(1, int(os.environ.get(name, default)))
+    except ValueError:
+        return default
 
 
 def require(module: str, extra: str, feature: str) -> Any:

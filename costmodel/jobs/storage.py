@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..foundation.errors import IngestError
+from ..foundation.stdin import is_stdin
 
 _URL = re.compile(r"^(s3|s3a|gs|gcs|az|abfs|abfss)://", re.IGNORECASE)
 _PROTOCOL = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "abfs", "abfs": "abfs", "abfss": "abfs"}
@@ -37,10 +38,9 @@ def concurrency() -> int:
     """Objects downloaded at once (``COSTMODEL_STORAGE_CONCURRENCY``, default 32): fsspec's own default
     opens a connection per object of a 1,000-object prefix at once, which servers and emulators that
     serve few connections answer with stalls (and then timeouts)."""
-    try:
-        return max(1, int(os.environ.get("COSTMODEL_STORAGE_CONCURRENCY", "32")))
-    except ValueError:
-        return 32
+    from ..foundation.util import env_int
+
+    return env_int("COSTMODEL_STORAGE_CONCURRENCY", 32)
 
 
 def is_url(path: Any) -> bool:
@@ -253,26 +253,21 @@ class LocalCopies:
     def localize(self, paths: Iterable[str]) -> list[str]:
         out: list[str] = []
         paths = list(paths)
-        if sum(str(p) == "-" for p in paths) > 1:
-            from ..foundation.errors import IngestError
-
+        if sum(is_stdin(p) for p in paths) > 1:
             raise IngestError("standard input ('-') can be read once; it is given more than once", field="FILE")
         for p in paths:
-            if str(p) == "-":  # standard input: a pipe read once into a file the readers can sniff and seek
+            if is_stdin(p):  # standard input: a pipe read once into a file the readers can sniff and seek
                 out.append(self._stdin())
                 continue
             if not is_url(p):
                 out.append(str(p))
                 continue
-            if self.root is None:
-                from ..foundation.leftovers import owned_tempdir
-
-                self.root = owned_tempdir("costmodel-objects-")  # a killed run's copies are removed by the next
+            root = self._root()
             objs = list_objects(str(p))
             fs = _filesystem_or_error(str(p))
             base = str(p).rstrip("/")
             single = len(objs) == 1 and objs[0].rstrip("/") == base
-            top = self.root / f"{len(self.origin):06d}"
+            top = root / f"{len(self.origin):06d}"
             pairs, here = local_targets(objs, base, top, single)
             for obj, dst in pairs:
                 Path(dst).parent.mkdir(parents=True, exist_ok=True)
@@ -286,16 +281,20 @@ class LocalCopies:
             self.tops[here] = str(p).rstrip("/") if not single else objs[0]
         return out
 
+    def _root(self) -> Path:
+        """This run's temporary folder, made on first use (a killed run's folder is removed by the next run)."""
+        if self.root is None:
+            from ..foundation.leftovers import owned_tempdir
+
+            self.root = owned_tempdir("costmodel-objects-")
+        return self.root
+
     def _stdin(self) -> str:
         """Standard input copied into this run's temporary folder as ``stdin`` (the run is named ``stdin``);
         the copy's path stands for ``-`` in sources and warnings."""
         import sys
 
-        if self.root is None:
-            from ..foundation.leftovers import owned_tempdir
-
-            self.root = owned_tempdir("costmodel-objects-")
-        dst = self.root / "stdin"
+        dst = self._root() / "stdin"
         with open(dst, "wb") as f:
             shutil.copyfileobj(sys.stdin.buffer, f)
         self.origin[str(dst)] = "-"
