@@ -178,21 +178,7 @@ def time_to_seconds(values: Any, kind: str, factor: float = 1.0) -> tuple[np.nda
     meta: dict[str, Any] = {}
     s = pd.Series(values, copy=False)
     if pd.api.types.is_datetime64_any_dtype(s.dtype):
-        if getattr(s.dt, "tz", None) is not None:
-            meta["timezone"] = str(s.dt.tz)
-            s = s.dt.tz_convert("UTC").dt.tz_localize(None)
-        ok = s.notna().to_numpy()
-        ns = s.astype("datetime64[ns]").to_numpy().astype("int64")
-        a = np.full(len(ns), np.nan)
-        if ok.any():
-            start_ns = int(ns[ok][0])
-            meta["start_epoch_s"] = start_ns / 1e9
-            meta["start_time"] = pd.Timestamp(start_ns, unit="ns").isoformat()
-            a = np.where(ok, (ns - start_ns) / 1e9, np.nan)
-            if "timezone" not in meta:
-                jumps = naive_clock_jumps(a)
-                if jumps:
-                    meta["naive_clock_jumps"] = jumps
+        a, _ok = _seconds_since_first(s, meta)
         return a, np.zeros(len(a), bool), meta
     if not pd.api.types.is_numeric_dtype(s.dtype) and kind in ("auto", "epoch_s", "epoch_ms", "epoch_us", "epoch_ns"):
         nums = pd.to_numeric(s, errors="coerce")
@@ -235,12 +221,19 @@ def time_to_seconds(values: Any, kind: str, factor: float = 1.0) -> tuple[np.nda
             dt = dt.where(dt.notna(), dt2) if len(dt) else dt2
         except (ValueError, TypeError):
             pass
+    a, ok = _seconds_since_first(dt, meta)
+    return a, ~na & ~ok, meta
+
+
+def _seconds_since_first(dt: pd.Series, meta: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Datetimes -> (seconds since the first valid one, valid mask); fills ``meta`` with ``timezone`` (a zoned
+    series, converted to UTC), ``start_epoch_s``, ``start_time`` and, for naive times, ``naive_clock_jumps``."""
     if getattr(dt.dt, "tz", None) is not None:
         meta["timezone"] = str(dt.dt.tz)
         dt = dt.dt.tz_convert("UTC").dt.tz_localize(None)
     ok = dt.notna().to_numpy()
     ns = dt.astype("datetime64[ns]").to_numpy().astype("int64")
-    invalid = ~na & ~ok
+    a = np.full(len(ns), np.nan)
     if ok.any():
         start_ns = int(ns[ok][0])
         meta["start_epoch_s"] = start_ns / 1e9
@@ -250,9 +243,7 @@ def time_to_seconds(values: Any, kind: str, factor: float = 1.0) -> tuple[np.nda
             jumps = naive_clock_jumps(a)
             if jumps:
                 meta["naive_clock_jumps"] = jumps
-    else:
-        a = np.full(len(ns), np.nan)
-    return a, invalid, meta
+    return a, ok
 
 
 def naive_clock_jumps(t_s: np.ndarray) -> list[dict[str, float]]:
