@@ -13,8 +13,10 @@ stderr, no traceback unless ``--debug``), 128 + signal number when stopped by a 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import re
 import sys
 import traceback
 from collections.abc import Sequence
@@ -30,12 +32,45 @@ VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "ben
                     "notebook", "schema", "place"]
 
 
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<choices>.*)\)")
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors are one line on stderr and exit 2 (argparse's own convention)."""
+    """argparse, but usage errors are one line on stderr and exit 2 (argparse's own convention), with a
+    did-you-mean for a mistyped verb, choice or flag."""
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        sys.stderr.write(f"{self.prog}: error: {message}{_choice_hint(message)} (see {self.prog} --help)\n")
         raise SystemExit(2)
+
+
+def _choice_hint(message: str) -> str:
+    """``"; did you mean 'cost'?"`` for argparse's "invalid choice: 'cots' (choose from ...)", '' otherwise."""
+    from .contracts.errors import did_you_mean
+
+    m = _INVALID_CHOICE.search(message)
+    if m is None:
+        return ""
+    choices = [c.strip().strip("'\"") for c in m.group("choices").split(",")]
+    return did_you_mean(m.group("word"), choices)
+
+
+def _flag_hint(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
+    """``"; did you mean '--monte-carlo'?"`` for the first unknown ``--flag`` among ``extras``, from the flags
+    the verb's ``--help`` lists; '' when none is close."""
+    from .contracts.errors import did_you_mean
+
+    flags = sorted(set(re.findall(r"(?<![\w-])--[a-z0-9][a-z0-9-]*", parser.format_help())))
+    for word in extras:
+        if word.startswith("--"):
+            hint = did_you_mean(word.split("=", 1)[0], flags)
+            if hint:
+                return hint
+    return ""
+
+
+#: each verb's parser, filled by :func:`build_parser` (for the did-you-mean of an unknown flag)
+verb_parsers: dict[str, argparse.ArgumentParser] = {}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,13 +96,22 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         mod.add_arguments(p)
+        with contextlib.suppress(argparse.ArgumentError):  # every verb takes --quiet; its own help text wins
+            p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr; warnings and errors still print")
         p.set_defaults(_run=mod.run)
+        verb_parsers[verb] = p
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # what parse_args says, plus the flag the user probably meant
+        verb = getattr(args, "verb", None)
+        owner = verb_parsers.get(verb) if verb else None
+        if owner is None:
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        owner.error(f"unrecognized arguments: {' '.join(extras)}{_flag_hint(owner, extras)}")
     if not getattr(args, "verb", None):
         parser.print_help(sys.stderr)
         return 2

@@ -232,3 +232,34 @@ def test_a_run_log_can_come_from_standard_input(verb, examples_dir, tmp_path):
         assert a[0]["run_id"] == "stdin" and a[0]["warmup_end_step"] == b[0]["warmup_end_step"]
     twice = run("-", "-", stdin=log)
     assert twice.returncode == 2 and "standard input ('-') can be read once" in twice.stderr
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["cots"], "did you mean 'cost'?"),
+    (["cost", "scenario.yaml", "--monte-carol", "5"], "did you mean '--monte-carlo'?"),
+    (["decide", "--fail-on", "nogo"], "did you mean 'no_go'?"),
+    (["prices", "imprt"], "did you mean 'import'?"),
+])
+def test_a_mistyped_verb_flag_or_choice_gets_a_did_you_mean(argv, said, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "costmodel", *argv], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and said in lines[0], proc.stderr  # one line, no traceback
+    assert "--help)" in lines[0]
+
+
+def test_a_flag_nothing_like_any_known_gets_no_guess(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "costmodel", "cost", "s.yaml", "--zzzzqqq"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 2
+    assert "unrecognized arguments: --zzzzqqq" in proc.stderr and "did you mean" not in proc.stderr
+
+
+def test_every_verb_takes_quiet():
+    from costmodel import cli
+
+    cli.build_parser()
+    assert set(cli.verb_parsers) == set(cli.VERBS)
+    for verb, parser in cli.verb_parsers.items():
+        assert "--quiet" in parser.format_help(), verb
