@@ -1,11 +1,11 @@
-"""`costmodel notebook NAME DIR`: copy a packaged notebook (report, checklist, whatif) into DIR."""
+"""`costmodel notebook NAME DIR`: copy a packaged notebook (report, checklist, whatif, placement) into DIR."""
 from __future__ import annotations
 
 import argparse
 
 from .scaffold import NOTEBOOKS
 
-HELP = "copy a packaged notebook (report, checklist or whatif) into DIR to run or edit"
+HELP = f"copy a packaged notebook ({', '.join(NOTEBOOKS)}) into DIR to run or edit"
 DESCRIPTION = HELP + """
 
 The copy runs with plain papermill from DIR, e.g.

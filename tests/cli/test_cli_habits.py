@@ -263,3 +263,27 @@ def test_every_verb_takes_quiet():
     assert set(cli.verb_parsers) == set(cli.VERBS)
     for verb, parser in cli.verb_parsers.items():
         assert "--quiet" in parser.format_help(), verb
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_completion_script_completes_verbs_and_each_verbs_flags_in_bash(shell, tmp_path):
+    script = subprocess.run([sys.executable, "-m", "costmodel", "completion", shell], capture_output=True, text=True,
+                            timeout=120, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, check=True).stdout
+    if shell == "zsh":  # zsh runs the bash function through bashcompinit; bash reads it without that line
+        assert script.startswith("autoload -U +X bashcompinit && bashcompinit\n")
+        script = script.split("\n", 1)[1]
+    (tmp_path / "c.sh").write_text(script)
+
+    def complete(*words: str) -> list[str]:
+        arr = " ".join(f"'{w}'" for w in ("costmodel", *words))
+        probe = f'source c.sh; COMP_WORDS=({arr}); COMP_CWORD={len(words)}; _costmodel; printf "%s\\n" "${{COMPREPLY[@]}}"'
+        out = subprocess.run(["bash", "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+        return out.split()
+
+    assert complete("co") == ["compare", "cost", "completion"]
+    assert complete("cost", "--mo") == ["--monte-carlo"]
+    assert complete("place", "ex.yaml", "--q") == ["--quiet"]
+    assert "--from-compare" not in complete("fit", "--")  # each verb its own flags
+    assert complete("notebook", "-") == ["--debug", "--force", "--help", "--json", "--quiet", "-h", "-q"]
+    (tmp_path / "scenario.yaml").write_text("x")
+    assert complete("cost", "scen") == ["scenario.yaml"]  # elsewhere: file names
