@@ -7,9 +7,10 @@ import re
 HELP = "print a tab-completion script for bash or zsh (eval it in your shell's start-up file)"
 DESCRIPTION = HELP + """
 
-The script completes verbs, each verb's flags and, elsewhere, file names. Install it once, e.g.
-  costmodel completion bash > ~/.local/share/bash-completion/completions/costmodel
-or add  eval "$(costmodel completion zsh)"  to ~/.zshrc. It is generated from the verbs' own --help, so
+The script completes verbs, each verb's flags and, elsewhere, file names. Write it once, e.g.
+  costmodel completion bash > costmodel.bash
+then source it from ~/.bashrc (or copy it to ~/.local/share/bash-completion/completions/costmodel); for zsh,
+add  eval "$(costmodel completion zsh)"  to ~/.zshrc. It is generated from the verbs' own --help, so
 regenerate it after upgrading costmodel.
 """
 
