@@ -1,0 +1,44 @@
+"""A finished log replayed as if it were growing: the watcher's looks at every ``rows_per_look`` rows."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .reference import Reference
+from .watcher import Settings, Watcher, final_call
+
+
+@dataclass
+class Replay:
+    """What a replay saw: every event, the final call, and the CPU seconds of each look."""
+
+    events: list[dict[str, Any]]
+    final: dict[str, Any]
+    watcher: Watcher
+    cpu_s: list[float] = field(default_factory=list)
+
+
+def prefix(run: Any, k: int) -> Any:
+    """The first ``k`` rows of a Run (or a Timeline DataFrame)."""
+    if hasattr(run, "table"):
+        return replace(run, table=run.table.iloc[:k].reset_index(drop=True))
+    return run.iloc[:k].reset_index(drop=True)
+
+
+def replay(ref: Reference, run: Any, settings: Settings | None = None, rows_per_look: int = 10,
+           final_analysis: bool = True, until_decided: bool = False) -> Replay:
+    """Look at ``run`` every ``rows_per_look`` rows (and at its end), as ``costmodel watch`` would."""
+    w = Watcher(ref, settings or Settings())
+    n = len(run.table) if hasattr(run, "table") else len(run)
+    events: list[dict[str, Any]] = []
+    cpu: list[float] = []
+    ks = list(range(rows_per_look, n, rows_per_look)) + [n]
+    for k in ks:
+        t0 = time.process_time()
+        events += w.look(prefix(run, k))
+        cpu.append(time.process_time() - t0)
+        if until_decided and w.call is not None:
+            break
+    final = final_call(w, prefix(run, ks[-1] if not until_decided else w.rows), final_analysis)
+    return Replay(events=events, final=final, watcher=w, cpu_s=cpu)
