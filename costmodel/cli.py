@@ -27,7 +27,7 @@ from .foundation.safeio import ENVIRONMENT_ERRNOS, os_error_message
 from .foundation.signals import SignalScope, describe, exit_code_of
 
 VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "bench", "simulate", "prices", "example",
-                    "notebook", "schema", "place"]
+                    "notebook", "schema", "place", "plan", "watch"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -33,7 +33,7 @@ def replay(ref: Reference, run: Any, settings: Settings | None = None, rows_per_
     n = len(run.table) if hasattr(run, "table") else len(run)
     events: list[dict[str, Any]] = []
     cpu: list[float] = []
-    ks = list(range(rows_per_look, n, rows_per_look)) + [n]
+    ks = [*range(rows_per_look, n, rows_per_look), n]
     for k in ks:
         t0 = time.process_time()
         events += w.look(prefix(run, k))

@@ -27,8 +27,8 @@ from ..foundation.errors import AnalysisError
 from .boundary import one_sided_factor, r_at, z_two_sided
 from .levels import steps_per_row, window_level
 from .pairing import theta_of
-from .warmcheck import later_end
 from .reference import Reference
+from .warmcheck import later_end
 
 PHASES = ("waiting", "cold", "warm", "steady", "equivalent", "different")
 EXIT_CODES = {"equivalent": 0, "different": 3}
@@ -143,7 +143,7 @@ class Watcher:
         self.history.append(self.status())
         return events
 
-    def _event(self, kind: str, **kw: Any) -> dict[str, Any]:
+    def event(self, kind: str, **kw: Any) -> dict[str, Any]:
         return {"event": kind, "step": _num(self.last_step), "t_s": _num(self.last_t_s), "rows": self.rows, **kw}
 
     def _warmup_look(self, run: Any, s: Any) -> list[dict[str, Any]]:
@@ -170,7 +170,7 @@ class Watcher:
             if self.phase == "waiting":
                 self.phase = "cold"
                 self.cold_evidence = _cold_evidence(fit, level_so_far, self.ref)
-                events.append(self._event("cold_phase", **self.cold_evidence))
+                events.append(self.event("cold_phase", **self.cold_evidence))
             return events
         end_i = int(np.searchsorted(s.step, end))
         spr = steps_per_row(s.step)
@@ -183,7 +183,7 @@ class Watcher:
         if self.phase == "waiting" and end > 0:
             self.phase = "cold"
             self.cold_evidence = _cold_evidence(fit, level_so_far, self.ref)
-            events.append(self._event("cold_phase", **self.cold_evidence))
+            events.append(self.event("cold_phase", **self.cold_evidence))
         veto = later_end(s.w, s.d, end_i, _column(s, "data_wait_s"), _column(s, "cache_hit_ratio"),
                          tol_rows=int(math.ceil(tol / spr)))
         if veto is not None:
@@ -193,7 +193,7 @@ class Watcher:
             self.warmup_called_at_step = self.last_step
             self.phase = "warm"
             t_end = float(np.sum(s.d[:end_i]))
-            events.append(self._event(
+            events.append(self.event(
                 "warmup_over", warmup_end_step=int(end), warmup_end_t_s=t_end,
                 latency_steps=_num(self.last_step - end), latency_s=_num(self.last_t_s - t_end),
                 decided_by=fit.warmup_end_decided_by or "segmentation",
@@ -225,13 +225,13 @@ class Watcher:
         events: list[dict[str, Any]] = []
         if self.phase in ("warm", "waiting", "cold"):
             self.phase = "steady"
-            events.append(self._event("steady", **self._interval_dict()))
+            events.append(self.event("steady", **self._interval_dict()))
         if self.call is None:
             c = call_of(iv, st.margin)
             if c != "steady":
                 self.call, self.phase = c, c
                 self.called_at_step, self.called_at_t_s = self.last_step, self.last_t_s
-                events.append(self._event("call", call=c, **self._interval_dict()))
+                events.append(self.event("call", call=c, **self._interval_dict()))
         return events
 
     # -- reading the state -----------------------------------------------------------------------------

@@ -27,7 +27,8 @@ FLOORS: dict[int, tuple[str, ...]] = {
     0: ("costmodel", "costmodel.foundation", "costmodel.numeric"),  # the root face, the foundation, SciPy-free kernels
     1: ("costmodel.contracts",),  # the typed seams: result models, reading them back, pydantic errors
     2: ("costmodel.ingest", "costmodel.jobs", "costmodel.warmup", "costmodel.prices", "costmodel.cost",
-        "costmodel.checklist", "costmodel.charts", "costmodel.simulate", "costmodel.synthetic", "costmodel.bench", "costmodel.place"),
+        "costmodel.checklist", "costmodel.charts", "costmodel.simulate", "costmodel.synthetic", "costmodel.bench", "costmodel.place",
+        "costmodel.trial"),
     3: ("costmodel.report", "costmodel.simulate.whatif", "costmodel.contracts.schema"),  # the outputs
     4: ("costmodel.interactive", "costmodel.commands", "costmodel.cli", "costmodel.__main__",
         "costmodel.contracts.__main__", "costmodel.data"),  # the shells: anything may be imported here
