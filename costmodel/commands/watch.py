@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
                 emit({"event": "waiting", "reason": parsed.error})
             continue
         if args.replay is not None and up.kind == "eof":
-            from ..trial.replay import prefix
+            from ..trial.watcher import prefix
 
             n = len(parsed.run.table)
             for k in [*range(args.replay, n, args.replay), n]:

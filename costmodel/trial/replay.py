@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from .reference import Reference
-from .watcher import Settings, Watcher, final_call
+from .watcher import Settings, Watcher, final_call, prefix
 
 
 @dataclass
@@ -17,13 +17,6 @@ class Replay:
     final: dict[str, Any]
     watcher: Watcher
     cpu_s: list[float] = field(default_factory=list)
-
-
-def prefix(run: Any, k: int) -> Any:
-    """The first ``k`` rows of a Run (or a Timeline DataFrame)."""
-    if hasattr(run, "table"):
-        return replace(run, table=run.table.iloc[:k].reset_index(drop=True))
-    return run.iloc[:k].reset_index(drop=True)
 
 
 def replay(ref: Reference, run: Any, settings: Settings | None = None, rows_per_look: int = 10,

@@ -18,7 +18,7 @@ interval is a 90 % confidence sequence, as TOST's is a 90 % interval).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -137,6 +137,16 @@ class Watcher:
         self.last_t_s = float(np.sum(s.d))
         events: list[dict[str, Any]] = []
         if self.warmup_end_step is None:
+            # a log that grew by much since the last look (a watch started on a log already written, a
+            # writer that flushes rarely) is caught up on at the looks it would have had
+            k = self._last_heavy_rows or self.settings.min_after_rows
+            while k and self.warmup_end_step is None:
+                k = int(k * (1 + self.settings.heavy_growth)) + 6
+                if k >= n:
+                    break
+                sub = prefix(run, k)
+                events += self._warmup_look(sub, prepare(sub, self.ref.metric), at_step=float(s.step[k - 1]))
+        if self.warmup_end_step is None:
             events += self._warmup_look(run, s)
         if self.warmup_end_step is not None:
             events += self._steady_look(s)
@@ -146,7 +156,7 @@ class Watcher:
     def event(self, kind: str, **kw: Any) -> dict[str, Any]:
         return {"event": kind, "step": _num(self.last_step), "t_s": _num(self.last_t_s), "rows": self.rows, **kw}
 
-    def _warmup_look(self, run: Any, s: Any) -> list[dict[str, Any]]:
+    def _warmup_look(self, run: Any, s: Any, at_step: float | None = None) -> list[dict[str, Any]]:
         from ..warmup import analyze
 
         n = len(s.step)
@@ -160,7 +170,8 @@ class Watcher:
             return []
         end = fit.warmup_end_step
         settled = fit.classification not in ("too_short", "no_steady_state") and end is not None
-        self.warmup_estimates.append((self.last_step, int(end) if settled and end is not None else None))
+        look_step = self.last_step if at_step is None else at_step
+        self.warmup_estimates.append((look_step, int(end) if settled and end is not None else None))
         events: list[dict[str, Any]] = []
         if fit.classification == "too_short":
             return events
@@ -190,12 +201,13 @@ class Watcher:
             self.warmup_vetoes += 1
         if stable and veto is None and n - end_i >= max(st.min_after_rows, end_i) and n >= st.min_rows:
             self.warmup_end_step = int(end)
-            self.warmup_called_at_step = self.last_step
+            self.warmup_called_at_step = look_step
             self.phase = "warm"
             t_end = float(np.sum(s.d[:end_i]))
+            t_look = float(np.sum(s.d))
             events.append(self.event(
-                "warmup_over", warmup_end_step=int(end), warmup_end_t_s=t_end,
-                latency_steps=_num(self.last_step - end), latency_s=_num(self.last_t_s - t_end),
+                "warmup_over", warmup_end_step=int(end), warmup_end_t_s=t_end, evidence_at_step=look_step,
+                latency_steps=_num(look_step - end), latency_s=_num(t_look - t_end),
                 decided_by=fit.warmup_end_decided_by or "segmentation",
                 classification=fit.classification,
                 estimates=[e for _, e in self.warmup_estimates[-3:]]))
@@ -272,6 +284,13 @@ class Watcher:
         out.update(self._interval_dict())
         out["steps_needed"] = self.steps_needed()
         return out
+
+
+def prefix(run: Any, k: int) -> Any:
+    """The first ``k`` rows of a Run (or a Timeline DataFrame)."""
+    if hasattr(run, "table"):
+        return replace(run, table=run.table.iloc[:k].reset_index(drop=True))
+    return run.iloc[:k].reset_index(drop=True)
 
 
 def _column(s: Any, name: str) -> np.ndarray | None:
