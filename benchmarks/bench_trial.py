@@ -61,13 +61,14 @@ def real_pairs() -> dict[str, Path]:
 def bench_real() -> list[dict[str, Any]]:
     from costmodel import trial
     from costmodel.ingest import load
-    from costmodel.warmup import analyze
+    from costmodel.warmup import analyze, compare
 
     rows = []
     for name, d in real_pairs().items():
         c, r = load(d / "colocated.csv")[0], load(d / "remote.csv")[0]
         ref = trial.reference_from_run(c)
         full = analyze(r)
+        whole = compare([c], [r], margin=MARGIN).equivalence
         rp = trial.replay(ref, r, trial.Settings(margin=MARGIN), rows_per_look=10)
         w, f = rp.watcher, rp.final
         n_steps = float(r.table["step"].iloc[-1]) + 1
@@ -76,7 +77,7 @@ def bench_real() -> list[dict[str, Any]]:
         row = {"pair": name, "steps": n_steps, "period": ref.period_steps, "end_full": end_full,
                "end_called": w.warmup_end_step, "called_at": wu["evidence_at_step"] if wu else None,
                "call": f["call"], "by": f["decided_by"], "call_step": f.get("called_at_step"),
-               "compare": (f.get("whole_log") or {}).get("equivalence"),
+               "compare": whole,
                "cpu_max": max(rp.cpu_s), "cpu_med": statistics.median(rp.cpu_s)}
         row["within_10pct"] = (end_full is not None and w.warmup_end_step is not None
                                and abs(w.warmup_end_step - end_full) <= 0.1 * max(end_full, 1))
