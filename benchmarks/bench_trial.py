@@ -75,7 +75,7 @@ def bench_real() -> list[dict[str, Any]]:
         wu = next((e for e in rp.events if e["event"] == "warmup_over"), None)
         end_full = full.warmup_end_step
         row = {"pair": name, "steps": n_steps, "period": ref.period_steps, "end_full": end_full,
-               "end_called": w.warmup_end_step, "called_at": wu["evidence_at_step"] if wu else None,
+               "end_called": w.warmup_end_step, "called_at": wu["step"] if wu else None,
                "call": f["call"], "by": f["decided_by"], "call_step": f.get("called_at_step"),
                "compare": whole,
                "cpu_max": max(rp.cpu_s), "cpu_med": statistics.median(rp.cpu_s)}

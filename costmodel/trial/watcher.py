@@ -186,9 +186,9 @@ class Watcher:
         end_i = int(np.searchsorted(s.step, end))
         spr = steps_per_row(s.step)
         tol = max(st.warmup_tol * end, 2 * spr)
-        # the estimate holds: every estimate made on at least 3/4 of the rows seen agrees with it (and there
+        # the estimate holds: every estimate made on at least 4/5 of the rows seen agrees with it (and there
         # are at least two of them besides this one)
-        recent = [e for k, e in self._estimates_rows if k >= 0.75 * n]
+        recent = [e for k, e in self._estimates_rows if k >= 0.8 * n]
         stable = len(recent) >= 2 and all(e is not None and abs(e - end) <= tol for e in recent)
         self._estimates_rows.append((n, int(end)))
         if self.phase == "waiting" and end > 0:
