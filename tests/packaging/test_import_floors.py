@@ -190,7 +190,7 @@ def test_tests_are_laid_out_like_the_package_with_unique_basenames():
     from support.paths import TESTS
 
     rooms = {"ingest", "warmup", "cost", "prices", "checklist", "report", "simulate", "bench", "jobs", "charts",
-             "cli", "contracts", "packaging", "reliability", "lab", "synthetic", "numeric", "place"}
+             "cli", "contracts", "packaging", "reliability", "lab", "synthetic", "numeric", "place", "trial"}
     files = sorted(TESTS.rglob("test_*.py"))
     assert len(files) > 50
     stray = [f.relative_to(TESTS).as_posix() for f in files if f.parent == TESTS or f.relative_to(TESTS).parts[0] not in rooms]
