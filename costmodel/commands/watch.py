@@ -83,12 +83,12 @@ def human(ev: dict[str, Any]) -> str:
     if k == "idle":
         return f"{at}: the log stopped growing ({_f(ev.get('idle_s'), '.0f')} s without a new line)"
     if k == "end":
-        wl = ev.get("whole_log") or {}
+        wl = ev.get("compare") or {}
         need = ev.get("steps_needed")
         more = f"; about {need:,.0f} more steps would decide" if need else ""
         return (f"end at {at}: {ev['call']} (by {ev.get('decided_by') or 'nothing yet'}"
                 f"{'' if ev.get('called_at_step') is None else ', at step ' + _f(ev['called_at_step'], '.0f')}){more}; "
-                f"whole-log compare: {wl.get('equivalence', '-')} ratio {_f(wl.get('ratio'))} "
+                f"compare on the rows read (fixed-sample): {wl.get('equivalence', '-')} ratio {_f(wl.get('ratio'))} "
                 f"[{_f(wl.get('ratio_ci90_low'))}, {_f(wl.get('ratio_ci90_high'))}] (90 % CI)")
     return f"{at}: {k}"
 
@@ -193,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     if parsed is None or parsed.run is None:
         end: dict[str, Any] = {"event": "end", "rows": 0, "call": "undecided", "decided_by": None,
                                "reason": (parsed.error if parsed else "no input"), "exit_code": 4,
-                               "margin": args.margin, "whole_log": None, "steps_needed": None, "step": None,
+                               "margin": args.margin, "compare": None, "steps_needed": None, "step": None,
                                "t_s": None, "called_at_step": None}
     else:
         end = final_call(watcher, parsed.run, final_analysis=not args.no_final_analysis)

@@ -3,8 +3,8 @@
 The noise model is the reference run's own (or a remote pilot's, when given): the between-stall rate's
 long-run (autocorrelation-aware) error, which falls as 1/sqrt(rows), and the stall costs, one per stall
 period (checkpoints, epoch boundaries), paired by step with the reference's: before the trial their
-paired spread is taken as that of two independent stalls, 2 (g sd)^2 (a pilot with 3 paired stalls gives
-its own). A trial of ``n`` steady rows decides at ``margin`` with power ``power`` (at the assumed true
+paired spread is taken as that of two independent stalls, 2 (g sd)^2 (conservative: one job's checkpoints
+on the two sides move together; a pilot with at least 3 paired stalls gives its own spread instead). A trial of ``n`` steady rows decides at ``margin`` with power ``power`` (at the assumed true
 ratio) when ``log(1 + margin) - |log ratio| >= h(n) + z_power * sd(n)``: ``h`` the half-width of the
 watch's interval (:mod:`costmodel.trial.watcher`: the anytime-valid confidence sequence) or, for the
 planned final analysis, TOST's (``z_0.95 sd``). The watch needs at least ``MIN_PAIRS`` stalls after the
@@ -32,6 +32,7 @@ class Pilot:
     warmup_end_t_s: float | None
     theta: float | None = None
     var_monitored_per_row: float | None = None  # var(theta) x rows, the pilot's own noise
+    stall_pair_var: float | None = None  # var of one paired stall difference (from >= 3 paired stalls)
     source: str = "pilot"
 
 
@@ -55,6 +56,8 @@ def noise_model(ref: Reference, pilot: Pilot | None = None) -> NoiseModel:
     v_rows = v_b * win.rows
     if pilot is not None and pilot.var_monitored_per_row:
         v_rows = max(v_rows, pilot.var_monitored_per_row)
+    if pilot is not None and pilot.stall_pair_var is not None and v_stall > 0:
+        v_stall = pilot.stall_pair_var  # the pilot's own paired stalls (>= 3) replace the independent-sides guess
     return NoiseModel(v_between_rows=v_rows, v_stall_pair=v_stall, v_fixed=v_b,
                       period_steps=ref.period_steps, steps_per_row=ref.steps_per_row)
 
@@ -167,10 +170,12 @@ def pilot_from_run(ref: Reference, run: Any, source: str = "pilot") -> Pilot:
     s = prepare(run, ref.metric)
     i0 = int(np.searchsorted(s.step, fit.warmup_end_step))
     wl = window_level(s.w[i0:], s.d[i0:], s.step[i0:], ref.period_steps, ref.stall_sd_s)
-    theta = var_rows = None
+    theta = var_rows = pair_var = None
     if wl is not None:
         th = theta_of(wl, ref.window, ref.steps_per_row)
         theta = th.theta if th is not None else math.log(wl.level / ref.level)
         var_rows = (wl.between_share * wl.between_rel_se) ** 2 * wl.rows
+        if th is not None and th.pairs >= 3:
+            pair_var = (th.var_monitored - (wl.between_share * wl.between_rel_se) ** 2) * th.pairs
     return Pilot(warmup_end_step=int(fit.warmup_end_step), warmup_end_t_s=fit.warmup_end_t_s, theta=theta,
-                 var_monitored_per_row=var_rows, source=source)
+                 var_monitored_per_row=var_rows, stall_pair_var=pair_var, source=source)

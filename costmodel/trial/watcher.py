@@ -334,7 +334,7 @@ def final_call(w: Watcher, run: Any, final_analysis: bool = True) -> dict[str, A
                      "remote_warmup_end_step": (res.remote[0] or {}).get("warmup_end_step") if res.remote else None}
         except AnalysisError as exc:
             whole = {"equivalence": "no_steady_state", "error": str(exc)}
-    out["whole_log"] = whole
+    out["compare"] = whole
     if w.call is not None:
         out.update(call=w.call, decided_by="confidence sequence", called_at_step=w.called_at_step,
                    called_at_t_s=w.called_at_t_s)
