@@ -1,14 +1,16 @@
-"""How long a remote trial must run for a verdict at a margin, from a co-located run (or a pilot, or a prediction).
+"""How long a remote trial must run for a verdict at a margin, from a co-located run (or a pilot, or a
+prediction).
 
-The noise model is the reference run's own (or a remote pilot's, when given): the between-stall rate's
-long-run (autocorrelation-aware) error, which falls as 1/sqrt(rows), and the stall costs, one per stall
-period (checkpoints, epoch boundaries), paired by step with the reference's: before the trial their
-paired spread is taken as that of two independent stalls, 2 (g sd)^2 (conservative: one job's checkpoints
-on the two sides move together; a pilot with at least 3 paired stalls gives its own spread instead).
-A trial of ``n`` steady rows decides at ``margin`` with power ``power`` (at the assumed true ratio) when ``log(1 + margin) - |log ratio| >= h(n) + z_power * sd(n)``: ``h`` the half-width of the
-watch's interval (:mod:`costmodel.trial.watcher`: the anytime-valid confidence sequence) or, for the
-planned final analysis, TOST's (``z_0.95 sd``). The watch needs at least ``MIN_PAIRS`` stalls after the
-warm-up and calls the warm-up end once the log is about twice as long as it.
+The noise model is the reference run's own (or a remote pilot's, when given): the between-stall rate's long-
+run (autocorrelation-aware) error, which falls as 1/sqrt(rows), and the stall costs, one per stall period
+(checkpoints, epoch boundaries), paired by step with the reference's: before the trial their paired spread is
+taken as that of two independent stalls, 2 (g sd)^2 (conservative: one job's checkpoints on the two sides move
+together; a pilot with at least 3 paired stalls gives its own spread instead). A trial of ``n`` steady rows
+decides at ``margin`` with power ``power`` (at the assumed true ratio) when ``log(1 + margin) - |log ratio| >=
+h(n) + z_power * sd(n)``: ``h`` the half-width of the watch's interval (:mod:`costmodel.trial.watcher`: the
+anytime-valid confidence sequence) or, for the planned final analysis, TOST's (``z_0.95 sd``). The watch needs
+at least ``MIN_PAIRS`` stalls after the warm-up and calls the warm-up end once the log is about twice as long
+as it.
 """
 from __future__ import annotations
 
