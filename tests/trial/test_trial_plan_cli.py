@@ -16,7 +16,7 @@ def test_plan_from_the_colocated_run_and_a_pilot(cli):
     fixed, watch, stop = p["fixed_length"], p["watch"], p["watch_expected_stop"]
     # the anytime-valid interval costs length: the watch needs more steps than a fixed-length trial at the same
     # power, and its expected stop (50 % power) comes earlier than its 80 % length
-    assert fixed["steps"] < stop["steps"] < watch["steps"]
+    assert fixed["steps"] <= stop["steps"] < watch["steps"]
     # the real run (1,401 steps) was about as long as the fixed-length verdict needs (compare on it: equivalent)
     assert 0.5 * 1401 < fixed["steps"] < 1.25 * 1401
     for t in (fixed, watch, stop):
