@@ -77,7 +77,7 @@ def margin_at(nm: NoiseModel, rows: float, theta: float, power: float, settings:
               plan_rows: float, sequential: bool = True) -> float | None:
     """The smallest margin (fraction) a trial of ``rows`` steady rows decides with ``power`` at ``theta``;
     None when it cannot (fewer stalls than the watch needs)."""
-    if nm.period_steps and rows * nm.steps_per_row < MIN_PAIRS * nm.period_steps:
+    if rows < settings.min_rows or (nm.period_steps and rows * nm.steps_per_row < MIN_PAIRS * nm.period_steps):
         return None
     se_m, se_f = _sd_parts(nm, rows)
     sd = math.hypot(se_m, se_f)
