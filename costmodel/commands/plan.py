@@ -19,8 +19,7 @@ With --json prints one object: margin, power, assumed_ratio, ratio_source, warmu
 stall_period_steps, min_stalls, watch / watch_expected_stop / fixed_length ({steady_steps, steps, minutes,
 usd}), plan_steps (give it to costmodel watch --plan-steps), shorter (list), noise, reference, notes, method.
 
-Example:
-  costmodel plan --colocated ex/colocated_steps.csv --margin 0.05 --usd-per-hour 110
+Example: costmodel example ex && costmodel plan --colocated ex/colocated_steps.csv --margin 0.05 --usd-per-hour 110
 """
 
 

@@ -22,8 +22,7 @@ equivalent, 3 different, 4 undecided at the end of input, 2 bad input (the co-lo
 Bad or truncated lines of LOG are counted and named, never fatal. With --json every event is one JSON
 line (keys: event, step, t_s, rows, ...; the last line is the "end" event with call and exit_code).
 
-Examples (a finished log replayed 20 rows at a time, stopped at the call):
-  costmodel watch ex/remote_steps.csv --colocated ex/colocated_steps.csv --margin 0.05 --replay 20 --until decided
+Example: costmodel example e && costmodel watch e/remote_steps.csv --colocated e/colocated_steps.csv --replay 25 --until decided
 """
 
 EVENT_WORDS = {"cold_phase": "cold phase", "warmup_over": "warm-up over", "steady": "steady", "call": "call",
