@@ -68,7 +68,9 @@ def human(ev: dict[str, Any]) -> str:
                 f"called {_f(ev.get('latency_steps'), '.0f')} steps / {_f(ev.get('latency_s'), '.1f')} s later; "
                 f"by {ev.get('decided_by')})")
     if k in ("steady", "call"):
-        head = f"CALL {ev['call']}" if k == "call" else "steady"
+        need = ev.get("steps_needed")
+        head = f"CALL {ev['call']}" if k == "call" else (
+            "not yet" + (f" (about {need:,.0f} more steps would decide)" if need else ""))
         return (f"{at}: {head}: ratio {_f(ev.get('ratio'))} [{_f(ev.get('ratio_cs_low'))}, {_f(ev.get('ratio_cs_high'))}] "
                 f"(90 % confidence sequence, margin {ev.get('margin', 0):.1%}; {ev.get('stalls')} stalls, "
                 f"{ev.get('stall_pairing')})")

@@ -235,9 +235,9 @@ class Watcher:
                       pairs=th.pairs, how=th.how)
         self.interval = iv
         events: list[dict[str, Any]] = []
-        if self.phase in ("warm", "waiting", "cold"):
+        if self.phase in ("warm", "waiting", "cold") and call_of(iv, st.margin) == "steady":
             self.phase = "steady"
-            events.append(self.event("steady", **self._interval_dict()))
+            events.append(self.event("steady", steps_needed=self.steps_needed(), **self._interval_dict()))
         if self.call is None:
             c = call_of(iv, st.margin)
             if c != "steady":
