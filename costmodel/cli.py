@@ -29,7 +29,7 @@ from .foundation.safeio import ENVIRONMENT_ERRNOS, os_error_message
 from .foundation.signals import SignalScope, describe, exit_code_of
 
 VERBS: list[str] = ["ingest", "fit", "compare", "cost", "decide", "report", "bench", "simulate", "prices", "example",
-                    "notebook", "schema", "place", "completion"]
+                    "notebook", "schema", "place", "plan", "watch", "completion"]
 
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<choices>.*)\)")

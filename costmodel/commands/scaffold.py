@@ -16,7 +16,7 @@ from ..foundation.resources import EXAMPLES_DIR, NOTEBOOKS_DIR
 from ..foundation.util import atomic_path
 
 #: Notebooks ``costmodel notebook`` can copy.
-NOTEBOOKS: tuple[str, ...] = ("report", "checklist", "whatif", "placement")
+NOTEBOOKS: tuple[str, ...] = ("report", "checklist", "whatif", "placement", "watch")
 
 #: Files of the bundled example that are not inputs (the generator script; its README is folded into ours).
 _EXAMPLE_SKIP = {"generate_reference.py", "README.md"}

@@ -8,10 +8,13 @@ package imports from it (the checklist, simulate and report packages stay free o
 * :mod:`.walkthrough`: :func:`checklist_wizard`, the wizard as the checklist notebook opens it;
 * :mod:`.whatif`: :func:`whatif_sliders`, the what-if sliders over :mod:`costmodel.simulate.whatif`;
 * :mod:`.placement`: :func:`placement_editor`, the placement's candidates edited over :mod:`costmodel.place.edit`.
+* :mod:`.trial`: :func:`watch_view`, the watched trial (costmodel watch) as a chart redrawn from the file.
 
 ipywidgets (extra ``lab``) is imported only when a widget is built.
 """
 from .placement import placement_editor as placement_editor
+from .trial import trial_figure as trial_figure
+from .trial import watch_view as watch_view
 from .walkthrough import checklist_wizard as checklist_wizard
 from .whatif import whatif_sliders as whatif_sliders
 from .wizard import NOT_ANSWERED as NOT_ANSWERED

@@ -27,7 +27,8 @@ FLOORS: dict[int, tuple[str, ...]] = {
     0: ("costmodel", "costmodel.foundation", "costmodel.numeric"),  # the root face, the foundation, SciPy-free kernels
     1: ("costmodel.contracts",),  # the typed seams: result models, reading them back, pydantic errors
     2: ("costmodel.ingest", "costmodel.jobs", "costmodel.warmup", "costmodel.prices", "costmodel.cost",
-        "costmodel.checklist", "costmodel.charts", "costmodel.simulate", "costmodel.synthetic", "costmodel.bench", "costmodel.place"),
+        "costmodel.checklist", "costmodel.charts", "costmodel.simulate", "costmodel.synthetic", "costmodel.bench", "costmodel.place",
+        "costmodel.trial"),
     3: ("costmodel.report", "costmodel.simulate.whatif", "costmodel.contracts.schema"),  # the outputs
     4: ("costmodel.interactive", "costmodel.commands", "costmodel.cli", "costmodel.__main__",
         "costmodel.contracts.__main__", "costmodel.data"),  # the shells: anything may be imported here
@@ -189,7 +190,7 @@ def test_tests_are_laid_out_like_the_package_with_unique_basenames():
     from support.paths import TESTS
 
     rooms = {"ingest", "warmup", "cost", "prices", "checklist", "report", "simulate", "bench", "jobs", "charts",
-             "cli", "contracts", "packaging", "reliability", "lab", "synthetic", "numeric", "place"}
+             "cli", "contracts", "packaging", "reliability", "lab", "synthetic", "numeric", "place", "trial"}
     files = sorted(TESTS.rglob("test_*.py"))
     assert len(files) > 50
     stray = [f.relative_to(TESTS).as_posix() for f in files if f.parent == TESTS or f.relative_to(TESTS).parts[0] not in rooms]

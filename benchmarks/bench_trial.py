@@ -1,0 +1,202 @@
+"""The watched trial, validated on replays (issue 39).
+
+Usage: ``PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_trial.py [--pairs N] [--jobs J] [--skip-real]``
+
+1. **Real pairs** (``$COSTMODEL_REAL_FIXTURES/gpu_h200`` and ``tests/data/real_h200/{w8,w2,w4long}``): each
+   remote log replayed 10 rows per look against its co-located run at a 5 % margin. Printed per pair: the
+   warm-up-over call (step, the step of the look that made it) against the whole-log fit's end, within 10 %
+   and within one stall period; the call and its step as a share of the run; the final call against
+   ``compare`` on the whole log.
+2. **CPU per update at 10 rows per second**: the h200 remote log written into a buffer 10 rows at a time,
+   each update parsed by the ingest reader and looked at (``trial.follow.parse_parts`` + ``Watcher.look``),
+   CPU seconds per update (``time.process_time``): median, 95th percentile, max.
+3. **Generated pairs**, twice: ``--cs-pairs`` per cell with the warm-up end given (the truth's: the
+   confidence sequence's error rates over many seeds, cheaply) and ``--pairs`` per cell replayed in full.
+   Pairs from :func:`costmodel.synthetic.training_logs.generate_realistic` (seeded): a flat
+   co-located run and a remote run with a warm-up (``warmup``, ``two_tier``), 3,000 steps, checkpoints every
+   500 steps (5-30 steps' time each), CV 1-4 %, AR 0-0.8, replayed 25 rows per look; true ratio (of the
+   effective plateaus, stalls in) 1.00 (``equal``), on the 5 % margin (``margin``: 1.05 or 1/1.05) or beyond it
+   (``beyond``: 1.08 or 1/1.08). Printed per cell: the share called equivalent by the confidence sequence and
+   in the end (with the final analysis), with a Wilson 95 % interval, the median step of the call as a share
+   of the run, the warm-up call within 10 % of the truth's end.
+Deterministic: pair i of a cell uses seeds derived from (cell, i).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+MARGIN = 0.05
+CELLS = {"equal": (1.0, 0.99, 1.01), "margin": (1.05, 1 / 1.05), "beyond": (1.08, 1 / 1.08)}
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    den = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / den
+    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return float(max(0.0, c - h)), float(min(1.0, c + h))
+
+
+def real_pairs() -> dict[str, Path]:
+    real = Path(os.environ.get("COSTMODEL_REAL_FIXTURES", REPO.parent / "shared" / "fixtures" / "real"))
+    out = {"gpu_h200": real / "gpu_h200"}
+    out.update({k: REPO / "tests" / "data" / "real_h200" / k for k in ("w8", "w2", "w4long")})
+    return {k: v for k, v in out.items() if (v / "remote.csv").is_file()}
+
+
+def bench_real() -> list[dict[str, Any]]:
+    from costmodel import trial
+    from costmodel.ingest import load
+    from costmodel.warmup import analyze, compare
+
+    rows = []
+    for name, d in real_pairs().items():
+        c, r = load(d / "colocated.csv")[0], load(d / "remote.csv")[0]
+        ref = trial.reference_from_run(c)
+        full = analyze(r)
+        whole = compare([c], [r], margin=MARGIN).equivalence
+        rp = trial.replay(ref, r, trial.Settings(margin=MARGIN), rows_per_look=10)
+        w, f = rp.watcher, rp.final
+        n_steps = float(r.table["step"].iloc[-1]) + 1
+        wu = next((e for e in rp.events if e["event"] == "warmup_over"), None)
+        end_full = full.warmup_end_step
+        row = {"pair": name, "steps": n_steps, "period": ref.period_steps, "end_full": end_full,
+               "end_called": w.warmup_end_step, "called_at": wu["step"] if wu else None,
+               "call": f["call"], "by": f["decided_by"], "call_step": f.get("called_at_step"),
+               "compare": whole,
+               "cpu_max": max(rp.cpu_s), "cpu_med": statistics.median(rp.cpu_s)}
+        row["within_10pct"] = (end_full is not None and w.warmup_end_step is not None
+                               and abs(w.warmup_end_step - end_full) <= 0.1 * max(end_full, 1))
+        row["latency"] = (row["called_at"] - end_full) if wu and end_full is not None else None
+        row["call_share"] = (row["call_step"] + 1) / n_steps if row["call_step"] is not None else None
+        rows.append(row)
+        print(f"{name:9s} steps {n_steps:5.0f} period {ref.period_steps or 0:4.0f} | warm-up: whole log {end_full}, "
+              f"called {w.warmup_end_step} at step {row['called_at']} (within 10 %: {row['within_10pct']}; "
+              f"{row['latency']} steps after) | call {f['call']} by {f['decided_by']} at step {row['call_step']} "
+              f"({(row['call_share'] or 0):.0%} of the run); whole-log compare {row['compare']} | "
+              f"CPU per look median {row['cpu_med']:.3f} s, max {row['cpu_max']:.3f} s", flush=True)
+    return rows
+
+
+def bench_cpu_per_update() -> None:
+    from costmodel import trial
+    from costmodel.ingest import load
+    from costmodel.trial.follow import parse_parts
+
+    pairs = real_pairs()
+    if "gpu_h200" not in pairs:
+        return
+    d = pairs["gpu_h200"]
+    ref = trial.reference_from_run(load(d / "colocated.csv")[0])
+    lines = (d / "remote.csv").read_bytes().splitlines(keepends=True)
+    w = trial.Watcher(ref, trial.Settings(margin=MARGIN))
+    buf = bytearray(lines[0])
+    cpu = []
+    for i in range(1, len(lines), 10):
+        buf += b"".join(lines[i:i + 10])
+        t0 = time.process_time()
+        p = parse_parts([buf], str(d / "remote.csv"))
+        if p.run is not None:
+            w.look(p.run)
+        cpu.append(time.process_time() - t0)
+    cpu.sort()
+    print(f"CPU per update, h200 remote written 10 rows per update ({len(cpu)} updates; parse + look): "
+          f"median {statistics.median(cpu):.3f} s, p95 {cpu[int(0.95 * len(cpu))]:.3f} s, max {cpu[-1]:.3f} s "
+          f"(budget 1 s per update at 10 rows/s)", flush=True)
+
+
+def _seed(*parts: Any) -> int:
+    return zlib.crc32("/".join(map(str, parts)).encode()) % 1_000_000
+
+
+def one(task: tuple[str, float, int, bool]) -> dict[str, Any]:
+    from costmodel import trial
+    from costmodel.synthetic.training_logs import generate_realistic
+
+    cell, ratio, seed, cs_only = task
+    rng = np.random.default_rng(seed)
+    common: dict[str, Any] = {"n": 3000, "cv": float(rng.choice([0.01, 0.02, 0.04])),
+                              "ar": float(rng.choice([0.0, 0.5, 0.8])), "ckpt_every": 500,
+                              "ckpt_steps": float(rng.uniform(5, 30))}
+    a = generate_realistic(kind="flat", plateau=1000.0, seed=seed, **common)
+    b = generate_realistic(kind=str(rng.choice(["warmup", "two_tier"])), plateau=1000.0 * ratio,
+                           warmup_frac=float(rng.uniform(0.03, 0.1)), seed=seed + 1, **common)
+    truth = b.truth.plateau / a.truth.plateau
+    ref = trial.reference_from_run(a.to_run("a", "colocated"))
+    te = b.truth.warmup_end_step
+    rp = trial.replay(ref, b.to_run("b", "remote"), trial.Settings(margin=MARGIN), rows_per_look=25,
+                      until_decided=True, final_analysis=not cs_only, warmup_end_step=te if cs_only else None)
+    w = rp.watcher
+    return {"cell": cell, "ratio": truth, "cs_call": w.call, "final": rp.final["call"],
+            "call_step": w.called_at_step, "n": 3000.0, "wu": w.warmup_end_step, "wu_true": te,
+            "wu_at": w.warmup_called_at_step, "cpu_max": max(rp.cpu_s)}
+
+
+def bench_generated(pairs: int, jobs: int, cs_only: bool = False) -> None:
+    tasks = [(cell, CELLS[cell][i % len(CELLS[cell])], _seed(cell, i), cs_only) for cell in CELLS for i in range(pairs)]
+    t0 = time.time()
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs) as ex:
+            res = list(ex.map(one, tasks, chunksize=2))
+    else:
+        res = [one(t) for t in tasks]
+    what = ("the confidence sequence alone (warm-up end given: the truth's)" if cs_only
+            else "full replays (warm-up called by the watch, final analysis at the end)")
+    print(f"generated pairs, {what}: {len(res)} in {time.time() - t0:.0f} s ({jobs} worker(s)); margin 5 %, "
+          "3,000 steps, checkpoints every 500 steps, 25 rows per look", flush=True)
+    for cell in CELLS:
+        rr = [x for x in res if x["cell"] == cell]
+        if not rr:
+            continue
+        k_cs = sum(x["cs_call"] == "equivalent" for x in rr)
+        k_f = sum(x["final"] == "equivalent" for x in rr)
+        lo, hi = wilson(k_cs, len(rr))
+        flo, fhi = wilson(k_f, len(rr))
+        dec = [x["call_step"] / x["n"] for x in rr if x["cs_call"] is not None]
+        wu_ok = [abs(x["wu"] - x["wu_true"]) <= 0.1 * max(x["wu_true"], 1) for x in rr
+                 if x["wu"] is not None and x["wu_true"]]
+        lat = [x["wu_at"] - x["wu_true"] for x in rr if x["wu"] is not None and x["wu_true"] is not None]
+        print(f"  {cell:6s} (true ratio {min(x['ratio'] for x in rr):.3f}-{max(x['ratio'] for x in rr):.3f}): "
+              f"equivalent by the confidence sequence {k_cs}/{len(rr)} = {k_cs / len(rr):.1%} "
+              f"[{lo:.1%}, {hi:.1%}]; in the end (with the final analysis) {k_f / len(rr):.1%} [{flo:.1%}, {fhi:.1%}]; "
+              f"decided early {len(dec)}/{len(rr)}, median call at {statistics.median(dec) if dec else float('nan'):.0%} "
+              f"of the run; warm-up call within 10 % of the true end {sum(wu_ok)}/{len(wu_ok)}, "
+              f"median {statistics.median(lat) if lat else float('nan'):.0f} steps after it; "
+              f"max CPU per look {max(x['cpu_max'] for x in rr):.2f} s", flush=True)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=20, help="generated pairs per cell, full replays")
+    ap.add_argument("--cs-pairs", type=int, default=200, help="generated pairs per cell, confidence sequence alone")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--skip-real", action="store_true")
+    ap.add_argument("--skip-generated", action="store_true")
+    a = ap.parse_args(argv)
+    if not a.skip_real:
+        bench_real()
+        bench_cpu_per_update()
+    if not a.skip_generated:
+        bench_generated(a.cs_pairs, a.jobs, cs_only=True)
+        bench_generated(a.pairs, a.jobs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
