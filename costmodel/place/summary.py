@@ -23,7 +23,11 @@ def _offer(o: Offer | None) -> dict[str, Any] | None:
     return {"instance_type": o.instance_type, "count": o.count, "purchase": o.purchase,
             "usd_per_hour": o.usd_per_hour, "cluster_usd_per_hour": o.cluster_usd_per_hour,
             "price_source": o.price_source or None, "wait_hours": o.wait_hours,
-            "not_priced_reason": o.not_priced_reason}
+            "not_priced_reason": o.not_priced_reason, "price_as_of": o.price_as_of,
+            "speed": o.speed.to_dict() if o.speed is not None else None,
+            "commitment": o.commitment.model_dump() if o.commitment is not None else None,
+            "interruptions_per_run": o.interruptions_per_run,
+            "hours_lost_per_interruption": o.hours_lost_per_interruption}
 
 
 def row_dict(r: Row, mc: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -44,6 +48,11 @@ def row_dict(r: Row, mc: dict[str, Any] | None = None) -> dict[str, Any]:
         "p_best": (mc or {}).get("p_best", {}).get(r.id),
         "cost_p5_usd": (mc or {}).get("cost_p5_usd", {}).get(r.id),
         "cost_p95_usd": (mc or {}).get("cost_p95_usd", {}).get(r.id),
+        "speed": cs.offer.speed.to_dict() if cs.offer.speed is not None else None,
+        "billing": dict(r.billing) if r.priced else None,
+        "absorbed_usd": num(r.absorbed_usd),
+        "ranked_by": ("time: no value of delay stated (objective.usd_per_hour); ranked behind every placement "
+                      "that is cheaper or sooner") if r.ranked_by_time else ("score_usd" if r.rank else None),
     }
 
 
@@ -61,6 +70,8 @@ def crossing(cs: CandidateScenario) -> dict[str, Any] | None:
 def _candidate(cs_list: list[CandidateScenario], exported: dict[int, dict[str, str]]) -> list[dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for cs in cs_list:
+        if cs.kind == "wait":
+            continue
         c = cs.candidate
         d = out.setdefault(c.name, {
             "name": c.name, "provider": c.provider, "region": c.region,
@@ -95,11 +106,21 @@ def why_lines(pl: Placement, ranked: list[Row], be: list[dict[str, Any]], mc: di
         r2 = ranked[1]
         lines.append(f"Runner-up {r2.id}: {r2.score_usd - w.score_usd:,.0f} USD more"
                      f"{' (score)' if pl.usd_per_hour else ''}, finishing in {r2.time_h:,.1f} h.")
-    faster = [r for r in ranked if r.time_h < w.time_h]
+    if w.ranked_by_time:
+        lines.append(f"{w.id} waits {w.time_parts.get('gpu_wait_hours', 0.0):,.1f} h for GPUs near the data; no value "
+                     "of delay is stated (objective.usd_per_hour), so it is ranked by time and wins only because "
+                     "no placement is cheaper or sooner.")
+    faster = [r for r in ranked if r.time_h < w.time_h - 0.05]  # a gap that rounds to 0.0 h is no gap
     if faster:
         f = min(faster, key=lambda r: r.time_h)
-        lines.append(f"Faster: {f.id} finishes {w.time_h - f.time_h:,.1f} h sooner for {f.cost_usd - w.cost_usd:,.0f} "
-                     f"USD more ({(f.cost_usd - w.cost_usd) / max(w.time_h - f.time_h, 1e-9):,.0f} USD per hour saved).")
+        gap = w.time_h - f.time_h
+        lines.append(f"Faster: {f.id} finishes {gap:,.1f} h sooner for {f.cost_usd - w.cost_usd:,.0f} "
+                     f"USD more ({(f.cost_usd - w.cost_usd) / gap:,.0f} USD per hour saved).")
+    commit = w.billing if w.billing.get("committed_hours") else None
+    if commit:
+        lines.append(f"{w.id} is billed for {commit['committed_hours']:,.0f} committed cluster-hours; the job uses "
+                     f"{commit['used_share']:.1%} of them ({commit['unused_usd']:,.0f} USD of the commitment pays for "
+                     "hours this job leaves unused).")
     mine = next((b for b in be if b["candidate"] == w.cs.candidate.name and b["offer"] == w.cs.offer.label()), None)
     if mine and mine.get("above"):
         lines.append(f"It stays the winner until its GPU price rises above {mine['above']['usd_per_hour']:,.2f} USD per "
@@ -127,7 +148,7 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
     if not allowed:
         raise PlacementError("the governance rules forbid every priced placement", key="constraints.governance",
                              path=_where(pl))
-    ranked = rank(rows)
+    ranked = rank(rows, pl.usd_per_hour)
     if not ranked:
         fastest = min(allowed, key=lambda r: r.time_h)
         raise PlacementError(f"no placement finishes within {pl.deadline_hours:g} h: the fastest allowed one, "
@@ -138,9 +159,12 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
     mc = monte_carlo(pl, rows, ranked[0].id, n=monte_carlo_n)
     front = sorted((r for r in rows if r.on_front), key=lambda r: (r.time_h, r.cost_usd))
     warnings: list[str] = []
+    if not pl.data_offers:
+        warnings.append("no GPU offer near the data (data.offers): waiting is not priced")
     for cs in scen:
-        if cs.scenario is not None:
-            warnings.extend(f"{cs.label}: {w}" for w in cs.scenario.warnings if "not priced" not in w)
+        if cs.scenario is not None:  # a wait reads nothing across regions: only its price warnings matter
+            warnings.extend(f"{cs.label}: {w}" for w in cs.scenario.warnings if "not priced" not in w
+                            and (cs.kind != "wait" or w.split(":", 1)[0].endswith("usd_per_hour")))
     bases: dict[str, list[str]] = {}
     for cs in scen:
         x = crossing(cs) if any(r.cs is cs and r.strategy == "cross_region" and r.rank for r in rows) else None
@@ -159,10 +183,17 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
         "placement": pl.name,
         "source": pl.source,
         "data": {"provider": pl.data_provider, "region": pl.data_region, "dataset": pl.dataset,
-                 "offers": [_offer(o) for o in pl.data_offers], "scenario": pl.base_source},
+                 "offers": [{**(_offer(cs.offer) or {}), "scenario": exported.get(id(cs), {}).get("scenario"),
+                             "cost_command": exported.get(id(cs), {}).get("cost_command")}
+                            for cs in scen if cs.kind == "wait"], "scenario": pl.base_source},
         "horizon_months": next((cs.scenario.horizon_months for cs in scen if cs.scenario is not None), None),
         "objective": {"rank_by": "score_usd = cost_usd + usd_per_hour x time_to_finish_hours" if pl.usd_per_hour
-                      else "cost_usd", "usd_per_hour": pl.usd_per_hour, "deadline_hours": pl.deadline_hours},
+                      else "cost_usd", "usd_per_hour": pl.usd_per_hour, "deadline_hours": pl.deadline_hours,
+                      "waits": "valued at usd_per_hour per hour of delay" if pl.usd_per_hour else
+                      "ranked by time (no value of delay stated): behind every placement cheaper or sooner"},
+        "speed_reference": {"gpu": pl.reference.gpu, "gpus": pl.reference.gpus, "precision": pl.reference.precision,
+                            "samples_per_s": pl.reference.samples_per_s, "detail": pl.reference.detail}
+        if pl.reference is not None else None,
         "counts": {"candidates": len(pl.candidates), "offers": len(scen), "placements": len(rows),
                    "ranked": len(ranked), "not_priced": sum(1 for r in rows if not r.priced),
                    "forbidden": sum(1 for r in rows if r.priced and not r.allowed),
