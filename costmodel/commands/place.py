@@ -51,7 +51,11 @@ def run(args: argparse.Namespace) -> int:
             today = dt.date.fromisoformat(args.today)
         except ValueError:
             raise PlacementError(f"--today {args.today!r}: expected a date YYYY-MM-DD", key="--today") from None
-    out = place(args.placement, scenarios_dir=args.scenarios, monte_carlo_n=args.monte_carlo, today=today)
+    from ..foundation.progress import progress_on
+    from ._common import progress
+
+    out = place(args.placement, scenarios_dir=args.scenarios, monte_carlo_n=args.monte_carlo, today=today,
+                progress=progress if progress_on() else None)
     if args.adr:
         from ..place.adr import write_placement_adr
 

@@ -90,6 +90,16 @@ def _strip(base: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
+def _stripped_copy(pl: Placement) -> dict[str, Any]:
+    """:func:`_strip` of the base scenario, deep-copied once per placement; each call returns a copy of its
+    top-level sections (what :func:`candidate_doc` writes into), the nested values shared read-only."""
+    cached = getattr(pl, "_stripped", None)
+    if cached is None or cached[0] is not pl.base:
+        cached = (pl.base, _strip(pl.base))
+        pl._stripped = cached  # type: ignore[attr-defined]
+    return {k: (dict(v) if isinstance(v, dict) else v) for k, v in cached[1].items()}
+
+
 def data_offer_for(pl: Placement, offer: Offer) -> Offer | None:
     """The GPU offer near the data that the wait strategy compares with ``offer``: the same instance type and
     purchase option, else the same instance type, else the first one."""
@@ -182,7 +192,7 @@ def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis]) -
 def candidate_doc(pl: Placement, cand: Candidate, offer: Offer, data_offer: Offer | None, basis: Basis,
                   storage_usd: float | None) -> dict[str, Any]:
     """The scenario mapping of ``cand`` x ``offer`` (see the module docstring)."""
-    doc = _strip(pl.base)
+    doc = _stripped_copy(pl)
     doc["name"] = f"{pl.name}: {cand.name} ({offer.label()})"
     _put(doc, "prices.provider", pl.data_provider)
     _put(doc, "prices.src_region", pl.data_region)
@@ -249,14 +259,18 @@ def _storage(pl: Placement, cand: Candidate) -> tuple[float | None, str | None]:
     return None, None
 
 
-def build(pl: Placement, today: Any = None, predictions: dict[tuple, Basis] | None = None) -> list[CandidateScenario]:
+def build(pl: Placement, today: Any = None, predictions: dict[tuple, Basis] | None = None,
+          progress: Any = None) -> list[CandidateScenario]:
     """Every candidate x offer as a :class:`CandidateScenario` (in file order). Raises PlacementError for a
     measurement that cannot be read; a price that cannot be found leaves the offer not priced, with the reason."""
     from ..cost import apply_measurements, scenario_from_dict
 
     out: list[CandidateScenario] = []
     predictions = {} if predictions is None else predictions
-    for cand in pl.candidates:
+    step = max(1, len(pl.candidates) // 10)
+    for k, cand in enumerate(pl.candidates):
+        if progress is not None and k and k % step == 0:
+            progress(f"candidate scenarios: {k} of {len(pl.candidates)}")
         basis = measured_basis(pl, cand) or predicted_basis(pl, cand, predictions)
         storage, storage_why = _storage(pl, cand)
         for offer in cand.offers:

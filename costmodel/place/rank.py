@@ -27,8 +27,9 @@ hours (``absorbed_usd``), so ``cost_usd = compute_usd + strategy_usd - absorbed_
 ``wait`` is one placement per GPU offer near the data (not one per candidate). The ranking is by ``score_usd``
 among the priced, allowed and feasible placements (ties by name); with no value of delay stated
 (``objective.usd_per_hour`` 0) a wait is ranked by time: behind every placement that is cheaper or sooner (it
-wins only when it is both). The Pareto front of cost vs time among the priced and allowed ones. Everything is vectorised over arrays, so the same
-functions give the point figures, the break-even lines and the Monte Carlo draws.
+wins only when it is both). The Pareto front of cost vs time among the priced and allowed ones. Everything is
+vectorised over arrays, so the same functions give the point figures, the break-even lines and the Monte Carlo
+draws.
 """
 from __future__ import annotations
 
@@ -89,15 +90,26 @@ def details(cs: CandidateScenario, strategy: str, arrays: dict[str, Any] | None 
             wait_hours: Any = None) -> dict[str, Any]:
     """Every figure of ``cs`` under ``strategy`` (arrays broadcast): cost, compute, strategy, absorbed USD, the
     time parts, the GPU hours used and the billing of the purchase option (see the module docstring)."""
+    return details_all(cs, (strategy,), arrays, wait_hours)[strategy]
+
+
+def details_all(cs: CandidateScenario, strategies: tuple[str, ...], arrays: dict[str, Any] | None = None,
+                wait_hours: Any = None) -> dict[str, dict[str, Any]]:
+    """:func:`details` of several strategies from one evaluation of the cost model."""
     p = follow(model_inputs(cs.scenario, **(arrays or {})))
+    t = terms(p)
+    return {s: _strategy_figures(cs, s, p, t, wait_hours) for s in strategies}
+
+
+def _strategy_figures(cs: CandidateScenario, strategy: str, p: Any, t: dict[str, Any],
+                      wait_hours: Any) -> dict[str, Any]:
     M, R, T = p["horizon_months"], p["training.runs_per_month"], p["training.run_hours"]
     G = p["training.cluster_usd_per_hour"]
-    t = terms(p)
     strat = sum(t[strategy].values())
     L = p["cache.warmup_lost_s"]
     d = p["cache.steady_slowdown_fraction"]
     E = p["training.epochs_per_run"]
-    I = p["training.interruptions_per_run"]
+    I = p["training.interruptions_per_run"]  # noqa: E741  the model's symbol
     lost = cs.offer.hours_lost_per_interruption
     # the warm-up a derived run_hours holds (cost.model.follow): min(n, max(R, E*R)) / R * L / 3600
     fills = np.minimum(_cold_starts(p), np.maximum(R, E * R))
@@ -174,6 +186,7 @@ def build_rows(pl: Placement, scenarios: list[CandidateScenario]) -> list[Row]:
     placements once per GPU offer near the data."""
     rows: list[Row] = []
     for cs in scenarios:
+        point = details_all(cs, _strategies(cs)) if cs.scenario is not None else {}
         for s in _strategies(cs):
             trained = pl.data_region if s == "wait" else cs.candidate.region
             r = Row(row_id(cs, s), cs, s, trained)
@@ -187,7 +200,7 @@ def build_rows(pl: Placement, scenarios: list[CandidateScenario]) -> list[Row]:
             elif s in cs.scenario.not_priced:
                 r.priced, r.not_priced_reason = False, f"the cost model: {cs.scenario.not_priced[s]}"
             if r.priced:
-                f = details(cs, s)
+                f = point[s]
                 r.cost_usd, r.compute_usd, r.strategy_usd = float(f["cost"]), float(f["compute"]), float(f["strategy"])
                 r.absorbed_usd = float(f["absorbed"])
                 r.billing = {k: (bool(v) if k == "fits" else v if isinstance(v, str) else float(v))
@@ -246,11 +259,11 @@ def price_lines(pl: Placement, rows: list[Row], cs: CandidateScenario) -> dict[s
     xs = np.array([x0, x0 + 1.0])
     arrays = {"training.cluster_usd_per_hour": G0 + (xs - x0) * n, "wait.cluster_premium_usd_per_hour": P0 - (xs - x0) * n}
     out = {}
-    for r in rows:
-        if r.cs is not cs or not r.eligible:
-            continue
-        cost, _c, _s, parts = figures(cs, r.strategy, arrays)
-        score = np.asarray(cost, dtype=float) + pl.usd_per_hour * np.asarray(time_total(parts), dtype=float)
+    mine = [r for r in rows if r.cs is cs and r.eligible]
+    got = details_all(cs, tuple(r.strategy for r in mine), arrays) if mine else {}
+    for r in mine:
+        f = got[r.strategy]
+        score = np.asarray(f["cost"], dtype=float) + pl.usd_per_hour * np.asarray(time_total(f["parts"]), dtype=float)
         score = np.broadcast_to(score, xs.shape)
         b = float(score[1] - score[0])
         out[r.id] = (float(score[0]) - b * x0, b)
@@ -268,16 +281,19 @@ def break_even(pl: Placement, rows: list[Row], ranked: list[Row]) -> list[dict[s
     if not ranked:
         return []
     winner = ranked[0]
-    fixed = sorted(((r.score_usd, r.id, id(r.cs)) for r in rows
-                    if r.eligible and not (r.ranked_by_time and r is not winner)))
+    fixed = sorted((r.score_usd, r.id, id(r.cs)) for r in rows
+                    if r.eligible and not (r.ranked_by_time and r is not winner))
     out = []
     seen: set[int] = set()
+    by_cs: dict[int, list[Row]] = {}
+    for r in rows:
+        by_cs.setdefault(id(r.cs), []).append(r)
     for r in rows:
         cs = r.cs
         if id(cs) in seen or cs.scenario is None or cs.kind == "wait":
             continue
         seen.add(id(cs))
-        lines = price_lines(pl, rows, cs)
+        lines = price_lines(pl, by_cs[id(cs)], cs)
         x0 = float(cs.offer.usd_per_hour)  # type: ignore[arg-type]
         entry: dict[str, Any] = {"candidate": cs.candidate.name, "offer": cs.offer.label(), "key": cs.offer.key,
                                  "usd_per_hour": x0, "below": None, "above": None, "note": None}

@@ -158,7 +158,8 @@ def reference(base: dict[str, Any], reference_gpu: str | None, reference_gpus: i
               precision: str, provider: str) -> Reference:
     """The reference cluster of the base scenario: stated in the placement file's ``speed:``, else the base
     scenario's ``training.instance_type`` x ``instance_count`` through ``data/gpus/instances.csv``."""
-    tr = base.get("training") if isinstance(base.get("training"), dict) else {}
+    raw = base.get("training")
+    tr: dict[str, Any] = raw if isinstance(raw, dict) else {}
     thr = tr.get("samples_per_s") if isinstance(tr.get("samples_per_s"), (int, float)) else None
     itype = tr.get("instance_type")
     count = tr.get("instance_count", 1)

@@ -7,6 +7,7 @@ break_even, monte_carlo, candidates, warnings. Every ranked or listed placement 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,13 +59,17 @@ def row_dict(r: Row, mc: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def crossing(cs: CandidateScenario) -> dict[str, Any] | None:
     """Which cross-region byte figure the cost model priced for ``cs`` (``costmodel cost``'s ``cross_region_bytes``:
-    basis dataset, measured or billed, and GB per month), None when not priced."""
+    basis dataset, measured or billed, and GB per month), None when not priced. Computed once per scenario."""
     if cs.scenario is None:
         return None
+    if hasattr(cs, "_crossing"):
+        return cs._crossing
     from ..cost import evaluate
 
     xb = getattr(evaluate(cs.scenario), "cross_region_bytes", None) or {}
-    return {"basis": xb.get("basis"), "gb_per_month": xb.get("gb_per_month")} if xb else None
+    out = {"basis": xb.get("basis"), "gb_per_month": xb.get("gb_per_month")} if xb else None
+    cs._crossing = out  # type: ignore[attr-defined]
+    return out
 
 
 def _candidate(cs_list: list[CandidateScenario], exported: dict[int, dict[str, str]]) -> list[dict[str, Any]]:
@@ -133,12 +138,29 @@ def _where(pl: Placement) -> str | None:
     return pl.source if pl.source != "<dict>" else None
 
 
+class _Progress:
+    """Progress lines through ``say`` once the run has taken more than ``after_s`` seconds (a quick run stays quiet)."""
+
+    def __init__(self, say: Callable[[str], None] | None, after_s: float = 2.0) -> None:
+        import time
+
+        self.say, self.after_s, self.t0, self.clock = say, after_s, time.monotonic(), time.monotonic
+
+    def __call__(self, msg: str) -> None:
+        if self.say is not None and self.clock() - self.t0 > self.after_s:
+            self.say(f"costmodel place: {msg} ({self.clock() - self.t0:.1f} s)")
+
+
 def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
-            monte_carlo_n: int | None = None, today: Any = None, predictions: dict | None = None) -> dict[str, Any]:
+            monte_carlo_n: int | None = None, today: Any = None, predictions: dict | None = None,
+            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """The placement result (see the module docstring). ``scenarios_dir``: also write each candidate's
     scenario YAML there (and, for a measured one, its compare JSON) so ``costmodel cost`` can be run on it.
-    Raises PlacementError for an infeasible constraint or when nothing can be priced."""
-    scen = build(pl, today, predictions)
+    ``progress``: called with a line per stage once the run has taken 2 s. Raises PlacementError for an
+    infeasible constraint or when nothing can be priced."""
+    say = _Progress(progress)
+    scen = build(pl, today, predictions, progress=say)
+    say(f"ranking {len(scen)} candidate offers")
     rows = build_rows(pl, scen)
     priced = [r for r in rows if r.priced]
     if not priced:
@@ -155,7 +177,9 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
                              f"{fastest.id}, takes {fastest.time_h:,.1f} h", key="constraints.deadline_hours",
                              path=_where(pl))
     exported = export_scenarios(pl, scen, scenarios_dir) if scenarios_dir is not None else {}
+    say("break-even prices")
     be = break_even(pl, rows, ranked)
+    say(f"joint Monte Carlo over {len(ranked)} ranked placements")
     mc = monte_carlo(pl, rows, ranked[0].id, n=monte_carlo_n)
     front = sorted((r for r in rows if r.on_front), key=lambda r: (r.time_h, r.cost_usd))
     warnings: list[str] = []
@@ -166,8 +190,9 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
             warnings.extend(f"{cs.label}: {w}" for w in cs.scenario.warnings if "not priced" not in w
                             and (cs.kind != "wait" or w.split(":", 1)[0].endswith("usd_per_hour")))
     bases: dict[str, list[str]] = {}
+    ranked_cross = {id(r.cs) for r in rows if r.strategy == "cross_region" and r.rank}
     for cs in scen:
-        x = crossing(cs) if any(r.cs is cs and r.strategy == "cross_region" and r.rank for r in rows) else None
+        x = crossing(cs) if id(cs) in ranked_cross else None
         if x and x["basis"]:
             bases.setdefault(x["basis"], []).append(f"{cs.candidate.name} ({x['gb_per_month']:,.0f} GB/month)")
     if len(bases) > 1:
@@ -212,9 +237,10 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
 
 
 def place(path: str | os.PathLike[str], scenarios_dir: str | os.PathLike[str] | None = None,
-          monte_carlo_n: int | None = None, today: Any = None) -> dict[str, Any]:
+          monte_carlo_n: int | None = None, today: Any = None,
+          progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """:func:`analyze` of the placement file ``path``."""
-    return analyze(load_placement(path), scenarios_dir, monte_carlo_n, today)
+    return analyze(load_placement(path), scenarios_dir, monte_carlo_n, today, progress=progress)
 
 
 def _slug(text: str) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..cost.dists import Distribution
 from .model import Offer, Placement
-from .rank import Row, figures, time_total
+from .rank import Row, details_all, time_total
 
 ROBUST_P = 0.9
 
@@ -83,6 +83,9 @@ def monte_carlo(pl: Placement, rows: list[Row], winner: str | None, n: int | Non
     seed = int(seed if seed is not None else pl.seed)
     dr = _Draws(n, seed)
     pool = sorted((r for r in rows if r.eligible), key=lambda r: r.id)
+    pool_by_cs: dict[int, list[Row]] = {}
+    for r in pool:
+        pool_by_cs.setdefault(id(r.cs), []).append(r)
     scores = np.full((len(pool), n), np.inf)
     costs = np.full((len(pool), n), np.inf)
     times = np.full((len(pool), n), np.inf)
@@ -99,7 +102,11 @@ def monte_carlo(pl: Placement, rows: list[Row], winner: str | None, n: int | Non
             arrays.update(_speed_arrays(dr, cs, n))
             by_cs[id(cs)] = {"arrays": arrays, "wait": wait}
         got = by_cs[id(cs)]
-        cost, _c, _s, parts = figures(cs, r.strategy, got["arrays"], wait_hours=got["wait"])
+        if "figures" not in got:
+            strategies = tuple(o.strategy for o in pool_by_cs[id(cs)])
+            got["figures"] = details_all(cs, strategies, got["arrays"], wait_hours=got["wait"])
+        f = got["figures"][r.strategy]
+        cost, parts = f["cost"], f["parts"]
         cost = np.broadcast_to(np.asarray(cost, dtype=float), (n,))
         t = np.broadcast_to(np.asarray(time_total(parts), dtype=float), (n,))
         s = cost + pl.usd_per_hour * t

@@ -130,14 +130,14 @@ def import_skypilot(path: Path, summary: FileSummary) -> Iterator[Row]:
              None if spot is None or g[1] is None else spot + g[1])
     source = f"SkyPilot catalog {cloud}/{path.name} (skypilot-org/skypilot-catalog schema v7; {path.name})"
     for (itype, region), by in sorted(groups.items()):
-        gpu, n = accel[itype]
+        gpu, n_gpus = accel[itype]
         for purchase, zones in sorted(by.items()):
             prices = [p for _, p in zones]
             hi, lo = max(prices), min(prices)
             spread = "" if hi == lo else (f"; zones differ {_decimal_text(lo)}..{_decimal_text(hi)}: the highest kept "
                                           f"({len(zones)} zones)")
             what = "host VM + GPUs, " if cloud == "gcp" else ""
-            notes = (f"accelerator {gpu} x {n}; {purchase.replace('_', '-')} USD per instance-hour ({what}SkyPilot "
+            notes = (f"accelerator {gpu} x {n_gpus}; {purchase.replace('_', '-')} USD per instance-hour ({what}SkyPilot "
                      f"Price/SpotPrice){spread}" + ("" if as_of else "; undated: the catalog file carries no date"))
             item = itype if purchase == "on_demand" else f"{itype}:spot"
             r = _row(cloud, item, region, "", "instance-hour", hi, source, as_of, notes)

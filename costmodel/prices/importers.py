@@ -167,7 +167,7 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
             if fmt == "azure-retail":  # pages are small (1,000 items); tiers are completed across pages below
                 azure.append((summary, list(IMPORTERS[fmt](f, summary))))
             else:
-                rows = IMPORTERS[fmt](f, summary)
+                rows: Iterator[Row] = IMPORTERS[fmt](f, summary)
                 if globs:
                     rows = _only(rows, globs, summary)
                 if fmt == "skypilot":
@@ -175,8 +175,8 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
                 if verified:
                     rows = ({**r, "verified": verified} for r in rows)
                 _write(tmp / summary.output, rows, summary)
-        for (summary, _), rows in zip(azure, _azure_tiers([rows for _, rows in azure]), strict=True):
-            _write(tmp / summary.output, rows, summary)
+        for (summary, _), tiered in zip(azure, _azure_tiers([rows for _, rows in azure]), strict=True):
+            _write(tmp / summary.output, tiered, summary)
         out.mkdir(parents=True, exist_ok=True)
         for s in summaries:
             os.replace(tmp / s.output, out / s.output)
