@@ -143,22 +143,22 @@ def test_governance_removes_the_strategies_it_forbids(cli, example, result):
         doc["constraints"]["governance"].append({"region": "us-east-1", "forbid": ["cache", "replica"],
                                                  "reason": "test"})
     out = _place(cli, example, edit, "gov.yaml")
-    ranked = {(r["region"], r["strategy"]) for r in out["ranking"]}
+    ranked = {(r["candidate"], r["strategy"]) for r in out["ranking"]}
     assert ("us-east-1", "cross_region") not in ranked and ("us-east-1", "replicate") not in ranked
-    removed = [r for r in out["not_ranked"] if r["region"] == "us-east-1" and r["strategy"] != "wait"]
+    removed = [r for r in out["not_ranked"] if r["candidate"] == "us-east-1" and r["strategy"] != "wait"]
     assert len(removed) == 2 and all("forbidden in us-east-1 (test)" in r["forbidden_reason"] for r in removed)
-    assert out["winner"]["region"] != "us-east-1"
-    before = {(r["region"], r["strategy"]) for r in result["ranking"]}
+    assert out["winner"]["candidate"] != "us-east-1"
+    before = {(r["candidate"], r["strategy"]) for r in result["ranking"]}
     assert ranked == before - {("us-east-1", "cross_region"), ("us-east-1", "replicate")}
 
 
 def test_an_exchange_rate_trades_cost_for_time(cli, example, result):
     def edit(doc):
-        doc["objective"]["usd_per_hour"] = 1e7
+        doc["objective"]["usd_per_hour"] = 1e11
         doc["constraints"].pop("deadline_hours")
     out = _place(cli, example, edit, "rate.yaml")
     for r in out["ranking"]:
-        assert r["score_usd"] == pytest.approx(r["cost_usd"] + 1e7 * r["time_to_finish_hours"], rel=1e-12)
+        assert r["score_usd"] == pytest.approx(r["cost_usd"] + 1e11 * r["time_to_finish_hours"], rel=1e-12)
     assert out["winner"]["time_to_finish_hours"] == min(r["time_to_finish_hours"] for r in out["ranking"])
 
 
