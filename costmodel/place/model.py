@@ -126,6 +126,8 @@ class DataIn(_Strict):
 
 class GovernanceIn(_Strict):
     region: str
+    provider: str | None = Field(None, max_length=40, description="the region's provider (default: a region of that "
+                                 "name at any provider; GPU clouds reuse names such as us-east-1)")
     forbid: list[Literal["cache", "replica", "gpu"]] = Field(min_length=1)
     reason: str | None = Field(None, max_length=200)
 
@@ -236,10 +238,11 @@ class Placement:
     tie_fraction: float = 0.001
     reference: Any = None  # place.speed.Reference
 
-    def forbidden(self, region: str, what: str) -> str | None:
-        """The reason ``what`` (cache, replica, gpu) is forbidden in ``region``, None when allowed."""
+    def forbidden(self, region: str, what: str, provider: str | None = None) -> str | None:
+        """The reason ``what`` (cache, replica, gpu) is forbidden in ``region`` (of ``provider``), None when allowed."""
         for g in self.governance:
-            if g.region == region and what in g.forbid:
+            if g.region == region and what in g.forbid and (g.provider is None or provider is None
+                                                             or g.provider == provider):
                 return f"governance: {what} forbidden in {region}" + (f" ({g.reason})" if g.reason else "")
         return None
 

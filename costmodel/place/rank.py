@@ -190,7 +190,8 @@ def build_rows(pl: Placement, scenarios: list[CandidateScenario]) -> list[Row]:
         for s in _strategies(cs):
             trained = pl.data_region if s == "wait" else cs.candidate.region
             r = Row(row_id(cs, s), cs, s, trained)
-            why = pl.forbidden(trained, FORBIDS[s]) or (pl.forbidden(trained, "gpu") if s != "wait" else None)
+            prov = cs.candidate.provider
+            why = pl.forbidden(trained, FORBIDS[s], prov) or (pl.forbidden(trained, "gpu", prov) if s != "wait" else None)
             if why:
                 r.allowed, r.forbidden_reason = False, why
             if cs.scenario is None:

@@ -140,8 +140,8 @@ def test_a_gpu_price_across_its_break_even_changes_the_winner_exactly_there(cli,
 
 def test_governance_removes_the_strategies_it_forbids(cli, example, result):
     def edit(doc):
-        doc["constraints"]["governance"].append({"region": "us-east-1", "forbid": ["cache", "replica"],
-                                                 "reason": "test"})
+        doc["constraints"]["governance"].append({"region": "us-east-1", "provider": "aws", "forbid": ["cache", "replica"],
+                                                 "reason": "test"})  # Lambda's us-east-1 is another provider's
     out = _place(cli, example, edit, "gov.yaml")
     ranked = {(r["candidate"], r["strategy"]) for r in out["ranking"]}
     assert ("us-east-1", "cross_region") not in ranked and ("us-east-1", "replicate") not in ranked
