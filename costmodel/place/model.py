@@ -190,6 +190,7 @@ class Offer:
     commitment: CommitmentIn | None = None
     price_notes: str = ""
     price_as_of: str | None = None
+    price_row: Any = None  # the catalog's PriceRow (None: stated)
 
     @property
     def cluster_usd_per_hour(self) -> float | None:
@@ -398,7 +399,7 @@ def _priced_offer(o: OfferIn, provider: str, region: str, key: str, count: int, 
                      not_priced_reason=f"no catalog price: {_strip_key(exc)}")
     return Offer(o.instance_type, count, o.purchase, float(row.usd),
                  f"price table {row.ref()} (as_of {row.as_of or 'undated'})", wait, wait_dist, key=key,
-                 price_notes=row.notes, price_as_of=row.as_of or None)
+                 price_notes=row.notes, price_as_of=row.as_of or None, price_row=row)
 
 
 def _resolve(m: PlacementIn, source: str, folder: Path) -> Placement:

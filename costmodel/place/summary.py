@@ -134,6 +134,22 @@ def why_lines(pl: Placement, ranked: list[Row], be: list[dict[str, Any]], mc: di
     return lines
 
 
+def _price_age_warnings(scen: list[CandidateScenario], today: Any) -> list[str]:
+    """An age warning for each catalog GPU price an offer uses that is undated or over a year old (the cost model
+    does not see them: the candidate's scenario states the cluster price)."""
+    from ..foundation import clock
+    from ..prices.catalog import age_warning
+
+    day = today or clock.today()
+    out = []
+    for cs in scen:
+        row = cs.offer.price_row
+        w = age_warning(row, day) if row is not None and cs.scenario is not None else None
+        if w:
+            out.append(f"{cs.label}: training.cluster_usd_per_hour: {w}")
+    return out
+
+
 def _where(pl: Placement) -> str | None:
     return pl.source if pl.source != "<dict>" else None
 
@@ -185,6 +201,7 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
     warnings: list[str] = []
     if not pl.data_offers:
         warnings.append("no GPU offer near the data (data.offers): waiting is not priced")
+    warnings.extend(_price_age_warnings(scen, today))
     for cs in scen:
         if cs.scenario is not None:  # a wait reads nothing across regions: only its price warnings matter
             warnings.extend(f"{cs.label}: {w}" for w in cs.scenario.warnings if "not priced" not in w

@@ -75,6 +75,8 @@ def test_the_example_ranks_every_candidate_and_lists_what_it_cannot_price(result
         result["data"]["offers"])  # nothing left out: two strategies per candidate offer, one wait per data offer
     spot = [r for r in result["ranking"] if r["offer"]["purchase"] == "spot"]
     assert spot and all("skypilot_aws.csv" in r["offer"]["price_source"] for r in spot)
+    # the imported snapshot's prices are over a year old on the day: every use says so
+    assert any("gpu_8x_h100_sxm5" in w and "skypilot_lambda.csv" in w and "days old" in w for w in result["warnings"])
     lam = listed["lambda us-east-1 (GPU cloud) | 2 x gpu_8x_h100_sxm5 on_demand | replicate"]
     assert "state storage_usd_per_gb_month" in lam["not_priced_reason"]
     late = [r for r in listed.values() if r["infeasible_reason"]]
