@@ -154,13 +154,18 @@ def _where(pl: Placement) -> str | None:
     return pl.source if pl.source != "<dict>" else None
 
 
+#: progress lines start once a run has taken this long (a quick run prints none)
+PROGRESS_AFTER_S = 2.0
+
+
 class _Progress:
     """Progress lines through ``say`` once the run has taken more than ``after_s`` seconds (a quick run stays quiet)."""
 
-    def __init__(self, say: Callable[[str], None] | None, after_s: float = 2.0) -> None:
+    def __init__(self, say: Callable[[str], None] | None, after_s: float | None = None) -> None:
         import time
 
-        self.say, self.after_s, self.t0, self.clock = say, after_s, time.monotonic(), time.monotonic
+        self.say, self.t0, self.clock = say, time.monotonic(), time.monotonic
+        self.after_s = PROGRESS_AFTER_S if after_s is None else after_s
 
     def __call__(self, msg: str) -> None:
         if self.say is not None and self.clock() - self.t0 > self.after_s:

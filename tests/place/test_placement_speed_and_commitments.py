@@ -151,3 +151,18 @@ def test_names_from_the_file_are_escaped_and_never_cut(cli, examples_dir, tmp_pa
     assert r.rc == 0, r.err
     assert "\x1b" not in r.out and "\\x1b[31mred" in r.out
     assert "and a rather long name that goes on | 2 x gpu_8x_h100_sxm5 on_demand | cross_region" in r.out
+
+
+def test_progress_goes_to_the_callback_once_a_run_takes_long(examples_dir, tmp_path, monkeypatch):
+    from costmodel.place import summary
+
+    p = _file(examples_dir, REALISTIC, tmp_path)
+    quiet: list[str] = []
+    monkeypatch.setattr(summary, "PROGRESS_AFTER_S", 1e9)
+    summary.place(p, monte_carlo_n=20, progress=quiet.append)
+    assert quiet == []  # a run shorter than the threshold says nothing
+    monkeypatch.setattr(summary, "PROGRESS_AFTER_S", 0.0)
+    said: list[str] = []
+    summary.place(p, monte_carlo_n=20, progress=said.append)
+    assert any("ranking" in m for m in said) and any("Monte Carlo" in m for m in said)
+    assert all(m.startswith("costmodel place: ") for m in said)
