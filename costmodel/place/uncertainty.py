@@ -146,7 +146,7 @@ def monte_carlo(pl: Placement, rows: list[Row], winner: str | None, n: int | Non
         sentence = (f"{winner} wins in only {p_win:.1%} of {n} joint draws (below {ROBUST_P:.0%}): not robust"
                     + (f"; {runner} wins in {p_best[runner]:.1%}" if runner else ""))
     if pl.tie_fraction > 0 and inputs:
-        sentence += f" (placements within {pl.tie_fraction:.1%} of a draw's best share it)"
+        sentence += f" (placements within {pl.tie_fraction:.1%} of the best score of a draw share it)"
     return {"n": n, "seed": seed, "uncertain_inputs": inputs, "winner": winner, "p_winner": p_win,
             "runner_up": runner, "p_runner_up": p_best.get(runner) if runner else None,
             "robust": bool(p_win is not None and p_win >= ROBUST_P and bool(inputs)), "sentence": sentence,
