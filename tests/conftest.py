@@ -42,6 +42,19 @@ def real_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def skypilot_dir() -> Path:
+    """Real rows of SkyPilot's price catalog (``<cloud>/vms.csv``; never copied into the repo). Skips where absent,
+    except under CI."""
+    from support.paths import SKYPILOT_DIR
+
+    if not (SKYPILOT_DIR / "aws" / "vms.csv").is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"SkyPilot catalog fixtures {SKYPILOT_DIR} are not visible in CI")
+        pytest.skip(f"SkyPilot catalog fixtures {SKYPILOT_DIR} are absent")
+    return SKYPILOT_DIR
+
+
+@pytest.fixture(scope="session")
 def price_files_dir() -> Path:
     """Excerpts of the providers' own price files (tests/data/prices, provenance in its SOURCES.md)."""
     return REPO / "tests" / "data" / "prices"

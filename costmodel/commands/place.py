@@ -51,7 +51,11 @@ def run(args: argparse.Namespace) -> int:
             today = dt.date.fromisoformat(args.today)
         except ValueError:
             raise PlacementError(f"--today {args.today!r}: expected a date YYYY-MM-DD", key="--today") from None
-    out = place(args.placement, scenarios_dir=args.scenarios, monte_carlo_n=args.monte_carlo, today=today)
+    from ..foundation.progress import progress_on
+    from ._common import progress
+
+    out = place(args.placement, scenarios_dir=args.scenarios, monte_carlo_n=args.monte_carlo, today=today,
+                progress=progress if progress_on() else None)
     if args.adr:
         from ..place.adr import write_placement_adr
 
@@ -64,30 +68,46 @@ def run(args: argparse.Namespace) -> int:
 
 
 def summary_text(out: dict) -> str:
-    """The human summary: the ranking table, what is not ranked and why, the reasons, the break-evens."""
+    """The human summary: the ranking table, what is not ranked and why, the reasons, the break-evens. Names from
+    the file are escaped (``foundation.names.shown``) and never cut: the placement column is as wide as its
+    longest id."""
+    from ..foundation.names import shown
+
+    def esc(x: object) -> str:
+        return shown(x, limit=10_000)
+
     ob = out["objective"]
-    lines = [f"{out['placement']}: data in {out['data']['provider']}:{out['data']['region']}; "
+    lines = [f"{esc(out['placement'])}: data in {out['data']['provider']}:{esc(out['data']['region'])}; "
              f"ranked by {ob['rank_by']}" + (f" within {ob['deadline_hours']:g} h" if ob["deadline_hours"] else "")]
-    lines.append(f"  {'#':>2}  {'placement':<62} {'cost USD':>12} {'time h':>8}  basis      P(best)")
-    for r in out["ranking"]:
+    ids = [esc(r["id"]) for r in out["ranking"]]
+    width = max([len("placement")] + [len(i) for i in ids])
+    lines.append(f"  {'#':>2}  {'placement':<{width}} {'cost USD':>12} {'time h':>8}  {'speed':>5}  basis      P(best)")
+    for r, rid in zip(out["ranking"], ids, strict=True):
         basis = r["basis"] if r["basis"] != "not_needed" else "-"
         front = "*" if r["on_front"] else " "
-        lines.append(f"  {r['rank']:>2}{front} {r['id'][:62]:<62} {r['cost_usd']:>12,.0f} {r['time_to_finish_hours']:>8,.1f}"
-                     f"  {basis:<10} {r['p_best'] if r['p_best'] is not None else float('nan'):.3f}")
-    lines.append("  (* on the Pareto front of cost vs time; basis: where the warm-up and slowdown come from)")
+        sp = (r.get("speed") or {}).get("ratio")
+        p = r["p_best"]
+        lines.append(f"  {r['rank']:>2}{front} {rid:<{width}} {r['cost_usd']:>12,.0f} {r['time_to_finish_hours']:>8,.1f}"
+                     f"  {sp if sp is None else format(sp, '5.2f'):>5}  {basis:<10} "
+                     + ("   -" if p is None else f"{p:.3f}") + (" (by time)" if r.get("ranked_by", "") and
+                                                                   str(r.get("ranked_by")).startswith("time") else ""))
+    lines.append("  (* on the Pareto front of cost vs time; speed: throughput vs the reference cluster; basis: where "
+                 "the warm-up and slowdown come from)")
     if out["not_ranked"]:
         lines.append("not ranked:")
         for r in out["not_ranked"]:
             why = r["not_priced_reason"] or r["forbidden_reason"] or r["infeasible_reason"]
-            lines.append(f"  {r['id']}: {why}")
+            lines.append(f"  {esc(r['id'])}: {esc(why)}")
     lines.append("why:")
-    lines.extend(f"  {w}" for w in out["why"])
+    lines.extend(f"  {esc(w)}" for w in out["why"])
     lines.append("break-even GPU prices (USD per instance-hour at which the winner changes):")
     for b in out["break_even"]:
-        parts = [f"{side} {b[side]['usd_per_hour']:,.4f} -> {b[side]['winner']}" for side in ("below", "above") if b[side]]
-        lines.append(f"  {b['candidate']} ({b['offer']}, now {b['usd_per_hour']:g}): "
+        parts = [f"{side} {b[side]['usd_per_hour']:,.4f} -> {esc(b[side]['winner'])}" for side in ("below", "above")
+                 if b[side]]
+        lines.append(f"  {esc(b['candidate'])} ({esc(b['offer'])}, now {b['usd_per_hour']:g}): "
                      + ("; ".join(parts) or b.get("note") or "never"))
-    lines.extend(f"  check: {o['cost_command']}" for c in out["candidates"] for o in c["offers"]
+    lines.extend(f"  check: {esc(o['cost_command'])}" for c in out["candidates"] for o in c["offers"]
                  if o.get("cost_command"))
-    lines.extend(f"warning: {w}" for w in out["warnings"])
+    lines.extend(f"  check: {esc(o['cost_command'])}" for o in out["data"].get("offers") or [] if o.get("cost_command"))
+    lines.extend(f"warning: {esc(w)}" for w in out["warnings"])
     return "\n".join(lines)

@@ -41,6 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     imp = sub.add_parser("import", help="import provider price files into a catalog folder", parents=[_common()])
     imp.add_argument("files", nargs="+", metavar="FILE", help="AWS offer (JSON/CSV), GCP SKU page or Azure page")
     imp.add_argument("-o", "--out", required=True, metavar="DIR", help="folder to write the catalog CSVs to")
+    imp.add_argument("--as-of", default=None, metavar="DATE",
+                     help="the date of files that carry none (SkyPilot catalogs), YYYY[-MM[-DD]]; default: undated")
+    imp.add_argument("--item", action="append", default=None, metavar="GLOB",
+                     help="import only items matching GLOB (repeat; e.g. 'p5*' 'gpu_8x_h100*'); the rest is counted")
+    imp.add_argument("--verified", default=None, metavar="TEXT",
+                     help="the verified cell of every row written: how they were checked (e.g. 'dataset <repo> "
+                          "<path> @<commit>'); default: the importer's own")
     fet = sub.add_parser("fetch", help="download the providers' price files (every page) for `prices import`",
                          parents=[_common()])
     fet.add_argument("--aws-region", action="append", default=[], metavar="REGION",
@@ -127,10 +134,12 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
+    from ..foundation.names import shown
     from ..prices.importers import import_price_files
     from ._common import emit_json, progress
 
-    summaries = import_price_files(args.files, args.out, progress=None if args.json else progress)
+    summaries = import_price_files(args.files, args.out, progress=None if args.json else progress,
+                                   as_of=args.as_of, items=args.item, verified=args.verified)
     if args.json:
         emit_json({"out": str(args.out), "files": [s.to_dict() for s in summaries],
                    "rows": sum(s.rows for s in summaries), "skipped": sum(s.skipped for s in summaries)})
@@ -140,7 +149,9 @@ def _import(args: argparse.Namespace) -> int:
             print(f"{s.path} ({s.format}) -> {args.out}/{s.output}: {s.rows} rows, {s.skipped} records not "
                   f"catalog items (skipped, counted); {span}")
             for reason, n in sorted(s.skip_reasons.items(), key=lambda kv: (-kv[1], kv[0])):
-                print(f"  skipped {n}: {reason}")
+                print(f"  skipped {n}: {shown(reason)}")
+            for k in s.kept:
+                print(f"  {shown(k)}")
             if s.rows == 0:
                 sys.stderr.write(f"costmodel prices: warning: {s.path}: no catalog rows (see the skipped reasons)\n")
     return 0

@@ -28,6 +28,11 @@ class PlacementOffer(Result):
     not_priced_reason: str | None = None
     scenario: str | None = None
     cost_command: str | None = None
+    price_as_of: str | None = Field(None, description="the catalog row's date (null: stated or undated)")
+    speed: Obj | None = Field(None, description="throughput vs the reference cluster: basis, ratio, gpu, gpus, detail")
+    commitment: Obj | None = Field(None, description="savings plan / reserved term or capacity block, as stated")
+    interruptions_per_run: Num = None
+    hours_lost_per_interruption: Num = None
 
 
 class PlacementRow(Result):
@@ -64,6 +69,11 @@ class PlacementRow(Result):
     p_best: Num = None
     cost_p5_usd: Num = None
     cost_p95_usd: Num = None
+    speed: Obj | None = Field(None, description="the offer's speed (see PlacementOffer.speed)")
+    billing: Obj | None = Field(None, description="how the GPU hours are billed: used_hours; for a commitment "
+                                "committed_hours, used_share, billed_usd, unused_usd")
+    absorbed_usd: Num = Field(None, description="GPU-hour terms of the strategy inside the committed hours")
+    ranked_by: str | None = Field(None, description="score_usd, or time (a wait with no value of delay stated)")
 
 
 class PlaceResult(Result):
@@ -88,3 +98,4 @@ class PlaceResult(Result):
     candidates: list[Obj]
     warnings: list[str]
     adr: str | None = Field(None, description="the ADR written with --adr")
+    speed_reference: Obj | None = Field(None, description="the cluster the base scenario's throughput describes")

@@ -172,11 +172,17 @@ def purchase_options(scenario: Any, cheapest: str | None) -> tuple[list[dict[str
     rows = []
 
     def row(name: str, sc: Any) -> dict[str, Any]:
+        from .commitment import commitment_billing
+
         r = evaluate(sc)
-        return {"purchase_option": name, "cluster_usd_per_hour": sc.values["training.cluster_usd_per_hour"],
-                "interruptions_per_run": sc.values.get("training.interruptions_per_run", 0.0),
-                "totals_usd": {o: v.total_usd for o, v in r.options.items()},
-                "cheapest": r.cheapest, "margin_usd": r.margin_usd}
+        out = {"purchase_option": name, "cluster_usd_per_hour": sc.values["training.cluster_usd_per_hour"],
+               "interruptions_per_run": sc.values.get("training.interruptions_per_run", 0.0),
+               "totals_usd": {o: v.total_usd for o, v in r.options.items()},
+               "cheapest": r.cheapest, "margin_usd": r.margin_usd}
+        commitment = commitment_billing(sc, name, sc.values["training.cluster_usd_per_hour"], r.derived)
+        if commitment is not None:  # issue 37: billed per committed hour over the term, used or not
+            out["commitment"] = commitment
+        return out
 
     rows.append(row(base_name, scenario))
     for name, key in PURCHASE_KEYS.items():

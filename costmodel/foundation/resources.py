@@ -13,6 +13,8 @@ PACKAGE_DIR = Path(str(files("costmodel")))
 EXAMPLES_DIR = PACKAGE_DIR / "data" / "examples"
 #: The bundled dated price tables.
 PRICES_DIR = PACKAGE_DIR / "data" / "prices"
+#: The GPU tables: which GPU each instance type carries, and each GPU's training speed relative to a reference.
+GPUS_DIR = PACKAGE_DIR / "data" / "gpus"
 #: The packaged notebooks (report, checklist, what-if).
 NOTEBOOKS_DIR = PACKAGE_DIR / "notebooks"
 

@@ -62,6 +62,8 @@ class CandidateScenario:
     scenario: Any = None
     not_priced_reason: str | None = None
     storage_not_priced: str | None = None
+    kind: str = "candidate"  # or "wait": a GPU offer near the data, priced once for the wait strategy
+    speed_key: str | None = None  # the scenario key the offer's speed scaled (training.samples_per_s or run_hours)
 
     @property
     def label(self) -> str:
@@ -86,6 +88,16 @@ def _strip(base: dict[str, Any]) -> dict[str, Any]:
                 sec.pop(k, None)
     doc.pop("transfer_budget_usd_per_month", None)  # a budget of one link, not of every candidate
     return doc
+
+
+def _stripped_copy(pl: Placement) -> dict[str, Any]:
+    """:func:`_strip` of the base scenario, deep-copied once per placement; each call returns a copy of its
+    top-level sections (what :func:`candidate_doc` writes into), the nested values shared read-only."""
+    cached = getattr(pl, "_stripped", None)
+    if cached is None or cached[0] is not pl.base:
+        cached = (pl.base, _strip(pl.base))
+        pl._stripped = cached  # type: ignore[attr-defined]
+    return {k: (dict(v) if isinstance(v, dict) else v) for k, v in cached[1].items()}
 
 
 def data_offer_for(pl: Placement, offer: Offer) -> Offer | None:
@@ -180,7 +192,7 @@ def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis]) -
 def candidate_doc(pl: Placement, cand: Candidate, offer: Offer, data_offer: Offer | None, basis: Basis,
                   storage_usd: float | None) -> dict[str, Any]:
     """The scenario mapping of ``cand`` x ``offer`` (see the module docstring)."""
-    doc = _strip(pl.base)
+    doc = _stripped_copy(pl)
     doc["name"] = f"{pl.name}: {cand.name} ({offer.label()})"
     _put(doc, "prices.provider", pl.data_provider)
     _put(doc, "prices.src_region", pl.data_region)
@@ -211,6 +223,24 @@ def candidate_doc(pl: Placement, cand: Candidate, offer: Offer, data_offer: Offe
     return doc
 
 
+def scale_speed(doc: dict[str, Any], ratio: float) -> str | None:
+    """Scale the scenario's throughput by ``ratio`` (the offer's cluster vs the reference cluster): a stated
+    ``training.samples_per_s`` is multiplied, else a stated ``training.run_hours`` divided. Returns the key
+    scaled (None when ``ratio`` is 1 and nothing needed scaling); raises PlacementError when neither is a number."""
+    tr = doc.get("training")
+    tr = tr if isinstance(tr, dict) else {}
+    for key, f in (("samples_per_s", ratio), ("run_hours", 1.0 / ratio)):
+        v = tr.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            if ratio != 1.0:
+                tr[key] = float(v) * f
+            return f"training.{key}"
+    if ratio == 1.0:
+        return None
+    raise PlacementError("the offer's speed differs from the reference cluster, but the base scenario states neither "
+                         "training.samples_per_s nor training.run_hours as a number to scale")
+
+
 def _storage(pl: Placement, cand: Candidate) -> tuple[float | None, str | None]:
     """The replica's storage price: stated; across providers looked up here (the scenario's lookups use the data
     provider); within one provider left to the scenario's own fill (with its tiers). (price, why not priced)."""
@@ -229,35 +259,67 @@ def _storage(pl: Placement, cand: Candidate) -> tuple[float | None, str | None]:
     return None, None
 
 
-def build(pl: Placement, today: Any = None, predictions: dict[tuple, Basis] | None = None) -> list[CandidateScenario]:
+def build(pl: Placement, today: Any = None, predictions: dict[tuple, Basis] | None = None,
+          progress: Any = None) -> list[CandidateScenario]:
     """Every candidate x offer as a :class:`CandidateScenario` (in file order). Raises PlacementError for a
     measurement that cannot be read; a price that cannot be found leaves the offer not priced, with the reason."""
     from ..cost import apply_measurements, scenario_from_dict
 
     out: list[CandidateScenario] = []
     predictions = {} if predictions is None else predictions
-    for cand in pl.candidates:
+    step = max(1, len(pl.candidates) // 10)
+    for k, cand in enumerate(pl.candidates):
+        if progress is not None and k and k % step == 0:
+            progress(f"candidate scenarios: {k} of {len(pl.candidates)}")
         basis = measured_basis(pl, cand) or predicted_basis(pl, cand, predictions)
         storage, storage_why = _storage(pl, cand)
         for offer in cand.offers:
             d_offer = data_offer_for(pl, offer)
             cs = CandidateScenario(cand, offer, d_offer, basis, storage_not_priced=storage_why)
             out.append(cs)
-            if offer.usd_per_hour is None:
-                cs.not_priced_reason = offer.not_priced_reason
-                continue
-            cs.doc = candidate_doc(pl, cand, offer, d_offer, basis, storage)
-            try:
-                sc = scenario_from_dict(cs.doc, source=f"{pl.source} [{cs.label}]", today=today)
-                if basis.compare is not None:
-                    sc = apply_measurements(sc, compare=basis.compare, source=basis.compare_source or basis.detail)
-                sc.require_complete()
-            except PriceError as exc:
-                cs.not_priced_reason = f"no catalog price: {exc.message}"
-                continue
-            except ScenarioError as exc:
-                raise PlacementError(f"{cs.label}: the candidate's scenario is invalid: {exc.message}",
-                                     key=f"candidates[{cand.index}]",
-                                     path=pl.source if pl.source != "<dict>" else None) from None
-            cs.scenario = sc
+            _price(pl, cs, storage, today, apply_measurements, scenario_from_dict)
+    data_offers = pl.data_offers or [Offer("(none)", 1, "on_demand", None, "", 0.0,
+                                           not_priced_reason="no GPU offer near the data (data.offers)")]
+    for j, offer in enumerate(data_offers):
+        cand = data_candidate(pl, j)
+        cs = CandidateScenario(cand, offer, offer, Basis("assumed", "waits near the data: nothing is read across "
+                                                                    "regions"), kind="wait")
+        out.append(cs)
+        _price(pl, cs, 0.0, today, apply_measurements, scenario_from_dict)
     return out
+
+
+def data_candidate(pl: Placement, j: int) -> Candidate:
+    """The data region as the place a wait trains in (its offer ``data.offers[j]``): no link, nothing stored."""
+    return Candidate(f"{pl.data_provider}:{pl.data_region} (data region)", pl.data_provider, pl.data_region, [],
+                     None, None, 0.0, None, 0.0, "", None, {}, -1 - j)
+
+
+def _price(pl: Placement, cs: CandidateScenario, storage: float | None, today: Any, apply_measurements: Any,
+           scenario_from_dict: Any) -> None:
+    """Fill ``cs.doc`` and ``cs.scenario`` (or ``cs.not_priced_reason``)."""
+    cand, offer, d_offer, basis = cs.candidate, cs.offer, cs.data_offer, cs.basis
+    if offer.usd_per_hour is None:
+        cs.not_priced_reason = offer.not_priced_reason
+        return
+    cs.doc = candidate_doc(pl, cand, offer, d_offer, basis, storage)
+    if cs.kind == "wait":
+        cs.doc.get("prices", {}).pop("storage_item", None)
+    try:
+        cs.speed_key = scale_speed(cs.doc, offer.speed.ratio)
+    except PlacementError as exc:
+        raise PlacementError(f"{cs.label}: {exc.message}", key="scenario",
+                             path=pl.source if pl.source != "<dict>" else None) from None
+    try:
+        sc = scenario_from_dict(cs.doc, source=f"{pl.source} [{cs.label}]", today=today)
+        if basis.compare is not None:
+            sc = apply_measurements(sc, compare=basis.compare, source=basis.compare_source or basis.detail)
+        sc.require_complete()
+    except PriceError as exc:
+        cs.not_priced_reason = f"no catalog price: {exc.message}"
+        return
+    except ScenarioError as exc:
+        raise PlacementError(f"{cs.label}: the candidate's scenario is invalid: {exc.message}",
+                             key=f"candidates[{cand.index}]" if cand.index >= 0 else "data.offers",
+                             path=pl.source if pl.source != "<dict>" else None) from None
+    cs.scenario = sc

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from ..cost.dists import Distribution
 from ..cost.scenario_model import GIB_PER_GB, parse_number
 from ..cost.spec import INF, Param
 from ..foundation.errors import PlacementError, ScenarioError
+from ..foundation.names import shown
 from ..foundation.safeio import input_kind
 from ..foundation.safeyaml import safe_load_file
 from ..foundation.util import yaml_problem
@@ -45,6 +47,19 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class SpeedIn(_Strict):
+    samples_per_s: float = Field(gt=0, description="measured steady throughput of this offer's whole cluster")
+    source: str | None = Field(None, max_length=300, description="where it was measured")
+
+
+class CommitmentIn(_Strict):
+    term_months: float | None = Field(None, gt=0, le=120, description="savings plan / reserved term (12 or 36)")
+    other_use_fraction: float = Field(0.0, ge=0, le=1, description="share of the committed hours this job does "
+                                      "not use that other work uses (credited; default 0: the job pays them)")
+    block_hours: float | None = Field(None, gt=0, description="capacity block: hours booked per run (default: the "
+                                      "run rounded up to whole days)")
+
+
 class OfferIn(_Strict):
     instance_type: str = Field(min_length=1, description="instance type, e.g. p5.48xlarge")
     count: int | None = Field(None, ge=1, description="instances in the cluster (default: the scenario's "
@@ -56,6 +71,14 @@ class OfferIn(_Strict):
                                                       "[low, high] or a distribution")
     interruptions_per_run: float | None = Field(None, ge=0, description="instance replacements per run (spot "
                                                 "interruptions): the cost model's training.interruptions_per_run")
+    hours_lost_per_interruption: float | None = Field(None, ge=0, description="work redone and restart time per "
+                                                      "interruption (hours since the last checkpoint + restart)")
+    gpu: str | None = Field(None, max_length=40, description="the GPU the instance carries (default: data/gpus)")
+    gpus_per_instance: int | None = Field(None, ge=1, le=1024, description="GPUs per instance (default: data/gpus)")
+    speed: float | SpeedIn | None = Field(None, description="training throughput per GPU relative to the reference "
+                                          "GPU (a number), or {samples_per_s: ...} measured on this offer's cluster")
+    commitment: CommitmentIn | None = Field(None, description="savings_plan / reserved / capacity_block: the term "
+                                            "billed")
 
 
 class LinkIn(_Strict):
@@ -71,9 +94,18 @@ class MeasuredIn(_Strict):
     remote: list[str] | None = Field(None, description="remote run files from this candidate")
 
 
+class SpeedRefIn(_Strict):
+    reference_gpu: str | None = Field(None, max_length=40, description="the GPU the base scenario's throughput was "
+                                      "measured on (default: the base scenario's training.instance_type's)")
+    reference_gpus: int | None = Field(None, ge=1, description="GPUs of that run (default: the base scenario's "
+                                       "instance_count x GPUs per instance)")
+    precision: str = Field("bf16", max_length=20, description="training precision of the speed table")
+
+
 class CandidateIn(_Strict):
     name: str | None = Field(None, max_length=80)
-    provider: Literal["aws", "gcp", "azure"]
+    provider: str = Field(min_length=2, max_length=40, pattern=r"^[a-z][a-z0-9_-]*$",
+                          description="aws, gcp, azure or a GPU cloud (lambda, runpod, nebius, ...)")
     region: str
     offers: list[OfferIn] = Field(min_length=1)
     link: LinkIn = Field(default_factory=LinkIn)  # type: ignore[arg-type]
@@ -94,6 +126,8 @@ class DataIn(_Strict):
 
 class GovernanceIn(_Strict):
     region: str
+    provider: str | None = Field(None, max_length=40, description="the region's provider (default: a region of that "
+                                 "name at any provider; GPU clouds reuse names such as us-east-1)")
     forbid: list[Literal["cache", "replica", "gpu"]] = Field(min_length=1)
     reason: str | None = Field(None, max_length=200)
 
@@ -105,12 +139,15 @@ class ConstraintsIn(_Strict):
 
 
 class ObjectiveIn(_Strict):
-    usd_per_hour: float = Field(0.0, ge=0, description="USD an hour sooner to a finished training is worth")
+    usd_per_hour: float = Field(0.0, ge=0, description="USD an hour sooner to a finished training is worth (the value "
+                                                        "of delay; 0: not stated, waits are ranked by time)")
 
 
 class MonteCarloIn(_Strict):
     draws: int = Field(DEFAULT_DRAWS, ge=1, le=1_000_000)
     seed: int = Field(0, ge=0)
+    tie_fraction: float = Field(0.001, ge=0, le=0.1, description="placements within this share of a draw's best "
+                                "score share that draw's win (near-ties the model cannot tell apart)")
 
 
 class PredictIn(_Strict):
@@ -129,6 +166,7 @@ class PlacementIn(_Strict):
     objective: ObjectiveIn = Field(default_factory=ObjectiveIn)  # type: ignore[arg-type]
     monte_carlo: MonteCarloIn = Field(default_factory=MonteCarloIn)  # type: ignore[arg-type]
     predict: PredictIn = Field(default_factory=PredictIn)  # type: ignore[arg-type]
+    speed: SpeedRefIn = Field(default_factory=SpeedRefIn)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------------------------ resolved
@@ -147,6 +185,12 @@ class Offer:
     not_priced_reason: str | None = None
     key: str = ""
     interruptions_per_run: float | None = None
+    hours_lost_per_interruption: float = 0.0
+    speed: Any = None  # place.speed.Speed
+    commitment: CommitmentIn | None = None
+    price_notes: str = ""
+    price_as_of: str | None = None
+    price_row: Any = None  # the catalog's PriceRow (None: stated)
 
     @property
     def cluster_usd_per_hour(self) -> float | None:
@@ -192,11 +236,14 @@ class Placement:
     predict_max_steps: int | None
     predict_seed: int
     folder: Path
+    tie_fraction: float = 0.001
+    reference: Any = None  # place.speed.Reference
 
-    def forbidden(self, region: str, what: str) -> str | None:
-        """The reason ``what`` (cache, replica, gpu) is forbidden in ``region``, None when allowed."""
+    def forbidden(self, region: str, what: str, provider: str | None = None) -> str | None:
+        """The reason ``what`` (cache, replica, gpu) is forbidden in ``region`` (of ``provider``), None when allowed."""
         for g in self.governance:
-            if g.region == region and what in g.forbid:
+            if g.region == region and what in g.forbid and (g.provider is None or provider is None
+                                                             or g.provider == provider):
                 return f"governance: {what} forbidden in {region}" + (f" ({g.reason})" if g.reason else "")
         return None
 
@@ -245,9 +292,16 @@ def _strip_key(exc: ScenarioError) -> str:
     return msg[len(exc.key) + 2:] if exc.key and msg.startswith(f"{exc.key}: ") else msg
 
 
+_REGION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+
+
 def _region(provider: str, region: str, key: str) -> None:
     from ..contracts.errors import did_you_mean
 
+    if provider not in REGIONS:  # a GPU cloud: its region names are its own; only their shape is checked
+        if not _REGION_NAME.match(region):
+            raise PlacementError(f"region {shown(region, 80)!r}: expected letters, digits, '-', '_' or '.'", key=key)
+        return
     if region not in REGIONS[provider]:
         raise PlacementError(f"unknown {provider} region {region!r}{did_you_mean(region, REGIONS[provider])}",
                              key=key)
@@ -280,11 +334,34 @@ def _number(value: Any, key: str, unit: str, allow_dist: bool = True) -> tuple[f
     return n.value, n.distribution
 
 
-def _offer(o: OfferIn, provider: str, region: str, key: str, default_count: int, table: Any) -> Offer:
+COMMITTED = ("savings_plan", "reserved", "capacity_block")
+
+
+def _offer(o: OfferIn, provider: str, region: str, key: str, default_count: int, table: Any, ref: Any) -> Offer:
+    from .speed import offer_speed
+
     wait, wait_dist = _number(o.expected_wait_hours, f"{key}.expected_wait_hours", "hours")
     count = o.count or default_count
     offer = _priced_offer(o, provider, region, key, count, wait, wait_dist, table)
     offer.interruptions_per_run = o.interruptions_per_run
+    offer.hours_lost_per_interruption = float(o.hours_lost_per_interruption or 0.0)
+    offer.commitment = o.commitment
+    if o.commitment is not None and o.purchase not in COMMITTED:
+        raise PlacementError(f"commitment is for {', '.join(COMMITTED)}, not {o.purchase}", key=f"{key}.commitment")
+    offer.speed = offer_speed(ref, provider, o.instance_type, count, gpu=o.gpu, gpus_per_instance=o.gpus_per_instance,
+                              stated=o.speed, price_notes=offer.price_notes)
+    if offer.usd_per_hour is not None:
+        why = None
+        if offer.speed.ratio is None:
+            why = offer.speed.reason
+        elif o.purchase in ("savings_plan", "reserved") and (o.commitment is None or o.commitment.term_months is None):
+            why = (f"state commitment: {{term_months: 12 or 36}} for the {o.purchase}: it is billed for every hour "
+                   "of its term, used or not")
+        elif o.purchase == "spot" and o.interruptions_per_run is None:
+            why = ("state interruptions_per_run for spot (how often the instances are reclaimed in a run; each "
+                   "restart re-warms the cache)")
+        if why:
+            offer.usd_per_hour, offer.price_distribution, offer.not_priced_reason = None, None, why
     return offer
 
 
@@ -294,26 +371,35 @@ def _priced_offer(o: OfferIn, provider: str, region: str, key: str, count: int, 
     from ..foundation.errors import PriceError
 
     known = table.items(provider) if provider in table.providers() else []
+    if o.usd_per_hour is None and provider not in table.providers():
+        return Offer(o.instance_type, count, o.purchase, None, "", wait, wait_dist, key=key,
+                     not_priced_reason=f"no catalog price: the catalog has no {provider} prices (`costmodel prices "
+                                       "import` its SkyPilot catalog, or state usd_per_hour)")
     if o.usd_per_hour is not None:
         usd, dist = _number(o.usd_per_hour, f"{key}.usd_per_hour", "USD per instance-hour")
         return Offer(o.instance_type, count, o.purchase, usd, "placement file", wait, wait_dist, dist, key=key)
-    if o.instance_type not in known:
+    if o.instance_type not in known and f"{o.instance_type}:spot" not in known:
         gpu_like = [k for k in known if not k.startswith(("inter_", "internet", "s3_", "gcs_", "ebs_", "object_",
                                                            "nat_", "transit_", "privatelink", "blob_"))]
         raise PlacementError(f"unknown {provider} instance type {o.instance_type!r}"
                              f"{did_you_mean(o.instance_type, gpu_like)}; known: {', '.join(gpu_like)} "
                              "(or state usd_per_hour)", key=f"{key}.instance_type")
-    if o.purchase != "on_demand":
+    if o.purchase not in ("on_demand", "spot"):
         return Offer(o.instance_type, count, o.purchase, None, "", wait, wait_dist, key=key,
-                     not_priced_reason=f"the catalog holds on-demand prices only; state usd_per_hour for "
+                     not_priced_reason=f"the catalog holds on-demand and spot prices only; state usd_per_hour for "
                                        f"{o.purchase} {o.instance_type} in {region}")
+    item = o.instance_type if o.purchase == "on_demand" else f"{o.instance_type}:spot"
     try:
-        row = table.lookup(provider, o.instance_type, region, key=f"{key}.instance_type")
+        if item not in known:
+            raise PriceError(f"no {provider} price item {item!r} (a spot price comes from `costmodel prices import` "
+                             "of a SkyPilot catalog, or state usd_per_hour)")
+        row = table.lookup(provider, item, region, key=f"{key}.instance_type")
     except PriceError as exc:
         return Offer(o.instance_type, count, o.purchase, None, "", wait, wait_dist, key=key,
                      not_priced_reason=f"no catalog price: {_strip_key(exc)}")
-    return Offer(o.instance_type, count, o.purchase, float(row.usd), f"price table {row.ref()} (as_of {row.as_of})",
-                 wait, wait_dist, key=key)
+    return Offer(o.instance_type, count, o.purchase, float(row.usd),
+                 f"price table {row.ref()} (as_of {row.as_of or 'undated'})", wait, wait_dist, key=key,
+                 price_notes=row.notes, price_as_of=row.as_of or None, price_row=row)
 
 
 def _resolve(m: PlacementIn, source: str, folder: Path) -> Placement:
@@ -329,7 +415,10 @@ def _resolve(m: PlacementIn, source: str, folder: Path) -> Placement:
     raw_count = training.get("instance_count", 1)
     default_count = int(raw_count) if isinstance(raw_count, (int, float)) and not isinstance(raw_count, bool) \
         and raw_count >= 1 else 1
-    data_offers = [_offer(o, m.data.provider, m.data.region, f"data.offers[{i}]", default_count, table)
+    from .speed import reference
+
+    ref = reference(base, m.speed.reference_gpu, m.speed.reference_gpus, m.speed.precision, m.data.provider)
+    data_offers = [_offer(o, m.data.provider, m.data.region, f"data.offers[{i}]", default_count, table, ref)
                    for i, o in enumerate(m.data.offers)]
     cands: list[Candidate] = []
     names: set[str] = set()
@@ -344,7 +433,7 @@ def _resolve(m: PlacementIn, source: str, folder: Path) -> Placement:
             raise PlacementError(f"candidate name {name!r} is given twice; name each candidate (name: ...)",
                                  key=f"{key}.name")
         names.add(name)
-        offers = [_offer(o, c.provider, c.region, f"{key}.offers[{j}]", default_count, table)
+        offers = [_offer(o, c.provider, c.region, f"{key}.offers[{j}]", default_count, table, ref)
                   for j, o in enumerate(c.offers)]
         row = lookup_link(m.data.provider, m.data.region, c.provider, c.region)
         sources: dict[str, str] = {}
@@ -367,7 +456,8 @@ def _resolve(m: PlacementIn, source: str, folder: Path) -> Placement:
             storage = c.storage_usd_per_gib_month * GIB_PER_GB
         path = c.link.path or ("internet" if c.provider != m.data.provider else None)
         cands.append(Candidate(name, c.provider, c.region, offers, rtt, bw, c.link.transfer_usd_per_gb, path, storage,
-                               c.storage_item or STORAGE_ITEMS[c.provider], c.measured, sources, i))
+                               c.storage_item or STORAGE_ITEMS.get(c.provider, "object_storage"), c.measured,
+                               sources, i))
     for i, g in enumerate(m.constraints.governance):
         regions = {m.data.region} | {c.region for c in cands}
         if g.region not in regions:
@@ -380,7 +470,8 @@ def _resolve(m: PlacementIn, source: str, folder: Path) -> Placement:
         data_provider=m.data.provider, data_region=m.data.region, dataset=m.data.dataset, data_offers=data_offers,
         candidates=cands, deadline_hours=m.constraints.deadline_hours, governance=list(m.constraints.governance),
         usd_per_hour=m.objective.usd_per_hour, draws=m.monte_carlo.draws, seed=m.monte_carlo.seed,
-        predict_max_steps=m.predict.max_steps, predict_seed=m.predict.seed, folder=folder)
+        predict_max_steps=m.predict.max_steps, predict_seed=m.predict.seed, folder=folder,
+        tie_fraction=m.monte_carlo.tie_fraction, reference=ref)
 
 
 def finite(x: float | None) -> bool:

@@ -7,6 +7,7 @@ break_even, monte_carlo, candidates, warnings. Every ranked or listed placement 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,11 @@ def _offer(o: Offer | None) -> dict[str, Any] | None:
     return {"instance_type": o.instance_type, "count": o.count, "purchase": o.purchase,
             "usd_per_hour": o.usd_per_hour, "cluster_usd_per_hour": o.cluster_usd_per_hour,
             "price_source": o.price_source or None, "wait_hours": o.wait_hours,
-            "not_priced_reason": o.not_priced_reason}
+            "not_priced_reason": o.not_priced_reason, "price_as_of": o.price_as_of,
+            "speed": o.speed.to_dict() if o.speed is not None else None,
+            "commitment": o.commitment.model_dump() if o.commitment is not None else None,
+            "interruptions_per_run": o.interruptions_per_run,
+            "hours_lost_per_interruption": o.hours_lost_per_interruption}
 
 
 def row_dict(r: Row, mc: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -44,23 +49,34 @@ def row_dict(r: Row, mc: dict[str, Any] | None = None) -> dict[str, Any]:
         "p_best": (mc or {}).get("p_best", {}).get(r.id),
         "cost_p5_usd": (mc or {}).get("cost_p5_usd", {}).get(r.id),
         "cost_p95_usd": (mc or {}).get("cost_p95_usd", {}).get(r.id),
+        "speed": cs.offer.speed.to_dict() if cs.offer.speed is not None else None,
+        "billing": dict(r.billing) if r.priced else None,
+        "absorbed_usd": num(r.absorbed_usd),
+        "ranked_by": ("time: no value of delay stated (objective.usd_per_hour); ranked behind every placement "
+                      "that is cheaper or sooner") if r.ranked_by_time else ("score_usd" if r.rank else None),
     }
 
 
 def crossing(cs: CandidateScenario) -> dict[str, Any] | None:
     """Which cross-region byte figure the cost model priced for ``cs`` (``costmodel cost``'s ``cross_region_bytes``:
-    basis dataset, measured or billed, and GB per month), None when not priced."""
+    basis dataset, measured or billed, and GB per month), None when not priced. Computed once per scenario."""
     if cs.scenario is None:
         return None
+    if hasattr(cs, "_crossing"):
+        return cs._crossing
     from ..cost import evaluate
 
     xb = getattr(evaluate(cs.scenario), "cross_region_bytes", None) or {}
-    return {"basis": xb.get("basis"), "gb_per_month": xb.get("gb_per_month")} if xb else None
+    out = {"basis": xb.get("basis"), "gb_per_month": xb.get("gb_per_month")} if xb else None
+    cs._crossing = out  # type: ignore[attr-defined]
+    return out
 
 
 def _candidate(cs_list: list[CandidateScenario], exported: dict[int, dict[str, str]]) -> list[dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for cs in cs_list:
+        if cs.kind == "wait":
+            continue
         c = cs.candidate
         d = out.setdefault(c.name, {
             "name": c.name, "provider": c.provider, "region": c.region,
@@ -95,11 +111,21 @@ def why_lines(pl: Placement, ranked: list[Row], be: list[dict[str, Any]], mc: di
         r2 = ranked[1]
         lines.append(f"Runner-up {r2.id}: {r2.score_usd - w.score_usd:,.0f} USD more"
                      f"{' (score)' if pl.usd_per_hour else ''}, finishing in {r2.time_h:,.1f} h.")
-    faster = [r for r in ranked if r.time_h < w.time_h]
+    if w.ranked_by_time:
+        lines.append(f"{w.id} waits {w.time_parts.get('gpu_wait_hours', 0.0):,.1f} h for GPUs near the data; no value "
+                     "of delay is stated (objective.usd_per_hour), so it is ranked by time and wins only because "
+                     "no placement is cheaper or sooner.")
+    faster = [r for r in ranked if r.time_h < w.time_h - 0.05]  # a gap that rounds to 0.0 h is no gap
     if faster:
         f = min(faster, key=lambda r: r.time_h)
-        lines.append(f"Faster: {f.id} finishes {w.time_h - f.time_h:,.1f} h sooner for {f.cost_usd - w.cost_usd:,.0f} "
-                     f"USD more ({(f.cost_usd - w.cost_usd) / max(w.time_h - f.time_h, 1e-9):,.0f} USD per hour saved).")
+        gap = w.time_h - f.time_h
+        lines.append(f"Faster: {f.id} finishes {gap:,.1f} h sooner for {f.cost_usd - w.cost_usd:,.0f} "
+                     f"USD more ({(f.cost_usd - w.cost_usd) / gap:,.0f} USD per hour saved).")
+    commit = w.billing if w.billing.get("committed_hours") else None
+    if commit:
+        lines.append(f"{w.id} is billed for {commit['committed_hours']:,.0f} committed cluster-hours; the job uses "
+                     f"{commit['used_share']:.1%} of them ({commit['unused_usd']:,.0f} USD of the commitment pays for "
+                     "hours this job leaves unused).")
     mine = next((b for b in be if b["candidate"] == w.cs.candidate.name and b["offer"] == w.cs.offer.label()), None)
     if mine and mine.get("above"):
         lines.append(f"It stays the winner until its GPU price rises above {mine['above']['usd_per_hour']:,.2f} USD per "
@@ -108,16 +134,54 @@ def why_lines(pl: Placement, ranked: list[Row], be: list[dict[str, Any]], mc: di
     return lines
 
 
+def _price_age_warnings(scen: list[CandidateScenario], today: Any) -> list[str]:
+    """An age warning for each catalog GPU price an offer uses that is undated or over a year old (the cost model
+    does not see them: the candidate's scenario states the cluster price)."""
+    from ..foundation import clock
+    from ..prices.catalog import age_warning
+
+    day = today or clock.today()
+    out = []
+    for cs in scen:
+        row = cs.offer.price_row
+        w = age_warning(row, day) if row is not None and cs.scenario is not None else None
+        if w:
+            out.append(f"{cs.label}: training.cluster_usd_per_hour: {w}")
+    return out
+
+
 def _where(pl: Placement) -> str | None:
     return pl.source if pl.source != "<dict>" else None
 
 
+#: progress lines start once a run has taken this long (a quick run prints none)
+PROGRESS_AFTER_S = 2.0
+
+
+class _Progress:
+    """Progress lines through ``say`` once the run has taken more than ``after_s`` seconds (a quick run stays quiet)."""
+
+    def __init__(self, say: Callable[[str], None] | None, after_s: float | None = None) -> None:
+        import time
+
+        self.say, self.t0, self.clock = say, time.monotonic(), time.monotonic
+        self.after_s = PROGRESS_AFTER_S if after_s is None else after_s
+
+    def __call__(self, msg: str) -> None:
+        if self.say is not None and self.clock() - self.t0 > self.after_s:
+            self.say(f"costmodel place: {msg} ({self.clock() - self.t0:.1f} s)")
+
+
 def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
-            monte_carlo_n: int | None = None, today: Any = None, predictions: dict | None = None) -> dict[str, Any]:
+            monte_carlo_n: int | None = None, today: Any = None, predictions: dict | None = None,
+            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """The placement result (see the module docstring). ``scenarios_dir``: also write each candidate's
     scenario YAML there (and, for a measured one, its compare JSON) so ``costmodel cost`` can be run on it.
-    Raises PlacementError for an infeasible constraint or when nothing can be priced."""
-    scen = build(pl, today, predictions)
+    ``progress``: called with a line per stage once the run has taken 2 s. Raises PlacementError for an
+    infeasible constraint or when nothing can be priced."""
+    say = _Progress(progress)
+    scen = build(pl, today, predictions, progress=say)
+    say(f"ranking {len(scen)} candidate offers")
     rows = build_rows(pl, scen)
     priced = [r for r in rows if r.priced]
     if not priced:
@@ -127,23 +191,30 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
     if not allowed:
         raise PlacementError("the governance rules forbid every priced placement", key="constraints.governance",
                              path=_where(pl))
-    ranked = rank(rows)
+    ranked = rank(rows, pl.usd_per_hour)
     if not ranked:
         fastest = min(allowed, key=lambda r: r.time_h)
         raise PlacementError(f"no placement finishes within {pl.deadline_hours:g} h: the fastest allowed one, "
                              f"{fastest.id}, takes {fastest.time_h:,.1f} h", key="constraints.deadline_hours",
                              path=_where(pl))
     exported = export_scenarios(pl, scen, scenarios_dir) if scenarios_dir is not None else {}
+    say("break-even prices")
     be = break_even(pl, rows, ranked)
+    say(f"joint Monte Carlo over {len(ranked)} ranked placements")
     mc = monte_carlo(pl, rows, ranked[0].id, n=monte_carlo_n)
     front = sorted((r for r in rows if r.on_front), key=lambda r: (r.time_h, r.cost_usd))
     warnings: list[str] = []
+    if not pl.data_offers:
+        warnings.append("no GPU offer near the data (data.offers): waiting is not priced")
+    warnings.extend(_price_age_warnings(scen, today))
     for cs in scen:
-        if cs.scenario is not None:
-            warnings.extend(f"{cs.label}: {w}" for w in cs.scenario.warnings if "not priced" not in w)
+        if cs.scenario is not None:  # a wait reads nothing across regions: only its price warnings matter
+            warnings.extend(f"{cs.label}: {w}" for w in cs.scenario.warnings if "not priced" not in w
+                            and (cs.kind != "wait" or w.split(":", 1)[0].endswith("usd_per_hour")))
     bases: dict[str, list[str]] = {}
+    ranked_cross = {id(r.cs) for r in rows if r.strategy == "cross_region" and r.rank}
     for cs in scen:
-        x = crossing(cs) if any(r.cs is cs and r.strategy == "cross_region" and r.rank for r in rows) else None
+        x = crossing(cs) if id(cs) in ranked_cross else None
         if x and x["basis"]:
             bases.setdefault(x["basis"], []).append(f"{cs.candidate.name} ({x['gb_per_month']:,.0f} GB/month)")
     if len(bases) > 1:
@@ -159,10 +230,17 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
         "placement": pl.name,
         "source": pl.source,
         "data": {"provider": pl.data_provider, "region": pl.data_region, "dataset": pl.dataset,
-                 "offers": [_offer(o) for o in pl.data_offers], "scenario": pl.base_source},
+                 "offers": [{**(_offer(cs.offer) or {}), "scenario": exported.get(id(cs), {}).get("scenario"),
+                             "cost_command": exported.get(id(cs), {}).get("cost_command")}
+                            for cs in scen if cs.kind == "wait"], "scenario": pl.base_source},
         "horizon_months": next((cs.scenario.horizon_months for cs in scen if cs.scenario is not None), None),
         "objective": {"rank_by": "score_usd = cost_usd + usd_per_hour x time_to_finish_hours" if pl.usd_per_hour
-                      else "cost_usd", "usd_per_hour": pl.usd_per_hour, "deadline_hours": pl.deadline_hours},
+                      else "cost_usd", "usd_per_hour": pl.usd_per_hour, "deadline_hours": pl.deadline_hours,
+                      "waits": "valued at usd_per_hour per hour of delay" if pl.usd_per_hour else
+                      "ranked by time (no value of delay stated): behind every placement cheaper or sooner"},
+        "speed_reference": {"gpu": pl.reference.gpu, "gpus": pl.reference.gpus, "precision": pl.reference.precision,
+                            "samples_per_s": pl.reference.samples_per_s, "detail": pl.reference.detail}
+        if pl.reference is not None else None,
         "counts": {"candidates": len(pl.candidates), "offers": len(scen), "placements": len(rows),
                    "ranked": len(ranked), "not_priced": sum(1 for r in rows if not r.priced),
                    "forbidden": sum(1 for r in rows if r.priced and not r.allowed),
@@ -181,9 +259,10 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
 
 
 def place(path: str | os.PathLike[str], scenarios_dir: str | os.PathLike[str] | None = None,
-          monte_carlo_n: int | None = None, today: Any = None) -> dict[str, Any]:
+          monte_carlo_n: int | None = None, today: Any = None,
+          progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """:func:`analyze` of the placement file ``path``."""
-    return analyze(load_placement(path), scenarios_dir, monte_carlo_n, today)
+    return analyze(load_placement(path), scenarios_dir, monte_carlo_n, today, progress=progress)
 
 
 def _slug(text: str) -> str:

@@ -231,7 +231,9 @@ class PriceTable:
             if s1 is None or s2 is None:
                 continue
             # most specific region match first; among tiers of one match, the first tier (lowest tier_start)
-            score = (min(s1[0], s2[0]), s1[0] + s2[0], s1[1] + s2[1], -r.tier_start)
+            # then the newer dated row (an undated one last): an imported older row never shadows a newer one
+            d = r.as_of_date()
+            score = (min(s1[0], s2[0]), s1[0] + s2[0], s1[1] + s2[1], d.toordinal() if d else 0, -r.tier_start)
             if best is None or score > best:
                 best, best_row = score, r
         if best_row is None:

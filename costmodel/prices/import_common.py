@@ -39,6 +39,10 @@ class FileSummary:
     as_of_max: str | None = None
     items: dict[str, int] = field(default_factory=dict)
     skip_reasons: dict[str, int] = field(default_factory=dict)
+    #: the date stated with ``--as-of`` for files that carry none (SkyPilot catalogs); '' = undated
+    as_of_stated: str = ""
+    #: which row was kept where an imported row met a catalog row of the same item and region (older never wins)
+    kept: list[str] = field(default_factory=list)
 
     def skip(self, reason: str = "not a catalog item", n: int = 1) -> None:
         """Count ``n`` records that give no catalog row, under ``reason`` (printed; never silently dropped)."""

@@ -11,6 +11,12 @@ Formats (detected from the first bytes of each file):
   (``searchResults``) and the Savings Plans bulk price-list JSON (``terms.savingsPlan``); see :mod:`.import_aws_sp`.
 - **GCP Cloud Billing Catalog SKU listing** (``services/<id>/skus`` pages: ``{"skus": [...], "nextPageToken"}``).
 - **Azure Retail Prices API page** (``{"BillingCurrency", "Items": [...], "NextPageLink", "Count"}``).
+- **SkyPilot catalog** ``catalogs/v7/<cloud>/vms.csv`` (any cloud; the folder names it): on-demand and spot GPU
+  machine prices, GCP's host and GPU rows added; undated unless ``as_of`` is stated (:mod:`.import_skypilot`).
+
+Where an imported row meets a row of the same provider, item and region already in the output folder, the
+newer dated one is kept and the older never replaces it (an undated row never replaces a dated one); each
+such meeting is said in ``FileSummary.kept``.
 
 Every row written carries ``source`` = the file's name (and the offer/service it holds) and ``as_of``: the
 offer's ``publicationDate`` (AWS), the SKU's ``pricingInfo.effectiveTime`` (GCP) or the item's
@@ -42,6 +48,7 @@ from .import_common import (
     Row,
 )
 from .import_gcp import import_gcp_skus
+from .import_skypilot import cloud_of, import_skypilot, is_skypilot_header
 
 
 def detect_format(path: Path) -> str:
@@ -71,6 +78,8 @@ def detect_format(path: Path) -> str:
         raise PriceImportError(f"{path.name}: byte 0: a JSON object without offerCode (AWS), skus (GCP) or Items "
                                "(Azure); not a provider price file", path=str(path))
     first = text.splitlines()[0]
+    if is_skypilot_header(first):
+        return "skypilot"
     if first.replace('"', "").startswith(("FormatVersion", "SKU,OfferTermCode")):
         return "aws-csv"  # the latter: metadata lines cut off; import_aws_csv says the publication date is missing
     raise PriceImportError(f"{path.name}: line 1: {first[:60]!r} is not the start of an AWS offer CSV "
@@ -84,6 +93,7 @@ IMPORTERS: dict[str, Callable[[Path, FileSummary], Iterator[Row]]] = {
     "aws-sp-offer": import_aws_sp_offer,
     "gcp-skus": import_gcp_skus,
     "azure-retail": import_azure_retail,
+    "skypilot": import_skypilot,
 }
 
 
@@ -102,7 +112,8 @@ def _write(target: Path, rows: Iterable[Row], summary: FileSummary) -> None:
 
 # ------------------------------------------------------------------------------------------ driver
 def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str],
-                       *, progress: Callable[[str], None] | None = None) -> list[FileSummary]:
+                       *, progress: Callable[[str], None] | None = None, as_of: str | None = None,
+                       items: Iterable[str] | None = None, verified: str | None = None) -> list[FileSummary]:
     """Import ``paths`` into ``out_dir/<file stem>.csv`` (one CSV per input, catalog columns).
 
     Everything is written to a temporary folder beside ``out_dir`` and moved into place only when every input
@@ -110,6 +121,19 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
     other files there are kept. Raises PriceImportError (file and position) for a broken or unknown input.
     """
     files = [Path(p) for p in paths]
+    globs = list(items or [])
+    if verified is not None:
+        from .catalog import parse_verified
+
+        if parse_verified(verified) is None:
+            raise PriceImportError(f"--verified {verified!r}: yes, no, or how the rows were verified in a few words")
+    if as_of:
+        from .catalog import parse_as_of
+
+        try:
+            parse_as_of(as_of)
+        except ValueError:
+            raise PriceImportError(f"--as-of {as_of!r}: expected YYYY, YYYY-MM or YYYY-MM-DD") from None
     if not files:
         raise PriceImportError("no price files given")
     for f in files:
@@ -129,21 +153,30 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
         for f in files:
             fmt = detect_format(f)
             stem = re.sub(r"[^A-Za-z0-9._-]+", "_", f.name.split(".")[0]) or "prices"
+            if fmt == "skypilot":
+                stem = f"skypilot_{cloud_of(f)}"
             name = stem
             i = 2
             while name in used:
                 name, i = f"{stem}_{i}", i + 1
             used.add(name)
-            summary = FileSummary(path=str(f), format=fmt, output=f"{name}.csv")
+            summary = FileSummary(path=str(f), format=fmt, output=f"{name}.csv", as_of_stated=as_of or "")
             if progress:
                 progress(f"reading {f} ({fmt})")
             summaries.append(summary)
             if fmt == "azure-retail":  # pages are small (1,000 items); tiers are completed across pages below
                 azure.append((summary, list(IMPORTERS[fmt](f, summary))))
             else:
-                _write(tmp / summary.output, IMPORTERS[fmt](f, summary), summary)
-        for (summary, _), rows in zip(azure, _azure_tiers([rows for _, rows in azure]), strict=True):
-            _write(tmp / summary.output, rows, summary)
+                rows: Iterator[Row] = IMPORTERS[fmt](f, summary)
+                if globs:
+                    rows = _only(rows, globs, summary)
+                if fmt == "skypilot":
+                    rows = iter(_newest(list(rows), out, {s.output for s in summaries}, summary))
+                if verified:
+                    rows = ({**r, "verified": verified} for r in rows)
+                _write(tmp / summary.output, rows, summary)
+        for (summary, _), tiered in zip(azure, _azure_tiers([rows for _, rows in azure]), strict=True):
+            _write(tmp / summary.output, tiered, summary)
         out.mkdir(parents=True, exist_ok=True)
         for s in summaries:
             os.replace(tmp / s.output, out / s.output)
@@ -152,6 +185,51 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
         raise
     shutil.rmtree(tmp, ignore_errors=True)
     return summaries
+
+
+def _only(rows: Iterable[Row], globs: list[str], summary: FileSummary) -> Iterator[Row]:
+    """The rows whose item matches one of ``globs`` (``--item``); the others counted."""
+    import fnmatch
+
+    for r in rows:
+        if any(fnmatch.fnmatchcase(r["item"], g) for g in globs):
+            yield r
+        else:
+            summary.skip("item not asked for (--item)")
+
+
+def _newest(rows: list[Row], out: Path, replaced: set[str], summary: FileSummary) -> list[Row]:
+    """``rows`` less those that meet a newer (or equally dated) row of the same provider, item and region in the
+    catalog CSVs already in ``out`` (files this import replaces aside); an undated row never replaces a dated one.
+    Each meeting is said in ``summary.kept``."""
+    from .catalog import _match_score, parse_as_of, read_price_csv
+
+    if not out.is_dir():
+        return rows
+    existing = [r for f in sorted(out.glob("*.csv")) if f.name not in replaced and f.name != summary.output
+                for r in read_price_csv(f)]
+    index: dict[tuple[str, str], list] = {}
+    for e in existing:
+        index.setdefault((e.provider, e.item), []).append(e)
+    kept: list[Row] = []
+    for r in rows:
+        new_d = parse_as_of(r["as_of"])
+        hit = next((e for e in index.get((r["provider"], r["item"]), [])
+                    if not e.dst_region and (_match_score(e.src_region, r["src_region"]) or (0,))[0] == 3), None)
+        if hit is None:
+            kept.append(r)
+            continue
+        old_d = hit.as_of_date()
+        what = f"{r['provider']} {r['item']} {r['src_region']}"
+        if old_d is not None and (new_d is None or new_d <= old_d):
+            summary.kept.append(f"{what}: kept {hit.ref()} ({hit.usd:g} USD, as_of {hit.as_of}) over the imported "
+                                f"{r['usd']} USD (as_of {r['as_of'] or 'undated'})")
+            summary.skip("an older or undated row where the catalog has a newer dated one")
+            continue
+        summary.kept.append(f"{what}: the imported {r['usd']} USD (as_of {r['as_of'] or 'undated'}) is newer than "
+                            f"{hit.ref()} ({hit.usd:g} USD, as_of {hit.as_of or 'undated'}): lookups prefer it")
+        kept.append(r)
+    return kept
 
 
 def today_iso() -> str:  # pragma: no cover - trivial

@@ -39,6 +39,7 @@ def outputs(cli, tmp_path_factory, examples_dir):
                                   "--dst", "us-west-2", "--json")
     gcp = REPO / "tests" / "data" / "prices" / "gcp-compute-skus-excerpt.json"
     out["prices import"] = cli.json("prices", "import", gcp, "-o", d / "imported", "--json")
+    out["place"] = cli.json("place", ex / "placement.yaml", "--monte-carlo", "50", "--today", "2026-12-02", "--json")
     out["example"] = cli.json("example", d / "ex", "--json")
     out["notebook"] = cli.json("notebook", "report", d / "nb", "--json")
     out["schema"] = cli.json("schema", "--write", d / "schema", "--json")

@@ -118,7 +118,7 @@ def test_price_import_summary_and_report_parameters_keys(examples_dir):
     s.skip("no price", 3)
     assert json.loads(dumps(s.to_dict())) == {
         "path": "p.json", "format": "aws-json", "output": "p.csv", "rows": 2, "skipped": 3, "as_of_min": None,
-        "as_of_max": None, "items": {}, "skip_reasons": {"no price": 3}}
+        "as_of_max": None, "items": {}, "skip_reasons": {"no price": 3}, "as_of_stated": "", "kept": []}
     p = report.validate_parameters()
     d = p.to_dict()
     assert list(d)[:4] == ["colocated", "remote", "scenario", "answers"] and list(d)[-3:] == ["jobs", "rank_throughput", "placement"]

@@ -15,7 +15,7 @@ def test_the_notebook_runs_and_shows_the_winner(tmp_path):
     pm.execute_notebook(str(NB), str(out), cwd=str(REPO), progress_bar=False, kernel_name="python3",
                         parameters={"interactive": False})
     text = out.read_text(encoding="utf-8")
-    assert "us-east-1 | 2 x p5.48xlarge on_demand | cross_region" in text
+    assert "lambda us-east-1 (GPU cloud) | 2 x gpu_8x_h100_sxm5 on_demand | cross_region" in text
     assert "<svg" in text and "not ranked, and why" in text
 
 
@@ -28,16 +28,17 @@ def test_an_edit_reranks_with_the_same_function(tmp_path):
     same = rerank(EXAMPLE, {}, monte_carlo_n=50, predictions=preds)
     assert [r["id"] for r in same["ranking"]] == [r["id"] for r in base["ranking"]]
     assert same["ranking"][0]["cost_usd"] == base["ranking"][0]["cost_usd"]
-    # us-east-1 out: the winner changes and the governance rule of a removed region is dropped with it
-    out = rerank(EXAMPLE, {"candidates[1].include": False, "candidates[2].include": False}, monte_carlo_n=50,
-                 predictions=preds)
+    # the GPU cloud, us-east-1 and us-west-1 out: the winner changes and the governance rule of a removed region is
+    # dropped with it
+    out = rerank(EXAMPLE, {"candidates[1].include": False, "candidates[2].include": False,
+                           "candidates[5].include": False}, monte_carlo_n=50, predictions=preds)
     assert all(r["region"] not in ("us-east-1", "us-west-1") for r in out["ranking"] + out["not_ranked"])
     assert out["winner"]["region"] == "us-west-2"
     doc = apply_edits(read_doc(EXAMPLE), {"candidates[2].include": False})
     assert all(g["region"] != "us-west-1" for g in doc["constraints"]["governance"])
     cheap = rerank(EXAMPLE, {"candidates[4].offers[0].usd_per_hour": 1.0}, monte_carlo_n=50, predictions=preds)
     assert cheap["winner"]["provider"] == "gcp"
-    assert len(preds) == 4  # one prediction per link, kept between edits
+    assert len(preds) == 3  # one prediction per link with a known RTT and bandwidth, kept between edits
 
 
 def test_the_widgets_build_and_redraw():
@@ -45,8 +46,8 @@ def test_the_widgets_build_and_redraw():
     from costmodel.interactive.placement import placement_editor
 
     box = placement_editor(EXAMPLE, monte_carlo_n=20)
-    assert len(box.children) == 7  # 5 candidates, deadline and rate, the output
-    deadline = box.children[5].children[0]
+    assert len(box.children) == 8  # 6 candidates, deadline and rate, the output
+    deadline = box.children[6].children[0]
     deadline.value = 500.0  # wait near the data becomes feasible: redrawn without error
 
 

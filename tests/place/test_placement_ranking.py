@@ -35,8 +35,11 @@ def _place(cli, example: Path, edit, name: str) -> dict:
 def test_every_figure_is_what_costmodel_cost_prints(cli, result):
     commands = {(c["name"], o["instance_type"], o["purchase"]): o["cost_command"]
                 for c in result["candidates"] for o in c["offers"] if o["cost_command"]}
+    data = f"{result['data']['provider']}:{result['data']['region']} (data region)"
+    commands.update({(data, o["instance_type"], o["purchase"]): o["cost_command"] for o in result["data"]["offers"]
+                     if o["cost_command"]})
     priced = [r for r in result["ranking"] + result["not_ranked"] if r["priced"]]
-    assert len(priced) >= 8
+    assert len(priced) >= 12
     seen = {}
     for r in priced:
         cmd = commands[(r["candidate"], r["offer"]["instance_type"], r["offer"]["purchase"])]
@@ -46,28 +49,45 @@ def test_every_figure_is_what_costmodel_cost_prints(cli, result):
         assert r["strategy_usd"] == cost["options"][r["strategy"]]["total_usd"], r["id"]
         g = cost["inputs"]["values"]["training"]["cluster_usd_per_hour"]
         assert g == r["offer"]["cluster_usd_per_hour"]
-        compute = cost["horizon_months"] * cost["derived"]["training_hours_per_month"] * g
+        # on demand and spot bill the hours used: the run's, plus the work redone after each interruption
+        redone = (r["offer"]["interruptions_per_run"] or 0) * r["offer"]["hours_lost_per_interruption"]
+        runs = cost["inputs"]["values"]["training"]["runs_per_month"]
+        compute = cost["horizon_months"] * (cost["derived"]["training_hours_per_month"] + runs * redone) * g
         assert r["compute_usd"] == pytest.approx(compute, rel=1e-12)
         assert r["cost_usd"] == pytest.approx(r["compute_usd"] + r["strategy_usd"], rel=1e-12)
-    # the measured candidate is priced with --from-compare, the others without
-    assert sum("--from-compare" in c for c in seen) == 1
+    # the measured candidate's offers are priced with --from-compare, the others without
+    assert {c for c in seen if "--from-compare" in c} == {commands[k] for k in commands
+                                                          if k[0] == "us-west-2 (measured)"}
 
 
 def test_the_example_ranks_every_candidate_and_lists_what_it_cannot_price(result):
     ids = [r["id"] for r in result["ranking"]]
     assert result["winner"]["id"] == ids[0]
-    assert {r["provider"] for r in result["ranking"]} == {"aws", "gcp"}  # the cross-cloud candidate is ranked
-    costs = [r["score_usd"] for r in result["ranking"]]
-    assert costs == sorted(costs)
+    assert {r["provider"] for r in result["ranking"]} == {"aws", "gcp", "lambda"}  # cross-cloud and a GPU cloud
+    # at least 4 GPU regions and all 3 strategies ranked, every price dated
+    assert len({(r["provider"], r["region"]) for r in result["ranking"] if r["strategy"] != "wait"}) >= 4
+    assert {r["strategy"] for r in result["ranking"]} == {"cross_region", "replicate", "wait"}
+    assert all(r["offer"]["price_as_of"] for r in result["ranking"])
+    by_cost = [r["score_usd"] for r in result["ranking"] if r["ranked_by"] == "score_usd"]
+    assert by_cost == sorted(by_cost)
     listed = {r["id"]: r for r in result["not_ranked"]}
-    assert len(ids) + len(listed) == 3 * sum(len(c["offers"]) for c in result["candidates"])  # nothing left out
-    spot = [r for r in listed.values() if r["offer"]["purchase"] == "spot"]
-    assert spot and all("on-demand prices only" in r["not_priced_reason"] for r in spot)
-    eu = [r for r in listed.values() if r["region"] == "eu-west-1"]
-    assert len(eu) == 3 and all("no aws p5.48xlarge price for eu-west-1" in r["not_priced_reason"] for r in eu)
+    assert len(ids) + len(listed) == 2 * sum(len(c["offers"]) for c in result["candidates"]) + len(
+        result["data"]["offers"])  # nothing left out: two strategies per candidate offer, one wait per data offer
+    spot = [r for r in result["ranking"] if r["offer"]["purchase"] == "spot"]
+    assert spot and all("skypilot_aws.csv" in r["offer"]["price_source"] for r in spot)
+    # the imported snapshot's prices are over a year old on the day: every use says so
+    assert any("gpu_8x_h100_sxm5" in w and "skypilot_lambda.csv" in w and "days old" in w for w in result["warnings"])
+    lam = listed["lambda us-east-1 (GPU cloud) | 2 x gpu_8x_h100_sxm5 on_demand | replicate"]
+    assert "state storage_usd_per_gb_month" in lam["not_priced_reason"]
     late = [r for r in listed.values() if r["infeasible_reason"]]
     assert late and all(r["time_to_finish_hours"] > 400 for r in late)
     assert all(r["time_to_finish_hours"] <= 400 for r in result["ranking"])
+    # one wait per offer near the data: the H200 pair trains 1.15x faster and meets the deadline the H100 pair misses
+    waits = {r["offer"]["instance_type"]: r for r in result["ranking"] + result["not_ranked"] if r["strategy"] == "wait"}
+    assert set(waits) == {"p5.48xlarge", "p5en.48xlarge"}
+    assert waits["p5en.48xlarge"]["rank"] and waits["p5.48xlarge"]["rank"] is None
+    assert waits["p5en.48xlarge"]["speed"]["ratio"] == pytest.approx(1.15)
+    assert waits["p5en.48xlarge"]["ranked_by"].startswith("time")
 
 
 def test_each_placement_says_where_its_warm_up_comes_from(result):
@@ -122,25 +142,25 @@ def test_a_gpu_price_across_its_break_even_changes_the_winner_exactly_there(cli,
 
 def test_governance_removes_the_strategies_it_forbids(cli, example, result):
     def edit(doc):
-        doc["constraints"]["governance"].append({"region": "us-east-1", "forbid": ["cache", "replica"],
-                                                 "reason": "test"})
+        doc["constraints"]["governance"].append({"region": "us-east-1", "provider": "aws", "forbid": ["cache", "replica"],
+                                                 "reason": "test"})  # Lambda's us-east-1 is another provider's
     out = _place(cli, example, edit, "gov.yaml")
-    ranked = {(r["region"], r["strategy"]) for r in out["ranking"]}
+    ranked = {(r["candidate"], r["strategy"]) for r in out["ranking"]}
     assert ("us-east-1", "cross_region") not in ranked and ("us-east-1", "replicate") not in ranked
-    removed = [r for r in out["not_ranked"] if r["region"] == "us-east-1" and r["strategy"] != "wait"]
+    removed = [r for r in out["not_ranked"] if r["candidate"] == "us-east-1" and r["strategy"] != "wait"]
     assert len(removed) == 2 and all("forbidden in us-east-1 (test)" in r["forbidden_reason"] for r in removed)
-    assert out["winner"]["region"] != "us-east-1"
-    before = {(r["region"], r["strategy"]) for r in result["ranking"]}
+    assert out["winner"]["candidate"] != "us-east-1"
+    before = {(r["candidate"], r["strategy"]) for r in result["ranking"]}
     assert ranked == before - {("us-east-1", "cross_region"), ("us-east-1", "replicate")}
 
 
 def test_an_exchange_rate_trades_cost_for_time(cli, example, result):
     def edit(doc):
-        doc["objective"]["usd_per_hour"] = 1e7
+        doc["objective"]["usd_per_hour"] = 1e11
         doc["constraints"].pop("deadline_hours")
     out = _place(cli, example, edit, "rate.yaml")
     for r in out["ranking"]:
-        assert r["score_usd"] == pytest.approx(r["cost_usd"] + 1e7 * r["time_to_finish_hours"], rel=1e-12)
+        assert r["score_usd"] == pytest.approx(r["cost_usd"] + 1e11 * r["time_to_finish_hours"], rel=1e-12)
     assert out["winner"]["time_to_finish_hours"] == min(r["time_to_finish_hours"] for r in out["ranking"])
 
 
@@ -161,6 +181,6 @@ def test_each_candidate_says_which_byte_figure_it_was_priced_on(result):
     assert xb["us-east-1"]["basis"] == "dataset"
     assert xb["us-west-2 (measured)"]["gb_per_month"] > 10 * xb["us-east-1"]["gb_per_month"]
     assert any("different cross-region byte figures" in w for w in result["warnings"])
-    assert xb["eu-west-1"] is None  # not priced
+    assert xb["eu-west-2"]["basis"] == "dataset"
     never = next(b for b in result["break_even"] if b["candidate"] == "us-west-1")
     assert never["below"] is None and never["above"] is None and "its price moves nothing" in never["note"]

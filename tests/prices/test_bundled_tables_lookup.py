@@ -22,7 +22,7 @@ def test_every_bundled_row_is_dated_and_sourced(table):
         assert r.unit in {"GB", "GiB", "GB-month", "GiB-month", "instance-hour", "1000 requests", "job"}, r
         assert r.as_of, r  # v2: every bundled row carries a date
         assert dt.date(2018, 1, 1) <= parse_as_of(r.as_of) <= dt.date(2026, 12, 31)
-    assert set(table.providers()) == {"aws", "gcp", "azure"}
+    assert set(table.providers()) == {"aws", "gcp", "azure", "lambda", "nebius"}  # GPU clouds: SkyPilot imports
     for provider in ("aws", "gcp", "azure"):
         assert "inter_region" in table.items(provider)
     # GCP bills transfer and storage per GiB; AWS and Azure label GB (requests and GPU machine hours carry no bytes)

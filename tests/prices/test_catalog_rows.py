@@ -42,9 +42,9 @@ ROWS = catalog_rows()
 IDS = [f"{name}:{line}:{rec['provider']}/{rec['item']}" for name, line, rec in ROWS]
 
 
-def test_the_catalog_is_not_empty_and_covers_three_providers():
+def test_the_catalog_is_not_empty_and_covers_three_providers_and_gpu_clouds():
     assert len(ROWS) >= 50
-    assert {rec["provider"] for _, _, rec in ROWS} == {"aws", "gcp", "azure"}
+    assert {rec["provider"] for _, _, rec in ROWS} == {"aws", "gcp", "azure", "lambda", "nebius"}
 
 
 @pytest.mark.parametrize("name, line, rec", ROWS, ids=IDS)

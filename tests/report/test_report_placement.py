@@ -33,7 +33,7 @@ def test_the_report_shows_the_ranked_table_the_front_chart_and_why(placed, cli):
     _work, pl, out = placed
     page = (out / "report.html").read_text(encoding="utf-8")
     res = cli.json("place", str(pl), "--json")
-    assert len(res["ranking"]) == 6 and res["not_ranked"]  # the bundled example: 6 ranked of 18, the rest with reasons
+    assert len(res["ranking"]) == 12 and res["not_ranked"]  # the bundled example: 12 ranked of 16, the rest with reasons
     assert "ranked placements (cost over the horizon" in page
     section = page[page.index("ranked placements (cost over the horizon"):]
     ids = [html.escape(r["id"]) for r in res["ranking"]]
