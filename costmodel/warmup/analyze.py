@@ -28,6 +28,16 @@ from ..foundation.errors import AnalysisError
 from . import curve as curvemod
 from . import detect
 from .classify import Segment, classify_segments, theil_sen_rel
+from .coarse import (
+    coarse_cold_phase,
+    end_interval,
+    is_coarse,
+    lost_bounds,
+    period_after,
+    rows_evidence,
+    stalls_but_the_first,
+    stalls_from,
+)
 from .coldphase import cold_phase, telemetry
 from .drift import DRIFT_TAIL, drift_per_1k, tail_drift, window_drift
 from .multipass import multipass_summary
@@ -36,6 +46,7 @@ from .period import find_period
 from .renewal import find_renewal, windowed_rate
 from .result import FitResult, curve_dict, invert_levels, settle_negative_lost
 from .series import RATE_METRICS, Series, prepare
+from .shortrun import late_small_rise, startup_stall
 from .stallsplit import signature_period, stall_split
 from .stats import longrun_ratio_se, ratio_ci, tau_int
 
@@ -153,9 +164,10 @@ def _analyze_series(s: Series) -> FitResult:
     # a time averaged as it is (lower is better, zeros): its drops are improvements, not stalls
     mirrored = s.direction == "lower_is_better" and not s.inverted
     # stalls by their signature and a loader-bound (bursty) cold phase, from the step times
+    coarse = is_coarse(s) and s.is_rate and not s.inverted
     ren = (find_renewal(s.w, s.d, s.metadata)
            if (s.metric in RATE_METRICS or s.metric == "step_time_s") and s.time_source in ("step_time_s", "t_s")
-           else None)
+           and not coarse else None)
     bursty = ren is not None and ren.bursty
     per = find_period(s.y, s.step) if not mirrored else None
     if bursty and ren is not None and per is not None and per.mask is not None:
@@ -168,6 +180,14 @@ def _analyze_series(s: Series) -> FitResult:
         per = None  # a loader cycle is never a period
     if ren is not None and not bursty:
         ren.bursty = False
+    cp_rows = None
+    if coarse:
+        # rows every N steps: the cold phase from the rows' evidence; stalls are looked for after it
+        cp_rows = coarse_cold_phase(s, stalls_but_the_first(per, n))
+        per2 = period_after(s, per, stalls_from(cp_rows))
+        if per2 is not per:
+            per = per2
+            cp_rows = coarse_cold_phase(s, per.mask if per is not None else None)
     stall = an.mask | per.mask if per is not None and per.mask is not None else an.mask
     ym = np.where(stall, an.baseline, s.y)
     if per is not None and per.mask is not None and (~stall).sum() >= 2:
@@ -227,7 +247,9 @@ def _analyze_series(s: Series) -> FitResult:
     res.segments = [sg.to_dict() for sg in segs]
     res.cold_mean = s.level(segs[0].start, segs[0].end)
     res.tail = tail_info
-    cp = cold_phase(s, ren, per.mask if per is not None else None) if ren is not None else None
+    cp = cold_phase(s, ren, per.mask if per is not None else None) if ren is not None else cp_rows
+    if coarse:
+        evidence["log_rows"] = rows_evidence(s)
     decided = cp.end if cp is not None and cls != "too_short" else None
     if cp is not None:
         evidence["cold_phase"] = cp.to_dict(s.step)
@@ -362,6 +384,15 @@ def _analyze_series(s: Series) -> FitResult:
                 return res
         else:
             i_end = 0
+    if cls == "warmup" and decided is None and i_end > 0:
+        # segmentation noise is no warm-up: a slow start of a few steps, or a small rise late in the run
+        noise = (startup_stall(int(s.step[min(i_end, n - 1)]) - int(s.step[0]), int(s.step[-1]) - int(s.step[0]) + 1)
+                 or late_small_rise(i_end, n, s.level(0, i_end), s.level(i_end, hi)))
+        if noise is not None:
+            evidence["not_a_warmup"] = noise
+            evidence["rule"] = noise["rule"]
+            res.classification = cls = "flat"
+            i_end, chosen = 0, None
     # ---- steady window: bias rule ------------------------------------------------------------
     i_s = i_end
     resid_bias_rel = 0.0
@@ -455,6 +486,12 @@ def _analyze_series(s: Series) -> FitResult:
     # can be a few very first steps), this is the average speed the cold phase actually ran at
     res.warmup_mean = s.level(0, i_end) if i_end > 0 else None
     res.warmup_end_step = int(s.step[min(i_end, n - 1)])
+    if coarse:
+        # rows every N steps: the end is the first step of the first warm row, inside a stated interval
+        res.warmup_end_step = int(s.step[i_end - 1]) + 1 if i_end > 0 else 0
+        iv = end_interval(s, i_end)
+        if iv is not None:
+            evidence["warmup_end_interval"] = iv
     res.warmup_end_t_s = float(s.t0[min(i_end, n - 1)]) if i_end > 0 else 0.0
     res.steady_start_step = int(s.step[i_s])
     res.steady_start_t_s = float(s.t0[i_s])
@@ -496,6 +533,11 @@ def _analyze_series(s: Series) -> FitResult:
     else:
         res.lost_work = 0.0
         res.lost_s = 0.0
+    if coarse and res.lost_s:
+        lb = lost_bounds(s, i_end, res.steady_ci_low, res.steady_ci_high)
+        if lb is not None:
+            evidence["lost_s_bounds"] = {"low": lb[0], "high": lb[1],
+                                         "method": "seconds lost in whole rows against the steady level's 95 % CI"}
     if res.classification == "warmup" and res.lost_s is not None and res.lost_s < 0:
         settle_negative_lost(res, s, ~stall, i_end, base_lvl, ci.mean, EPS)
         cls = res.classification

@@ -298,6 +298,14 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
     else:
         missing = [side for side, X in (("co-located", A), ("remote", B)) if "mean" not in X]
         notes.append(f"no steady state on the {' and '.join(missing)} side: no ratio or equivalence can be given")
+    blind = [f.run_id for f in fc + fr if (f.evidence.get("log_rows") or {}).get("stalls_between_rows_invisible")]
+    if blind:
+        # sampled rows every N steps without a clock: the stalls between rows are not in either level (issue 38)
+        notes.append(f"rows every N steps without a clock in {', '.join(blind)}: stalls between rows (checkpoints, "
+                     "epoch ends) are invisible, so the levels may leave them out unequally; equivalence is not called "
+                     "on such rows (log a wall clock or elapsed time, or every step)")
+        if equivalent:
+            equivalent, verdict = False, "inconclusive"
     split_dict = split if "mean" in A and "mean" in B else None
     rem_end = _mean_or_none([f.warmup_end_t_s for f in fr])
     col_end = _mean_or_none([f.warmup_end_t_s for f in fc])

@@ -150,6 +150,66 @@ def choose_metric(df: pd.DataFrame, metric: str | None, run_id: str) -> str:
 MAX_ABS_VALUE = 1e150
 
 
+def cadence_steps(step: np.ndarray) -> int:
+    """Steps between logged rows: the median step gap (1 for a per-step log)."""
+    k = np.diff(step[np.isfinite(step)])
+    k = k[k > 0]
+    return int(round(float(np.median(k)))) if len(k) else 1
+
+
+def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.ndarray | None,
+                        ts: np.ndarray | None, keep: np.ndarray, time_source: str, meta: dict[str, Any],
+                        warnings: list[str]) -> tuple[np.ndarray, np.ndarray | None, str]:
+    """Rows every N steps (issue 38): the rate from the steps between rows x work per step / the clock's seconds.
+
+    A row that covers ``k`` steps (the step gap) did ``k`` x (its work per step) in the clock's time since the
+    previous row, stalls between the rows included. Work per step is the row's rate x its step time (a sampled
+    row: that step's batch; an averaged row: the interval's mean batch), else rate x clock seconds / k (an averaged
+    row without a step time). Returns (durations, work or None, time source). A per-step log, a log without a
+    strictly increasing clock, or sampled rows without a step time keep their durations (the last with a warning).
+    """
+    sk = step[keep]
+    every = cadence_steps(sk)
+    if every <= 1 or len(sk) < 3:
+        return d, None, time_source
+    rows = str(meta.get("rows") or "")
+    tk = ts[keep] if ts is not None and not str(meta.get("t_s_from", "")).startswith("cumsum(step_time_s)") else None
+    if tk is None or not np.all(np.isfinite(tk)) or not np.all(np.diff(tk) > 0):
+        if rows != "averaged":
+            warnings.append(f"rows every {every} steps without a usable clock: stalls between the rows (checkpoints, "
+                            "epoch ends) are invisible, so the level is that of the logged steps; compare does not "
+                            "call such runs equivalent (log a wall clock or elapsed time, or every step)")
+            meta["stalls_between_rows_invisible"] = True
+        return d, None, time_source
+    k = np.diff(sk).astype(float)
+    k0 = float(min(sk[0] + 1, every)) if sk[0] >= 0 else float(every)
+    k = np.concatenate([[k0], k])
+    stk = st[keep] if st is not None else None
+    if stk is not None and np.all(np.isfinite(stk) & (stk > 0)):
+        per_step = y[keep] * stk
+        # the first row has no clock before it: an averaged row's mean step time is its duration; a sampled
+        # row is taken no faster than the row after it (a warm-up only gets faster) nor the run's median
+        per_dt = np.diff(tk) / k[1:]
+        first = k0 * float(stk[0]) if rows == "averaged" else k0 * max(float(np.median(per_dt)), float(per_dt[0]))
+    elif rows == "averaged":
+        dt = np.diff(tk)
+        per_step = np.concatenate([[np.nan], y[keep][1:] * dt / k[1:]])
+        per_step[0] = per_step[1]
+        first = k0 * float(np.median(dt / k[1:]))
+    else:
+        if rows == "sampled":
+            warnings.append(f"sampled rows every {every} steps without a step time: the work between rows is not "
+                            "known, so the logged rates are used as they are (stalls between rows are invisible)")
+            meta["stalls_between_rows_invisible"] = True
+        return d, None, time_source
+    dd = np.concatenate([[first], np.diff(tk)])
+    d_out = np.full(len(y), np.nan)
+    d_out[keep] = dd
+    w_out = np.full(len(y), np.nan)
+    w_out[keep] = k * per_step
+    return d_out, w_out, "clock_between_rows"
+
+
 def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
     """Extract the metric and the time base of ``run``. Raises AnalysisError on unusable input."""
     if axis not in AXES:
@@ -210,6 +270,10 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
                 f"run {rid!r}: --axis t_s needs t_s or step_time_s, and the run has neither "
                 "(or t_s is not increasing)"
             )
+    if is_rate and d is not None:
+        d, w_rows, time_source = _rows_between_clock(y, d, step, st, ts, keep, time_source, meta, warnings)
+    else:
+        w_rows = None
     dropped = int(n0 - keep.sum())
     if dropped:
         warnings.append(f"{dropped} observation(s) without a usable {metric} value were ignored")
@@ -218,6 +282,9 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
     d = d[keep]
     step = step[keep].astype("int64")
     w = y * d  # for rates and non-rates alike; for non-rates w/d is a duration-weighted mean
+    if w_rows is not None:
+        w = w_rows[keep]
+        y = np.where(d > 0, w / np.where(d > 0, d, 1.0), y)  # the rate between rows, stalls included
     t0 = np.concatenate([[0.0], np.cumsum(d)[:-1]]) if len(d) else np.zeros(0)
     if time_source == "t_s" and ts is not None:
         t_end = ts[keep]
