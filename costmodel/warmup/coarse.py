@@ -9,7 +9,8 @@ rows over the clock's seconds, stalls included), is each row's rate and its data
   the data wait back at its warm baseline (and the hit ratio up), and the time in excess of the warm level
   (the second half's work over time, +5 %) no longer accumulating, the later of the two (a row straddles the
   end, and a sampled row's wait is one step's); rows of recurring stalls are left out, and a recurring stall
-  is looked for only after the cold phase (a cold phase is never a run of "stalls"). Without a data wait the
+  is looked for only after the cold phase (a cold phase is never a run of "stalls"). A cold phase of the first
+  row alone is a start-up stall, not a warm-up. Without a data wait the
   segmentation and curve fit decide, as per step;
 - the end is stated as the interval of steps the last cold row covers (:func:`end_interval`): "between
   step 150 and 200"; ``warmup_end_step`` is the interval's end (the first step of the first warm row);
@@ -70,6 +71,9 @@ def coarse_cold_phase(s: Series, stalls: np.ndarray | None) -> ColdPhase:
             # the throughput still short of its warm level after the wait ended (rows straddle the end; a
             # sampled row's wait is one step's, which a loader's queue can hide)
             cp.end, cp.decided_by = k_t, cp.decided_by + " and throughput"
+        if cp.end == 1:
+            # the first row alone: a start-up stall (initialisation, compilation, first batch), not a warm-up
+            cp.end, cp.decided_by = 0, cp.decided_by + " (first row only: a start-up stall)"
     return cp
 
 
