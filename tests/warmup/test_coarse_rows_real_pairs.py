@@ -43,7 +43,7 @@ def per_step() -> dict[str, tuple]:  # type: ignore[type-arg]
 @pytest.mark.parametrize("every", [10, 50])
 def test_coarse_rows_keep_the_level_the_end_and_the_extra_warmup(tmp_path: Path, per_step, run: str, rows: str,
                                                                   every: int) -> None:  # type: ignore[no-untyped-def]
-    fc0, fr0, cmp0 = per_step[run]
+    _fc0, fr0, cmp0 = per_step[run]
     c_df, r_df = (pd.read_csv(HERE / run / f"{side}.csv") for side in ("colocated", "remote"))
     fc = _fit(tmp_path, reduce_log(c_df, rows, every), "colocated")
     fr = _fit(tmp_path, reduce_log(r_df, rows, every), "remote")
