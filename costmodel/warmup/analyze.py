@@ -35,6 +35,7 @@ from .coarse import (
     is_coarse,
     lost_bounds,
     period_after,
+    row_first_steps,
     rows_evidence,
     stalls_but_the_first,
     stalls_from,
@@ -331,8 +332,10 @@ def _rule_cold_phase(f: _Fit) -> None:
         evidence["log_rows"] = rows_evidence(s)
     decided = cp.end if cp is not None and f.cls != "too_short" else None
     if cp is not None:
-        evidence["cold_phase"] = cp.to_dict(s.step)
-        res.warmup_end_step_throughput = int(s.step[min(cp.throughput_end, n - 1)]) if cp.throughput_end else 0
+        # on rows every N steps an index names the row's first step (where that row's phase begins)
+        steps = row_first_steps(s) if f.coarse else s.step
+        evidence["cold_phase"] = cp.to_dict(steps)
+        res.warmup_end_step_throughput = int(steps[min(cp.throughput_end, n - 1)]) if cp.throughput_end else 0
         res.warmup_end_decided_by = cp.decided_by
     if f.ren is not None:
         evidence["renewal"] = f.ren.to_dict(s.step)

@@ -129,3 +129,10 @@ def stalls_but_the_first(per: Period | None, n: int) -> np.ndarray | None:
         if a == 0:
             m[a:b] = False
     return m
+
+
+def row_first_steps(s: Series) -> np.ndarray:
+    """The first step each row covers (a row at step ``b`` after one at ``a`` covers ``a + 1 .. b``)."""
+    step = s.step.astype(np.int64)
+    every = cadence_steps(step.astype(float))
+    return np.concatenate([[max(int(step[0]) - every + 1, 0)], step[:-1] + 1]) if len(step) else step

@@ -116,3 +116,16 @@ def test_coarse_helpers_alone() -> None:
     per = Period(period_steps=200.0, period_obs=20.0, cv=0.0, events=[(0, 2), (20, 21), (40, 41)], anchors=[0, 20, 40], mask=mask)
     m = stalls_but_the_first(per, 50)
     assert m is not None and not m[0] and not m[1] and m[20] and m[40]
+
+
+def test_fit_prints_what_a_row_is_and_the_interval(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    p = tmp_path / "w2_every50.csv"
+    reduce_log(pd.read_csv(HERE / "w2" / "remote.csv"), "sampled", 50).to_csv(p, index=False)
+    r = cli("fit", str(p), "--rows", "sampled", "-q")
+    assert r.rc == 0, r.err
+    assert "rows: every 50 steps, sampled; rate between rows from the clock" in r.out
+    assert "warm-up ends between step 50 and 100; lost " in r.out
+    assert "throughput alone: step 100" in r.out
+    j = cli.json("fit", str(p), "--rows", "sampled", "--json", "-q")
+    f = j[0] if isinstance(j, list) else j
+    assert f["evidence"]["log_rows"]["rows_from"] == "--rows" and f["warmup_end_step"] == 100
