@@ -45,3 +45,28 @@ def test_sparse_sampled_rows_without_a_clock_warn_loudly(tmp_path: Path) -> None
     run, warnings = _load(tmp_path, df)
     assert run.metadata["stalls_between_rows_invisible"] is True
     assert any("stalls between rows" in w and "invisible" in w for w in warnings)
+
+
+def test_a_resumed_run_whose_clock_restarts_continues_with_the_gap_named(tmp_path: Path) -> None:
+    df = pd.read_csv(W2)[["step", "elapsed_s", "step_time_s", "samples_per_sec"]]
+    e = df["elapsed_s"].to_numpy().copy()
+    last = float(e[699])
+    e[700:] -= last  # the relaunched process's clock starts again from zero at step 700
+    df["elapsed_s"] = e
+    run, warnings = _load(tmp_path, df)
+    assert run.rows == len(df)  # nothing rejected as "time goes backwards"
+    (restart,) = run.metadata["clock_restarts"]
+    assert restart["step"] == 700 and restart["continued_from_s"] == pytest.approx(last - float(e[0]) + float(e[0]))
+    t = run.table["t_s"].to_numpy()
+    assert t[700] > t[699] and (t[1:] >= t[:-1]).all()
+    assert any("clock restarts at step 700" in w and "gap" in w for w in warnings)
+
+
+def test_a_clock_that_goes_backwards_without_a_restart_is_still_rejected(tmp_path: Path) -> None:
+    df = pd.read_csv(W2)[["step", "elapsed_s", "samples_per_sec"]]
+    e = df["elapsed_s"].to_numpy().copy()
+    e[300:900] -= 0.3  # a small step back: disorder, not a restart from zero
+    df["elapsed_s"] = e
+    run, _ = _load(tmp_path, df)
+    assert "clock_restarts" not in run.metadata
+    assert run.rejected and all("time goes backwards" in r.reason for r in run.rejected)
