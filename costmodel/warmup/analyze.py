@@ -756,7 +756,7 @@ def _rule_dips(f: _Fit) -> None:
 
 #: The estimator: an ordered list of named rules. Each takes what the earlier ones found (:class:`_Fit`) and
 #: adds its finding; a rule that ends the analysis (too short, no steady state) stops the list. The names of the
-#: rules that changed the class or ended the analysis are kept in ``FitResult.rules``.
+#: rules that changed the class or ended the analysis are in ``run_rules(series).trace`` (not yet in the JSON).
 RULES: tuple[tuple[str, Callable[[_Fit], None]], ...] = (
     ("too_short", _rule_too_short),
     ("stalls", _rule_stalls),
@@ -797,7 +797,6 @@ def run_rules(s: Series, until: str | None = None) -> _Fit:
 def _analyze_series(s: Series) -> FitResult:
     f = run_rules(s)
     assert f.res is not None
-    f.res.rules = list(f.trace)
     return f.res
 
 def analyze(run: Any, metric: str | None = None, axis: str = "step") -> FitResult:

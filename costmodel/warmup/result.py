@@ -73,16 +73,11 @@ class FitResult:
     format: str = ""
     source: str = ""
     warnings: list[str] = field(default_factory=list)
-    #: the estimator's rules (``analyze.RULES``) that changed the class or ended the analysis, in order (issue 38);
-    #: kept on the object, not yet in ``to_dict()`` (the JSON contract gains it when the golden files are renewed)
-    rules: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         from ..foundation.util import dataclass_dict, to_jsonable
 
-        d = dataclass_dict(self)
-        d.pop("rules", None)
-        return to_jsonable(d)
+        return to_jsonable(dataclass_dict(self))
 
 
 def to_seconds(s: Series, x: float | None, steady_d: float) -> float | None:

@@ -85,8 +85,9 @@ def test_levels_lost_and_dips_rules_and_the_trace_on_the_result() -> None:
     i = np.arange(n)
     rate = 400.0 * (1.0 - 0.5 * np.exp(-i / 100.0)) * _noise(n, cv=0.005)
     rate[500::300] = 20.0
-    res = analyze(_run(rate))
+    f = run_rules(prepare(_run(rate)))
+    res = f.res
+    assert res is not None and res.to_dict() == analyze(_run(rate)).to_dict()
     assert res.classification == "dips" and res.evidence["underlying"] == "warmup" and res.period_steps == 300
     assert res.lost_s is not None and res.lost_s > 0 and res.steady_mean is not None
-    assert res.rules[0].startswith("segmentation:") and res.rules[-1] == "periodic_dips"
-    assert "rules" not in res.to_dict()  # kept on the object; the JSON contract is unchanged
+    assert f.trace[0].startswith("segmentation:") and f.trace[-1] == "periodic_dips"
