@@ -101,6 +101,9 @@ def add_ingest_arguments(parser: argparse.ArgumentParser, *, strict: bool = Fals
                         help="samples per step (global batch, all ranks): samples_per_s = N / step_time_s for step-time logs")
     parser.add_argument("--tokens-per-step", type=positive_number, metavar="N",
                         help="tokens per step (global): tokens_per_s = N / step_time_s")
+    parser.add_argument("--rows", choices=("sampled", "averaged"), default=None,
+                        help="rows every N steps: 'sampled' (each row is that step's own figures) or 'averaged' "
+                             "(means over the steps since the last row); default: from the format or the clock")
     if strict:
         parser.add_argument("--strict", action="store_true", help="any rejected row or bad cell is fatal")
 
@@ -119,4 +122,5 @@ def ingest_options(args: argparse.Namespace, role: str = "") -> Any:
         strict=bool(getattr(args, "strict", False)),
         batch_size=getattr(args, "batch_size", None),
         tokens_per_step=getattr(args, "tokens_per_step", None),
+        rows=getattr(args, "rows", None),
     )

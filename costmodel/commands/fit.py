@@ -159,6 +159,16 @@ def _findings(f: Any) -> list[str]:
         hit = cp.get("cache_hit_high_from_step")
         out.append(f"warm-up end decided by {f.warmup_end_decided_by} (throughput alone: step "
                    f"{_fmt(f.warmup_end_step_throughput, 'd')}" + (f"; hit ratio >= 0.9 from step {hit}" if hit else "") + ")")
+    rows = f.evidence.get("log_rows")
+    if rows:
+        clock = ("stalls between rows invisible (no clock)" if rows.get("stalls_between_rows_invisible")
+                 else "rate between rows from the clock" if f.time_source == "clock_between_rows" else "logged rates")
+        out.append(f"rows: every {rows['cadence_steps']} steps, {rows['rows']}; {clock}")
+    iv = f.evidence.get("warmup_end_interval")
+    if iv:
+        lb = f.evidence.get("lost_s_bounds") or {}
+        bounds = f"; lost {_fmt(lb.get('low'), '.1f')}-{_fmt(lb.get('high'), '.1f')} s" if lb else ""
+        out.append(f"warm-up ends between step {iv['low_step']} and {iv['high_step']}{bounds}")
     if f.drift_rel_steady is not None:
         per_1k = _fmt(f.drift_per_1k_steps, "+.2%")
         out.append(f"drift: {f.drift_rel_steady:+.1%} over the steady window ({per_1k} per 1,000 steps)")

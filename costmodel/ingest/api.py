@@ -49,6 +49,9 @@ class IngestOptions:
     batch_size: float | None = None
     #: tokens per step: tokens_per_s = tokens_per_step / step_time_s (``--tokens-per-step``)
     tokens_per_step: float | None = None
+    #: what a row is when rows are every N steps: ``sampled`` (that step's own figures) or ``averaged`` (means
+    #: over the steps since the last row); None: from the format or the clock (:mod:`costmodel.ingest.cadence`)
+    rows: str | None = None
 
 
 @dataclass
@@ -317,10 +320,14 @@ def load(path: str | Path, options: IngestOptions | None = None) -> list[Run]:
         ) from exc
     if not runs:
         raise IngestError("no run could be read from the file", path=str(p))
+    from .cadence import ROW_KINDS, describe_rows
     from .derive import apply_to_run
 
+    if opts.rows is not None and opts.rows not in ROW_KINDS:
+        raise IngestError(f"rows must be one of {', '.join(ROW_KINDS)}; got {opts.rows!r}", field="--rows")
     for r in runs:
         apply_to_run(r, opts.batch_size, opts.tokens_per_step)
+        r.warnings.extend(describe_rows(r, opts.rows))
         if opts.role and (r.role != opts.role or (r.rows and str(r.table["role"].iloc[0]) != opts.role)):
             r.role = opts.role
             r.table["role"] = pd.Categorical.from_codes(np.zeros(r.rows, dtype=np.int8), categories=pd.Index([opts.role]))

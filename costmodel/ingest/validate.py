@@ -226,6 +226,38 @@ def _reject_rows(
     rejected_mask |= bad
 
 
+RESTART_FRACTION = 0.5  # a clock that drops to below half its last value while the steps go on has restarted
+
+
+def continue_restarted_clock(t: np.ndarray, step: np.ndarray, rejected: np.ndarray, metadata: dict[str, Any],
+                             source: str) -> tuple[np.ndarray, list[str]]:
+    """Continue an elapsed clock that restarts when a run resumes (torchtitan, a relaunched job): where ``t`` drops
+    below ``RESTART_FRACTION`` of the last time while the step still increases, the later rows are continued from
+    the last time before the restart. The time between the two parts is not in the file: it is named, not guessed
+    (``metadata.clock_restarts``). Returns the clock (a new array when it restarts) and the warnings."""
+    ok = np.isfinite(t) & ~rejected
+    idx = np.flatnonzero(ok)
+    if len(idx) < 3:
+        return t, []
+    tv, sv = t[idx], step[idx]
+    drops = np.flatnonzero((tv[1:] < RESTART_FRACTION * tv[:-1]) & (sv[1:] > sv[:-1]) & (tv[:-1] > 0)) + 1
+    if not len(drops):
+        return t, []
+    t = np.array(t, dtype=float)
+    found = []
+    for j in drops:
+        off = float(t[idx[j - 1]])
+        t[idx[j]:] += off
+        found.append({"step": int(sv[j]), "continued_from_s": off,
+                      "note": "the clock restarts here (a resumed run): the later rows continue from the last time "
+                              "before it; the time between the two parts is not in the file"})
+    metadata["clock_restarts"] = found
+    where = ", ".join(str(f["step"]) for f in found[:5])
+    msg = (f"{source}: the clock restarts at step {where} while the steps go on (a resumed run): the run is continued "
+           "across the restart; the gap between the two parts is not in the file, so elapsed times after it leave it out")
+    return t, [msg]
+
+
 def build_run(
     columns: TMapping[str, np.ndarray],
     *,
@@ -328,6 +360,7 @@ def build_run(
 
     # step: integer, strictly increasing
     renumbered: np.ndarray | None = None  # the source's per-epoch steps, when they were made global
+    has_steps = "step" in cols
     if "step" in cols:
         sv = np.asarray(cols["step"], dtype="float64")
         if check_step_order:
@@ -394,6 +427,10 @@ def build_run(
     else:
         step = np.arange(n, dtype="int64")
 
+    # a resumed run: the elapsed clock starts again from zero while the steps go on (issue 38)
+    if "t_s" in floats and n > 2 and carry_t is None and has_steps:
+        floats["t_s"], more = continue_restarted_clock(floats["t_s"], step, rejected, metadata, str(path))
+        warnings += more
     # time: never backwards
     if "t_s" in floats and (n > 1 or carry_t is not None):
         t = floats["t_s"]

@@ -205,33 +205,12 @@ def _mean_or_none(vals: list[float | None]) -> float | None:
     return float(np.mean(v)) if v else None
 
 
-def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None = None,
-            margin: float = 0.02, axis: str = "step") -> CompareResult:
-    """Compare runs (Runs, Timeline DataFrames or FitResults) of the two sides.
-
-    ``margin`` is the equivalence margin as a fraction (0.02 = 2 %). ``colocated`` and ``remote`` in
-    the result are always lists of fit dictionaries. Raises AnalysisError when a side is empty or the
-    margin is not in (0, 1).
-    """
+def _tost(fc: list[FitResult], fr: list[FitResult], A: dict[str, Any], B: dict[str, Any], direction: str,
+          margin: float, notes: list[str]) -> dict[str, Any]:
+    """The ratio, its CIs, TOST at ``margin`` and the verdict from the two sides' pooled levels (notes appended)."""
     from ..numeric import stats
 
-    if not colocated or not remote:
-        raise AnalysisError("compare needs at least one co-located and one remote run")
-    if not (0 < margin < 1):
-        raise AnalysisError(f"margin must be a fraction in (0, 1), e.g. 0.02 for 2 %; got {margin}")
-    colocated, view_notes_c = one_view_per_run(colocated)
-    remote, view_notes_r = one_view_per_run(remote)
-    fc = [r if isinstance(r, FitResult) else analyze(r, metric, axis) for r in colocated]
-    fr = [r if isinstance(r, FitResult) else analyze(r, metric, axis) for r in remote]
-    mets = {f.metric for f in fc + fr}
-    if len(mets) > 1:
-        raise AnalysisError(f"the runs were analysed on different metrics ({', '.join(sorted(mets))}); pass --metric")
-    met = mets.pop()
-    dirs = {f.metric_direction for f in fc + fr}
-    direction = dirs.pop() if len(dirs) == 1 else "higher_is_better"
-    A, B = _side(fc), _side(fr)
     mdm = sem = None
-    notes: list[str] = [f"co-located: {n}" for n in view_notes_c] + [f"remote: {n}" for n in view_notes_r]
     ratio = lo = hi = lo90 = hi90 = p = df = se = None
     split: dict[str, Any] | None = None
     equivalent = False
@@ -298,6 +277,46 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
     else:
         missing = [side for side, X in (("co-located", A), ("remote", B)) if "mean" not in X]
         notes.append(f"no steady state on the {' and '.join(missing)} side: no ratio or equivalence can be given")
+    return {"mdm": mdm, "sem": sem, "ratio": ratio, "lo": lo, "hi": hi, "lo90": lo90, "hi90": hi90, "p": p, "df": df,
+            "se": se, "split": split, "equivalent": equivalent, "verdict": verdict}
+
+
+def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None = None,
+            margin: float = 0.02, axis: str = "step") -> CompareResult:
+    """Compare runs (Runs, Timeline DataFrames or FitResults) of the two sides.
+
+    ``margin`` is the equivalence margin as a fraction (0.02 = 2 %). ``colocated`` and ``remote`` in
+    the result are always lists of fit dictionaries. Raises AnalysisError when a side is empty or the
+    margin is not in (0, 1).
+    """
+
+    if not colocated or not remote:
+        raise AnalysisError("compare needs at least one co-located and one remote run")
+    if not (0 < margin < 1):
+        raise AnalysisError(f"margin must be a fraction in (0, 1), e.g. 0.02 for 2 %; got {margin}")
+    colocated, view_notes_c = one_view_per_run(colocated)
+    remote, view_notes_r = one_view_per_run(remote)
+    fc = [r if isinstance(r, FitResult) else analyze(r, metric, axis) for r in colocated]
+    fr = [r if isinstance(r, FitResult) else analyze(r, metric, axis) for r in remote]
+    mets = {f.metric for f in fc + fr}
+    if len(mets) > 1:
+        raise AnalysisError(f"the runs were analysed on different metrics ({', '.join(sorted(mets))}); pass --metric")
+    met = mets.pop()
+    dirs = {f.metric_direction for f in fc + fr}
+    direction = dirs.pop() if len(dirs) == 1 else "higher_is_better"
+    A, B = _side(fc), _side(fr)
+    notes: list[str] = [f"co-located: {n}" for n in view_notes_c] + [f"remote: {n}" for n in view_notes_r]
+    t = _tost(fc, fr, A, B, direction, margin, notes)
+    mdm, sem, ratio, lo, hi, lo90, hi90 = t["mdm"], t["sem"], t["ratio"], t["lo"], t["hi"], t["lo90"], t["hi90"]
+    p, df, se, split, equivalent, verdict = t["p"], t["df"], t["se"], t["split"], t["equivalent"], t["verdict"]
+    blind = [f.run_id for f in fc + fr if (f.evidence.get("log_rows") or {}).get("stalls_between_rows_invisible")]
+    if blind:
+        # sampled rows every N steps without a clock: the stalls between rows are not in either level (issue 38)
+        notes.append(f"rows every N steps without a clock in {', '.join(blind)}: stalls between rows (checkpoints, "
+                     "epoch ends) are invisible, so the levels may leave them out unequally; equivalence is not called "
+                     "on such rows (log a wall clock or elapsed time, or every step)")
+        if equivalent:
+            equivalent, verdict = False, "inconclusive"
     split_dict = split if "mean" in A and "mean" in B else None
     rem_end = _mean_or_none([f.warmup_end_t_s for f in fr])
     col_end = _mean_or_none([f.warmup_end_t_s for f in fc])

@@ -71,19 +71,15 @@ class Period:
         return a[0], a[-1]
 
 
-def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, min_drop: float = 0.04,
-                min_events: int = 4, max_cv: float = 0.25, window: int = 51) -> Period | None:
-    """Recurring stalls in the rate series ``y`` (see the module docstring); None when there are none."""
+def _low_points(yf: np.ndarray, w: int, k: float, min_drop: float) -> tuple[np.ndarray, np.ndarray]:
+    """Points below the rolling median by more than ``k`` robust sigmas (two passes), and every point's relative
+    deviation from that median."""
     from ..numeric.filters import median_filter
 
-    n = len(y)
-    if n < 12:
-        return None
-    w = int(min(window, max(5, (n // 4) | 1)))
-    w += 1 - w % 2
-    yf = y.astype(float)
+    n = len(yf)
     ix = np.arange(n)
     low = np.zeros(n, dtype=bool)
+    rel = np.zeros(n)
     for _ in range(2):
         # second pass: the baseline and its scale from the points that are not stalls (idle gaps can
         # fill a third of a window and drag a rolling median and MAD down/up)
@@ -109,6 +105,55 @@ def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, mi
             if not grow.any():
                 break
             low |= grow
+    return low, rel
+
+
+def _regular_subset(starts: np.ndarray, ends: np.ndarray, rel: np.ndarray, st: np.ndarray, min_events: int,
+                    max_cv: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float] | None:
+    """Clockwork stalls among stray slow steps: the costliest events, else the deepest, else a comb, if regular."""
+    depth = np.array([float(np.min(rel[a:b])) for a, b in zip(starts, ends, strict=False)])
+    ref = float(np.percentile(depth, 10))
+    # stalls that cost the most time (area below the baseline: a checkpoint's multi-step pause)
+    # among one-step stragglers as deep as they are: the biggest events alone, when regular
+    area = np.array([float(np.sum(np.clip(-rel[a:b], 0.0, None))) for a, b in zip(starts, ends, strict=False)])
+    ref_a = float(np.percentile(area, 90))
+    for f in (0.5, 0.35, 0.25):
+        big = area >= f * ref_a
+        if big.sum() < min_events or big.all():
+            continue
+        s2, e2 = starts[big], ends[big]
+        g2 = np.diff(st[s2])
+        cv2 = float(np.std(g2) / np.mean(g2)) if np.mean(g2) > 0 else 1.0
+        d2 = float(np.median(depth[big]))
+        if cv2 <= max_cv and 4 * p_regular(len(s2), cv2) <= (P_CHANCE_DEEP if d2 <= -0.5 else P_CHANCE):
+            return s2, e2, g2, cv2
+    for f in (0.9, 0.8, 0.65, 0.5):
+        deep = depth <= f * ref
+        if deep.sum() < min_events:
+            continue
+        s2, e2 = starts[deep], ends[deep]
+        g2 = np.diff(st[s2])
+        cv2 = float(np.std(g2) / np.mean(g2)) if np.mean(g2) > 0 else 1.0
+        p_max2 = P_CHANCE_DEEP if float(np.median(depth[deep])) <= -0.5 else P_CHANCE
+        if cv2 <= max_cv and 4 * p_regular(len(s2), cv2) <= p_max2:
+            return s2, e2, g2, cv2
+    keep = _comb(st[starts], st[-1] - st[0], min_events)
+    if keep is None:
+        return None
+    s2, e2 = starts[keep], ends[keep]
+    g2 = np.diff(st[s2])
+    return s2, e2, g2, float(np.std(g2) / np.mean(g2))
+
+
+def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, min_drop: float = 0.04,
+                min_events: int = 4, max_cv: float = 0.25, window: int = 51) -> Period | None:
+    """Recurring stalls in the rate series ``y`` (see the module docstring); None when there are none."""
+    n = len(y)
+    if n < 12:
+        return None
+    w = int(min(window, max(5, (n // 4) | 1)))
+    w += 1 - w % 2
+    low, rel = _low_points(y.astype(float), w, k, min_drop)
     low[:lo] = False
     if low.sum() < min_events:
         return None
@@ -130,43 +175,9 @@ def find_period(y: np.ndarray, step: np.ndarray, lo: int = 0, k: float = 5.0, mi
         cv = max_cv + 1.0  # as regular as random events often are: try the deepest events or a comb
     if cv > max_cv:
         # clockwork stalls plus a few stray slow steps: keep the deepest events if they are regular
-        depth = np.array([float(np.min(rel[a:b])) for a, b in zip(starts, ends, strict=False)])
-        ref = float(np.percentile(depth, 10))
-        found = None
-        # stalls that cost the most time (area below the baseline: a checkpoint's multi-step pause)
-        # among one-step stragglers as deep as they are: the biggest events alone, when regular
-        area = np.array([float(np.sum(np.clip(-rel[a:b], 0.0, None))) for a, b in zip(starts, ends, strict=False)])
-        ref_a = float(np.percentile(area, 90))
-        for f in (0.5, 0.35, 0.25):
-            big = area >= f * ref_a
-            if big.sum() < min_events or big.all():
-                continue
-            s2, e2 = starts[big], ends[big]
-            g2 = np.diff(st[s2])
-            cv2 = float(np.std(g2) / np.mean(g2)) if np.mean(g2) > 0 else 1.0
-            d2 = float(np.median(depth[big]))
-            if cv2 <= max_cv and 4 * p_regular(len(s2), cv2) <= (P_CHANCE_DEEP if d2 <= -0.5 else P_CHANCE):
-                found = (s2, e2, g2, cv2)
-                break
+        found = _regular_subset(starts, ends, rel, st, min_events, max_cv)
         if found is None:
-            for f in (0.9, 0.8, 0.65, 0.5):
-                deep = depth <= f * ref
-                if deep.sum() < min_events:
-                    continue
-                s2, e2 = starts[deep], ends[deep]
-                g2 = np.diff(st[s2])
-                cv2 = float(np.std(g2) / np.mean(g2)) if np.mean(g2) > 0 else 1.0
-                p_max2 = P_CHANCE_DEEP if float(np.median(depth[deep])) <= -0.5 else P_CHANCE
-                if cv2 <= max_cv and 4 * p_regular(len(s2), cv2) <= p_max2:
-                    found = (s2, e2, g2, cv2)
-                    break
-        if found is None:
-            keep = _comb(st[starts], st[-1] - st[0], min_events)
-            if keep is None:
-                return None
-            s2, e2 = starts[keep], ends[keep]
-            g2 = np.diff(st[s2])
-            found = (s2, e2, g2, float(np.std(g2) / np.mean(g2)))
+            return None
         starts, ends, gaps, cv = found
     p_steps = float(np.median(gaps))
     p_obs = float(np.median(np.diff(starts)))

@@ -150,36 +150,71 @@ def choose_metric(df: pd.DataFrame, metric: str | None, run_id: str) -> str:
 MAX_ABS_VALUE = 1e150
 
 
-def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
-    """Extract the metric and the time base of ``run``. Raises AnalysisError on unusable input."""
-    if axis not in AXES:
-        raise AnalysisError(f"axis must be one of {', '.join(AXES)}; got {axis!r}")
-    df, rid, role, fmt, source, meta = _table_of(run)
-    if len(df) == 0:
-        raise AnalysisError(f"run {rid!r} has no rows")
-    metric = choose_metric(df, metric, rid)
-    if "step" in df.columns:
-        df = df.sort_values("step", kind="stable")
-    y = _col(df, metric)
-    assert y is not None  # choose_metric guarantees it
+def cadence_steps(step: np.ndarray) -> int:
+    """Steps between logged rows: the median step gap (1 for a per-step log)."""
+    k = np.diff(step[np.isfinite(step)])
+    k = k[k > 0]
+    return int(round(float(np.median(k)))) if len(k) else 1
+
+
+def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.ndarray | None,
+                        ts: np.ndarray | None, keep: np.ndarray, time_source: str, meta: dict[str, Any],
+                        warnings: list[str]) -> tuple[np.ndarray, np.ndarray | None, str]:
+    """Rows every N steps (issue 38): the rate from the steps between rows x work per step / the clock's seconds.
+
+    A row that covers ``k`` steps (the step gap) did ``k`` x (its work per step) in the clock's time since the
+    previous row, stalls between the rows included. Work per step is the row's rate x its step time (a sampled
+    row: that step's batch; an averaged row: the interval's mean batch), else rate x clock seconds / k (an averaged
+    row without a step time). Returns (durations, work or None, time source). A per-step log, a log without a
+    strictly increasing clock, or sampled rows without a step time keep their durations (the last with a warning).
+    """
+    sk = step[keep]
+    every = cadence_steps(sk)
+    if every <= 1 or len(sk) < 3:
+        return d, None, time_source
+    rows = str(meta.get("rows") or "")
+    tk = ts[keep] if ts is not None and not str(meta.get("t_s_from", "")).startswith("cumsum(step_time_s)") else None
+    if tk is None or not np.all(np.isfinite(tk)) or not np.all(np.diff(tk) > 0):
+        if rows != "averaged":
+            warnings.append(f"rows every {every} steps without a usable clock: stalls between the rows (checkpoints, "
+                            "epoch ends) are invisible, so the level is that of the logged steps; compare does not "
+                            "call such runs equivalent (log a wall clock or elapsed time, or every step)")
+            meta["stalls_between_rows_invisible"] = True
+        return d, None, time_source
+    k = np.diff(sk).astype(float)
+    k0 = float(min(sk[0] + 1, every)) if sk[0] >= 0 else float(every)
+    k = np.concatenate([[k0], k])
+    stk = st[keep] if st is not None else None
+    if stk is not None and np.all(np.isfinite(stk) & (stk > 0)):
+        per_step = y[keep] * stk
+        # the first row has no clock before it: an averaged row's mean step time is its duration; a sampled
+        # row is taken no faster than the row after it (a warm-up only gets faster) nor the run's median
+        per_dt = np.diff(tk) / k[1:]
+        first = k0 * float(stk[0]) if rows == "averaged" else k0 * max(float(np.median(per_dt)), float(per_dt[0]))
+    elif rows == "averaged":
+        dt = np.diff(tk)
+        per_step = np.concatenate([[np.nan], y[keep][1:] * dt / k[1:]])
+        per_step[0] = per_step[1]
+        first = k0 * float(np.median(dt / k[1:]))
+    else:
+        if rows == "sampled":
+            warnings.append(f"sampled rows every {every} steps without a step time: the work between rows is not "
+                            "known, so the logged rates are used as they are (stalls between rows are invisible)")
+            meta["stalls_between_rows_invisible"] = True
+        return d, None, time_source
+    dd = np.concatenate([[first], np.diff(tk)])
+    d_out = np.full(len(y), np.nan)
+    d_out[keep] = dd
+    w_out = np.full(len(y), np.nan)
+    w_out[keep] = k * per_step
+    return d_out, w_out, "clock_between_rows"
+
+
+def _durations(y: np.ndarray, st: np.ndarray | None, ts: np.ndarray | None, keep: np.ndarray, is_rate: bool,
+               metric: str, axis: str, rid: str, warnings: list[str]) -> tuple[np.ndarray, str, np.ndarray]:
+    """Each observation's seconds: ``step_time_s``, else differences of ``t_s``, else equal work (see the module
+    docstring). Returns (durations, time source, kept rows); raises AnalysisError for ``--axis t_s`` without time."""
     n0 = len(y)
-    step = (
-        pd.to_numeric(df["step"], errors="coerce").to_numpy(dtype=float)
-        if "step" in df.columns
-        else np.arange(n0, dtype=float)
-    )
-    st = _col(df, "step_time_s")
-    ts = _col(df, "t_s")
-    is_rate = metric in RATE_METRICS
-    keep = np.isfinite(y) & np.isfinite(step)
-    if is_rate:
-        keep &= y >= 0
-    for name, col in ((metric, y), ("step", step), ("step_time_s", st), ("t_s", ts)):
-        big = float(np.max(np.abs(col[keep & np.isfinite(col)]), initial=0.0)) if col is not None else 0.0
-        if big > MAX_ABS_VALUE:
-            raise AnalysisError(f"run {rid!r}: {name} holds values up to {big:.4g}, beyond {MAX_ABS_VALUE:g} where sums "
-                                "of squares overflow 64-bit floats; check the column's unit or the file")
-    warnings: list[str] = []
     time_source = "constant_work"
     d = None
     if st is not None and np.all(np.isfinite(st[keep]) & (st[keep] > 0)):
@@ -210,6 +245,76 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
                 f"run {rid!r}: --axis t_s needs t_s or step_time_s, and the run has neither "
                 "(or t_s is not increasing)"
             )
+    return d, time_source, keep
+
+
+def _as_steps_per_second(y: np.ndarray, d: np.ndarray, step: np.ndarray, ts: np.ndarray | None, keep: np.ndarray,
+                         metric: str, time_source: str, t0: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str]:
+    """A positive time per step analysed as steps per second. Returns (y, d, w, t0, time source)."""
+    # time per step (step_time_s, and any other lower-is-better metric that is a positive time or
+    # latency per step), analysed as steps per second: a row covering k steps (the step increments)
+    # lasted y * k "seconds of that metric" and did k steps of work, so a falling time is a warm-up
+    # and a level is the mean time per step sum(y * k) / sum(k). For step_time_s those are real
+    # seconds; for another metric the durations stay those of the log (t0 from t_s) when it has them
+    k = np.diff(step).astype(float)
+    k0 = float(np.median(k)) if len(k) else 1.0
+    if metric == "step_time_s" and step[0] > 0 and ts is not None and np.isfinite(ts[keep][0]) and ts[keep][0] > 0:
+        # the first row covers steps 1..step[0] when t_s there matches step[0] step times
+        t_first = float(ts[keep][0])
+        k0 = float(step[0]) if abs(step[0] * y[0] - t_first) <= 0.05 * t_first else k0
+    k = np.concatenate([[k0], k]) if len(k) else np.array([1.0])
+    if not np.all(k > 0):
+        k = np.ones(len(y))
+    d_real = d
+    d = y * k
+    w = k.copy()
+    y = 1.0 / y
+    if metric == "step_time_s":
+        time_source = "step_time_s"
+        t0 = np.concatenate([[0.0], np.cumsum(d)[:-1]])
+        if ts is not None and np.all(np.isfinite(ts[keep])):
+            t0 = ts[keep] - d
+    elif time_source == "constant_work":
+        t0 = np.cumsum(np.concatenate([[0.0], d_real[:-1]])) if d_real is not None else np.arange(len(y), dtype=float)
+    return y, d, w, t0, time_source
+
+
+def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
+    """Extract the metric and the time base of ``run``. Raises AnalysisError on unusable input."""
+    if axis not in AXES:
+        raise AnalysisError(f"axis must be one of {', '.join(AXES)}; got {axis!r}")
+    df, rid, role, fmt, source, meta = _table_of(run)
+    if len(df) == 0:
+        raise AnalysisError(f"run {rid!r} has no rows")
+    metric = choose_metric(df, metric, rid)
+    if "step" in df.columns:
+        df = df.sort_values("step", kind="stable")
+    y = _col(df, metric)
+    assert y is not None  # choose_metric guarantees it
+    n0 = len(y)
+    step = (
+        pd.to_numeric(df["step"], errors="coerce").to_numpy(dtype=float)
+        if "step" in df.columns
+        else np.arange(n0, dtype=float)
+    )
+    st = _col(df, "step_time_s")
+    ts = _col(df, "t_s")
+    is_rate = metric in RATE_METRICS
+    keep = np.isfinite(y) & np.isfinite(step)
+    if is_rate:
+        keep &= y >= 0
+    for name, col in ((metric, y), ("step", step), ("step_time_s", st), ("t_s", ts)):
+        big = float(np.max(np.abs(col[keep & np.isfinite(col)]), initial=0.0)) if col is not None else 0.0
+        if big > MAX_ABS_VALUE:
+            raise AnalysisError(f"run {rid!r}: {name} holds values up to {big:.4g}, beyond {MAX_ABS_VALUE:g} where sums "
+                                "of squares overflow 64-bit floats; check the column's unit or the file")
+    warnings: list[str] = []
+    d, time_source, keep = _durations(y, st, ts, keep, is_rate, metric, axis, rid, warnings)
+    if is_rate and d is not None:
+        d, w_rows, time_source = _rows_between_clock(y, d, step, st, ts, keep, time_source, meta, warnings)
+    else:
+        w_rows = None
     dropped = int(n0 - keep.sum())
     if dropped:
         warnings.append(f"{dropped} observation(s) without a usable {metric} value were ignored")
@@ -218,39 +323,17 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
     d = d[keep]
     step = step[keep].astype("int64")
     w = y * d  # for rates and non-rates alike; for non-rates w/d is a duration-weighted mean
+    if w_rows is not None:
+        w = w_rows[keep]
+        y = np.where(d > 0, w / np.where(d > 0, d, 1.0), y)  # the rate between rows, stalls included
     t0 = np.concatenate([[0.0], np.cumsum(d)[:-1]]) if len(d) else np.zeros(0)
     if time_source == "t_s" and ts is not None:
         t_end = ts[keep]
         t0 = t_end - d
     inverted = False
     if direction == "lower_is_better" and len(y) and np.all(y > 0):
-        # time per step (step_time_s, and any other lower-is-better metric that is a positive time or
-        # latency per step), analysed as steps per second: a row covering k steps (the step increments)
-        # lasted y * k "seconds of that metric" and did k steps of work, so a falling time is a warm-up
-        # and a level is the mean time per step sum(y * k) / sum(k). For step_time_s those are real
-        # seconds; for another metric the durations stay those of the log (t0 from t_s) when it has them
-        k = np.diff(step).astype(float)
-        k0 = float(np.median(k)) if len(k) else 1.0
-        if metric == "step_time_s" and step[0] > 0 and ts is not None and np.isfinite(ts[keep][0]) and ts[keep][0] > 0:
-            # the first row covers steps 1..step[0] when t_s there matches step[0] step times
-            t_first = float(ts[keep][0])
-            k0 = float(step[0]) if abs(step[0] * y[0] - t_first) <= 0.05 * t_first else k0
-        k = np.concatenate([[k0], k]) if len(k) else np.array([1.0])
-        if not np.all(k > 0):
-            k = np.ones(len(y))
-        d_real = d
-        d = y * k
-        w = k.copy()
-        y = 1.0 / y
-        is_rate = True
-        inverted = True
-        if metric == "step_time_s":
-            time_source = "step_time_s"
-            t0 = np.concatenate([[0.0], np.cumsum(d)[:-1]])
-            if ts is not None and np.all(np.isfinite(ts[keep])):
-                t0 = ts[keep] - d
-        elif time_source == "constant_work":
-            t0 = np.cumsum(np.concatenate([[0.0], d_real[:-1]])) if d_real is not None else np.arange(len(y), dtype=float)
+        y, d, w, t0, time_source = _as_steps_per_second(y, d, step, ts, keep, metric, time_source, t0)
+        is_rate = inverted = True
     if not np.all(np.isfinite(y)):
         raise AnalysisError(f"run {rid!r}: metric {metric!r} has non-finite values after cleaning")
     if len(y) == 0:

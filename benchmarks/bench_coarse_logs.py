@@ -1,0 +1,125 @@
+"""Issue 38's done-when figures: the real two-site pairs logged every N steps, sampled and averaged, and cut short.
+
+Usage::
+
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_coarse_logs.py [--real ../shared/fixtures/real] [--every 10,50]
+
+Each real pair (``gpu_h200`` and ``tests/data/real_h200/{w8,w2,w4long}``) is reduced the way log writers
+reduce it (:mod:`costmodel.synthetic.coarse_logs`: the row of every Nth step as it is, or the mean over the N
+steps since the last row), written as CSV and read back through ``ingest``, then fitted and compared. The
+truth is the same pair's per-step answer. Printed per pair and variant: the remote steady level's error
+against the per-step level (limit 3 %), compare's verdict at 2 % and 5 % against the per-step verdicts (never
+``equivalent`` where per step it is ``different``), the remote warm-up end (or the interval stated) against
+the per-step end (within one logging interval), the extra warm-up in seconds against the per-step one (> 0,
+within 30 %); then each pair cut to its first 900 steps (no co-located warm-up, no negative extra warm-up).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+PAIRS = {"gpu_h200": "real:gpu_h200", "w8": "repo:tests/data/real_h200/w8", "w2": "repo:tests/data/real_h200/w2",
+         "w4long": "repo:tests/data/real_h200/w4long"}
+
+
+def pair_dir(name: str, real: Path) -> Path:
+    kind, rel = PAIRS[name].split(":", 1)
+    return (real / rel) if kind == "real" else (ROOT / rel)
+
+
+def fit_pair(c_df: pd.DataFrame, r_df: pd.DataFrame, rows: str | None = None) -> dict[str, Any]:
+    """Write both sides as CSV, read them through ingest, fit and compare at 2 % and 5 %."""
+    from costmodel.ingest import IngestOptions, load_many
+    from costmodel.warmup import analyze, compare
+
+    with tempfile.TemporaryDirectory(prefix="coarse") as d:
+        fits = []
+        for side, df in (("colocated", c_df), ("remote", r_df)):
+            p = Path(d) / f"{side}.csv"
+            df.to_csv(p, index=False)
+            opts = IngestOptions(rows=rows) if rows else IngestOptions()
+            with contextlib.redirect_stderr(io.StringIO()):
+                (run,) = load_many([p], opts).runs
+            fits.append(analyze(run))
+    c, r = fits
+    return {"c": c, "r": r, "cmp2": compare([c], [r], margin=0.02), "cmp5": compare([c], [r], margin=0.05)}
+
+
+def measure(real: Path, everies: list[int]) -> list[dict[str, Any]]:
+    from costmodel.synthetic.coarse_logs import cut_steps, reduce_log
+
+    out = []
+    for name in PAIRS:
+        d = pair_dir(name, real)
+        if not d.is_dir():
+            print(f"{name}: {d} absent, skipped", file=sys.stderr)
+            continue
+        c_df, r_df = pd.read_csv(d / "colocated.csv"), pd.read_csv(d / "remote.csv")
+        truth = fit_pair(c_df, r_df)
+        for every in everies:
+            for rows in ("sampled", "averaged"):
+                got = fit_pair(reduce_log(c_df, rows, every), reduce_log(r_df, rows, every))
+                out.append(_row(name, f"{rows}/{every}", every, truth, got))
+        thr = ["data_wait_s", "cache_hit_ratio"]
+        short = fit_pair(cut_steps(c_df, 900), cut_steps(r_df, 900))
+        out.append(_row(name, "cut 900", 1, truth, short))
+        short = fit_pair(cut_steps(c_df, 900).drop(columns=thr, errors="ignore"),
+                         cut_steps(r_df, 900).drop(columns=thr, errors="ignore"))
+        out.append(_row(name, "cut 900, throughput only", 1, truth, short))
+    return out
+
+
+def _row(name: str, variant: str, every: int, truth: dict[str, Any], got: dict[str, Any]) -> dict[str, Any]:
+    tr, gr = truth["r"], got["r"]
+    lvl_err = (gr.steady_mean / tr.steady_mean - 1.0) if gr.steady_mean and tr.steady_mean else None
+    lo, hi = _end_interval(gr)
+    t_end = tr.warmup_end_step
+    end_ok = (lo is not None and hi is not None and lo - every <= t_end <= hi + every) if every > 1 else None
+    x_t, x_g = truth["cmp2"].remote_extra_warmup_s, got["cmp2"].remote_extra_warmup_s
+    x_err = (x_g / x_t - 1.0) if x_t and x_g is not None else None
+    return {"pair": name, "variant": variant, "level_err": lvl_err,
+            "verdict2": (truth["cmp2"].verdict, got["cmp2"].verdict),
+            "verdict5": (truth["cmp5"].verdict, got["cmp5"].verdict),
+            "end": (t_end, lo, hi), "end_ok": end_ok, "extra": (x_t, x_g), "extra_err": x_err,
+            "coloc_end": got["c"].warmup_end_step, "classes": (got["c"].classification, gr.classification)}
+
+
+def _end_interval(f: Any) -> tuple[int | None, int | None]:
+    iv = getattr(f, "warmup_end_interval", None) or {}
+    if iv.get("low_step") is not None:
+        return int(iv["low_step"]), int(iv["high_step"])
+    return f.warmup_end_step, f.warmup_end_step
+
+
+def _f(x: Any, spec: str) -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--real", default=str(ROOT.parent / "shared" / "fixtures" / "real"))
+    ap.add_argument("--every", default="10,50")
+    a = ap.parse_args()
+    rows = measure(Path(a.real), [int(x) for x in a.every.split(",")])
+    print("| pair | variant | remote level err | verdict 2 % (per step -> here) | verdict 5 % | remote end: per step "
+          "-> here (interval) | end ok | extra warm-up s: per step -> here | error | co-located end | classes c/r |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        t_end, lo, hi = r["end"]
+        iv = f"{_f(lo, 'd')}" if lo == hi else f"{_f(lo, 'd')}-{_f(hi, 'd')}"
+        print(f"| {r['pair']} | {r['variant']} | {_f(r['level_err'], '+.1%')} | {r['verdict2'][0]} -> {r['verdict2'][1]} | "
+              f"{r['verdict5'][0]} -> {r['verdict5'][1]} | {t_end} -> {iv} | {_f(r['end_ok'], '')} | "
+              f"{_f(r['extra'][0], '.1f')} -> {_f(r['extra'][1], '.1f')} | {_f(r['extra_err'], '+.0%')} | "
+              f"{r['coloc_end']} | {r['classes'][0]}/{r['classes'][1]} |")
+
+
+if __name__ == "__main__":
+    main()

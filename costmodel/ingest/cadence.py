@@ -1,0 +1,85 @@
+"""What a row is (issue 38): the logging cadence (steps between rows) and whether a row is an instantaneous
+sample or an interval mean.
+
+Writers log every Nth step (Lightning ``log_every_n_steps``, the HF Trainer's ``logging_steps``) or print means
+over the log interval (Megatron, NeMo, torchtitan, speedrun logs' ``train_time`` differences). The kind is
+taken, in order, from ``--rows sampled|averaged`` (:class:`~costmodel.ingest.api.IngestOptions` ``rows``), from
+the format (the interval-mean writers), or from the clock: averaged rows satisfy ``steps x step time = clock
+seconds between rows`` row by row, sampled rows do not (the clock counts the stalls the sampled step misses).
+A log with one row per step gets no metadata (nothing changes for it). A sparse log without a clock gets a
+warning: the stalls between its rows are invisible, and compare will not call it equivalent.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..foundation.schema import Run
+
+ROW_KINDS = ("sampled", "averaged")
+#: formats whose rows are means over the log interval
+AVERAGED_FORMATS = ("trainlog", "megatron", "nemo", "torchtitan", "cumclock")
+AGREE_TOL = 0.02  # averaged rows: steps x step time within 2 % of the clock's seconds, at 98 % of the rows
+
+
+def _num(tab: pd.DataFrame, col: str) -> np.ndarray | None:
+    if col not in tab.columns:
+        return None
+    v = pd.to_numeric(tab[col], errors="coerce").to_numpy(dtype=float)
+    return v if np.isfinite(v).any() else None
+
+
+def cadence(step: np.ndarray) -> int:
+    """Steps between rows: the median positive step gap (1 for a per-step log or fewer than 2 rows)."""
+    s = step[np.isfinite(step)]
+    k = np.diff(np.sort(s))
+    k = k[k > 0]
+    return int(round(float(np.median(k)))) if len(k) else 1
+
+
+def infer_kind(step: np.ndarray, st: np.ndarray | None, ts: np.ndarray | None) -> tuple[str, str]:
+    """(kind, how it is known) from the clock and the step time; ``unknown`` when either is missing."""
+    if st is None or ts is None:
+        return "unknown", "no clock and step time to tell"
+    ok = np.isfinite(step) & np.isfinite(st) & np.isfinite(ts)
+    s, d, t = step[ok], st[ok], ts[ok]
+    if len(s) < 3:
+        return "unknown", "too few rows"
+    k, dt = np.diff(s), np.diff(t)
+    good = (k > 0) & (dt > 0)
+    if good.sum() < 2:
+        return "unknown", "no increasing clock"
+    rel = np.abs(dt[good] / (k[good] * d[1:][good]) - 1.0)
+    if float(np.quantile(rel, 0.98)) <= AGREE_TOL:
+        return "averaged", "steps x step time equal the clock's seconds between rows, row by row (interval means)"
+    return "sampled", "the clock's seconds between rows differ from steps x the row's step time (one step's own figures)"
+
+
+def describe_rows(run: Run, rows: str | None = None) -> list[str]:
+    """Record ``log_cadence_steps``, ``rows``, ``rows_from`` in ``run.metadata``; returns warnings."""
+    tab = run.table
+    step = _num(tab, "step")
+    if step is None or len(step) < 3:
+        return []
+    every = cadence(step)
+    if every <= 1 and not rows:
+        return []
+    md = run.metadata
+    md["log_cadence_steps"] = every
+    ts, st = _num(tab, "t_s"), _num(tab, "step_time_s")
+    if rows:
+        md["rows"], md["rows_from"] = rows, "--rows"
+    elif run.format.split("/")[0] in AVERAGED_FORMATS or run.format in AVERAGED_FORMATS:
+        md["rows"], md["rows_from"] = "averaged", f"the format ({run.format}) prints interval means"
+    else:
+        md["rows"], md["rows_from"] = infer_kind(step, st, ts)
+    derived = str(md.get("t_s_from", "")).startswith("cumsum(step_time_s)")  # no clock: the step times added up
+    if derived:
+        md["rows_clock"] = "none (t_s is the logged step times added up)"
+    no_clock = derived or ts is None or not np.all(np.diff(ts[np.isfinite(ts)]) > 0)
+    if every > 1 and md["rows"] != "averaged" and no_clock:
+        md["stalls_between_rows_invisible"] = True
+        return [(f"{run.source}: rows every {every} steps ({md['rows']}) without a usable clock: stalls between rows "
+                "(checkpoints, epoch ends) are invisible, so the level can be too high and compare will not call "
+                "such runs equivalent; log a wall clock or elapsed time, or pass --rows averaged if rows are means")]
+    return []

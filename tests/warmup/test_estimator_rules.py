@@ -1,0 +1,93 @@
+"""The estimator as an ordered list of named rules (issue 38): each rule tested on its own, on series whose truth is
+known by construction, by running the rules up to it (``analyze.run_rules``)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from costmodel.warmup import analyze
+from costmodel.warmup.analyze import RULES, run_rules
+from costmodel.warmup.series import prepare
+
+BATCH = 16.0
+
+
+def _run(rate: np.ndarray, **cols: np.ndarray) -> pd.DataFrame:
+    """A per-step log: ``rate`` samples/s per step, each step ``BATCH / rate`` seconds."""
+    st = BATCH / rate
+    return pd.DataFrame({"step": np.arange(len(rate)), "step_time_s": st, "samples_per_s": rate, **cols})
+
+
+def _noise(n: int, seed: int = 1, cv: float = 0.01) -> np.ndarray:
+    return 1.0 + cv * np.random.default_rng(seed).standard_normal(n)
+
+
+def test_rules_are_named_and_ordered() -> None:
+    names = [n for n, _ in RULES]
+    assert names[:5] == ["too_short", "stalls", "segmentation", "tail", "result"]
+    assert names.index("cold_phase") < names.index("warmup_end") < names.index("not_a_warmup") < names.index("levels")
+    assert names[-1] == "dips" and len(set(names)) == len(names)
+
+
+def test_too_short_and_constant_stop_the_list() -> None:
+    f = run_rules(prepare(_run(np.full(10, 100.0) * _noise(10))))
+    assert f.done and f.trace == ["too_short"] and f.res is not None and f.res.classification == "too_short"
+    f = run_rules(prepare(_run(np.full(50, 100.0))))
+    assert f.done and f.trace == ["constant"]
+
+
+def test_stalls_rule_finds_the_checkpoint_period() -> None:
+    n = 2000
+    rate = 400.0 * _noise(n)
+    rate[100::200] = 10.0  # a checkpoint every 200 steps
+    f = run_rules(prepare(_run(rate)), until="stalls")
+    assert f.per is not None and f.per.period_steps == 200 and not f.coarse and f.res is None
+
+
+def test_segmentation_and_tail_rules_flag_a_short_final_drop() -> None:
+    n = 3000
+    rate = 400.0 * _noise(n)
+    rate[-300:] *= 0.8  # the last 10 % of the run 20 % slower
+    f = run_rules(prepare(_run(rate)), until="tail")
+    assert f.tail_info is not None and not f.tail_info["kept_in_steady"] and f.hi == n - 300
+    assert "tail" in f.trace
+
+
+def test_cold_phase_rule_decides_from_the_data_wait() -> None:
+    n = 1500
+    rate = 400.0 * _noise(n)
+    rate[:150] = 150.0
+    wait = np.where(np.arange(n) < 150, 0.06, 0.0002)
+    f = run_rules(prepare(_run(rate, data_wait_s=wait)), until="cold_phase")
+    assert f.cls == "warmup" and f.decided is not None and abs(f.decided - 150) <= 3
+    assert f.res is not None and f.res.warmup_end_decided_by == "data_wait_s"
+
+
+def test_tail_drift_rule_stops_a_run_that_keeps_degrading() -> None:
+    n = 3000
+    rate = 400.0 * np.linspace(1.0, 0.9, n) * _noise(n, cv=0.003)
+    f = run_rules(prepare(_run(rate)))
+    assert f.done and f.res is not None and f.res.classification == "no_steady_state"
+    assert f.trace[-1] in ("no_steady_state", "steady_drift")
+
+
+def test_warmup_end_rule_on_an_exponential_warmup() -> None:
+    n = 3000
+    i = np.arange(n)
+    rate = 400.0 * (1.0 - 0.5 * np.exp(-i / 100.0)) * _noise(n, cv=0.005)
+    f = run_rules(prepare(_run(rate)), until="warmup_end")
+    assert f.cls == "warmup" and 300 <= f.i_end <= 600  # the 1 % point of exp(-t/100) is t = 100 ln 50 = 391
+    assert f.evidence["warmup_end_estimator"].startswith(("curve:", "isotonic"))
+
+
+def test_levels_lost_and_dips_rules_and_the_trace_on_the_result() -> None:
+    n = 3000
+    i = np.arange(n)
+    rate = 400.0 * (1.0 - 0.5 * np.exp(-i / 100.0)) * _noise(n, cv=0.005)
+    rate[500::300] = 20.0
+    f = run_rules(prepare(_run(rate)))
+    res = f.res
+    assert res is not None and res.to_dict() == analyze(_run(rate)).to_dict()
+    assert res.classification == "dips" and res.evidence["underlying"] == "warmup" and res.period_steps == 300
+    assert res.lost_s is not None and res.lost_s > 0 and res.steady_mean is not None
+    assert f.trace[0].startswith("segmentation:") and f.trace[-1] == "periodic_dips"
