@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenarios", metavar="DIR",
                         help="also write each candidate's cost scenario (and compare result) to DIR, with the "
                              "`costmodel cost` command that reproduces its figures")
+    parser.add_argument("--force", action="store_true", help="replace scenario files of the same names in --scenarios DIR")
     parser.add_argument("--monte-carlo", type=int, default=None, metavar="N",
                         help="joint Monte Carlo draws (default: the file's monte_carlo.draws, 2000)")
     parser.add_argument("--adr", metavar="DIR", help="also write the decision as an ADR (MADR 4.0) to DIR/NNNN-*.md, "
@@ -51,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
             today = dt.date.fromisoformat(args.today)
         except ValueError:
             raise PlacementError(f"--today {args.today!r}: expected a date YYYY-MM-DD", key="--today") from None
-    out = place(args.placement, scenarios_dir=args.scenarios, monte_carlo_n=args.monte_carlo, today=today)
+    out = place(args.placement, scenarios_dir=args.scenarios, monte_carlo_n=args.monte_carlo, today=today,
+                force=args.force)
     if args.adr:
         from ..place.adr import write_placement_adr
 

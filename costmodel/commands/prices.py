@@ -41,6 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     imp = sub.add_parser("import", help="import provider price files into a catalog folder", parents=[_common()])
     imp.add_argument("files", nargs="+", metavar="FILE", help="AWS offer (JSON/CSV), GCP SKU page or Azure page")
     imp.add_argument("-o", "--out", required=True, metavar="DIR", help="folder to write the catalog CSVs to")
+    imp.add_argument("--force", action="store_true", help="replace CSVs of the same names in DIR")
     fet = sub.add_parser("fetch", help="download the providers' price files (every page) for `prices import`",
                          parents=[_common()])
     fet.add_argument("--aws-region", action="append", default=[], metavar="REGION",
@@ -53,6 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fet.add_argument("--gcp-api-key", default=None, metavar="KEY",
                      help="API key for the Cloud Billing Catalog API (default: $COSTMODEL_GCP_API_KEY)")
     fet.add_argument("-o", "--out", required=True, metavar="DIR", help="folder to save the price files in")
+    fet.add_argument("--force", action="store_true", help="replace files of the same names in DIR")
     fet.add_argument("--dry-run", action="store_true", help="print the downloads as curl lines, fetch nothing")
 
 
@@ -130,7 +132,7 @@ def _import(args: argparse.Namespace) -> int:
     from ..prices.importers import import_price_files
     from ._common import emit_json, progress
 
-    summaries = import_price_files(args.files, args.out, progress=None if args.json else progress)
+    summaries = import_price_files(args.files, args.out, progress=None if args.json else progress, force=args.force)
     if args.json:
         emit_json({"out": str(args.out), "files": [s.to_dict() for s in summaries],
                    "rows": sum(s.rows for s in summaries), "skipped": sum(s.skipped for s in summaries)})
@@ -161,7 +163,7 @@ def _fetch(args: argparse.Namespace) -> int:
             print(f"mkdir -p {args.out} && cd {args.out}")
             print("\n".join(curl_lines(downloads)))
         return 0
-    saved = fetch(downloads, args.out, progress=None if args.json else progress)
+    saved = fetch(downloads, args.out, progress=None if args.json else progress, force=args.force)
     if args.json:
         emit_json({"out": str(args.out), "files": saved})
     else:
