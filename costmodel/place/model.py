@@ -21,10 +21,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from ..cost.dists import Distribution
 from ..cost.scenario_model import GIB_PER_GB, parse_number
@@ -34,6 +34,21 @@ from ..foundation.safeio import input_kind
 from ..foundation.safeyaml import safe_load_file
 from ..foundation.util import yaml_problem
 from .regions import REGIONS, STORAGE_ITEMS
+
+
+def _whole(v: Any) -> Any:
+    """A whole number (``true`` is not 1, issue 40): foundation's one number reader, before pydantic."""
+    from ..foundation.numbers import NumberRefused, number
+
+    if v is None:
+        return v
+    try:
+        return number(v, "count", integer=True)
+    except NumberRefused as exc:
+        raise ValueError(f"got {exc.args[0].split(': got ', 1)[1]}") from None
+
+
+WholeCount = Annotated[int, BeforeValidator(_whole)]
 
 PURCHASE_OPTIONS = ("on_demand", "spot", "reserved", "savings_plan", "capacity_block")
 FORBIDDABLE = ("cache", "replica", "gpu")
@@ -47,7 +62,7 @@ class _Strict(BaseModel):
 
 class OfferIn(_Strict):
     instance_type: str = Field(min_length=1, description="instance type, e.g. p5.48xlarge")
-    count: int | None = Field(None, ge=1, description="instances in the cluster (default: the scenario's "
+    count: WholeCount | None = Field(None, ge=1, description="instances in the cluster (default: the scenario's "
                                                         "training.instance_count, else 1)")
     purchase: Literal["on_demand", "spot", "reserved", "savings_plan", "capacity_block"] = "on_demand"
     usd_per_hour: Any = Field(None, description="USD per instance-hour (default: the catalog's on-demand price); "
@@ -227,6 +242,7 @@ def placement_from_dict(data: Mapping[str, Any], source: str = "<dict>", folder:
     from ..contracts.errors import raise_validation_error
 
     path = source if source != "<dict>" else None
+    _check_size(data, path)
     try:
         m = PlacementIn.model_validate(dict(data))
     except ValidationError as exc:
@@ -238,6 +254,21 @@ def placement_from_dict(data: Mapping[str, Any], source: str = "<dict>", folder:
         if exc.path is None and path:
             raise PlacementError(_strip_key(exc), key=exc.key, path=path) from None
         raise
+
+
+def _check_size(data: Mapping[str, Any], path: str | None) -> None:
+    """PlacementError, before any work, for more candidate x offer rows than ``COSTMODEL_MAX_CANDIDATES`` (issue 40:
+    10^5 candidates ran for minutes without a word)."""
+    from ..foundation.limits import max_candidates
+
+    cands = data.get("candidates") if isinstance(data, Mapping) else None
+    if not isinstance(cands, list):
+        return
+    rows = sum(len(c["offers"]) if isinstance(c, Mapping) and isinstance(c.get("offers"), list) else 1 for c in cands)
+    if rows > max_candidates():
+        raise PlacementError(f"{len(cands):,} candidates with {rows:,} offers in all, more than {max_candidates():,} "
+                             "candidate x offer rows (COSTMODEL_MAX_CANDIDATES raises the bound; each row is a cost "
+                             "scenario and a Monte Carlo column)", key="candidates", path=path)
 
 
 def _strip_key(exc: ScenarioError) -> str:
