@@ -229,14 +229,37 @@ def _storage(pl: Placement, cand: Candidate) -> tuple[float | None, str | None]:
     return None, None
 
 
+class _Progress:
+    """``place: pricing candidate x offer rows: k/N`` on stderr every 2 s (the one progress rule decides whether)."""
+
+    def __init__(self, n: int) -> None:
+        import time
+
+        self.n, self.last = n, time.monotonic()
+
+    def __call__(self, k: int) -> None:
+        import sys
+        import time
+
+        now = time.monotonic()
+        if now - self.last >= 2.0:
+            self.last = now
+            sys.stderr.write(f"place: pricing candidate x offer rows: {k:,}/{self.n:,}\n")
+            sys.stderr.flush()
+
+
 def build(pl: Placement, today: Any = None, predictions: dict[tuple, Basis] | None = None) -> list[CandidateScenario]:
     """Every candidate x offer as a :class:`CandidateScenario` (in file order). Raises PlacementError for a
     measurement that cannot be read; a price that cannot be found leaves the offer not priced, with the reason."""
     from ..cost import apply_measurements, scenario_from_dict
+    from ..foundation.progress import progress_on
 
     out: list[CandidateScenario] = []
     predictions = {} if predictions is None else predictions
+    note = _Progress(sum(len(c.offers) for c in pl.candidates)) if progress_on() else None
     for cand in pl.candidates:
+        if note is not None:
+            note(len(out))
         basis = measured_basis(pl, cand) or predicted_basis(pl, cand, predictions)
         storage, storage_why = _storage(pl, cand)
         for offer in cand.offers:
