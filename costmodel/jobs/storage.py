@@ -317,6 +317,10 @@ class LocalCopies:
         if isinstance(exc, CostmodelError) and self.tops:  # name <stdin> or the object, never the private copy
             exc.message = self.in_text(exc.message)
             exc.args = (exc.message, *exc.args[1:])
+        if exc is not None and not isinstance(exc, Exception):  # a signal mid-copy: transfers left pending are
+            import warnings  # dropped on purpose, not a "coroutine never awaited" warning after the one line
+
+            warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             if self.root.exists():  # a transfer thread still writing into it (a signal mid-copy): once more

@@ -215,3 +215,25 @@ def test_a_catalog_key_priced_twice_in_one_file_is_refused(tmp_path):
     src.write_text(json.dumps(doc))
     r = _cli(["prices", "import", str(src), "-o", str(tmp_path / "out")], tmp_path)
     assert r.returncode == 2 and "is priced twice (36.42 and 0.0001 USD per instance-hour); keep one" in r.stderr
+
+
+@pytest.mark.parametrize(("kwargs", "expected"), [
+    ({"seed": np.float64(2.0 ** 60)}, ("parameter 'seed': got 1.152921504606847e+18; expected a whole number written "
+                                      "without a dot or exponent")),
+    ({"seed": True}, "parameter 'seed': got true; expected a whole number, not true/false"),
+    ({"margin": 10 ** 400}, "parameter 'margin': got 100000...(401 digits); expected a finite number"),
+    ({"monte_carlo_n": 2.5}, "parameter 'monte_carlo_n': got 2.5; expected a whole number"),
+])
+def test_report_parameters_use_the_same_number_reader(kwargs, expected):
+    from costmodel.foundation.errors import ReportError
+    from costmodel.report.params import validate_parameters
+
+    with pytest.raises(ReportError) as info:
+        validate_parameters(**kwargs)
+    assert str(info.value).startswith(expected) and "np.float64" not in str(info.value)
+
+
+def test_report_seed_beyond_2_53_stays_exact():
+    from costmodel.report.params import validate_parameters
+
+    assert validate_parameters(seed=2 ** 70).seed == 2 ** 70

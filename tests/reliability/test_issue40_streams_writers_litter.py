@@ -357,3 +357,14 @@ def test_fit_escapes_terminal_escapes_in_file_names(tmp_path, capsys):
     cap = capsys.readouterr()
     assert ESC not in cap.out and "\x07" not in cap.out and ESC not in cap.err
     assert cap.out.startswith("a\\x1b[31mred\\x1b]0;t\\x07: ")
+
+
+def test_a_verbs_json_on_stdin_is_bounded_too(monkeypatch, capsys):
+    import costmodel.foundation.safeio as safeio
+
+    monkeypatch.setattr(safeio, "MAX_TEXT_BYTES", 1000)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"x": "' + b"a" * 5000 + b'"}')))
+    assert main(["decide", "--answers", str(EXAMPLES / "answers.yaml"), "--compare", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("more than 1,000 bytes on standard input; refused (a verb's --json output is a few KiB)\n")
+    assert "<stdin>" in err and len(err.splitlines()) == 1
