@@ -21,10 +21,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..cost.dists import Distribution
 from ..cost.scenario_model import GIB_PER_GB, parse_number
@@ -48,8 +48,6 @@ def _whole(v: Any) -> Any:
         raise ValueError(f"got {exc.args[0].split(': got ', 1)[1]}") from None
 
 
-WholeCount = Annotated[int, BeforeValidator(_whole)]
-
 PURCHASE_OPTIONS = ("on_demand", "spot", "reserved", "savings_plan", "capacity_block")
 FORBIDDABLE = ("cache", "replica", "gpu")
 PATHS = ("vpc_peering", "transit_gateway", "nat_gateway", "privatelink", "internet")
@@ -62,7 +60,7 @@ class _Strict(BaseModel):
 
 class OfferIn(_Strict):
     instance_type: str = Field(min_length=1, description="instance type, e.g. p5.48xlarge")
-    count: WholeCount | None = Field(None, ge=1, description="instances in the cluster (default: the scenario's "
+    count: int | None = Field(None, ge=1, description="instances in the cluster (default: the scenario's "
                                                         "training.instance_count, else 1)")
     purchase: Literal["on_demand", "spot", "reserved", "savings_plan", "capacity_block"] = "on_demand"
     usd_per_hour: Any = Field(None, description="USD per instance-hour (default: the catalog's on-demand price); "
@@ -71,6 +69,11 @@ class OfferIn(_Strict):
                                                       "[low, high] or a distribution")
     interruptions_per_run: float | None = Field(None, ge=0, description="instance replacements per run (spot "
                                                 "interruptions): the cost model's training.interruptions_per_run")
+
+    @field_validator("count", mode="before")
+    @classmethod
+    def _whole_count(cls, v: Any) -> Any:  # true is not 1 (issue 40)
+        return _whole(v)
 
 
 class LinkIn(_Strict):
