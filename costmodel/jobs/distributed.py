@@ -150,9 +150,12 @@ def client() -> Iterator[Any]:
     from ..foundation.leftovers import owned_tempdir
 
     scratch = owned_tempdir("costmodel-dask-")  # the workers' scratch and locks: removed here, swept if killed
+    import dask
+
     try:
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
-                                      local_directory=str(scratch)) as lc, distributed.Client(lc) as c:
+        with dask.config.set({"temporary-directory": str(scratch)}), \
+                distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+                                         local_directory=str(scratch)) as lc, distributed.Client(lc) as c:
             yield c
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

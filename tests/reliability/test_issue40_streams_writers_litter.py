@@ -368,3 +368,18 @@ def test_a_verbs_json_on_stdin_is_bounded_too(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.endswith("more than 1,000 bytes on standard input; refused (a verb's --json output is a few KiB)\n")
     assert "<stdin>" in err and len(err.splitlines()) == 1
+
+
+def test_the_local_dask_cluster_leaves_no_scratch_or_lock(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    import tempfile
+
+    from costmodel.jobs.distributed import client
+
+    monkeypatch.delenv("COSTMODEL_DASK_SCHEDULER", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with client() as c:
+        assert c.submit(sum, [1, 2]).result() == 3
+        scratch = [p.name for p in tmp_path.iterdir()]
+        assert len(scratch) == 1 and scratch[0].startswith(f"costmodel-dask-{os.getpid()}-")
+    assert list(tmp_path.iterdir()) == []
