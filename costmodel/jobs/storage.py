@@ -125,7 +125,8 @@ def storage_error(url: str, exc: BaseException) -> IngestError:
             or "must provide either a connection_string" in low or "credentials!!" in low):
         why = ("no credentials found: set the provider's environment variables (e.g. AWS_ACCESS_KEY_ID and "
                "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) or log in with its CLI")
-    elif ("permanentredirect" in low or "temporaryredirect" in low or "301" in low or " redirect" in low
+    elif ("permanentredirect" in low or "temporaryredirect" in low or "moved permanently" in low or " redirect" in low
+          or re.search(r"(errno|status|code|http)\D{0,3}301\b", low)
           or "must be addressed using the specified endpoint" in low or "authorizationheadermalformed" in low
           or "illegallocationconstraint" in low):
         m = (re.search(r"expecting '([a-z0-9-]+)'", text)  # the region S3 names, else one the message holds

@@ -304,6 +304,13 @@ def test_an_s3_redirect_says_wrong_region_not_cannot_connect(text):
         assert "(eu-west-1)" in msg
 
 
+def test_an_object_named_like_a_status_code_is_not_a_redirect():
+    from costmodel.jobs.storage import storage_error
+
+    msg = str(storage_error("s3://fleet/job1/", FileNotFoundError("fleet/job1/rank0301.csv")))
+    assert msg == "s3://fleet/job1/: no such object or prefix"
+
+
 # --- item 7: litter and silence -----------------------------------------------------------------------------------
 
 def test_a_run_in_the_timeline_but_not_in_its_metadata_is_named(tmp_path):
