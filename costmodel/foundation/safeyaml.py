@@ -164,6 +164,9 @@ def check_expansion(root: Node, max_nodes: int = MAX_NODES, max_depth: int = MAX
             size = 1 + sum(memo[id(c)][0] for c in children)
             depth = 1 + max((memo[id(c)][1] for c in children), default=0)
             if size > max_nodes:
+                if size <= len(memo) + 1:  # as many nodes written as counted: no alias, the file itself is that large
+                    raise YamlRefused(f"more than {max_nodes:,} values in one document; refused (scenarios, placements "
+                                      "and answers hold a few hundred: split the file)", node.start_mark)
                 raise YamlRefused(
                     f"aliases expand to more than {max_nodes:,} nodes (an alias bomb, 'billion laughs'?); refused",
                     node.start_mark)

@@ -237,3 +237,16 @@ def test_report_seed_beyond_2_53_stays_exact():
     from costmodel.report.params import validate_parameters
 
     assert validate_parameters(seed=2 ** 70).seed == 2 ** 70
+
+
+def test_a_document_too_large_without_aliases_is_not_called_an_alias_bomb():
+    class Small(safeyaml.BoundedSafeLoader):
+        max_nodes = 1000
+
+    big = "candidates:\n" + "".join(f"  - {{name: c{i}, region: r}}\n" for i in range(400))
+    with pytest.raises(safeyaml.YamlRefused, match=r"^more than 1,000 values in one document; refused"):
+        safeyaml.load(big, Small)
+    bomb = "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
+        f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("ab", "bc", strict=True))
+    with pytest.raises(safeyaml.YamlRefused, match="an alias bomb"):
+        safeyaml.load(bomb, Small)
