@@ -110,7 +110,7 @@ t = time.perf_counter()
 mode, path, out = sys.argv[1], sys.argv[2], sys.argv[3]
 if mode == "import":
     from costmodel.price_import import import_price_files
-    (s,) = import_price_files([path], out)
+    (s,) = import_price_files([path], out, force=True)  # its own output of an earlier repeat
     rows = s.rows
 elif mode == "csv":
     with open(path, newline="") as fh:

@@ -499,7 +499,10 @@ def write_adr(
     created = not d.exists()
     try:
         d.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".adr.", suffix=".tmp", dir=d)
+        from ..foundation.leftovers import sweep
+
+        sweep(d, ".adr.", ".tmp")  # the temporary files of killed runs (named by their process)
+        fd, tmp = tempfile.mkstemp(prefix=f".adr.{os.getpid()}-", suffix=".tmp", dir=d)
     except OSError as exc:
         raise ChecklistError(f"{d}: cannot write the ADR folder: {exc.strerror or exc}") from None
     tmp_path = Path(tmp)

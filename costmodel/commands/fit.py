@@ -113,12 +113,13 @@ def run(args: argparse.Namespace) -> int:
     side = load_side(args.files, args.fmt, args.role or "", args, spec_role="",
                      options=ingest_options(args, args.role or ""))
     runs = side.runs
+    from ..foundation.names import shown
     from ._common import report_skipped
 
     left_out = report_skipped("fit", side.warnings)
     fits, skipped = fit_runs(runs, args.metric, args.axis)
     for w in skipped:
-        print(f"costmodel fit: warning: {w}", file=sys.stderr)
+        print(f"costmodel fit: warning: {shown(w, 10_000)}", file=sys.stderr)
     jobs = {j["job_id"]: j for j in side.jobs}
     if args.json:
         out = [dict(f.to_dict(), jobs=[jobs[f.run_id]] if f.run_id in jobs else []) for f in fits]
@@ -127,27 +128,35 @@ def run(args: argparse.Namespace) -> int:
         emit_json(out)
         return 0
     for j in side.jobs:
-        print(_job_line(j))
+        _out(_job_line(j))
     for f in fits:
         extra = ", lower is better" if f.metric_direction == "lower_is_better" else ""
         per = f", stalls every {f.period_steps:g} steps" if f.period_steps else ""
-        print(f"{f.run_id}: {f.classification} ({f.metric}{extra}, {f.n_points} points{per})")
-        print(f"  warm-up end: step {_fmt(f.warmup_end_step, 'd')}, {_fmt(f.warmup_end_t_s, '.1f')} s; "
+        _out(f"{f.run_id}: {f.classification} ({f.metric}{extra}, {f.n_points} points{per})")
+        _out(f"  warm-up end: step {_fmt(f.warmup_end_step, 'd')}, {_fmt(f.warmup_end_t_s, '.1f')} s; "
               f"lost {_fmt(f.lost_s, '.1f')} s")
-        print(f"  steady: {U.metric_interval(f.steady_mean, f.steady_ci_low, f.steady_ci_high, f.metric)} (95 % CI), "
+        _out(f"  steady: {U.metric_interval(f.steady_mean, f.steady_ci_low, f.steady_ci_high, f.metric)} (95 % CI), "
               f"CV {_fmt(f.steady_cv, '.2%')}; cold {U.metric(f.cold_mean, f.metric)}")
         if f.curve and f.curve.get("model") not in (None, "none"):
             c = f.curve
-            print(f"  curve: {c['model']}, plateau {U.metric(c['plateau'], f.metric)}, tau {_fmt(c['tau_steps'], '.1f')} steps "
+            _out(f"  curve: {c['model']}, plateau {U.metric(c['plateau'], f.metric)}, tau {_fmt(c['tau_steps'], '.1f')} steps "
                   f"/ {_fmt(c['tau_s'], '.1f')} s, R2 {_fmt(c['r2'], '.3f')}")
         for line in _findings(f):
-            print(f"  {line}")
+            _out(f"  {line}")
         reason = f.evidence.get("rule") or f.evidence.get("reason")
         if reason:
-            print(f"  why: {reason}")
+            _out(f"  why: {reason}")
         if f.multipass:
-            print(f"  multi-pass: {f.multipass['note']}")
+            _out(f"  multi-pass: {f.multipass['note']}")
     return 0
+
+
+def _out(text: str) -> None:
+    """One line of the human output: names from files and the network are hostile, so control characters (terminal
+    escapes) are shown as ``\\xNN``, never sent to the terminal (issue 40)."""
+    from ..foundation.names import shown
+
+    print(shown(text, 100_000))
 
 
 def _findings(f: Any) -> list[str]:

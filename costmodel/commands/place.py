@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenarios", metavar="DIR",
                         help="also write each candidate's cost scenario (and compare result) to DIR, with the "
                              "`costmodel cost` command that reproduces its figures")
+    parser.add_argument("--force", action="store_true", help="replace scenario files of the same names in --scenarios DIR")
     parser.add_argument("--monte-carlo", type=int, default=None, metavar="N",
                         help="joint Monte Carlo draws (default: the file's monte_carlo.draws, 2000)")
     parser.add_argument("--adr", metavar="DIR", help="also write the decision as an ADR (MADR 4.0) to DIR/NNNN-*.md, "
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from ._common import progress
 
     out = place(args.placement, scenarios_dir=args.scenarios, monte_carlo_n=args.monte_carlo, today=today,
-                progress=progress if progress_on() else None)
+                progress=progress if progress_on() else None, force=args.force)
     if args.adr:
         from ..place.adr import write_placement_adr
 

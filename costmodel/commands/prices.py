@@ -48,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     imp.add_argument("--verified", default=None, metavar="TEXT",
                      help="the verified cell of every row written: how they were checked (e.g. 'dataset <repo> "
                           "<path> @<commit>'); default: the importer's own")
+    imp.add_argument("--force", action="store_true", help="replace CSVs of the same names in DIR")
     fet = sub.add_parser("fetch", help="download the providers' price files (every page) for `prices import`",
                          parents=[_common()])
     fet.add_argument("--aws-region", action="append", default=[], metavar="REGION",
@@ -60,6 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fet.add_argument("--gcp-api-key", default=None, metavar="KEY",
                      help="API key for the Cloud Billing Catalog API (default: $COSTMODEL_GCP_API_KEY)")
     fet.add_argument("-o", "--out", required=True, metavar="DIR", help="folder to save the price files in")
+    fet.add_argument("--force", action="store_true", help="replace files of the same names in DIR")
     fet.add_argument("--dry-run", action="store_true", help="print the downloads as curl lines, fetch nothing")
 
 
@@ -139,7 +141,7 @@ def _import(args: argparse.Namespace) -> int:
     from ._common import emit_json, progress
 
     summaries = import_price_files(args.files, args.out, progress=None if args.json else progress,
-                                   as_of=args.as_of, items=args.item, verified=args.verified)
+                                   as_of=args.as_of, items=args.item, verified=args.verified, force=args.force)
     if args.json:
         emit_json({"out": str(args.out), "files": [s.to_dict() for s in summaries],
                    "rows": sum(s.rows for s in summaries), "skipped": sum(s.skipped for s in summaries)})
@@ -172,7 +174,7 @@ def _fetch(args: argparse.Namespace) -> int:
             print(f"mkdir -p {args.out} && cd {args.out}")
             print("\n".join(curl_lines(downloads)))
         return 0
-    saved = fetch(downloads, args.out, progress=None if args.json else progress)
+    saved = fetch(downloads, args.out, progress=None if args.json else progress, force=args.force)
     if args.json:
         emit_json({"out": str(args.out), "files": saved})
     else:

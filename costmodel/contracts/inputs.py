@@ -12,7 +12,6 @@ aliases that warn, consistency) stays in the loaders.
 """
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
@@ -97,17 +96,27 @@ def _date(v: Any) -> Any:
 
 
 def _finite(v: Any) -> Any:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
+    """A finite float (the one number reader, issue 40: ``true`` is not 1, ``10**400`` is refused, not an overflow)."""
+    from ..foundation.numbers import NumberRefused, number
+
+    if isinstance(v, str) or (not isinstance(v, (int, float)) and not hasattr(v, "item")):
         raise ValueError("expected a finite number")
-    return float(v)
+    try:
+        return float(number(v, "value"))
+    except NumberRefused as exc:
+        raise ValueError(f"got {exc.args[0].split(': got ', 1)[1]}") from None
 
 
 def _integer(v: Any) -> Any:
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    if isinstance(v, bool) or not isinstance(v, int):
+    """A whole number, exact at any size (a float beyond 2**53 is refused; never shown as ``np.float64(...)``)."""
+    from ..foundation.numbers import NumberRefused, number
+
+    if isinstance(v, str) or (not isinstance(v, (int, float)) and not hasattr(v, "item")):
         raise ValueError("expected an integer")
-    return v
+    try:
+        return number(v, "value", integer=True)
+    except NumberRefused as exc:
+        raise ValueError(f"got {exc.args[0].split(': got ', 1)[1]}") from None
 
 
 #: notebook parameter kind -> (type, the check that reads papermill's values as data, never evaluated)

@@ -36,8 +36,14 @@ def read_json_file(path: str | os.PathLike[str], where: str, error: type[Costmod
     try:
         if os.fspath(path) == "-":
             from ..foundation import stdin
+            from ..foundation.safeio import MAX_TEXT_BYTES
 
-            text = stdin.read_bytes().decode("utf-8")  # its SHA-256 kept for the ADR's inputs
+            raw = stdin.read_bytes(MAX_TEXT_BYTES)  # bounded as a file is; its SHA-256 kept for the ADR's inputs
+            if len(raw) > MAX_TEXT_BYTES:
+                named = where[:-1] + stdin.NAME if where.endswith(" -") else where
+                raise error(f"{named}: more than {MAX_TEXT_BYTES:,} bytes on standard input; refused (a verb's "
+                            "--json output is a few KiB)")
+            text = raw.decode("utf-8")
             if not text.strip():
                 raise error(f"{where}: standard input is empty (pipe a verb's --json output into it)")
         else:

@@ -4,6 +4,11 @@ breach is one clear line naming the file (and line), never minutes of work or an
 
 ``COSTMODEL_MAX_LINE_BYTES`` (default 1 MiB, the CSV reader's block: a longer line or cell cannot be parsed
 anyway), ``COSTMODEL_MAX_COLUMNS`` (default 10,000), ``COSTMODEL_MAX_JSON_DEPTH`` (default 200).
+
+Bounds on streams and work (issue 40): ``COSTMODEL_MAX_STDIN_BYTES`` (default 4 GiB: standard input copied for
+``fit -`` and ``ingest -``), ``COSTMODEL_MAX_OBJECTS`` (default 100,000 objects under one object-storage
+URL), ``COSTMODEL_MAX_OBJECT_BYTES`` (default 64 GiB copied from object storage by one command),
+``COSTMODEL_MAX_CANDIDATES`` (default 2,000 candidate x offer rows of one placement file, about a minute of work).
 """
 from __future__ import annotations
 
@@ -27,6 +32,27 @@ def max_columns() -> int:
 def max_json_depth() -> int:
     """The deepest nesting of arrays and objects a JSON input may have (``COSTMODEL_MAX_JSON_DEPTH``, default 200)."""
     return env_int("COSTMODEL_MAX_JSON_DEPTH", 200)
+
+
+def max_stdin_bytes() -> int:
+    """The most bytes read from standard input (``COSTMODEL_MAX_STDIN_BYTES``, default 4 GiB)."""
+    return env_int("COSTMODEL_MAX_STDIN_BYTES", 4 << 30)
+
+
+def max_objects() -> int:
+    """The most objects one object-storage URL may list (``COSTMODEL_MAX_OBJECTS``, default 100,000)."""
+    return env_int("COSTMODEL_MAX_OBJECTS", 100_000)
+
+
+def max_object_bytes() -> int:
+    """The most bytes one command copies from object storage (``COSTMODEL_MAX_OBJECT_BYTES``, default 64 GiB)."""
+    return env_int("COSTMODEL_MAX_OBJECT_BYTES", 64 << 30)
+
+
+def max_candidates() -> int:
+    """The most candidate x offer rows one placement file may ask for (``COSTMODEL_MAX_CANDIDATES``, default 2,000:
+    each is a cost scenario and a Monte Carlo column, about 25 ms)."""
+    return env_int("COSTMODEL_MAX_CANDIDATES", 2_000)
 
 
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)

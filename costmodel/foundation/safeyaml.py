@@ -11,7 +11,9 @@ while the document is composed, before anything is built from it:
   document's node count with every alias expanded may not exceed :data:`MAX_NODES`; a "billion
   laughs" bomb (aliases of aliases, 10^9 nodes from a few hundred bytes) is refused at once,
   wherever it sits (top level, ``notes``, ``workload:``), and a recursive alias is refused;
-* duplicate keys in one mapping are refused (YAML forbids them; PyYAML would keep the last).
+* duplicate keys in one mapping are refused (YAML forbids them; PyYAML would keep the last);
+* numbers: ``2e-2`` is a float as ``2.0e-2`` is (YAML 1.2's spelling, :data:`~costmodel.foundation.numbers.EXPONENT_FLOAT`),
+  and a float that is not finite (``.inf``, ``.nan``, ``1e400``) is refused naming its key path as written.
 
 Every refusal is a :class:`YamlRefused`, a ``yaml.YAMLError`` with ``problem`` and
 ``problem_mark`` like PyYAML's own errors, so each caller's existing ``except yaml.YAMLError``
@@ -19,12 +21,14 @@ turns it into its own one-line error (:func:`costmodel.foundation.util.yaml_prob
 """
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from .numbers import EXPONENT_FLOAT
 from .safeio import InputRefused, read_input_bytes
 
 #: largest YAML text read (bytes); scenarios and answers are a few KiB
@@ -59,6 +63,8 @@ class BoundedSafeLoader(yaml.SafeLoader):
 
     max_depth = MAX_DEPTH
     max_nodes = MAX_NODES
+    #: refuse ``.inf``, ``.nan`` and floats beyond the largest (``1e400``), naming the key path as written
+    finite_numbers = True
 
     def __init__(self, stream: Any) -> None:
         super().__init__(stream)
@@ -79,6 +85,8 @@ class BoundedSafeLoader(yaml.SafeLoader):
         node = super().compose_document()
         if node is not None:
             check_expansion(node, self.max_nodes, self.max_depth)
+            if self.finite_numbers:
+                check_finite(node)
         return node
 
     # -- construction: duplicate keys
@@ -101,6 +109,43 @@ class BoundedSafeLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+# YAML 1.2 floats without a dot (``2e-2``, ``8e2``) are floats here, as ``2.0e-2`` is: PyYAML (YAML 1.1) reads
+# them as text, which readers then took or refused depending on the field (one number reader, issue 40)
+BoundedSafeLoader.add_implicit_resolver(_FLOAT_TAG, EXPONENT_FLOAT, list("-+0123456789"))
+
+
+def check_finite(root: Node) -> None:
+    """:class:`YamlRefused` for the first float scalar of ``root`` that is not finite (``.inf``, ``.nan``, ``1e400``),
+    naming its key path as written (``replica.storage_usd_per_gib_month``) and its line. Visits each node once."""
+    seen: set[int] = set()
+    stack: list[tuple[Node, str]] = [(root, "")]
+    while stack:
+        node, where = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            if node.tag == _FLOAT_TAG:
+                try:
+                    value = yaml.SafeLoader.construct_yaml_float(_CONSTRUCTOR, node)
+                except (ValueError, TypeError):
+                    continue
+                if not math.isfinite(value):
+                    at = f"{where}: " if where else ""
+                    raise YamlRefused(f"{at}got {node.value!r}, not a finite number; expected a finite number "
+                                      "(the largest is about 1.8e308)", node.start_mark)
+        elif isinstance(node, SequenceNode):
+            stack.extend((c, f"{where}[{i}]") for i, c in reversed(list(enumerate(node.value))))
+        elif isinstance(node, MappingNode):
+            for k, v in reversed(node.value):
+                name = str(k.value) if isinstance(k, ScalarNode) else "?"
+                stack.append((v, f"{where}.{name}" if where else name))
+
+
+_CONSTRUCTOR = yaml.SafeLoader("")
+
+
 def check_expansion(root: Node, max_nodes: int = MAX_NODES, max_depth: int = MAX_DEPTH) -> tuple[int, int]:
     """(nodes, depth) of the node graph ``root`` with every alias expanded; :class:`YamlRefused`
     when either exceeds its bound or an alias refers to a node that contains it (a cycle).
@@ -119,6 +164,9 @@ def check_expansion(root: Node, max_nodes: int = MAX_NODES, max_depth: int = MAX
             size = 1 + sum(memo[id(c)][0] for c in children)
             depth = 1 + max((memo[id(c)][1] for c in children), default=0)
             if size > max_nodes:
+                if size <= len(memo) + 1:  # as many nodes written as counted: no alias, the file itself is that large
+                    raise YamlRefused(f"more than {max_nodes:,} values in one document; refused (scenarios, placements "
+                                      "and answers hold a few hundred: split the file)", node.start_mark)
                 raise YamlRefused(
                     f"aliases expand to more than {max_nodes:,} nodes (an alias bomb, 'billion laughs'?); refused",
                     node.start_mark)
@@ -196,6 +244,7 @@ __all__ = [
     "BoundedSafeLoader",
     "YamlRefused",
     "check_expansion",
+    "check_finite",
     "load",
     "read_yaml_text",
     "safe_load",

@@ -154,4 +154,18 @@ def read_runs(path: str | os.PathLike[str]) -> list[Run]:
                 rank=int(m.get("rank", -1) if m.get("rank") is not None else -1),
             )
         )
+    # rows of a run the metadata does not name (an edited or merged file) are counted and named, never dropped silently
+    known = {str(m["run_id"]) for m in meta}
+    stray = df["run_id"][~df["run_id"].astype(str).isin(known)].astype(str).value_counts(sort=False) \
+        if "run_id" in df.columns else None
+    if stray is not None and len(stray):
+        from .names import shown
+
+        items = sorted(stray.items())
+        named = ", ".join(f"{shown(k)!r} ({n:,} rows)" for k, n in items[:5]) + (", ..." if len(items) > 5 else "")
+        note = (f"{shown(os.fspath(path))}: {len(items):,} run(s) in the file but not in its costmodel metadata, not read: "
+                f"{named}")
+        if not runs:
+            raise IngestError(note.split(": ", 1)[1], path=str(path))
+        runs[0].warnings.append(note)
     return runs

@@ -11,7 +11,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
@@ -34,9 +33,9 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     target = Path(path)
     with writing(target):
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        os.close(fd)
-    tmp_path = Path(tmp)
+        from .leftovers import owned_tempfile
+
+        tmp_path = owned_tempfile(target)  # named by this process: a killed run's is swept by the next one
     try:
         with writing(target, rename={str(tmp_path): str(target)}):
             yield tmp_path

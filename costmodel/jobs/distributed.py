@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -133,7 +134,7 @@ def client() -> Iterator[Any]:
     distributed = require("distributed", "distributed", "the Dask engine")
     addr = os.environ.get("COSTMODEL_DASK_SCHEDULER")
     if addr:
-        c = distributed.Client(addr)
+        c = _connect(distributed, addr)
         try:
             yield c
         finally:
@@ -144,9 +145,65 @@ def client() -> Iterator[Any]:
         return
     except ValueError:
         pass
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as lc, \
-            distributed.Client(lc) as c:
-        yield c
+    import shutil
+
+    from ..foundation.leftovers import owned_tempdir
+
+    scratch = owned_tempdir("costmodel-dask-")  # the workers' scratch and locks: removed here, swept if killed
+    import dask
+
+    try:
+        with dask.config.set({"temporary-directory": str(scratch)}), \
+                distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+                                         local_directory=str(scratch)) as lc, distributed.Client(lc) as c:
+            yield c
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+_SCHEDULER = re.compile(r"^(tcp|tls|ucx|inproc|ws|wss)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(:(\d{1,5}))?/?$")
+
+
+def connect_timeout_s() -> float:
+    """Seconds to wait for the scheduler of ``COSTMODEL_DASK_SCHEDULER`` (``COSTMODEL_DASK_CONNECT_TIMEOUT_S``,
+    default 10): a closed address fails in that time with one line, not after Dask's 30 s as an internal error."""
+    try:
+        t = float(os.environ.get("COSTMODEL_DASK_CONNECT_TIMEOUT_S", "10"))
+    except ValueError:
+        return 10.0
+    return t if 0 < t < 3600 else 10.0
+
+
+def _connect(distributed: Any, addr: str) -> Any:
+    """``distributed.Client(addr)``, with a malformed, closed or unreachable address as one IngestError naming
+    ``COSTMODEL_DASK_SCHEDULER`` (checked first: a plain TCP connect for ``tcp://``, in the time-out)."""
+    import socket
+
+    from ..foundation.errors import IngestError
+    from ..foundation.names import shown
+
+    field = "COSTMODEL_DASK_SCHEDULER"
+    m = _SCHEDULER.match(addr.strip())
+    port = int(m.group(4)) if m and m.group(4) else None
+    if m is None or (port is not None and not 0 < port < 65536):
+        raise IngestError(f"'{shown(addr)}' is not a scheduler address; expected tcp://HOST:PORT "
+                          "(e.g. tcp://scheduler:8786)", field=field)
+    t = connect_timeout_s()
+    if m.group(1) == "tcp":
+        host = m.group(2).strip("[]")
+        try:
+            with socket.create_connection((host, port or 8786), timeout=t):
+                pass
+        except OSError as exc:
+            why = ("nothing listens there (connection refused)" if isinstance(exc, ConnectionRefusedError)
+                   else f"cannot connect ({exc.strerror or type(exc).__name__})")
+            raise IngestError(f"{shown(addr)}: {why}; is the Dask scheduler running?", field=field) from None
+    try:
+        return distributed.Client(addr.strip(), timeout=t)
+    except Exception as exc:  # noqa: BLE001 - every connection failure is one line
+        raise IngestError(f"{shown(addr)}: cannot reach the Dask scheduler in {t:g} s "
+                          f"({type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''})",
+                          field=field) from None
 
 
 def _n_threads(c: Any) -> int:

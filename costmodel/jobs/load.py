@@ -231,6 +231,16 @@ def attach_skipped(side: Side) -> None:
         summary["skipped_count"] = len(mine)
 
 
+def all_failures(failed: list[IngestError], shown_at_most: int = 10) -> IngestError:
+    """One IngestError naming every file that could not be read (the first ``shown_at_most`` with their reasons, then
+    how many more): three corrupt rank logs among 2,000 are named at once, not one per rerun (issue 40)."""
+    if len(failed) == 1:
+        return failed[0]
+    first = "; ".join(str(e) for e in failed[:shown_at_most])
+    more = f"; and {len(failed) - shown_at_most:,} more" if len(failed) > shown_at_most else ""
+    return IngestError(f"{len(failed):,} files cannot be read: {first}{more}")
+
+
 def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_specs: Sequence[JobSpec] = (),
               rank_throughput: str | None = None, engine: str = "auto", hash_files: bool = False) -> Side:
     """Read one side's inputs as jobs and single runs (see the module docstring).
@@ -287,6 +297,7 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
         try:
             runs: list[Run] = []
             per_file: list[tuple[str, list[Run]]] = []
+            failed: list[IngestError] = []
             for p in rest:
                 if Path(p).is_dir():
                     found, notes = expand_dir(Path(p), opts)
@@ -295,13 +306,23 @@ def load_side(paths: Sequence[str], role: str = "", options: Any = None, job_spe
                 else:
                     targets = [p]
                 for f in targets:
-                    rs = load(f, opts)
+                    try:
+                        rs = load(f, opts)
+                    except IngestError as exc:  # every unreadable file is named at once, not only the first
+                        failed.append(exc)
+                        continue
                     runs.extend(rs)
                     per_file.append((f, rs))
             for f in spec_files:
-                rs = load(f, opts)
+                try:
+                    rs = load(f, opts)
+                except IngestError as exc:
+                    failed.append(exc)
+                    continue
                 runs.extend(rs)
                 per_file.append((f, rs))
+            if failed:
+                raise all_failures(failed)
             runs, merge_notes = merge_gpu(runs) if runs else (runs, [])
             side.warnings += merge_notes
             for r in runs:

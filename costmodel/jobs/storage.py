@@ -13,6 +13,7 @@ line: missing bucket (container) or object, access denied, timeout, missing extr
 """
 from __future__ import annotations
 
+import contextlib
 import glob as _glob
 import logging
 import os
@@ -124,6 +125,16 @@ def storage_error(url: str, exc: BaseException) -> IngestError:
             or "must provide either a connection_string" in low or "credentials!!" in low):
         why = ("no credentials found: set the provider's environment variables (e.g. AWS_ACCESS_KEY_ID and "
                "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) or log in with its CLI")
+    elif ("permanentredirect" in low or "temporaryredirect" in low or "moved permanently" in low or " redirect" in low
+          or re.search(r"(errno|status|code|http)\D{0,3}301\b", low)
+          or "must be addressed using the specified endpoint" in low or "authorizationheadermalformed" in low
+          or "illegallocationconstraint" in low):
+        m = (re.search(r"expecting '([a-z0-9-]+)'", text)  # the region S3 names, else one the message holds
+             or re.search(r"(?:bucket-region|BucketRegion|Region)[\"': =]+([a-z]{2}-[a-z]+-\d)", text))
+        region = m.group(1) if m else None
+        why = (f"{_container_word(url)} {_bucket(url)!r} is in another region"
+               + (f" ({region})" if region else "") + ": S3 answered with a redirect; set AWS_REGION (or "
+               "AWS_DEFAULT_REGION) to the bucket's region")
     elif ("nosuchbucket" in low or "bucket does not exist" in low or "specified bucket does not exist" in low
           or "containernotfound" in low or "container does not exist" in low):
         why = (f"{_container_word(url)} {_bucket(url)!r} does not exist (or is not visible with these "
@@ -157,18 +168,27 @@ def _filesystem_or_error(url: str) -> Any:
         raise storage_error(url, exc) from None
 
 
-def list_objects(url: str) -> list[str]:
+def list_objects(url: str, sizes: dict[str, int] | None = None) -> list[str]:
     """The objects at ``url``: itself when it is an object, else every object under it as a prefix
     (recursive, sorted, as full URLs). Raises IngestError (one line) on any storage failure or when
-    nothing is there."""
+    nothing is there. ``sizes``, when given, is filled with each listed object's size in bytes (as listed)."""
     fs = _filesystem_or_error(url)
     scheme = str(url).split("://", 1)[0]
     try:
-        found = _call(fs, "find", str(url))
+        found = _call(fs, "find", str(url), detail=True)
         if not found:
             if _call(fs, "isfile", str(url)):
+                if sizes is not None:
+                    with contextlib.suppress(Exception):
+                        sizes[str(url)] = int(_call(fs, "size", str(url)))
                 return [str(url)]
             raise FileNotFoundError(url)
+        if isinstance(found, dict):
+            if sizes is not None:
+                for p, info in found.items():
+                    with contextlib.suppress(TypeError, ValueError, AttributeError):
+                        sizes[f"{scheme}://{p}"] = int(info.get("size") or 0)
+            found = list(found)
     except IngestError:
         raise
     except Exception as exc:  # noqa: BLE001 - every backend error becomes one line
@@ -229,6 +249,51 @@ def local_targets(objs: list[str], base: str, top: Path, single: bool) -> tuple[
     return pairs, str(folder)
 
 
+def _check_work(url: str, objs: list[str], sizes: dict[str, int], copies: LocalCopies) -> None:
+    """Refuse, before anything is copied, a listing of more than ``COSTMODEL_MAX_OBJECTS`` objects or more than
+    ``COSTMODEL_MAX_OBJECT_BYTES`` in all (this command's copies so far included): one line naming the URL."""
+    from ..foundation.limits import max_object_bytes, max_objects
+    from ..foundation.names import shown
+
+    if len(objs) > max_objects():
+        raise IngestError(f"{len(objs):,} objects under this prefix, more than {max_objects():,} "
+                          "(COSTMODEL_MAX_OBJECTS raises the bound); name a narrower prefix", path=shown(url))
+    copies.bytes_listed += sum(sizes.get(o, 0) for o in objs)
+    if copies.bytes_listed > max_object_bytes():
+        big = max(objs, key=lambda o: sizes.get(o, 0))
+        raise IngestError(f"{copies.bytes_listed:,} bytes to copy from object storage, more than {max_object_bytes():,} "
+                          f"(COSTMODEL_MAX_OBJECT_BYTES raises the bound; the largest object is {shown(big)}, "
+                          f"{sizes.get(big, 0):,} bytes)", path=shown(url))
+
+
+def _progress(url: str, n: int) -> Any:
+    """An fsspec callback writing ``copying N objects from URL: k/N`` to stderr (the one progress rule), or the
+    no-op callback."""
+    from fsspec.callbacks import Callback, NoOpCallback
+
+    from ..foundation.names import shown
+    from ..foundation.progress import progress_on
+
+    if n < 50 or not progress_on():
+        return NoOpCallback()
+    import sys
+    import time
+
+    class _Lines(Callback):
+        def __init__(self) -> None:
+            super().__init__(size=n)
+            self.last = 0.0
+
+        def call(self, *args: Any, **kwargs: Any) -> None:
+            now = time.monotonic()
+            if now - self.last >= 2.0 or self.value >= n:
+                self.last = now
+                sys.stderr.write(f"copying {n:,} objects from {shown(url)}: {self.value:,}/{n:,}\n")
+                sys.stderr.flush()
+
+    return _Lines()
+
+
 class LocalCopies:
     """Local copies of object-store inputs (a context manager; the folder is removed on exit).
 
@@ -242,13 +307,28 @@ class LocalCopies:
         self.root: Path | None = None
         self.origin: dict[str, str] = {}
         self.tops: dict[str, str] = {}
+        self.bytes_listed = 0
 
     def __enter__(self) -> LocalCopies:  # noqa: PYI034  no typing.Self on 3.10
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        from ..foundation.errors import CostmodelError
+
+        if isinstance(exc, CostmodelError) and self.tops:  # name <stdin> or the object, never the private copy
+            exc.message = self.in_text(exc.message)
+            exc.args = (exc.message, *exc.args[1:])
+        if exc is not None and not isinstance(exc, Exception):  # a signal mid-copy: transfers left pending are
+            import warnings  # dropped on purpose, not a "coroutine never awaited" warning after the one line
+
+            warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
+            if self.root.exists():  # a transfer thread still writing into it (a signal mid-copy): once more
+                import time
+
+                time.sleep(0.2)
+                shutil.rmtree(self.root, ignore_errors=True)
 
     def localize(self, paths: Iterable[str]) -> list[str]:
         out: list[str] = []
@@ -263,7 +343,9 @@ class LocalCopies:
                 out.append(str(p))
                 continue
             root = self._root()
-            objs = list_objects(str(p))
+            sizes: dict[str, int] = {}
+            objs = list_objects(str(p), sizes)
+            _check_work(str(p), objs, sizes, self)
             fs = _filesystem_or_error(str(p))
             base = str(p).rstrip("/")
             single = len(objs) == 1 and objs[0].rstrip("/") == base
@@ -273,7 +355,8 @@ class LocalCopies:
                 Path(dst).parent.mkdir(parents=True, exist_ok=True)
                 self.origin[dst] = obj
             try:  # one batched, concurrent transfer
-                fs.get([o for o, _ in pairs], [d for _, d in pairs], batch_size=concurrency())
+                fs.get([o for o, _ in pairs], [d for _, d in pairs], batch_size=concurrency(),
+                       callback=_progress(str(p), len(pairs)))
             except Exception as exc:  # noqa: BLE001
                 raise storage_error(str(p), exc) from None
             out.append(here)
@@ -292,13 +375,15 @@ class LocalCopies:
     def _stdin(self) -> str:
         """Standard input copied into this run's temporary folder as ``stdin`` (the run is named ``stdin``);
         the copy's path stands for ``-`` in sources and warnings."""
-        import sys
+        from ..foundation import stdin
 
         dst = self._root() / "stdin"
-        with open(dst, "wb") as f:
-            shutil.copyfileobj(sys.stdin.buffer, f)
+        self.tops[str(dst)] = stdin.NAME  # messages about the copy name <stdin>
+        try:
+            stdin.copy_to(dst)  # bounded (COSTMODEL_MAX_STDIN_BYTES); nothing left past the bound
+        except stdin.StdinTooLarge as exc:
+            raise IngestError(str(exc)) from None
         self.origin[str(dst)] = "-"
-        self.tops[str(dst)] = "-"
         return str(dst)
 
     def in_text(self, text: str) -> str:

@@ -109,13 +109,21 @@ def write_placement_adr(directory: str | os.PathLike[str], out: Mapping[str, Any
     slug = slugify(f"place {w['candidate']} {w['strategy']}")
     try:
         d.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".adr.", suffix=".tmp", dir=d)
+        from ..foundation.leftovers import sweep
+
+        sweep(d, ".adr.", ".tmp")  # the temporary files of killed runs (named by their process)
+        fd, tmp = tempfile.mkstemp(prefix=f".adr.{os.getpid()}-", suffix=".tmp", dir=d)
     except OSError as exc:
         raise PlacementError(f"{d}: cannot write the ADR folder: {exc.strerror or exc}", key="--adr") from None
     tmp_path = Path(tmp)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:  # a full disk fails in write() or close(), whose error names no file
+            from ..foundation.safeio import os_error_message
+
+            raise PlacementError(os_error_message(exc, d, "write the ADR into"), key="--adr") from None
         for _ in range(1000):
             target = d / f"{next_number(d):04d}-{slug}.md"
             try:

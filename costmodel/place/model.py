@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..cost.dists import Distribution
 from ..cost.scenario_model import GIB_PER_GB, parse_number
@@ -36,6 +36,19 @@ from ..foundation.safeio import input_kind
 from ..foundation.safeyaml import safe_load_file
 from ..foundation.util import yaml_problem
 from .regions import REGIONS, STORAGE_ITEMS
+
+
+def _whole(v: Any) -> Any:
+    """A whole number (``true`` is not 1, issue 40): foundation's one number reader, before pydantic."""
+    from ..foundation.numbers import NumberRefused, number
+
+    if v is None:
+        return v
+    try:
+        return number(v, "count", integer=True)
+    except NumberRefused as exc:
+        raise ValueError(f"got {exc.args[0].split(': got ', 1)[1]}") from None
+
 
 PURCHASE_OPTIONS = ("on_demand", "spot", "reserved", "savings_plan", "capacity_block")
 FORBIDDABLE = ("cache", "replica", "gpu")
@@ -79,6 +92,11 @@ class OfferIn(_Strict):
                                           "GPU (a number), or {samples_per_s: ...} measured on this offer's cluster")
     commitment: CommitmentIn | None = Field(None, description="savings_plan / reserved / capacity_block: the term "
                                             "billed")
+
+    @field_validator("count", mode="before")
+    @classmethod
+    def _whole_count(cls, v: Any) -> Any:  # true is not 1 (issue 40)
+        return _whole(v)
 
 
 class LinkIn(_Strict):
@@ -274,6 +292,7 @@ def placement_from_dict(data: Mapping[str, Any], source: str = "<dict>", folder:
     from ..contracts.errors import raise_validation_error
 
     path = source if source != "<dict>" else None
+    _check_size(data, path)
     try:
         m = PlacementIn.model_validate(dict(data))
     except ValidationError as exc:
@@ -285,6 +304,21 @@ def placement_from_dict(data: Mapping[str, Any], source: str = "<dict>", folder:
         if exc.path is None and path:
             raise PlacementError(_strip_key(exc), key=exc.key, path=path) from None
         raise
+
+
+def _check_size(data: Mapping[str, Any], path: str | None) -> None:
+    """PlacementError, before any work, for more candidate x offer rows than ``COSTMODEL_MAX_CANDIDATES`` (issue 40:
+    10^5 candidates ran for minutes without a word)."""
+    from ..foundation.limits import max_candidates
+
+    cands = data.get("candidates") if isinstance(data, Mapping) else None
+    if not isinstance(cands, list):
+        return
+    rows = sum(len(c["offers"]) if isinstance(c, Mapping) and isinstance(c.get("offers"), list) else 1 for c in cands)
+    if rows > max_candidates():
+        raise PlacementError(f"{len(cands):,} candidates with {rows:,} offers in all, more than {max_candidates():,} "
+                             "candidate x offer rows (COSTMODEL_MAX_CANDIDATES raises the bound; each row is a cost "
+                             "scenario and a Monte Carlo column)", key="candidates", path=path)
 
 
 def _strip_key(exc: ScenarioError) -> str:

@@ -174,7 +174,7 @@ class _Progress:
 
 def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
             monte_carlo_n: int | None = None, today: Any = None, predictions: dict | None = None,
-            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+            progress: Callable[[str], None] | None = None, force: bool = False) -> dict[str, Any]:
     """The placement result (see the module docstring). ``scenarios_dir``: also write each candidate's
     scenario YAML there (and, for a measured one, its compare JSON) so ``costmodel cost`` can be run on it.
     ``progress``: called with a line per stage once the run has taken 2 s. Raises PlacementError for an
@@ -197,7 +197,7 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
         raise PlacementError(f"no placement finishes within {pl.deadline_hours:g} h: the fastest allowed one, "
                              f"{fastest.id}, takes {fastest.time_h:,.1f} h", key="constraints.deadline_hours",
                              path=_where(pl))
-    exported = export_scenarios(pl, scen, scenarios_dir) if scenarios_dir is not None else {}
+    exported = export_scenarios(pl, scen, scenarios_dir, force=force) if scenarios_dir is not None else {}
     say("break-even prices")
     be = break_even(pl, rows, ranked)
     say(f"joint Monte Carlo over {len(ranked)} ranked placements")
@@ -260,9 +260,9 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
 
 def place(path: str | os.PathLike[str], scenarios_dir: str | os.PathLike[str] | None = None,
           monte_carlo_n: int | None = None, today: Any = None,
-          progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+          progress: Callable[[str], None] | None = None, force: bool = False) -> dict[str, Any]:
     """:func:`analyze` of the placement file ``path``."""
-    return analyze(load_placement(path), scenarios_dir, monte_carlo_n, today, progress=progress)
+    return analyze(load_placement(path), scenarios_dir, monte_carlo_n, today, progress=progress, force=force)
 
 
 def _slug(text: str) -> str:
@@ -271,21 +271,29 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:80] or "candidate"
 
 
-def export_scenarios(pl: Placement, scen: list[CandidateScenario], folder: str | os.PathLike[str]) -> dict[int, dict[str, str]]:
+def export_scenarios(pl: Placement, scen: list[CandidateScenario], folder: str | os.PathLike[str], *,
+                     force: bool = False) -> dict[int, dict[str, str]]:
     """Write each priced candidate x offer's scenario (``NN-name.yaml``) and, for a measured candidate, its compare
-    result (``NN-name.compare.json``) into ``folder`` (created; files there are replaced). Returns id(cs) ->
-    {scenario, cost_command}."""
+    result (``NN-name.compare.json``) into ``folder`` (created). A file of one of those names is never replaced
+    without ``force`` (OutputError naming it, before anything is written). Returns id(cs) -> {scenario, cost_command}."""
     import yaml
 
+    from ..foundation.safeio import refuse_existing
     from ..foundation.util import dumps, write_text_atomic
 
     d = Path(folder)
+    stems = {i: f"{i:02d}-{_slug(cs.candidate.name + '-' + cs.offer.instance_type + '-' + cs.offer.purchase)}"
+             for i, cs in enumerate(scen, start=1) if cs.doc is not None}
+    for i, stem in stems.items():  # the one writer rule, for every file before the first is written
+        refuse_existing(d / f"{stem}.yaml", "--scenarios", force)
+        if scen[i - 1].basis.compare is not None:
+            refuse_existing(d / f"{stem}.compare.json", "--scenarios", force)
     d.mkdir(parents=True, exist_ok=True)
     out: dict[int, dict[str, str]] = {}
     for i, cs in enumerate(scen, start=1):
         if cs.doc is None:
             continue
-        stem = f"{i:02d}-{_slug(cs.candidate.name + '-' + cs.offer.instance_type + '-' + cs.offer.purchase)}"
+        stem = stems[i]
         doc = dict(cs.doc)
         doc.get("prices", {}).pop("dir", None)
         if isinstance(pl.base.get("prices"), dict) and pl.base["prices"].get("dir"):

@@ -159,10 +159,11 @@ def _next_url(d: Download, page_file: Path, url: str) -> str | None:
 
 
 def fetch(downloads: list[Download], out_dir: str | os.PathLike[str], *, timeout_s: float = TIMEOUT_S,
-          progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+          progress: Callable[[str], None] | None = None, force: bool = False) -> list[dict[str, Any]]:
     """Download ``downloads`` (every page of the paged ones) into ``out_dir``; returns one entry per file saved
     (``file``, ``url`` with any API key masked, ``bytes``). All or nothing: files are moved into ``out_dir`` only
-    when every download succeeded. Raises PriceError naming the URL."""
+    when every download succeeded; a file of the same name there is replaced only with ``force`` (OutputError naming
+    it). Raises PriceError naming the URL."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise PriceError(f"{out}: exists and is not a folder")
@@ -185,6 +186,10 @@ def fetch(downloads: list[Download], out_dir: str | os.PathLike[str], *, timeout
                 saved.append({"file": name, "url": _redact(url), "bytes": (tmp / name).stat().st_size})
                 url = _next_url(d, tmp / name, url)
                 page += 1
+        from ..foundation.safeio import refuse_existing
+
+        for s in saved:
+            refuse_existing(out / s["file"], "-o", force)
         out.mkdir(parents=True, exist_ok=True)
         for s in saved:
             os.replace(tmp / s["file"], out / s["file"])

@@ -42,6 +42,10 @@ USAGE_PREFIX = {"USE1": "us-east-1", "USE2": "us-east-2", "USW1": "us-west-1", "
 _GPU_FAMILY = re.compile(r"^(ml\.)?(p\d|g\d|trn\d|inf\d|dl\d)")
 
 
+#: the largest rate imported (USD per instance-hour); the dearest instance lists about 100
+MAX_RATE_USD_PER_HOUR = 1e6
+
+
 def sp_item(instance: str, plan: str, term: str, payment: str) -> str:
     """The catalog item of a savings-plan rate: ``p5.48xlarge:savings_plan:compute:1yr:no_upfront``."""
     return f"{instance}:savings_plan:{plan}:{term}:{payment}"
@@ -53,6 +57,8 @@ def _price(text: Any, currency: Any, where: str) -> Decimal:
     if cur != "USD":
         raise PriceImportError(f"{where}: currency {cur or '(none)'!r}: only USD rates are imported (the catalog "
                                "holds USD prices)")
+    from ..foundation.numbers import NumberRefused, number
+
     try:
         value = Decimal(str(text).strip())
     except (InvalidOperation, TypeError):
@@ -61,6 +67,10 @@ def _price(text: Any, currency: Any, where: str) -> Decimal:
         raise PriceImportError(f"{where}: rate {text!r} is not a number")
     if value < 0:
         raise PriceImportError(f"{where}: rate {text!r} is negative")
+    try:  # the one number reader: finite as a float (1e309 is not), and a rate no offer comes near
+        number(str(text).strip(), f"{where}: rate", maximum=MAX_RATE_USD_PER_HOUR, text=True)
+    except NumberRefused as exc:
+        raise PriceImportError(str(exc)) from None
     return value
 
 

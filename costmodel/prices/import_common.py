@@ -112,13 +112,44 @@ def _require_ijson() -> Any:
     return ijson
 
 
+class _UniqueKeysIjson:
+    """ijson whose ``items``/``kvitems`` refuse an object with a key given twice (``{"rate": "36.42", "rate":
+    "0.0001"}`` is an error, never the last value; issue 40). The objects are built as
+    :class:`~costmodel.foundation.numbers.NotedKeys` (the C backend ignores an error raised while it builds one)."""
+
+    def __init__(self, ijson: Any) -> None:
+        self._ij = ijson
+
+    def items(self, f: Any, prefix: str, **kw: Any) -> Any:
+        from ..foundation.numbers import DuplicateKey, NotedKeys, first_duplicate
+
+        for obj in self._ij.items(f, prefix, map_type=NotedKeys, **kw):
+            dup = first_duplicate(obj)
+            if dup is not None:
+                raise DuplicateKey(dup)
+            yield obj
+
+    def kvitems(self, f: Any, prefix: str, **kw: Any) -> Any:
+        from ..foundation.numbers import DuplicateKey, NotedKeys, first_duplicate
+
+        for key, obj in self._ij.kvitems(f, prefix, map_type=NotedKeys, **kw):
+            dup = first_duplicate(obj)
+            if dup is not None:
+                raise DuplicateKey(dup)
+            yield key, obj
+
+
 def _stream(path: Path, fn: Callable[[Any, Any], Iterator[Any]]) -> Iterator[Any]:
+    from ..foundation.numbers import DuplicateKey
+
     ijson = _require_ijson()
     with open(path, "rb") as raw:
         reader = _CountingReader(raw)
         buffered = io.BufferedReader(reader, buffer_size=1 << 16)
         try:
-            yield from fn(ijson, buffered)
+            yield from fn(_UniqueKeysIjson(ijson), buffered)
+        except DuplicateKey as exc:
+            raise PriceImportError(f"{path.name}: near byte {reader.pos}: {exc}", path=str(path)) from None
         except (RecursionError, MemoryError):
             raise PriceImportError(f"{path.name}: JSON nested too deeply (or too large) to read, near byte "
                                    f"{reader.pos}; a price listing nests a few levels", path=str(path)) from None

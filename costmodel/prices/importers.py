@@ -97,11 +97,36 @@ IMPORTERS: dict[str, Callable[[Path, FileSummary], Iterator[Row]]] = {
 }
 
 
+#: the largest price a catalog row may hold (USD per billed unit): a larger one is a broken file, not a price
+MAX_USD = 1e9
+
+
+def _checked(r: Row, summary: FileSummary, seen: dict[tuple[str, ...], str]) -> None:
+    """The one number rule for an imported row (issue 40): a finite price in 0..MAX_USD, and one price per catalog
+    key in a file (the same item, regions, unit and tier priced twice with different figures is refused)."""
+    from ..foundation.numbers import NumberRefused, number
+
+    name = Path(summary.path).name
+    try:
+        number(r["usd"], f"{name}: {r['item']} ({r['src_region']}{'->' + r['dst_region'] if r['dst_region'] else ''}) "
+                         "usd", minimum=0, maximum=MAX_USD, text=True)
+    except NumberRefused as exc:
+        raise PriceImportError(str(exc), path=summary.path) from None
+    key = (r["provider"], r["item"], r["src_region"], r["dst_region"], r["unit"], r["tier_start"])
+    first = seen.setdefault(key, r["usd"])
+    if first != r["usd"]:
+        raise PriceImportError(f"{name}: {r['item']} in {r['src_region'] or 'every region'}"
+                               f"{' -> ' + r['dst_region'] if r['dst_region'] else ''} is priced twice ({first} and "
+                               f"{r['usd']} USD per {r['unit']}); keep one", path=summary.path)
+
+
 def _write(target: Path, rows: Iterable[Row], summary: FileSummary) -> None:
+    seen: dict[tuple[str, ...], str] = {}
     with open(target, "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=list(ALL_COLUMNS), lineterminator="\n")
         w.writeheader()
         for r in rows:
+            _checked(r, summary, seen)
             w.writerow(r)
             summary.rows += 1
             summary.items[r["item"]] = summary.items.get(r["item"], 0) + 1
@@ -113,12 +138,13 @@ def _write(target: Path, rows: Iterable[Row], summary: FileSummary) -> None:
 # ------------------------------------------------------------------------------------------ driver
 def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str],
                        *, progress: Callable[[str], None] | None = None, as_of: str | None = None,
-                       items: Iterable[str] | None = None, verified: str | None = None) -> list[FileSummary]:
+                       items: Iterable[str] | None = None, verified: str | None = None, force: bool = False) -> list[FileSummary]:
     """Import ``paths`` into ``out_dir/<file stem>.csv`` (one CSV per input, catalog columns).
 
     Everything is written to a temporary folder beside ``out_dir`` and moved into place only when every input
-    was read; on any error nothing is left behind. Existing CSVs of the same names in ``out_dir`` are replaced,
-    other files there are kept. Raises PriceImportError (file and position) for a broken or unknown input.
+    was read; on any error nothing is left behind. An existing CSV of the same name in ``out_dir`` is replaced only
+    with ``force`` (OutputError naming it, before its input is read); other files there are kept. Raises
+    PriceImportError (file and position) for a broken or unknown input.
     """
     files = [Path(p) for p in paths]
     globs = list(items or [])
@@ -144,6 +170,7 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
         raise PriceImportError(f"{out}: exists and is not a folder", path=str(out))
     out.parent.mkdir(parents=True, exist_ok=True)
     from ..foundation.leftovers import owned_tempdir
+    from ..foundation.safeio import refuse_existing
 
     tmp = owned_tempdir(f".{out.name}.importing-", directory=out.parent)
     summaries: list[FileSummary] = []
@@ -160,6 +187,7 @@ def import_price_files(paths: Iterable[str | os.PathLike[str]], out_dir: str | o
             while name in used:
                 name, i = f"{stem}_{i}", i + 1
             used.add(name)
+            refuse_existing(out / f"{name}.csv", "-o", force)
             summary = FileSummary(path=str(f), format=fmt, output=f"{name}.csv", as_of_stated=as_of or "")
             if progress:
                 progress(f"reading {f} ({fmt})")

@@ -104,8 +104,17 @@ class OutputClaim:
             if not same:  # released and removed between our open and our lock: try again
                 os.close(fd)
                 continue
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            except OSError as exc:  # a full disk: no lock file left behind, one line naming the folder
+                from ..foundation.safeio import os_error_message
+
+                with contextlib.suppress(OSError):
+                    os.unlink(self.path)
+                os.close(fd)
+                raise OutputError(os_error_message(exc, self.dest.parent, "create the output folder in"),
+                                  path=str(self.dest), errno=exc.errno) from None
             self.fd = fd
             return self
         raise OutputError(f"output folder {self.dest}: could not take its lock {self.path}")  # pragma: no cover

@@ -163,8 +163,20 @@ def execute_notebook(
 
             raise OutputError(msg) from None
         raise ReportError(f"the report notebook stopped at cell {exc.exec_count}: {exc.ename}: {msg}") from None
+    except Exception as exc:
+        if type(exc).__name__ == "DeadKernelError":  # nbclient's: the kernel process died (killed, out of memory)
+            raise ReportError(dead_kernel_message(exc)) from None
+        raise
     finally:
         papermill_engines._engines.pop(name, None)
+
+
+def dead_kernel_message(exc: BaseException) -> str:
+    """One line for a report kernel that died mid-run (nbclient's ``DeadKernelError``): most often the memory limit
+    (the kernel is killed by the OOM killer or a container limit), else a signal from outside."""
+    return ("the report's Python kernel died while running the notebook (killed from outside, most often for "
+            "using more memory than the machine or container allows: try fewer or smaller inputs, or more "
+            f"memory); no report written [{type(exc).__name__}]")
 
 
 #: Loggers that report the asyncio tasks and kernel channels an interrupt leaves behind

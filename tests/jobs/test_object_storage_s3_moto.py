@@ -98,3 +98,43 @@ def test_timeout_is_one_line(s3, monkeypatch):
         with pytest.raises(IngestError, match="timed out after 1 s") as ei:
             load_side(["s3://fleet/job1/"])
         assert time.perf_counter() - t < 60 and "\n" not in str(ei.value)
+
+
+# --- issue 40: limits on objects, progress, nothing left when killed ------------------------------------------------
+
+def test_too_many_objects_are_refused_before_any_copy(s3, monkeypatch, tmp_path):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("COSTMODEL_MAX_OBJECTS", "999")
+    with pytest.raises(IngestError) as info:
+        load_side(["s3://fleet/job1/"], engine="pandas")
+    assert str(info.value) == ("s3://fleet/job1/: 1,000 objects under this prefix, more than 999 (COSTMODEL_MAX_OBJECTS "
+                               "raises the bound); name a narrower prefix")
+    monkeypatch.delenv("COSTMODEL_MAX_OBJECTS")
+    monkeypatch.setenv("COSTMODEL_MAX_OBJECT_BYTES", "10000")
+    with pytest.raises(IngestError, match=r"^s3://fleet/job1/: [0-9,]+ bytes to copy from object storage, more than "
+                                          r"10,000 \(COSTMODEL_MAX_OBJECT_BYTES raises the bound; the largest object is "
+                                          r"s3://fleet/job1/rank"):
+        load_side(["s3://fleet/job1/"], engine="pandas")
+    assert list(tmp_path.iterdir()) == []  # refused before anything was copied; the folder removed
+
+
+def test_a_signal_mid_copy_leaves_no_copies_and_progress_is_shown(s3, tmp_path):
+    env = dict(os.environ, TMPDIR=str(tmp_path), COSTMODEL_STORAGE_CONCURRENCY="2", COSTMODEL_PROGRESS="1")
+    proc = subprocess.Popen([sys.executable, "-m", "costmodel", "fit", "s3://fleet/job1/", "--engine", "pandas"],
+                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    try:
+        while not any(len(list(p.rglob("*.csv"))) >= 20 for p in tmp_path.glob("costmodel-objects-*")):
+            assert proc.poll() is None and time.monotonic() < deadline, "no copies appeared"
+            time.sleep(0.05)
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err
+    assert err.decode().startswith("copying 1,000 objects from s3://fleet/job1/: ")  # COSTMODEL_PROGRESS=1
+    assert err.decode().endswith("costmodel fit: interrupted by SIGTERM\n")
+    assert list(tmp_path.glob("costmodel-objects-*")) == []

@@ -115,9 +115,10 @@ def test_alias_expansion_is_bounded_exactly(doc):
 
 @SETTINGS
 @given(d=st.dictionaries(st.text(st.characters(categories=["L", "N"]), min_size=1, max_size=8),
-                         st.one_of(st.integers(), st.text(max_size=10), st.floats(allow_nan=False), st.booleans()),
+                         st.one_of(st.integers(), st.text(max_size=10), st.floats(allow_nan=False, allow_infinity=False),
+                                   st.booleans()),
                          min_size=1, max_size=8))
-def test_duplicate_keys_are_refused_and_unique_ones_round_trip(d):
+def test_duplicate_keys_are_refused_and_unique_ones_round_trip(d):  # finite floats: .inf is refused (issue 40)
     text = yaml.safe_dump(d)
     assert safeyaml.load(text) == d
     key = next(iter(d))

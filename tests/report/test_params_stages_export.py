@@ -45,8 +45,8 @@ def test_namespace_ignores_modules_functions_and_notebook_names():
         ("margin", "0.02", r"'margin': got '0.02'; expected a finite number"),
         ("margin", 0.6, r"'margin': got 0.6; expected a number < 0.5"),
         ("margin", float("nan"), r"'margin': got nan; expected a finite number"),
-        ("monte_carlo_n", 2.5, r"'monte_carlo_n': got 2.5; expected an integer"),
-        ("monte_carlo_n", True, r"'monte_carlo_n': got True; expected an integer"),
+        ("monte_carlo_n", 2.5, r"'monte_carlo_n': got 2.5; expected a whole number"),  # the one number reader
+        ("monte_carlo_n", True, r"'monte_carlo_n': got true; expected a whole number, not true/false"),
         ("monte_carlo_n", -1, r"'monte_carlo_n': got -1; expected a number >= 0"),
         ("seed", "1", r"'seed': got '1'; expected an integer"),
         ("colocated", [1, 2], r"'colocated': got \[1, 2\]; expected a list of file paths"),
