@@ -78,9 +78,9 @@ def test_an_older_row_never_replaces_a_newer_dated_one_and_the_kept_one_is_named
     out2 = cli.json("prices", "import", skypilot_dir / "aws" / "vms.csv", "-o", tmp_path / "c2", "--item",
                     "p5.48xlarge", "--json")
     assert out2["files"][0]["as_of_stated"] == ""
-    # a newer stated date wins, and is said to
+    # a newer stated date wins, and is said to (the second import into the folder replaces its own file: --force)
     out3 = cli.json("prices", "import", skypilot_dir / "aws" / "vms.csv", "-o", folder, "--as-of", "2026-12-01",
-                    "--item", "p5.48xlarge", "--json")
+                    "--item", "p5.48xlarge", "--force", "--json")
     assert any("is newer than instances.csv:2" in k for k in out3["files"][0]["kept"])
     assert load_prices(folder).lookup("aws", "p5.48xlarge", "us-east-1").usd == 98.32
 
