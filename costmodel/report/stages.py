@@ -183,6 +183,7 @@ def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | Non
     side has no run), as its model, validated once here: ``.to_json_dict()`` is the object
     ``costmodel compare --json`` prints."""
     from .. import warmup
+    from ..foundation.published import published
     from ..foundation.util import to_jsonable
 
     if not inputs.colocated or not inputs.remote:
@@ -193,8 +194,10 @@ def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | Non
     else:
         colo, rem = inputs.colocated, inputs.remote
     res = warmup.compare(colo, rem, metric=params.metric or None, margin=params.margin)
-    # the jobs beside the fits, as `costmodel compare --json` prints them (issue 16)
-    return CompareResult.model_validate(to_jsonable(dict(res.to_dict(), jobs=list(inputs.jobs))))
+    # the jobs beside the fits, as `costmodel compare --json` prints them (issue 16), and with the published
+    # precision of compare.json (docs/contracts.md): the cost and the checklist read the figures
+    # `costmodel cost --from-compare compare.json` and `costmodel decide --compare` read
+    return CompareResult.model_validate(published(to_jsonable(dict(res.to_dict(), jobs=list(inputs.jobs)))))
 
 
 def _json(result: Result | Mapping[str, Any] | None) -> Mapping[str, Any] | None:
