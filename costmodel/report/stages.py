@@ -330,8 +330,25 @@ def checklist_stage(
     from .. import checklist
 
     doc = _answers(params, answers)
-    evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fits)
+    # the figures as published (docs/contracts.md), as `costmodel decide` reads them from fit.json and cost.json
+    evidence = checklist.gather_evidence(compare=_published(compare), cost=_published(cost),
+                                         fits=[_published(f) for f in fits])
     return checklist.evaluate(doc.answers, evidence, strict=True, source=str(params.answers))
+
+
+def _published(result: Any) -> Any:
+    """A result (a model, an object with ``to_dict``, or the dict a verb prints) as the JSON object its verb
+    publishes: every float at its published precision (:mod:`costmodel.foundation.published`)."""
+    from ..foundation.published import published
+    from ..foundation.util import to_jsonable
+
+    if result is None:
+        return None
+    if isinstance(result, Result):
+        result = result.to_json_dict()
+    elif not isinstance(result, Mapping) and callable(getattr(result, "to_dict", None)):
+        result = result.to_dict()
+    return published(to_jsonable(result))
 
 
 def answers_meta(params: ReportParams, answers: AnswersDocument | None = None) -> dict[str, Any]:
