@@ -11,7 +11,7 @@ REPORT_VENV  ?= .venv-report
 REPORT_BIN   := $(REPORT_VENV)/bin
 REPORT_STAMP := $(REPORT_VENV)/.installed-stamp
 
-.PHONY: help venv report-venv test lint typecheck pytest test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot golden clean
+.PHONY: help venv report-venv test lint typecheck pytest pytest-fast test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot golden clean
 
 help:
 	@echo "make report       render the bundled example report into reports/ (its own light venv: the report extra)"
@@ -20,6 +20,7 @@ help:
 	@echo "make lint         ruff on the package, tests and benchmarks (rules in pyproject.toml [tool.ruff])"
 	@echo "make typecheck    mypy on the package (settings in pyproject.toml [tool.mypy])"
 	@echo "make pytest       the test suite only (the JupyterLab browser tests included)"
+	@echo "make pytest-fast  the test suite without the tests marked slow (the edit-test loop; CI runs them all)"
 	@echo "make test-browser only the JupyterLab-in-chromium tests"
 	@echo "make wheel-check  build the wheel, install it in a fresh venv, run it from a temporary folder"
 	@echo "make docs         build the documentation site into site/ (offline, --strict)"
@@ -80,6 +81,11 @@ typecheck: venv
 
 pytest: venv browser azurite
 	$(BIN)/python -m pytest -q
+
+# The edit-test loop: every test but those marked `slow` (statistical calibrations, a signal at each stage of a
+# real report, JupyterLab in Chromium); `make test` and CI run them all (docs/contributing.md, "Test suite").
+pytest-fast: venv browser azurite
+	$(BIN)/python -m pytest -q -m "not slow"
 
 wheel-check: venv
 	bash tools/wheel_check.sh $(BIN)/python

@@ -83,15 +83,19 @@ def to_svg(chart: Any, prefix: str | None = None) -> str:
     """Render ``chart`` to a self-contained SVG string with vl-convert (no network).
 
     Element ids are prefixed (``prefix`` or a counter) so several charts inlined in one HTML page do
-    not share clip-path ids. Raises :class:`ReportError` when the chart cannot be rendered.
+    not share clip-path ids. Every float of the spec is rounded to its published precision first
+    (:func:`costmodel.foundation.published.published`). Raises :class:`ReportError` when the chart cannot be rendered.
     """
     _wait_preload()
+    from ..foundation.published import published
     from ..foundation.util import require
 
     vlc = require("vl_convert", "report", "rendering charts to SVG")
     try:
         spec = chart.to_dict() if hasattr(chart, "to_dict") else dict(chart)
-        svg = vlc.vegalite_to_svg(spec)
+        # the figures drawn (data, domains) at their published precision (docs/contracts.md): the SVG's
+        # coordinates and labels are then the same bytes on every machine
+        svg = vlc.vegalite_to_svg(published(spec))
     except Exception as exc:
         raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
     p = prefix or f"cm{next(_counter)}"

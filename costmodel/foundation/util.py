@@ -140,9 +140,14 @@ def _is_pandas(obj: Any) -> bool:
     return mod.startswith("pandas")
 
 
-def dumps(obj: Any, indent: int | None = 2) -> str:
-    """Strict JSON (no NaN tokens) of ``obj`` after :func:`to_jsonable`."""
-    return json.dumps(to_jsonable(obj), indent=indent, allow_nan=False, sort_keys=False)
+def dumps(obj: Any, indent: int | None = 2, *, exact: bool = False) -> str:
+    """Strict JSON (no NaN tokens) of ``obj`` after :func:`to_jsonable`, every float rounded to its published
+    precision (:func:`costmodel.foundation.published.published`: 6 significant digits, USD to the cent at
+    least), so that the same inputs give the same bytes on every machine. ``exact=True`` keeps every bit."""
+    from .published import published
+
+    data = to_jsonable(obj)
+    return json.dumps(data if exact else published(data), indent=indent, allow_nan=False, sort_keys=False)
 
 
 def yaml_problem(exc: BaseException) -> str:

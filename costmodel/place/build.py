@@ -132,13 +132,17 @@ def measured_basis(pl: Placement, cand: Candidate) -> Basis | None:
     if not (m.colocated and m.remote):
         raise PlacementError("give compare, or both colocated and remote run files", key=key, path=_src(pl))
     from ..foundation.errors import CostmodelError
+    from ..foundation.published import published
+    from ..foundation.util import to_jsonable
     from ..ingest import IngestOptions, load
     from ..warmup import compare
 
     try:
         co = [r for f in m.colocated for r in load(_rel(pl, f), options=IngestOptions(role="colocated"))]
         re_ = [r for f in m.remote for r in load(_rel(pl, f), options=IngestOptions(role="remote"))]
-        res = dict(compare(co, re_).to_dict(), jobs=[])  # what `costmodel compare --json` prints for these files
+        # what `costmodel compare --json` prints for these files, as published (docs/contracts.md): the cost is
+        # the one `costmodel cost --from-compare` gives from the compare file place writes beside the scenario
+        res = published(to_jsonable(dict(compare(co, re_).to_dict(), jobs=[])))
     except CostmodelError as exc:
         raise PlacementError(str(exc), key=key, path=_src(pl)) from None
     files = ", ".join(m.colocated) + " vs " + ", ".join(m.remote)

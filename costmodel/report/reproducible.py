@@ -64,8 +64,9 @@ def reproducible(nb: Any, params: Mapping[str, Any], work_dir: str | os.PathLike
                  inputs: Sequence[str] = ()) -> Any:
     """``nb`` (the executed NotebookNode, changed in place and returned) made the same for the same inputs:
     no timing metadata, the kernel's ``language_info`` reduced to the language name, the injected cell with
-    a fixed id and its parameters (and papermill's copy of them) free of machine paths, and every output
-    (tables, charts, text) naming ``inputs`` and the package as ``decision.json`` does (:mod:`.paths`)."""
+    a fixed id and its parameters (and papermill's copy of them) free of machine paths, every output
+    (tables, charts, text) naming ``inputs`` and the package as ``decision.json`` does (:mod:`.paths`), and the
+    figures in the charts' JSON rounded to their published precision (6 significant digits)."""
     from nbformat import from_dict
 
     from .paths import display_path, path_map, relocate
@@ -78,7 +79,7 @@ def reproducible(nb: Any, params: Mapping[str, Any], work_dir: str | os.PathLike
             cell.metadata.pop(key, None)
         for out in cell.get("outputs") or []:
             if "data" in out:
-                out["data"] = from_dict(relocate(dict(out["data"]), names))
+                out["data"] = from_dict(_published_json(relocate(dict(out["data"]), names)))
             if isinstance(out.get("text"), str):
                 out["text"] = relocate(out["text"], names)
         if "injected-parameters" in (cell.metadata.get("tags") or []):
@@ -93,6 +94,16 @@ def reproducible(nb: Any, params: Mapping[str, Any], work_dir: str | os.PathLike
         pm["input_path"] = display_path(os.fspath(notebook), out_dir)
         pm["output_path"] = "report.ipynb"
     return nb
+
+
+def _published_json(data: dict[str, Any]) -> dict[str, Any]:
+    """An output's mime bundle with the floats of its JSON outputs (the charts' Vega-Lite specs and their data)
+    rounded as every published figure is (:mod:`costmodel.foundation.published`): the same HTML bytes on
+    every machine."""
+    from ..foundation.published import published
+
+    return {mime: published(v) if mime.endswith("json") and isinstance(v, (dict, list)) else v
+            for mime, v in data.items()}
 
 
 def _codify(params: Mapping[str, Any]) -> str:

@@ -183,6 +183,7 @@ def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | Non
     side has no run), as its model, validated once here: ``.to_json_dict()`` is the object
     ``costmodel compare --json`` prints."""
     from .. import warmup
+    from ..foundation.published import published
     from ..foundation.util import to_jsonable
 
     if not inputs.colocated or not inputs.remote:
@@ -193,8 +194,10 @@ def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | Non
     else:
         colo, rem = inputs.colocated, inputs.remote
     res = warmup.compare(colo, rem, metric=params.metric or None, margin=params.margin)
-    # the jobs beside the fits, as `costmodel compare --json` prints them (issue 16)
-    return CompareResult.model_validate(to_jsonable(dict(res.to_dict(), jobs=list(inputs.jobs))))
+    # the jobs beside the fits, as `costmodel compare --json` prints them (issue 16), and with the published
+    # precision of compare.json (docs/contracts.md): the cost and the checklist read the figures
+    # `costmodel cost --from-compare compare.json` and `costmodel decide --compare` read
+    return CompareResult.model_validate(published(to_jsonable(dict(res.to_dict(), jobs=list(inputs.jobs)))))
 
 
 def _json(result: Result | Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -327,8 +330,25 @@ def checklist_stage(
     from .. import checklist
 
     doc = _answers(params, answers)
-    evidence = checklist.gather_evidence(compare=compare, cost=cost, fits=fits)
+    # the figures as published (docs/contracts.md), as `costmodel decide` reads them from fit.json and cost.json
+    evidence = checklist.gather_evidence(compare=_published(compare), cost=_published(cost),
+                                         fits=[_published(f) for f in fits])
     return checklist.evaluate(doc.answers, evidence, strict=True, source=str(params.answers))
+
+
+def _published(result: Any) -> Any:
+    """A result (a model, an object with ``to_dict``, or the dict a verb prints) as the JSON object its verb
+    publishes: every float at its published precision (:mod:`costmodel.foundation.published`)."""
+    from ..foundation.published import published
+    from ..foundation.util import to_jsonable
+
+    if result is None:
+        return None
+    if isinstance(result, Result):
+        result = result.to_json_dict()
+    elif not isinstance(result, Mapping) and callable(getattr(result, "to_dict", None)):
+        result = result.to_dict()
+    return published(to_jsonable(result))
 
 
 def answers_meta(params: ReportParams, answers: AnswersDocument | None = None) -> dict[str, Any]:

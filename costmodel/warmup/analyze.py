@@ -129,7 +129,10 @@ def _blocks_before(starts: np.ndarray, m: int, hi_fit: int, n: int) -> int:
 
 
 def _isotonic_df(fit: np.ndarray) -> int:
-    return int(len(np.unique(np.round(fit, 12))))
+    """Distinct levels of an isotonic fit: levels within 1e-9 of the largest level of each other count once
+    (tied block means that last-bit noise or a 1e-12 change of the inputs split are still one level)."""
+    scale = float(np.max(np.abs(fit))) if len(fit) else 0.0
+    return int(len(np.unique(np.round(fit / scale, 9)))) if scale > 0 else int(len(np.unique(fit)))
 
 
 def analyze_series(s: Series) -> FitResult:
@@ -460,7 +463,8 @@ def _curve_end(f: _Fit) -> None:
     evidence["isotonic"] = {"bic": iso_bic, "df": _isotonic_df(iso_fit), "end_block": j_iso,
                             "end_step": int(s.step[min(int(starts[min(j_iso, len(yb) - 1)]), n - 1)])}
     # each model's own 1 % crossing (on the fitting axis), for the reader and the benchmarks
-    evidence["end_by_model"] = {m: fit.time_within(EPS) for m, fit in sel.fits.items() if m != "constant"}
+    # (a candidate with an unidentified parameter: to 4 significant digits, where its polish stopped on the flat optimum)
+    evidence["end_by_model"] = {m: _published_end(fit) for m, fit in sel.fits.items() if m != "constant"}
     evidence["selection"] = "lowest BIC on block means among the curve models and the isotonic fit"
     if f.cls == "flat" and sel.best != "constant":
         # a warm-up PELT could not resolve: accept it only if clear (rise > 1 %, BIC better by 10)
@@ -838,3 +842,12 @@ def fit_runs(runs: Sequence[Any], metric: str | None = None,
         raise AnalysisError(f"no run could be analysed ({len(skipped)} run(s)): " +
                             "; ".join(w.removeprefix("left out: ") for w in skipped))
     return fits, skipped
+
+
+def _published_end(f: Any) -> float | None:
+    """A candidate's own 1 % crossing, to :data:`~costmodel.foundation.published.DEGENERATE_DIGITS` digits when
+    the candidate has an unidentified parameter (its shape is only known to the optimizer's tolerance)."""
+    from ..foundation.published import DEGENERATE_DIGITS, round_sig
+
+    t = f.time_within(EPS)
+    return round_sig(float(t), DEGENERATE_DIGITS) if t is not None and f.unidentified else t

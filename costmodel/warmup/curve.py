@@ -31,6 +31,9 @@ import numpy as np
 
 MODELS = ("constant", "exp", "ramp", "step", "power", "logistic", "exp2")
 N_PARAMS = {"constant": 1, "exp": 3, "ramp": 3, "step": 3, "power": 4, "logistic": 4, "exp2": 5}
+#: The shape parameters of each model, in the order of ``CurveFit.theta``.
+PARAM_NAMES: dict[str, tuple[str, ...]] = {"exp": ("tau",), "ramp": ("t0",), "step": ("t0",), "power": ("tau", "alpha"),
+                                           "logistic": ("x0", "s"), "constant": (), "exp2": ("tau", "k", "w")}
 
 
 @dataclass
@@ -46,6 +49,8 @@ class CurveFit:
     k: int
     x_first: float
     tss: float
+    #: shape parameters the data do not determine (:func:`unidentified_params`): published as null
+    unidentified: tuple[str, ...] = ()
 
     @property
     def bic(self) -> float:
@@ -96,9 +101,7 @@ class CurveFit:
         return self.x_first + 1e4 * max(span, 1.0)
 
     def params(self) -> dict[str, Any]:
-        names = {"exp": ("tau",), "ramp": ("t0",), "step": ("t0",), "power": ("tau", "alpha"),
-                 "logistic": ("x0", "s"), "constant": (), "exp2": ("tau", "k", "w")}[self.model]
-        return {k: float(v) for k, v in zip(names, self.theta, strict=False)}
+        return {k: float(v) for k, v in zip(PARAM_NAMES[self.model], self.theta, strict=False)}
 
 
 def _crossing(h: Callable[[float], float], lo: float, hi: float) -> float | None:
@@ -223,7 +226,71 @@ def fit_model(model: str, x: np.ndarray, y: np.ndarray) -> CurveFit:
                 best = (float(aa[0]), float(bb[0]), th, float(rr[0]))
         except (ValueError, FloatingPointError):  # pragma: no cover - keep the grid optimum
             pass
-    return CurveFit(model, best[0], best[1], best[2], best[3], n, k, x_first, tss)
+    flat = unidentified_params(model, xs, y, best[2], span) if model != "step" else ()
+    return CurveFit(model, best[0], best[1], best[2], best[3], n, k, x_first, tss, flat)
+
+
+#: Step (log scale; a fraction of the span for ``x0``) of the finite-difference Hessian of the profile deviance
+#: (small: the local curvature, a ridge included, not the curvature 5 % away; the deviance's noise, about
+#: 1e-13, stays 1e6 times below the changes it measures).
+_H_STEP = 1e-3
+#: A move by a factor 2 (log 2 on the log scale; 0.69 of the span for ``x0``) along a direction of the Hessian
+#: that raises the profile deviance by less than 1 (either way) leaves the parameters of that direction
+#: unidentified: their profile interval is wider than a factor 2 (a ridge such as ``power``'s ``tau`` and
+#: ``alpha`` growing together, a weight near 0, a parameter held at a clamp).
+_FACTOR_STEP, _FACTOR_DEVIANCE = float(np.log(2.0)), 1.0
+#: Step and deviance change of the local flatness test: a parameter that moves 0.1 % (either way) without
+#: changing the deviance by 1e-7 sits on a flat optimum (at a clamp, between block means), wherever the polish stopped.
+_FLAT_STEP, _FLAT_DEVIANCE = 1e-3, 1e-7
+
+
+def unidentified_params(model: str, xs: np.ndarray, y: np.ndarray, theta: tuple[float, ...],
+                        span: float) -> tuple[str, ...]:
+    """The shape parameters of ``model`` at ``theta`` that the data (``xs`` from 0, ``y``) do not determine.
+
+    The profile deviance ``n log RSS`` ((a, b) fitted for each shape) is examined around ``theta``, on the log
+    scale of each positive parameter (``x0`` as a fraction of ``span``). A parameter is unidentified when a
+    move by a factor 2 along a principal direction of the finite-difference Hessian that it takes part in
+    raises the deviance by less than 1 (its interval is wider than a factor 2), or when moving it by 0.1 %
+    changes the deviance by less than 1e-7 (a weight near 0, a parameter held at a clamp of the basis, a step
+    sharper than the block spacing).
+    Such a parameter's value is wherever the optimizer stopped: it differs between machines and is not
+    published (:meth:`Selection.table`)."""
+    names = PARAM_NAMES[model]
+    if not names:
+        return ()
+    n = len(y)
+    linear = [model == "logistic" and i == 0 for i in range(len(theta))]
+    if n <= N_PARAMS[model] or any(not np.isfinite(v) or (v <= 0 and not lin) for v, lin in zip(theta, linear, strict=True)):
+        return names
+    scale = max(span, 1e-300)
+    p0 = np.array([v / scale if lin else np.log(v) for v, lin in zip(theta, linear, strict=True)])
+
+    def deviance(p: np.ndarray) -> float:
+        th = tuple(float(v * scale) if lin else float(np.exp(v)) for v, lin in zip(p, linear, strict=True))
+        rss = float(_profile(y, _basis(model, xs, th)[None, :])[2][0])
+        return float(n * np.log(max(rss, 1e-300)))
+
+    d = len(p0)
+    eye = np.eye(d)
+    f0 = deviance(p0)
+    flat = set()
+    for i in range(d):
+        if min(deviance(p0 + s * _FLAT_STEP * eye[i]) for s in (1.0, -1.0)) - f0 < _FLAT_DEVIANCE:
+            flat.add(i)
+    h = _H_STEP
+    H = np.zeros((d, d))
+    for i in range(d):
+        H[i, i] = (deviance(p0 + h * eye[i]) - 2 * f0 + deviance(p0 - h * eye[i])) / h**2
+        for j in range(i + 1, d):
+            H[i, j] = H[j, i] = (deviance(p0 + h * (eye[i] + eye[j])) - deviance(p0 + h * (eye[i] - eye[j]))
+                                 - deviance(p0 - h * (eye[i] - eye[j])) + deviance(p0 - h * (eye[i] + eye[j]))) / (4 * h**2)
+    _lam, vec = np.linalg.eigh(H)
+    for j in range(d):
+        v = vec[:, j]
+        if min(deviance(p0 + s * _FACTOR_STEP * v) for s in (1.0, -1.0)) - f0 < _FACTOR_DEVIANCE:
+            flat.update(i for i in range(d) if v[i] ** 2 > 0.01)
+    return tuple(names[i] for i in sorted(flat))
 
 
 @dataclass
@@ -286,6 +353,10 @@ class InverseFit:
         C = self.inner.initial
         return float(1.0 / C) if C > 0 else float("nan")
 
+    @property
+    def unidentified(self) -> tuple[str, ...]:
+        return self.inner.unidentified
+
     def time_within(self, eps: float) -> float | None:
         return self.inner.time_within(eps)
 
@@ -304,10 +375,31 @@ class Selection:
     best: str = "constant"
 
     def table(self) -> list[dict[str, Any]]:
+        """Every candidate, lowest BIC first, as published: a candidate with an unidentified shape parameter
+        (:func:`unidentified_params`) has ``identifiable: false``, those parameters named in ``unidentified``,
+        every shape parameter null (:func:`published_params`) and its plateau to
+        :data:`~costmodel.foundation.published.DEGENERATE_DIGITS` significant digits."""
         return [
-            {"model": m, "bic": f.bic, "rss": f.rss, "r2": f.r2, "plateau": f.plateau, "params": f.params()}
+            {"model": m, "bic": f.bic, "rss": f.rss, "r2": f.r2, "plateau": _published_plateau(f),
+             "params": published_params(f), "identifiable": not f.unidentified, "unidentified": list(f.unidentified)}
             for m, f in sorted(self.fits.items(), key=lambda kv: kv[1].bic)
         ]
+
+
+def _published_plateau(f: Any) -> float:
+    from ..foundation.published import DEGENERATE_DIGITS, round_sig
+
+    return round_sig(float(f.plateau), DEGENERATE_DIGITS) if f.unidentified else f.plateau
+
+
+def published_params(f: Any) -> dict[str, Any]:
+    """``f.params()`` as published: every shape parameter null when one is unidentified (the fit is degenerate:
+    where its polish stopped on the flat optimum moves the others too, by up to the optimizer's tolerance),
+    as they are otherwise. Keys are kept (``space`` too)."""
+    params = f.params()
+    if not f.unidentified:
+        return params
+    return {k: (None if isinstance(v, float) else v) for k, v in params.items()}
 
 
 #: Models also fitted to the reciprocal series (time per step) by :func:`select` with ``inverse=True``.

@@ -173,6 +173,10 @@ def curve_dict(s: Series, cf: curvemod.CurveFit, steady_d: float) -> dict[str, A
         # "time_per_step": the model (params) describes the reciprocal series; plateau and initial are
         # still on the metric's rate scale (1 / the model's), see curve.InverseFit
         "space": getattr(cf, "space", "rate"),
+        # shape parameters the data do not determine (curve.unidentified_params): their values above are where
+        # the optimizer stopped on a flat optimum, not a measurement (the candidates in evidence.models publish them null)
+        "identifiable": not getattr(cf, "unidentified", ()),
+        "unidentified": list(getattr(cf, "unidentified", ())),
     }
 
 

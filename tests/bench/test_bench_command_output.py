@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from support.bench_tree import GIB, LINE_RE, SIZES, make_tree
+from support.signals import default_dispositions
 
 from costmodel.ingest import load
 
@@ -132,7 +133,7 @@ def test_interrupt_keeps_a_complete_record_marked_interrupted(tree: Path, tmp_pa
         [sys.executable, "-m", "costmodel", "bench", str(tree), "--passes", "1000000", "--workers", "2",
          "--out", str(out), "-q"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background shell ignores SIGINT
+        preexec_fn=default_dispositions,  # a background shell ignores SIGINT, nohup SIGHUP
     )
     try:
         _wait_for_line(proc, "pass=3 ")

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from costmodel.foundation.published import published
+
 
 def test_from_compare_prints_the_scenario_totals_beside_the_measured_ones(cli, examples_dir, tmp_path):
     ex = examples_dir
@@ -36,6 +38,7 @@ def test_from_compare_prints_the_scenario_totals_beside_the_measured_ones(cli, e
 def test_report_cost_carries_the_same_scenario_figures(report_stages, cli, examples_dir):
     _p, _inputs, _fits, _cmp, cost, _decision, record = report_stages
     plain = cli.json("cost", examples_dir / "scenario.yaml", "--json")
-    assert record["cost"]["scenario_figures"]["totals_usd"]["cross_region"] == plain["options"]["cross_region"]["total_usd"]
+    written = published(record["cost"])  # as decision.json publishes it (docs/contracts.md)
+    assert written["scenario_figures"]["totals_usd"]["cross_region"] == plain["options"]["cross_region"]["total_usd"]
     assert cost.result["scenario_figures"]["replaced"].keys() == {
         "cache.steady_hit_ratio", "cache.warmup_lost_s", "cache.steady_slowdown_fraction"}

@@ -36,6 +36,18 @@ def test_make_test_runs_lint_and_typecheck_before_the_suite():
     assert typecheck == ["$(BIN)/mypy"]  # the package and every setting come from [tool.mypy]
 
 
+def test_make_test_runs_the_slow_tests_and_pytest_fast_leaves_only_them_out():
+    """CI runs `make test`: the tests marked slow (statistical calibrations, a signal at each stage of a real
+    report) run there; `make pytest-fast` is the edit-test loop (docs/contributing.md, "Test suite")."""
+    tomllib = pytest.importorskip("tomllib")
+    _, pytest_recipe = _make_rule("pytest")
+    assert pytest_recipe == ["$(BIN)/python -m pytest -q"]
+    _, fast = _make_rule("pytest-fast")
+    assert fast == ['$(BIN)/python -m pytest -q -m "not slow"']
+    options = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+    assert "slow" not in options.get("addopts", "")  # no default that would drop them from CI
+
+
 def test_ci_runs_make_test():
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert re.search(r"^make test$", ci, flags=re.MULTILINE)

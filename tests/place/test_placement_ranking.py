@@ -53,8 +53,8 @@ def test_every_figure_is_what_costmodel_cost_prints(cli, result):
         redone = (r["offer"]["interruptions_per_run"] or 0) * r["offer"]["hours_lost_per_interruption"]
         runs = cost["inputs"]["values"]["training"]["runs_per_month"]
         compute = cost["horizon_months"] * (cost["derived"]["training_hours_per_month"] + runs * redone) * g
-        assert r["compute_usd"] == pytest.approx(compute, rel=1e-12)
-        assert r["cost_usd"] == pytest.approx(r["compute_usd"] + r["strategy_usd"], rel=1e-12)
+        assert r["compute_usd"] == pytest.approx(compute, rel=1e-5)  # from figures published to 6 digits
+        assert r["cost_usd"] == pytest.approx(r["compute_usd"] + r["strategy_usd"], abs=0.011)  # each to the cent
     # the measured candidate's offers are priced with --from-compare, the others without
     assert {c for c in seen if "--from-compare" in c} == {commands[k] for k in commands
                                                           if k[0] == "us-west-2 (measured)"}
@@ -160,7 +160,8 @@ def test_an_exchange_rate_trades_cost_for_time(cli, example, result):
         doc["constraints"].pop("deadline_hours")
     out = _place(cli, example, edit, "rate.yaml")
     for r in out["ranking"]:
-        assert r["score_usd"] == pytest.approx(r["cost_usd"] + 1e11 * r["time_to_finish_hours"], rel=1e-12)
+        # published figures (6 significant digits, docs/contracts.md): the score recomputed from them agrees to 1e-5
+        assert r["score_usd"] == pytest.approx(r["cost_usd"] + 1e11 * r["time_to_finish_hours"], rel=1e-5)
     assert out["winner"]["time_to_finish_hours"] == min(r["time_to_finish_hours"] for r in out["ranking"])
 
 

@@ -26,6 +26,7 @@ from support.hostile import (
     tmpfs,
 )
 from support.paths import REPO
+from support.signals import default_dispositions, default_handlers
 
 OUTPUT_FILES = ("report.ipynb", "report.html", "decision.json", "adr.md")
 
@@ -160,7 +161,7 @@ def test_a_signal_at_each_stage_stops_the_report_cleanly(tmp_path, sig, stage):
     parent.mkdir()
     p = subprocess.Popen([sys.executable, "-m", "costmodel", *map(str, report_args(parent / "out"))],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-                         env={**os.environ, "PYTHONPATH": str(REPO)})
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, preexec_fn=default_dispositions)
     seen, kids, conns = [], set(), []
     try:
         while True:
@@ -284,7 +285,8 @@ def test_a_signal_during_streaming_ingest_leaves_no_partial_parquet(tmp_path, si
     out_dir.mkdir()
     env = {**os.environ, "PYTHONPATH": str(REPO), "COSTMODEL_STREAM_CSV_BYTES": "1000"}
     p = subprocess.Popen([sys.executable, "-m", "costmodel", "ingest", str(src), "-o", str(out_dir / "t.parquet")],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         preexec_fn=default_dispositions)
     try:
         deadline = time.monotonic() + 120
         while p.poll() is None and time.monotonic() < deadline:
@@ -306,14 +308,15 @@ def test_a_signal_during_streaming_ingest_leaves_no_partial_parquet(tmp_path, si
 def test_signal_scope_turns_term_and_hup_into_interrupted_and_restores_handlers():
     from costmodel.foundation.signals import Interrupted, SignalScope, describe, exit_code_of
 
-    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-    for sig, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)):
-        with pytest.raises(KeyboardInterrupt) as info, SignalScope():
-            signal.raise_signal(sig)
-            time.sleep(1)  # never reached: the handler raises first
-        assert isinstance(info.value, Interrupted) and exit_code_of(info.value) == code
-        assert describe(info.value) == ("interrupted" if sig == signal.SIGINT else f"interrupted by {signal.Signals(sig).name}")
-    assert {s: signal.getsignal(s) for s in before} == before
+    with default_handlers():  # as from a terminal, also when the suite runs under nohup (SIGHUP ignored)
+        before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        for sig, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)):
+            with pytest.raises(KeyboardInterrupt) as info, SignalScope():
+                signal.raise_signal(sig)
+                time.sleep(1)  # never reached: the handler raises first
+            assert isinstance(info.value, Interrupted) and exit_code_of(info.value) == code
+            assert describe(info.value) == ("interrupted" if sig == signal.SIGINT else f"interrupted by {signal.Signals(sig).name}")
+        assert {s: signal.getsignal(s) for s in before} == before
 
 
 def test_signals_during_cleanup_are_noted_then_raised_by_check():

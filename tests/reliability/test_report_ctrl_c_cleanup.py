@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from support.paths import REPO
+from support.signals import default_dispositions
 
 EX = REPO / "costmodel" / "data" / "examples"
 
@@ -23,7 +24,8 @@ def _cli_args(out: Path) -> list[str]:
 
 def _interrupt(cmd: list[str], wait_for: str, delay_s: float = 0.0) -> tuple[int, str]:
     """Start ``cmd``, send SIGINT once a stderr line contains ``wait_for``; return (rc, stderr)."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                         preexec_fn=default_dispositions)  # Ctrl-C as a terminal delivers it, under nohup or `&` too
     seen = []
     try:
         while True:

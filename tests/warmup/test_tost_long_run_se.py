@@ -52,6 +52,7 @@ def test_long_run_error_is_calibrated_under_ar_08():
     assert 0.85 <= sd <= 1.15, sd
 
 
+@pytest.mark.slow  # 120 fits of 2,500-3,125 steps: 1-3 minutes on 2 cores (make pytest-fast leaves it out, CI runs it)
 def test_margin_false_equivalence_at_most_about_five_percent():
     # true ratio 1.02 (on the margin), AR 0.8: a level-5 % test says "equivalent" at most ~5 % of the time
     calls = [compare(*[[f] for f in _pair(50_000 + 2 * i)], margin=0.02).equivalent for i in range(60)]
