@@ -400,6 +400,8 @@ class MonteCarloSummary(Result):
     warnings: list[str] = Field(default_factory=list)
     measured_inputs: list[str] = Field(default_factory=list)
     default_ranges: dict[str, dict[str, Num]] = Field(default_factory=dict)
+    byte_cases: list[str] = Field(default_factory=list)
+    any_priced: bool = True
 
 
 class DerivedFigures(OpenSection):

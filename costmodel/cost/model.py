@@ -141,6 +141,9 @@ INTERNAL_DEFAULTS: dict[str, object] = {
     "_read_bytes_per_s": float("nan"),  # cache.read_bytes_per_s (measured)
     "_origin_bytes_per_s": float("nan"),  # cache.origin_fetch_bytes_per_s (measured)
     "_billed_gb_per_month": float("nan"),  # link.billed_gb_per_month
+    # issue 36: physics first. 1: link.bytes_basis auto, so a measured figure above what can physically cross
+    # (physical_bound_gb_per_month) is refused and the dataset model priced instead
+    "_bytes_auto": 0.0,
 }
 
 #: scenario keys added in issue 25, neutral when a caller's input mapping predates them
@@ -349,14 +352,18 @@ def _derived(p: ArrayMap) -> dict[str, np.ndarray]:
     churn_gb = c * W * np.maximum(0.0, 1.0 - n)
     X = cold_gb + miss_gb + churn_gb
     X_dataset = X
-    basis = float(_get(p, "_bytes_basis"))
-    if basis:  # a measured or billed figure replaces the dataset model's (costmodel.cost.crossing)
-        X = _measured_x(p, cold_gb, h, basis)
-        miss_gb = X - cold_gb
-        churn_gb = 0.0 * X
+    bound = physical_bound(p, n, N, W, c)
+    basis = _get(p, "_bytes_basis")
+    if np.any(np.asarray(basis) != 0.0):  # a measured or billed figure replaces the dataset model's (crossing)
+        X = _basis_x(p, X_dataset, cold_gb, h, n, N, W, c, basis, bound)
+        priced_other = np.asarray(X != X_dataset)
+        miss_gb = np.where(priced_other, X - cold_gb, miss_gb)
+        churn_gb = np.where(priced_other, 0.0, churn_gb)
     O = p["dataset.objects"]
     return {
         "cross_region_gb_per_month_dataset": X_dataset,
+        "physical_bound_gb_per_month": bound,
+        "lru_hit_ratio": lru_hit_ratio(h, W, _get(p, "_capacity_gb")),
         "working_set_gb": W,
         "epochs_per_month": N,
         "cold_starts_per_month": _cold_starts(p),
@@ -376,13 +383,54 @@ def _derived(p: ArrayMap) -> dict[str, np.ndarray]:
     }
 
 
-def _measured_x(p: ArrayMap, cold_gb, h, basis: float):
-    """GB/month that cross by a measured (1: read x miss, 2: origin fetches) or billed (3) figure:
-    ``n'*W + r_x * 3600*R*T / 10^9`` or ``link.billed_gb_per_month``."""
-    if basis == 3.0:
-        return _get(p, "_billed_gb_per_month") + 0.0 * cold_gb
-    rate = _get(p, "_origin_bytes_per_s") if basis == 2.0 else _get(p, "_read_bytes_per_s") * (1.0 - h)
-    return cold_gb + rate * 3600.0 * p["training.runs_per_month"] * p["training.run_hours"] / 1e9
+#: LRU under a fresh shuffle every epoch: the share of a warm epoch's reads that hit a cache holding C of W
+#: bytes is about (C/W)^2 / 2 (an item hits only when fewer than C bytes were read since its last read; CoorDL,
+#: VLDB 2021, measures LRU far below C/W). Code 4 of ``_bytes_basis`` prices the bytes with this miss model.
+def lru_hit_ratio(h, W, cap):
+    """The warm hit ratio of an LRU cache under per-epoch shuffle, ``min(h, (C/W)^2 / 2)``; ``h`` when the cache
+    holds the working set or its capacity is not stated (nan)."""
+    if isinstance(cap, float) and math.isnan(cap):
+        return h + 0.0 * W
+    ratio = cap / W
+    return np.where(ratio >= 1.0, h + 0.0 * ratio, np.minimum(h, 0.5 * ratio * ratio))
+
+
+def physical_bound(p: ArrayMap, n, N, W, c):
+    """GB a month that can physically cross the link for training reads: the cold fills of the working set, plus
+    every warm epoch's reads when the cache cannot hold the working set (or its capacity is not stated), plus the
+    churn a month without a cold fill re-reads: ``n'*W + [C < W] * (N - n')*W + c*W*max(0, 1 - n')``; and never
+    more than the link carries over the training hours, ``bw/8 * 3600 * R*T`` (when the bandwidth is known)."""
+    cap = _get(p, "_capacity_gb")
+    holds = 0.0 if isinstance(cap, float) and math.isnan(cap) else np.where(cap >= W, 1.0, 0.0)
+    bound = n * W + (1.0 - holds) * (N - n) * W + c * W * np.maximum(0.0, 1.0 - n)
+    bw = _get(p, "_bw_gbps")
+    if _known(bw):
+        link = bw / 8.0 * 3600.0 * p["training.runs_per_month"] * p["training.run_hours"]
+        bound = np.minimum(bound, link)
+    return bound
+
+
+def _basis_x(p: ArrayMap, X_dataset, cold_gb, h, n, N, W, c, basis, bound):
+    """GB/month priced under ``basis`` (a code or an array of codes, one per draw: 0 dataset, 1 read x miss,
+    2 origin fetches, 3 billed, 4 the LRU miss model); with ``_bytes_auto`` a measured figure (1, 2) above
+    ``bound`` x (1 + BYTES_TOLERANCE) is refused and the dataset model priced instead."""
+    from .crossing import BYTES_TOLERANCE
+
+    basis = np.asarray(basis, dtype=float)
+    rate_read = _get(p, "_read_bytes_per_s") * (1.0 - h)
+    hours = 3600.0 * p["training.runs_per_month"] * p["training.run_hours"] / 1e9
+    x_read = cold_gb + rate_read * hours
+    x_origin = cold_gb + _get(p, "_origin_bytes_per_s") * hours
+    x_billed = _get(p, "_billed_gb_per_month") + 0.0 * cold_gb
+    x_lru = cold_gb + (1.0 - lru_hit_ratio(h, W, _get(p, "_capacity_gb"))) * W * (N - n) \
+        + c * W * np.maximum(0.0, 1.0 - n)
+    X = np.select([basis == 1.0, basis == 2.0, basis == 3.0, basis == 4.0],
+                  [x_read + 0.0 * X_dataset, x_origin + 0.0 * X_dataset, x_billed + 0.0 * X_dataset,
+                   x_lru + 0.0 * X_dataset], X_dataset)
+    if _flag(p, "_bytes_auto"):
+        measured = (basis == 1.0) | (basis == 2.0)
+        X = np.where(measured & (X > bound * (1.0 + BYTES_TOLERANCE)), X_dataset, X)
+    return X if X.ndim else float(X)
 
 
 def _versioning_months(M, r):
@@ -484,7 +532,7 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     X = n * W + (1.0 - hw) * W * (N - n) + c * W * max(0.0, 1.0 - n)
     basis = float(_get(p, "_bytes_basis"))
     if basis:
-        X = float(_measured_x(p, n * W, h, basis))
+        X = float(_basis_x(p, X, n * W, h, n, N, W, c, basis, float(physical_bound(p, n, N, W, c))))
     tt = _get(p, "_transfer_tiers")
     gets = M * p["requests.gets_per_object_read"] * X * O / D * p["requests.get_usd_per_1000"] / 1000.0
     az = 2.0 * p["link.inter_az_usd_per_gb"] * M * N * W

@@ -473,9 +473,11 @@ def _bytes_basis(c: _Ctx) -> None:
         c.internal["_origin_bytes_per_s"] = float(origin)
     if billed is not None:
         c.internal["_billed_gb_per_month"] = float(billed)
-    code = {"dataset": "dataset", "billed": "billed",
+    code = {"dataset": "dataset", "billed": "billed", "lru": "lru",
             "measured": "measured_origin" if origin is not None else "measured_read"}[basis]
     c.internal["_bytes_basis"] = BASIS_CODE[code]
+    # issue 36: under auto, a measured figure above what can physically cross is refused (costmodel.cost.model)
+    c.internal["_bytes_auto"] = 1.0 if requested == "auto" else 0.0
 
 
 def _unbounded_fill(c: _Ctx, W: float) -> None:
@@ -644,11 +646,21 @@ def _requests(c: _Ctx) -> None:
         ("requests.batch_replication_usd_per_million", ("batch_replication_objects",), 1e6, ("replicate",), False),
         ("requests.batch_job_usd", ("batch_operations_job",), 1.0, ("replicate",), False),
     ]
+    # issue 36: a term that does not apply to the replica's mechanism never unprices replicate (DataSync or a file
+    # system's replication run no S3 Batch Operations; file-system replication writes no object PUTs)
+    s3 = c.internal.get("_s3_replication", 1.0) == 1.0
+    puts = c.internal.get("_replica_puts", 1.0) == 1.0
+    applies = {"requests.put_usd_per_1000": puts, "requests.batch_replication_usd_per_million": s3,
+               "requests.batch_job_usd": s3}
     for key, items, per, options, src_first in wanted:
         if c.stated(key):
             continue
         if _catalog_price(c, key, items, _regions(c, src_first), "count", per) is None:
             c.values[key] = 0.0
+            if not applies.get(key, True):
+                c.prov[key] = {"value": 0.0, "source": "default: does not apply to replica.mechanism = "
+                               + str(c.settings.get("replica.mechanism") or "s3_replication")}
+                continue
             for o in options:
                 c.unpriced(o, f"{key} has no price (catalog items {' / '.join(items)} not found for "
                            f"{c.settings.get('prices.provider') or '?'}); give it in the scenario")

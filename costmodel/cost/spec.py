@@ -210,7 +210,7 @@ STRINGS: dict[str, str | None] = {
 CHOICES: dict[str, tuple[str, ...]] = {
     "link.path": ("vpc_peering", "transit_gateway", "nat_gateway", "privatelink", "internet"),
     "cache.persistence": ("persistent", "per_cluster", "per_run"),
-    "link.bytes_basis": ("auto", "dataset", "measured", "billed"),
+    "link.bytes_basis": ("auto", "dataset", "measured", "billed", "lru"),
     "replica.mechanism": ("s3_replication", "datasync", "filesystem_replication", "instance_copy"),
     "training.purchase_option": ("on_demand", "sagemaker", "capacity_block", "savings_plan", "reserved", "spot"),
     "purchase.savings_plan": tuple(f"{plan}:{term}:{pay}" for plan in ("compute", "ec2_instance", "sagemaker")

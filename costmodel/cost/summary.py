@@ -69,6 +69,8 @@ def _probability_basis(mc: MonteCarloResult, basis: str) -> str:
         how.append("stated ranges of " + ", ".join(stated))
     if mc.default_ranges:
         how.append("default ranges of the assumptions " + ", ".join(mc.default_ranges))
+    if mc.byte_cases:
+        how.append("the cross-region bytes drawn uniformly over the cases " + ", ".join(mc.byte_cases))
     return basis + ("; " + "; ".join(how) if how else "")
 
 
@@ -130,7 +132,7 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
                              "n": mc.n if mc is not None else 0, "seed": seed,
                              "note": "total_usd is the cost at the expected value (mean) of every input; p5_usd and "
                                      "p95_usd are the Monte Carlo P5 and P95 of the total"}
-    p_cheapest = mc.p_cheapest if mc is not None else None
+    p_cheapest = mc.p_cheapest if mc is not None and mc.any_priced else None  # null when nothing is priced
     zero_wait = scenario.values.get("wait.expected_wait_hours_per_run") == 0 and \
         "wait.expected_wait_hours_per_run" not in scenario.distributions and "wait" not in scenario.not_priced
     robust, reason = robustness(result.cheapest, result.margin_usd, p_cheapest, rows, basis, zero_wait=zero_wait)
