@@ -17,6 +17,7 @@ from typing import Any
 from .breakeven import break_even, wait_break_even
 from .evaluate import evaluate
 from .montecarlo import MonteCarloResult, default_distributions, monte_carlo
+from .recommend import assumption_register, recommendation
 from .scenario import Scenario
 from .sensitivity import tornado_rows
 from .verdict import not_modelled, purchase_options, verdict
@@ -142,8 +143,10 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
     note = bytes_per_token_note(scenario, out["break_even"].get("dataset.size_gb"))
     if note:
         out["warnings"] = out["warnings"] + [note]
+    priced = scenario.priced()
     out["verdict"] = verdict(out, mc.totals if mc is not None else None,
-                             _probability_basis(mc, basis) if mc is not None else None, scenario.priced())
+                             _probability_basis(mc, basis) if mc is not None else None, priced,
+                             certain_ok=robust and all(priced.values()))
     out["verdict"]["break_even_gpu_usd_per_hour"] = out["break_even"].get("training.cluster_usd_per_hour", {}).get("value")
     out["verdict"]["break_even_dataset_gb"] = out["break_even"].get("dataset.size_gb", {}).get("value")
     po_rows, po_sentence = purchase_options(scenario, result.cheapest)
@@ -152,8 +155,10 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
     rows_nm, sentence = not_modelled(scenario, result.derived, result.margin_usd)
     out["not_modelled"] = rows_nm
     out["verdict"]["not_modelled_sentence"] = sentence
+    out["recommendation"] = recommendation(out, priced, note)
+    out["assumptions"] = assumption_register(out.get("inputs") or {})
     order = ["horizon_months", "headline_basis", "cheapest", "margin_usd", "robust", "robust_reason", "p_cheapest",
-             "verdict", "not_modelled", "purchase_options", "ranking", "options", "headline_range",
+             "recommendation", "verdict", "not_modelled", "purchase_options", "ranking", "options", "headline_range",
              "cross_region_bytes", "consistency", "break_even", "wait_break_even", "monte_carlo",
-             "sensitivity", "derived", "prices_used", "warnings", "inputs"]
+             "sensitivity", "derived", "prices_used", "warnings", "assumptions", "inputs"]
     return {k: out[k] for k in order if k in out}, (mc if monte_carlo_n else None)

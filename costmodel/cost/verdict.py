@@ -52,10 +52,18 @@ def smallest_flip(break_even: Mapping[str, Mapping[str, Any]], wait_be: Mapping[
     return best
 
 
+def _pct(p: float, certain_ok: bool) -> str:
+    """A share of draws; never "100.0%" unless ``certain_ok`` (robust and every option priced: issue 36)."""
+    if p >= 0.9995 and not certain_ok:
+        return "nearly all"
+    return f"{p:.1%} of"
+
+
 def verdict(out: Mapping[str, Any], mc_totals: Mapping[str, np.ndarray] | None, basis: str | None,
-            priced: Mapping[str, bool]) -> dict[str, Any]:
+            priced: Mapping[str, bool], certain_ok: bool = True) -> dict[str, Any]:
     """The ``verdict`` record from the cost JSON ``out`` (options, cheapest, margin, break-evens) and the
-    Monte Carlo totals per option (None: no draw ran)."""
+    Monte Carlo totals per option (None: no draw ran). No probability is printed for a winner with no priced
+    rival, and no "100 %" unless ``certain_ok`` (robust, every option priced)."""
     ranking = [o for o in out.get("ranking", []) if priced.get(o, True)]
     win = out.get("cheapest")
     if win is None:
@@ -83,10 +91,15 @@ def verdict(out: Mapping[str, Any], mc_totals: Mapping[str, np.ndarray] | None, 
         words[0] += f": {margin:,.2f} USD cheaper than {runner} over {out['horizon_months']:g} months"
         if rec["margin_fraction"] is not None:
             words[0] += f" ({rec['margin_fraction']:.1%} of {runner}'s {opts[runner]['total_usd']:,.2f} USD)"
-    if rec["p_cheapest"] is not None:
-        words.append(f"cheapest in {rec['p_cheapest']:.1%} of the draws and cheaper than {runner} in "
-                     f"{rec['p_beats_runner_up']:.1%} ({basis})" if runner else
-                     f"cheapest in {rec['p_cheapest']:.1%} of the draws ({basis})")
+    unpriced = [o for o in out.get("options", {}) if not priced.get(o, True)]
+    if runner is None:
+        rec["p_cheapest"] = rec["p_runner_up"] = None
+        words.append(f"the only priced option ({', '.join(unpriced)} not priced): no margin and no probability"
+                     if unpriced else "the only option: no margin and no probability")
+    elif rec["p_cheapest"] is not None:
+        among = f" among the priced options ({', '.join(unpriced)} not priced)" if unpriced else ""
+        words.append(f"cheapest{among} in {_pct(rec['p_cheapest'], certain_ok)} the draws and cheaper than {runner} "
+                     f"in {_pct(rec['p_beats_runner_up'], certain_ok)} them ({basis})")
     else:
         words.append("no uncertain input: no probability (every input is a point value)")
     if flip is not None:
@@ -97,12 +110,14 @@ def verdict(out: Mapping[str, Any], mc_totals: Mapping[str, np.ndarray] | None, 
     xb = out.get("cross_region_bytes") or {}
     others = {k: v for k, v in (xb.get("cross_region_total_usd_by_basis") or {}).items() if k != xb.get("basis")}
     rec["cross_region_total_usd_by_bytes_basis"] = xb.get("cross_region_total_usd_by_basis")
+    refused = set(xb.get("refused") or [])
     for name, total in others.items():
         rival = min((opts[o]["total_usd"], o) for o in ranking if o != "cross_region") if len(ranking) > 1 else None
-        if rival is None:
+        if rival is None or not priced.get("cross_region", True):
             continue
         best = "cross_region" if total < rival[0] else rival[1]
-        words.append(f"with the {name} bytes instead of the {xb.get('basis')} ones cross_region would cost {total:,.2f} USD "
+        words.append(f"with the {name} bytes" + (" (refused: more than can physically cross)" if name in refused else "")
+                     + f" instead of the {xb.get('basis')} ones cross_region would cost {total:,.2f} USD "
                      + ("and the verdict would not change" if best == win else f"and {best} would be cheapest"))
     rec["sentence"] = "; ".join(words)
     return rec

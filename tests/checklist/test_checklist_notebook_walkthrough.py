@@ -64,12 +64,14 @@ def _run(tmp_path: Path, **parameters):
 def test_papermill_with_defaults_gives_the_bundled_examples_verdict(tmp_path):
     nb = _run(tmp_path)
     page = _html_outputs(nb)
-    assert ">NO_GO</span>" in page
+    # issue 36: the measured 73,836 GB/month cannot cross a cache that holds the working set 77x: refused, the
+    # dataset bytes priced, replicate cheaper by only USD 54 (0.01 % of the cluster spend): cost does not block
+    assert ">CONDITIONAL</span>" in page
     # the static table is the one batch mode gives for the same inputs
     p = report.validate_checklist_parameters()
     src = report.evidence_sources(p)
     d = report.batch_decision(p, checklist.gather_evidence(compare=src.compare, cost=src.cost, fits=src.fits))
-    assert d.verdict == "NO_GO" and [b["id"] for b in d.blockers] == ["cost_favourable"]
+    assert d.verdict == "CONDITIONAL" and d.blockers == ()
     for c in d.conditions:
         assert f">{c['id']}</span>" in page
     widgets = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
