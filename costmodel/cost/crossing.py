@@ -118,7 +118,7 @@ def reconcile(estimates: dict[str, float | None], basis: str, requested: str = "
                     + (". Check dataset.size_gb (bytes per token) and read amplification (readahead, re-reads "
                        "of shards), or set link.bytes_basis" if "dataset" in given else ""))
     above = bound is not None and used > bound * (1.0 + BYTES_TOLERANCE)
-    if above:
+    if bound is not None and above:
         sentence += (f". The priced {used:,.6g} GB/month is {used / bound:,.3g}x what the training's reads can move "
                      f"across ({bound:,.6g} GB/month: {bound_how}): explain it (read amplification, other traffic "
                      "on the same bill) before relying on it")

@@ -131,11 +131,8 @@ def verdict_warnings(out: Mapping[str, Any], keys: Sequence[str]) -> list[str]:
     input in ``keys`` (the deciding assumption and every input whose range flips the answer)."""
     marks = ("not priced", "priced at 0", "cross-region bytes", "DECIDES", "transfer_budget", "persistent cache",
              "checkpoint")
-    out_list = []
-    for w in out.get("warnings") or []:
-        if any(m in w for m in marks) or any(k and k in w for k in keys):
-            out_list.append(w)
-    return out_list
+    return [w for w in out.get("warnings") or []
+            if any(m in w for m in marks) or any(k and k in w for k in keys)]
 
 
 def _share(p: float, certain_ok: bool) -> str:
@@ -215,7 +212,7 @@ def recommendation(out: Mapping[str, Any], priced: Mapping[str, bool], bpt_note:
                 why.append(f"{len(touching)} warning(s) touch the verdict")
             statement = "not settled: " + "; ".join(why) + prob
     if immaterial and materiality:
-        statement = materiality["sentence"] + ". " + statement[0].upper() + statement[1:]
+        statement = f"{materiality['sentence']}. {statement[0].upper()}{statement[1:]}"
     head = f"Recommendation: {win}"
     if runner and margin is not None:
         head += f", {margin:,.0f} USD cheaper than {runner} over {out.get('horizon_months'):g} months"

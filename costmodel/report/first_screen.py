@@ -173,7 +173,7 @@ def _certainty(option: str, verdict: str, cost: Mapping[str, Any], facts: Mappin
             cv.get("probability_basis", "")) else ""
     materiality = finite_float(facts.get("materiality_usd"))
     margin = finite_float(cost.get("margin_usd"))
-    rec = cost.get("recommendation") if isinstance(cost.get("recommendation"), Mapping) else {}
+    rec: Mapping[str, Any] = cost["recommendation"] if isinstance(cost.get("recommendation"), Mapping) else {}
     if verdict == "NO_GO":
         lead = "Cross-region is ruled out by the checklist"
         ids = [b.get("id") for b in (blockers or [])]
