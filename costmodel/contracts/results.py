@@ -224,6 +224,7 @@ class CrossRegionTerms(Result):
     requests_usd: float = 0.0
     inter_az_usd: float = 0.0
     cache_capacity_usd: float = 0.0
+    checkpoint_writeback_usd: float = 0.0
 
 
 class ReplicateTerms(Result):

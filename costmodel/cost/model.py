@@ -61,6 +61,8 @@ cross_region (read across regions through the cache)
   - ``requests_usd        = M * g * X*O/D * Pg/1000``  GETs for every object that enters the cache
   - ``inter_az_usd        = M * 2*z * N*W`` when the cache is in another zone (every epoch's bytes cross
     the zone boundary; billed out and in)
+  - ``checkpoint_writeback_usd = M * R * ckpt * p``: the checkpoints a run writes back to the data region (issue 36;
+    ``ckpt`` stated per run, or parameters x bytes per parameter x run_hours / interval; 0 when unknown)
 replicate (copy the dataset to the GPU region and keep it in sync)
   - ``initial_copy_usd = p * D``  once
   - ``storage_usd      = M * s * D``  (tiered: ``M * s * tier(D)``)
@@ -76,6 +78,8 @@ replicate (copy the dataset to the GPU region and keep it in sync)
     and storage billed by byte-hours, hence the integral
   - ``inter_az_usd     = M * 2*z * N*W`` when the replica is in another zone than the GPUs
   - ``copy_delay_usd   = Tc * V``  once: training waits for the initial copy
+  - ``filesystem_usd   = M * fs(D) * Pfs``: ``fs(D) = D``, or provisioned in steps (FSx for Lustre: 1,200 GiB, then
+    multiples of 2,400 GiB; ``replica.filesystem: fsx_lustre``)
 wait (train in the data region once GPUs are free there)
   - ``delay_usd       = M * R * Wh * V``
   - ``gpu_premium_usd = M * R * T * P``
@@ -101,7 +105,7 @@ import numpy.typing as npt
 OPTIONS: tuple[str, ...] = ("cross_region", "replicate", "wait")
 TERMS: dict[str, tuple[str, ...]] = {
     "cross_region": ("transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd", "requests_usd",
-                     "inter_az_usd", "cache_capacity_usd"),
+                     "inter_az_usd", "cache_capacity_usd", "checkpoint_writeback_usd"),
     "replicate": ("initial_copy_usd", "storage_usd", "sync_usd", "ops_usd", "requests_usd", "versioning_usd",
                   "inter_az_usd", "copy_delay_usd", "cache_usd", "cache_capacity_usd", "filesystem_usd", "mechanism_usd"),
     "wait": ("delay_usd", "gpu_premium_usd"),
@@ -144,6 +148,13 @@ INTERNAL_DEFAULTS: dict[str, object] = {
     # issue 36: physics first. 1: link.bytes_basis auto, so a measured figure above what can physically cross
     # (physical_bound_gb_per_month) is refused and the dataset model priced instead
     "_bytes_auto": 0.0,
+    # issue 36: checkpoints written back to the data region by cross_region: GB per run when stated, else GB per
+    # training hour (model parameters x bytes per parameter / interval), which follows run_hours in draws
+    "_checkpoint_gb_per_run": float("nan"),
+    "_checkpoint_gb_per_hour": float("nan"),
+    # issue 36: the replica's file system is provisioned in steps (GB = 10^9 bytes; nan: per byte)
+    "_fs_min_gb": float("nan"),
+    "_fs_step_gb": float("nan"),
 }
 
 #: scenario keys added in issue 25, neutral when a caller's input mapping predates them
@@ -378,6 +389,7 @@ def _derived(p: ArrayMap) -> dict[str, np.ndarray]:
         "cache_fill_objects_per_month": X * O / D,
         "training_hours_per_month": p["training.runs_per_month"] * p["training.run_hours"],
         "training_read_gb_per_month": N * W,
+        "checkpoint_gb_per_month": R * checkpoint_gb_per_run(p),
         "replica_sync_gb_per_month": c * D,
         "replica_sync_objects_per_month": c * O,
     }
@@ -393,6 +405,29 @@ def lru_hit_ratio(h, W, cap):
         return h + 0.0 * W
     ratio = cap / W
     return np.where(ratio >= 1.0, h + 0.0 * ratio, np.minimum(h, 0.5 * ratio * ratio))
+
+
+def filesystem_gb(p: ArrayMap, D):
+    """GB of file system billed for a dataset of ``D`` GB: ``D`` itself, or with a minimum and a step (FSx for Lustre:
+    1,200 GiB, then multiples of 2,400 GiB) the minimum when ``D`` fits it, else ``ceil(D/step) * step``."""
+    lo, step = _get(p, "_fs_min_gb"), _get(p, "_fs_step_gb")
+    if not _known(lo):
+        return D
+    if not _known(step):
+        return np.maximum(D, lo)
+    return np.where(D <= lo, lo, np.ceil(D / step) * step)
+
+
+def checkpoint_gb_per_run(p: ArrayMap):
+    """GB of checkpoints a run writes back to the data region: the stated ``training.checkpoint_gb_per_run``, else
+    ``model_parameters x bytes_per_parameter / 10^9 x run_hours / checkpoint_interval_hours``, else 0."""
+    per_run = _get(p, "_checkpoint_gb_per_run")
+    if _known(per_run):
+        return per_run + 0.0 * p["training.run_hours"]
+    per_hour = _get(p, "_checkpoint_gb_per_hour")
+    if _known(per_hour):
+        return per_hour * p["training.run_hours"]
+    return 0.0 * p["training.run_hours"]
 
 
 def physical_bound(p: ArrayMap, n, N, W, c):
@@ -473,6 +508,7 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
             "requests_usd": gets,
             "inter_az_usd": _get(p, "_cache_cross_az") * az,
             "cache_capacity_usd": cache_cap + 0.0 * M,
+            "checkpoint_writeback_usd": M * R * checkpoint_gb_per_run(p) * px,
         },
         "replicate": {
             "initial_copy_usd": px * tier_volume(D, tt) + 0.0 * M,
@@ -487,7 +523,7 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
             "copy_delay_usd": p["replica.copy_hours"] * V + 0.0 * M,
             "cache_usd": shared * M * p["cache.usd_per_month"],
             "cache_capacity_usd": shared * cache_cap + 0.0 * M,
-            "filesystem_usd": M * D * _get(p, "replica.filesystem_usd_per_gb_month"),
+            "filesystem_usd": M * filesystem_gb(p, D) * _get(p, "replica.filesystem_usd_per_gb_month"),
             "mechanism_usd": mechanism_terms(p, M, D, c) + 0.0 * M,
         },
         "wait": {
@@ -548,7 +584,7 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     cache_cap = M * (0.0 if math.isnan(cap) else cap) * _get(p, "cache.capacity_usd_per_gb_month") * life
     shared = _flag(p, "_cache_shared")
     s3 = _flag(p, "_s3_replication")
-    cross += cache_cap
+    cross += cache_cap + M * R * float(checkpoint_gb_per_run(p)) * px
     r = p["replica.noncurrent_retention_days"] / DAYS_PER_MONTH
     vm = 0.5 * M * M if r >= M else r * M - 0.5 * r * r
     rep = px * _tier_scalar(D, tt) + M * (
@@ -560,7 +596,8 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
         + s3 * (p["requests.batch_job_usd"] if O > 0 else 0.0) \
         + s3 * _get(p, "_versioned_buckets") * s * c * D * vm + float(mechanism_terms(p, M, D, c)) \
         + _get(p, "_replica_cross_az") * az + p["replica.copy_hours"] * V \
-        + shared * (M * p["cache.usd_per_month"] + cache_cap) + M * D * _get(p, "replica.filesystem_usd_per_gb_month")
+        + shared * (M * p["cache.usd_per_month"] + cache_cap) \
+        + M * float(filesystem_gb(p, D)) * _get(p, "replica.filesystem_usd_per_gb_month")
     wait = M * R * (p["wait.expected_wait_hours_per_run"] * V + T * p["wait.cluster_premium_usd_per_hour"])
     return cross, rep, wait
 

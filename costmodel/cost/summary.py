@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from .breakeven import break_even, wait_break_even
 from .evaluate import evaluate
 from .montecarlo import MonteCarloResult, default_distributions, monte_carlo
@@ -87,8 +89,16 @@ def bytes_per_token_note(scenario: Scenario, size_be: Mapping[str, Any] | None) 
         return (f"dataset.size_gb rests on an assumed {bpt:g} bytes per token; no size flips the verdict, "
                 "but state dataset.size_gb (the bytes on disk)")
     flip = v * 1e9 / tokens
-    decides = bpt / 2 <= flip <= bpt * 2
-    return (f"dataset.size_gb rests on an assumed {bpt:g} bytes per token: the verdict flips at {flip:.3g} bytes per "
+    d = scenario.distributions.get("dataset.bytes_per_token")
+    if d is not None:  # a stated range: it decides when the flip lies inside it (issue 36)
+        lo, hi = (float(x) for x in d.quantile(np.array([0.0, 1.0]))) if d.kind in ("uniform", "triangular") else \
+            (float(x) for x in d.quantile(np.array([0.05, 0.95])))
+        decides = lo <= flip <= hi
+        what = f"an assumed {lo:g}-{hi:g} bytes per token (mean {bpt:g})"
+    else:
+        decides = bpt / 2 <= flip <= bpt * 2
+        what = f"an assumed {bpt:g} bytes per token"
+    return (f"dataset.size_gb rests on {what}: the verdict flips at {flip:.3g} bytes per "
             f"token ({v:,.6g} GB)" + ("; this assumption DECIDES the verdict" if decides else "")
             + ": state dataset.size_gb, the bytes on disk")
 

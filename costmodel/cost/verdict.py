@@ -123,6 +123,12 @@ def verdict(out: Mapping[str, Any], mc_totals: Mapping[str, np.ndarray] | None, 
     return rec
 
 
+def _fsx_gb(D: float) -> float:
+    """GB of FSx for Lustre a ``D`` GB dataset needs (1,200 GiB, then steps of 2,400 GiB)."""
+    gib = 2**30 / 1e9
+    return 1200 * gib if D <= 1200 * gib else math.ceil(D / (2400 * gib)) * 2400 * gib
+
+
 def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | None) -> tuple[list[dict[str, Any]], str]:
     """Terms the model leaves out, each with an order-of-magnitude bound (USD over the horizon), and the
     sentence weighing the margin against their sum."""
@@ -132,13 +138,17 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
     D = scenario.values["dataset.size_gb"]
     ck = scenario.get("training.checkpoint_gb_per_run")
     ck_gb = float(ck) if ck is not None else CHECKPOINT_GB_PER_RUN
+    ck_priced = dv.get("checkpoint_gb_per_month", 0.0) > 0 or scenario.get("training.checkpoints_to_data_region") is False
     path = scenario.get("link.path") or "vpc_peering"
     read_gb = dv.get("training_read_gb_per_month", 0.0)
     rows = [
         {"term": "checkpoint_writeback_usd", "option": "cross_region",
-         "bound_usd": M * R * ck_gb * p,
-         "how": f"{ck_gb:,.6g} GB of checkpoints per run written back to the data region x {p:.4g} USD/GB"
-                + ("" if ck is not None else " (assumed; state training.checkpoint_gb_per_run)")},
+         "bound_usd": 0.0 if ck_priced else M * R * ck_gb * p,
+         "how": ("modelled (checkpoint_writeback_usd)" if ck_priced else
+                 f"{ck_gb:,.6g} GB of checkpoints per run written back to the data region x {p:.4g} USD/GB"
+                 + ("" if ck is not None else " (assumed; state training.checkpoint_gb_per_run, or "
+                    "training.model_parameters and training.checkpoint_interval_hours: a 1.2 B-parameter model with "
+                    "its Adam state, hourly, writes about 19 GB x the run's hours)"))},
         {"term": "transit_gateway_hours_usd", "option": "cross_region",
          "bound_usd": M * 2 * TGW_ATTACHMENT_USD_PER_HOUR * HOURS_PER_MONTH if path == "transit_gateway" else 0.0,
          "how": ("2 attachments x 0.05 USD/attachment-hour x 730.5 h a month" if path == "transit_gateway"
@@ -149,12 +159,13 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
          "how": "modelled (cross_az is set)" if scenario.get("cache.cross_az") or scenario.get("replica.cross_az")
          else f"if the data sat in another zone than the GPUs: every epoch's {read_gb:,.6g} GB/month x 2 x 0.01 USD/GB"},
         {"term": "filesystem_tier_usd", "option": "replicate",
-         "bound_usd": 0.0 if scenario.get("replica.filesystem_usd_per_gb_month") else M * D * FSX_LUSTRE_USD_PER_GB_MONTH,
+         "bound_usd": 0.0 if scenario.get("replica.filesystem_usd_per_gb_month") else
+         M * _fsx_gb(D) * FSX_LUSTRE_USD_PER_GB_MONTH,
          "how": "modelled (replica.filesystem_usd_per_gb_month)" if scenario.get("replica.filesystem_usd_per_gb_month")
          else "a POSIX file system in front of the replica (FSx for Lustre persistent SSD, 0.145 USD/GB-month x the "
-              "dataset)"},
+              "dataset rounded up to what can be provisioned: 1,200 GiB, then steps of 2,400 GiB)"},
     ]
-    total = sum(r["bound_usd"] for r in rows)
+    total = float(sum(float(r["bound_usd"]) for r in rows))
     if margin_usd is None:
         return rows, f"terms not modelled: up to {total:,.2f} USD over the horizon"
     names = ", ".join(f"{r['term']} <= {r['bound_usd']:,.0f}" for r in rows)

@@ -107,3 +107,53 @@ def test_the_deciding_assumption_and_materiality_are_named():
     # every input is tagged where it comes from
     tags = {a["key"]: a["tag"] for a in out["assumptions"]}
     assert tags["dataset.size_gb"] == "stated" and tags["replica.noncurrent_retention_days"] == "stated"
+
+
+# ------------------------------------------------------------------------------ 5. terms an expert charges
+def test_checkpoint_write_back_from_model_size_interval_and_runs():
+    s = scen(training={"model_parameters": 1.2e9, "checkpoint_interval_hours": 1})
+    r = evaluate(s)
+    # 1.2 B parameters x 16 bytes (mixed-precision Adam, assumed) = 19.2 GB an hour over an 8.35 h run
+    per_run = 19.2 * RUN_H
+    assert r.derived["checkpoint_gb_per_month"] == pytest.approx(per_run)
+    assert r.options["cross_region"].terms["checkpoint_writeback_usd"] == pytest.approx(12 * per_run * 0.02)
+    assert r.options["replicate"].total_usd == pytest.approx(evaluate(scen()).options["replicate"].total_usd)
+    assert any(c["check"] == "checkpoint_bytes" and "bytes per parameter assumed" in c["message"]
+               for c in r.consistency)
+    # stated per run wins; kept in the GPU region, nothing crosses
+    assert evaluate(scen(training={"checkpoint_gb_per_run": 7000})).options["cross_region"].terms[
+        "checkpoint_writeback_usd"] == pytest.approx(12 * 7000 * 0.02)
+    off = scen(training={"checkpoint_gb_per_run": 7000, "checkpoints_to_data_region": False})
+    assert evaluate(off).options["cross_region"].terms["checkpoint_writeback_usd"] == 0.0
+
+
+def test_a_persistent_cache_priced_at_zero_is_warned_with_what_keeps_it_alive():
+    s = scen(cache={"persistence": "persistent"})
+    r = evaluate(s)
+    idle_h = 730.5 - s.values["training.run_hours"]  # 3 epochs + a warm-up paid once a year
+    w = [x for x in r.warnings if x.startswith("cache.persistence = persistent")]
+    assert len(w) == 1 and f"{idle_h * 110.08:,.0f} USD/month" in w[0]
+    assert not [x for x in evaluate(scen(cache={"persistence": "persistent", "capacity_usd_per_gb_month": 0.145}))
+                .warnings if x.startswith("cache.persistence = persistent")]
+
+
+def test_fsx_for_lustre_is_billed_in_its_provisioning_steps():
+    gib = 2**30 / 1e9
+    small = evaluate(scen(replica={"filesystem": "fsx_lustre", "filesystem_usd_per_gb_month": 0.145}))
+    assert small.options["replicate"].terms["filesystem_usd"] == pytest.approx(12 * 1200 * gib * 0.145)  # 1,000 GB
+    big = evaluate(scen(dataset={"size_gb": 3000}, replica={"filesystem": "fsx_lustre",
+                                                            "filesystem_usd_per_gb_month": 0.145}))
+    # 3,000 GB = 2,794 GiB: two steps of 2,400 GiB
+    assert big.options["replicate"].terms["filesystem_usd"] == pytest.approx(12 * 4800 * gib * 0.145)
+
+
+def test_bytes_per_token_as_a_range_makes_the_size_a_range_and_says_whether_it_decides():
+    d = copy.deepcopy(BASE)
+    del d["dataset"]["size_gb"]
+    d["dataset"].update({"tokens": 250e9, "bytes_per_token": [2, 4]})
+    s = scenario_from_dict(d, today=TODAY)
+    assert s.values["dataset.size_gb"] == pytest.approx(750.0)  # the mean, 3 bytes per token
+    assert s.distributions["dataset.size_gb"].params == pytest.approx({"low": 500.0, "high": 1000.0})
+    out = analyze(s)
+    note = [w for w in out["warnings"] if "bytes per token" in w and "2-4" in w]
+    assert len(note) == 1
