@@ -222,7 +222,11 @@ def _would_change(option: str, verdict: str, cost: Mapping[str, Any], facts: Map
     if isinstance(by_basis, Mapping) and xb.get("basis") and xb.get("agree") is False:
         other = next((k for k in by_basis if k != xb.get("basis")), None)
         alt_usd = finite_float(by_basis.get(other)) if other else None
-        if alt_usd is not None:
+        if alt_usd is not None and other in (xb.get("refused") or []):
+            out.append(f"Cross-region is priced on the {xb.get('basis')} bytes that can cross regions "
+                       f"({finite_float(xb.get('gb_per_month')) or 0:,.0f} GB/month); the {other} figure, "
+                       f"{_usd(alt_usd)} if priced, is refused: it is more than can physically cross.")
+        elif alt_usd is not None:
             out.append(f"Cross-region is priced on the {xb.get('basis')} bytes that cross regions "
                        f"({finite_float(xb.get('gb_per_month')) or 0:,.0f} GB/month); on the {other} bytes it would "
                        f"cost {_usd(alt_usd)}.")
@@ -381,8 +385,8 @@ def first_screen(decision: Any, cost: Mapping[str, Any] | Any, compare: Any = No
     conditions = tuple((str(c.get("id")), f"{c.get('condition')} ({c.get('severity')}, {c.get('answer')})")
                        for c in dec.get("conditions") or [])
     blockers = tuple((str(b.get("id")), str(b.get("reason"))) for b in dec.get("blockers") or [])
-    ans = one_answer(decision, cost_d, placement) if hasattr(decision, "verdict") and \
-        isinstance(cost_d.get("recommendation"), Mapping) else None
+    ans = one_answer(decision if hasattr(decision, "verdict") else dec, cost_d, placement) \
+        if isinstance(cost_d.get("recommendation"), Mapping) else None
     proviso = {
         "GO": "every checklist item is answered yes",
         "CONDITIONAL": f"provided the {len(conditions)} open condition(s) below are met first",
