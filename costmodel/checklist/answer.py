@@ -71,6 +71,9 @@ def one_answer(decision: Any, cost: Any, placement: Mapping[str, Any] | None = N
     if dec.get("input"):
         parts.append(f"deciding assumption: {dec['input']}" + ("" if dec.get("within_range") else
                                                                 " (no plausible value flips it)"))
+    mat = rec.get("materiality") or {}
+    if mat.get("sentence") and not why_not:
+        parts.append(str(mat["sentence"]))
     if rec.get("confidence_statement"):
         parts.append(f"confidence {rec.get('confidence')}: {rec['confidence_statement']}")
     if pnote:

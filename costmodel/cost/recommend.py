@@ -211,8 +211,6 @@ def recommendation(out: Mapping[str, Any], priced: Mapping[str, bool], bpt_note:
             if touching:
                 why.append(f"{len(touching)} warning(s) touch the verdict")
             statement = "not settled: " + "; ".join(why) + prob
-    if immaterial and materiality:
-        statement = f"{materiality['sentence']}. {statement[0].upper()}{statement[1:]}"
     head = f"Recommendation: {win}"
     if runner and margin is not None:
         head += f", {margin:,.0f} USD cheaper than {runner} over {out.get('horizon_months'):g} months"
@@ -221,7 +219,8 @@ def recommendation(out: Mapping[str, Any], priced: Mapping[str, bool], bpt_note:
     bb = f"{basis['bytes']} bytes" if basis["bytes"] else "no cross-region bytes"
     dec = (f"; deciding assumption: {deciding['input']}" + ("" if deciding["within_range"] else " (outside its range)")
            if deciding else "")
-    sentence = f"{head} (basis: {bb}, expected values){dec}; confidence {level}: {statement}."
+    mat = f" {materiality['sentence']}." if materiality else ""
+    sentence = f"{head} (basis: {bb}, expected values){dec}.{mat} Confidence {level}: {statement}."
     return {"option": win, "runner_up": runner, "margin_usd": margin if runner else None, "basis": basis,
             "deciding_assumption": deciding, "materiality": materiality, "confidence": level,
             "confidence_statement": statement, "unpriced": unpriced, "verdict_warnings": touching,

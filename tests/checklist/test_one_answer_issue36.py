@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from costmodel.checklist.answer import one_answer
 
 REC = {"option": "replicate", "runner_up": "cross_region", "margin_usd": 53.91, "confidence": "low",
-       "confidence_statement": "Cost does not decide this: the margin 54 USD is 0.01% of the 459,320 USD GPU spend",
+       "confidence_statement": "not settled: not robust (cheapest in 58.4% of the draws)",
        "materiality": {"material": False, "sentence": "Cost does not decide this: the margin 54 USD is 0.01% of the "
                                                       "459,320 USD GPU spend"},
        "deciding_assumption": {"input": "dataset.bytes_per_token", "within_range": True},
@@ -23,13 +23,15 @@ def test_a_conditional_record_takes_cross_region_and_says_why_not_the_cheapest()
     assert ans["why_not_cost"].startswith("the checklist takes cross-region (CONDITIONAL) although replicate is "
                                           "cheaper by 54 USD: cost does not decide this")
     assert "deciding assumption: dataset.bytes_per_token" in ans["sentence"]
+    assert ans["sentence"].lower().count("does not decide") == 1  # said once, in why_not_cost
     assert ans["verdict_warnings"] == REC["verdict_warnings"]
 
 
 def test_a_blocked_record_takes_the_cheapest_fallback_and_states_the_cost_margin():
     ans = one_answer({"verdict": "NO_GO"}, COST)
     assert ans["option"] == "replicate" and ans["why_not_cost"] is None
-    assert ans["sentence"].startswith("Take replicate (54 USD cheaper than cross-region)")
+    assert ans["sentence"].startswith("Take replicate (54 USD cheaper than cross-region); deciding assumption: "
+                                      "dataset.bytes_per_token; Cost does not decide this")
 
 
 def test_the_placement_winner_is_reconciled_in_one_sentence():
