@@ -44,3 +44,22 @@ def test_the_placement_winner_is_reconciled_in_one_sentence():
     other = one_answer({"verdict": "NO_GO"}, COST, place)
     assert "ranks us-east-1 | 2 x p5.48xlarge on_demand | cross_region first" in other["placement_note"]
     assert other["placement_note"] in other["sentence"]
+
+
+def test_decide_prints_the_one_answer_last(cli, examples_dir, tmp_path):
+    import json
+
+    compare = cli.json("compare", "--colocated", str(examples_dir / "colocated_steps.csv"),
+                       "--remote", str(examples_dir / "remote_steps.csv"), "--json")
+    (tmp_path / "compare.json").write_text(json.dumps(compare))
+    cost = cli.json("cost", str(examples_dir / "scenario.yaml"), "--from-compare", str(tmp_path / "compare.json"),
+                    "--json")
+    (tmp_path / "cost.json").write_text(json.dumps(cost))
+    r = cli("decide", "--answers", str(examples_dir / "answers.yaml"), "--compare", str(tmp_path / "compare.json"),
+            "--cost", str(tmp_path / "cost.json"))
+    assert r.rc == 0
+    last = r.out.strip().splitlines()[-1]
+    # the bundled example: CONDITIONAL, cross-region taken although replicate is cheaper by an immaterial 54 USD
+    assert last.startswith("Take cross-region; the checklist takes cross-region (CONDITIONAL) although replicate is "
+                           "cheaper by 54 USD: cost does not decide this")
+    assert "deciding assumption: dataset.bytes_per_token" in last and "100 %" not in last
