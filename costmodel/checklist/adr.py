@@ -90,8 +90,9 @@ def _as_date(date: str | _dt.date | None) -> str:
 
 
 def default_status(decision: Decision) -> str:
-    """MADR status for a verdict: GO and NO_GO are decisions taken (accepted); CONDITIONAL is proposed."""
-    return "proposed" if decision.verdict == "CONDITIONAL" else "accepted"
+    """MADR status of a drafted record: ``proposed`` whatever the verdict (issue 36): a tool drafts the record,
+    a person accepts it (``status=`` / ``--status accepted``)."""
+    return "proposed"
 
 
 def cost_result(cost: CostResult | Mapping[str, Any] | None) -> CostResult | None:
@@ -177,6 +178,7 @@ def render_adr(
     inputs: Sequence[Any] = (),
     compare: CompareResult | Mapping[str, Any] | None = None,
     cost: CostResult | Mapping[str, Any] | None = None,
+    placement: Mapping[str, Any] | None = None,
     status: str | None = None,
     decision_makers: Sequence[str] = (),
     consulted: Sequence[str] = (),
@@ -238,6 +240,19 @@ def render_adr(
         if line:
             w("")
             w(line + ".")
+    if cost is not None:
+        from .answer import one_answer
+
+        ans = one_answer(decision, cost, placement)
+        if (cost.given("recommendation") or {}).get("sentence"):
+            w("")
+            w(f"Recommendation: {md_escape(ans['sentence'])}")
+        if ans["verdict_warnings"]:
+            w("")
+            w("Warnings that touch the verdict:")
+            w("")
+            for text in ans["verdict_warnings"]:
+                w(f"* {md_escape(text)}")
     w("")
     w("## Decision Drivers")
     w("")

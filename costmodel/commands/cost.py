@@ -181,4 +181,7 @@ def _summary(out: dict) -> str:
             lines.append(f"  {o:<13} P(cheapest) {p:.3f}  P5 {mc['p5'][o]:,.2f}  P50 {mc['p50'][o]:,.2f}  "
                          f"P95 {mc['p95'][o]:,.2f}")
     lines.extend(f"warning: {w}" for w in out["warnings"])
+    rec = out.get("recommendation") or {}
+    if rec.get("sentence"):  # issue 36: the one answer, last, as the report and the ADR state it
+        lines.append(rec["sentence"])
     return "\n".join(lines)

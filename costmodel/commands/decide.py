@@ -153,6 +153,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"  - {c['id']}: {c['condition']}")
     if "adr_path" in out:
         print(f"ADR written: {out['adr_path']}")
+    if cost is not None:  # issue 36: the one answer, last, as the report's first screen and the ADR state it
+        from ..checklist.answer import one_answer
+
+        print(one_answer(decision, cost)["sentence"])
     if status:
         sys.stderr.write(f"costmodel decide: verdict {decision.verdict} fails --fail-on {args.fail_on} (exit {status})\n")
     return status

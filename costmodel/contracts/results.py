@@ -224,6 +224,7 @@ class CrossRegionTerms(Result):
     requests_usd: float = 0.0
     inter_az_usd: float = 0.0
     cache_capacity_usd: float = 0.0
+    checkpoint_writeback_usd: float = 0.0
 
 
 class ReplicateTerms(Result):
@@ -400,6 +401,8 @@ class MonteCarloSummary(Result):
     warnings: list[str] = Field(default_factory=list)
     measured_inputs: list[str] = Field(default_factory=list)
     default_ranges: dict[str, dict[str, Num]] = Field(default_factory=dict)
+    byte_cases: list[str] = Field(default_factory=list)
+    any_priced: bool = True
 
 
 class DerivedFigures(OpenSection):
@@ -469,6 +472,10 @@ class CostResult(Result):
     not_modelled: list[Obj] = Field(default_factory=list)
     #: the verdict under each GPU purchase option the scenario prices
     purchase_options: list[Obj] = Field(default_factory=list)
+    #: issue 36: the one answer (option, margin, basis, deciding assumption, confidence statement)
+    recommendation: Obj | None = None
+    #: issue 36: every input tagged measured / catalog / stated / default / derived
+    assumptions: list[Obj] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------- decide
@@ -626,6 +633,9 @@ class DecisionRecord(Result):
     checklist: DecideResult
     #: issue 30: with ``costmodel report --placement FILE``, what ``costmodel place FILE --json`` prints (schema: place)
     placement: Obj | None = None
+    #: issue 36: the one answer (option, margin, basis, deciding assumption, confidence statement) that the page and
+    #: the ADR state (costmodel.checklist.answer.one_answer)
+    recommendation: Obj | None = None
 
 
 #: Keys a result read back must carry (null allowed): how ``decide`` and ``cost --from-compare`` tell the

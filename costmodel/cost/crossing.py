@@ -19,12 +19,15 @@ result (``cross_region_bytes``) says which one was priced, why, and how far the 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 #: estimates within 25 % of the largest agree
 BYTES_TOLERANCE = 0.25
 #: model code of each basis (costmodel.cost.model reads ``_bytes_basis``)
-BASIS_CODE = {"dataset": 0.0, "measured_read": 1.0, "measured_origin": 2.0, "billed": 3.0}
+BASIS_CODE = {"dataset": 0.0, "measured_read": 1.0, "measured_origin": 2.0, "billed": 3.0, "lru": 4.0}
+#: code -> the basis's name in the record
+BASIS_NAME = {0.0: "dataset", 1.0: "measured", 2.0: "measured", 3.0: "billed", 4.0: "lru"}
 
 
 def steady_crossing_bytes_per_s(read_bytes_per_s: float | None, hit_ratio: float | None,
@@ -51,15 +54,36 @@ def choose_basis(requested: str, has_measured: bool, has_billed: bool) -> str:
         return "billed"
     if requested == "measured" and has_measured:
         return "measured"
-    if requested == "dataset":
-        return "dataset"
+    if requested in ("dataset", "lru"):
+        return requested
     return "billed" if has_billed else "measured" if has_measured else "dataset"
 
 
+def admissible(estimates: dict[str, float | None], bound: float | None, refused: Iterable[str] = ()) -> list[str]:
+    """The byte bases that are cases of the uncertainty: every estimate given, but those refused (a measured
+    figure above what can physically cross); ``dataset`` always."""
+    out = [k for k in ("dataset", "measured", "billed", "lru")
+           if estimates.get(k) is not None and k not in set(refused)]
+    return out or ["dataset"]
+
+
+def refusal(name: str, value: float, bound: float, bound_how: str) -> str:
+    """Why a measured figure above the physical bound is not priced (issue 36), in words."""
+    return (f"the {name} figure {value:,.6g} GB/month is {value / bound:,.3g}x what can cross ({bound:,.6g} GB/month: "
+            f"{bound_how}); a counter that high measures the storage path, not the link (read amplification: "
+            "readahead, re-reads of shards, the page cache, several readers of one copy); it is refused as the "
+            "basis. Give link.billed_gb_per_month or an origin-fetch counter (cache.origin_fetch_bytes_per_s), "
+            "or set link.bytes_basis: measured to price it anyway")
+
+
 def reconcile(estimates: dict[str, float | None], basis: str, requested: str = "auto",
-              how_measured: str = "", runs_per_month: float = 0.0) -> dict[str, Any]:
+              how_measured: str = "", runs_per_month: float = 0.0, bound: float | None = None,
+              bound_how: str = "", refused: Iterable[str] = ()) -> dict[str, Any]:
     """The ``cross_region_bytes`` record: every estimate (GB/month), the one priced, whether they agree
-    within :data:`BYTES_TOLERANCE`, and a sentence saying which one was used and why."""
+    within :data:`BYTES_TOLERANCE`, the physical bound (``physical_bound_gb_per_month``: what can cross) and the
+    estimates refused for exceeding it, the byte cases of the uncertainty, and a sentence saying which one was
+    used and why."""
+    refused = [k for k in refused if estimates.get(k) is not None]
     given = {k: float(v) for k, v in estimates.items() if v is not None and math.isfinite(v)}
     top = max(given.values()) if given else 0.0
     agree = all(v >= (1.0 - BYTES_TOLERANCE) * top for v in given.values()) if len(given) > 1 else True
@@ -68,7 +92,10 @@ def reconcile(estimates: dict[str, float | None], basis: str, requested: str = "
         "billed": "the provider's billed figure is what is paid",
         "measured": f"a measurement of what crossed ({how_measured}) beats a model of what should cross",
         "dataset": "no measured or billed figure is given" if len(given) == 1 else "link.bytes_basis: dataset",
+        "lru": "link.bytes_basis: lru (an LRU cache under per-epoch shuffle hits about (C/W)^2/2)",
     }[basis]
+    if refused and basis == "dataset" and requested == "auto":
+        why = "; ".join(refusal(k, given[k], bound or 0.0, bound_how) for k in refused)
     if requested != "auto" and requested != basis:
         why = f"link.bytes_basis: {requested} has no figure; " + why
     others = []
@@ -82,16 +109,28 @@ def reconcile(estimates: dict[str, float | None], basis: str, requested: str = "
     elif agree:
         sentence = (f"cross-region bytes {used:,.6g} GB/month ({basis}); the estimates agree within "
                     f"{BYTES_TOLERANCE:.0%}: " + ", ".join(others))
+    elif refused and basis == "dataset":
+        sentence = (f"cross-region bytes {used:,.6g} GB/month priced from the dataset model: " + why
+                    + "; the estimates: " + ", ".join(others))
     else:
         sentence = (f"cross-region bytes {used:,.6g} GB/month priced from the {basis} figure because {why}; "
                     f"the estimates disagree by more than {BYTES_TOLERANCE:.0%}: " + ", ".join(others)
                     + (". Check dataset.size_gb (bytes per token) and read amplification (readahead, re-reads "
                        "of shards), or set link.bytes_basis" if "dataset" in given else ""))
+    above = bound is not None and used > bound * (1.0 + BYTES_TOLERANCE)
+    if bound is not None and above:
+        sentence += (f". The priced {used:,.6g} GB/month is {used / bound:,.3g}x what the training's reads can move "
+                     f"across ({bound:,.6g} GB/month: {bound_how}): explain it (read amplification, other traffic "
+                     "on the same bill) before relying on it")
     per_run = used / runs_per_month if runs_per_month > 0 else None
     return {"basis": basis, "requested": requested, "gb_per_month": used, "gb_per_run": per_run,
-            "estimates_gb_per_month": {k: given.get(k) for k in ("dataset", "measured", "billed")},
+            "estimates_gb_per_month": {k: given.get(k) for k in ("dataset", "measured", "billed", "lru")},
             "measured_how": how_measured or None, "tolerance": BYTES_TOLERANCE, "agree": agree,
-            "reason": why, "sentence": sentence}
+            "reason": why, "sentence": sentence,
+            "physical_bound_gb_per_month": bound, "physical_bound_how": bound_how or None,
+            "within_physical_bound": not above, "refused": list(refused),
+            "cases": (["billed"] if "billed" in given else admissible(estimates, bound, refused))
+           if requested == "auto" else [basis]}
 
 
 def bytes_phrase(record: dict[str, Any] | None) -> str:

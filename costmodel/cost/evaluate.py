@@ -161,8 +161,9 @@ def evaluate(scenario: Scenario) -> CostResult:
 
 def cross_region_bytes(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str, float]) -> dict[str, Any]:
     """The ``cross_region_bytes`` record (costmodel.cost.crossing.reconcile) at the point values: every estimate
-    of the GB that cross a month (dataset model, measured, billed), the one priced and why."""
-    from .crossing import measured_gb_per_month, reconcile, steady_crossing_bytes_per_s
+    of the GB that cross a month (dataset model, measured, billed, the LRU miss model when the cache cannot hold
+    the working set), what can physically cross, the estimates refused for exceeding it, the one priced and why."""
+    from .crossing import BASIS_NAME, BYTES_TOLERANCE, measured_gb_per_month, reconcile, steady_crossing_bytes_per_s
 
     rate, how = steady_crossing_bytes_per_s(scenario.get("cache.read_bytes_per_s"), p["cache.steady_hit_ratio"],
                                             scenario.get("cache.origin_fetch_bytes_per_s"))
@@ -172,22 +173,53 @@ def cross_region_bytes(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str
         if rate is not None else None,
         "billed": scenario.get("link.billed_gb_per_month"),
     }
-    basis = {0.0: "dataset", 1.0: "measured", 2.0: "measured", 3.0: "billed"}[float(p.get("_bytes_basis", 0.0))]
-    out = reconcile(est, basis, str(scenario.get("link.bytes_basis") or "auto"), how,
-                    float(p["training.runs_per_month"]))
+    cap = scenario.get("cache.capacity_gb")
+    if cap is not None and cap < dv["working_set_gb"]:
+        q = dict(p)
+        q["_bytes_basis"] = 4.0
+        est["lru"] = float(np.asarray(derived(q)["cross_region_gb_per_month"]))
+    bound = float(dv["physical_bound_gb_per_month"])
+    bound_how = bound_words(scenario, dv)
+    requested = str(scenario.get("link.bytes_basis") or "auto")
+    refused = ["measured"] if requested == "auto" and est["measured"] is not None \
+        and est["measured"] > bound * (1.0 + BYTES_TOLERANCE) else []
+    code = float(p.get("_bytes_basis", 0.0))
+    basis = BASIS_NAME[code]
+    if basis in refused:
+        basis = "dataset"
+    out = reconcile(est, basis, requested, how, float(p["training.runs_per_month"]), bound, bound_how, refused)
     out["steady_crossing_bytes_per_s"] = rate
     # what cross_region would cost with each other estimate priced instead (the basis can decide the verdict)
     by_basis: dict[str, float] = {}
     codes = {"dataset": 0.0, "measured": 2.0 if scenario.get("cache.origin_fetch_bytes_per_s") is not None else 1.0,
-             "billed": 3.0}
+             "billed": 3.0, "lru": 4.0}
     for name, v in est.items():
         if v is None:
             continue
         q = dict(p)
         q["_bytes_basis"] = codes[name]
+        q["_bytes_auto"] = 0.0  # the figure as it is, refused or not: what it would cost if it were right
         by_basis[name] = float(totals(q)["cross_region"])
     out["cross_region_total_usd_by_basis"] = by_basis
+    out["case_codes"] = {k: codes[k] for k in out["cases"]}
     return out
+
+
+def bound_words(scenario: Scenario, dv: Mapping[str, float]) -> str:
+    """How ``physical_bound_gb_per_month`` was reached, in words (cold fills x working set, churn, misses)."""
+    W, n = dv["working_set_gb"], dv["cold_fills_per_month"]
+    cap = scenario.get("cache.capacity_gb")
+    parts = [f"{n:,.4g} cold fill(s) x {W:,.6g} GB working set"]
+    if cap is None:
+        parts.append("every warm epoch's reads (cache.capacity_gb not stated)")
+    elif cap >= W:
+        parts.append(f"no warm misses: the cache holds the working set {cap / W:,.3g}x")
+    else:
+        parts.append(f"every warm epoch's reads ({cap / W:.1%} of the working set fits the cache)")
+    if n < 1:
+        churn = scenario.values.get("dataset.monthly_churn_fraction", 0.0) * W * (1.0 - n)
+        parts.append(f"{churn:,.6g} GB of churn re-read")
+    return " + ".join(parts)
 
 
 def sanity_warnings(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str, float]) -> list[str]:

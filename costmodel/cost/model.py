@@ -61,6 +61,8 @@ cross_region (read across regions through the cache)
   - ``requests_usd        = M * g * X*O/D * Pg/1000``  GETs for every object that enters the cache
   - ``inter_az_usd        = M * 2*z * N*W`` when the cache is in another zone (every epoch's bytes cross
     the zone boundary; billed out and in)
+  - ``checkpoint_writeback_usd = M * R * ckpt * p``: the checkpoints a run writes back to the data region (issue 36;
+    ``ckpt`` stated per run, or parameters x bytes per parameter x run_hours / interval; 0 when unknown)
 replicate (copy the dataset to the GPU region and keep it in sync)
   - ``initial_copy_usd = p * D``  once
   - ``storage_usd      = M * s * D``  (tiered: ``M * s * tier(D)``)
@@ -76,6 +78,8 @@ replicate (copy the dataset to the GPU region and keep it in sync)
     and storage billed by byte-hours, hence the integral
   - ``inter_az_usd     = M * 2*z * N*W`` when the replica is in another zone than the GPUs
   - ``copy_delay_usd   = Tc * V``  once: training waits for the initial copy
+  - ``filesystem_usd   = M * fs(D) * Pfs``: ``fs(D) = D``, or provisioned in steps (FSx for Lustre: 1,200 GiB, then
+    multiples of 2,400 GiB; ``replica.filesystem: fsx_lustre``)
 wait (train in the data region once GPUs are free there)
   - ``delay_usd       = M * R * Wh * V``
   - ``gpu_premium_usd = M * R * T * P``
@@ -101,7 +105,7 @@ import numpy.typing as npt
 OPTIONS: tuple[str, ...] = ("cross_region", "replicate", "wait")
 TERMS: dict[str, tuple[str, ...]] = {
     "cross_region": ("transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd", "requests_usd",
-                     "inter_az_usd", "cache_capacity_usd"),
+                     "inter_az_usd", "cache_capacity_usd", "checkpoint_writeback_usd"),
     "replicate": ("initial_copy_usd", "storage_usd", "sync_usd", "ops_usd", "requests_usd", "versioning_usd",
                   "inter_az_usd", "copy_delay_usd", "cache_usd", "cache_capacity_usd", "filesystem_usd", "mechanism_usd"),
     "wait": ("delay_usd", "gpu_premium_usd"),
@@ -141,6 +145,16 @@ INTERNAL_DEFAULTS: dict[str, object] = {
     "_read_bytes_per_s": float("nan"),  # cache.read_bytes_per_s (measured)
     "_origin_bytes_per_s": float("nan"),  # cache.origin_fetch_bytes_per_s (measured)
     "_billed_gb_per_month": float("nan"),  # link.billed_gb_per_month
+    # issue 36: physics first. 1: link.bytes_basis auto, so a measured figure above what can physically cross
+    # (physical_bound_gb_per_month) is refused and the dataset model priced instead
+    "_bytes_auto": 0.0,
+    # issue 36: checkpoints written back to the data region by cross_region: GB per run when stated, else GB per
+    # training hour (model parameters x bytes per parameter / interval), which follows run_hours in draws
+    "_checkpoint_gb_per_run": float("nan"),
+    "_checkpoint_gb_per_hour": float("nan"),
+    # issue 36: the replica's file system is provisioned in steps (GB = 10^9 bytes; nan: per byte)
+    "_fs_min_gb": float("nan"),
+    "_fs_step_gb": float("nan"),
 }
 
 #: scenario keys added in issue 25, neutral when a caller's input mapping predates them
@@ -349,14 +363,18 @@ def _derived(p: ArrayMap) -> dict[str, np.ndarray]:
     churn_gb = c * W * np.maximum(0.0, 1.0 - n)
     X = cold_gb + miss_gb + churn_gb
     X_dataset = X
-    basis = float(_get(p, "_bytes_basis"))
-    if basis:  # a measured or billed figure replaces the dataset model's (costmodel.cost.crossing)
-        X = _measured_x(p, cold_gb, h, basis)
-        miss_gb = X - cold_gb
-        churn_gb = 0.0 * X
+    bound = physical_bound(p, n, N, W, c)
+    basis = _get(p, "_bytes_basis")
+    if np.any(np.asarray(basis) != 0.0):  # a measured or billed figure replaces the dataset model's (crossing)
+        X = _basis_x(p, X_dataset, cold_gb, h, n, N, W, c, basis, bound)
+        priced_other = np.asarray(X != X_dataset)
+        miss_gb = np.where(priced_other, X - cold_gb, miss_gb)
+        churn_gb = np.where(priced_other, 0.0, churn_gb)
     O = p["dataset.objects"]
     return {
         "cross_region_gb_per_month_dataset": X_dataset,
+        "physical_bound_gb_per_month": bound,
+        "lru_hit_ratio": lru_hit_ratio(h, W, _get(p, "_capacity_gb")),
         "working_set_gb": W,
         "epochs_per_month": N,
         "cold_starts_per_month": _cold_starts(p),
@@ -371,18 +389,83 @@ def _derived(p: ArrayMap) -> dict[str, np.ndarray]:
         "cache_fill_objects_per_month": X * O / D,
         "training_hours_per_month": p["training.runs_per_month"] * p["training.run_hours"],
         "training_read_gb_per_month": N * W,
+        "checkpoint_gb_per_month": R * checkpoint_gb_per_run(p),
         "replica_sync_gb_per_month": c * D,
         "replica_sync_objects_per_month": c * O,
     }
 
 
-def _measured_x(p: ArrayMap, cold_gb, h, basis: float):
-    """GB/month that cross by a measured (1: read x miss, 2: origin fetches) or billed (3) figure:
-    ``n'*W + r_x * 3600*R*T / 10^9`` or ``link.billed_gb_per_month``."""
-    if basis == 3.0:
-        return _get(p, "_billed_gb_per_month") + 0.0 * cold_gb
-    rate = _get(p, "_origin_bytes_per_s") if basis == 2.0 else _get(p, "_read_bytes_per_s") * (1.0 - h)
-    return cold_gb + rate * 3600.0 * p["training.runs_per_month"] * p["training.run_hours"] / 1e9
+#: LRU under a fresh shuffle every epoch: the share of a warm epoch's reads that hit a cache holding C of W
+#: bytes is about (C/W)^2 / 2 (an item hits only when fewer than C bytes were read since its last read; CoorDL,
+#: VLDB 2021, measures LRU far below C/W). Code 4 of ``_bytes_basis`` prices the bytes with this miss model.
+def lru_hit_ratio(h, W, cap):
+    """The warm hit ratio of an LRU cache under per-epoch shuffle, ``min(h, (C/W)^2 / 2)``; ``h`` when the cache
+    holds the working set or its capacity is not stated (nan)."""
+    if isinstance(cap, float) and math.isnan(cap):
+        return h + 0.0 * W
+    ratio = cap / W
+    return np.where(ratio >= 1.0, h + 0.0 * ratio, np.minimum(h, 0.5 * ratio * ratio))
+
+
+def filesystem_gb(p: ArrayMap, D):
+    """GB of file system billed for a dataset of ``D`` GB: ``D`` itself, or with a minimum and a step (FSx for Lustre:
+    1,200 GiB, then multiples of 2,400 GiB) the minimum when ``D`` fits it, else ``ceil(D/step) * step``."""
+    lo, step = _get(p, "_fs_min_gb"), _get(p, "_fs_step_gb")
+    if not _known(lo):
+        return D
+    if not _known(step):
+        return np.maximum(D, lo)
+    return np.where(D <= lo, lo, np.ceil(D / step) * step)
+
+
+def checkpoint_gb_per_run(p: ArrayMap):
+    """GB of checkpoints a run writes back to the data region: the stated ``training.checkpoint_gb_per_run``, else
+    ``model_parameters x bytes_per_parameter / 10^9 x run_hours / checkpoint_interval_hours``, else 0."""
+    per_run = _get(p, "_checkpoint_gb_per_run")
+    if _known(per_run):
+        return per_run + 0.0 * p["training.run_hours"]
+    per_hour = _get(p, "_checkpoint_gb_per_hour")
+    if _known(per_hour):
+        return per_hour * p["training.run_hours"]
+    return 0.0 * p["training.run_hours"]
+
+
+def physical_bound(p: ArrayMap, n, N, W, c):
+    """GB a month that can physically cross the link for training reads: the cold fills of the working set, plus
+    every warm epoch's reads when the cache cannot hold the working set (or its capacity is not stated), plus the
+    churn a month without a cold fill re-reads: ``n'*W + [C < W] * (N - n')*W + c*W*max(0, 1 - n')``; and never
+    more than the link carries over the training hours, ``bw/8 * 3600 * R*T`` (when the bandwidth is known)."""
+    cap = _get(p, "_capacity_gb")
+    holds = 0.0 if isinstance(cap, float) and math.isnan(cap) else np.where(cap >= W, 1.0, 0.0)
+    bound = n * W + (1.0 - holds) * (N - n) * W + c * W * np.maximum(0.0, 1.0 - n)
+    bw = _get(p, "_bw_gbps")
+    if _known(bw):
+        link = bw / 8.0 * 3600.0 * p["training.runs_per_month"] * p["training.run_hours"]
+        bound = np.minimum(bound, link)
+    return bound
+
+
+def _basis_x(p: ArrayMap, X_dataset, cold_gb, h, n, N, W, c, basis, bound):
+    """GB/month priced under ``basis`` (a code or an array of codes, one per draw: 0 dataset, 1 read x miss,
+    2 origin fetches, 3 billed, 4 the LRU miss model); with ``_bytes_auto`` a measured figure (1, 2) above
+    ``bound`` x (1 + BYTES_TOLERANCE) is refused and the dataset model priced instead."""
+    from .crossing import BYTES_TOLERANCE
+
+    basis = np.asarray(basis, dtype=float)
+    rate_read = _get(p, "_read_bytes_per_s") * (1.0 - h)
+    hours = 3600.0 * p["training.runs_per_month"] * p["training.run_hours"] / 1e9
+    x_read = cold_gb + rate_read * hours
+    x_origin = cold_gb + _get(p, "_origin_bytes_per_s") * hours
+    x_billed = _get(p, "_billed_gb_per_month") + 0.0 * cold_gb
+    x_lru = cold_gb + (1.0 - lru_hit_ratio(h, W, _get(p, "_capacity_gb"))) * W * (N - n) \
+        + c * W * np.maximum(0.0, 1.0 - n)
+    X = np.select([basis == 1.0, basis == 2.0, basis == 3.0, basis == 4.0],
+                  [x_read + 0.0 * X_dataset, x_origin + 0.0 * X_dataset, x_billed + 0.0 * X_dataset,
+                   x_lru + 0.0 * X_dataset], X_dataset)
+    if _flag(p, "_bytes_auto"):
+        measured = (basis == 1.0) | (basis == 2.0)
+        X = np.where(measured & (X > bound * (1.0 + BYTES_TOLERANCE)), X_dataset, X)
+    return X if X.ndim else float(X)
 
 
 def _versioning_months(M, r):
@@ -425,6 +508,7 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
             "requests_usd": gets,
             "inter_az_usd": _get(p, "_cache_cross_az") * az,
             "cache_capacity_usd": cache_cap + 0.0 * M,
+            "checkpoint_writeback_usd": M * R * checkpoint_gb_per_run(p) * px,
         },
         "replicate": {
             "initial_copy_usd": px * tier_volume(D, tt) + 0.0 * M,
@@ -439,7 +523,7 @@ def terms(p: ArrayMap) -> dict[str, dict[str, np.ndarray]]:
             "copy_delay_usd": p["replica.copy_hours"] * V + 0.0 * M,
             "cache_usd": shared * M * p["cache.usd_per_month"],
             "cache_capacity_usd": shared * cache_cap + 0.0 * M,
-            "filesystem_usd": M * D * _get(p, "replica.filesystem_usd_per_gb_month"),
+            "filesystem_usd": M * filesystem_gb(p, D) * _get(p, "replica.filesystem_usd_per_gb_month"),
             "mechanism_usd": mechanism_terms(p, M, D, c) + 0.0 * M,
         },
         "wait": {
@@ -484,7 +568,7 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     X = n * W + (1.0 - hw) * W * (N - n) + c * W * max(0.0, 1.0 - n)
     basis = float(_get(p, "_bytes_basis"))
     if basis:
-        X = float(_measured_x(p, n * W, h, basis))
+        X = float(_basis_x(p, X, n * W, h, n, N, W, c, basis, float(physical_bound(p, n, N, W, c))))
     tt = _get(p, "_transfer_tiers")
     gets = M * p["requests.gets_per_object_read"] * X * O / D * p["requests.get_usd_per_1000"] / 1000.0
     az = 2.0 * p["link.inter_az_usd_per_gb"] * M * N * W
@@ -500,7 +584,7 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
     cache_cap = M * (0.0 if math.isnan(cap) else cap) * _get(p, "cache.capacity_usd_per_gb_month") * life
     shared = _flag(p, "_cache_shared")
     s3 = _flag(p, "_s3_replication")
-    cross += cache_cap
+    cross += cache_cap + M * R * float(checkpoint_gb_per_run(p)) * px
     r = p["replica.noncurrent_retention_days"] / DAYS_PER_MONTH
     vm = 0.5 * M * M if r >= M else r * M - 0.5 * r * r
     rep = px * _tier_scalar(D, tt) + M * (
@@ -512,7 +596,8 @@ def totals_scalar(p: Mapping[str, float]) -> tuple[float, float, float]:
         + s3 * (p["requests.batch_job_usd"] if O > 0 else 0.0) \
         + s3 * _get(p, "_versioned_buckets") * s * c * D * vm + float(mechanism_terms(p, M, D, c)) \
         + _get(p, "_replica_cross_az") * az + p["replica.copy_hours"] * V \
-        + shared * (M * p["cache.usd_per_month"] + cache_cap) + M * D * _get(p, "replica.filesystem_usd_per_gb_month")
+        + shared * (M * p["cache.usd_per_month"] + cache_cap) \
+        + M * float(filesystem_gb(p, D)) * _get(p, "replica.filesystem_usd_per_gb_month")
     wait = M * R * (p["wait.expected_wait_hours_per_run"] * V + T * p["wait.cluster_premium_usd_per_hour"])
     return cross, rep, wait
 

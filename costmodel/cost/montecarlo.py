@@ -51,6 +51,11 @@ class MonteCarloResult:
     measured_inputs: list[str] = field(default_factory=list)
     #: assumptions drawn over their default range (spec.DEFAULT_RANGES): key -> {low, high}
     default_ranges: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: issue 36: the byte bases drawn as cases (each draw prices one of them, uniformly): the estimates of the
+    #: cross-region bytes that disagree and are physically possible; empty when one basis is priced throughout
+    byte_cases: list[str] = field(default_factory=list)
+    #: False when no option is priced: ``p_cheapest`` is then all 0 and means nothing
+    any_priced: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return dataclass_dict(self, exclude=("totals",), lists=True)
@@ -127,10 +132,18 @@ def monte_carlo(scenario: Scenario, n: int, seed: int = 0, default_ranges: bool 
     # stated and measured inputs first, in key order (the draws of earlier versions), then the assumptions
     keys = sorted(scenario.distributions) + sorted(assumed)
     draws = {k: dists[k].sample(rng, n) for k in keys}
+    cases = byte_cases(scenario)
+    if len(cases) > 1:  # drawn last, so the other inputs' draws stay those of a seed before issue 36
+        codes = np.array(list(cases.values()), dtype=float)
+        draws["_bytes_basis"] = codes[rng.integers(0, len(codes), n)]
     t = totals(model_inputs(scenario, **draws))
     tt = {o: np.asarray(t[o], dtype=float) * np.ones(n) for o in OPTIONS}
-    ch = cheapest_index(tt, scenario.priced())
+    priced = scenario.priced()
+    ch = cheapest_index(tt, priced)
     counts = np.bincount(ch, minlength=len(OPTIONS))
+    any_priced = any(priced.get(o, True) for o in OPTIONS)
+    if not any_priced:  # argmin over all-inf rows picks the first option: no option is cheapest
+        counts = np.zeros(len(OPTIONS), dtype=int)
     q = {o: np.percentile(tt[o], [5, 50, 95]) for o in OPTIONS}
     warnings = []
     if not keys:
@@ -149,4 +162,22 @@ def monte_carlo(scenario: Scenario, n: int, seed: int = 0, default_ranges: bool 
         measured_inputs=[k for k in sorted(scenario.distributions)
                          if "from" in scenario.provenance.get(k, {}).get("distribution", {})],
         default_ranges={k: dict(assumed[k].params) for k in sorted(assumed)},
+        byte_cases=list(cases) if len(cases) > 1 else [],
+        any_priced=any_priced,
     )
+
+
+def byte_cases(scenario: Scenario) -> dict[str, float]:
+    """The byte bases the Monte Carlo draws as cases (name -> model code): under ``link.bytes_basis: auto``,
+    every estimate of the cross-region bytes that is physically possible (a measured figure above what can cross
+    is refused), when they disagree by more than the tolerance; a billed figure alone when given (it is what is
+    paid). One basis (no case drawn) when they agree or the basis is forced."""
+    from .evaluate import evaluate
+
+    xb = evaluate(scenario).cross_region_bytes
+    codes = xb.get("case_codes") or {}
+    est = [(xb.get("estimates_gb_per_month") or {}).get(k) for k in codes]
+    vals = [float(v) for v in est if v is not None]
+    if len(vals) < 2 or min(vals) >= (1.0 - float(xb.get("tolerance", 0.25))) * max(vals):
+        return {}
+    return dict(codes)

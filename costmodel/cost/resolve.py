@@ -136,6 +136,9 @@ def finalize(sc: Any) -> Any:
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             c.internal[name] = float(v)
     _capacity(c)
+    _checkpoints(c)
+    _persistent_nvme(c)
+    _filesystem(c)
     _bytes_basis(c)
     _retention(c)
     _path(c)
@@ -473,9 +476,97 @@ def _bytes_basis(c: _Ctx) -> None:
         c.internal["_origin_bytes_per_s"] = float(origin)
     if billed is not None:
         c.internal["_billed_gb_per_month"] = float(billed)
-    code = {"dataset": "dataset", "billed": "billed",
+    code = {"dataset": "dataset", "billed": "billed", "lru": "lru",
             "measured": "measured_origin" if origin is not None else "measured_read"}[basis]
     c.internal["_bytes_basis"] = BASIS_CODE[code]
+    # issue 36: under auto, a measured figure above what can physically cross is refused (costmodel.cost.model)
+    c.internal["_bytes_auto"] = 1.0 if requested == "auto" else 0.0
+
+
+#: bytes a checkpoint stores per parameter when only the parameter count is given: mixed-precision training with
+#: Adam keeps bf16 weights (2), an fp32 master copy (4) and two fp32 moments (8), plus gradients or loss-scaler state
+CHECKPOINT_BYTES_PER_PARAMETER = 16.0
+
+
+def _checkpoints(c: _Ctx) -> None:
+    """Checkpoints cross_region writes back to the data region (issue 36): ``training.checkpoint_gb_per_run`` as
+    stated, else ``model_parameters x bytes_per_parameter / 10^9`` per checkpoint every ``checkpoint_interval_hours``
+    (GB per training hour, so it follows run_hours); none when ``training.checkpoints_to_data_region`` is false."""
+    if c.settings.get("training.checkpoints_to_data_region") is False:
+        return
+    per_run = c.settings.get("training.checkpoint_gb_per_run")
+    if per_run is not None:
+        c.internal["_checkpoint_gb_per_run"] = float(per_run)
+        return
+    params, every = c.settings.get("training.model_parameters"), c.settings.get("training.checkpoint_interval_hours")
+    if params is None or every is None:
+        return
+    stated_bpp = c.settings.get("training.checkpoint_bytes_per_parameter")
+    assumed = stated_bpp is None
+    bpp = CHECKPOINT_BYTES_PER_PARAMETER if stated_bpp is None else float(stated_bpp)
+    if assumed:
+        c.prov["training.checkpoint_bytes_per_parameter"] = {
+            "value": bpp, "source": "default: mixed-precision Adam with its full optimizer state (2 + 4 + 8 + 2)"}
+    gb = float(params) * float(bpp) / 1e9
+    c.internal["_checkpoint_gb_per_hour"] = gb / float(every)
+    T = c.values.get("training.run_hours")
+    per = f"{gb * T / float(every):,.6g} GB per {T:,.4g} h run" if T is not None else "per run"
+    c.check("checkpoint_bytes", ["training.model_parameters", "training.checkpoint_bytes_per_parameter",
+                                 "training.checkpoint_interval_hours"], None, gb, "derived",
+            f"{float(params):,.0f} parameters x {bpp:g} bytes = {gb:,.6g} GB a checkpoint every {every:g} h: {per} "
+            "written back to the data region" + (" (bytes per parameter assumed: state "
+                                                 "training.checkpoint_bytes_per_parameter)" if assumed else ""))
+
+
+#: FSx for Lustre (persistent and scratch 2 SSD): 1.2 TiB, then increments of 2.4 TiB (AWS FSx for Lustre user guide)
+FSX_LUSTRE_MIN_GIB, FSX_LUSTRE_STEP_GIB = 1200.0, 2400.0
+GIB = 2**30 / 1e9
+
+
+def _filesystem(c: _Ctx) -> None:
+    """The replica's file system provisioned in steps (issue 36): ``replica.filesystem: fsx_lustre`` sets 1,200 GiB
+    and 2,400 GiB unless ``replica.filesystem_min_gib`` / ``_step_gib`` say otherwise."""
+    kind = c.settings.get("replica.filesystem")
+    lo, step = c.settings.get("replica.filesystem_min_gib"), c.settings.get("replica.filesystem_step_gib")
+    if kind == "fsx_lustre":
+        lo = FSX_LUSTRE_MIN_GIB if lo is None else lo
+        step = FSX_LUSTRE_STEP_GIB if step is None else step
+    if lo is None:
+        return
+    c.internal["_fs_min_gb"] = float(lo) * GIB
+    if step is not None:
+        c.internal["_fs_step_gb"] = float(step) * GIB
+    D = c.values["dataset.size_gb"]
+    from .model import filesystem_gb
+
+    billed = float(filesystem_gb({"_fs_min_gb": float(lo) * GIB, "_fs_step_gb": float(step) * GIB
+                                  if step is not None else float("nan")}, D))
+    c.check("filesystem_size", ["replica.filesystem_min_gib", "replica.filesystem_step_gib", "dataset.size_gb"], D,
+            billed, "derived", f"a {D:,.6g} GB dataset needs a {billed / GIB:,.6g} GiB ({billed:,.6g} GB) file system "
+                               f"(minimum {lo:g} GiB" + (f", steps of {step:g} GiB)" if step else ")"))
+    if not c.stated("replica.filesystem_usd_per_gb_month"):
+        c.warnings.append(f"replica.filesystem = {kind or 'stated'}: give replica.filesystem_usd_per_gb_month (its price "
+                          "per GB-month) to price the file system the replica is loaded into")
+
+
+def _persistent_nvme(c: _Ctx) -> None:
+    """A persistent cache with no price is free only if something else keeps it alive (issue 36): on instance NVMe
+    that is the instances themselves between runs. A warning prices that and asks."""
+    if c.settings.get("cache.persistence") != "persistent":
+        return
+    priced = (c.num("cache.usd_per_month") or 0.0) > 0 or (c.num("cache.capacity_usd_per_gb_month") or 0.0) > 0
+    if priced:
+        return
+    G, R, T = c.values.get("training.cluster_usd_per_hour"), c.values.get("training.runs_per_month"), \
+        c.values.get("training.run_hours")
+    idle = ""
+    if G is not None and R is not None and T is not None:
+        idle_h = max(0.0, HOURS_PER_MONTH - R * T)
+        idle = (f": on instance NVMe it survives only while the instances are kept between runs, {idle_h:,.4g} idle h "
+                f"x {G:,.2f} USD/h = {idle_h * G:,.0f} USD/month")
+    c.warnings.append("cache.persistence = persistent but the persistent cache is priced at 0 (no cache.usd_per_month "
+                      f"or cache.capacity_usd_per_gb_month){idle}. Price what keeps it alive (a file system's "
+                      "capacity price, or the instances kept) or say per_cluster")
 
 
 def _unbounded_fill(c: _Ctx, W: float) -> None:
@@ -644,11 +735,21 @@ def _requests(c: _Ctx) -> None:
         ("requests.batch_replication_usd_per_million", ("batch_replication_objects",), 1e6, ("replicate",), False),
         ("requests.batch_job_usd", ("batch_operations_job",), 1.0, ("replicate",), False),
     ]
+    # issue 36: a term that does not apply to the replica's mechanism never unprices replicate (DataSync or a file
+    # system's replication run no S3 Batch Operations; file-system replication writes no object PUTs)
+    s3 = c.internal.get("_s3_replication", 1.0) == 1.0
+    puts = c.internal.get("_replica_puts", 1.0) == 1.0
+    applies = {"requests.put_usd_per_1000": puts, "requests.batch_replication_usd_per_million": s3,
+               "requests.batch_job_usd": s3}
     for key, items, per, options, src_first in wanted:
         if c.stated(key):
             continue
         if _catalog_price(c, key, items, _regions(c, src_first), "count", per) is None:
             c.values[key] = 0.0
+            if not applies.get(key, True):
+                c.prov[key] = {"value": 0.0, "source": "default: does not apply to replica.mechanism = "
+                               + str(c.settings.get("replica.mechanism") or "s3_replication")}
+                continue
             for o in options:
                 c.unpriced(o, f"{key} has no price (catalog items {' / '.join(items)} not found for "
                            f"{c.settings.get('prices.provider') or '?'}); give it in the scenario")

@@ -172,9 +172,9 @@ def converted_key(key: str) -> str | None:
 
 def _uncertain(p: Param) -> bool:
     """Whether key ``p`` may be a range or distribution: a cost input, or the source of a derived one."""
-    from .spec import SOURCE_KEYS
+    from .spec import RANGE_SOURCE_KEYS, SOURCE_KEYS
 
-    return p.model or p.key in SOURCE_KEYS
+    return p.model or p.key in SOURCE_KEYS or p.key in RANGE_SOURCE_KEYS
 
 
 def _unit_variant(section: str, leaf: str, value: Any = None) -> str | None:

@@ -133,7 +133,18 @@ PARAMS: tuple[Param, ...] = (
     Param("purchase.spot_interruptions_per_run", "spot interruptions per run (each empties a non-persistent cache)",
           model=False),
     Param("training.checkpoint_gb_per_run", "GB of checkpoints a run writes back to the data region", model=False,
-          help="not priced; bounds the 'not modelled' checkpoint write-back"),
+          help="priced as cross_region's checkpoint_writeback_usd (issue 36); else derived from "
+               "training.model_parameters x checkpoint_bytes_per_parameter x run_hours / checkpoint_interval_hours"),
+    # issue 36: checkpoint write-back from the model's size, the checkpoint interval and the run length
+    Param("training.model_parameters", "parameters of the model (count)", lo_open=True, model=False),
+    Param("training.checkpoint_bytes_per_parameter", "bytes a checkpoint stores per parameter (16: mixed-precision "
+          "Adam with its full optimizer state; 2: bf16 weights only)", lo_open=True, model=False),
+    Param("training.checkpoint_interval_hours", "hours between checkpoints", lo_open=True, model=False),
+    # issue 36: a file system is provisioned in steps, not per byte (FSx for Lustre: 1,200 GiB, then 2,400 GiB steps)
+    Param("replica.filesystem_min_gib", "GiB = 2^30 bytes: the smallest file system that can be provisioned",
+          lo_open=True, model=False),
+    Param("replica.filesystem_step_gib", "GiB = 2^30 bytes: the provisioning step above the minimum", lo_open=True,
+          model=False),
     Param("dataset.mean_object_size_mb", "MB = 10^6 bytes per object", lo_open=True, model=False),
     # issue 25: the dataset's bytes on disk may rest on a token count and an assumed width of a token
     Param("dataset.tokens", "tokens in the dataset", lo_open=True, model=False,
@@ -155,6 +166,11 @@ PARAMS: tuple[Param, ...] = (
 #: point value = its mean) and are varied by the Monte Carlo, tornado and break-even; value -> the model's
 #: internal input (costmodel.cost.model.follow).
 SOURCE_KEYS: dict[str, str] = {"training.samples_per_s": "_samples_per_s", "link.bandwidth_gbps": "_bw_gbps"}
+
+#: Optional numbers that may be a range although no model input follows them while drawing: their spread passes to
+#: the model input derived from them once, when the scenario is read (issue 36: ``dataset.bytes_per_token: [2, 4]``
+#: makes ``dataset.size_gb = tokens x bytes_per_token / 10^9`` a range of the same kind).
+RANGE_SOURCE_KEYS: tuple[str, ...] = ("dataset.bytes_per_token",)
 
 #: Default ranges of the assumptions (issue 25): a key stated in the scenario (or with --set) as a single number,
 #: not measured and not from a price table, is drawn uniformly over ``value x (1 -/+ half_width)`` (clipped to
@@ -205,13 +221,16 @@ STRINGS: dict[str, str | None] = {
     # a savings plan <plan>:<term>:<payment> (compute:1yr:no_upfront): fills purchase.savings_plan_usd_per_hour from
     # the price table row <training.instance_type>:savings_plan:<plan>:<term>:<payment> (issue 25)
     "purchase.savings_plan": None,
+    # issue 36: the file system the replica is loaded into; fsx_lustre provisions 1,200 GiB, then steps of 2,400 GiB
+    "replica.filesystem": None,
 }
 #: Text keys whose value must be one of a list.
 CHOICES: dict[str, tuple[str, ...]] = {
     "link.path": ("vpc_peering", "transit_gateway", "nat_gateway", "privatelink", "internet"),
     "cache.persistence": ("persistent", "per_cluster", "per_run"),
-    "link.bytes_basis": ("auto", "dataset", "measured", "billed"),
+    "link.bytes_basis": ("auto", "dataset", "measured", "billed", "lru"),
     "replica.mechanism": ("s3_replication", "datasync", "filesystem_replication", "instance_copy"),
+    "replica.filesystem": ("fsx_lustre", "other"),
     "training.purchase_option": ("on_demand", "sagemaker", "capacity_block", "savings_plan", "reserved", "spot"),
     "purchase.savings_plan": tuple(f"{plan}:{term}:{pay}" for plan in ("compute", "ec2_instance", "sagemaker")
                                    for term in ("1yr", "3yr") for pay in ("no_upfront", "partial_upfront", "all_upfront")),
@@ -222,6 +241,8 @@ BOOLS: dict[str, bool] = {
     "replica.cross_az": False,  # the replica is in another zone than the GPUs
     "cache.shared": False,  # replicate reads through the same cache: its cache_usd and capacity are charged to both
     "replica.source_versioned": False,  # the source bucket keeps versions anyway (replication adds only the replica's)
+    # issue 36: cross_region writes its checkpoints back to the data region (false: kept in the GPU region)
+    "training.checkpoints_to_data_region": True,
 }
 PASSTHROUGH = ("workload",)
 SECTIONS = ("dataset", "training", "link", "cache", "replica", "requests", "wait", "prices", "purchase")

@@ -14,9 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from .breakeven import break_even, wait_break_even
 from .evaluate import evaluate
 from .montecarlo import MonteCarloResult, default_distributions, monte_carlo
+from .recommend import assumption_register, recommendation
 from .scenario import Scenario
 from .sensitivity import tornado_rows
 from .verdict import not_modelled, purchase_options, verdict
@@ -69,6 +72,8 @@ def _probability_basis(mc: MonteCarloResult, basis: str) -> str:
         how.append("stated ranges of " + ", ".join(stated))
     if mc.default_ranges:
         how.append("default ranges of the assumptions " + ", ".join(mc.default_ranges))
+    if mc.byte_cases:
+        how.append("the cross-region bytes drawn uniformly over the cases " + ", ".join(mc.byte_cases))
     return basis + ("; " + "; ".join(how) if how else "")
 
 
@@ -84,8 +89,16 @@ def bytes_per_token_note(scenario: Scenario, size_be: Mapping[str, Any] | None) 
         return (f"dataset.size_gb rests on an assumed {bpt:g} bytes per token; no size flips the verdict, "
                 "but state dataset.size_gb (the bytes on disk)")
     flip = v * 1e9 / tokens
-    decides = bpt / 2 <= flip <= bpt * 2
-    return (f"dataset.size_gb rests on an assumed {bpt:g} bytes per token: the verdict flips at {flip:.3g} bytes per "
+    d = scenario.distributions.get("dataset.bytes_per_token")
+    if d is not None:  # a stated range: it decides when the flip lies inside it (issue 36)
+        lo, hi = (float(x) for x in d.quantile(np.array([0.0, 1.0]))) if d.kind in ("uniform", "triangular") else \
+            (float(x) for x in d.quantile(np.array([0.05, 0.95])))
+        decides = lo <= flip <= hi
+        what = f"an assumed {lo:g}-{hi:g} bytes per token (mean {bpt:g})"
+    else:
+        decides = bpt / 2 <= flip <= bpt * 2
+        what = f"an assumed {bpt:g} bytes per token"
+    return (f"dataset.size_gb rests on {what}: the verdict flips at {flip:.3g} bytes per "
             f"token ({v:,.6g} GB)" + ("; this assumption DECIDES the verdict" if decides else "")
             + ": state dataset.size_gb, the bytes on disk")
 
@@ -130,7 +143,7 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
                              "n": mc.n if mc is not None else 0, "seed": seed,
                              "note": "total_usd is the cost at the expected value (mean) of every input; p5_usd and "
                                      "p95_usd are the Monte Carlo P5 and P95 of the total"}
-    p_cheapest = mc.p_cheapest if mc is not None else None
+    p_cheapest = mc.p_cheapest if mc is not None and mc.any_priced else None  # null when nothing is priced
     zero_wait = scenario.values.get("wait.expected_wait_hours_per_run") == 0 and \
         "wait.expected_wait_hours_per_run" not in scenario.distributions and "wait" not in scenario.not_priced
     robust, reason = robustness(result.cheapest, result.margin_usd, p_cheapest, rows, basis, zero_wait=zero_wait)
@@ -140,8 +153,10 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
     note = bytes_per_token_note(scenario, out["break_even"].get("dataset.size_gb"))
     if note:
         out["warnings"] = out["warnings"] + [note]
+    priced = scenario.priced()
     out["verdict"] = verdict(out, mc.totals if mc is not None else None,
-                             _probability_basis(mc, basis) if mc is not None else None, scenario.priced())
+                             _probability_basis(mc, basis) if mc is not None else None, priced,
+                             certain_ok=robust and all(priced.values()))
     out["verdict"]["break_even_gpu_usd_per_hour"] = out["break_even"].get("training.cluster_usd_per_hour", {}).get("value")
     out["verdict"]["break_even_dataset_gb"] = out["break_even"].get("dataset.size_gb", {}).get("value")
     po_rows, po_sentence = purchase_options(scenario, result.cheapest)
@@ -150,8 +165,10 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
     rows_nm, sentence = not_modelled(scenario, result.derived, result.margin_usd)
     out["not_modelled"] = rows_nm
     out["verdict"]["not_modelled_sentence"] = sentence
+    out["recommendation"] = recommendation(out, priced, note)
+    out["assumptions"] = assumption_register(out.get("inputs") or {})
     order = ["horizon_months", "headline_basis", "cheapest", "margin_usd", "robust", "robust_reason", "p_cheapest",
-             "verdict", "not_modelled", "purchase_options", "ranking", "options", "headline_range",
+             "recommendation", "verdict", "not_modelled", "purchase_options", "ranking", "options", "headline_range",
              "cross_region_bytes", "consistency", "break_even", "wait_break_even", "monte_carlo",
-             "sensitivity", "derived", "prices_used", "warnings", "inputs"]
+             "sensitivity", "derived", "prices_used", "warnings", "assumptions", "inputs"]
     return {k: out[k] for k in order if k in out}, (mc if monte_carlo_n else None)

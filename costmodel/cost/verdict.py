@@ -52,10 +52,18 @@ def smallest_flip(break_even: Mapping[str, Mapping[str, Any]], wait_be: Mapping[
     return best
 
 
+def _pct(p: float, certain_ok: bool) -> str:
+    """A share of draws; never "100.0%" unless ``certain_ok`` (robust and every option priced: issue 36)."""
+    if p >= 0.9995 and not certain_ok:
+        return "nearly all"
+    return f"{p:.1%} of"
+
+
 def verdict(out: Mapping[str, Any], mc_totals: Mapping[str, np.ndarray] | None, basis: str | None,
-            priced: Mapping[str, bool]) -> dict[str, Any]:
+            priced: Mapping[str, bool], certain_ok: bool = True) -> dict[str, Any]:
     """The ``verdict`` record from the cost JSON ``out`` (options, cheapest, margin, break-evens) and the
-    Monte Carlo totals per option (None: no draw ran)."""
+    Monte Carlo totals per option (None: no draw ran). No probability is printed for a winner with no priced
+    rival, and no "100 %" unless ``certain_ok`` (robust, every option priced)."""
     ranking = [o for o in out.get("ranking", []) if priced.get(o, True)]
     win = out.get("cheapest")
     if win is None:
@@ -83,10 +91,15 @@ def verdict(out: Mapping[str, Any], mc_totals: Mapping[str, np.ndarray] | None, 
         words[0] += f": {margin:,.2f} USD cheaper than {runner} over {out['horizon_months']:g} months"
         if rec["margin_fraction"] is not None:
             words[0] += f" ({rec['margin_fraction']:.1%} of {runner}'s {opts[runner]['total_usd']:,.2f} USD)"
-    if rec["p_cheapest"] is not None:
-        words.append(f"cheapest in {rec['p_cheapest']:.1%} of the draws and cheaper than {runner} in "
-                     f"{rec['p_beats_runner_up']:.1%} ({basis})" if runner else
-                     f"cheapest in {rec['p_cheapest']:.1%} of the draws ({basis})")
+    unpriced = [o for o in out.get("options", {}) if not priced.get(o, True)]
+    if runner is None:
+        rec["p_cheapest"] = rec["p_runner_up"] = None
+        words.append(f"the only priced option ({', '.join(unpriced)} not priced): no margin and no probability"
+                     if unpriced else "the only option: no margin and no probability")
+    elif rec["p_cheapest"] is not None:
+        among = f" among the priced options ({', '.join(unpriced)} not priced)" if unpriced else ""
+        words.append(f"cheapest{among} in {_pct(rec['p_cheapest'], certain_ok)} the draws and cheaper than {runner} "
+                     f"in {_pct(rec['p_beats_runner_up'], certain_ok)} them ({basis})")
     else:
         words.append("no uncertain input: no probability (every input is a point value)")
     if flip is not None:
@@ -97,15 +110,23 @@ def verdict(out: Mapping[str, Any], mc_totals: Mapping[str, np.ndarray] | None, 
     xb = out.get("cross_region_bytes") or {}
     others = {k: v for k, v in (xb.get("cross_region_total_usd_by_basis") or {}).items() if k != xb.get("basis")}
     rec["cross_region_total_usd_by_bytes_basis"] = xb.get("cross_region_total_usd_by_basis")
+    refused = set(xb.get("refused") or [])
     for name, total in others.items():
         rival = min((opts[o]["total_usd"], o) for o in ranking if o != "cross_region") if len(ranking) > 1 else None
-        if rival is None:
+        if rival is None or not priced.get("cross_region", True):
             continue
         best = "cross_region" if total < rival[0] else rival[1]
-        words.append(f"with the {name} bytes instead of the {xb.get('basis')} ones cross_region would cost {total:,.2f} USD "
+        words.append(f"with the {name} bytes" + (" (refused: more than can physically cross)" if name in refused else "")
+                     + f" instead of the {xb.get('basis')} ones cross_region would cost {total:,.2f} USD "
                      + ("and the verdict would not change" if best == win else f"and {best} would be cheapest"))
     rec["sentence"] = "; ".join(words)
     return rec
+
+
+def _fsx_gb(D: float) -> float:
+    """GB of FSx for Lustre a ``D`` GB dataset needs (1,200 GiB, then steps of 2,400 GiB)."""
+    gib = 2**30 / 1e9
+    return 1200 * gib if D <= 1200 * gib else math.ceil(D / (2400 * gib)) * 2400 * gib
 
 
 def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | None) -> tuple[list[dict[str, Any]], str]:
@@ -117,13 +138,17 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
     D = scenario.values["dataset.size_gb"]
     ck = scenario.get("training.checkpoint_gb_per_run")
     ck_gb = float(ck) if ck is not None else CHECKPOINT_GB_PER_RUN
+    ck_priced = dv.get("checkpoint_gb_per_month", 0.0) > 0 or scenario.get("training.checkpoints_to_data_region") is False
     path = scenario.get("link.path") or "vpc_peering"
     read_gb = dv.get("training_read_gb_per_month", 0.0)
     rows = [
         {"term": "checkpoint_writeback_usd", "option": "cross_region",
-         "bound_usd": M * R * ck_gb * p,
-         "how": f"{ck_gb:,.6g} GB of checkpoints per run written back to the data region x {p:.4g} USD/GB"
-                + ("" if ck is not None else " (assumed; state training.checkpoint_gb_per_run)")},
+         "bound_usd": 0.0 if ck_priced else M * R * ck_gb * p,
+         "how": ("modelled (checkpoint_writeback_usd)" if ck_priced else
+                 f"{ck_gb:,.6g} GB of checkpoints per run written back to the data region x {p:.4g} USD/GB"
+                 + ("" if ck is not None else " (assumed; state training.checkpoint_gb_per_run, or "
+                    "training.model_parameters and training.checkpoint_interval_hours: a 1.2 B-parameter model with "
+                    "its Adam state, hourly, writes about 19 GB x the run's hours)"))},
         {"term": "transit_gateway_hours_usd", "option": "cross_region",
          "bound_usd": M * 2 * TGW_ATTACHMENT_USD_PER_HOUR * HOURS_PER_MONTH if path == "transit_gateway" else 0.0,
          "how": ("2 attachments x 0.05 USD/attachment-hour x 730.5 h a month" if path == "transit_gateway"
@@ -134,12 +159,13 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
          "how": "modelled (cross_az is set)" if scenario.get("cache.cross_az") or scenario.get("replica.cross_az")
          else f"if the data sat in another zone than the GPUs: every epoch's {read_gb:,.6g} GB/month x 2 x 0.01 USD/GB"},
         {"term": "filesystem_tier_usd", "option": "replicate",
-         "bound_usd": 0.0 if scenario.get("replica.filesystem_usd_per_gb_month") else M * D * FSX_LUSTRE_USD_PER_GB_MONTH,
+         "bound_usd": 0.0 if scenario.get("replica.filesystem_usd_per_gb_month") else
+         M * _fsx_gb(D) * FSX_LUSTRE_USD_PER_GB_MONTH,
          "how": "modelled (replica.filesystem_usd_per_gb_month)" if scenario.get("replica.filesystem_usd_per_gb_month")
          else "a POSIX file system in front of the replica (FSx for Lustre persistent SSD, 0.145 USD/GB-month x the "
-              "dataset)"},
+              "dataset rounded up to what can be provisioned: 1,200 GiB, then steps of 2,400 GiB)"},
     ]
-    total = sum(r["bound_usd"] for r in rows)
+    total = float(sum(float(r["bound_usd"]) for r in rows))
     if margin_usd is None:
         return rows, f"terms not modelled: up to {total:,.2f} USD over the horizon"
     names = ", ".join(f"{r['term']} <= {r['bound_usd']:,.0f}" for r in rows)

@@ -67,7 +67,12 @@ def crossing(cs: CandidateScenario) -> dict[str, Any] | None:
     from ..cost import evaluate
 
     xb = getattr(evaluate(cs.scenario), "cross_region_bytes", None) or {}
-    out = {"basis": xb.get("basis"), "gb_per_month": xb.get("gb_per_month")} if xb else None
+    out = {"basis": xb.get("basis"), "gb_per_month": xb.get("gb_per_month"),
+           # what can physically cross, and a measured figure refused for exceeding it
+           "physical_bound_gb_per_month": xb.get("physical_bound_gb_per_month"),
+           "refused": list(xb.get("refused") or []),
+           "refused_gb_per_month": {k: (xb.get("estimates_gb_per_month") or {}).get(k)
+                                    for k in xb.get("refused") or []}} if xb else None
     cs._crossing = out  # type: ignore[attr-defined]
     return out
 

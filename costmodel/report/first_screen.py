@@ -60,6 +60,9 @@ class FirstScreen:
     open_conditions: tuple[tuple[str, str], ...] = ()
     blockers: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: issue 36: the one answer (decision.json ``recommendation.sentence``) and the warnings that touch the verdict
+    recommendation: str = ""
+    verdict_warnings: tuple[str, ...] = ()
 
 
 def _usd(x: float | None) -> str:
@@ -170,16 +173,20 @@ def _certainty(option: str, verdict: str, cost: Mapping[str, Any], facts: Mappin
             cv.get("probability_basis", "")) else ""
     materiality = finite_float(facts.get("materiality_usd"))
     margin = finite_float(cost.get("margin_usd"))
+    rec: Mapping[str, Any] = cost["recommendation"] if isinstance(cost.get("recommendation"), Mapping) else {}
     if verdict == "NO_GO":
-        lead = "Sure that cross-region is ruled out"
+        lead = "Cross-region is ruled out by the checklist"
         ids = [b.get("id") for b in (blockers or [])]
         why = f"{n_blockers} blocker(s) answered no ({', '.join(str(i) for i in ids)})" if ids else \
             f"{n_blockers} blocker(s) answered no"
         if cheapest == option and p_opt is not None and draws:
             runner = option_label(str(cv.get("runner_up"))) if cv.get("runner_up") else "the others"
-            why += f"; {option_label(option)} is cheaper than {runner} in {_pct(p_opt)}{draws}"
+            share = "nearly all" if p_opt >= 0.9995 and rec.get("confidence") not in (None, "high") else _pct(p_opt)
+            why += f"; {option_label(option)} is cheaper than {runner} in {share}{draws}"
         return f"{lead}: {why}."
-    if cheapest == option:
+    if rec.get("confidence_statement") and cheapest == option:  # issue 36: one rule for how sure
+        cost_part = f"on cost, confidence {rec.get('confidence')}: {rec['confidence_statement']}"
+    elif cheapest == option:
         cost_part = (f"it is the cheapest in {_pct(p_opt)}{draws}" if p_opt is not None and draws
                      else "it is the cheapest at the expected value of every input")
     elif margin is not None and materiality and margin <= materiality:
@@ -189,7 +196,8 @@ def _certainty(option: str, verdict: str, cost: Mapping[str, Any], facts: Mappin
         cost_part = f"it costs more than {option_label(str(cheapest))}"
     speed = _speed_phrase(compare)
     if verdict == "GO":
-        lead = "Confident" if cost.get("robust") is not False else "Fairly confident"
+        lead = "Confident" if cost.get("robust") is not False and rec.get("confidence") in (None, "high") \
+            else "Fairly confident"
         return f"{lead}: {cost_part}, {speed}, and every checklist item is answered yes."
     return (f"Likely, not yet certain: {cost_part} and {speed}, but {n_open} checklist condition(s) are still open "
             "(below).")
@@ -214,7 +222,11 @@ def _would_change(option: str, verdict: str, cost: Mapping[str, Any], facts: Map
     if isinstance(by_basis, Mapping) and xb.get("basis") and xb.get("agree") is False:
         other = next((k for k in by_basis if k != xb.get("basis")), None)
         alt_usd = finite_float(by_basis.get(other)) if other else None
-        if alt_usd is not None:
+        if alt_usd is not None and other in (xb.get("refused") or []):
+            out.append(f"Cross-region is priced on the {xb.get('basis')} bytes that can cross regions "
+                       f"({finite_float(xb.get('gb_per_month')) or 0:,.0f} GB/month); the {other} figure, "
+                       f"{_usd(alt_usd)} if priced, is refused: it is more than can physically cross.")
+        elif alt_usd is not None:
             out.append(f"Cross-region is priced on the {xb.get('basis')} bytes that cross regions "
                        f"({finite_float(xb.get('gb_per_month')) or 0:,.0f} GB/month); on the {other} bytes it would "
                        f"cost {_usd(alt_usd)}.")
@@ -356,9 +368,10 @@ def _basis(cost: Mapping[str, Any]) -> str:
 
 
 def first_screen(decision: Any, cost: Mapping[str, Any] | Any, compare: Any = None,
-                 fits: Sequence[Any] = ()) -> FirstScreen:
+                 fits: Sequence[Any] = (), placement: Mapping[str, Any] | None = None) -> FirstScreen:
     """The first screen of the report from the stages' results (see the module docstring)."""
     from ..checklist.adr import cost_result
+    from ..checklist.answer import one_answer
 
     dec = _dict(decision)
     cost_d = _dict(cost)
@@ -372,6 +385,8 @@ def first_screen(decision: Any, cost: Mapping[str, Any] | Any, compare: Any = No
     conditions = tuple((str(c.get("id")), f"{c.get('condition')} ({c.get('severity')}, {c.get('answer')})")
                        for c in dec.get("conditions") or [])
     blockers = tuple((str(b.get("id")), str(b.get("reason"))) for b in dec.get("blockers") or [])
+    ans = one_answer(decision if hasattr(decision, "verdict") else dec, cost_d, placement) \
+        if isinstance(cost_d.get("recommendation"), Mapping) else None
     proviso = {
         "GO": "every checklist item is answered yes",
         "CONDITIONAL": f"provided the {len(conditions)} open condition(s) below are met first",
@@ -392,6 +407,8 @@ def first_screen(decision: Any, cost: Mapping[str, Any] | Any, compare: Any = No
         runs=tuple(_run_findings(cmp, fit_d)),
         open_conditions=conditions,
         blockers=blockers,
+        recommendation=ans["sentence"] if ans is not None else "",
+        verdict_warnings=tuple(ans["verdict_warnings"]) if ans is not None else (),
     )
 
 
@@ -463,6 +480,13 @@ def first_screen_html(fs: FirstScreen) -> str:
         f'<p style="margin:4px 0;font-size:13px" data-cm="certainty"><b>How sure.</b> {e(fs.certainty)}</p>',
         f'<p style="margin:4px 0;font-size:12px;color:#444" data-cm="basis">{e(fs.basis)}</p>',
     ]
+    if fs.recommendation:
+        left.append(f'<p style="margin:4px 0;font-size:12px" data-cm="one-answer"><b>The answer, as decision.json and '
+                    f'the ADR state it.</b> {e(fs.recommendation)}</p>')
+    if fs.verdict_warnings:
+        left.append('<div style="font-size:13px;font-weight:600;color:#b36b00">Warnings that touch the verdict '
+                    f'({len(fs.verdict_warnings)})</div><ul data-cm="verdict-warnings" style="margin:2px 0 6px 18px;'
+                    f'padding:0;font-size:12px">{li(fs.verdict_warnings)}</ul>')
     right = []
     if fs.blockers:
         right.append('<div style="font-size:13px;font-weight:600">Why not cross-region</div>'
@@ -498,8 +522,10 @@ class FirstScreenHTML:
         return f"Take: {option_label(fs.option)} ({fs.verdict}). {fs.margin} {fs.certainty}"
 
 
-def decision_summary(decision: Any, cost: Any, compare: Any = None, fits: Sequence[Any] = ()) -> FirstScreenHTML:
+def decision_summary(decision: Any, cost: Any, compare: Any = None, fits: Sequence[Any] = (),
+                     placement: Mapping[str, Any] | None = None) -> FirstScreenHTML:
     """The first screen, ready to display (``report.show(report.decision_summary(...))``); ``cost`` is the
-    cost stage (its result is read) or the ``costmodel cost --json`` object."""
+    cost stage (its result is read) or the ``costmodel cost --json`` object; ``placement`` the placement stage's
+    result (its winner is reconciled with the answer in one sentence)."""
     result = getattr(cost, "result", cost)
-    return FirstScreenHTML(first_screen(decision, result, compare, fits))
+    return FirstScreenHTML(first_screen(decision, result, compare, fits, placement))

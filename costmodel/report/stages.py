@@ -411,6 +411,8 @@ def decision_record(
             "cost": cost_dict,
             "checklist": dec,
             **({"placement": dict(placement)} if placement is not None else {}),
+            # issue 36: the one answer the page, the ADR and this record state (checklist.answer.one_answer)
+            "recommendation": _one_answer(decision, cost_dict, placement),
         }
     )
     base = os.fspath(base_dir) if base_dir is not None else record_base_dir(params.decision_path)
@@ -436,6 +438,12 @@ def placement_stage(params: ReportParams) -> dict[str, Any] | None:
     from .placement import placement_result
 
     return placement_result(params.placement)
+
+
+def _one_answer(decision: Any, cost: Any, placement: Mapping[str, Any] | None) -> dict[str, Any]:
+    from ..checklist.answer import one_answer
+
+    return one_answer(decision, cost, placement)
 
 
 #: The command named in the ADR as the one that wrote it.
@@ -479,6 +487,7 @@ def render_adr_text(
         inputs=inputs,
         compare=record.get("compare"),
         cost=record.get("cost"),
+        placement=record.get("placement"),
         decision_makers=doc.meta.decision_makers,
         consulted=doc.meta.consulted,
         informed=doc.meta.informed,

@@ -58,7 +58,9 @@ def test_madr_layout_and_front_matter():
 
 
 def test_status_and_chosen_option_follow_the_verdict():
-    assert 'status: "accepted"' in adr.render_adr(go(), title="t", date="2026-10-01")
+    # issue 36: a drafted record is proposed until a person accepts it, whatever the verdict
+    assert 'status: "proposed"' in adr.render_adr(go(), title="t", date="2026-10-01")
+    assert 'status: "accepted"' in adr.render_adr(go(), title="t", date="2026-10-01", status="accepted")
     g = adr.render_adr(go(), title="t", date="2026-10-01", cost=COST)
     assert 'Chosen option: "Cross-region with cache' in g
     n = adr.render_adr(no_go(), title="t", date="2026-10-01", cost=COST)

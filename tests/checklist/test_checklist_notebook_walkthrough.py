@@ -65,12 +65,14 @@ def _run(tmp_path: Path, **parameters):
 def test_papermill_with_defaults_gives_the_bundled_examples_verdict(tmp_path):
     nb = _run(tmp_path)
     page = _html_outputs(nb)
-    assert ">NO_GO</span>" in page
+    # issue 36: the measured 73,836 GB/month cannot cross a cache that holds the working set 77x: refused, the
+    # dataset bytes priced, replicate cheaper by only USD 54 (0.01 % of the cluster spend): cost does not block
+    assert ">CONDITIONAL</span>" in page
     # the static table is the one batch mode gives for the same inputs
     p = report.validate_checklist_parameters()
     src = report.evidence_sources(p)
     d = report.batch_decision(p, checklist.gather_evidence(compare=src.compare, cost=src.cost, fits=src.fits))
-    assert d.verdict == "NO_GO" and [b["id"] for b in d.blockers] == ["cost_favourable"]
+    assert d.verdict == "CONDITIONAL" and d.blockers == ()
     for c in d.conditions:
         assert f">{c['id']}</span>" in page
     widgets = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
@@ -141,7 +143,8 @@ def test_wizard_saves_where_asked_and_batch_mode_reads_it_back(tmp_path, verb_ou
     evidence = checklist.gather_evidence(compare=src.compare, cost=src.cost, fits=src.fits)
     wizard = interactive.checklist_wizard(p, evidence)
     assert wizard.path_text.value == str(saved)
-    assert wizard.decision().verdict == report.batch_decision(p, evidence).verdict == "NO_GO"
+    # issue 36: the example's cost no longer blocks (the measured bytes are refused): CONDITIONAL
+    assert wizard.decision().verdict == report.batch_decision(p, evidence).verdict == "CONDITIONAL"
     for iid in ("network_ready", "governance_allows", "failure_recovery", "checkpoints_independent"):
         wizard.answer_buttons[iid].value = "no"
         wizard.notes[iid].value = ""  # the loaded answers came with notes
@@ -155,4 +158,4 @@ def test_wizard_saves_where_asked_and_batch_mode_reads_it_back(tmp_path, verb_ou
     assert saved.is_file()
     again = report.batch_decision(report.validate_checklist_parameters(
         answers=str(saved), compare_json=str(verb_outputs["compare"]), cost_json=str(verb_outputs["cost"])), evidence)
-    assert again.verdict == "NO_GO" and {b["id"] for b in again.blockers} == {"network_ready", "cost_favourable"}
+    assert again.verdict == "NO_GO" and {b["id"] for b in again.blockers} == {"network_ready"}

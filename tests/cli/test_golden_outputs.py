@@ -36,7 +36,8 @@ def test_output_is_byte_identical_to_the_snapshot(produced: dict[str, str], name
 
 def test_paths_are_normalised_and_the_report_is_in_the_snapshot():
     snap = golden.read_golden()
-    assert '"verdict": "NO_GO"' in snap["report.json"]  # issue 25: the measured cross-region bytes
+    # issue 36: the measured cross-region bytes are refused (93x what can cross): cost no longer blocks
+    assert '"verdict": "CONDITIONAL"' in snap["report.json"]
     assert "<WORK>/rep/decision.json" in snap["report.json"]
     assert "/tmp/" not in "".join(snap.values())  # no machine path survives
     assert snap["report.decision.json"].startswith("{")

@@ -108,7 +108,7 @@ def test_cost_option_and_monte_carlo_keys_on_the_bundled_example(examples_dir):
     assert opt["total_usd"] > 0 and opt["priced"] is True
     mc = monte_carlo(scenario, 200, seed=7).to_dict()
     assert list(mc) == ["n", "seed", "uncertain_inputs", "p_cheapest", "p5", "p50", "p95", "mean", "warnings",
-                        "measured_inputs", "default_ranges"]  # issue 25 added the last two
+                        "measured_inputs", "default_ranges", "byte_cases", "any_priced"]  # issue 25 added the last two
     assert mc["n"] == 200 and mc["seed"] == 7 and isinstance(mc["uncertain_inputs"], list)
     assert sum(mc["p_cheapest"].values()) == pytest.approx(1.0)
 

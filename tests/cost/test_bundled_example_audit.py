@@ -408,7 +408,7 @@ def test_cli_json_contract_on_the_example(capsys, examples_dir):
                 "sensitivity", "derived", "prices_used", "warnings", "inputs", "horizon_months", "wait_break_even"):
         assert key in out, key
     terms = {"cross_region": {"transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd",
-                              "requests_usd", "inter_az_usd", "cache_capacity_usd"},
+                              "requests_usd", "inter_az_usd", "cache_capacity_usd", "checkpoint_writeback_usd"},
              "replicate": {"initial_copy_usd", "storage_usd", "sync_usd", "ops_usd", "requests_usd", "versioning_usd",
                            "inter_az_usd", "copy_delay_usd", "cache_usd", "cache_capacity_usd", "filesystem_usd", "mechanism_usd"},
              "wait": {"delay_usd", "gpu_premium_usd"}}

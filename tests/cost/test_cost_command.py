@@ -27,7 +27,8 @@ def test_json_contract_keys(cli, examples_dir):
     assert out["horizon_months"] == 12
     terms = {
         "cross_region": {"transfer_usd", "warmup_usd", "slowdown_usd", "cache_usd", "path_processing_usd",
-                         "requests_usd", "inter_az_usd", "cache_capacity_usd"},  # issue 25 added the last
+                         "requests_usd", "inter_az_usd", "cache_capacity_usd",  # issue 25 added this one
+                         "checkpoint_writeback_usd"},  # issue 36
         "replicate": {"initial_copy_usd", "storage_usd", "sync_usd", "ops_usd", "requests_usd", "versioning_usd",
                       "inter_az_usd", "copy_delay_usd", "cache_usd", "cache_capacity_usd", "filesystem_usd", "mechanism_usd"},
         "wait": {"delay_usd", "gpu_premium_usd"},

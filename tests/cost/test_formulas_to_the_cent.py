@@ -73,7 +73,7 @@ def test_rich_example_every_term_to_the_cent():
     assert r.cheapest == "replicate"
     assert r.to_dict()["ranking"] == ["replicate", "cross_region", "wait"]
     frame = r.terms_frame()
-    assert len(frame) == 22 and set(frame.columns) == {"option", "term", "total_usd", "per_month_usd"}
+    assert len(frame) == 23 and set(frame.columns) == {"option", "term", "total_usd", "per_month_usd"}
     assert frame.groupby("option")["total_usd"].sum()["cross_region"] == pytest.approx(cr.total_usd)
 
 
