@@ -169,7 +169,7 @@ def generate_realistic(
         tr = te / float(rng.uniform(4, 8))  # rise time constant
         td = float(rng.uniform(0.15, 0.35)) * te
         rise = 1 - np.exp(-t / tr)
-        mu = C + (S - C) * rise + overshoot * S * rise * np.exp(-t / td) * np.e ** 0  # peak then settle
+        mu = C + (S - C) * rise + overshoot * S * rise * np.exp(-t / td)  # peak then settle
         # rescale so the 1 % point is near te (numerically), keeping the shape
         params.update(tr=tr, td=td, overshoot=overshoot)
     else:  # slowdown
