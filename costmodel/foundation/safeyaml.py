@@ -107,9 +107,9 @@ def _refuse_duplicate_keys(loader: Any, node: Any) -> None:
 
 
 if yaml.__with_libyaml__:
-    from yaml.cyaml import CParser as _CParser
+    from yaml._yaml import CParser as _CParser
 
-    class _LibyamlBoundedLoader(_CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):  # type: ignore[misc]
+    class _LibyamlBoundedLoader(_CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
         """The default loader's documents parsed by libyaml (C, about 10x faster than PyYAML's Python scanner),
         built by the same constructor and resolver, with the same bounds: used only where it gives the same
         answer (see :func:`_load_libyaml`)."""
@@ -135,7 +135,7 @@ def _load_libyaml(text: str | bytes) -> tuple[bool, Any]:
     libyaml's event stream (iterative) before libyaml composes it (recursively)."""
     depth = 0
     try:
-        for ev in yaml.parse(text, Loader=_LibyamlBoundedLoader):
+        for ev in yaml.parse(text, Loader=_LibyamlBoundedLoader):  # type: ignore[arg-type]
             if isinstance(ev, _COLLECTION_START):
                 depth += 1
                 if depth >= MAX_DEPTH - 1:

@@ -345,8 +345,9 @@ def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray | None, 
     which the prefetcher's learning clock counts for access ``a`` (its run's first step when the predictor
     restarts each run, else 0).
     ``prepared``: :func:`predictive_inputs` of these ``blocks``, ``total_blocks`` and ``seed`` when the caller
-    already has them (the same trace run over several links). ``reference=True`` runs the same algorithm as a merged event list through the ``OrderedDict`` LRU
-    (slow; for tests). Deterministic in ``seed``. O(accesses) time, O(distinct blocks) memory.
+    already has them (the same trace run over several links). ``reference=True`` runs the same algorithm as a
+    merged event list through the ``OrderedDict`` LRU (slow; for tests). Deterministic in ``seed``. O(accesses)
+    time, O(distinct blocks) memory.
     """
     n = len(blocks)
     blocks = np.asarray(blocks, dtype=np.int64)
