@@ -151,8 +151,10 @@ def scale_value(value: Any, factor: float) -> Any:
 _GIB_TAILS = (("_per_gib", "_per_gb"), ("_per_gib_month", "_per_gb_month"))
 
 
+@functools.lru_cache(maxsize=4096)
 def gib_variant(key: str) -> str | None:
-    """The decimal-GB price key that ``key`` writes per GiB (``..._usd_per_gib[_month]``), or None."""
+    """The decimal-GB price key that ``key`` writes per GiB (``..._usd_per_gib[_month]``), or None (memoised:
+    the key tables are fixed, and a placement asks the same few dozen keys once per candidate)."""
     from .spec import PARAM_BY_KEY
 
     for tail, gb in _GIB_TAILS:
@@ -163,8 +165,9 @@ def gib_variant(key: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def converted_key(key: str) -> str | None:
-    """The key that ``key`` is another spelling of (a per-GiB price or an alias), or None."""
+    """The key that ``key`` is another spelling of (a per-GiB price or an alias), or None (memoised)."""
     from .spec import ALIASES
 
     return gib_variant(key) or ALIASES.get(key)

@@ -186,6 +186,27 @@ def predictor_draws(n: int, total_blocks: int, seed: int) -> PredictorDraws:
                           rng.integers(0, max(1, total_blocks), size=n, dtype=np.int64))
 
 
+@dataclass(frozen=True)
+class PredictiveInputs:
+    """What the predictive policy draws and maps before its kernel, from the trace and seed alone: the
+    predictor's draws and the dense ids of the demand blocks and of the wrong predictions."""
+
+    draws: PredictorDraws
+    ids: np.ndarray
+    wrong_ids: np.ndarray
+    n_ids: int
+
+
+def predictive_inputs(blocks: np.ndarray, total_blocks: int, seed: int) -> PredictiveInputs:
+    """The :class:`PredictiveInputs` of the demand accesses ``blocks`` (O(n log n): one ``np.unique`` when the
+    id space is large)."""
+    blocks = np.asarray(blocks, dtype=np.int64)
+    n = len(blocks)
+    draws = predictor_draws(n, total_blocks, seed)
+    both, n_ids = dense_ids(np.concatenate([blocks, draws.wrong_block]), id_space=total_blocks)
+    return PredictiveInputs(draws, both[:n], both[n:], n_ids)
+
+
 @njit(cache=True, nogil=True)
 def _predictive_kernel(ids, wrong_ids, issue_u, right_u, step_start, cover, accuracy, lookahead,
                        run_of_step, reset_step, n_ids, capacity):  # pragma: no cover - compiled
@@ -315,15 +336,18 @@ def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray | None, 
                accuracy: float = 0.95, lookahead_steps: int = 1, learning_steps: int = 0, ramp_steps: int = 0,
                learn_step_offset: np.ndarray | None = None, seed: int = 0,
                reference: bool = False, step_start: np.ndarray | None = None,
-               coverage_scale: float = 1.0, invalidate_steps: np.ndarray | None = None) -> CacheOutcome:
+               coverage_scale: float = 1.0, invalidate_steps: np.ndarray | None = None,
+               prepared: PredictiveInputs | None = None) -> CacheOutcome:
     """Run ``policy`` over the demand accesses ``blocks`` (with their global, non-decreasing ``access_step``).
 
     ``run_starts``: indices of the accesses that start a new run; the cache is emptied there when
     ``reset_between_runs``; prefetches never cross into the next run. ``learn_step_offset[a]``: the step from
     which the prefetcher's learning clock counts for access ``a`` (its run's first step when the predictor
     restarts each run, else 0).
-    ``reference=True`` runs the same algorithm as a merged event list through the ``OrderedDict`` LRU
-    (slow; for tests). Deterministic in ``seed``. O(accesses) time, O(distinct blocks) memory.
+    ``prepared``: :func:`predictive_inputs` of these ``blocks``, ``total_blocks`` and ``seed`` when the caller
+    already has them (the same trace run over several links). ``reference=True`` runs the same algorithm as a
+    merged event list through the ``OrderedDict`` LRU (slow; for tests). Deterministic in ``seed``. O(accesses)
+    time, O(distinct blocks) memory.
     """
     n = len(blocks)
     blocks = np.asarray(blocks, dtype=np.int64)
@@ -350,7 +374,7 @@ def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray | None, 
         return CacheOutcome(lru_present(blocks, capacity_blocks, resets, id_space=total_blocks), none, 0, 0)
     if policy != "predictive":  # pragma: no cover - validated in workload.py
         raise ValueError(policy)
-    draws = predictor_draws(n, total_blocks, seed)
+    draws = prepared.draws if prepared is not None else predictor_draws(n, total_blocks, seed)
     cover, run_of_step, reset_step = _step_arrays(step_start, run_starts, reset_between_runs,
                                                   learn_step_offset, learning_steps, ramp_steps)
     cover = cover * float(coverage_scale)
@@ -361,8 +385,8 @@ def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray | None, 
         access_step = np.repeat(np.arange(n_steps, dtype=np.int64), np.diff(step_start))
         return _predictive_reference(blocks, access_step, draws, step_start, cover, run_of_step, reset_step,
                                      accuracy, lookahead_steps, capacity_blocks)
-    both, n_ids = dense_ids(np.concatenate([blocks, draws.wrong_block]), id_space=total_blocks)
-    ids, wrong_ids = both[:n], both[n:]
+    pre = prepared if prepared is not None else predictive_inputs(blocks, total_blocks, seed)
+    ids, wrong_ids, n_ids = pre.ids, pre.wrong_ids, pre.n_ids
     cap = int(max(0, min(capacity_blocks, n_ids + 1)))
     hit, fetched_right, pf_by_step = _predictive_kernel(
         ids, wrong_ids, draws.issue_u, draws.right_u, step_start, cover, float(accuracy), int(lookahead_steps),

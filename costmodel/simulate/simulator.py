@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from ..foundation.schema import Run, to_timeline
-from .cache import run_policy
+from .cache import PredictiveInputs, predictive_inputs, run_policy
 from .model import colocated_io, prefetch_in_time_fraction, step_io, step_timeline
 from .summary import summarise_run, warmup_end_step
-from .trace import build_layout, build_run_trace
+from .trace import Layout, RunTrace, build_layout, build_run_trace
 from .workload import (
     Workload,
     apply_overrides,
@@ -123,6 +123,54 @@ def _assumptions(w: Workload, in_time: float) -> list[str]:
     return a
 
 
+@dataclass
+class _Traces:
+    """The link-independent part of a simulation: the layout, every run's demand trace and the arrays the
+    cache policy reads (block ids, step and run starts), plus the predictor's draws over them, computed once."""
+
+    layout: Layout
+    traces: list[RunTrace]
+    blocks: np.ndarray
+    steps_each: list[int]
+    step_offset: np.ndarray
+    step_start: np.ndarray
+    acc_counts: np.ndarray
+    run_starts: np.ndarray
+    _predictive: PredictiveInputs | None = None
+
+    def predictive(self, seed: int) -> PredictiveInputs:
+        if self._predictive is None:
+            self._predictive = predictive_inputs(self.blocks, self.layout.total_blocks, seed)
+        return self._predictive
+
+
+#: The last workload's traces, by everything they depend on (the dataset, access pattern, samples per step,
+#: simulation limits and seed; not the link, the cache or the timing): a placement predicts one workload over
+#: several links, and each prediction would otherwise regenerate the same traces. One entry, so memory stays
+#: that of one simulation.
+_TRACE_MEMO: dict[tuple[Any, ...], _Traces] = {}
+
+
+def _traces(w: Workload, seed: int) -> _Traces:
+    key = (w.dataset, w.access, w.step.samples_per_step, w.simulation, seed)
+    hit = _TRACE_MEMO.get(key)
+    if hit is not None:
+        return hit
+    layout = build_layout(w, seed)
+    traces = [build_run_trace(w, layout, seed, r) for r in range(w.simulation.runs)]
+    steps_each = [t.steps_simulated for t in traces]
+    step_offset = np.concatenate([[0], np.cumsum(steps_each)[:-1]]).astype(np.int64)
+    blocks = np.concatenate([t.blocks for t in traces])
+    step_start = np.concatenate([t.step_start[:-1] + a for t, a in zip(traces, np.concatenate(
+        [[0], np.cumsum([len(t.blocks) for t in traces])[:-1]]), strict=False)] + [[len(blocks)]]).astype(np.int64)
+    acc_counts = np.array([len(t.blocks) for t in traces], dtype=np.int64)
+    run_starts = np.concatenate([[0], np.cumsum(acc_counts)[:-1]]).astype(np.int64)
+    out = _Traces(layout, traces, blocks, steps_each, step_offset, step_start, acc_counts, run_starts)
+    _TRACE_MEMO.clear()
+    _TRACE_MEMO[key] = out
+    return out
+
+
 def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed: int = 0, *,
              overrides: Mapping[str, Any] | None = None) -> SimulationResult:
     """Simulate the ``workload:`` of a scenario (a YAML path, a scenario mapping, or the workload mapping).
@@ -136,17 +184,12 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
     doc = apply_overrides(doc, overrides)
     w = parse_workload(doc["workload"], scenario=doc)
     seed = int(seed)
-    layout = build_layout(w, seed)
     in_time = prefetch_in_time_fraction(w)
     n_runs = w.simulation.runs
-    traces = [build_run_trace(w, layout, seed, r) for r in range(n_runs)]
-    steps_each = [t.steps_simulated for t in traces]
-    step_offset = np.concatenate([[0], np.cumsum(steps_each)[:-1]]).astype(np.int64)
-    blocks = np.concatenate([t.blocks for t in traces])
-    step_start = np.concatenate([t.step_start[:-1] + a for t, a in zip(traces, np.concatenate(
-        [[0], np.cumsum([len(t.blocks) for t in traces])[:-1]]), strict=False)] + [[len(blocks)]]).astype(np.int64)
-    acc_counts = np.array([len(t.blocks) for t in traces], dtype=np.int64)
-    run_starts = np.concatenate([[0], np.cumsum(acc_counts)[:-1]]).astype(np.int64)
+    tr_all = _traces(w, seed)
+    layout, traces, blocks = tr_all.layout, tr_all.traces, tr_all.blocks
+    steps_each, step_offset, step_start = tr_all.steps_each, tr_all.step_offset, tr_all.step_start
+    acc_counts, run_starts = tr_all.acc_counts, tr_all.run_starts
     learn_offset = None
     if w.cache.policy == "predictive" and not w.cache.survives_between_runs:
         learn_offset = np.repeat(step_offset, steps_each)
@@ -157,7 +200,8 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
         w.cache.policy, blocks, None, w.capacity_blocks, total_blocks=layout.total_blocks, step_start=step_start,
         run_starts=run_starts, reset_between_runs=not w.cache.survives_between_runs,
         accuracy=p.accuracy, coverage_scale=in_time, lookahead_steps=p.lookahead_steps, learning_steps=p.learning_steps,
-        ramp_steps=p.ramp_steps, learn_step_offset=learn_offset, seed=seed, invalidate_steps=invalidate)
+        ramp_steps=p.ramp_steps, learn_step_offset=learn_offset, seed=seed, invalidate_steps=invalidate,
+        prepared=tr_all.predictive(seed) if w.cache.policy == "predictive" else None)
     pf_by_step = np.zeros(int(sum(steps_each)), dtype=np.int64)
     pf_by_step[: len(outcome.prefetch_by_step)] = outcome.prefetch_by_step
     runs: list[Run] = []

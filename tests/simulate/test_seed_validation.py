@@ -26,3 +26,19 @@ def test_negative_seed_library_raises_simulate_error(examples_dir):
     with pytest.raises(SimulateError, match="got 'a'"):
         check_seed("a")
     assert check_seed(7) == 7
+
+
+def test_predictions_over_two_links_equal_fresh_ones(examples_dir):
+    """The trace memo (issue 37: a placement predicts one workload over several links) changes no figure."""
+    from costmodel.simulate import simulator
+
+    over = {"workload.simulation.max_steps": 200}
+    fresh = []
+    for rtt in (12, 80):
+        simulator._TRACE_MEMO.clear()
+        fresh.append(simulate(examples_dir / "whatif.yaml", overrides=over | {"link.rtt_ms": rtt}).summary)
+    shared = [simulate(examples_dir / "whatif.yaml", overrides=over | {"link.rtt_ms": rtt}).summary
+              for rtt in (12, 80)]
+    assert len(simulator._TRACE_MEMO) == 1
+    assert repr(shared) == repr(fresh)  # every figure, NaN included
+    assert fresh[0]["warmup_lost_s"] != fresh[1]["warmup_lost_s"]  # the link does change the prediction
