@@ -166,6 +166,35 @@ def bench_earliest() -> None:
                   f"({1 - best / cur:.1%} narrower), fixed-sample one-sided 5 % {fixed:.4f}", flush=True)
 
 
+def bench_warmup_fit(pairs: int) -> None:
+    """The whole-log fit (``warmup.analyze``) of the generated remote logs of the full replays against the
+    generator's warm-up end: is a warm-up call's miss the watching or the estimator?"""
+    from costmodel.warmup import analyze
+
+    for cell in CELLS:
+        ok = 0
+        for i in range(pairs):
+            b, te = _remote_of(cell, i)
+            e = analyze(b.to_run("b", "remote")).warmup_end_step
+            ok += int(e is not None and abs(e - te) <= 0.1 * max(te, 1))
+            print(f"  {cell} {i}: generator's end {te}, whole-log fit {e}", flush=True)
+        print(f"{cell}: whole-log fit within 10 % of the generator's end {ok}/{pairs}", flush=True)
+
+
+def _remote_of(cell: str, i: int) -> tuple[Any, int]:
+    """The remote log of pair ``i`` of ``cell`` (as :func:`one` makes it) and its true warm-up end."""
+    from costmodel.synthetic.training_logs import generate_realistic
+
+    seed = _seed(cell, i)
+    rng = np.random.default_rng(seed)
+    common: dict[str, Any] = {"n": 3000, "cv": float(rng.choice([0.01, 0.02, 0.04])),
+                              "ar": float(rng.choice([0.0, 0.5, 0.8])), "ckpt_every": 500,
+                              "ckpt_steps": float(rng.uniform(5, 30))}
+    b = generate_realistic(kind=str(rng.choice(["warmup", "two_tier"])), plateau=1000.0 * CELLS[cell][i % len(CELLS[cell])],
+                           warmup_frac=float(rng.uniform(0.03, 0.1)), seed=seed + 1, **common)
+    return b, int(b.truth.warmup_end_step)
+
+
 def _seed(*parts: Any) -> int:
     return zlib.crc32("/".join(map(str, parts)).encode()) % 1_000_000
 
@@ -236,6 +265,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--skip-real", action="store_true")
     ap.add_argument("--skip-generated", action="store_true")
     ap.add_argument("--earliest", action="store_true", help="real pairs: how early any test could call them")
+    ap.add_argument("--warmup-fit", type=int, default=0, metavar="N",
+                    help="generated pairs: the whole-log fit's warm-up end against the truth, N pairs per cell")
     ap.add_argument("--skip-full", action="store_true", help="generated pairs: the confidence sequence alone")
     ap.add_argument("--cells", default=",".join(CELLS), help="generated cells, comma-separated (equal,margin,beyond)")
     a = ap.parse_args(argv)
@@ -244,6 +275,8 @@ def main(argv: list[str]) -> int:
         ap.error(f"--cells: one of {', '.join(CELLS)}")
     if a.earliest:
         bench_earliest()
+    if a.warmup_fit:
+        bench_warmup_fit(a.warmup_fit)
     if not a.skip_real:
         bench_real()
         bench_cpu_per_update()
