@@ -222,8 +222,10 @@ def one(task: tuple[str, float, int, bool]) -> dict[str, Any]:
             "wu_at": w.warmup_called_at_step, "cpu_max": max(rp.cpu_s)}
 
 
-def bench_generated(pairs: int, jobs: int, cs_only: bool = False, cells: tuple[str, ...] = tuple(CELLS)) -> None:
-    tasks = [(cell, CELLS[cell][i % len(CELLS[cell])], _seed(cell, i), cs_only) for cell in cells for i in range(pairs)]
+def bench_generated(pairs: int, jobs: int, cs_only: bool = False, cells: tuple[str, ...] = tuple(CELLS),
+                    first: int = 0) -> None:
+    tasks = [(cell, CELLS[cell][i % len(CELLS[cell])], _seed(cell, i), cs_only) for cell in cells
+             for i in range(first, first + pairs)]
     t0 = time.time()
     if jobs > 1:
         from concurrent.futures import ProcessPoolExecutor
@@ -234,7 +236,7 @@ def bench_generated(pairs: int, jobs: int, cs_only: bool = False, cells: tuple[s
         res = [one(t) for t in tasks]
     what = ("the confidence sequence alone (warm-up end given: the truth's)" if cs_only
             else "full replays (warm-up called by the watch, final analysis at the end)")
-    print(f"generated pairs, {what}: {len(res)} in {time.time() - t0:.0f} s ({jobs} worker(s)); margin 5 %, "
+    print(f"generated pairs {first}-{first + pairs - 1} per cell, {what}: {len(res)} in {time.time() - t0:.0f} s ({jobs} worker(s)); margin 5 %, "
           "3,000 steps, checkpoints every 500 steps, 25 rows per look", flush=True)
     for cell in CELLS:
         rr = [x for x in res if x["cell"] == cell]
@@ -267,6 +269,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--earliest", action="store_true", help="real pairs: how early any test could call them")
     ap.add_argument("--warmup-fit", type=int, default=0, metavar="N",
                     help="generated pairs: the whole-log fit's warm-up end against the truth, N pairs per cell")
+    ap.add_argument("--first", type=int, default=0, help="generated pairs: the index of the first (seeds follow it)")
     ap.add_argument("--skip-full", action="store_true", help="generated pairs: the confidence sequence alone")
     ap.add_argument("--cells", default=",".join(CELLS), help="generated cells, comma-separated (equal,margin,beyond)")
     a = ap.parse_args(argv)
@@ -281,9 +284,9 @@ def main(argv: list[str]) -> int:
         bench_real()
         bench_cpu_per_update()
     if not a.skip_generated:
-        bench_generated(a.cs_pairs, a.jobs, cs_only=True, cells=cells)
+        bench_generated(a.cs_pairs, a.jobs, cs_only=True, cells=cells, first=a.first)
         if not a.skip_full:
-            bench_generated(a.pairs, a.jobs, cells=cells)
+            bench_generated(a.pairs, a.jobs, cells=cells, first=a.first)
     return 0
 
 
