@@ -1,6 +1,7 @@
 """The watched trial, validated on replays (issue 39).
 
-Usage: ``PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_trial.py [--pairs N] [--jobs J] [--skip-real]``
+Usage: ``PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_trial.py [--pairs N] [--cs-pairs N] [--jobs J]
+[--skip-real] [--skip-generated] [--skip-full] [--cells margin,beyond]``
 
 1. **Real pairs** (``$COSTMODEL_REAL_FIXTURES/gpu_h200`` and ``tests/data/real_h200/{w8,w2,w4long}``): each
    remote log replayed 10 rows per look against its co-located run at a 5 % margin. Printed per pair: the
@@ -119,6 +120,81 @@ def bench_cpu_per_update() -> None:
           f"(budget 1 s per update at 10 rows/s)", flush=True)
 
 
+def bench_earliest() -> None:
+    """How early could any test call the real pairs? ``compare`` (the fixed-sample TOST, not valid under
+    monitoring) on the first 30-100 % of each remote log, and at each interval of the watch (one per new stall)
+    the half-width it has, the half-width the call needs, and the narrowest any mixing precision and any split
+    of the 5 % between the reference and the sequence would give (chosen with hindsight: a lower limit)."""
+    from statistics import NormalDist
+
+    from costmodel import trial
+    from costmodel.ingest import load
+    from costmodel.trial.boundary import one_sided_factor
+    from costmodel.trial.watcher import prefix
+    from costmodel.warmup import compare
+
+    z = NormalDist().inv_cdf
+    L = float(np.log1p(MARGIN))
+    rs = np.exp(np.linspace(-3.0, 5.0, 400))
+    # alpha of the reference's side (one-sided) -> the narrowest factor of the sequence at the rest of the 5 %
+    b_min = {float(a): min(one_sided_factor(float(r), 0.05 - float(a)) for r in rs)
+             for a in np.linspace(0.0005, 0.0495, 99)}
+    for name, d in real_pairs().items():
+        c, r = load(d / "colocated.csv")[0], load(d / "remote.csv")[0]
+        ref = trial.reference_from_run(c)
+        n = len(r.table)
+        tost = []
+        for f in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0):
+            try:
+                tost.append(f"{f:.0%} {compare([ref.fit], [prefix(r, int(f * n))], margin=MARGIN).equivalence}")
+            except Exception as exc:  # noqa: BLE001 - a prefix too short to fit: say so
+                tost.append(f"{f:.0%} ({type(exc).__name__})")
+        print(f"{name}: compare (fixed-sample TOST) on the first share of the log: {'; '.join(tost)}", flush=True)
+        w = trial.replay(ref, r, trial.Settings(margin=MARGIN), rows_per_look=10, final_analysis=False).watcher
+        seen: set[int] = set()
+        for h in w.history:
+            if h.get("ratio") is None or h["stalls"] in seen:
+                continue
+            seen.add(h["stalls"])
+            sr, sc, th = h["log_se_remote"], h["log_se_reference"], float(np.log(h["ratio"]))
+            need = L - abs(th)
+            cur = h["boundary_factor"] * sr + z(0.99) * sc
+            best = min(b * sr + z(1 - a_ref) * sc for a_ref, b in b_min.items())
+            fixed = z(0.95) * float(np.hypot(sr, sc))
+            print(f"   step {h['step']:.0f} ({(h['step'] + 1) / n:.0%}), {h['stalls']} stalls: ratio {h['ratio']:.4f}; "
+                  f"half-width needed <= {need:.4f}, watch {cur:.4f}, best rho and split {best:.4f} "
+                  f"({1 - best / cur:.1%} narrower), fixed-sample one-sided 5 % {fixed:.4f}", flush=True)
+
+
+def bench_warmup_fit(pairs: int) -> None:
+    """The whole-log fit (``warmup.analyze``) of the generated remote logs of the full replays against the
+    generator's warm-up end: is a warm-up call's miss the watching or the estimator?"""
+    from costmodel.warmup import analyze
+
+    for cell in CELLS:
+        ok = 0
+        for i in range(pairs):
+            b, te = _remote_of(cell, i)
+            e = analyze(b.to_run("b", "remote")).warmup_end_step
+            ok += int(e is not None and abs(e - te) <= 0.1 * max(te, 1))
+            print(f"  {cell} {i}: generator's end {te}, whole-log fit {e}", flush=True)
+        print(f"{cell}: whole-log fit within 10 % of the generator's end {ok}/{pairs}", flush=True)
+
+
+def _remote_of(cell: str, i: int) -> tuple[Any, int]:
+    """The remote log of pair ``i`` of ``cell`` (as :func:`one` makes it) and its true warm-up end."""
+    from costmodel.synthetic.training_logs import generate_realistic
+
+    seed = _seed(cell, i)
+    rng = np.random.default_rng(seed)
+    common: dict[str, Any] = {"n": 3000, "cv": float(rng.choice([0.01, 0.02, 0.04])),
+                              "ar": float(rng.choice([0.0, 0.5, 0.8])), "ckpt_every": 500,
+                              "ckpt_steps": float(rng.uniform(5, 30))}
+    b = generate_realistic(kind=str(rng.choice(["warmup", "two_tier"])), plateau=1000.0 * CELLS[cell][i % len(CELLS[cell])],
+                           warmup_frac=float(rng.uniform(0.03, 0.1)), seed=seed + 1, **common)
+    return b, int(b.truth.warmup_end_step)
+
+
 def _seed(*parts: Any) -> int:
     return zlib.crc32("/".join(map(str, parts)).encode()) % 1_000_000
 
@@ -146,8 +222,10 @@ def one(task: tuple[str, float, int, bool]) -> dict[str, Any]:
             "wu_at": w.warmup_called_at_step, "cpu_max": max(rp.cpu_s)}
 
 
-def bench_generated(pairs: int, jobs: int, cs_only: bool = False) -> None:
-    tasks = [(cell, CELLS[cell][i % len(CELLS[cell])], _seed(cell, i), cs_only) for cell in CELLS for i in range(pairs)]
+def bench_generated(pairs: int, jobs: int, cs_only: bool = False, cells: tuple[str, ...] = tuple(CELLS),
+                    first: int = 0) -> None:
+    tasks = [(cell, CELLS[cell][i % len(CELLS[cell])], _seed(cell, i), cs_only) for cell in cells
+             for i in range(first, first + pairs)]
     t0 = time.time()
     if jobs > 1:
         from concurrent.futures import ProcessPoolExecutor
@@ -158,7 +236,7 @@ def bench_generated(pairs: int, jobs: int, cs_only: bool = False) -> None:
         res = [one(t) for t in tasks]
     what = ("the confidence sequence alone (warm-up end given: the truth's)" if cs_only
             else "full replays (warm-up called by the watch, final analysis at the end)")
-    print(f"generated pairs, {what}: {len(res)} in {time.time() - t0:.0f} s ({jobs} worker(s)); margin 5 %, "
+    print(f"generated pairs {first}-{first + pairs - 1} per cell, {what}: {len(res)} in {time.time() - t0:.0f} s ({jobs} worker(s)); margin 5 %, "
           "3,000 steps, checkpoints every 500 steps, 25 rows per look", flush=True)
     for cell in CELLS:
         rr = [x for x in res if x["cell"] == cell]
@@ -188,13 +266,27 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--skip-real", action="store_true")
     ap.add_argument("--skip-generated", action="store_true")
+    ap.add_argument("--earliest", action="store_true", help="real pairs: how early any test could call them")
+    ap.add_argument("--warmup-fit", type=int, default=0, metavar="N",
+                    help="generated pairs: the whole-log fit's warm-up end against the truth, N pairs per cell")
+    ap.add_argument("--first", type=int, default=0, help="generated pairs: the index of the first (seeds follow it)")
+    ap.add_argument("--skip-full", action="store_true", help="generated pairs: the confidence sequence alone")
+    ap.add_argument("--cells", default=",".join(CELLS), help="generated cells, comma-separated (equal,margin,beyond)")
     a = ap.parse_args(argv)
+    cells = tuple(c for c in a.cells.split(",") if c)
+    if not set(cells) <= set(CELLS):
+        ap.error(f"--cells: one of {', '.join(CELLS)}")
+    if a.earliest:
+        bench_earliest()
+    if a.warmup_fit:
+        bench_warmup_fit(a.warmup_fit)
     if not a.skip_real:
         bench_real()
         bench_cpu_per_update()
     if not a.skip_generated:
-        bench_generated(a.cs_pairs, a.jobs, cs_only=True)
-        bench_generated(a.pairs, a.jobs)
+        bench_generated(a.cs_pairs, a.jobs, cs_only=True, cells=cells, first=a.first)
+        if not a.skip_full:
+            bench_generated(a.pairs, a.jobs, cells=cells, first=a.first)
     return 0
 
 
