@@ -104,7 +104,7 @@ def test_a_one_year_plan_at_half_use_costs_its_commitment(cli, examples_dir, tmp
               and r["strategy"] == "replicate")
     b = sp["billing"]
     assert b["committed_hours"] == 8760.0  # 12 months x 730 h, billed whether used or not
-    assert sp["compute_usd"] == pytest.approx(35.776 * 2 * 8760, rel=1e-12)  # 0.65 x 55.04 x 2 x 8760 = 626,795
+    assert sp["compute_usd"] == pytest.approx(35.776 * 2 * 8760, abs=0.011)  # published to the cent  # 0.65 x 55.04 x 2 x 8760 = 626,795
     assert b["used_share"] == pytest.approx(12 * (RUN_H + FOLD_H) / 8760, rel=1e-6) and 0.4 < b["used_share"] < 0.6
     assert b["unused_usd"] == pytest.approx(35.776 * 2 * (8760 - 12 * (RUN_H + FOLD_H)), rel=1e-6)
     od = _row(out, "us-east-1", "p5.48xlarge", "replicate")
@@ -114,7 +114,7 @@ def test_a_one_year_plan_at_half_use_costs_its_commitment(cli, examples_dir, tmp
     out2 = cli.json("place", _file(examples_dir, body2, tmp_path, "p2.yaml"), "--today", TODAY, "--json")
     sp2 = next(r for r in out2["ranking"] + out2["not_ranked"] if r["offer"]["purchase"] == "savings_plan"
                and r["strategy"] == "replicate")
-    assert sp2["compute_usd"] == pytest.approx(35.776 * 2 * (8760 - 0.5 * (8760 - 12 * (RUN_H + FOLD_H))), rel=1e-9)
+    assert sp2["compute_usd"] == pytest.approx(35.776 * 2 * (8760 - 0.5 * (8760 - 12 * (RUN_H + FOLD_H))), abs=0.011)
 
 
 def test_a_plan_without_its_term_and_an_unknown_gpu_are_not_priced_with_the_reason(cli, examples_dir, tmp_path):
@@ -135,7 +135,7 @@ def test_a_capacity_block_bills_whole_days_per_run(cli, examples_dir, tmp_path):
               and r["strategy"] == "replicate")
     days = -(-(RUN_H + FOLD_H) // 24)
     assert cb["billing"]["block_hours"] == days * 24
-    assert cb["compute_usd"] == pytest.approx(12 * days * 24 * 31.46 * 2, rel=1e-9)
+    assert cb["compute_usd"] == pytest.approx(12 * days * 24 * 31.46 * 2, abs=0.011)
 
 
 def test_the_winners_break_even_names_the_best_other_placement(realistic):
