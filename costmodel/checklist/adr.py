@@ -23,17 +23,11 @@ from typing import TYPE_CHECKING, Any
 from ..foundation import clock
 from ..foundation.errors import ChecklistError
 from ..foundation.util import finite_number
+from .answer import OPTION_TITLES, _totals, chosen_option, cost_result
 from .verdict import Decision
 
 if TYPE_CHECKING:
     from ..contracts.results import CompareResult, CostResult
-
-OPTION_TITLES: dict[str, str] = {
-    "cross_region": ("Cross-region with cache: train in the remote region, read the data across regions through the "
-                     "prefetching cache"),
-    "replicate": "Replicate: copy the dataset to the GPU region and keep the replica in sync",
-    "wait": "Wait: train in the data region when GPUs there become available",
-}
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!|~^$])")
 _ADR_NAME = re.compile(r"^(\d{4})-.*\.md$")
@@ -93,33 +87,6 @@ def default_status(decision: Decision) -> str:
     """MADR status of a drafted record: ``proposed`` whatever the verdict (issue 36): a tool drafts the record,
     a person accepts it (``status=`` / ``--status accepted``)."""
     return "proposed"
-
-
-def cost_result(cost: CostResult | Mapping[str, Any] | None) -> CostResult | None:
-    """``cost`` (the model, or ``costmodel cost --json``'s object as read) as :class:`CostResult`, read once
-    and leniently (:func:`costmodel.contracts.read.read_lenient`: a record's figures are drafted from what is
-    there; a garbled figure is unknown, not an error); None for no cost result."""
-    from ..contracts.read import read_lenient
-    from ..contracts.results import CostResult
-
-    return read_lenient(CostResult, cost)
-
-
-def _totals(cost: CostResult | None) -> dict[str, float | None]:
-    if cost is None:
-        return dict.fromkeys(OPTION_TITLES)
-    return {k: finite_number(getattr(cost.options, k).total_usd) for k in OPTION_TITLES}
-
-
-def chosen_option(decision: Decision, cost: CostResult | Mapping[str, Any] | None = None) -> str:
-    """The option the record chooses: cross-region unless NO_GO, then the cheaper of replicate and wait."""
-    if decision.verdict != "NO_GO":
-        return "cross_region"
-    t = _totals(cost_result(cost))
-    r, w = t["replicate"], t["wait"]
-    if r is not None and w is not None and w < r:
-        return "wait"
-    return "replicate"
 
 
 def _usd(x: float | None) -> str:

@@ -1,7 +1,7 @@
 """One answer per report (issue 36): the option the record takes, stated the same by the page, the ADR and
 ``decision.json``'s ``recommendation``.
 
-The option is the ADR's (:func:`costmodel.checklist.adr.chosen_option`: the checklist's verdict, the cheaper
+The option is the ADR's (:func:`chosen_option`: the checklist's verdict, the cheaper
 fallback when cross-region is blocked); the cost model's own recommendation (``costmodel cost --json``'s
 ``recommendation``) gives the margin, the basis, the deciding assumption and the confidence statement. When the
 two name different options, or the placement ranks another (region, strategy) first, one sentence says why.
@@ -9,9 +9,49 @@ two name different options, or the placement ranks another (region, strategy) fi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..foundation.labels import option_label
+from ..foundation.util import finite_number
+from .verdict import Decision
+
+if TYPE_CHECKING:
+    from ..contracts.results import CostResult
+
+OPTION_TITLES: dict[str, str] = {
+    "cross_region": ("Cross-region with cache: train in the remote region, read the data across regions through the "
+                     "prefetching cache"),
+    "replicate": "Replicate: copy the dataset to the GPU region and keep the replica in sync",
+    "wait": "Wait: train in the data region when GPUs there become available",
+}
+
+def cost_result(cost: CostResult | Mapping[str, Any] | None) -> CostResult | None:
+    """``cost`` (the model, or ``costmodel cost --json``'s object as read) as :class:`CostResult`, read once
+    and leniently (:func:`costmodel.contracts.read.read_lenient`: a record's figures are drafted from what is
+    there; a garbled figure is unknown, not an error); None for no cost result."""
+    from ..contracts.read import read_lenient
+    from ..contracts.results import CostResult
+
+    return read_lenient(CostResult, cost)
+
+
+def _totals(cost: CostResult | None) -> dict[str, float | None]:
+    if cost is None:
+        return dict.fromkeys(OPTION_TITLES)
+    return {k: finite_number(getattr(cost.options, k).total_usd) for k in OPTION_TITLES}
+
+
+def chosen_option(decision: Decision, cost: CostResult | Mapping[str, Any] | None = None) -> str:
+    """The option the record chooses: cross-region unless NO_GO, then the cheaper of replicate and wait."""
+    if decision.verdict != "NO_GO":
+        return "cross_region"
+    t = _totals(cost_result(cost))
+    r, w = t["replicate"], t["wait"]
+    if r is not None and w is not None and w < r:
+        return "wait"
+    return "replicate"
+
+
 
 
 def _cost_rec(cost: Any) -> dict[str, Any]:
@@ -29,8 +69,6 @@ def one_answer(decision: Any, cost: Any, placement: Mapping[str, Any] | None = N
     option than the cheapest, else null), ``placement_winner`` and ``placement_note`` (with a placement), and
     ``sentence``: all of it in one line."""
     from types import SimpleNamespace
-
-    from .adr import chosen_option, cost_result
 
     if isinstance(decision, Mapping):  # decision.json's checklist object
         decision = SimpleNamespace(verdict=decision.get("verdict"))
