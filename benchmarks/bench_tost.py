@@ -29,13 +29,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchstats import seed_of, wilson
 
 CELLS = {"1.00": (1.0, 0.99, 1.01), "1.02": (1.02, 1 / 1.02), "1.03": (1.03, 1 / 1.03), "1.05": (1.05, 1 / 1.05)}
 KINDS = {
@@ -45,19 +46,7 @@ KINDS = {
 }
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion k / n."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    den = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / den
-    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return float(max(0.0, c - h)), float(min(1.0, c + h))
 
-
-def _seed(*parts: Any) -> int:
-    return zlib.crc32("/".join(map(str, parts)).encode()) % 1_000_000
 
 
 def _synth_pair(kind: str, ratio: float, seed: int) -> tuple[Any, Any]:
@@ -118,7 +107,7 @@ def one(task: tuple[str, str, str, int]) -> dict[str, Any]:
 
     gen, kind, cell, i = task
     ratio = CELLS[cell][i % len(CELLS[cell])]
-    seed = _seed(gen, kind, cell, i) * 2
+    seed = seed_of(gen, kind, cell, i) * 2
     make = {"synth": _synth_pair, "heldout": _heldout_pair, "textbook": _textbook_pair}[gen]
     a, b = make(kind, ratio, seed)
     c = compare([a], [b], margin=0.02)

@@ -29,7 +29,6 @@ import os
 import statistics
 import sys
 import time
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -37,19 +36,14 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchstats import seed_of, wilson
 
 MARGIN = 0.05
 CELLS = {"equal": (1.0, 0.99, 1.01), "margin": (1.05, 1 / 1.05), "beyond": (1.08, 1 / 1.08)}
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    den = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / den
-    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return float(max(0.0, c - h)), float(min(1.0, c + h))
 
 
 def real_pairs() -> dict[str, Path]:
@@ -185,7 +179,7 @@ def _remote_of(cell: str, i: int) -> tuple[Any, int]:
     """The remote log of pair ``i`` of ``cell`` (as :func:`one` makes it) and its true warm-up end."""
     from costmodel.synthetic.training_logs import generate_realistic
 
-    seed = _seed(cell, i)
+    seed = seed_of(cell, i)
     rng = np.random.default_rng(seed)
     common: dict[str, Any] = {"n": 3000, "cv": float(rng.choice([0.01, 0.02, 0.04])),
                               "ar": float(rng.choice([0.0, 0.5, 0.8])), "ckpt_every": 500,
@@ -194,9 +188,6 @@ def _remote_of(cell: str, i: int) -> tuple[Any, int]:
                            warmup_frac=float(rng.uniform(0.03, 0.1)), seed=seed + 1, **common)
     return b, int(b.truth.warmup_end_step)
 
-
-def _seed(*parts: Any) -> int:
-    return zlib.crc32("/".join(map(str, parts)).encode()) % 1_000_000
 
 
 def one(task: tuple[str, float, int, bool]) -> dict[str, Any]:
@@ -224,7 +215,7 @@ def one(task: tuple[str, float, int, bool]) -> dict[str, Any]:
 
 def bench_generated(pairs: int, jobs: int, cs_only: bool = False, cells: tuple[str, ...] = tuple(CELLS),
                     first: int = 0) -> None:
-    tasks = [(cell, CELLS[cell][i % len(CELLS[cell])], _seed(cell, i), cs_only) for cell in cells
+    tasks = [(cell, CELLS[cell][i % len(CELLS[cell])], seed_of(cell, i), cs_only) for cell in cells
              for i in range(first, first + pairs)]
     t0 = time.time()
     if jobs > 1:

@@ -26,6 +26,7 @@ import argparse
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
@@ -33,6 +34,9 @@ from costmodel.synthetic.shapes import generate
 from costmodel.synthetic.training_logs import generate_realistic, realistic_suite
 from costmodel.warmup import analyze, compare
 from costmodel.warmup.detect import mser
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchstats import wilson
 
 SHAPES = ("exp", "power", "logistic", "ramp", "step")
 
@@ -55,14 +59,6 @@ def monotone_params(rng: np.random.Generator, i: int) -> dict:
     }
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95 % Wilson score interval of a binomial proportion k / n."""
-    if n == 0:
-        return float("nan"), float("nan")
-    p = k / n
-    c = (p + z * z / (2 * n)) / (1 + z * z / n)
-    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return float(c - h), float(c + h)
 
 
 def rate(v: list[bool]) -> str:

@@ -5,20 +5,12 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from support.cost_scenarios import P5_PAIR_USD_PER_HOUR, peered_scenario
 
 from costmodel.cost import analyze, scenario_from_dict
 
-G = 110.08
-BASE = {
-    "horizon_months": 12,
-    "dataset": {"size_gb": 1000, "monthly_churn_fraction": 0.0, "samples": 48_400_000},
-    "training": {"runs_per_month": 1, "epochs_per_run": 3, "samples_per_s": 116, "cluster_usd_per_hour": G},
-    "link": {"transfer_usd_per_gb": 0.02, "path": "vpc_peering", "bandwidth_gbps": 10},
-    "cache": {"steady_hit_ratio": 0.95, "persistence": "per_cluster", "warmup_lost_s": 55,
-              "steady_slowdown_fraction": 0.0, "capacity_gb": 2000, "usd_per_month": 0},
-    "replica": {"storage_usd_per_gb_month": 0.023, "ops_usd_per_month": 0, "noncurrent_retention_days": 30},
-    "wait": {"expected_wait_hours_per_run": 72, "delay_usd_per_hour": 50, "cluster_premium_usd_per_hour": 0},
-}
+G = P5_PAIR_USD_PER_HOUR
+BASE = peered_scenario(samples=48_400_000, samples_per_s=116, warmup_lost_s=55)
 RUN_H = (3 * 48_400_000 / 116 + 55) / 3600  # 347.7 h a run, one a month
 
 

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from support.cost_scenarios import P5_PAIR_USD_PER_HOUR, peered_scenario
 
 from costmodel.checklist import gather_evidence
 from costmodel.cost import analyze, apply_measurements, break_even, evaluate, monte_carlo, scenario_from_dict
@@ -15,17 +16,8 @@ from costmodel.cost.crossing import BYTES_TOLERANCE, bytes_phrase
 from costmodel.cost.summary import robustness
 
 TODAY = dt.date(2026, 12, 2)
-G = 110.08  # 2 x p5.48xlarge, USD/hour
-BASE = {
-    "horizon_months": 12,
-    "dataset": {"size_gb": 1000, "monthly_churn_fraction": 0.0, "samples": 1_000_000},
-    "training": {"runs_per_month": 1, "epochs_per_run": 3, "samples_per_s": 100, "cluster_usd_per_hour": G},
-    "link": {"transfer_usd_per_gb": 0.02, "path": "vpc_peering", "bandwidth_gbps": 10},
-    "cache": {"steady_hit_ratio": 0.95, "persistence": "per_cluster", "warmup_lost_s": 60,
-              "steady_slowdown_fraction": 0.0, "capacity_gb": 2000, "usd_per_month": 0},
-    "replica": {"storage_usd_per_gb_month": 0.023, "ops_usd_per_month": 0, "noncurrent_retention_days": 30},
-    "wait": {"expected_wait_hours_per_run": 72, "delay_usd_per_hour": 50, "cluster_premium_usd_per_hour": 0},
-}
+G = P5_PAIR_USD_PER_HOUR  # 2 x p5.48xlarge, USD/hour
+BASE = peered_scenario()
 # one epoch: 1,000,000 / 100 = 10,000 s; 3 epochs + one 60 s warm-up = 30,060 s = 8.35 h a run
 RUN_H = (3 * 10_000 + 60) / 3600
 

@@ -5,20 +5,12 @@ import copy
 import datetime as dt
 
 import pytest
+from support.cost_scenarios import peered_scenario
 
 from costmodel.cost import analyze, apply_measurements, evaluate, monte_carlo, scenario_from_dict
 
 TODAY = dt.date(2026, 12, 2)
-BASE = {
-    "horizon_months": 12,
-    "dataset": {"size_gb": 1000, "monthly_churn_fraction": 0.0, "samples": 1_000_000},
-    "training": {"runs_per_month": 1, "epochs_per_run": 3, "samples_per_s": 100, "cluster_usd_per_hour": 110.08},
-    "link": {"transfer_usd_per_gb": 0.02, "path": "vpc_peering", "bandwidth_gbps": 10},
-    "cache": {"steady_hit_ratio": 0.95, "persistence": "per_cluster", "warmup_lost_s": 60,
-              "steady_slowdown_fraction": 0.0, "capacity_gb": 2000, "usd_per_month": 0},
-    "replica": {"storage_usd_per_gb_month": 0.023, "ops_usd_per_month": 0, "noncurrent_retention_days": 30},
-    "wait": {"expected_wait_hours_per_run": 72, "delay_usd_per_hour": 50, "cluster_premium_usd_per_hour": 0},
-}
+BASE = peered_scenario()
 RUN_H = (3 * 10_000 + 60) / 3600
 COMPARE = {"ratio": 1.0, "remote_lost_s": 60.0, "remote_steady_hit_ratio": 0.95, "remote_steady_read_bytes_per_s": 1e9}
 
