@@ -11,7 +11,7 @@ REPORT_VENV  ?= .venv-report
 REPORT_BIN   := $(REPORT_VENV)/bin
 REPORT_STAMP := $(REPORT_VENV)/.installed-stamp
 
-.PHONY: help venv report-venv test lint typecheck pytest pytest-fast test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot golden clean
+.PHONY: help venv report-venv test lint typecheck pytest pytest-fast test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot golden reference clean
 
 help:
 	@echo "make report       render the bundled example report into reports/ (its own light venv: the report extra)"
@@ -26,6 +26,7 @@ help:
 	@echo "make docs         build the documentation site into site/ (offline, --strict)"
 	@echo "make lab          JupyterLab on costmodel/notebooks/ with the project kernel"
 	@echo "make bench        run the benchmarks (see BENCHMARKS.md)"
+	@echo "make reference    rewrite docs/cli.md (verbs, flags, report parameters) after changing a flag or a parameter"
 	@echo "make golden       rewrite tests/golden/ (every verb's JSON on the bundled example) after an intended change"
 
 $(STAMP): pyproject.toml tools/constraints-dev.txt
@@ -121,6 +122,10 @@ bench: venv
 # The byte-identity snapshot of tests/cli/test_golden_outputs.py; review `git diff tests/golden` after it.
 golden: venv
 	PYTHONPATH=tests $(BIN)/python -m support.golden --write
+
+# docs/cli.md is generated from the verbs' parsers; tests/packaging/test_generated_reference.py keeps it true.
+reference: venv
+	PYTHONPATH=tests $(BIN)/python -m support.reference --write
 
 clean:
 	rm -rf $(VENV) $(REPORT_VENV) reports site .pytest_cache build dist *.egg-info
