@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..foundation import diskcache
 from ..foundation.errors import PlacementError, PriceError, ScenarioError, SimulateError
 from .model import Candidate, Offer, Placement
 
@@ -131,6 +132,11 @@ def measured_basis(pl: Placement, cand: Candidate) -> Basis | None:
         return Basis("measured", f"compare result {m.compare}", compare=cmp, compare_source=str(p))
     if not (m.colocated and m.remote):
         raise PlacementError("give compare, or both colocated and remote run files", key=key, path=_src(pl))
+    files = ", ".join(m.colocated) + " vs " + ", ".join(m.remote)
+    ck = _compare_key(pl, m.colocated, m.remote)
+    res = diskcache.get("compare", ck) if ck is not None else None
+    if res is not None:
+        return Basis("measured", f"costmodel compare of {files}", compare=res)
     from ..foundation.errors import CostmodelError
     from ..foundation.published import published
     from ..foundation.util import to_jsonable
@@ -145,8 +151,25 @@ def measured_basis(pl: Placement, cand: Candidate) -> Basis | None:
         res = published(to_jsonable(dict(compare(co, re_).to_dict(), jobs=[])))
     except CostmodelError as exc:
         raise PlacementError(str(exc), key=key, path=_src(pl)) from None
-    files = ", ".join(m.colocated) + " vs " + ", ".join(m.remote)
+    if ck is not None:
+        diskcache.put("compare", ck, res)
     return Basis("measured", f"costmodel compare of {files}", compare=res)
+
+
+def _compare_key(pl: Placement, colocated: list[str], remote: list[str]) -> str | None:
+    """The disk-cache key of the compare of these run files (their paths and bytes, in order, by role), None when one
+    of them is not a regular local file (nothing cached) or the cache is off."""
+    if diskcache.cache_dir() is None:
+        return None
+    files: dict[str, list[list[str]]] = {}
+    for role, names in (("colocated", colocated), ("remote", remote)):
+        for name in names:
+            p = _rel(pl, name)
+            d = diskcache.file_digest(p)
+            if d is None:
+                return None
+            files.setdefault(role, []).append([str(p.resolve()), d])
+    return diskcache.key("compare", files)
 
 
 def _src(pl: Placement) -> str | None:
@@ -170,8 +193,6 @@ def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis]) -
     k = (pl.base_source, cand.rtt_ms, cand.bandwidth_gbps, pl.predict_max_steps, pl.predict_seed)
     if k in cache:
         return cache[k]
-    from ..simulate import simulate
-
     doc = _strip(pl.base)
     _put(doc, "link.rtt_ms", cand.rtt_ms)
     _put(doc, "link.bandwidth_gbps", cand.bandwidth_gbps)
@@ -181,12 +202,20 @@ def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis]) -
     over: dict[str, Any] = {}
     if pl.predict_max_steps:
         over["workload.simulation.max_steps"] = pl.predict_max_steps
+    dk = diskcache.key("prediction", {"doc": doc, "seed": pl.predict_seed, "overrides": over}) \
+        if diskcache.cache_dir() is not None else None
+    figs = diskcache.get("prediction", dk) if dk is not None else None
     try:
-        res = simulate(doc, seed=pl.predict_seed, overrides=over)
+        if not isinstance(figs, dict):
+            from ..simulate import simulate
+
+            res = simulate(doc, seed=pl.predict_seed, overrides=over)
+            figs = {k2: float(v) for k2, v in res.scenario_overrides().items()}
+            if dk is not None:
+                diskcache.put("prediction", dk, figs)
     except SimulateError as exc:
         b = Basis("assumed", f"the base scenario's cache figures (the prediction failed: {exc})")
     else:
-        figs = {k2: float(v) for k2, v in res.scenario_overrides().items()}
         b = Basis("predicted", f"costmodel simulate of the base workload with rtt {cand.rtt_ms:g} ms, "
                                f"bandwidth {cand.bandwidth_gbps:g} Gbit/s (seed {pl.predict_seed})", figures=figs)
     cache[k] = b
