@@ -112,8 +112,9 @@ def data_offer_for(pl: Placement, offer: Offer) -> Offer | None:
     return None
 
 
-def measured_basis(pl: Placement, cand: Candidate) -> Basis | None:
-    """The compare result of runs in ``cand`` (``measured:``), None when the candidate has none."""
+def measured_basis(pl: Placement, cand: Candidate, progress: Any = None) -> Basis | None:
+    """The compare result of runs in ``cand`` (``measured:``), None when the candidate has none. ``progress``: told
+    before the runs are read and compared (not when the disk cache has the result)."""
     m = cand.measured
     if m is None:
         return None
@@ -137,6 +138,8 @@ def measured_basis(pl: Placement, cand: Candidate) -> Basis | None:
     res = diskcache.get("compare", ck) if ck is not None else None
     if res is not None:
         return Basis("measured", f"costmodel compare of {files}", compare=res)
+    if progress is not None:
+        progress(f"{cand.name}: reading and comparing the measured runs ({files})")
     from ..foundation.errors import CostmodelError
     from ..foundation.published import published
     from ..foundation.util import to_jsonable
@@ -181,9 +184,11 @@ def _rel(pl: Placement, name: str) -> Path:
     return p if p.is_absolute() else pl.folder / p
 
 
-def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis]) -> Basis:
+def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis], progress: Any = None) -> Basis:
     """``costmodel simulate`` of the base scenario's workload with ``cand``'s link figures, or the base
-    scenario's own figures (assumed) with the reason a prediction was not possible."""
+    scenario's own figures (assumed) with the reason a prediction was not possible. Predictions are kept in
+    ``cache`` (this run: one per distinct link) and on disk (:mod:`costmodel.foundation.diskcache`: a rerun of the
+    same inputs and code reads them back). ``progress``: told before a prediction is simulated."""
     if "workload" not in pl.base:
         return Basis("assumed", "the base scenario's cache figures (it has no workload: section to predict from)")
     if cand.rtt_ms is None or cand.bandwidth_gbps is None:
@@ -207,6 +212,9 @@ def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis]) -
     figs = diskcache.get("prediction", dk) if dk is not None else None
     try:
         if not isinstance(figs, dict):
+            if progress is not None:
+                progress(f"{cand.name}: predicting the warm-up with the what-if simulator (rtt {cand.rtt_ms:g} ms, "
+                         f"{cand.bandwidth_gbps:g} Gbit/s)")
             from ..simulate import simulate
 
             res = simulate(doc, seed=pl.predict_seed, overrides=over)
@@ -304,7 +312,7 @@ def build(pl: Placement, today: Any = None, predictions: dict[tuple, Basis] | No
     for k, cand in enumerate(pl.candidates):
         if progress is not None and k and k % step == 0:
             progress(f"candidate scenarios: {k} of {len(pl.candidates)}")
-        basis = measured_basis(pl, cand) or predicted_basis(pl, cand, predictions)
+        basis = measured_basis(pl, cand, progress) or predicted_basis(pl, cand, predictions, progress)
         storage, storage_why = _storage(pl, cand)
         for offer in cand.offers:
             d_offer = data_offer_for(pl, offer)
