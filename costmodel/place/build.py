@@ -136,7 +136,7 @@ def measured_basis(pl: Placement, cand: Candidate, progress: Any = None) -> Basi
     files = ", ".join(m.colocated) + " vs " + ", ".join(m.remote)
     ck = _compare_key(pl, m.colocated, m.remote)
     res = diskcache.get("compare", ck) if ck is not None else None
-    if res is not None:
+    if isinstance(res, dict):
         return Basis("measured", f"costmodel compare of {files}", compare=res)
     if progress is not None:
         progress(f"{cand.name}: reading and comparing the measured runs ({files})")
@@ -211,7 +211,7 @@ def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis], p
         if diskcache.cache_dir() is not None else None
     figs = diskcache.get("prediction", dk) if dk is not None else None
     try:
-        if not isinstance(figs, dict):
+        if not (isinstance(figs, dict) and all(isinstance(v, float) for v in figs.values())):
             if progress is not None:
                 progress(f"{cand.name}: predicting the warm-up with the what-if simulator (rtt {cand.rtt_ms:g} ms, "
                          f"{cand.bandwidth_gbps:g} Gbit/s)")
