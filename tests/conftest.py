@@ -13,6 +13,10 @@ import pytest
 from support.cli import Cli
 from support.paths import ARTIFACTS, EXAMPLES, REAL_DIR, REPO
 
+# The disk cache of predictions and compares (foundation.diskcache) is off in tests, for them and for the processes
+# they start: every test computes what it checks (tests/place/test_prediction_cache.py turns it on in a tmp folder).
+os.environ["COSTMODEL_CACHE"] = "0"
+
 
 @pytest.fixture(scope="session")
 def cli() -> Cli:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..foundation import diskcache
 from ..foundation.errors import PlacementError, PriceError, ScenarioError, SimulateError
 from .model import Candidate, Offer, Placement
 
@@ -111,8 +112,9 @@ def data_offer_for(pl: Placement, offer: Offer) -> Offer | None:
     return None
 
 
-def measured_basis(pl: Placement, cand: Candidate) -> Basis | None:
-    """The compare result of runs in ``cand`` (``measured:``), None when the candidate has none."""
+def measured_basis(pl: Placement, cand: Candidate, progress: Any = None) -> Basis | None:
+    """The compare result of runs in ``cand`` (``measured:``), None when the candidate has none. ``progress``: told
+    before the runs are read and compared (not when the disk cache has the result)."""
     m = cand.measured
     if m is None:
         return None
@@ -131,6 +133,13 @@ def measured_basis(pl: Placement, cand: Candidate) -> Basis | None:
         return Basis("measured", f"compare result {m.compare}", compare=cmp, compare_source=str(p))
     if not (m.colocated and m.remote):
         raise PlacementError("give compare, or both colocated and remote run files", key=key, path=_src(pl))
+    files = ", ".join(m.colocated) + " vs " + ", ".join(m.remote)
+    ck = _compare_key(pl, m.colocated, m.remote)
+    res = diskcache.get("compare", ck) if ck is not None else None
+    if isinstance(res, dict):
+        return Basis("measured", f"costmodel compare of {files}", compare=res)
+    if progress is not None:
+        progress(f"{cand.name}: reading and comparing the measured runs ({files})")
     from ..foundation.errors import CostmodelError
     from ..foundation.published import published
     from ..foundation.util import to_jsonable
@@ -145,8 +154,25 @@ def measured_basis(pl: Placement, cand: Candidate) -> Basis | None:
         res = published(to_jsonable(dict(compare(co, re_).to_dict(), jobs=[])))
     except CostmodelError as exc:
         raise PlacementError(str(exc), key=key, path=_src(pl)) from None
-    files = ", ".join(m.colocated) + " vs " + ", ".join(m.remote)
+    if ck is not None:
+        diskcache.put("compare", ck, res)
     return Basis("measured", f"costmodel compare of {files}", compare=res)
+
+
+def _compare_key(pl: Placement, colocated: list[str], remote: list[str]) -> str | None:
+    """The disk-cache key of the compare of these run files (their paths and bytes, in order, by role), None when one
+    of them is not a regular local file (nothing cached) or the cache is off."""
+    if diskcache.cache_dir() is None:
+        return None
+    files: dict[str, list[list[str]]] = {}
+    for role, names in (("colocated", colocated), ("remote", remote)):
+        for name in names:
+            p = _rel(pl, name)
+            d = diskcache.file_digest(p)
+            if d is None:
+                return None
+            files.setdefault(role, []).append([str(p.resolve()), d])
+    return diskcache.key("compare", files)
 
 
 def _src(pl: Placement) -> str | None:
@@ -158,9 +184,11 @@ def _rel(pl: Placement, name: str) -> Path:
     return p if p.is_absolute() else pl.folder / p
 
 
-def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis]) -> Basis:
+def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis], progress: Any = None) -> Basis:
     """``costmodel simulate`` of the base scenario's workload with ``cand``'s link figures, or the base
-    scenario's own figures (assumed) with the reason a prediction was not possible."""
+    scenario's own figures (assumed) with the reason a prediction was not possible. Predictions are kept in
+    ``cache`` (this run: one per distinct link) and on disk (:mod:`costmodel.foundation.diskcache`: a rerun of the
+    same inputs and code reads them back). ``progress``: told before a prediction is simulated."""
     if "workload" not in pl.base:
         return Basis("assumed", "the base scenario's cache figures (it has no workload: section to predict from)")
     if cand.rtt_ms is None or cand.bandwidth_gbps is None:
@@ -170,8 +198,6 @@ def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis]) -
     k = (pl.base_source, cand.rtt_ms, cand.bandwidth_gbps, pl.predict_max_steps, pl.predict_seed)
     if k in cache:
         return cache[k]
-    from ..simulate import simulate
-
     doc = _strip(pl.base)
     _put(doc, "link.rtt_ms", cand.rtt_ms)
     _put(doc, "link.bandwidth_gbps", cand.bandwidth_gbps)
@@ -181,12 +207,23 @@ def predicted_basis(pl: Placement, cand: Candidate, cache: dict[tuple, Basis]) -
     over: dict[str, Any] = {}
     if pl.predict_max_steps:
         over["workload.simulation.max_steps"] = pl.predict_max_steps
+    dk = diskcache.key("prediction", {"doc": doc, "seed": pl.predict_seed, "overrides": over}) \
+        if diskcache.cache_dir() is not None else None
+    figs = diskcache.get("prediction", dk) if dk is not None else None
     try:
-        res = simulate(doc, seed=pl.predict_seed, overrides=over)
+        if not (isinstance(figs, dict) and all(isinstance(v, float) for v in figs.values())):
+            if progress is not None:
+                progress(f"{cand.name}: predicting the warm-up with the what-if simulator (rtt {cand.rtt_ms:g} ms, "
+                         f"{cand.bandwidth_gbps:g} Gbit/s)")
+            from ..simulate import simulate
+
+            res = simulate(doc, seed=pl.predict_seed, overrides=over)
+            figs = {k2: float(v) for k2, v in res.scenario_overrides().items()}
+            if dk is not None:
+                diskcache.put("prediction", dk, figs)
     except SimulateError as exc:
         b = Basis("assumed", f"the base scenario's cache figures (the prediction failed: {exc})")
     else:
-        figs = {k2: float(v) for k2, v in res.scenario_overrides().items()}
         b = Basis("predicted", f"costmodel simulate of the base workload with rtt {cand.rtt_ms:g} ms, "
                                f"bandwidth {cand.bandwidth_gbps:g} Gbit/s (seed {pl.predict_seed})", figures=figs)
     cache[k] = b
@@ -275,7 +312,7 @@ def build(pl: Placement, today: Any = None, predictions: dict[tuple, Basis] | No
     for k, cand in enumerate(pl.candidates):
         if progress is not None and k and k % step == 0:
             progress(f"candidate scenarios: {k} of {len(pl.candidates)}")
-        basis = measured_basis(pl, cand) or predicted_basis(pl, cand, predictions)
+        basis = measured_basis(pl, cand, progress) or predicted_basis(pl, cand, predictions, progress)
         storage, storage_why = _storage(pl, cand)
         for offer in cand.offers:
             d_offer = data_offer_for(pl, offer)

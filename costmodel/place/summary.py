@@ -164,17 +164,45 @@ PROGRESS_AFTER_S = 2.0
 
 
 class _Progress:
-    """Progress lines through ``say`` once the run has taken more than ``after_s`` seconds (a quick run stays quiet)."""
+    """Progress lines through ``say`` once the run has taken more than ``after_s`` seconds (a quick run stays quiet).
+    A stage that starts before then and is still running at ``after_s`` (a what-if prediction, a measured compare)
+    is said then, by a timer, not only when the next stage starts. :meth:`close` ends it (nothing is said after)."""
 
     def __init__(self, say: Callable[[str], None] | None, after_s: float | None = None) -> None:
+        import threading
         import time
 
         self.say, self.t0, self.clock = say, time.monotonic(), time.monotonic
         self.after_s = PROGRESS_AFTER_S if after_s is None else after_s
+        self.pending: str | None = None
+        self.lock = threading.Lock()
+        self.timer: threading.Timer | None = None
+        if say is not None and self.after_s > 0:
+            self.timer = threading.Timer(self.after_s, self._late)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _late(self) -> None:
+        with self.lock:
+            msg, self.pending = self.pending, None
+            if msg is not None and self.say is not None:
+                self.say(f"costmodel place: {msg} ({self.clock() - self.t0:.1f} s)")
 
     def __call__(self, msg: str) -> None:
-        if self.say is not None and self.clock() - self.t0 > self.after_s:
-            self.say(f"costmodel place: {msg} ({self.clock() - self.t0:.1f} s)")
+        if self.say is None:
+            return
+        with self.lock:
+            if self.clock() - self.t0 > self.after_s:
+                self.pending = None
+                self.say(f"costmodel place: {msg} ({self.clock() - self.t0:.1f} s)")
+            else:
+                self.pending = msg  # said by the timer if this stage is still running at after_s
+
+    def close(self) -> None:
+        with self.lock:
+            self.pending, self.say = None, None
+        if self.timer is not None:
+            self.timer.cancel()
 
 
 def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
@@ -185,6 +213,14 @@ def analyze(pl: Placement, scenarios_dir: str | os.PathLike[str] | None = None,
     ``progress``: called with a line per stage once the run has taken 2 s. Raises PlacementError for an
     infeasible constraint or when nothing can be priced."""
     say = _Progress(progress)
+    try:
+        return _analyze(pl, say, scenarios_dir, monte_carlo_n, today, predictions, force)
+    finally:
+        say.close()
+
+
+def _analyze(pl: Placement, say: _Progress, scenarios_dir: str | os.PathLike[str] | None, monte_carlo_n: int | None,
+             today: Any, predictions: dict | None, force: bool) -> dict[str, Any]:
     scen = build(pl, today, predictions, progress=say)
     say(f"ranking {len(scen)} candidate offers")
     rows = build_rows(pl, scen)

@@ -89,8 +89,7 @@ def monte_carlo(pl: Placement, rows: list[Row], winner: str | None, n: int | Non
     scores = np.full((len(pool), n), np.inf)
     costs = np.full((len(pool), n), np.inf)
     times = np.full((len(pool), n), np.inf)
-    p5: dict[str, float] = {}
-    p95: dict[str, float] = {}
+    raw = np.empty((len(pool), n))  # every draw's cost, feasible or not: its P5/P95, all rows in one call
     by_cs: dict[int, dict[str, Any]] = {}
     for i, r in enumerate(pool):
         cs = r.cs
@@ -113,7 +112,11 @@ def monte_carlo(pl: Placement, rows: list[Row], winner: str | None, n: int | Non
         if pl.deadline_hours is not None:
             s = np.where(t <= pl.deadline_hours, s, np.inf)
         scores[i], costs[i], times[i] = s, np.where(np.isfinite(s), cost, np.inf), np.where(np.isfinite(s), t, np.inf)
-        p5[r.id], p95[r.id] = (float(v) for v in np.percentile(cost, [5, 95]))
+        raw[i] = cost
+    q = np.percentile(raw, [5, 95], axis=1) if len(pool) else np.zeros((2, 0))
+    p5 = {r.id: float(q[0, i]) for i, r in enumerate(pool)}
+    p95 = {r.id: float(q[1, i]) for i, r in enumerate(pool)}
+    del raw
     by_time = np.array([r.ranked_by_time for r in pool], dtype=bool)
     if by_time.any() and (~by_time).any():  # a wait ranked by time wins a draw only when it is cheapest and soonest
         rest_cost, rest_time = costs[~by_time].min(axis=0), times[~by_time].min(axis=0)

@@ -166,3 +166,24 @@ def test_progress_goes_to_the_callback_once_a_run_takes_long(examples_dir, tmp_p
     summary.place(p, monte_carlo_n=20, progress=said.append)
     assert any("ranking" in m for m in said) and any("Monte Carlo" in m for m in said)
     assert all(m.startswith("costmodel place: ") for m in said)
+
+
+def test_a_stage_still_running_at_the_threshold_is_said_then_not_when_it_ends():
+    import time
+
+    from costmodel.place.summary import _Progress
+
+    said: list[str] = []
+    p = _Progress(said.append, after_s=0.05)
+    p("us-east-1: predicting the warm-up")  # starts before the threshold ...
+    deadline = time.monotonic() + 5.0
+    while not said and time.monotonic() < deadline:  # ... and is still running after it
+        time.sleep(0.01)
+    p.close()
+    assert len(said) == 1 and said[0].startswith("costmodel place: us-east-1: predicting the warm-up (")
+    quick: list[str] = []
+    q = _Progress(quick.append, after_s=0.2)
+    q("ranking")
+    q.close()  # the run ended before the threshold: nothing is said, then or later
+    time.sleep(0.3)
+    assert quick == []
