@@ -52,9 +52,13 @@ _UNIT_S = {"ms": 1e-3, "s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0, None: 1.0
 SNIFF_RE = re.compile(r"\bstep:\d+\b.*\b(?:train_time|training_time|step_avg)\s*:", re.IGNORECASE)
 
 
+#: speedrun logs open with the whole training script (often over 64 KiB): sniffed deeper when the head matched nothing
+DEEP_SNIFF = True
+
+
 def sniff(head: str, path: Path) -> bool:
     n = 0
-    for line in head.splitlines()[:2000]:
+    for line in head.splitlines()[:100_000]:
         if SNIFF_RE.search(line):
             n += 1
             if n >= 2:

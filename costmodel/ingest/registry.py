@@ -14,6 +14,7 @@ READERS: list[tuple[str, str]] = [
     ("bench_jsonl", "costmodel.ingest.benchjsonl"),
     ("benchtext", "costmodel.ingest.benchtext"),
     ("trainlog", "costmodel.ingest.trainlogs"),
+    ("progress_bar", "costmodel.ingest.progressbar"),
     ("torch_trace", "costmodel.ingest.torchprof"),
     ("fio_json", "costmodel.ingest.fio"),
     ("fio_log", "costmodel.ingest.fiolog"),
