@@ -3,10 +3,12 @@
 NeMo 1.x (and any Lightning run without a logger) writes only its tqdm training bar to the console, e.g.
 (NVIDIA/NeMo-Framework-Launcher issue #55, a GPT run)::
 
-    Epoch 0:   1%|          | 795/77225 [9:07:58<878:01:48, 41.36s/it, loss=3.1, v_num=, reduced_train_loss=3.090, global_step=794.0, consumed_samples=1.63e+6]
+    Epoch 0:   1%|          | 795/77225 [9:07:58<878:01:48, 41.36s/it, loss=3.1, v_num=, reduced_train_loss=3.090,
+    global_step=794.0, consumed_samples=1.63e+6]
 
-or, for Lightning, ``Epoch 1:  39%|████▍  | 4846/12331 [05:59<09:15, 13.47it/s, loss=0.0136, v_num=1]``. Updates
-are separated by carriage returns (a terminal) or new lines (a captured log); both are read.
+(one line in the log), or, for Lightning,
+``Epoch 1:  39%|████▍  | 4846/12331 [05:59<09:15, 13.47it/s, loss=0.0136, v_num=1]``.
+Updates are separated by carriage returns (a terminal) or new lines (a captured log); both are read.
 
 What each figure is:
 
@@ -59,7 +61,8 @@ DEEP_SNIFF = True
 
 
 def sniff(head: str, path: Path) -> bool:
-    return sum(1 for _ in zip(range(2), SNIFF_RE.finditer(head))) >= 2
+    first = SNIFF_RE.search(head)  # two bar updates
+    return first is not None and SNIFF_RE.search(head, first.end()) is not None
 
 
 def _elapsed_s(txt: str) -> float | None:

@@ -21,6 +21,7 @@ READERS: list[tuple[str, str]] = [
     ("dlio", "costmodel.ingest.dlio"),
     ("gpu", "costmodel.ingest.gpu"),
     ("sysstat", "costmodel.ingest.sysstat"),
+    ("blockcache", "costmodel.ingest.blockcache"),
     ("mlflow", "costmodel.ingest.mlflow"),
     ("cumclock", "costmodel.ingest.cumclock"),
     ("freeform", "costmodel.ingest.freeform"),
