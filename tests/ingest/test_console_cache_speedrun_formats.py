@@ -165,3 +165,19 @@ def test_malformed_block_cache_lines_name_the_line(tmp_path: Path, cli, name: st
     assert exc.value.line == line
     r = cli("ingest", str(p))
     assert r.rc == 2 and f"{p}:{line}" in r.err and "Traceback" not in r.err
+
+
+def test_nemo2_console_lines_without_step_timing_are_refused_naming_the_line(tmp_path: Path, cli) -> None:
+    # NeMo 2 without its TimingCallback (the shape quoted in NVIDIA-NeMo PR #10128): no time on the line
+    p = tmp_path / "nemo2.log"
+    p.write_text("[NeMo I 2024-08-13 10:00:00 nemo_logging:393] Setting up optimizer\n" + "".join(
+        f"Training epoch 0, iteration {i}/9 | lr: 0.0006 | consumed_samples: {32 * (i + 1)} | global_batch_size: 32 | "
+        f"global_step: {i} | reduced_train_loss: {11 - i * 0.3:.3f}\n" for i in range(3)))
+    r = cli("ingest", str(p))
+    assert r.rc == 2 and f"{p}:2" in r.err and "train_step_timing" in r.err and "Traceback" not in r.err
+
+
+def test_progress_bar_throughput_comes_from_the_batch_size() -> None:
+    run = load(DATA / "nemo1_console_gpt.log", IngestOptions(batch_size=256))[0]
+    sps = run.table["samples_per_s"].to_numpy()
+    assert float(np.median(sps[1:])) == pytest.approx(256 / 1.5, rel=0.02)
