@@ -95,6 +95,11 @@ def dialects(head: str) -> list[str]:
     return found
 
 
+#: framework logs often open with a long argument or config dump (Megatron's arguments, NeMo's model config): sniffed
+#: deeper when the head matched no reader
+DEEP_SNIFF = True
+
+
 def sniff(head: str, path: Path) -> bool:
     return bool(dialects(head))
 

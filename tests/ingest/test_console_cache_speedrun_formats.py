@@ -181,3 +181,14 @@ def test_progress_bar_throughput_comes_from_the_batch_size() -> None:
     run = load(DATA / "nemo1_console_gpt.log", IngestOptions(batch_size=256))[0]
     sps = run.table["samples_per_s"].to_numpy()
     assert float(np.median(sps[1:])) == pytest.approx(256 / 1.5, rel=0.02)
+
+
+def test_a_megatron_log_after_a_long_argument_dump_is_still_detected(tmp_path: Path) -> None:
+    args = "".join(f"  arg_{i:05d} ........................................ {i}\n" for i in range(2000))
+    lines = "".join(f" iteration {k * 10:8d}/    1000 | consumed samples: {k * 10 * 256:10d} | elapsed time per iteration "
+                    f"(ms): {1200.0 + k:.1f} | global batch size:   256 |\n" for k in range(1, 31))
+    p = tmp_path / "megatron.log"
+    p.write_text("------------------------ arguments ------------------------\n" + args + lines)
+    assert p.stat().st_size > 64 * 1024
+    assert sniff_format(p) == "trainlog"
+    assert load(p)[0].rows == 30
