@@ -22,6 +22,9 @@ What each figure is:
   merged until it has advanced by at least ``MIN_SPAN_S`` seconds (a rounding error of at most
   ``1 / MIN_SPAN_S`` per row; the level, a ratio of sums, is exact to a second). ``step_time_s`` = seconds /
   steps of the merged row: an interval mean, stalls (checkpoints, validation inside the epoch) included;
+* the epoch's bar starts at ``elapsed`` 0 with no batch done: the first update's steps (a start-up stall among
+  them) are the first row even where the log lacks the bar's ``0/N`` line; the last steps, shorter than one
+  merged row, are counted (``metadata.tail_not_a_row``, a warning);
 * a new epoch restarts ``elapsed``: its first row lasts its own ``elapsed`` (the time between the epochs'
   bars, e.g. validation, is not in the log; counted in ``metadata``);
 * the same step printed again (a refresh, or validation batches while ``global_step`` waits) keeps its first
@@ -81,9 +84,10 @@ def _postfix(post: str | None) -> dict[str, str]:
     return out
 
 
-def _rows(text: str, src: str) -> tuple[list[tuple[int, float, float, float]], int, int]:
-    """(line, epoch, step, elapsed s) of each training-bar update; other lines; repeated steps."""
-    rows: list[tuple[int, float, float, float]] = []
+def _rows(text: str, src: str) -> tuple[list[tuple[int, float, float, float, float]], int, int]:
+    """(line, epoch, step, elapsed s, batches of the epoch) of each training-bar update; other lines; repeated
+    steps."""
+    rows: list[tuple[int, float, float, float, float]] = []
     other = repeats = 0
     seen: set[tuple[float, float]] = set()
     done_before = 0.0  # batches of the finished epochs (when there is no global_step)
@@ -117,7 +121,7 @@ def _rows(text: str, src: str) -> tuple[list[tuple[int, float, float, float]], i
                 repeats += 1
                 continue
             seen.add((epoch, step))
-            rows.append((ln, epoch, step, el))
+            rows.append((ln, epoch, step, el, n))
     return rows, other, repeats
 
 
@@ -132,9 +136,10 @@ def read(path: Path, options: Any) -> list[Run]:
     out_d: list[float] = []
     out_span: list[float] = []
     gaps = 0
-    prev_ep, prev_el, prev_step = rows[0][1], rows[0][3], rows[0][2]
+    # the epoch's bar starts at elapsed 0 with its batch count at 0: the first update's steps are a row too
+    prev_ep, prev_el, prev_step = rows[0][1], 0.0, rows[0][2] - rows[0][4]
     acc_d = 0.0
-    for ln, ep, step, el in rows[1:]:
+    for ln, ep, step, el, _n in rows:
         if ep != prev_ep:
             gaps += 1
             acc_d += el  # the new epoch's bar counts from its own start
@@ -153,6 +158,7 @@ def read(path: Path, options: Any) -> list[Run]:
             out_d.append(acc_d)
             out_span.append(step - prev_step)
             prev_step, acc_d = step, 0.0
+    tail_steps = rows[-1][2] - prev_step
     if len(out_step) < 2:
         raise IngestError(f"the bar's elapsed clock advances by fewer than {2 * MIN_SPAN_S:g} s in all: no step time to "
                           "read", path=src)
@@ -168,6 +174,10 @@ def read(path: Path, options: Any) -> list[Run]:
     warn: list[str] = []
     if other:
         warn.append(f"{src}: {other} other line(s) or bar update(s) (validation/testing bars, messages) were not imported")
+    if tail_steps > 0 or acc_d > 0:
+        meta["tail_not_a_row"] = {"steps": tail_steps, "seconds": acc_d}
+        warn.append(f"{src}: the last {tail_steps:g} step(s) ({acc_d:g} s of the bar's clock) are shorter than one "
+                    f"{MIN_SPAN_S:g}-s row and are not a row")
     if gaps:
         warn.append(f"{src}: the bar's clock restarts at each of {gaps} new epoch(s); the time between two epochs' bars "
                     "(validation, checkpointing) is not in the log")
