@@ -32,7 +32,7 @@ What each figure is:
 
 ``samples_per_s`` needs the global batch size (``--batch-size``): the bar has none (``consumed_samples`` is
 printed with three significant digits). A bar line whose ``[elapsed<...]`` cannot be read is an error naming
-the line.
+the line (line numbers count a carriage return as a line end: the text is read with universal newlines).
 """
 from __future__ import annotations
 
