@@ -188,6 +188,10 @@ def _findings(f: Any) -> list[str]:
     if f.fast_start:
         fs = f.fast_start
         out.append(f"fast start: until step {fs['end_step']}, {_fmt(fs.get('rel_excess'), '+.1%')} above the steady level")
+    st = f.evidence.get("startup_stall")
+    if st:
+        out.append(f"start-up stall: the first {st['steps']} step(s) took {st['duration_s']:.1f} s, {st['lost_s']:.1f} s "
+                   "lost (a stall, not a warm-up)")
     tel = f.telemetry or {}
     from ..foundation.units_fmt import cold_vs_warm
 

@@ -79,9 +79,14 @@ class IngestResult:
         }
 
 
-def _head(path: Path) -> str:
+#: a log may open with a long preamble (a modded-nanogpt speedrun log prints its whole training script first):
+#: readers that set ``DEEP_SNIFF = True`` are tried on this much of the file when its head matched no reader
+DEEP_SNIFF_BYTES = 4 << 20
+
+
+def _head(path: Path, size: int = SNIFF_BYTES) -> str:
     with open_input(path, "rb") as fh:  # refuses FIFOs, devices, sockets, link loops (never blocks)
-        raw = fh.read(SNIFF_BYTES)
+        raw = fh.read(size)
     return raw.decode("utf-8-sig", errors="replace")  # a byte-order mark is not content
 
 
@@ -106,6 +111,11 @@ def sniff_format(path: str | Path) -> str:
                     raise IngestError(truncated, path=str(p))
             sniffed = getattr(mod, "sniffed_format", None)
             return sniffed(head, p) if sniffed is not None else name
+    if p.stat().st_size > SNIFF_BYTES:
+        deep = _head(p, DEEP_SNIFF_BYTES)
+        for name, mod in reader_modules():
+            if getattr(mod, "DEEP_SNIFF", False) and mod.sniff(deep, p):
+                return name
     truncated = truncated_json(head, p)
     if truncated:
         raise IngestError(truncated, path=str(p))

@@ -18,7 +18,7 @@ from ..foundation.schema import Run
 
 ROW_KINDS = ("sampled", "averaged")
 #: formats whose rows are means over the log interval
-AVERAGED_FORMATS = ("trainlog", "megatron", "nemo", "torchtitan", "cumclock")
+AVERAGED_FORMATS = ("trainlog", "megatron", "nemo", "torchtitan", "cumclock", "progress_bar")
 AGREE_TOL = 0.02  # averaged rows: steps x step time within 2 % of the clock's seconds, at 98 % of the rows
 
 

@@ -43,6 +43,8 @@ _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 STEP_RE = re.compile(r"(?:^|[\s|,\[])step[:=\s]\s*(?P<step>\d+)(?:\s*/\s*(?P<of>\d+))?", re.IGNORECASE)
 CLOCK_RE = re.compile(r"\b(?P<key>train_time|training_time|elapsed_time|time_elapsed|elapsed|total_time)"
                       r"\s*[:=]\s*(?P<v>" + _NUM + r")\s*(?P<unit>ms|s|sec|min|h)?\b", re.IGNORECASE)
+#: a clock key whose value CLOCK_RE cannot read is a malformed line
+CLOCK_KEY_RE = re.compile(r"\b(train_time|training_time)\s*[:=]", re.IGNORECASE)
 AVG_RE = re.compile(r"\bstep_avg\s*[:=]\s*(?P<v>" + _NUM + r"|nan)\s*(?P<unit>ms|s)?", re.IGNORECASE)
 _UNIT_S = {"ms": 1e-3, "s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0, None: 1.0}
 
@@ -52,9 +54,13 @@ _UNIT_S = {"ms": 1e-3, "s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0, None: 1.0
 SNIFF_RE = re.compile(r"\bstep:\d+\b.*\b(?:train_time|training_time|step_avg)\s*:", re.IGNORECASE)
 
 
+#: speedrun logs open with the whole training script (often over 64 KiB): sniffed deeper when the head matched nothing
+DEEP_SNIFF = True
+
+
 def sniff(head: str, path: Path) -> bool:
     n = 0
-    for line in head.splitlines()[:2000]:
+    for line in head.splitlines()[:100_000]:
         if SNIFF_RE.search(line):
             n += 1
             if n >= 2:
@@ -71,6 +77,9 @@ def read(path: Path, options: Any) -> list[Run]:
         sm = STEP_RE.search(line)
         cm = CLOCK_RE.search(line)
         am = AVG_RE.search(line)
+        if sm and cm is None and (key := CLOCK_KEY_RE.search(line)):
+            raise IngestError(f"{key.group(1)} is not a number with a unit (expected e.g. {key.group(1)}:45123ms)",
+                              path=src, line=i, field=key.group(1))
         if not sm or not (cm or am):
             if line.strip():
                 other += 1

@@ -46,6 +46,8 @@ MEGATRON_RE = re.compile(r"\biteration\s+(?P<it>\d+)\s*/\s*(?P<of>\d+)\s*\|"
                          r"(?P<rest>.*elapsed time per iteration \((?P<unit>ms|s)\)\s*:.*)")
 NEMO_RE = re.compile(r"Training epoch (?P<epoch>\d+), iteration (?P<it>\d+)/(?P<of>\d+)\s*\|"
                      r"(?P<rest>.*train_step_timing in s:.*)")
+#: a NeMo 2 console line without its step time (no TimingCallback): refused with a message that says so
+NEMO_LINE_RE = re.compile(r"Training epoch \d+, iteration \d+/\d+\s*\|")
 DS_RE = re.compile(r"epoch=(?P<epoch>\d+)/micro_step=(?P<micro>\d+)/global_step=(?P<step>\d+),"
                    r"\s*RunningAvgSamplesPerSec=(?P<avg>" + _NUM + r"),\s*CurrSamplesPerSec=(?P<cur>" + _NUM + r"|inf|nan)")
 TITAN_RE = re.compile(r"\bstep:\s*(?P<step>\d+)\s+loss:\s*(?P<loss>" + _NUM + r"|nan|inf)"
@@ -88,7 +90,14 @@ def dialects(head: str) -> list[str]:
         found.append("deepspeed")
     if TITAN_RE.search(text):
         found.append("torchtitan")
+    if not found and NEMO_LINE_RE.search(text):
+        found.append("nemo")  # read() names the line and what is missing
     return found
+
+
+#: framework logs often open with a long argument or config dump (Megatron's arguments, NeMo's model config): sniffed
+#: deeper when the head matched no reader
+DEEP_SNIFF = True
 
 
 def sniff(head: str, path: Path) -> bool:
@@ -235,6 +244,11 @@ def _nemo(path: Path, lines: list[str], options: Any, suffix: str) -> tuple[Run,
                      _stamp(line[: m.start()] or line)))
         nums.append(i)
     if not rows:
+        first = next((i + 1 for i, ln in enumerate(lines) if NEMO_LINE_RE.search(ln)), None)
+        if first is not None:
+            raise IngestError("NeMo 'Training epoch E, iteration I/N | ...' lines without 'train_step_timing in s': no "
+                              "step time or clock to read; NeMo logs it with its TimingCallback (or log to TensorBoard "
+                              "and ingest the events file)", path=str(path), line=first)
         raise IngestError("no NeMo 'Training epoch E, iteration I/N | ... | train_step_timing in s: T' line", path=str(path))
     a = np.array(rows, dtype="float64")
     step = np.where(np.isfinite(a[:, 1]), a[:, 1], a[:, 2])

@@ -50,6 +50,7 @@ from .result import FitResult, curve_dict, invert_levels, settle_negative_lost
 from .series import RATE_METRICS, Series, prepare
 from .shortrun import late_small_rise, startup_stall
 from .stallsplit import signature_period, stall_split
+from .startup import rule_startup_stall
 from .stats import longrun_ratio_se, ratio_ci, tau_int
 
 EPS = 0.01  # warm-up end convention: within 1 % of the steady level
@@ -773,6 +774,7 @@ RULES: tuple[tuple[str, Callable[[_Fit], None]], ...] = (
     ("warmup_end", _rule_warmup_end),
     ("not_a_warmup", _rule_not_a_warmup),
     ("bias_window", _rule_bias_window),
+    ("startup_stall", rule_startup_stall),
     ("steady_drift", _rule_steady_drift),
     ("steady_window", _rule_steady_window),
     ("stall_split", _rule_stall_split),
