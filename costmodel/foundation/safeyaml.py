@@ -152,7 +152,7 @@ def _refuse_duplicate_keys(loader: Any, node: Any) -> None:
 
 
 if yaml.__with_libyaml__:
-    from yaml._yaml import CParser as _CParser
+    from yaml.cyaml import CParser as _CParser
 
     class _LibyamlBoundedLoader(_CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
         """The default loader's documents parsed by libyaml (C, about 10x faster than PyYAML's Python scanner),
