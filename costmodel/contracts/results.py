@@ -9,7 +9,8 @@ costmodel added are kept (``extra="allow"``). The published JSON Schema (``docs/
 stricter: it lists the contract keys (docs/contracts.md) as required and no other key may appear
 (``additionalProperties: false``), so a key added to a verb without its model fails the schema test.
 
-The base classes are in :mod:`.base`, the simulate result in :mod:`.simulate_result` (both named here too).
+The base classes are in :mod:`.base`, the simulate result in :mod:`.simulate_result`, the report's summary in
+:mod:`.report_summary` (all named here too).
 
 Units are in the key names (``_s``, ``_usd``, ``_bytes_per_s``, ``_fraction``); ``null`` means not known.
 """
@@ -23,6 +24,7 @@ from .base import Num as Num
 from .base import Obj as Obj
 from .base import OpenSection as OpenSection
 from .base import Result as Result
+from .report_summary import ReportSummary as ReportSummary
 from .simulate_result import SimulateResult as SimulateResult
 
 
@@ -462,16 +464,6 @@ class DecideResult(Result):
 
 
 # --------------------------------------------------------------------------------------------- report
-class ReportSummary(Result):
-    """``costmodel report --json``: where the report went and its verdict."""
-
-    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("out_dir", "files", "verdict", "title")
-    out_dir: str
-    files: dict[str, str] = Field(default_factory=dict)
-    verdict: str | None = None
-    title: str = ""
-
-
 class InputFileRecord(Result):
     """One input file of a report with its SHA-256."""
 

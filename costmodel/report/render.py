@@ -12,13 +12,12 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from ..contracts.report_summary import ReportSummary
 from ..foundation.errors import ReportError
 from ..foundation.resources import notebook_path
-from ..foundation.util import dataclass_dict
 from .adapters import papermill_adapter
 from .html_export import export_html, html_exporter
 from .kernels import _kernel_connection_file, _process_children, stop_kernels
@@ -140,17 +139,8 @@ def quiet_shutdown() -> None:
     sys.unraisablehook = hook
 
 
-@dataclass
-class ReportResult:
-    """What ``costmodel report`` wrote."""
-
-    out_dir: str
-    files: dict[str, str]
-    verdict: str | None
-    title: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
+#: What ``costmodel report`` wrote: the contract's model itself (its JSON is ``to_json_dict()``; no hand-written twin)
+ReportResult = ReportSummary
 
 
 class _Worker(threading.Thread):
