@@ -28,6 +28,12 @@ BIN = Path(sys.executable).parent
 EX = REPO / "costmodel" / "data" / "examples"
 
 
+#: ``costmodel`` with the early kernel start switched off (papermill starts the kernel itself): a benchmark's switch,
+#: so it lives here and not in the package
+LATE_KERNEL = [sys.executable, "-c", ("import sys; from costmodel.report import render; "
+               "render.start_kernel = lambda cwd: None; from costmodel.cli import main; sys.exit(main(sys.argv[1:]))")]
+
+
 def _trivial_notebook(path: Path) -> None:
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
@@ -63,6 +69,9 @@ def _timed(cmds: list[list[str]], cwd: Path) -> tuple[float, float]:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="runs of each (default 3)")
+    ap.add_argument("--late-kernel", action="store_true",
+                    help="A/B: let papermill start the kernel (the report's early start switched off here, not in "
+                         "the package)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench_report.") as td:
         tmp = Path(td)
@@ -72,7 +81,7 @@ def main(argv: list[str]) -> int:
             [str(BIN / "jupyter"), "nbconvert", "--to", "html", "out.ipynb"],
         ]
         report_cmd = [
-            str(BIN / "costmodel"), "report",
+            *(LATE_KERNEL if args.late_kernel else [str(BIN / "costmodel")]), "report",
             "--colocated", str(EX / "colocated_steps.csv"),
             "--remote", str(EX / "remote_steps.csv"),
             "--scenario", str(EX / "scenario.yaml"),

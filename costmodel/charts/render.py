@@ -23,7 +23,7 @@ HEIGHT = 220
 FONT_SIZE = 12
 
 
-from ..foundation.lean import lean_imports as lean_imports  # noqa: E402  moved; the name stays here
+from ..foundation.adapters.jsonschema_adapter import lean_imports as lean_imports  # noqa: E402  the name stays here
 
 _preload_thread: threading.Thread | None = None
 _TINY_SPEC = {"mark": "point", "data": {"values": [{"x": 1}]}, "encoding": {"x": {"field": "x", "type": "quantitative"}}}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..contracts.read import read_lenient
@@ -21,8 +21,11 @@ from ..contracts.results import (
 from ..cost.crossing import bytes_phrase, steady_crossing_bytes_per_s
 from ..foundation import equivalence
 from ..foundation.units_fmt import cold_vs_warm
-from ..foundation.util import dataclass_dict
 from ..foundation.util import finite_number as _num  # None for missing, null, NaN, text and a yes/no bool
+from .evidence_record import MEASURED_ITEMS as MEASURED_ITEMS
+from .evidence_record import PREDICTION_CONDITION as PREDICTION_CONDITION
+from .evidence_record import Evidence as Evidence
+from .evidence_record import as_prediction, predicted_run_ids
 from .items import (
     CACHE_MIN_HEADROOM,
     COST_MATERIALITY_FRACTION,
@@ -34,50 +37,6 @@ from .items import (
     WARMUP_MAX_SHARE,
 )
 from .shapes import todays_cost_shape
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What the data says about one item: a proposed answer, a one-line summary and the figures used."""
-
-    item_id: str
-    proposed: str = "unknown"  # yes / no / unknown
-    summary: str = "no automatic evidence"
-    facts: dict[str, Any] = field(default_factory=dict)  # the numbers, units in the names
-    sources: tuple[str, ...] = ()  # which inputs spoke: "compare", "cost", "fit"
-    condition: str = ""  # what to do instead of the item's own condition ('' = the item's)
-    predicted: bool = False  # built on predicted (simulated) runs, not measurements
-
-    def to_dict(self) -> dict[str, Any]:
-        """Its fields less ``item_id`` (the item's key in the checklist), tuples as lists."""
-        return dataclass_dict(self, exclude=("item_id",), lists=True)
-
-
-#: Items whose evidence asserts measured behaviour: built on predicted runs they never propose ``yes``.
-MEASURED_ITEMS: tuple[str, ...] = (
-    "reread_fits_cache", "states_covered", "throughput_equivalent", "steady_after_warmup", "repetitions",
-    "link_headroom", "warmup_share",
-)
-PREDICTION_CONDITION = "confirm with a measured benchmark (the evidence is a prediction)"
-
-
-def _as_prediction(ev: Evidence, run_ids: Iterable[str]) -> Evidence:
-    """``ev`` marked as resting on the predicted runs ``run_ids``: the summary says so, a ``yes`` becomes
-    ``unknown`` with :data:`PREDICTION_CONDITION` (a predicted ``no`` stays: the model foresees a problem)."""
-    ids = sorted(set(run_ids))
-    summary = (f"PREDICTION, not a measurement (predicted run{'s' if len(ids) > 1 else ''} {', '.join(ids)}): "
-               + ev.summary.replace("(measured)", "(predicted)"))
-    proposed, condition = ev.proposed, ev.condition
-    if ev.proposed == "yes":
-        proposed, condition = "unknown", PREDICTION_CONDITION
-        summary += "; would propose yes if measured"
-    facts = {**ev.facts, "predicted_runs": ids}
-    return Evidence(ev.item_id, proposed, summary, facts, ev.sources, condition, True)
-
-
-def _predicted(fits: Iterable[RunFit]) -> list[str]:
-    """Run ids of the fits marked ``predicted: true`` (runs from ``costmodel simulate``)."""
-    return [str(f.run_id or "?") for f in fits if f.predicted is True]
 
 
 @dataclass(frozen=True)
@@ -173,11 +132,13 @@ def _ev_reread(d: _Inputs) -> Evidence:
             reasons_no.append(f"every read starts with a cold cache ({cold:g} cold starts/month)" if cold is not None
                               else "no read finds a warm cache")
     h, h_src = _hit_ratio(d)
+    measured = False
     if h is not None:
         facts["steady_hit_ratio"] = h
         facts["steady_hit_ratio_source"] = h_src
         sources.add(h_src or "")
-        parts.append(f"steady hit ratio {_fmt_pct(h)} ({'measured' if h_src == 'compare' else 'scenario'})")
+        measured = h_src == "compare"  # the comparison measured it; else the scenario states it
+        parts.append(f"steady hit ratio {_fmt_pct(h)} ({'measured' if measured else 'scenario'})")
         if h < MIN_HIT_RATIO:
             reasons_no.append(f"hit ratio {_fmt_pct(h)} is below {_fmt_pct(MIN_HIT_RATIO)}")
     ws = _working_set_gb(d)
@@ -191,13 +152,16 @@ def _ev_reread(d: _Inputs) -> Evidence:
         if cap < ws:
             reasons_no.append("the working set does not fit the cache")
     if reasons_no:
-        return Evidence("reread_fits_cache", "no", "; ".join(parts) + ": " + "; ".join(reasons_no), facts, tuple(sorted(sources)))
+        return Evidence("reread_fits_cache", "no", "; ".join(parts) + ": " + "; ".join(reasons_no), facts,
+                        tuple(sorted(sources)), measured=measured)
     if reads_per_month is not None and h is not None:
         # reads > 1 and the hit ratio is high (else a reason above); the fit is checked when capacity is stated
         unchecked = "" if cap is not None and ws is not None else " (cache capacity not stated: fit not checked)"
-        return Evidence("reread_fits_cache", "yes", "; ".join(parts) + unchecked, facts, tuple(sorted(sources)))
+        return Evidence("reread_fits_cache", "yes", "; ".join(parts) + unchecked, facts, tuple(sorted(sources)),
+                        measured=measured)
     summary = "; ".join(parts) if parts else "no scenario or measured hit ratio given"
-    return Evidence("reread_fits_cache", "unknown", summary + " (not enough to propose an answer)", facts, tuple(sorted(sources)))
+    return Evidence("reread_fits_cache", "unknown", summary + " (not enough to propose an answer)", facts,
+                    tuple(sorted(sources)), measured=measured)
 
 
 def _cluster_spend_usd(d: _Inputs) -> float | None:
@@ -610,9 +574,9 @@ def gather_evidence(
         "warmup_share": cmp_fits if _measured_warmup_s(d) is not None else [],
     }
     for iid in MEASURED_ITEMS:
-        ids = _predicted(behind[iid])
-        if ids and ev[iid].sources and (ev[iid].proposed in ("yes", "no") or "(measured)" in ev[iid].summary):
-            ev[iid] = _as_prediction(ev[iid], ids)
+        ids = predicted_run_ids(behind[iid])
+        if ids and ev[iid].sources and (ev[iid].proposed in ("yes", "no") or ev[iid].measured):
+            ev[iid] = as_prediction(ev[iid], ids)
     out: dict[str, Evidence] = {}
     for item in ITEMS:
         if item.id in ev:

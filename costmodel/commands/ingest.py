@@ -48,12 +48,13 @@ def run(args: argparse.Namespace) -> int:
     from ..foundation.timeline import write_runs
     from ..ingest import load_many
     from ..ingest.stream import ingest_to_parquet, needs_streaming
+    from ..jobs.discover import with_ranks
     from ..jobs.storage import LocalCopies
     from ._common import emit_json, ingest_options, progress, summary_lines
 
     if args.output:
         refuse_existing(args.output, "-o", args.force)
-    opts = ingest_options(args, args.role or "")
+    opts = with_ranks(ingest_options(args, args.role or ""))  # each run's rank and job (ingest imports no jobs)
     with LocalCopies() as copies:  # s3:// gs:// az:// inputs read like fit reads them
         files = copies.localize(args.files)
         if args.output and needs_streaming(files):

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 os.environ["COSTMODEL_ENGINE"] = before
     if args.json:
-        emit_json(result.to_dict())
+        emit_json(result.to_json_dict())
     else:
         print(f"verdict: {result.verdict}")
         for name, path in result.files.items():

@@ -5,7 +5,7 @@ import argparse
 
 HELP = "print the JSON Schema of a verb's --json output, decision.json or an input file; --write DIR writes all"
 DESCRIPTION = """\
-The schemas are generated from the models in costmodel.contracts (docs/contracts.md).
+The schemas are generated from the models (costmodel.contracts and the input files' models; docs/contracts.md).
 Outputs: fit, compare, cost, decide, simulate, report, decision (decision.json).
 Inputs: scenario, workload, answers, report-parameters.
 Examples: costmodel schema decision > decision.schema.json
@@ -23,9 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..contracts.errors import did_you_mean
-    from ..contracts.schema import SCHEMAS, dumps, generate, write_all
+    from ..contracts.schema import dumps
     from ..foundation.errors import CostmodelError
     from ._common import emit_json
+    from .published_schemas import SCHEMAS, generate, write_all
 
     if args.list:
         if args.json:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from .results import Num, Obj, Result
+from .base import Num, Obj, Result
 
 
 class PlacementOffer(Result):

@@ -9,78 +9,23 @@ costmodel added are kept (``extra="allow"``). The published JSON Schema (``docs/
 stricter: it lists the contract keys (docs/contracts.md) as required and no other key may appear
 (``additionalProperties: false``), so a key added to a verb without its model fails the schema test.
 
+The base classes are in :mod:`.base`, the simulate result in :mod:`.simulate_result`, the report's summary in
+:mod:`.report_summary` (all named here too).
+
 Units are in the key names (``_s``, ``_usd``, ``_bytes_per_s``, ``_fraction``); ``null`` means not known.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    SerializerFunctionWrapHandler,
-    Strict,
-    ValidatorFunctionWrapHandler,
-    model_serializer,
-    model_validator,
-)
+from pydantic import Field
 
-#: a figure: a JSON number or null. Strict: text ("0.5") and true/false are not figures (a bool is no
-#: measurement), so a result written by another tool with a quoted number is refused naming the key.
-Num = Annotated[float, Strict()] | None
-Obj = dict[str, Any]
-
-
-def _strict_schema(schema: dict[str, Any], cls: type[BaseModel]) -> None:
-    """The published schema: no undeclared key, the contract keys required."""
-    schema["additionalProperties"] = False
-    contract = getattr(cls, "CONTRACT_KEYS", ())
-    if contract:
-        schema["required"] = sorted(set(schema.get("required", [])) | set(contract))
-
-
-class Result(BaseModel):
-    """Base of every result model: reads leniently (extra keys kept), publishes strictly."""
-
-    model_config = ConfigDict(extra="allow", json_schema_extra=_strict_schema, populate_by_name=True)
-    #: keys the published schema requires (the contract in docs/contracts.md)
-    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ()
-
-    def to_json_dict(self) -> dict[str, Any]:
-        """The JSON object (every key as read or computed, extras included)."""
-        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
-
-    def given(self, name: str) -> Any:
-        """The field ``name`` as given (read or computed), None when it was absent: a default is not data."""
-        return getattr(self, name) if name in self.model_fields_set else None
-
-
-class OpenSection(Result):
-    """A typed view of an object that is open today (``dict`` in the schema): the modelled keys get their
-    types, any other key is kept and published as allowed (``additionalProperties`` stays open). Written
-    back in the order its keys were read, so typing a key does not move it in the JSON."""
-
-    model_config = ConfigDict(extra="allow", json_schema_extra=None, populate_by_name=True)
-    _key_order: tuple[str, ...] = PrivateAttr(default=())
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _remember_key_order(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        model = handler(data)
-        if isinstance(data, Mapping) and isinstance(model, OpenSection):
-            model._key_order = tuple(data)
-        return model
-
-    @model_serializer(mode="wrap")
-    def _in_key_order(self, handler: SerializerFunctionWrapHandler) -> Any:
-        out = handler(self)
-        if not self._key_order or not isinstance(out, dict):
-            return out
-        rank = {k: i for i, k in enumerate(self._key_order)}
-        return dict(sorted(out.items(), key=lambda kv: rank.get(kv[0], len(rank))))
+from .base import Num as Num
+from .base import Obj as Obj
+from .base import OpenSection as OpenSection
+from .base import Result as Result
+from .report_summary import ReportSummary as ReportSummary
+from .simulate_result import SimulateResult as SimulateResult
 
 
 # ------------------------------------------------------------------------------------------------ fit
@@ -518,67 +463,7 @@ class DecideResult(Result):
     superseded_adr_path: str | None = None
 
 
-# ------------------------------------------------------------------------------------------- simulate
-class SimulateResult(Result):
-    """``costmodel simulate --json``: the predicted run of the what-if link/cache model."""
-
-    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
-        "run_id", "predicted", "steady_samples_per_s", "steady_hit_ratio", "warmup_end_step", "warmup_lost_s",
-        "cold_samples_per_s", "cross_region_bytes_by_epoch", "cross_region_bytes_per_run", "seed",
-    )
-    run_id: str
-    predicted: bool = True
-    seed: int = Field(0, ge=0)
-    warmup_end_step: int | None = None
-    warmup_by_epoch: bool = False
-    warmup_end_t_s: Num = None
-    hit_ratio_settled_step: int | None = None
-    steady_from_step: int | None = None
-    steady_window: str = ""
-    hit_ratio_settled: bool = False
-    steady_samples_per_s: Num = None
-    steady_hit_ratio: Num = Field(None, ge=0, le=1)
-    steady_gpu_util: Num = None
-    steady_read_latency_s: Num = None
-    cold_samples_per_s: Num = None
-    steps_simulated: int = 0
-    steps_per_run: int | None = None
-    extrapolated: bool = False
-    cross_region_bytes_simulated: Num = None
-    cross_region_bytes_per_run: Num = None
-    cross_region_bytes_per_epoch: Num = None
-    cross_region_bytes_by_epoch: list[float] = Field(default_factory=list)
-    cross_region_bytes_steady_per_step: Num = None
-    run_time_s_simulated: Num = None
-    colocated_samples_per_s: Num = None
-    warmup_lost_s: Num = None
-    steady_slowdown_fraction: Num = None
-    warmup_method: str = ""
-    warmup_end_step_rule: int | None = None
-    prefetch_in_time_fraction: Num = None
-    prefetched_blocks: int | None = None
-    prefetched_blocks_used: int | None = None
-    block_accesses_simulated: int | None = None
-    source: str = ""
-    workload: Obj = Field(default_factory=dict)
-    per_run: list[Obj] = Field(default_factory=list)
-    assumptions: list[str] = Field(default_factory=list)
-    not_modelled: list[str] = Field(default_factory=list)
-    runs: list[Obj] = Field(default_factory=list)
-    output: str | None = None
-
-
 # --------------------------------------------------------------------------------------------- report
-class ReportSummary(Result):
-    """``costmodel report --json``: where the report went and its verdict."""
-
-    CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ("out_dir", "files", "verdict", "title")
-    out_dir: str
-    files: dict[str, str] = Field(default_factory=dict)
-    verdict: str | None = None
-    title: str = ""
-
-
 class InputFileRecord(Result):
     """One input file of a report with its SHA-256."""
 

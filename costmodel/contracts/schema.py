@@ -1,8 +1,11 @@
-"""The published JSON Schema of costmodel's files, generated from the models (``docs/schema/NAME.json``).
+"""How a JSON Schema is published from a model (``docs/schema/NAME.json``), and the schemas of the contracts' own models.
 
 Outputs (what the verbs print with ``--json``, and ``decision.json``): strict, every contract key
-required and no undeclared key (see :mod:`.results`). Inputs: the files users write. Regenerate with
-``costmodel schema --write docs/schema --force`` (or ``python -m costmodel.contracts``); a test fails when the
+required and no undeclared key (see :mod:`.results`). Inputs: the files users write. The models of the input files
+that live beside their rooms (the scenario in ``cost``, the answers in ``checklist``, the report's parameters in
+``report``, the placement file in ``place``) are collected at the top, by the ``schema`` verb
+(:data:`costmodel.commands.published_schemas.SCHEMAS`): this module imports nothing above the contracts. Regenerate with
+``costmodel schema --write docs/schema --force``; a test fails when the
 checked-in files differ from what the models generate.
 """
 from __future__ import annotations
@@ -18,7 +21,8 @@ from . import results as R
 SCHEMA_URL = "https://costmodel.invalid/schema/{name}.json"
 
 
-def _model(model: Any, title: str) -> Callable[[], dict[str, Any]]:
+def model_schema(model: Any, title: str) -> Callable[[], dict[str, Any]]:
+    """A builder of ``model``'s JSON Schema (validation mode, by alias) titled ``title``."""
     def build() -> dict[str, Any]:
         s = model.model_json_schema(mode="validation", by_alias=True)
         s["title"] = title
@@ -26,7 +30,8 @@ def _model(model: Any, title: str) -> Callable[[], dict[str, Any]]:
     return build
 
 
-def _fit_list() -> dict[str, Any]:
+def fit_list() -> dict[str, Any]:
+    """``costmodel fit --json``: a list of fit results."""
     item = R.FitResult.model_json_schema(mode="validation", by_alias=True)
     defs = item.pop("$defs", {})
     out: dict[str, Any] = {"title": "costmodel fit --json", "type": "array", "items": item}
@@ -35,13 +40,8 @@ def _fit_list() -> dict[str, Any]:
     return out
 
 
-def _scenario() -> dict[str, Any]:
-    from ..cost.scenario_model import scenario_model
-
-    return _model(scenario_model(), "cost scenario (YAML)")()
-
-
-def _workload() -> dict[str, Any]:
+def workload() -> dict[str, Any]:
+    """The workload section of a scenario or what-if file."""
     from .inputs import workload_schema
 
     s = workload_schema()
@@ -49,51 +49,33 @@ def _workload() -> dict[str, Any]:
     return s
 
 
-def _report_params() -> dict[str, Any]:
-    from ..report.params import report_parameters_model  # the report's own table: schema.py sits on floor 3
-
-    return _model(report_parameters_model(), "report notebook parameters")()
-
-
-def _place() -> dict[str, Any]:
+def place() -> dict[str, Any]:
+    """``costmodel place --json``."""
     from .placement import PlaceResult
 
-    return _model(PlaceResult, "costmodel place --json")()
+    return model_schema(PlaceResult, "costmodel place --json")()
 
 
-def _placement() -> dict[str, Any]:
-    from ..place.model import PlacementIn  # the placement file's model lives beside its room (floor 2)
+#: name -> (kind: "output" or "input", builder)
+Schemas = dict[str, tuple[str, Callable[[], dict[str, Any]]]]
 
-    return _model(PlacementIn, "placement file (YAML, costmodel place)")()
-
-
-def _answers() -> dict[str, Any]:
-    from ..checklist.answers_model import AnswersFileModel
-
-    return _model(AnswersFileModel, "checklist answers (YAML)")()
-
-
-#: name -> (kind, builder). Outputs first.
-SCHEMAS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
-    "fit": ("output", _fit_list),
-    "compare": ("output", _model(R.CompareResult, "costmodel compare --json")),
-    "cost": ("output", _model(R.CostResult, "costmodel cost --json")),
-    "decide": ("output", _model(R.DecideResult, "costmodel decide --json")),
-    "simulate": ("output", _model(R.SimulateResult, "costmodel simulate --json")),
-    "report": ("output", _model(R.ReportSummary, "costmodel report --json")),
-    "decision": ("output", _model(R.DecisionRecord, "decision.json (written beside a report)")),
-    "place": ("output", _place),
-    "scenario": ("input", _scenario),
-    "workload": ("input", _workload),
-    "answers": ("input", _answers),
-    "report-parameters": ("input", _report_params),
-    "placement": ("input", _placement),
+#: the contracts' own schemas; the schema verb adds the input files of the rooms above (``commands.schema.SCHEMAS``)
+CONTRACT_SCHEMAS: Schemas = {
+    "fit": ("output", fit_list),
+    "compare": ("output", model_schema(R.CompareResult, "costmodel compare --json")),
+    "cost": ("output", model_schema(R.CostResult, "costmodel cost --json")),
+    "decide": ("output", model_schema(R.DecideResult, "costmodel decide --json")),
+    "simulate": ("output", model_schema(R.SimulateResult, "costmodel simulate --json")),
+    "report": ("output", model_schema(R.ReportSummary, "costmodel report --json")),
+    "decision": ("output", model_schema(R.DecisionRecord, "decision.json (written beside a report)")),
+    "place": ("output", place),
+    "workload": ("input", workload),
 }
 
 
-def generate(name: str) -> dict[str, Any]:
-    """The JSON Schema ``name`` (a key of :data:`SCHEMAS`); KeyError otherwise."""
-    _kind, build = SCHEMAS[name]
+def generate(name: str, schemas: Schemas = CONTRACT_SCHEMAS) -> dict[str, Any]:
+    """The JSON Schema ``name`` (a key of ``schemas``) with its ``$schema`` and ``$id``; KeyError otherwise."""
+    _kind, build = schemas[name]
     s = build()
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_URL.format(name=name), **s}
 
@@ -103,15 +85,15 @@ def dumps(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def write_all(folder: str | os.PathLike[str]) -> list[Path]:
-    """Write every schema to ``folder/NAME.json``; returns the paths."""
+def write_all(folder: str | os.PathLike[str], schemas: Schemas = CONTRACT_SCHEMAS) -> list[Path]:
+    """Write every schema of ``schemas`` to ``folder/NAME.json``; returns the paths."""
     from ..foundation.util import write_text_atomic
 
     out = []
     d = Path(folder)
     d.mkdir(parents=True, exist_ok=True)
-    for name in SCHEMAS:
+    for name in schemas:
         p = d / f"{name}.json"
-        write_text_atomic(p, dumps(generate(name)))
+        write_text_atomic(p, dumps(generate(name, schemas)))
         out.append(p)
     return out

@@ -152,17 +152,12 @@ def _refuse_duplicate_keys(loader: Any, node: Any) -> None:
 
 
 if yaml.__with_libyaml__:
-    from yaml._yaml import CParser as _CParser
 
-    class _LibyamlBoundedLoader(_CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+    class _LibyamlBoundedLoader(yaml.CSafeLoader):
         """The default loader's documents parsed by libyaml (C, about 10x faster than PyYAML's Python scanner),
-        built by the same constructor and resolver, with the same bounds: used only where it gives the same
-        answer (see :func:`_load_libyaml`)."""
-
-        def __init__(self, stream: Any) -> None:
-            _CParser.__init__(self, stream)
-            yaml.constructor.SafeConstructor.__init__(self)
-            yaml.resolver.Resolver.__init__(self)
+        built by the same constructor and resolver (``yaml.CSafeLoader``: libyaml's parser, ``SafeConstructor``,
+        ``Resolver``, PyYAML's public API), with the same bounds: used only where it gives the same answer (see
+        :func:`_load_libyaml`)."""
 
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             _refuse_duplicate_keys(self, node)
@@ -183,7 +178,7 @@ def _load_libyaml(text: str | bytes) -> tuple[bool, Any]:
     libyaml's event stream (iterative) before libyaml composes it (recursively)."""
     depth = 0
     try:
-        for ev in yaml.parse(text, Loader=_LibyamlBoundedLoader):  # type: ignore[arg-type]
+        for ev in yaml.parse(text, Loader=_LibyamlBoundedLoader):
             if isinstance(ev, _COLLECTION_START):
                 depth += 1
                 if depth >= MAX_DEPTH - 1:

@@ -3,14 +3,15 @@
 ``load(path)`` reads one file (every reader validates through :func:`costmodel.ingest.validate.build_run`).
 ``load_many(paths)`` also reads folders recursively (:func:`expand_dir`), skips macOS metadata files,
 merges GPU telemetry onto the training runs by time weighting (:func:`costmodel.ingest.gpumerge.merge_gpu`),
-makes run ids unique and collects rejections and warnings. Any failure is an
+makes run ids unique, runs ``options.annotate`` (each run's rank and job, when ``costmodel.jobs.with_ranks`` gave it)
+and collects rejections and warnings. Any failure is an
 :class:`~costmodel.foundation.errors.IngestError` naming the file (and line or field): readers meeting content
 they do not expect still fail that way.
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,9 @@ class IngestOptions:
     #: what a row is when rows are every N steps: ``sampled`` (that step's own figures) or ``averaged`` (means
     #: over the steps since the last row); None: from the format or the clock (:mod:`costmodel.ingest.cadence`)
     rows: str | None = None
+    #: a step run on the runs of :func:`load_many` once GPU telemetry is merged and run ids are unique, returning
+    #: notes for the warnings; ``costmodel.jobs.with_ranks`` sets it to each run's rank and job (ingest imports no jobs)
+    annotate: Callable[[list[Run]], list[str]] | None = None
 
 
 @dataclass
@@ -374,11 +378,8 @@ def load_many(paths: Sequence[str | Path], options: IngestOptions | None = None)
     runs, merge_notes = merge_gpu(runs)
     notes += merge_notes
     unique_run_ids(runs)
-    # --- issue 16 (multi-node jobs): rank and job_id of each run (costmodel/jobs/discover.py) ---
-    from ..jobs.discover import assign_ranks
-
-    notes += assign_ranks(runs)
-    # --- end issue 16 ---
+    if opts.annotate is not None:  # ranks and jobs (costmodel.jobs.with_ranks), given by the caller
+        notes += opts.annotate(runs)
     rejected = [x for r in runs for x in r.rejected]
     warnings = notes + [w for r in runs for w in r.warnings]
     warnings += [str(x) for x in rejected[:10]]

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .discover import JobSpec as JobSpec
     from .discover import group_runs as group_runs
+    from .discover import load_many as load_many
     from .discover import parse_job_spec as parse_job_spec
     from .discover import rank_from_name as rank_from_name
+    from .discover import with_ranks as with_ranks
     from .load import Side as Side
     from .load import finish_job as finish_job
     from .load import load_side as load_side
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 #: the face's names and their modules, imported on first use: ``costmodel.jobs.storage`` (what the report's
 #: parameters ask for ``is_url``) must not pull pandas and pyarrow into a process that only checks a path
 _FACE = {"JobSpec": "discover", "group_runs": "discover", "parse_job_spec": "discover", "rank_from_name": "discover",
-         "Side": "load", "finish_job": "load", "load_side": "load"}
+         "Side": "load", "finish_job": "load", "load_side": "load", "load_many": "discover", "with_ranks": "discover"}
 
 
 def __getattr__(name: str) -> Any:

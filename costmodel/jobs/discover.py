@@ -20,7 +20,7 @@ import fnmatch
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..foundation.errors import IngestError
@@ -199,3 +199,21 @@ def assign_ranks(runs: Sequence[Any]) -> list[str]:
             rk = rank_of_run(r)
             r.rank = -1 if rk is None else rk
         return [f"runs not grouped into jobs: {exc}"]
+
+
+def with_ranks(options: Any = None) -> Any:
+    """``options`` (an :class:`~costmodel.ingest.IngestOptions`, default ones when None) with ``annotate`` set to
+    :func:`~costmodel.jobs.discover.assign_ranks`: ``ingest.load_many`` (and the streamed ingest) then give each run
+    its rank and job, as ``costmodel ingest`` shows them. Rank assignment is called from here: ingest imports no jobs."""
+    import dataclasses
+
+    from ..ingest import IngestOptions
+
+    return dataclasses.replace(options or IngestOptions(), annotate=assign_ranks)
+
+
+def load_many(paths: Sequence[str | Path], options: Any = None) -> Any:
+    """:func:`costmodel.ingest.load_many` with each run's rank and job (:func:`with_ranks`); an IngestResult."""
+    from ..ingest import load_many as ingest_many
+
+    return ingest_many(paths, with_ranks(options))

@@ -66,7 +66,7 @@ def html_exporter():  # -> nbconvert.HTMLExporter
     global _exporter  # noqa: PLW0603  module-level cache
     with _exporter_lock:
         if _exporter is None:
-            from ..foundation.lean import lean_imports
+            from ..foundation.adapters.jsonschema_adapter import lean_imports
 
             with lean_imports():
                 HTMLExporter = require("nbconvert", "report", "the report's HTML export").HTMLExporter

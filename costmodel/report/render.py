@@ -12,13 +12,13 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from ..contracts.report_summary import ReportSummary
 from ..foundation.errors import ReportError
 from ..foundation.resources import notebook_path
-from ..foundation.util import dataclass_dict, require
+from .adapters import papermill_adapter
 from .html_export import export_html, html_exporter
 from .kernels import _kernel_connection_file, _process_children, stop_kernels
 from .output_folder import OUTPUT_FILES, OutputClaim, _swap_into_place, _usual_permissions, check_output_dir
@@ -28,57 +28,6 @@ from .reproducible import reproducible
 
 #: The report notebook shipped inside the package.
 REPORT_NOTEBOOK = notebook_path("report")
-
-
-def _stage_engine(progress: Callable[[str], None] | None):  # -> papermill engine class
-    from papermill.engines import NBClientEngine
-
-    class StageEngine(NBClientEngine):
-        """papermill's nbclient engine, printing one progress line per notebook stage."""
-
-        @classmethod
-        def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):
-            orig = nb_man.cell_start
-
-            def cell_start(cell, cell_index=None, **kw):
-                stage = (cell.get("metadata", {}).get("costmodel") or {}).get("stage")
-                if stage and progress is not None:
-                    progress(f"report: {stage}")
-                return orig(cell, cell_index, **kw)
-
-            nb_man.cell_start = cell_start
-            return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
-
-    return StageEngine
-
-
-#: SDKs papermill imports at start-up when they are installed, for notebooks on object stores or GitHub (boto3,
-#: azure, gcsfs, pyarrow's HDFS, PyGithub: about 1 s of the report's own process); the report's notebook is a
-#: local file, so they are kept out while papermill is imported (and remain importable afterwards)
-_PAPERMILL_OPTIONAL = ("boto3", "azure.storage.blob", "azure.identity", "azure.datalake.store", "gcsfs", "pyarrow",
-                       "github")
-
-
-@contextlib.contextmanager
-def _lean_papermill() -> Any:
-    from ..foundation.lean import lean_imports
-
-    blocked = [n for n in _PAPERMILL_OPTIONAL if n not in sys.modules and "papermill" not in sys.modules]
-    for n in blocked:
-        sys.modules[n] = None  # type: ignore[assignment]  # "import n" raises ImportError: papermill skips it
-    try:
-        with lean_imports():
-            yield
-    finally:
-        for n in blocked:
-            if n in sys.modules and sys.modules[n] is None:
-                del sys.modules[n]
-
-
-def _import_papermill() -> None:
-    with _lean_papermill():
-        require("papermill", "report", "running the report notebook")
-        import papermill.engines  # noqa: F401
 
 
 #: ipykernel's arguments for the report's kernel: no transport warning on the user's terminal
@@ -91,7 +40,7 @@ def start_kernel(cwd: str | os.PathLike[str]) -> Any:
     start it once its own imports and the notebook's parameters are done. :func:`execute_notebook` adopts it
     (``km=``) and shuts it down at the end like a kernel of its own; :func:`stop_kernel` stops it on any
     other way out."""
-    from ..foundation.lean import lean_imports
+    from ..foundation.adapters.jsonschema_adapter import lean_imports
 
     with lean_imports():
         from jupyter_client.manager import AsyncKernelManager
@@ -113,17 +62,6 @@ def stop_kernel(km: Any) -> None:
             run_sync(km.shutdown_kernel)(now=True)
 
 
-def _adopting(km: Any) -> type:
-    """A kernel manager class whose construction returns ``km``: nbclient then treats the running kernel as
-    its own (no second start; shut down immediately and its channels closed at the end, as usual)."""
-
-    class Adopted(type(km)):  # type: ignore[misc]
-        def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-            return km
-
-    return Adopted
-
-
 def execute_notebook(
     notebook: str | os.PathLike[str],
     output_path: str | os.PathLike[str],
@@ -135,28 +73,11 @@ def execute_notebook(
     """Run ``notebook`` with papermill (kernel ``python3``, i.e. this Python) and save it to
     ``output_path``; ``km``: a kernel already started by :func:`start_kernel` (in ``cwd``) to run it in.
     A failing cell becomes a :class:`ReportError` with the cell's error."""
-    with _lean_papermill():
-        pm = require("papermill", "report", "running the report notebook")
-        from papermill.engines import papermill_engines
-        from papermill.exceptions import PapermillExecutionError
-
-    name = f"costmodel-stages-{id(progress)}"
-    papermill_engines.register(name, _stage_engine(progress))
+    failed = papermill_adapter.execution_error()
     try:
-        return pm.execute_notebook(
-            str(notebook),
-            str(output_path),
-            parameters=dict(parameters),
-            engine_name=name,
-            kernel_name="python3",
-            progress_bar=False,
-            request_save_on_cell_execute=False,
-            cwd=str(cwd) if cwd else None,
-            extra_arguments=list(KERNEL_ARGUMENTS),
-            shutdown_kernel="immediate",  # the notebook is done: no graceful shutdown handshake to wait for
-            **({"kernel_manager_class": _adopting(km)} if km is not None else {}),
-        )
-    except PapermillExecutionError as exc:
+        return papermill_adapter.execute(str(notebook), str(output_path), parameters, cwd=str(cwd) if cwd else None,
+                                         kernel_arguments=KERNEL_ARGUMENTS, km=km, on_stage=_stage_line(progress))
+    except failed as exc:
         msg = str(exc.evalue).replace("\n", " ").strip()
         if exc.ename == "OutputError":  # the kernel could not write decision.json or the ADR: the file and the cause
             from ..foundation.errors import OutputError
@@ -167,8 +88,13 @@ def execute_notebook(
         if type(exc).__name__ == "DeadKernelError":  # nbclient's: the kernel process died (killed, out of memory)
             raise ReportError(dead_kernel_message(exc)) from None
         raise
-    finally:
-        papermill_engines._engines.pop(name, None)
+
+
+def _stage_line(progress: Callable[[str], None] | None) -> Callable[[str], None] | None:
+    """One progress line per notebook stage (``report: <stage>``)."""
+    if progress is None:
+        return None
+    return lambda stage: progress(f"report: {stage}")
 
 
 def dead_kernel_message(exc: BaseException) -> str:
@@ -213,17 +139,8 @@ def quiet_shutdown() -> None:
     sys.unraisablehook = hook
 
 
-@dataclass
-class ReportResult:
-    """What ``costmodel report`` wrote."""
-
-    out_dir: str
-    files: dict[str, str]
-    verdict: str | None
-    title: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
+#: What ``costmodel report`` wrote: the contract's model itself (its JSON is ``to_json_dict()``; no hand-written twin)
+ReportResult = ReportSummary
 
 
 class _Worker(threading.Thread):
@@ -310,9 +227,8 @@ def render_report(
             check_output_dir(out_dir, force, inputs)  # again, under the claim: what another run did meanwhile counts
             say("report: inputs checked")
             before = _process_children()
-            if os.environ.get("COSTMODEL_REPORT_EARLY_KERNEL", "1") != "0":  # 0: papermill starts it (benchmarks)
-                km = start_kernel(PACKAGE_ROOT)  # the kernel starts up while papermill and nbconvert are imported here
-            _import_papermill()  # first, in this thread: concurrent imports of shared modules can deadlock
+            km = start_kernel(PACKAGE_ROOT)  # the kernel starts up while papermill and nbconvert are imported here
+            papermill_adapter.import_papermill()  # first, in this thread: concurrent imports of shared modules can deadlock
             warm = threading.Thread(target=html_exporter, daemon=True)  # import nbconvert while the kernel runs
             warm.start()
             with writing(dest, action="create the output folder"):

@@ -116,3 +116,24 @@ def test_empty_answers_take_the_proposal_and_a_lone_note_is_an_error(tmp_path):
     p.write_text("answers:\n  repetitions: {answer: null, note: 'three runs each'}\n")
     with pytest.raises(ChecklistError, match=r"a.yaml: item 'repetitions': a note without an answer"):
         cl.read_answers_file(p)
+
+
+def test_measured_is_a_field_not_a_word_in_the_summary():
+    # the hit ratio the comparison measured marks the evidence measured; the scenario's does not
+    measured = copy.deepcopy(predicted_compare())
+    for role in ("colocated", "remote"):
+        for f in measured[role]:
+            f["predicted"] = False
+    e = cl.gather_evidence(compare=measured, cost=reference_cost())["reread_fits_cache"]
+    assert e.measured is True and "(measured)" in e.summary
+    assert "measured" not in e.to_dict()  # not published: the evidence's JSON keys are a contract
+    e_scen = cl.gather_evidence(cost=reference_cost())["reread_fits_cache"]
+    assert e_scen.measured is False and "(scenario)" in e_scen.summary
+    # the prediction rule reads the field: an unknown proposal whose summary merely says "(measured)" is left alone
+    from costmodel.checklist.evidence_record import as_prediction
+
+    worded = cl.Evidence("reread_fits_cache", "unknown", "hit ratio 95 % (measured) by hand", sources=("cost",))
+    assert as_prediction(worded, ["sim"]).summary.endswith("hit ratio 95 % (measured) by hand")
+    flagged = cl.Evidence("reread_fits_cache", "unknown", "hit ratio 95 % (measured)", sources=("compare",), measured=True)
+    out = as_prediction(flagged, ["sim"])
+    assert out.summary.endswith("hit ratio 95 % (predicted)") and out.predicted and not out.measured

@@ -9,7 +9,8 @@ import jsonschema
 import pytest
 import yaml
 
-from costmodel.contracts.schema import SCHEMAS, dumps, generate
+from costmodel.commands.published_schemas import SCHEMAS, generate
+from costmodel.contracts.schema import dumps
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA_DIR = REPO / "docs" / "schema"

@@ -14,6 +14,7 @@ from costmodel.bench.pagecache import Eviction, Residency
 from costmodel.checklist.answers import Answer
 from costmodel.checklist.evidence import Evidence
 from costmodel.checklist.items import ITEMS
+from costmodel.contracts.results import ReportSummary
 from costmodel.cost.evaluate import evaluate
 from costmodel.cost.montecarlo import monte_carlo
 from costmodel.cost.scenario import load_scenario
@@ -140,8 +141,17 @@ def test_price_row_fields_then_bytes_per_unit():
     assert list(row.to_dict_aged(dt.date(2026, 12, 1)))[-2:] == ["age_days", "ref"]
 
 
+def test_the_report_result_is_the_contract_model_and_its_json_is_generated():
+    # issue 41: no hand-written twin; what render_report returns is the model `report --json` is published from
+    assert ReportResult is ReportSummary
+    r = ReportResult(out_dir="/r", files={"decision.json": "/r/decision.json"}, verdict=None, title="t")
+    assert json.dumps(r.to_json_dict()) == ('{"out_dir": "/r", "files": {"decision.json": "/r/decision.json"}, '
+                                            '"verdict": null, "title": "t"}')
+    assert not hasattr(r, "to_dict")
+
+
 @pytest.mark.parametrize("cls", [RatioCI, LongRunSE, LongRunVar, SynthTruth, RealisticTruth, Rejection, InputFile,
-                                 ReportResult, FitResult, CompareResult])
+                                 FitResult, CompareResult])
 def test_results_whose_json_is_their_fields(cls):
     """These results give their JSON from their fields (keys in declaration order, nothing added)."""
     names = [f.name for f in fields(cls)]

@@ -167,7 +167,7 @@ def test_an_exchange_rate_trades_cost_for_time(cli, example, result):
 
 def test_the_output_validates_against_its_published_schema(result):
     jsonschema = pytest.importorskip("jsonschema")
-    from costmodel.contracts.schema import generate
+    from costmodel.commands.published_schemas import generate
 
     v = jsonschema.Draft202012Validator(generate("place"))
     assert [e.message for e in v.iter_errors(result)] == []
