@@ -62,7 +62,7 @@ def test_measured_cross_region_bytes_fit_what_can_cross_and_agree_with_the_datas
     c = compare([col], [rem], margin=0.02)
     assert 0.94 <= c.remote_steady_hit_ratio <= 0.96
     assert c.remote_steady_read_bytes_per_s == pytest.approx(116.0 * 16384, rel=0.01)
-    scenario = apply_measurements(load_scenario(EXAMPLES / "scenario.yaml", today=TODAY), c)
+    scenario = apply_measurements(load_scenario(EXAMPLES / "scenario.yaml", today=TODAY), c.to_dict())
     xb = evaluate(scenario).cross_region_bytes
     est = xb["estimates_gb_per_month"]
     # one cold fill of the 792.99 GB working set + 1.9 MB/s x ~5 % misses over ~348 training hours
