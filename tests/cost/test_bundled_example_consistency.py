@@ -70,3 +70,21 @@ def test_measured_cross_region_bytes_fit_what_can_cross_and_agree_with_the_datas
     assert 850 < est["measured"] < 960
     assert est["measured"] <= xb["physical_bound_gb_per_month"] * 1.25  # within the byte tolerance: not refused
     assert xb["refused"] == [] and xb["agree"] is True and xb["basis"] == "measured"
+
+
+def test_the_deciding_assumption_says_where_it_flips():
+    """The bundled example with its measurements: the assumed 4 bytes per token decides (the flip lies within a
+    factor 2 of it) and the record gives the flip as a number, the same one its sentence prints."""
+    from costmodel.cost.summary import analyze
+    from costmodel.ingest import IngestOptions, load
+    from costmodel.warmup import compare
+
+    rem = load(EXAMPLES / "remote_steps.csv", IngestOptions(role="remote"))[0]
+    col = load(EXAMPLES / "colocated_steps.csv", IngestOptions(role="colocated"))[0]
+    c = compare([col], [rem], margin=0.02)
+    out = analyze(apply_measurements(load_scenario(EXAMPLES / "scenario.yaml", today=TODAY), c.to_dict()))
+    d = out["recommendation"]["deciding_assumption"]
+    assert d["input"] == "dataset.bytes_per_token" and d["current"] == 4
+    # replicate's 82.90 USD margin closes when the dataset is 1,421.66 GB: 1,421.66e9 / 198,246,400,000 tokens
+    assert d["flips_at"] == pytest.approx(out["break_even"]["dataset.size_gb"]["value"] * 1e9 / 198246400000)
+    assert 7.1 < d["flips_at"] < 7.25 and f"flips at {d['flips_at']:.3g} bytes per token" in d["why"]
