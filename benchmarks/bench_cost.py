@@ -8,7 +8,8 @@ price, path and inter-zone prices, object count, retention varied at once) are p
 
 - vectorised: ``costmodel.cost.model.totals`` on numpy arrays (what sweeps and Monte Carlo use);
 - loop A: the same ``totals`` called once per scenario with plain floats;
-- loop B: ``totals_scalar``, the same formulas written in plain Python (the fastest honest loop).
+- loop B: ``totals_scalar``, the same ``totals`` returning a tuple of floats (issue 36: the scalar path and the
+  Monte Carlo evaluate one function; until then loop B was a second copy of the formulas in plain Python).
 
 Also times ``sweep_2d`` over a 1000 x 1000 grid and a 1,000,000-draw Monte Carlo on the bundled example.
 Usage: ``.venv/bin/python benchmarks/bench_cost.py [--n 2000000] [--loop-n 20000]``

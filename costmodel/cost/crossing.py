@@ -22,12 +22,15 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from .inputs import BytesBasis
+
 #: estimates within 25 % of the largest agree
 BYTES_TOLERANCE = 0.25
-#: model code of each basis (costmodel.cost.model reads ``_bytes_basis``)
-BASIS_CODE = {"dataset": 0.0, "measured_read": 1.0, "measured_origin": 2.0, "billed": 3.0, "lru": 4.0}
-#: code -> the basis's name in the record
-BASIS_NAME = {0.0: "dataset", 1.0: "measured", 2.0: "measured", 3.0: "billed", 4.0: "lru"}
+#: the model's basis (costmodel.cost.inputs.BytesBasis) of each name resolve chooses
+BASIS_CODE = {"dataset": BytesBasis.DATASET, "measured_read": BytesBasis.MEASURED_READ,
+              "measured_origin": BytesBasis.MEASURED_ORIGIN, "billed": BytesBasis.BILLED, "lru": BytesBasis.LRU}
+#: basis -> its name in the record
+BASIS_NAME = {b: b.record_name for b in BytesBasis}
 
 
 def steady_crossing_bytes_per_s(read_bytes_per_s: float | None, hit_ratio: float | None,

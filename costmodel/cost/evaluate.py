@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..foundation.util import dataclass_dict
-from .model import INTERNAL_DEFAULTS, OPTIONS, TERMS, derived, terms, totals, unfollow
+from .inputs import INTERNAL_DEFAULTS, BytesBasis, ModelInputs, unfollow
+from .model import OPTIONS, TERMS, derived, terms, totals
 from .scenario import Scenario
 from .spec import MODEL_KEYS, SOURCE_KEYS
 
@@ -163,7 +164,9 @@ def cross_region_bytes(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str
     """The ``cross_region_bytes`` record (costmodel.cost.crossing.reconcile) at the point values: every estimate
     of the GB that cross a month (dataset model, measured, billed, the LRU miss model when the cache cannot hold
     the working set), what can physically cross, the estimates refused for exceeding it, the one priced and why."""
-    from .crossing import BASIS_NAME, BYTES_TOLERANCE, measured_gb_per_month, reconcile, steady_crossing_bytes_per_s
+    from .crossing import BYTES_TOLERANCE, measured_gb_per_month, reconcile, steady_crossing_bytes_per_s
+
+    inputs = ModelInputs.of(p)
 
     rate, how = steady_crossing_bytes_per_s(scenario.get("cache.read_bytes_per_s"), p["cache.steady_hit_ratio"],
                                             scenario.get("cache.origin_fetch_bytes_per_s"))
@@ -175,33 +178,29 @@ def cross_region_bytes(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str
     }
     cap = scenario.get("cache.capacity_gb")
     if cap is not None and cap < dv["working_set_gb"]:
-        q = dict(p)
-        q["_bytes_basis"] = 4.0
-        est["lru"] = float(np.asarray(derived(q)["cross_region_gb_per_month"]))
+        est["lru"] = float(np.asarray(derived(inputs.with_(bytes_basis=BytesBasis.LRU))["cross_region_gb_per_month"]))
     bound = float(dv["physical_bound_gb_per_month"])
     bound_how = bound_words(scenario, dv)
     requested = str(scenario.get("link.bytes_basis") or "auto")
     refused = ["measured"] if requested == "auto" and est["measured"] is not None \
         and est["measured"] > bound * (1.0 + BYTES_TOLERANCE) else []
-    code = float(p.get("_bytes_basis", 0.0))
-    basis = BASIS_NAME[code]
+    basis = BytesBasis(int(inputs.bytes_basis)).record_name
     if basis in refused:
         basis = "dataset"
     out = reconcile(est, basis, requested, how, float(p["training.runs_per_month"]), bound, bound_how, refused)
     out["steady_crossing_bytes_per_s"] = rate
     # what cross_region would cost with each other estimate priced instead (the basis can decide the verdict)
     by_basis: dict[str, float] = {}
-    codes = {"dataset": 0.0, "measured": 2.0 if scenario.get("cache.origin_fetch_bytes_per_s") is not None else 1.0,
-             "billed": 3.0, "lru": 4.0}
+    codes = {"dataset": BytesBasis.DATASET, "billed": BytesBasis.BILLED, "lru": BytesBasis.LRU,
+             "measured": BytesBasis.MEASURED_ORIGIN if scenario.get("cache.origin_fetch_bytes_per_s") is not None
+             else BytesBasis.MEASURED_READ}
     for name, v in est.items():
         if v is None:
             continue
-        q = dict(p)
-        q["_bytes_basis"] = codes[name]
-        q["_bytes_auto"] = 0.0  # the figure as it is, refused or not: what it would cost if it were right
-        by_basis[name] = float(totals(q)["cross_region"])
+        # the figure as it is, refused or not: what it would cost if it were right
+        by_basis[name] = float(totals(inputs.with_(bytes_basis=codes[name], bytes_auto=False))["cross_region"])
     out["cross_region_total_usd_by_basis"] = by_basis
-    out["case_codes"] = {k: codes[k] for k in out["cases"]}
+    out["case_codes"] = {k: float(codes[k]) for k in out["cases"]}  # the contract's numbers (BytesBasis values)
     return out
 
 

@@ -15,6 +15,7 @@ from ..foundation.errors import ScenarioError
 from ..foundation.util import dataclass_dict, is_seed
 from .dists import Distribution
 from .evaluate import model_inputs
+from .inputs import BytesBasis
 from .model import OPTIONS, cheapest_index, totals
 from .scenario import Scenario
 from .spec import DEFAULT_RANGES, PARAM_BY_KEY
@@ -167,7 +168,7 @@ def monte_carlo(scenario: Scenario, n: int, seed: int = 0, default_ranges: bool 
     )
 
 
-def byte_cases(scenario: Scenario) -> dict[str, float]:
+def byte_cases(scenario: Scenario) -> dict[str, BytesBasis]:
     """The byte bases the Monte Carlo draws as cases (name -> model code): under ``link.bytes_basis: auto``,
     every estimate of the cross-region bytes that is physically possible (a measured figure above what can cross
     is refused), when they disagree by more than the tolerance; a billed figure alone when given (it is what is
@@ -180,4 +181,4 @@ def byte_cases(scenario: Scenario) -> dict[str, float]:
     vals = [float(v) for v in est if v is not None]
     if len(vals) < 2 or min(vals) >= (1.0 - float(xb.get("tolerance", 0.25))) * max(vals):
         return {}
-    return dict(codes)
+    return {k: BytesBasis(int(v)) for k, v in codes.items()}

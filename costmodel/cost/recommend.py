@@ -96,8 +96,11 @@ def deciding_assumption(out: Mapping[str, Any], win: str | None, priced: Mapping
                            + "; settle it with the provider's bill (link.billed_gb_per_month)"}
     flipping = _flipping_rows(out, win, priced)
     if bpt_note and "DECIDES" in bpt_note:
-        return {"input": "dataset.bytes_per_token", "current": (out.get("inputs") or {}).get("values", {})
-                .get("dataset", {}).get("bytes_per_token"), "flips_at": None, "within_range": True,
+        ds = (out.get("inputs") or {}).get("values", {}).get("dataset", {})
+        size_be = ((out.get("break_even") or {}).get("dataset.size_gb") or {}).get("value")
+        tokens = ds.get("tokens")
+        return {"input": "dataset.bytes_per_token", "current": ds.get("bytes_per_token"),
+                "flips_at": size_be * 1e9 / tokens if size_be is not None and tokens else None, "within_range": True,
                 "also": [r["input"] for r in flipping], "why": bpt_note}
     if flipping:
         top = flipping[0]

@@ -178,13 +178,15 @@ def test_the_output_validates_against_its_published_schema(result):
 
 def test_each_candidate_says_which_byte_figure_it_was_priced_on(result):
     xb = {c["name"]: c["cross_region_bytes"] for c in result["candidates"]}
-    # issue 36: the measured read rate x miss ratio is far more than can cross a cache holding the working set:
-    # refused, so every candidate is priced on the bytes that can physically cross, and no mixed bases remain
+    # issue 36: the bundled logs read samples/s x 16 KiB, so the measured bytes (one cold fill + 1.9 MB/s x ~5 %
+    # misses, 914 GB a month) fit what can cross a cache holding the working set (793 GB, within 25 %): priced on
+    # the measured candidate, the dataset model on the others, and the output says the bases differ
     west = xb["us-west-2 (measured)"]
-    assert west["basis"] == "dataset" and west["refused"] == ["measured"]
-    assert west["refused_gb_per_month"]["measured"] > 10 * west["physical_bound_gb_per_month"]
+    assert west["basis"] == "measured" and west["refused"] == []
+    assert west["physical_bound_gb_per_month"] < west["gb_per_month"] <= 1.25 * west["physical_bound_gb_per_month"]
     assert xb["us-east-1"]["basis"] == "dataset"
-    assert not any("different cross-region byte figures" in w for w in result["warnings"])
+    mixed = [w for w in result["warnings"] if "different cross-region byte figures" in w]
+    assert len(mixed) == 1 and "us-west-2 (measured)" in mixed[0] and "link.bytes_basis" in mixed[0]
     assert xb["eu-west-2"]["basis"] == "dataset"
     never = next(b for b in result["break_even"] if b["candidate"] == "us-west-1")
     assert never["below"] is None and never["above"] is None and "its price moves nothing" in never["note"]
