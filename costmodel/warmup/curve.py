@@ -140,18 +140,26 @@ def _basis(model: str, x: np.ndarray, theta: tuple[float, ...]) -> np.ndarray:
     raise ValueError(model)
 
 
-def _profile(y: np.ndarray, G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For each row g of G: least squares of y on [1, g]; returns (a, b, rss) arrays."""
+def _profile(y: np.ndarray, G: np.ndarray,
+             centred: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each row g of G: least squares of y on [1, g]; returns (a, b, rss) arrays. ``centred``:
+    :func:`_centre` of ``G`` computed before (it does not depend on ``y``); the same result."""
     yc = y - y.mean()
-    gm = G.mean(axis=1, keepdims=True)
-    gc = G - gm
-    sgg = np.einsum("ij,ij->i", gc, gc)
+    gm, gc, sgg = centred if centred is not None else _centre(G)
     sgy = gc @ yc
     safe = np.where(sgg > 1e-300, sgg, 1.0)
     b = np.where(sgg > 1e-300, sgy / safe, 0.0)
     a = y.mean() - b * gm[:, 0]
     rss = float(yc @ yc) - np.where(sgg > 1e-300, sgy * sgy / safe, 0.0)
     return a, b, np.maximum(rss, 0.0)
+
+
+def _centre(G: np.ndarray, inplace: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of ``G`` less their means (``inplace``: in ``G`` itself), with those means (a column) and their
+    sums of squares."""
+    gm = G.mean(axis=1, keepdims=True)
+    gc = np.subtract(G, gm, out=G if inplace else None)
+    return gm, gc, np.einsum("ij,ij->i", gc, gc)
 
 
 def _grid(model: str, span: float, dx: float, xs: np.ndarray) -> list[tuple[float, ...]]:
@@ -179,27 +187,45 @@ def _grid_basis(model: str, xs: np.ndarray, grid: list[tuple[float, ...]]) -> np
     th = np.array(grid, dtype=float).reshape(len(grid), -1)
     col = th[:, :1]
     if model == "exp":
-        return -np.exp(-xs[None, :] / col)
+        G = -xs[None, :] / col
+        np.exp(G, out=G)
+        return np.negative(G, out=G)
     if model == "ramp":
-        return np.minimum(np.maximum(xs, 0)[None, :] / col, 1.0)
+        G = np.maximum(xs, 0)[None, :] / col
+        return np.minimum(G, 1.0, out=G)
     if model == "step":
         return (xs[None, :] >= col).astype(float)
     if model == "logistic":
-        z = np.clip((xs[None, :] - col) / th[:, 1:2], -500, 500)
-        return 1.0 / (1.0 + np.exp(-z))
+        G = xs[None, :] - col
+        G /= th[:, 1:2]
+        np.minimum(np.maximum(G, -500.0, out=G), 500.0, out=G)  # np.clip(z, -500, 500)
+        np.negative(G, out=G)
+        np.exp(G, out=G)
+        G += 1.0
+        return np.divide(1.0, G, out=G)  # 1 / (1 + exp(-z))
     if model == "power":
         # the exponent is one Python float per block of rows, as in _basis (numpy's scalar-power fast paths)
         xp = np.maximum(xs, 0)[None, :]
         G = np.empty((len(grid), len(xs)))
         for alpha in dict.fromkeys(th[:, 1].tolist()):
             rows = th[:, 1] == alpha
-            G[rows] = -((1.0 + xp / th[rows, :1]) ** (-alpha))
+            B = xp / th[rows, :1]
+            B += 1.0
+            B = B ** (-alpha)  # the operator, as _basis: its fast path for -1.0 is a reciprocal
+            G[rows] = np.negative(B, out=B)
         return G
     if model == "exp2":
         k = np.maximum(th[:, 1:2], 1.5)
         w = np.minimum(np.maximum(th[:, 2:3], 0.0), 0.95)
         nx = -xs[None, :]
-        return -((1.0 - w) * np.exp(nx / col) + w * np.exp(nx / (k * col)))
+        G = nx / col
+        np.exp(G, out=G)
+        G *= 1.0 - w
+        E = nx / (k * col)
+        np.exp(E, out=E)
+        E *= w
+        G += E
+        return np.negative(G, out=G)
     raise ValueError(model)
 
 
@@ -223,13 +249,41 @@ def _shape(model: str, xs: np.ndarray) -> Callable[[tuple[float, ...]], np.ndarr
     if model == "logistic":
         def logistic(th: tuple[float, ...]) -> np.ndarray:
             z = (xs - th[0]) / th[1]
-            np.clip(z, -500, 500, out=z)
-            return 1.0 / (1.0 + np.exp(-z))
+            np.minimum(np.maximum(z, -500.0, out=z), 500.0, out=z)  # np.clip(z, -500, 500)
+            np.negative(z, out=z)
+            np.exp(z, out=z)
+            np.add(z, 1.0, out=z)
+            return np.divide(1.0, z, out=z)  # 1 / (1 + exp(-z))
         return logistic
 
     if model == "ramp":
         return lambda th: np.minimum(xp / th[0], 1.0)
     return lambda th: _basis(model, xs, th)
+
+
+class _Axis:
+    """The fitting axis ``xs`` (from 0) with each model's grid, its basis rows and their centring, computed once
+    and shared by the fits of the same axis (the rate and the time-per-step fits of :func:`select`)."""
+
+    def __init__(self, xs: np.ndarray) -> None:
+        self.xs = xs
+        n = len(xs)
+        self.span = float(xs[-1]) if n > 1 and xs[-1] > 0 else 1.0
+        self.dx = float(np.median(np.diff(xs))) if n > 1 else 1.0
+        self._grids: dict[str, tuple[list[tuple[float, ...]], tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self._shapes: dict[str, Callable[[tuple[float, ...]], np.ndarray]] = {}
+
+    def grid(self, model: str) -> tuple[list[tuple[float, ...]], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(grid, :func:`_centre` of its basis rows) of ``model``."""
+        if model not in self._grids:
+            grid = _grid(model, self.span, self.dx, self.xs)
+            self._grids[model] = (grid, _centre(_grid_basis(model, self.xs, grid), inplace=True))
+        return self._grids[model]
+
+    def shape(self, model: str) -> Callable[[tuple[float, ...]], np.ndarray]:
+        if model not in self._shapes:
+            self._shapes[model] = _shape(model, self.xs)
+        return self._shapes[model]
 
 
 class _Projection:
@@ -240,24 +294,23 @@ class _Projection:
 
     def __init__(self, y: np.ndarray) -> None:
         self.n = len(y)
-        self.ymean = y.mean()
+        self.ymean = float(y.mean())
         self.yc = y - self.ymean
         self.yy = float(self.yc @ self.yc)
 
     def __call__(self, g: np.ndarray) -> tuple[float, float, float]:
         """(a, b, rss) of the least squares of y on [1, g]."""
-        G = g.reshape(1, -1)
-        gm = np.add.reduce(G, axis=1) / self.n  # ndarray.mean's own sum and division
-        gc = G - gm[:, None]
-        sgg = np.einsum("ij,ij->i", gc, gc)[0]
-        sgy = (gc @ self.yc)[0]
+        gm = float(np.add.reduce(g) / self.n)  # ndarray.mean's own (pairwise) sum and division
+        gc = g.reshape(1, -1) - gm
+        sgg = float(np.einsum("ij,ij->i", gc, gc)[0])
+        sgy = float((gc @ self.yc)[0])
         if sgg > 1e-300:
             b = sgy / sgg
             rss = self.yy - sgy * sgy / sgg
         else:
             b, rss = 0.0, self.yy - 0.0
-        a = self.ymean - b * gm[0]
-        return float(a), float(b), float(rss) if not rss < 0.0 else 0.0
+        a = self.ymean - b * gm
+        return a, b, rss if not rss < 0.0 else 0.0
 
     def rss(self, g: np.ndarray) -> float:
         return self(g)[2]
@@ -265,26 +318,33 @@ class _Projection:
 
 def fit_model(model: str, x: np.ndarray, y: np.ndarray) -> CurveFit:
     """Fit one model to (x, y) (block means). Raises ValueError for an unknown model."""
+    x = np.asarray(x, dtype=float)
+    return _fit_model(model, x, y, _Axis(x - float(x[0])))
+
+
+def _fit_model(model: str, x: np.ndarray, y: np.ndarray, axis: _Axis) -> CurveFit:
+    """:func:`fit_model` on ``axis`` (``x`` less its first value), whose grids other fits may share.
+
+    Cost: one pass over the grid (up to 800 basis rows of ``len(x)`` points, shared through ``axis``), then the
+    polish: 17-20 evaluations of the profiled RSS for one shape parameter (bounded Brent), at most 200
+    Nelder-Mead iterations (100-420 evaluations) for two or three, each O(len(x))."""
     from ..numeric.optimize import minimize, minimize_scalar
 
-    x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     n = len(y)
     x_first = float(x[0])
-    xs = x - x_first
+    xs = axis.xs
     tss = float(np.sum((y - y.mean()) ** 2))
     k = N_PARAMS[model]
     if model == "constant":
         return CurveFit(model, float(y.mean()), 0.0, (), tss, n, k, x_first, tss)
-    span = float(xs[-1]) if n > 1 and xs[-1] > 0 else 1.0
-    dx = float(np.median(np.diff(xs))) if n > 1 else 1.0
-    grid = _grid(model, span, dx, xs)
-    G = _grid_basis(model, xs, grid)
-    a, b, rss = _profile(y, G)
+    span, dx = axis.span, axis.dx
+    grid, centred = axis.grid(model)
+    a, b, rss = _profile(y, centred[1], centred)
     j = int(np.argmin(rss))
     best = (float(a[j]), float(b[j]), tuple(float(v) for v in grid[j]), float(rss[j]))
     proj = _Projection(y)
-    shape = _shape(model, xs)
+    shape = axis.shape(model)
     if model in ("exp", "power", "logistic", "ramp", "exp2"):
         th0 = np.array(best[2])
         pos = [i for i in range(len(th0)) if not (model == "logistic" and i == 0)]
@@ -526,10 +586,13 @@ def select(x: np.ndarray, y: np.ndarray, models: tuple[str, ...] = MODELS, inver
     when its BIC on the log scale (relative residuals, the same for both scales) is lower than the rate
     choice's by more than :data:`INVERSE_BIC_MARGIN`: the time-per-step shape must fit clearly better.
     """
-    fits: dict[str, Any] = {m: fit_model(m, x, y) for m in models}
+    x = np.asarray(x, dtype=float)
+    axis = _Axis(x - float(x[0]))
+    fits: dict[str, Any] = {m: _fit_model(m, x, y, axis) for m in models}
     best = min(fits, key=lambda m: fits[m].bic)
     if inverse and len(y) > 8 and np.all(y > 0) and best != "constant":
-        inv = {f"{m}/time_per_step": InverseFit(fit_model(m, x, 1.0 / y), y, x) for m in INVERSE_MODELS if m in models}
+        inv = {f"{m}/time_per_step": InverseFit(_fit_model(m, x, 1.0 / y, axis), y, x)
+               for m in INVERSE_MODELS if m in models}
         fits.update(inv)
         lb_rate = _log_bic(fits[best], x, y)
         lb_inv = {k: _log_bic(f, x, y) for k, f in inv.items()}
