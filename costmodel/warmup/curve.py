@@ -248,9 +248,11 @@ def _shape(model: str, xs: np.ndarray) -> Callable[[tuple[float, ...]], np.ndarr
 
     if model == "logistic":
         def logistic(th: tuple[float, ...]) -> np.ndarray:
-            z = (xs - th[0]) / th[1]
-            np.minimum(np.maximum(z, -500.0, out=z), 500.0, out=z)  # np.clip(z, -500, 500)
-            np.negative(z, out=z)
+            # -clip((x - x0) / s, -500, 500) is clip((x0 - x) / s, -500, 500) exactly (IEEE subtraction and
+            # division are odd in their sign; the bounds are symmetric; exp(-0.0) = exp(0.0))
+            z = np.subtract(th[0], xs)
+            z /= th[1]
+            np.minimum(np.maximum(z, -500.0, out=z), 500.0, out=z)
             np.exp(z, out=z)
             np.add(z, 1.0, out=z)
             return np.divide(1.0, z, out=z)  # 1 / (1 + exp(-z))
@@ -350,9 +352,12 @@ def _fit_model(model: str, x: np.ndarray, y: np.ndarray, axis: _Axis) -> CurveFi
         pos = [i for i in range(len(th0)) if not (model == "logistic" and i == 0)]
 
         def to_theta(p: np.ndarray) -> tuple[float, ...]:
-            th = np.array(p, dtype=float)
-            th[pos] = np.exp(th[pos])
-            return tuple(th.tolist())
+            # the positive parameters are searched on the log scale (logistic's x0 is not): the same
+            # np.exp on the same contiguous float64 values as exponentiating th[pos] in place
+            p = np.asarray(p, dtype=float)
+            if model == "logistic":
+                return (float(p[0]), *np.exp(p[1:]).tolist())
+            return tuple(np.exp(p).tolist())
 
         def obj(p: np.ndarray) -> float:
             th = to_theta(p)
