@@ -13,9 +13,10 @@ printed, with the warm-up end each found (they must agree). Usage::
 ``--pelt`` (issue 42: ``fit`` at n = 10^4 with >= 150x less CPU than ruptures PELT) also times ruptures PELT
 on the same raw series in a fresh process of its own, once, in the first round (it takes 20-50 CPU-s at
 n = 10^4): ``rpt.Pelt(model="l2", min_size=2, jump=5)`` with penalty ``15 sigma^2 log n`` (sigma from the MAD
-of first differences), bench_warmup's baseline; the ratio PELT CPU / our median CPU is printed for both sides::
+of first differences), bench_warmup's baseline; the ratio PELT CPU / our median CPU is printed for both sides.
+``--seed 7 --outliers 0`` is bench_warmup's speed case (the series of the issue's 96x)::
 
-    .venv/bin/python benchmarks/bench_fit_scale.py --n 10000 --pelt --repeat 5 --baseline-ref d9e3c89
+    .venv/bin/python benchmarks/bench_fit_scale.py --n 10000 --seed 7 --outliers 0 --pelt --repeat 5 --baseline-ref d9e3c89
 """
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ try:
 except ImportError:  # the baseline commit, before the rooms
     from costmodel.synth import generate
 from costmodel.warmup import analyze
-s = generate(n=int(sys.argv[1]), shape="exp", warmup_frac=0.2, cv=0.02, ar=0.5, outlier_frac=0.01, seed=8)
+s = generate(n=int(sys.argv[1]), shape="exp", warmup_frac=0.2, cv=0.02, ar=0.5, outlier_frac=float(sys.argv[3]),
+             seed=int(sys.argv[2]))
 run = s.to_run()
 import scipy.ndimage  # noqa: F401  imports outside the timing, on both sides
 t0, c0 = time.perf_counter(), time.process_time(); r = analyze(run)
@@ -54,7 +56,8 @@ import json, sys, time
 import numpy as np
 import ruptures as rpt
 from costmodel.synthetic.shapes import generate
-s = generate(n=int(sys.argv[1]), shape="exp", warmup_frac=0.2, cv=0.02, ar=0.5, outlier_frac=0.01, seed=8)
+s = generate(n=int(sys.argv[1]), shape="exp", warmup_frac=0.2, cv=0.02, ar=0.5, outlier_frac=float(sys.argv[3]),
+             seed=int(sys.argv[2]))
 y = s.to_run().table["samples_per_s"].to_numpy(dtype=float)
 t0, c0 = time.perf_counter(), time.process_time()
 d = np.diff(y)
@@ -69,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--baseline-ref", default=DEFAULT_BASELINE)
+    ap.add_argument("--seed", type=int, default=8, help="the series' seed (bench_warmup's speed case at n = 10^4: 7)")
+    ap.add_argument("--outliers", type=float, default=0.01, help="share of slow steps (bench_warmup's speed case: 0)")
     ap.add_argument("--pelt", action="store_true", help="also time ruptures PELT on the same series (once)")
     args = ap.parse_args(argv)
     pelt: dict | None = None
@@ -81,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         res: dict[str, list[dict]] = {k: [] for k in sides}
         for rnd in range(args.repeat):
             if args.pelt and rnd == 0:
-                p = subprocess.run([sys.executable, "-c", PELT_CHILD, str(args.n)], env=dict(os.environ, PYTHONPATH=str(REPO)),
+                p = subprocess.run([sys.executable, "-c", PELT_CHILD, str(args.n), str(args.seed), str(args.outliers)], env=dict(os.environ, PYTHONPATH=str(REPO)),
                                    capture_output=True, text=True, check=False, cwd=tmp)
                 if p.returncode:
                     raise SystemExit(p.stderr[-3000:])
@@ -89,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"round 1 PELT     {pelt['s']:.2f} s wall {pelt['cpu']:.2f} s CPU  {pelt['breaks']} segments  "
                       f"load {os.getloadavg()[0]:.2f}", flush=True)
             for who, path in sides.items():
-                p = subprocess.run([sys.executable, "-c", CHILD, str(args.n)], env=dict(os.environ, PYTHONPATH=path),
+                p = subprocess.run([sys.executable, "-c", CHILD, str(args.n), str(args.seed), str(args.outliers)], env=dict(os.environ, PYTHONPATH=path),
                                    capture_output=True, text=True, check=False, cwd=tmp)
                 if p.returncode:
                     raise SystemExit(p.stderr[-3000:])
