@@ -45,6 +45,8 @@ s = generate(n=int(sys.argv[1]), shape="exp", warmup_frac=0.2, cv=0.02, ar=0.5, 
              seed=int(sys.argv[2]))
 run = s.to_run()
 import scipy.ndimage  # noqa: F401  imports outside the timing, on both sides
+import costmodel
+assert costmodel.__file__.startswith(sys.argv[4]), (costmodel.__file__, sys.argv[4])  # the side's own code
 t0, c0 = time.perf_counter(), time.process_time(); r = analyze(run)
 dt, cpu = time.perf_counter() - t0, time.process_time() - c0
 print(json.dumps({"s": dt, "cpu": cpu, "end": r.warmup_end_step, "cls": r.classification, "truth": s.truth.warmup_end_step,
@@ -80,9 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-fit-") as tmp:
         data = subprocess.run(["git", "archive", args.baseline_ref, "costmodel"], cwd=REPO, capture_output=True,
                               check=True).stdout
+        # the baseline in a folder of its own: the children run with cwd=tmp, and ``python -c`` puts the cwd
+        # first on sys.path (before PYTHONPATH), so a costmodel/ right in tmp would be imported by both sides
+        base = os.path.join(tmp, "baseline")
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-            tar.extractall(tmp, filter="data")
-        sides = {"baseline": tmp, "now": str(REPO)}
+            tar.extractall(base, filter="data")
+        sides = {"baseline": base, "now": str(REPO)}
         res: dict[str, list[dict]] = {k: [] for k in sides}
         for rnd in range(args.repeat):
             if args.pelt and rnd == 0:
@@ -94,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"round 1 PELT     {pelt['s']:.2f} s wall {pelt['cpu']:.2f} s CPU  {pelt['breaks']} segments  "
                       f"load {os.getloadavg()[0]:.2f}", flush=True)
             for who, path in sides.items():
-                p = subprocess.run([sys.executable, "-c", CHILD, str(args.n), str(args.seed), str(args.outliers)], env=dict(os.environ, PYTHONPATH=path),
+                p = subprocess.run([sys.executable, "-c", CHILD, str(args.n), str(args.seed), str(args.outliers), path], env=dict(os.environ, PYTHONPATH=path),
                                    capture_output=True, text=True, check=False, cwd=tmp)
                 if p.returncode:
                     raise SystemExit(p.stderr[-3000:])
