@@ -3,6 +3,11 @@
 Copyright (c) 2001-2002 Enthought, Inc. and 2003-2024 SciPy Developers), trimmed to the options the
 curve fits use (no bounds, callbacks, adaptive or display options), so that ``costmodel fit`` does not
 import ``scipy.optimize`` (0.3-0.9 s). Same iterates, same results to the bit (tested against SciPy).
+
+For a float64 start, Nelder-Mead keeps its simplex in Python floats (:func:`_neldermead_floats`): the same
+IEEE operations in the same order as SciPy's array code (the centroid summed row by row, then divided by N;
+reflection, expansion, contraction and shrink as SciPy writes them; the vertices ordered as ``np.argsort``
+orders them), without the array overhead of each step (about half of a curve fit's polish).
 """
 from __future__ import annotations
 
@@ -43,8 +48,124 @@ def minimize(fun: Callable[[np.ndarray], float], x0: Any, method: str = "Nelder-
         raise ValueError("'x0' must only have one dimension.")
     if x0.dtype.kind in np.typecodes["AllInteger"]:
         x0 = np.asarray(x0, dtype=float)
-    return _neldermead(fun, x0, maxiter=opts.get("maxiter"), maxfun=opts.get("maxfev"),
-                       xatol=opts.get("xatol", 1e-4), fatol=opts.get("fatol", 1e-4))
+    solve = _neldermead_floats if x0.dtype == np.float64 else _neldermead
+    return solve(fun, x0, maxiter=opts.get("maxiter"), maxfun=opts.get("maxfev"),
+                 xatol=opts.get("xatol", 1e-4), fatol=opts.get("fatol", 1e-4))
+
+
+def _order(fsim: list[float]) -> list[int]:
+    """``np.argsort(fsim)`` (as a list): Python's sort where the order is unique (no tie, no NaN), else numpy's own."""
+    if len(set(fsim)) == len(fsim) and not any(v != v for v in fsim):
+        return sorted(range(len(fsim)), key=fsim.__getitem__)
+    return np.argsort(np.array(fsim, dtype=float)).tolist()
+
+
+def _neldermead_floats(func: Callable[[np.ndarray], float], x0: np.ndarray, maxiter: Any, maxfun: Any,
+                       xatol: float, fatol: float) -> OptimizeResult:
+    """:func:`_neldermead` for a float64 start with the simplex as lists of Python floats: the same iterates and
+    the same result to the bit (tested against SciPy), at a fraction of the per-step overhead."""
+    x0l = [float(v) for v in np.atleast_1d(x0).flatten()]
+    rho, chi, psi, sigma = 1, 2, 0.5, 0.5
+    nonzdelt, zdelt = 0.05, 0.00025
+    N = len(x0l)
+    sim = [list(x0l)]
+    for k in range(N):
+        y = list(x0l)
+        y[k] = (1 + nonzdelt) * y[k] if y[k] != 0 else zdelt
+        sim.append(y)
+    if maxiter is None and maxfun is None:
+        maxiter = maxfun = N * 200
+    elif maxiter is None:
+        maxiter = N * 200 if maxfun == np.inf else np.inf
+    elif maxfun is None:
+        maxfun = N * 200 if maxiter == np.inf else np.inf
+    fsim = [math.inf] * (N + 1)
+    ncalls = 0
+
+    def f(x: list[float]) -> float:
+        nonlocal ncalls
+        if ncalls >= maxfun:
+            raise _MaxFuncCallError("Too many function calls")
+        ncalls += 1
+        fx = func(np.array(x, dtype=float))
+        if type(fx) is not float:
+            if not np.isscalar(fx):
+                try:
+                    fx = np.asarray(fx).item()
+                except (TypeError, ValueError) as e:
+                    raise ValueError("The objective function must return a scalar value.") from e
+            fx = float(fx)  # type: ignore[arg-type]  # as stored in SciPy's float64 ``fsim``
+        return fx
+
+    def reorder() -> None:
+        nonlocal sim, fsim
+        ind = _order(fsim)
+        sim = [sim[i] for i in ind]
+        fsim = [fsim[i] for i in ind]
+
+    try:
+        for k in range(N + 1):
+            fsim[k] = f(sim[k])
+    except _MaxFuncCallError:
+        pass
+    finally:
+        reorder()
+    reorder()
+    cols = range(N)
+    iterations = 1
+    while ncalls < maxfun and iterations < maxiter:
+        try:
+            s0, f0 = sim[0], fsim[0]
+            # np.max(...) <= tol is False when a difference is NaN; so is all(... <= tol)
+            if (all(abs(v[j] - s0[j]) <= xatol for v in sim[1:] for j in cols)
+                    and all(abs(f0 - fv) <= fatol for fv in fsim[1:])):
+                break
+            last = sim[-1]
+            xbar = []
+            for j in cols:
+                acc = sim[0][j]
+                for i in range(1, N):
+                    acc = acc + sim[i][j]
+                xbar.append(acc / N)
+            xr = [(1 + rho) * xb - rho * xl for xb, xl in zip(xbar, last, strict=True)]
+            fxr = f(xr)
+            doshrink = 0
+            if fxr < fsim[0]:
+                xe = [(1 + rho * chi) * xb - rho * chi * xl for xb, xl in zip(xbar, last, strict=True)]
+                fxe = f(xe)
+                if fxe < fxr:
+                    sim[-1], fsim[-1] = xe, fxe
+                else:
+                    sim[-1], fsim[-1] = xr, fxr
+            elif fxr < fsim[-2]:
+                sim[-1], fsim[-1] = xr, fxr
+            else:
+                if fxr < fsim[-1]:  # contraction
+                    xc = [(1 + psi * rho) * xb - psi * rho * xl for xb, xl in zip(xbar, last, strict=True)]
+                    fxc = f(xc)
+                    if fxc <= fxr:
+                        sim[-1], fsim[-1] = xc, fxc
+                    else:
+                        doshrink = 1
+                else:  # inside contraction
+                    xcc = [(1 - psi) * xb + psi * xl for xb, xl in zip(xbar, last, strict=True)]
+                    fxcc = f(xcc)
+                    if fxcc < fsim[-1]:
+                        sim[-1], fsim[-1] = xcc, fxcc
+                    else:
+                        doshrink = 1
+                if doshrink:
+                    for j in range(1, N + 1):
+                        sim[j] = [a + sigma * (v - a) for a, v in zip(sim[0], sim[j], strict=True)]
+                        fsim[j] = f(sim[j])
+            iterations += 1
+        except _MaxFuncCallError:
+            pass
+        reorder()
+    warnflag = 1 if ncalls >= maxfun else 2 if iterations >= maxiter else 0
+    fs = np.array(fsim, dtype=float)
+    return OptimizeResult(x=np.array(sim[0], dtype=float), fun=np.min(fs), nfev=ncalls, nit=iterations,
+                          status=warnflag, success=warnflag == 0)
 
 
 def _neldermead(func: Callable[[np.ndarray], float], x0: np.ndarray, maxiter: Any, maxfun: Any, xatol: float,

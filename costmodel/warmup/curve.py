@@ -23,6 +23,7 @@ Derived times (on the fitting axis): ``tau`` (63.2 % of the rise covered; equals
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -139,18 +140,26 @@ def _basis(model: str, x: np.ndarray, theta: tuple[float, ...]) -> np.ndarray:
     raise ValueError(model)
 
 
-def _profile(y: np.ndarray, G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For each row g of G: least squares of y on [1, g]; returns (a, b, rss) arrays."""
+def _profile(y: np.ndarray, G: np.ndarray,
+             centred: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each row g of G: least squares of y on [1, g]; returns (a, b, rss) arrays. ``centred``:
+    :func:`_centre` of ``G`` computed before (it does not depend on ``y``); the same result."""
     yc = y - y.mean()
-    gm = G.mean(axis=1, keepdims=True)
-    gc = G - gm
-    sgg = np.einsum("ij,ij->i", gc, gc)
+    gm, gc, sgg = centred if centred is not None else _centre(G)
     sgy = gc @ yc
     safe = np.where(sgg > 1e-300, sgg, 1.0)
     b = np.where(sgg > 1e-300, sgy / safe, 0.0)
     a = y.mean() - b * gm[:, 0]
     rss = float(yc @ yc) - np.where(sgg > 1e-300, sgy * sgy / safe, 0.0)
     return a, b, np.maximum(rss, 0.0)
+
+
+def _centre(G: np.ndarray, inplace: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of ``G`` less their means (``inplace``: in ``G`` itself), with those means (a column) and their
+    sums of squares."""
+    gm = G.mean(axis=1, keepdims=True)
+    gc = np.subtract(G, gm, out=G if inplace else None)
+    return gm, gc, np.einsum("ij,ij->i", gc, gc)
 
 
 def _grid(model: str, span: float, dx: float, xs: np.ndarray) -> list[tuple[float, ...]]:
@@ -171,41 +180,190 @@ def _grid(model: str, span: float, dx: float, xs: np.ndarray) -> list[tuple[floa
     raise ValueError(model)
 
 
+def _grid_basis(model: str, xs: np.ndarray, grid: list[tuple[float, ...]]) -> np.ndarray:
+    """``np.stack([_basis(model, xs, th) for th in grid])`` computed a block of rows at a time: the same
+    element-wise operations on the same values (each transcendental call on a C-contiguous block, as on
+    a row), so the same bits, without one Python call per grid point. O(len(grid) * len(xs))."""
+    th = np.array(grid, dtype=float).reshape(len(grid), -1)
+    col = th[:, :1]
+    if model == "exp":
+        G = -xs[None, :] / col
+        np.exp(G, out=G)
+        return np.negative(G, out=G)
+    if model == "ramp":
+        G = np.maximum(xs, 0)[None, :] / col
+        return np.minimum(G, 1.0, out=G)
+    if model == "step":
+        return (xs[None, :] >= col).astype(float)
+    if model == "logistic":
+        G = xs[None, :] - col
+        G /= th[:, 1:2]
+        np.minimum(np.maximum(G, -500.0, out=G), 500.0, out=G)  # np.clip(z, -500, 500)
+        np.negative(G, out=G)
+        np.exp(G, out=G)
+        G += 1.0
+        return np.divide(1.0, G, out=G)  # 1 / (1 + exp(-z))
+    if model == "power":
+        # the exponent is one Python float per block of rows, as in _basis (numpy's scalar-power fast paths)
+        xp = np.maximum(xs, 0)[None, :]
+        G = np.empty((len(grid), len(xs)))
+        for alpha in dict.fromkeys(th[:, 1].tolist()):
+            rows = th[:, 1] == alpha
+            B = xp / th[rows, :1]
+            B += 1.0
+            B = B ** (-alpha)  # the operator, as _basis: its fast path for -1.0 is a reciprocal
+            G[rows] = np.negative(B, out=B)
+        return G
+    if model == "exp2":
+        k = np.maximum(th[:, 1:2], 1.5)
+        w = np.minimum(np.maximum(th[:, 2:3], 0.0), 0.95)
+        nx = -xs[None, :]
+        G = nx / col
+        np.exp(G, out=G)
+        G *= 1.0 - w
+        E = nx / (k * col)
+        np.exp(E, out=E)
+        E *= w
+        G += E
+        return np.negative(G, out=G)
+    raise ValueError(model)
+
+
+def _shape(model: str, xs: np.ndarray) -> Callable[[tuple[float, ...]], np.ndarray]:
+    """``lambda theta: _basis(model, xs, theta)`` with what does not depend on ``theta`` computed once
+    (the same operations on the same values: the same bits). For the polish and the identifiability probe."""
+    nx = -xs
+    xp = np.maximum(xs, 0)
+    if model == "exp":
+        return lambda th: -np.exp(nx / th[0])
+    if model == "power":
+        return lambda th: -((1.0 + xp / th[0]) ** (-th[1]))
+
+    if model == "exp2":
+        def exp2(th: tuple[float, ...]) -> np.ndarray:
+            k = max(th[1], 1.5)
+            w = min(max(th[2], 0.0), 0.95)
+            return -((1.0 - w) * np.exp(nx / th[0]) + w * np.exp(nx / (k * th[0])))
+        return exp2
+
+    if model == "logistic":
+        def logistic(th: tuple[float, ...]) -> np.ndarray:
+            # -clip((x - x0) / s, -500, 500) is clip((x0 - x) / s, -500, 500) exactly (IEEE subtraction and
+            # division are odd in their sign; the bounds are symmetric; exp(-0.0) = exp(0.0))
+            z = np.subtract(th[0], xs)
+            z /= th[1]
+            np.minimum(np.maximum(z, -500.0, out=z), 500.0, out=z)
+            np.exp(z, out=z)
+            np.add(z, 1.0, out=z)
+            return np.divide(1.0, z, out=z)  # 1 / (1 + exp(-z))
+        return logistic
+
+    if model == "ramp":
+        return lambda th: np.minimum(xp / th[0], 1.0)
+    return lambda th: _basis(model, xs, th)
+
+
+class _Axis:
+    """The fitting axis ``xs`` (from 0) with each model's grid, its basis rows and their centring, computed once
+    and shared by the fits of the same axis (the rate and the time-per-step fits of :func:`select`)."""
+
+    def __init__(self, xs: np.ndarray) -> None:
+        self.xs = xs
+        n = len(xs)
+        self.span = float(xs[-1]) if n > 1 and xs[-1] > 0 else 1.0
+        self.dx = float(np.median(np.diff(xs))) if n > 1 else 1.0
+        self._grids: dict[str, tuple[list[tuple[float, ...]], tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self._shapes: dict[str, Callable[[tuple[float, ...]], np.ndarray]] = {}
+
+    def grid(self, model: str) -> tuple[list[tuple[float, ...]], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(grid, :func:`_centre` of its basis rows) of ``model``."""
+        if model not in self._grids:
+            grid = _grid(model, self.span, self.dx, self.xs)
+            self._grids[model] = (grid, _centre(_grid_basis(model, self.xs, grid), inplace=True))
+        return self._grids[model]
+
+    def shape(self, model: str) -> Callable[[tuple[float, ...]], np.ndarray]:
+        if model not in self._shapes:
+            self._shapes[model] = _shape(model, self.xs)
+        return self._shapes[model]
+
+
+class _Projection:
+    """The variable projection of ``y`` on ``[1, g]`` for one basis row ``g``: :func:`_profile` on a one-row
+    ``G`` with the parts that depend on ``y`` alone computed once and the rest on scalars: the same floating-point
+    operations in the same order, so the same (a, b, rss) to the bit, at a fraction of the array overhead
+    (the polish evaluates it 100-400 times per model)."""
+
+    def __init__(self, y: np.ndarray) -> None:
+        self.n = len(y)
+        self.ymean = float(y.mean())
+        self.yc = y - self.ymean
+        self.yy = float(self.yc @ self.yc)
+
+    def __call__(self, g: np.ndarray) -> tuple[float, float, float]:
+        """(a, b, rss) of the least squares of y on [1, g]."""
+        gm = float(np.add.reduce(g) / self.n)  # ndarray.mean's own (pairwise) sum and division
+        gc = g.reshape(1, -1) - gm
+        sgg = float(np.einsum("ij,ij->i", gc, gc)[0])
+        sgy = float((gc @ self.yc)[0])
+        if sgg > 1e-300:
+            b = sgy / sgg
+            rss = self.yy - sgy * sgy / sgg
+        else:
+            b, rss = 0.0, self.yy - 0.0
+        a = self.ymean - b * gm
+        return a, b, rss if not rss < 0.0 else 0.0
+
+    def rss(self, g: np.ndarray) -> float:
+        return self(g)[2]
+
+
 def fit_model(model: str, x: np.ndarray, y: np.ndarray) -> CurveFit:
     """Fit one model to (x, y) (block means). Raises ValueError for an unknown model."""
+    x = np.asarray(x, dtype=float)
+    return _fit_model(model, x, y, _Axis(x - float(x[0])))
+
+
+def _fit_model(model: str, x: np.ndarray, y: np.ndarray, axis: _Axis) -> CurveFit:
+    """:func:`fit_model` on ``axis`` (``x`` less its first value), whose grids other fits may share.
+
+    Cost: one pass over the grid (up to 800 basis rows of ``len(x)`` points, shared through ``axis``), then the
+    polish: 17-20 evaluations of the profiled RSS for one shape parameter (bounded Brent), at most 200
+    Nelder-Mead iterations (100-420 evaluations) for two or three, each O(len(x))."""
     from ..numeric.optimize import minimize, minimize_scalar
 
-    x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     n = len(y)
     x_first = float(x[0])
-    xs = x - x_first
+    xs = axis.xs
     tss = float(np.sum((y - y.mean()) ** 2))
     k = N_PARAMS[model]
     if model == "constant":
         return CurveFit(model, float(y.mean()), 0.0, (), tss, n, k, x_first, tss)
-    span = float(xs[-1]) if n > 1 and xs[-1] > 0 else 1.0
-    dx = float(np.median(np.diff(xs))) if n > 1 else 1.0
-    grid = _grid(model, span, dx, xs)
-    G = np.stack([_basis(model, xs, th) for th in grid])
-    a, b, rss = _profile(y, G)
+    span, dx = axis.span, axis.dx
+    grid, centred = axis.grid(model)
+    a, b, rss = _profile(y, centred[1], centred)
     j = int(np.argmin(rss))
     best = (float(a[j]), float(b[j]), tuple(float(v) for v in grid[j]), float(rss[j]))
+    proj = _Projection(y)
+    shape = axis.shape(model)
     if model in ("exp", "power", "logistic", "ramp", "exp2"):
         th0 = np.array(best[2])
         pos = [i for i in range(len(th0)) if not (model == "logistic" and i == 0)]
 
         def to_theta(p: np.ndarray) -> tuple[float, ...]:
-            th = np.array(p, dtype=float)
-            th[pos] = np.exp(th[pos])
-            return tuple(float(v) for v in th)
+            # the positive parameters are searched on the log scale (logistic's x0 is not): the same
+            # np.exp on the same contiguous float64 values as exponentiating th[pos] in place
+            p = np.asarray(p, dtype=float)
+            if model == "logistic":
+                return (float(p[0]), *np.exp(p[1:]).tolist())
+            return tuple(np.exp(p).tolist())
 
         def obj(p: np.ndarray) -> float:
             th = to_theta(p)
-            if any(not np.isfinite(v) for v in th):
+            if not all(map(math.isfinite, th)):
                 return np.inf
-            g = _basis(model, xs, th)[None, :]
-            return float(_profile(y, g)[2][0])
+            return proj.rss(shape(th))
 
         p0 = th0.copy()
         p0[pos] = np.log(p0[pos])
@@ -222,11 +380,11 @@ def fit_model(model: str, x: np.ndarray, y: np.ndarray) -> CurveFit:
                 r_x, r_fun = r.x, float(r.fun)
             if np.isfinite(r_fun) and r_fun < best[3]:
                 th = to_theta(r_x)
-                aa, bb, rr = _profile(y, _basis(model, xs, th)[None, :])
-                best = (float(aa[0]), float(bb[0]), th, float(rr[0]))
+                aa, bb, rr = proj(shape(th))
+                best = (aa, bb, th, rr)
         except (ValueError, FloatingPointError):  # pragma: no cover - keep the grid optimum
             pass
-    flat = unidentified_params(model, xs, y, best[2], span) if model != "step" else ()
+    flat = unidentified_params(model, xs, y, best[2], span, proj=proj, shape=shape) if model != "step" else ()
     return CurveFit(model, best[0], best[1], best[2], best[3], n, k, x_first, tss, flat)
 
 
@@ -245,7 +403,8 @@ _FLAT_STEP, _FLAT_DEVIANCE = 1e-3, 1e-7
 
 
 def unidentified_params(model: str, xs: np.ndarray, y: np.ndarray, theta: tuple[float, ...],
-                        span: float) -> tuple[str, ...]:
+                        span: float, proj: _Projection | None = None,
+                        shape: Callable[[tuple[float, ...]], np.ndarray] | None = None) -> tuple[str, ...]:
     """The shape parameters of ``model`` at ``theta`` that the data (``xs`` from 0, ``y``) do not determine.
 
     The profile deviance ``n log RSS`` ((a, b) fitted for each shape) is examined around ``theta``, on the log
@@ -255,7 +414,8 @@ def unidentified_params(model: str, xs: np.ndarray, y: np.ndarray, theta: tuple[
     changes the deviance by less than 1e-7 (a weight near 0, a parameter held at a clamp of the basis, a step
     sharper than the block spacing).
     Such a parameter's value is wherever the optimizer stopped: it differs between machines and is not
-    published (:meth:`Selection.table`)."""
+    published (:meth:`Selection.table`). ``proj`` and ``shape`` (:func:`fit_model`'s, for ``y`` and ``xs``) save
+    recomputing what does not depend on the parameters; the answer is the same without them."""
     names = PARAM_NAMES[model]
     if not names:
         return ()
@@ -266,10 +426,12 @@ def unidentified_params(model: str, xs: np.ndarray, y: np.ndarray, theta: tuple[
     scale = max(span, 1e-300)
     p0 = np.array([v / scale if lin else np.log(v) for v, lin in zip(theta, linear, strict=True)])
 
+    rss_of = (proj or _Projection(y)).rss
+    basis = shape or _shape(model, xs)
+
     def deviance(p: np.ndarray) -> float:
         th = tuple(float(v * scale) if lin else float(np.exp(v)) for v, lin in zip(p, linear, strict=True))
-        rss = float(_profile(y, _basis(model, xs, th)[None, :])[2][0])
-        return float(n * np.log(max(rss, 1e-300)))
+        return float(n * np.log(max(rss_of(basis(th)), 1e-300)))
 
     d = len(p0)
     eye = np.eye(d)
@@ -429,10 +591,13 @@ def select(x: np.ndarray, y: np.ndarray, models: tuple[str, ...] = MODELS, inver
     when its BIC on the log scale (relative residuals, the same for both scales) is lower than the rate
     choice's by more than :data:`INVERSE_BIC_MARGIN`: the time-per-step shape must fit clearly better.
     """
-    fits: dict[str, Any] = {m: fit_model(m, x, y) for m in models}
+    x = np.asarray(x, dtype=float)
+    axis = _Axis(x - float(x[0]))
+    fits: dict[str, Any] = {m: _fit_model(m, x, y, axis) for m in models}
     best = min(fits, key=lambda m: fits[m].bic)
     if inverse and len(y) > 8 and np.all(y > 0) and best != "constant":
-        inv = {f"{m}/time_per_step": InverseFit(fit_model(m, x, 1.0 / y), y, x) for m in INVERSE_MODELS if m in models}
+        inv = {f"{m}/time_per_step": InverseFit(_fit_model(m, x, 1.0 / y, axis), y, x)
+               for m in INVERSE_MODELS if m in models}
         fits.update(inv)
         lb_rate = _log_bic(fits[best], x, y)
         lb_inv = {k: _log_bic(f, x, y) for k, f in inv.items()}
