@@ -32,7 +32,7 @@ def _num(tab: pd.DataFrame, col: str) -> np.ndarray | None:
 def cadence(step: np.ndarray) -> int:
     """Steps between rows: the median positive step gap (1 for a per-step log or fewer than 2 rows)."""
     s = step[np.isfinite(step)]
-    k = np.diff(np.sort(s))
+    k = np.diff(s if bool(np.all(s[1:] >= s[:-1])) else np.sort(s))  # a log in step order needs no sort
     k = k[k > 0]
     return int(round(float(np.median(k)))) if len(k) else 1
 

@@ -236,13 +236,20 @@ def continue_restarted_clock(t: np.ndarray, step: np.ndarray, rejected: np.ndarr
     the last time before the restart. The time between the two parts is not in the file: it is named, not guessed
     (``metadata.clock_restarts``). Returns the clock (a new array when it restarts) and the warnings."""
     ok = np.isfinite(t) & ~rejected
-    idx = np.flatnonzero(ok)
-    if len(idx) < 3:
-        return t, []
-    tv, sv = t[idx], step[idx]
+    if ok.all():  # the common case: no copy of 10 M rows to find out that nothing restarts
+        idx, tv, sv = None, t, step
+        if len(t) < 3:
+            return t, []
+    else:
+        idx = np.flatnonzero(ok)
+        if len(idx) < 3:
+            return t, []
+        tv, sv = t[idx], step[idx]
     drops = np.flatnonzero((tv[1:] < RESTART_FRACTION * tv[:-1]) & (sv[1:] > sv[:-1]) & (tv[:-1] > 0)) + 1
     if not len(drops):
         return t, []
+    if idx is None:
+        idx = np.arange(len(t))
     t = np.array(t, dtype=float)
     found = []
     for j in drops:
