@@ -249,7 +249,8 @@ def _read_numeric_streaming(
     """
     cap = _estimate_rows(path, skip)
     out = {n: np.empty(cap, dtype="float64") for n in include}
-    return _fill(csv_blocks(path, skip, names, parse_opts, conv_opts, keep_typed=keep_typed, reported=reported),
+    return _fill(csv_blocks(path, skip, names, parse_opts, conv_opts, block_bytes=STREAM_BLOCK_BYTES,
+                            keep_typed=keep_typed, reported=reported, ahead=BLOCKS_AHEAD),
                  out, cap)
 
 
