@@ -121,8 +121,9 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
     worker threads while the caller consumes the current one, so at most ``ahead + 1`` blocks of text
     and their tables are in memory (Arrow's own streaming reader reads ahead without bound). The rows
     ``parse_opts.invalid_row_handler`` is asked about are handed to it in file order, block by block,
-    once a block has parsed (a block parsed again is reported once). Fields with embedded newlines are
-    not supported on this path. Raises ``pyarrow.ArrowInvalid`` on a cell that does not convert.
+    once a block has parsed (a block parsed again is reported once; ``reported``, the lists that handler fills,
+    needs no rollback any more and is kept for the callers). Fields with embedded newlines are not
+    supported on this path. Raises ``pyarrow.ArrowInvalid`` on a cell that does not convert.
     """
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor
@@ -137,7 +138,12 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
 
     def parse(block: Any, conv: Any) -> tuple[Any, list[Any], BaseException | None]:
         rows: list[Any] = []
-        popts = parse_opts if handler is None else _with_handler(parse_opts, lambda row: rows.append(row) or "skip")
+
+        def keep(row: Any) -> str:  # asked on Arrow's threads: only collected here, handed over in file order
+            rows.append(row)
+            return "skip"
+
+        popts = parse_opts if handler is None else _with_handler(parse_opts, keep)
         try:
             table = pacsv.read_csv(pa.BufferReader(block), read_options=read_opts, parse_options=popts,
                                    convert_options=conv)
@@ -188,7 +194,6 @@ def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_op
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         blocks.close()
-    del reported  # kept for callers: rows are only handed over once their block parsed
 
 
 def _nan_cells(table: Any) -> dict[str, np.ndarray]:
@@ -243,7 +248,7 @@ def _read_numeric_streaming(
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
     """Read float columns block by block into preallocated numpy arrays.
 
-    Peak memory is the result plus one block (the whole Arrow table never exists). Untouched tail pages
+    Peak memory is the result plus a few blocks in flight (the whole Arrow table never exists). Untouched tail pages
     of the preallocation are never resident; the arrays returned are views of the filled part.
     Raises ``pyarrow.ArrowInvalid`` when a cell is not a number (the caller falls back to text parsing).
     """
