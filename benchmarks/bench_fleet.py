@@ -119,7 +119,7 @@ def cli_process(verb: str, root: Path, code: Path) -> dict:
             "ingest": ["ingest", str(root / "colocated"), str(root / "remote"), "--json"]}[verb]
     t, c0 = time.perf_counter(), _cpu_children()
     p = subprocess.run(["/usr/bin/time", "-f", "%M", PY, "-m", "costmodel", *args], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=str(code)), check=False)
+                       env=dict(os.environ, PYTHONPATH=str(code)), cwd=str(code), check=False)  # cwd: `-m` imports from it
     wall, cpu = time.perf_counter() - t, _cpu_children() - c0
     if p.returncode != 0:
         raise SystemExit(p.stderr[-2000:])

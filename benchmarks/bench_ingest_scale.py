@@ -10,6 +10,9 @@ streaming path (``-o`` with streaming forced) whose memory does not grow with th
 t.parquet`` (streamed, as CSV inputs from 64 MiB are) against pyarrow processes (``--only-o`` for that row alone).
 
     .venv/bin/python benchmarks/bench_ingest_scale.py [--rows 10000000] [--repeat 3]
+
+The children import ``costmodel`` from their working directory first (``python -c``): to time another code
+tree, run from outside this one, e.g. ``cd /tmp && PYTHONPATH=/tmp/base python /path/to/bench_ingest_scale.py``.
 """
 from __future__ import annotations
 
