@@ -9,6 +9,7 @@ benchmarks/out/fleet_<ranks>x<steps>/ (gitignored).
 
     .venv/bin/python benchmarks/bench_fleet.py [--ranks 1000] [--steps 100000] [--repeat 1] [--no-report]
         [--data DIR] [--rank-column]
+    .venv/bin/python benchmarks/bench_fleet.py --ranks 10 --steps 100000 --verbs compare,ingest [--before DIR]
 
 "ours" is the fleet engine as ``auto`` runs it (one rank per file, clean CSV: the pyarrow + numpy fast
 path of costmodel.jobs.arrowscan; ``COSTMODEL_FLEET_FAST=0`` measures the DuckDB query instead). The
@@ -111,6 +112,49 @@ def report(root: Path) -> dict:
             "html_bytes": html.stat().st_size, "offline": "<script src=" not in html.read_text()}
 
 
+def cli_process(verb: str, root: Path, code: Path) -> dict:
+    """``costmodel VERB`` on the fleet as a whole process run from the code tree ``code``: CPU seconds (user + system)
+    and peak RSS (``/usr/bin/time``), process start and imports included, like the DuckDB child's CPU."""
+    args = {"compare": ["compare", "--colocated", str(root / "colocated"), "--remote", str(root / "remote"), "--json"],
+            "ingest": ["ingest", str(root / "colocated"), str(root / "remote"), "--json"]}[verb]
+    t, c0 = time.perf_counter(), _cpu_children()
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", PY, "-m", "costmodel", *args], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(code)), cwd=str(code), check=False)  # cwd: `-m` imports from it
+    wall, cpu = time.perf_counter() - t, _cpu_children() - c0
+    if p.returncode != 0:
+        raise SystemExit(p.stderr[-2000:])
+    out = json.loads(p.stdout)
+    engines = sorted({str(j.get("reader")) for j in out.get("jobs", [])}) if isinstance(out, dict) else []
+    return {"wall_s": wall, "cpu_s": cpu, "peak_rss_mib": int(p.stderr.strip().splitlines()[-1]) / 1024,
+            "readers": engines, "ratio": out.get("ratio") if isinstance(out, dict) else None}
+
+
+def verbs_main(root: Path, verbs: list[str], before: Path | None, repeat: int) -> None:
+    """Small-fleet fixed cost (issue 42): whole ``costmodel compare`` / ``ingest`` processes against DuckDB alone
+    (its child process: imports, read_csv + GROUP BY step), alternated in each round; ``before`` = another code tree
+    (e.g. ``git archive`` of the base commit) timed in the same rounds."""
+    import statistics
+
+    trees = [("ours", ROOT)] + ([("before", before)] if before else [])
+    rows: dict[str, list[dict]] = {}
+    for _ in range(repeat):
+        rows.setdefault("duckdb", []).append(child("duckdb", root))
+        for label, code in trees:
+            for verb in verbs:
+                rows.setdefault(f"{verb} ({label})", []).append(cli_process(verb, root, code))
+    dk = statistics.median(r["cpu_s"] for r in rows["duckdb"])
+    dk_mib = max(r["peak_rss_bytes"] for r in rows["duckdb"]) / 2**20
+    print(f"DuckDB alone (process, imports included): median {dk:.2f} CPU-s, peak RSS {dk_mib:.0f} MiB")
+    for key, rs in rows.items():
+        if key == "duckdb":
+            continue
+        c = statistics.median(r["cpu_s"] for r in rs)
+        print(f"{key}: median {c:.2f} CPU-s ({c / dk:.2f}x DuckDB), {statistics.median(r['wall_s'] for r in rs):.1f} s "
+              f"wall, peak RSS {max(r['peak_rss_mib'] for r in rs):.0f} MiB, readers {rs[-1]['readers']}, "
+              f"ratio {rs[-1]['ratio']}; CPU-s per round {[round(r['cpu_s'], 2) for r in rs]}")
+    print(f"load avg after: {os.getloadavg()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ranks", type=int, default=1000)
@@ -122,9 +166,17 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=None,
                     help="folder of already generated logs (colocated/, remote/, truth.json); default "
                          "benchmarks/out/fleet_<ranks>x<steps>, generated when absent")
+    ap.add_argument("--verbs", default="",
+                    help="comma list of CLI verbs (compare, ingest) timed as whole processes against DuckDB alone "
+                         "(CPU-s, peak RSS), instead of the stage and report rows")
+    ap.add_argument("--before", type=Path, default=None,
+                    help="with --verbs: a second code tree (e.g. git archive of the base commit) timed in the same rounds")
     a = ap.parse_args()
     root = a.data.resolve() if a.data else HERE / "out" / f"fleet_{a.ranks}x{a.steps}{'_rank' if a.rank_column else ''}"
     truth = generate(root, a.ranks, a.steps, a.rank_column)
+    if a.verbs:
+        verbs_main(root, [v.strip() for v in a.verbs.split(",") if v.strip()], a.before, a.repeat)
+        return
     size = sum(f.stat().st_size for f in root.rglob("*.csv"))
     print(f"{a.ranks} rank logs x {a.steps} steps = {a.ranks * a.steps:,} rows, {size / 1e9:.2f} GB CSV; load avg {os.getloadavg()}")
     res: dict[str, list[dict]] = {"duckdb": [], "ours": []}

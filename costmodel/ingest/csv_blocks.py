@@ -95,52 +95,123 @@ def _estimate_rows(path: Path, skip: int) -> int:
     return int(size / mean * 1.25) + 1024
 
 
+#: CSV blocks parsed at once (each parse also spreads over Arrow's own thread pool): the next blocks are parsed
+#: while the caller copies and checks the current one, so no core waits for the other (issue 42)
+BLOCKS_AHEAD = 2
+
+
+def _with_handler(parse_opts: Any, handler: Any) -> Any:
+    """A copy of ``parse_opts`` (``pyarrow.csv.ParseOptions``) with another invalid-row handler."""
+    import pyarrow.csv as pacsv
+
+    return pacsv.ParseOptions(delimiter=parse_opts.delimiter, quote_char=parse_opts.quote_char,
+                              double_quote=parse_opts.double_quote, escape_char=parse_opts.escape_char,
+                              newlines_in_values=parse_opts.newlines_in_values,
+                              ignore_empty_lines=parse_opts.ignore_empty_lines, invalid_row_handler=handler)
+
+
 def csv_blocks(path: Path, skip: int, names: list[str], parse_opts: Any, conv_opts: Any,
                block_bytes: int = STREAM_BLOCK_BYTES, keep_typed: frozenset[str] = frozenset(),
-               reported: tuple[list[Any], ...] = ()) -> Any:
-    """Yield the data rows of a CSV as Arrow tables of about ``block_bytes`` of text each.
+               reported: tuple[list[Any], ...] = (), ahead: int = BLOCKS_AHEAD) -> Any:
+    """Yield the data rows of a CSV as (Arrow table, {float column: NaN-cell mask}) of about ``block_bytes`` of
+    text each, in file order (the masks only for columns with a NaN cell: a literal ``nan`` is a bad value).
 
     The file is cut at line ends by us and each block parsed with ``pyarrow.csv.read_csv`` (multi-
-    threaded) under the known column names, so at most one block of text and its table are in memory
-    (Arrow's own streaming reader reads ahead without bound). Fields with embedded newlines are not
+    threaded) under the known column names; up to ``ahead`` further blocks are parsed concurrently on
+    worker threads while the caller consumes the current one, so at most ``ahead + 1`` blocks of text
+    and their tables are in memory (Arrow's own streaming reader reads ahead without bound). The rows
+    ``parse_opts.invalid_row_handler`` is asked about are handed to it in file order, block by block,
+    once a block has parsed (a block parsed again is reported once; ``reported``, the lists that handler fills,
+    needs no rollback any more and is kept for the callers). Fields with embedded newlines are not
     supported on this path. Raises ``pyarrow.ArrowInvalid`` on a cell that does not convert.
     """
-    import io
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
 
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     read_opts = pacsv.ReadOptions(column_names=names, block_size=max(1 << 20, block_bytes // 4))
+    handler = parse_opts.invalid_row_handler
     opts = conv_opts
     text_cols: set[str] = set()
-    for block in line_blocks(path, skip, block_bytes):
-        marks = [len(lst) for lst in reported]  # malformed rows reported by a failed attempt are reported again
-        while True:
-            for lst, mark in zip(reported, marks, strict=True):
-                del lst[mark:]
-            try:
-                yield pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
-                                     convert_options=opts)
-                break
-            except pa.ArrowInvalid as exc:
+
+    def parse(block: Any, conv: Any) -> tuple[Any, list[Any], BaseException | None]:
+        rows: list[Any] = []
+
+        def keep(row: Any) -> str:  # asked on Arrow's threads: only collected here, handed over in file order
+            rows.append(row)
+            return "skip"
+
+        popts = parse_opts if handler is None else _with_handler(parse_opts, keep)
+        try:
+            table = pacsv.read_csv(pa.BufferReader(block), read_options=read_opts, parse_options=popts,
+                                   convert_options=conv)
+        except pa.ArrowInvalid as exc:
+            return None, rows, exc
+        return (table, _nan_cells(table)), rows, None
+
+    blocks = line_blocks(path, skip, block_bytes)
+    pending: deque[tuple[Any, Any, Any]] = deque()
+    pool = ThreadPoolExecutor(max_workers=max(1, ahead), thread_name_prefix="costmodel-csv")
+
+    def submit() -> None:
+        block = next(blocks, None)
+        if block is not None:
+            pending.append((block, opts, pool.submit(parse, block, opts)))
+
+    try:
+        for _ in range(max(1, ahead) + 1):
+            submit()
+        while pending:
+            block, used, fut = pending.popleft()
+            table, rows, exc = fut.result()
+            if used is not opts:  # parsed before a column turned to text: parse again as the file goes on
+                table, rows, exc = parse(block, opts)
+            while exc is not None:
                 msg = str(exc)
                 if "CSV parse error" in msg and "conversion" not in msg.lower():
-                    raise
-                # a cell that is not a number: from now on that column is read as text and converted by the caller
-                # (vectorised, bad cells marked), the others stay typed
+                    raise exc
+                # a cell that is not a number: from now on that column is read as text and converted by the
+                # caller (vectorised, bad cells marked), the others stay typed
                 m = re.search(r"column #(\d+)", msg)
                 name = names[int(m.group(1))] if m and int(m.group(1)) < len(names) else None
                 if name is None or name in text_cols or name not in opts.include_columns or name in keep_typed:
-                    raise  # a time column of text (ISO dates), or no way to tell: the caller's whole-file text path
+                    raise exc  # a time column of text (ISO dates), or no way to tell: the caller's whole-file text path
                 text_cols.add(name)
                 types = {n: (pa.string() if n in text_cols else pa.float64()) for n in opts.include_columns}
                 opts = pacsv.ConvertOptions(include_columns=opts.include_columns, column_types=types,
                                             null_values=NULL_VALUES, strings_can_be_null=False)
+                table, rows, exc = parse(block, opts)
+            for row in rows:  # malformed rows, in file order (a failed attempt's rows were dropped with it)
+                if handler(row) != "skip":
+                    raise pa.ArrowInvalid(f"CSV parse error: Expected {row.expected_columns} columns, got "
+                                          f"{row.actual_columns}: {row.text}")
+            del block, rows
+            submit()  # keep the workers busy while the caller copies this block
+            yield table
+            del table
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        blocks.close()
+
+
+def _nan_cells(table: Any) -> dict[str, np.ndarray]:
+    """Masks of the NaN cells (a literal ``nan`` in the text; not the empty ones) of the float columns that have any."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    out: dict[str, np.ndarray] = {}
+    for name, col in zip(table.schema.names, table.columns, strict=True):
+        if pa.types.is_floating(col.type) and col.null_count < len(col) and pc.any(pc.is_nan(col)).as_py():
+            out[name] = pc.fill_null(pc.is_nan(col), False).to_numpy(zero_copy_only=False)
+    return out
 
 
 def line_blocks(path: Path, skip: int, block_bytes: int = STREAM_BLOCK_BYTES) -> Any:
-    """Yield the data rows of a CSV (after ``skip`` preamble lines and the header) as byte blocks of
-    about ``block_bytes``, each cut at a line end."""
+    """Yield the data rows of a CSV (after ``skip`` preamble lines and the header) as blocks (bytes-like) of
+    about ``block_bytes``, each cut at a line end. Each block is read once into a buffer of its own (no
+    concatenation): only the partial last line is carried over to the next block."""
     from ..foundation.limits import max_line_bytes
 
     limit = max_line_bytes()
@@ -149,22 +220,26 @@ def line_blocks(path: Path, skip: int, block_bytes: int = STREAM_BLOCK_BYTES) ->
             fh.readline(limit + 1)
         rest = b""
         while True:
-            chunk = fh.read(block_bytes)
-            if not chunk:
+            buf = bytearray(len(rest) + block_bytes)
+            buf[: len(rest)] = rest
+            got = fh.readinto(memoryview(buf)[len(rest):])
+            if not got:
                 break
-            buf = rest + chunk
-            cut = buf.rfind(b"\n")
+            end = len(rest) + got
+            cut = buf.rfind(b"\n", 0, end)
             if cut < 0:
-                if len(buf) > limit:  # one line longer than any row: never held whole (a 2 GiB line)
+                if end > limit:  # one line longer than any row: never held whole (a 2 GiB line)
                     raise csv_parse_error(path, ValueError("straddling"))
-                rest = buf
+                rest = bytes(buf[:end])
                 continue
-            block, rest = buf[: cut + 1], buf[cut + 1 :]
-            del buf, chunk
-            if block.strip():
-                yield block
+            rest = bytes(buf[cut + 1 : end])
+            if _TEXT.search(buf, 0, cut + 1):  # not only blank lines (stops at the first character)
+                yield memoryview(buf)[: cut + 1]
         if rest.strip():
             yield rest
+
+
+_TEXT = re.compile(rb"\S")
 
 
 def _read_numeric_streaming(
@@ -173,23 +248,23 @@ def _read_numeric_streaming(
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
     """Read float columns block by block into preallocated numpy arrays.
 
-    Peak memory is the result plus one block (the whole Arrow table never exists). Untouched tail pages
+    Peak memory is the result plus a few blocks in flight (the whole Arrow table never exists). Untouched tail pages
     of the preallocation are never resident; the arrays returned are views of the filled part.
     Raises ``pyarrow.ArrowInvalid`` when a cell is not a number (the caller falls back to text parsing).
     """
     cap = _estimate_rows(path, skip)
     out = {n: np.empty(cap, dtype="float64") for n in include}
-    return _fill(csv_blocks(path, skip, names, parse_opts, conv_opts, keep_typed=keep_typed, reported=reported),
+    return _fill(csv_blocks(path, skip, names, parse_opts, conv_opts, block_bytes=STREAM_BLOCK_BYTES,
+                            keep_typed=keep_typed, reported=reported, ahead=BLOCKS_AHEAD),
                  out, cap)
 
 
 def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     nan_cells: dict[str, np.ndarray] = {}
     i = 0
-    for batch in reader:
+    for batch, nans in reader:
         n = batch.num_rows
         if i + n > cap:  # the estimate was short: grow (rare)
             cap = int((i + n) * 1.5) + 1024
@@ -218,10 +293,10 @@ def _fill(reader: Any, out: dict[str, np.ndarray], cap: int) -> tuple[dict[str, 
             for chunk in getattr(col, "chunks", [col]):  # copy chunk by chunk: no intermediate concatenation
                 out[name][j : j + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
                 j += len(chunk)
-            if col.null_count < n and pc.any(pc.is_nan(col)).as_py():
+            if name in nans:  # found by the worker that parsed the block
                 if name not in nan_cells:
                     nan_cells[name] = np.zeros(cap, dtype=bool)
-                nan_cells[name][i : i + n] = pc.fill_null(pc.is_nan(col), False).to_numpy(zero_copy_only=False)
+                nan_cells[name][i : i + n] = nans[name]
         i += n
     del reader
     return {k: v[:i] for k, v in out.items()}, {k: v[:i] for k, v in nan_cells.items()}, i

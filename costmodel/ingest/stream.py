@@ -98,8 +98,6 @@ def _to_arrow(table: Any, schema: Any) -> Any:
 def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: int = BLOCK_BYTES,
                run_id: str | None = None) -> StreamedRun:
     """Append one CSV/TSV file to ``writer`` batch by batch; returns its summary Run (no rows in memory)."""
-    import io
-
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -136,7 +134,7 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
 
     def text_block(block: bytes, mark: int) -> Any:
         del skipped[mark:]  # the malformed rows of this block are reported again by the text parse
-        return pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
+        return pacsv.read_csv(pa.BufferReader(block), read_options=read_opts, parse_options=parse_opts,
                               convert_options=text_opts)
 
     def blocks() -> Any:
@@ -149,7 +147,7 @@ def stream_csv(path: Path, options: Any, writer: Any, schema: Any, block_bytes: 
             while table is None:
                 del skipped[mark:]
                 try:
-                    table = pacsv.read_csv(io.BytesIO(block), read_options=read_opts, parse_options=parse_opts,
+                    table = pacsv.read_csv(pa.BufferReader(block), read_options=read_opts, parse_options=parse_opts,
                                            convert_options=opts_now)
                 except pa.ArrowInvalid as exc:
                     msg = str(exc)

@@ -236,13 +236,20 @@ def continue_restarted_clock(t: np.ndarray, step: np.ndarray, rejected: np.ndarr
     the last time before the restart. The time between the two parts is not in the file: it is named, not guessed
     (``metadata.clock_restarts``). Returns the clock (a new array when it restarts) and the warnings."""
     ok = np.isfinite(t) & ~rejected
-    idx = np.flatnonzero(ok)
-    if len(idx) < 3:
-        return t, []
-    tv, sv = t[idx], step[idx]
-    drops = np.flatnonzero((tv[1:] < RESTART_FRACTION * tv[:-1]) & (sv[1:] > sv[:-1]) & (tv[:-1] > 0)) + 1
+    if ok.all():  # the common case: no copy of 10 M rows to find out that nothing restarts
+        idx, tv, sv = None, t, step
+        if len(t) < 3:
+            return t, []
+    else:
+        idx = np.flatnonzero(ok)
+        if len(idx) < 3:
+            return t, []
+        tv, sv = t[idx], step[idx]
+    drops = _clock_drops(tv, sv)
     if not len(drops):
         return t, []
+    if idx is None:
+        idx = np.arange(len(t))
     t = np.array(t, dtype=float)
     found = []
     for j in drops:
@@ -256,6 +263,19 @@ def continue_restarted_clock(t: np.ndarray, step: np.ndarray, rejected: np.ndarr
     msg = (f"{source}: the clock restarts at step {where} while the steps go on (a resumed run): the run is continued "
            "across the restart; the gap between the two parts is not in the file, so elapsed times after it leave it out")
     return t, [msg]
+
+
+def _clock_drops(tv: np.ndarray, sv: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
+    """Rows j where the clock drops below ``RESTART_FRACTION`` of row j-1's (positive) time while the step goes on;
+    in slices of ``chunk`` rows, so the temporaries stay a few MB for 10 M rows."""
+    found = []
+    for a in range(0, len(tv) - 1, chunk):
+        b = min(a + chunk, len(tv) - 1)
+        prev, cur = tv[a:b], tv[a + 1 : b + 1]
+        hit = (cur < RESTART_FRACTION * prev) & (sv[a + 1 : b + 1] > sv[a:b]) & (prev > 0)
+        if hit.any():
+            found.append(np.flatnonzero(hit) + a + 1)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
 
 
 def build_run(

@@ -208,10 +208,10 @@ def test_engine_from_the_environment(tmp_path, monkeypatch):
     notebook's kernel); a value that is no engine is one clear error."""
     d = tmp_path / "job1"
     generate_job(d, n_ranks=4, n_steps=300, seed=2, straggler_node=None, early_rank=None)
-    assert load_side([str(d)], "remote").jobs[0]["engine"] == "pandas"  # auto: a small job
-    monkeypatch.setenv("COSTMODEL_ENGINE", "duckdb")
-    assert load_side([str(d)], "remote").jobs[0]["engine"] == "duckdb"
-    assert load_side([str(d)], "remote", engine="pandas").jobs[0]["engine"] == "pandas"  # explicit wins
+    assert load_side([str(d)], "remote").jobs[0]["engine"] == "duckdb"  # auto: the fleet engine at every size
+    monkeypatch.setenv("COSTMODEL_ENGINE", "pandas")
+    assert load_side([str(d)], "remote").jobs[0]["engine"] == "pandas"
+    assert load_side([str(d)], "remote", engine="duckdb").jobs[0]["engine"] == "duckdb"  # explicit wins
     monkeypatch.setenv("COSTMODEL_ENGINE", "spark")
     from costmodel.foundation.errors import IngestError
 
