@@ -12,7 +12,7 @@ benchmarks/out/fleet_<ranks>x<steps>/ (gitignored).
     .venv/bin/python benchmarks/bench_fleet.py --ranks 10 --steps 100000 --verbs compare,ingest [--before DIR]
 
 "ours" is the fleet engine as ``auto`` runs it (one rank per file, clean CSV: the pyarrow + numpy fast
-path of costmodel.jobs.arrowscan; ``COSTMODEL_FLEET_FAST=0`` measures the DuckDB query instead). The
+path of costmodel.jobs.arrowscan; ``--query`` measures the DuckDB query instead). The
 report is written to benchmarks/out/<data folder name>_report (gitignored), wherever the data are.
 """
 from __future__ import annotations
@@ -36,6 +36,9 @@ kind, root = sys.argv[1], sys.argv[2]
 import duckdb, pandas, numpy
 if kind != "duckdb":
     from costmodel.jobs import load_side  # imports are not part of the timing (on both sides)
+    if kind == "query":  # --query: the DuckDB query instead of the arrow fast path
+        import costmodel.jobs.fleet
+        costmodel.jobs.fleet.FAST_PATH = False
 t = time.perf_counter()
 if kind == "duckdb":
     files = sorted(glob.glob(root + "/*/*/*.csv"))
@@ -161,6 +164,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--no-report", action="store_true")
+    ap.add_argument("--query", action="store_true", help="time the DuckDB query instead of the arrow fast path")
     ap.add_argument("--rank-column", action="store_true",
                     help="logs with a rank column (folder fleet_<ranks>x<steps>_rank): the fast path reads the rank from it")
     ap.add_argument("--data", type=Path, default=None,
@@ -181,7 +185,7 @@ def main() -> None:
     print(f"{a.ranks} rank logs x {a.steps} steps = {a.ranks * a.steps:,} rows, {size / 1e9:.2f} GB CSV; load avg {os.getloadavg()}")
     res: dict[str, list[dict]] = {"duckdb": [], "ours": []}
     for _ in range(a.repeat):
-        for kind in ("duckdb", "ours"):
+        for kind in ("duckdb", "query" if a.query else "ours"):
             res[kind].append(child(kind, root))
     for i in range(a.repeat):
         d, o = res["duckdb"][i], res["ours"][i]
