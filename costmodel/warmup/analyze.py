@@ -584,7 +584,8 @@ def _rule_steady_window(f: _Fit) -> None:
     s, per, hi, evidence, res = f.s, f.per, f.hi, f.evidence, f.res
     assert res is not None
     f.i_b, f.i_s0 = hi, f.i_s
-    win = per.window(f.i_s, hi) if per is not None else None
+    # on rows every N steps a "stall" in the first row is the start-up (or an averaged cold row): no anchor
+    win = per.window(max(f.i_s, 1) if f.coarse else f.i_s, hi) if per is not None else None
     if per is not None and win is not None and (win[1] - win[0]) >= max(MIN_STEADY, 0.5 * (hi - f.i_s)):
         f.i_s, f.i_b = win
         i_s, i_b = win
