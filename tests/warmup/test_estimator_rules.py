@@ -91,3 +91,50 @@ def test_levels_lost_and_dips_rules_and_the_trace_on_the_result() -> None:
     assert res.classification == "dips" and res.evidence["underlying"] == "warmup" and res.period_steps == 300
     assert res.lost_s is not None and res.lost_s > 0 and res.steady_mean is not None
     assert f.trace[0].startswith("segmentation:") and f.trace[-1] == "periodic_dips"
+
+
+def test_the_rules_record_names_the_deciding_rule_and_each_finding() -> None:
+    # a data-bound cold phase of 150 steps, then checkpoint stalls every 300 steps: the class is dips (the
+    # periodic_dips rule), the warm-up end is the cold phase's (the evidence), and each rule's finding is kept
+    n = 1500
+    rate = 400.0 * _noise(n)
+    rate[:150] = 150.0
+    rate[450::300] = 20.0
+    wait = np.where(np.arange(n) < 150, 0.06, 0.0002)
+    fit = analyze(_run(rate, data_wait_s=wait))
+    rec = fit.to_dict()["rules"]
+    assert set(rec) == {"decided_by", "warmup_end_by", "trace", "found"}
+    assert rec["decided_by"] == "periodic_dips" and rec["warmup_end_by"] == "cold_phase"
+    assert rec["trace"][-1] == "periodic_dips" and "cold_phase:warmup" in rec["trace"]
+    assert list(rec["found"]) == [name for name, _ in RULES]
+    found = rec["found"]
+    assert found["stalls"]["period_steps"] == 300 and found["stalls"]["stalls"] >= 3
+    assert abs(found["cold_phase"]["end_step"] - 150) <= 3 and found["cold_phase"]["decided_by"] == "data_wait_s"
+    assert found["warmup_end"]["end_step"] == fit.warmup_end_step
+    assert found["steady_window"]["whole_periods"] is True
+    assert found["lost"]["lost_s"] == fit.lost_s and found["dips"]["classification"] == "dips"
+
+
+def test_the_rules_record_of_a_run_stopped_early_and_of_a_flat_run() -> None:
+    rec = analyze(_run(np.full(10, 100.0) * _noise(10))).rules
+    assert rec["decided_by"] == "too_short" and list(rec["found"]) == ["too_short"]
+    assert rec["found"]["too_short"] == {"n_points": 10, "stopped": True}
+    rec = analyze(_run(400.0 * _noise(2000))).rules
+    assert rec["decided_by"] == "segmentation" and rec["warmup_end_by"] == "segmentation"
+    assert rec["found"]["warmup_end"]["end_step"] == 0 and rec["found"]["not_a_warmup"] == {"noise": None}
+
+
+def test_every_rule_has_a_finder_and_the_estimator_stays_small() -> None:
+    import ast
+    from pathlib import Path
+
+    from costmodel.warmup import rulefindings
+    from costmodel.warmup.rulefindings import FINDERS
+
+    assert set(FINDERS) == {name for name, _ in RULES}
+    room = Path(rulefindings.__file__).parent
+    assert len((room / "analyze.py").read_text().splitlines()) < 600
+    long = [f"{p.name}:{n.name}" for p in sorted(room.glob("*.py")) for n in ast.walk(ast.parse(p.read_text()))
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.end_lineno is not None
+            and n.end_lineno - n.lineno + 1 > 80]
+    assert long == []
