@@ -138,3 +138,44 @@ def test_every_rule_has_a_finder_and_the_estimator_stays_small() -> None:
             if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.end_lineno is not None
             and n.end_lineno - n.lineno + 1 > 80]
     assert long == []
+
+
+def test_overshoot_rule_turns_a_settling_slowdown_into_a_warmup() -> None:
+    # fast at first, then settling 3 % lower over half the run: the segmentation says slowdown, the overshoot
+    # rule finds where a decreasing isotonic fit from the peak stays within 1 % of the plateau
+    n = 3000
+    i = np.arange(n)
+    rate = 400.0 * (1.0 - 0.5 * np.exp(-i / 50.0)) * (1.0 - 0.03 * np.minimum(i / (0.5 * n), 1.0)) * _noise(n, cv=0.002)
+    f = run_rules(prepare(_run(rate)), until="overshoot")
+    assert f.trace == ["segmentation:slowdown", "overshoot"] and f.cls == "warmup"
+    assert f.overshoot_end is not None and 0 < f.overshoot_end < n // 2
+    assert f.found["overshoot"]["end_step"] == f.overshoot_end
+
+
+def test_not_a_warmup_rule_calls_a_slow_start_of_a_few_steps_a_startup_stall() -> None:
+    rate = 400.0 * _noise(900)
+    rate[:3] = 100.0
+    f = run_rules(prepare(_run(rate)), until="not_a_warmup")
+    assert f.trace == ["segmentation:warmup", "not_a_warmup"] and f.cls == "flat" and f.i_end == 0
+    assert f.found["not_a_warmup"] == {"noise": "startup_stall"}
+
+
+def test_bias_window_rule_moves_the_steady_start_after_a_curved_warmup() -> None:
+    n = 3000
+    i = np.arange(n)
+    rate = 400.0 * (1.0 - 0.5 * np.exp(-i / 100.0)) * _noise(n, cv=0.005)
+    f = run_rules(prepare(_run(rate)), until="bias_window")
+    # the end is the 1 % point (about 391); the window starts later, by at most one warm-up length
+    assert f.i_end < f.i_s <= 2 * f.i_end and abs(f.resid_bias_rel) < 0.001
+
+
+def test_steady_window_stall_split_and_curve_rules_on_periodic_stalls() -> None:
+    n = 3000
+    rate = 400.0 * _noise(n)
+    rate[100::300] = 20.0
+    f = run_rules(prepare(_run(rate)), until="steady_window")
+    assert f.win == (100, 2800)  # whole periods: from the first stall to the last one, one stall per period
+    assert f.found["steady_window"] == {"whole_periods": True, "start_step": 100, "end_step": 2799, "too_short": False}
+    f = run_rules(prepare(_run(rate)), until="curve")
+    assert f.res is not None and f.res.stall_split is not None and f.found["stall_split"] == {"split": True}
+    assert f.res.curve is not None and f.res.curve["model"] == "constant"  # a flat run: no warm-up curve
