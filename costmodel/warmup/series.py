@@ -157,6 +157,19 @@ def cadence_steps(step: np.ndarray) -> int:
     return int(round(float(np.median(k)))) if len(k) else 1
 
 
+def _rows_of_step_times(y: np.ndarray, d: np.ndarray, sk: np.ndarray, every: int, keep: np.ndarray,
+                        time_source: str) -> tuple[np.ndarray, np.ndarray | None, str]:
+    """Rows every N steps without a clock but with a step time: a row covering ``k`` steps lasted ``k`` x its step
+    time (an averaged row: exactly; a sampled row: as if every step ran at the logged one's pace) and did ``k`` x
+    its work per step, so the seconds lost to a warm-up are seconds of the run, not of the logged steps alone."""
+    if time_source != "step_time_s":
+        return d, None, time_source
+    k = np.concatenate([[float(min(sk[0] + 1, every)) if sk[0] >= 0 else float(every)], np.diff(sk).astype(float)])
+    d_out = np.full(len(y), np.nan)
+    d_out[keep] = k * d[keep]
+    return d_out, d_out * y, time_source
+
+
 def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.ndarray | None,
                         ts: np.ndarray | None, keep: np.ndarray, time_source: str, meta: dict[str, Any],
                         warnings: list[str]) -> tuple[np.ndarray, np.ndarray | None, str]:
@@ -180,7 +193,7 @@ def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.n
                             "epoch ends) are invisible, so the level is that of the logged steps; compare does not "
                             "call such runs equivalent (log a wall clock or elapsed time, or every step)")
             meta["stalls_between_rows_invisible"] = True
-        return d, None, time_source
+        return _rows_of_step_times(y, d, sk, every, keep, time_source)
     k = np.diff(sk).astype(float)
     k0 = float(min(sk[0] + 1, every)) if sk[0] >= 0 else float(every)
     k = np.concatenate([[k0], k])

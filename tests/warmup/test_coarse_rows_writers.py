@@ -122,3 +122,16 @@ def test_reduction_row_selection() -> None:
     with pytest.raises(ValueError):
         keep_columns(df, "everything")
     assert list(keep_columns(df.assign(wall_time=1.0), "rate").columns) == ["step", "samples_per_s"]
+
+
+@pytest.mark.parametrize("every", [10, 50])
+def test_averaged_rows_with_a_step_time_and_no_clock_keep_the_extra_warmup(tmp_path: Path, h200, every: int) -> None:  # type: ignore[no-untyped-def]
+    # Lightning's CSVLogger keeps no clock; interval means of the step time still give each row's seconds
+    # (k x the mean step time), so the seconds lost to the warm-up are the run's (they were one step's: -90 %)
+    _rc, fc = _fit(tmp_path, keep_columns(reduce_log(h200["c_df"], "averaged", every), "step_time"), "colocated")
+    _rr, fr = _fit(tmp_path, keep_columns(reduce_log(h200["r_df"], "averaged", every), "step_time"), "remote")
+    assert abs(fr.steady_mean / h200["fr"].steady_mean - 1.0) < 0.03
+    x0 = h200["cmp2"].remote_extra_warmup_s
+    x = compare([fc], [fr], margin=0.02).remote_extra_warmup_s
+    assert x is not None and x > 0 and abs(x / x0 - 1.0) <= 0.30
+    assert fr.lost_s is not None and abs(fr.lost_s / h200["fr"].lost_s - 1.0) <= 0.30
