@@ -12,6 +12,10 @@ against the per-step level (limit 3 %), compare's verdict at 2 % and 5 % against
 ``equivalent`` where per step it is ``different``), the remote warm-up end (or the interval stated) against
 the per-step end (within one logging interval), the extra warm-up in seconds against the per-step one (> 0,
 within 30 %); then each pair cut to its first 900 steps (no co-located warm-up, no negative extra warm-up).
+Then one pair (``--writers``, default ``gpu_h200``) reduced as each writer reduces it: rows at
+``(step + 1) % N == 0`` (Lightning ``log_every_n_steps``), ``step % N == 0`` (rows at 0, N, 2N, ...) or the HF
+Trainer's 1-based ``global_step``; sampled or averaged; keeping the clock and the step time, the clock only,
+the step time only (Lightning's ``CSVLogger``) or the rate only.
 """
 from __future__ import annotations
 
@@ -103,12 +107,53 @@ def _f(x: Any, spec: str) -> str:
     return "-" if x is None else format(x, spec)
 
 
+def measure_writers(real: Path, everies: list[int], pair: str = "gpu_h200") -> list[dict[str, Any]]:
+    """One pair reduced as each writer reduces it: which rows (``at``), sampled or averaged, and which columns the
+    writer keeps (:data:`costmodel.synthetic.coarse_logs.COLUMN_SETS`: the clock, the step time, both, neither)."""
+    from costmodel.synthetic.coarse_logs import keep_columns, reduce_log
+
+    d = pair_dir(pair, real)
+    if not d.is_dir():
+        print(f"{pair}: {d} absent, skipped", file=sys.stderr)
+        return []
+    c_df, r_df = pd.read_csv(d / "colocated.csv"), pd.read_csv(d / "remote.csv")
+    truth = fit_pair(c_df, r_df)
+    out = []
+    for at in ("end", "start", "hf"):
+        for rows in ("sampled", "averaged"):
+            for every in everies:
+                for kept in (("all", "clock", "step_time", "rate") if at != "hf" else ("clock",)):
+                    got = fit_pair(keep_columns(reduce_log(c_df, rows, every, at), kept),
+                                   keep_columns(reduce_log(r_df, rows, every, at), kept))
+                    row = _row(pair, f"{at} {rows}/{every} {kept}", every, truth, got)
+                    row["level"] = got["r"].steady_mean
+                    row["coloc_err"] = (got["c"].steady_mean / truth["c"].steady_mean - 1.0
+                                        if got["c"].steady_mean and truth["c"].steady_mean else None)
+                    out.append(row)
+    return out
+
+
+def print_writers(rows: list[dict[str, Any]]) -> None:
+    print("\n| writer (rows at, kind/every, columns kept) | remote level | error | co-located error | verdict 2 % "
+          "(per step -> here) | verdict 5 % | remote end: per step -> here | extra warm-up s: per step -> here | error |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        t_end, lo, hi = r["end"]
+        iv = f"{_f(lo, 'd')}" if lo == hi else f"{_f(lo, 'd')}-{_f(hi, 'd')}"
+        print(f"| {r['variant']} | {_f(r['level'], '.1f')} | {_f(r['level_err'], '+.1%')} | {_f(r['coloc_err'], '+.1%')} | "
+              f"{r['verdict2'][0]} -> {r['verdict2'][1]} | {r['verdict5'][0]} -> {r['verdict5'][1]} | {t_end} -> {iv} | "
+              f"{_f(r['extra'][0], '.1f')} -> {_f(r['extra'][1], '.1f')} | {_f(r['extra_err'], '+.0%')} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--real", default=str(ROOT.parent / "shared" / "fixtures" / "real"))
     ap.add_argument("--every", default="10,50")
+    ap.add_argument("--writers", default="gpu_h200",
+                    help="pair reduced as each writer does (rows at, columns kept); 'none' to skip")
     a = ap.parse_args()
-    rows = measure(Path(a.real), [int(x) for x in a.every.split(",")])
+    everies = [int(x) for x in a.every.split(",")]
+    rows = measure(Path(a.real), everies)
     print("| pair | variant | remote level err | verdict 2 % (per step -> here) | verdict 5 % | remote end: per step "
           "-> here (interval) | end ok | extra warm-up s: per step -> here | error | co-located end | classes c/r |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -119,6 +164,8 @@ def main() -> None:
               f"{r['verdict5'][0]} -> {r['verdict5'][1]} | {t_end} -> {iv} | {_f(r['end_ok'], '')} | "
               f"{_f(r['extra'][0], '.1f')} -> {_f(r['extra'][1], '.1f')} | {_f(r['extra_err'], '+.0%')} | "
               f"{r['coloc_end']} | {r['classes'][0]}/{r['classes'][1]} |")
+    if a.writers != "none":
+        print_writers(measure_writers(Path(a.real), everies, a.writers))
 
 
 if __name__ == "__main__":

@@ -55,6 +55,8 @@ class RunFit(Result):
     steady_start_t_s: Num = None
     warmup_end_decided_by: str | None = None
     warmup_end_step_throughput: int | None = None
+    #: which named rule decided (``decided_by``, ``warmup_end_by``), the trace, the rules applied, each one's finding
+    rules: Obj = Field(default_factory=dict)
     drift_rel_steady: Num = None
     telemetry: Obj = Field(default_factory=dict)
     stall_split: Obj | None = None

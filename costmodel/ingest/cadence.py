@@ -6,6 +6,10 @@ over the log interval (Megatron, NeMo, torchtitan, speedrun logs' ``train_time``
 taken, in order, from ``--rows sampled|averaged`` (:class:`~costmodel.ingest.api.IngestOptions` ``rows``), from
 the format (the interval-mean writers), or from the clock: averaged rows satisfy ``steps x step time = clock
 seconds between rows`` row by row, sampled rows do not (the clock counts the stalls the sampled step misses).
+Rows with a clock and a rate but no step time (a Lightning or HF Trainer log that keeps its wall clock) are
+told apart by the work per step the clock implies, ``rate x clock seconds between rows / steps``: the same on
+every row for interval means (the batch), scattered for sampled rows (one step's rate over an interval's
+seconds, stalls included).
 A log with one row per step gets no metadata (nothing changes for it). A sparse log without a clock gets a
 warning: the stalls between its rows are invisible, and compare will not call it equivalent.
 """
@@ -19,6 +23,8 @@ from ..foundation.schema import Run
 ROW_KINDS = ("sampled", "averaged")
 #: formats whose rows are means over the log interval
 AVERAGED_FORMATS = ("trainlog", "megatron", "nemo", "torchtitan", "cumclock", "progress_bar")
+#: the rates that tell the row kind from the clock when the log has no step time
+RATE_COLUMNS = ("samples_per_s", "tokens_per_s")
 AGREE_TOL = 0.02  # averaged rows: steps x step time within 2 % of the clock's seconds, at 98 % of the rows
 
 
@@ -42,8 +48,35 @@ def cadence(step: np.ndarray) -> int:
     return int(round(float(np.median(k, overwrite_input=True)))) if len(k) else 1
 
 
-def infer_kind(step: np.ndarray, st: np.ndarray | None, ts: np.ndarray | None) -> tuple[str, str]:
-    """(kind, how it is known) from the clock and the step time; ``unknown`` when either is missing."""
+def implied_work_per_step(step: np.ndarray, rate: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """Per row after the first: ``rate x clock seconds since the previous row / steps since it`` (the batch, for
+    interval means; samples or tokens per step, as the rate). Rows without an increasing clock give NaN."""
+    k, dt = np.diff(step), np.diff(ts)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = rate[1:] * dt / k
+    return np.where((k > 0) & (dt > 0) & np.isfinite(u), u, np.nan)
+
+
+def _kind_from_rate(step: np.ndarray, rate: np.ndarray, ts: np.ndarray) -> tuple[str, str]:
+    ok = np.isfinite(step) & np.isfinite(rate) & np.isfinite(ts)
+    u = implied_work_per_step(step[ok], rate[ok], ts[ok])
+    u = u[np.isfinite(u) & (u > 0)]
+    if len(u) < 2:
+        return "unknown", "no increasing clock"
+    rel = np.abs(u / float(np.median(u)) - 1.0)
+    if float(np.quantile(rel, 0.98)) <= AGREE_TOL:
+        return "averaged", ("rate x clock seconds between rows / steps is the same on every row (interval means; "
+                            "no step time)")
+    return "sampled", ("rate x clock seconds between rows / steps scatters across rows (one step's rate over the "
+                       "interval's seconds; no step time)")
+
+
+def infer_kind(step: np.ndarray, st: np.ndarray | None, ts: np.ndarray | None,
+               rate: np.ndarray | None = None) -> tuple[str, str]:
+    """(kind, how it is known) from the clock and the step time, else the clock and the rate (``rate``, samples or
+    tokens per second); ``unknown`` when neither pair is there."""
+    if st is None and ts is not None and rate is not None:
+        return _kind_from_rate(step, rate, ts)
     if st is None or ts is None:
         return "unknown", "no clock and step time to tell"
     ok = np.isfinite(step) & np.isfinite(st) & np.isfinite(ts)
@@ -77,7 +110,8 @@ def describe_rows(run: Run, rows: str | None = None) -> list[str]:
     elif run.format.split("/")[0] in AVERAGED_FORMATS or run.format in AVERAGED_FORMATS:
         md["rows"], md["rows_from"] = "averaged", f"the format ({run.format}) prints interval means"
     else:
-        md["rows"], md["rows_from"] = infer_kind(step, st, ts)
+        rate = next((v for v in (_num(tab, c) for c in RATE_COLUMNS) if v is not None), None)
+        md["rows"], md["rows_from"] = infer_kind(step, st, ts, rate)
     derived = str(md.get("t_s_from", "")).startswith("cumsum(step_time_s)")  # no clock: the step times added up
     if derived:
         md["rows_clock"] = "none (t_s is the logged step times added up)"

@@ -21,6 +21,13 @@ How each writer reduces a log of steps ``0, 1, 2, ...`` with a row every ``every
   plain means, counters (cache misses, files) as sums; the clock, step and epoch columns as at the row's
   last step.
 - **cut** (:func:`cut_steps`): the first ``n_steps`` steps only (a short trial run).
+
+Which steps get a row (``at``): ``"end"`` (the default) keeps the step where ``(step + 1) % every == 0``
+(Lightning's ``log_every_n_steps``: the 50th, 100th, ... step, 0-based 49, 99, ...); ``"start"`` keeps
+``step % every == 0`` (rows at steps 0, N, 2N, ...: a hand-written ``if step % N == 0: log(...)``; the first
+row is step 0 alone, and with checkpoints every multiple of N the sampled row is the checkpoint step);
+``"hf"`` keeps the same rows as ``"end"`` but writes the step counted from 1 (the HF Trainer's
+``global_step`` at ``global_step % logging_steps == 0``: rows labelled N, 2N, ...).
 """
 from __future__ import annotations
 
@@ -47,26 +54,38 @@ def _kind(col: str) -> str:
     return "mean"
 
 
-def _row_ends(step: np.ndarray, every: int) -> np.ndarray:
-    """Positions of the rows a writer keeps: the steps where ``(step + 1) % every == 0``."""
+#: which steps get a row (see the module doc)
+ROW_AT = ("end", "start", "hf")
+
+
+def _row_ends(step: np.ndarray, every: int, at: str = "end") -> np.ndarray:
+    """Positions of the rows a writer keeps: ``(step + 1) % every == 0`` (``end``, ``hf``) or ``step % every == 0``."""
     if every < 1:
         raise ValueError(f"every must be >= 1, got {every}")
-    return np.flatnonzero((step.astype(np.int64) + 1) % every == 0)
+    if at not in ROW_AT:
+        raise ValueError(f"at must be one of {', '.join(ROW_AT)}, got {at!r}")
+    return np.flatnonzero((step.astype(np.int64) + (0 if at == "start" else 1)) % every == 0)
 
 
-def sampled_rows(df: pd.DataFrame, every: int) -> pd.DataFrame:
+def _label(out: pd.DataFrame, at: str) -> pd.DataFrame:
+    if at == "hf":
+        out["step"] = out["step"].to_numpy() + 1
+    return out
+
+
+def sampled_rows(df: pd.DataFrame, every: int, at: str = "end") -> pd.DataFrame:
     """The row of every ``every``-th step as it is (that step's own values and clock); see the module doc."""
     step = df["step"].to_numpy()
-    return df.iloc[_row_ends(step, every)].reset_index(drop=True)
+    return _label(df.iloc[_row_ends(step, every, at)].reset_index(drop=True), at)
 
 
-def averaged_rows(df: pd.DataFrame, every: int, step_time: str = STEP_TIME) -> pd.DataFrame:
+def averaged_rows(df: pd.DataFrame, every: int, step_time: str = STEP_TIME, at: str = "end") -> pd.DataFrame:
     """Each kept row with the means over the steps since the previous row; see the module doc.
 
     Rates are weighted by ``step_time`` (seconds per step); without that column, by one per step.
     """
     step = df["step"].to_numpy()
-    ends = _row_ends(step, every)
+    ends = _row_ends(step, every, at)
     starts = np.concatenate([[0], ends[:-1] + 1])
     wt = df[step_time].to_numpy(dtype=float) if step_time in df.columns else np.ones(len(df))
     out: dict[str, list[float]] = {c: [] for c in df.columns}
@@ -82,7 +101,7 @@ def averaged_rows(df: pd.DataFrame, every: int, step_time: str = STEP_TIME) -> p
                 out[c].append(float(np.sum(v.astype(float))))
             else:
                 out[c].append(float(np.mean(v.astype(float))))
-    return pd.DataFrame(out, columns=df.columns)
+    return _label(pd.DataFrame(out, columns=df.columns), at)
 
 
 def cut_steps(df: pd.DataFrame, n_steps: int) -> pd.DataFrame:
@@ -90,12 +109,31 @@ def cut_steps(df: pd.DataFrame, n_steps: int) -> pd.DataFrame:
     return df[df["step"].to_numpy() < n_steps].reset_index(drop=True)
 
 
-def reduce_log(df: pd.DataFrame, rows: str, every: int) -> pd.DataFrame:
-    """``rows`` ``sampled`` or ``averaged`` every ``every`` steps; ``every == 1`` returns the log as it is."""
+def reduce_log(df: pd.DataFrame, rows: str, every: int, at: str = "end") -> pd.DataFrame:
+    """``rows`` ``sampled`` or ``averaged`` every ``every`` steps, rows ``at`` (see the module doc); ``every == 1``
+    returns the log as it is."""
     if every == 1:
         return df.copy()
     if rows == "sampled":
-        return sampled_rows(df, every)
+        return sampled_rows(df, every, at)
     if rows == "averaged":
-        return averaged_rows(df, every)
+        return averaged_rows(df, every, at=at)
     raise ValueError(f"rows must be 'sampled' or 'averaged', got {rows!r}")
+
+
+#: the columns a writer keeps, by what it logs besides the rate (the names of the real H200 logs): ``all``;
+#: ``clock``: a wall clock and elapsed time but no step time (a Lightning or HF Trainer log with a timestamp);
+#: ``step_time``: the step time but no clock (Lightning's ``CSVLogger``); ``rate``: the rate alone
+COLUMN_SETS: dict[str, tuple[str, ...]] = {
+    "all": (),
+    "clock": ("step_time_s", "compute_s", "ckpt_s"),
+    "step_time": ("wall_time", "elapsed_s"),
+    "rate": ("wall_time", "elapsed_s", "step_time_s", "compute_s", "ckpt_s"),
+}
+
+
+def keep_columns(df: pd.DataFrame, kept: str) -> pd.DataFrame:
+    """``df`` less the columns the writer named by ``kept`` (a key of :data:`COLUMN_SETS`) does not log."""
+    if kept not in COLUMN_SETS:
+        raise ValueError(f"kept must be one of {', '.join(COLUMN_SETS)}, got {kept!r}")
+    return df.drop(columns=list(COLUMN_SETS[kept]), errors="ignore")

@@ -117,7 +117,9 @@ def rows_evidence(s: Series) -> dict[str, Any]:
             "rows_from": md.get("rows_from") or "not stated",
             "rate_from": ("steps x work per step / clock seconds between rows (stalls included)"
                           if s.time_source == "clock_between_rows" else f"the logged rate ({s.time_source})"),
-            "stalls_between_rows_invisible": bool(md.get("stalls_between_rows_invisible", False))}
+            "stalls_between_rows_invisible": bool(md.get("stalls_between_rows_invisible", False)),
+            # sampled rows without a step time: the work per step the clock implies on a typical row (median)
+            "work_per_step_from_clock": md.get("work_per_step_from_clock")}
 
 
 def stalls_but_the_first(per: Period | None, n: int) -> np.ndarray | None:

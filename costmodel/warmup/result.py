@@ -69,6 +69,9 @@ class FitResult:
     telemetry: dict[str, Any] = field(default_factory=dict)
     #: the steady window as between-stall rate plus stall cost (periodic stalls): see compare
     stall_split: dict[str, Any] | None = None
+    #: which named rule decided (``decided_by``: the classification; ``warmup_end_by``), the rules' trace, the rules
+    #: applied and what each found (:func:`costmodel.warmup.rulefindings.rules_record`)
+    rules: dict[str, Any] = field(default_factory=dict)
     time_source: str = ""
     format: str = ""
     source: str = ""

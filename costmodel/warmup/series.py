@@ -157,6 +157,19 @@ def cadence_steps(step: np.ndarray) -> int:
     return int(round(float(np.median(k)))) if len(k) else 1
 
 
+def _rows_of_step_times(y: np.ndarray, d: np.ndarray, sk: np.ndarray, every: int, keep: np.ndarray,
+                        time_source: str) -> tuple[np.ndarray, np.ndarray | None, str]:
+    """Rows every N steps without a clock but with a step time: a row covering ``k`` steps lasted ``k`` x its step
+    time (an averaged row: exactly; a sampled row: as if every step ran at the logged one's pace) and did ``k`` x
+    its work per step, so the seconds lost to a warm-up are seconds of the run, not of the logged steps alone."""
+    if time_source != "step_time_s":
+        return d, None, time_source
+    k = np.concatenate([[float(min(sk[0] + 1, every)) if sk[0] >= 0 else float(every)], np.diff(sk).astype(float)])
+    d_out = np.full(len(y), np.nan)
+    d_out[keep] = k * d[keep]
+    return d_out, d_out * y, time_source
+
+
 def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.ndarray | None,
                         ts: np.ndarray | None, keep: np.ndarray, time_source: str, meta: dict[str, Any],
                         warnings: list[str]) -> tuple[np.ndarray, np.ndarray | None, str]:
@@ -180,7 +193,7 @@ def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.n
                             "epoch ends) are invisible, so the level is that of the logged steps; compare does not "
                             "call such runs equivalent (log a wall clock or elapsed time, or every step)")
             meta["stalls_between_rows_invisible"] = True
-        return d, None, time_source
+        return _rows_of_step_times(y, d, sk, every, keep, time_source)
     k = np.diff(sk).astype(float)
     k0 = float(min(sk[0] + 1, every)) if sk[0] >= 0 else float(every)
     k = np.concatenate([[k0], k])
@@ -194,13 +207,26 @@ def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.n
     elif rows == "averaged":
         dt = np.diff(tk)
         per_step = np.concatenate([[np.nan], y[keep][1:] * dt / k[1:]])
-        per_step[0] = per_step[1]
-        first = k0 * float(np.median(dt / k[1:]))
+        # interval means: the work per step is the same on every row (the batch), so the first row lasted
+        # k0 x that work over its own rate (its mean), cold or not
+        per_step[0] = float(np.median(per_step[1:]))
+        first = k0 * per_step[0] / float(y[keep][0]) if y[keep][0] > 0 else k0 * float(np.median(dt / k[1:]))
+    elif rows == "sampled":
+        # one step's rate and no step time: the work per step is what the clock implies on a typical row (the
+        # median of rate x seconds between rows / steps; rows spanning a stall scatter high and do not move it)
+        u = y[keep][1:] * np.diff(tk) / k[1:]
+        u = u[np.isfinite(u) & (u > 0)]
+        if len(u) < 2:
+            return d, None, time_source
+        per_step = np.full(len(sk), float(np.median(u)))
+        meta["work_per_step_from_clock"] = float(np.median(u))
+        meta["work_per_step_scatter"] = float(np.quantile(np.abs(u / np.median(u) - 1.0), 0.5))
+        warnings.append(f"sampled rows every {every} steps without a step time: the work per step is taken as the "
+                        f"median of rate x clock seconds between rows / steps ({float(np.median(u)):.4g}); the rate "
+                        "between rows is that work over the clock's seconds (stalls included); log the step time or "
+                        "every step to remove this estimate")
+        first = k0 * max(float(np.median(np.diff(tk) / k[1:])), float(np.diff(tk)[0] / k[1]))
     else:
-        if rows == "sampled":
-            warnings.append(f"sampled rows every {every} steps without a step time: the work between rows is not "
-                            "known, so the logged rates are used as they are (stalls between rows are invisible)")
-            meta["stalls_between_rows_invisible"] = True
         return d, None, time_source
     dd = np.concatenate([[first], np.diff(tk)])
     d_out = np.full(len(y), np.nan)

@@ -91,3 +91,91 @@ def test_levels_lost_and_dips_rules_and_the_trace_on_the_result() -> None:
     assert res.classification == "dips" and res.evidence["underlying"] == "warmup" and res.period_steps == 300
     assert res.lost_s is not None and res.lost_s > 0 and res.steady_mean is not None
     assert f.trace[0].startswith("segmentation:") and f.trace[-1] == "periodic_dips"
+
+
+def test_the_rules_record_names_the_deciding_rule_and_each_finding() -> None:
+    # a data-bound cold phase of 150 steps, then checkpoint stalls every 300 steps: the class is dips (the
+    # periodic_dips rule), the warm-up end is the cold phase's (the evidence), and each rule's finding is kept
+    n = 1500
+    rate = 400.0 * _noise(n)
+    rate[:150] = 150.0
+    rate[450::300] = 20.0
+    wait = np.where(np.arange(n) < 150, 0.06, 0.0002)
+    fit = analyze(_run(rate, data_wait_s=wait))
+    rec = fit.to_dict()["rules"]
+    assert set(rec) == {"decided_by", "warmup_end_by", "trace", "found"}
+    assert rec["decided_by"] == "periodic_dips" and rec["warmup_end_by"] == "cold_phase"
+    assert rec["trace"][-1] == "periodic_dips" and "cold_phase:warmup" in rec["trace"]
+    assert list(rec["found"]) == [name for name, _ in RULES]
+    found = rec["found"]
+    assert found["stalls"]["period_steps"] == 300 and found["stalls"]["stalls"] >= 3
+    assert abs(found["cold_phase"]["end_step"] - 150) <= 3 and found["cold_phase"]["decided_by"] == "data_wait_s"
+    assert found["warmup_end"]["end_step"] == fit.warmup_end_step
+    assert found["steady_window"]["whole_periods"] is True
+    assert found["lost"]["lost_s"] == fit.lost_s and found["dips"]["classification"] == "dips"
+
+
+def test_the_rules_record_of_a_run_stopped_early_and_of_a_flat_run() -> None:
+    rec = analyze(_run(np.full(10, 100.0) * _noise(10))).rules
+    assert rec["decided_by"] == "too_short" and list(rec["found"]) == ["too_short"]
+    assert rec["found"]["too_short"] == {"n_points": 10, "stopped": True}
+    rec = analyze(_run(400.0 * _noise(2000))).rules
+    assert rec["decided_by"] == "segmentation" and rec["warmup_end_by"] == "segmentation"
+    assert rec["found"]["warmup_end"]["end_step"] == 0 and rec["found"]["not_a_warmup"] == {"noise": None}
+
+
+def test_every_rule_has_a_finder_and_the_estimator_stays_small() -> None:
+    import ast
+    from pathlib import Path
+
+    from costmodel.warmup import rulefindings
+    from costmodel.warmup.rulefindings import FINDERS
+
+    assert set(FINDERS) == {name for name, _ in RULES}
+    room = Path(rulefindings.__file__).parent
+    assert len((room / "analyze.py").read_text().splitlines()) < 600
+    long = [f"{p.name}:{n.name}" for p in sorted(room.glob("*.py")) for n in ast.walk(ast.parse(p.read_text()))
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.end_lineno is not None
+            and n.end_lineno - n.lineno + 1 > 80]
+    assert long == []
+
+
+def test_overshoot_rule_turns_a_settling_slowdown_into_a_warmup() -> None:
+    # fast at first, then settling 3 % lower over half the run: the segmentation says slowdown, the overshoot
+    # rule finds where a decreasing isotonic fit from the peak stays within 1 % of the plateau
+    n = 3000
+    i = np.arange(n)
+    rate = 400.0 * (1.0 - 0.5 * np.exp(-i / 50.0)) * (1.0 - 0.03 * np.minimum(i / (0.5 * n), 1.0)) * _noise(n, cv=0.002)
+    f = run_rules(prepare(_run(rate)), until="overshoot")
+    assert f.trace == ["segmentation:slowdown", "overshoot"] and f.cls == "warmup"
+    assert f.overshoot_end is not None and 0 < f.overshoot_end < n // 2
+    assert f.found["overshoot"]["end_step"] == f.overshoot_end
+
+
+def test_not_a_warmup_rule_calls_a_slow_start_of_a_few_steps_a_startup_stall() -> None:
+    rate = 400.0 * _noise(900)
+    rate[:3] = 100.0
+    f = run_rules(prepare(_run(rate)), until="not_a_warmup")
+    assert f.trace == ["segmentation:warmup", "not_a_warmup"] and f.cls == "flat" and f.i_end == 0
+    assert f.found["not_a_warmup"] == {"noise": "startup_stall"}
+
+
+def test_bias_window_rule_moves_the_steady_start_after_a_curved_warmup() -> None:
+    n = 3000
+    i = np.arange(n)
+    rate = 400.0 * (1.0 - 0.5 * np.exp(-i / 100.0)) * _noise(n, cv=0.005)
+    f = run_rules(prepare(_run(rate)), until="bias_window")
+    # the end is the 1 % point (about 391); the window starts later, by at most one warm-up length
+    assert f.i_end < f.i_s <= 2 * f.i_end and abs(f.resid_bias_rel) < 0.001
+
+
+def test_steady_window_stall_split_and_curve_rules_on_periodic_stalls() -> None:
+    n = 3000
+    rate = 400.0 * _noise(n)
+    rate[100::300] = 20.0
+    f = run_rules(prepare(_run(rate)), until="steady_window")
+    assert f.win == (100, 2800)  # whole periods: from the first stall to the last one, one stall per period
+    assert f.found["steady_window"] == {"whole_periods": True, "start_step": 100, "end_step": 2799, "too_short": False}
+    f = run_rules(prepare(_run(rate)), until="curve")
+    assert f.res is not None and f.res.stall_split is not None and f.found["stall_split"] == {"split": True}
+    assert f.res.curve is not None and f.res.curve["model"] == "constant"  # a flat run: no warm-up curve
