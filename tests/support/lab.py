@@ -26,9 +26,19 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port on 127.0.0.1 that is free now. Under pytest-xdist (``make test`` runs the suite in workers) each
+    worker only takes ports ``port % workers == its index``: two workers that each start an emulator or a lab
+    server at the same moment can never be handed the same port between the probe and the server's bind."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+    for _ in range(1000):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if count <= 1 or port % count == index % count:
+            return port
+    raise RuntimeError(f"no free port on 127.0.0.1 for xdist worker {worker} of {count}")
 
 
 class Lab:
