@@ -80,13 +80,19 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
+# The suite in PYTEST_WORKERS processes (pytest-xdist; the number of CPUs, at most 4: each worker starts
+# kernels, emulators and Chromium of its own), one test file per worker at a time (--dist loadfile: a file's
+# module-scoped emulator, golden snapshot or JupyterLab is built once); PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+PYTEST_XDIST   := -n $(PYTEST_WORKERS) --dist loadfile
+
 pytest: venv browser azurite
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_XDIST)
 
 # The edit-test loop: every test but those marked `slow` (statistical calibrations, a signal at each stage of a
 # real report, JupyterLab in Chromium); `make test` and CI run them all (docs/contributing.md, "Test suite").
 pytest-fast: venv browser azurite
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q $(PYTEST_XDIST) -m "not slow"
 
 wheel-check: venv
 	bash tools/wheel_check.sh $(BIN)/python

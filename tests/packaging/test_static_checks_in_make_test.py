@@ -41,11 +41,27 @@ def test_make_test_runs_the_slow_tests_and_pytest_fast_leaves_only_them_out():
     report) run there; `make pytest-fast` is the edit-test loop (docs/contributing.md, "Test suite")."""
     tomllib = pytest.importorskip("tomllib")
     _, pytest_recipe = _make_rule("pytest")
-    assert pytest_recipe == ["$(BIN)/python -m pytest -q"]
+    assert pytest_recipe == ["$(BIN)/python -m pytest -q $(PYTEST_XDIST)"]  # every test, no -m or -k filter
     _, fast = _make_rule("pytest-fast")
-    assert fast == ['$(BIN)/python -m pytest -q -m "not slow"']
+    assert fast == ['$(BIN)/python -m pytest -q $(PYTEST_XDIST) -m "not slow"']
     options = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
     assert "slow" not in options.get("addopts", "")  # no default that would drop them from CI
+
+
+def test_make_test_runs_the_suite_in_xdist_workers_a_file_per_worker():
+    """The suite's wall time on 2 cores (docs/contributing.md, "Test suite"): pytest-xdist workers, one per CPU
+    and at most 4, each test file whole on one worker (its module-scoped emulator or snapshot built once);
+    pytest-xdist comes from the dev extra that `make venv` installs, pinned in the constraints."""
+    tomllib = pytest.importorskip("tomllib")
+    text = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^PYTEST_XDIST\s+:= -n \$\(PYTEST_WORKERS\) --dist loadfile$", text, flags=re.MULTILINE)
+    workers = re.search(r"^PYTEST_WORKERS \?= (.*)$", text, flags=re.MULTILINE)
+    assert workers and "nproc" in workers.group(1) and "-gt 4" in workers.group(1)
+    dev = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]["dev"]
+    assert any(d.startswith("pytest-xdist") for d in dev)
+    constraints = (REPO / "tools" / "constraints-dev.txt").read_text(encoding="utf-8").splitlines()
+    assert any(line.startswith("pytest-xdist==") for line in constraints)
+    assert any(line.startswith("execnet==") for line in constraints)
 
 
 def test_ci_runs_make_test():

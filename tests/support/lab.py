@@ -8,6 +8,7 @@ is routed: anything not addressed to the lab server (or a data:/blob: URL) is ab
 from __future__ import annotations
 
 import os
+import random
 import secrets
 import shutil
 import socket
@@ -26,9 +27,28 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port on 127.0.0.1 that is free now. Under pytest-xdist (``make test`` runs the suite in workers) worker
+    ``gwN`` of ``W`` only takes ports ``port % W == N``, so two workers that each start an emulator or a lab
+    server at the same moment are never handed one port between this probe and the server's bind. (Not through
+    ``bind(0)``: Linux hands out odd ports there, which would leave the even class empty.)"""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if count <= 1 or not (worker.startswith("gw") and worker[2:].isdigit()):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return int(s.getsockname()[1])
+    index = int(worker[2:]) % count
+    rng = random.SystemRandom()
+    for _ in range(500):
+        port = rng.randrange(20000, 61000)
+        port -= (port - index) % count  # into this worker's class
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # taken
+        return port
+    raise RuntimeError(f"no free port on 127.0.0.1 for pytest-xdist worker {worker} of {count}")
 
 
 class Lab:
