@@ -55,9 +55,8 @@ FLEET_BYTES = int(os.environ.get("COSTMODEL_FLEET_BYTES", "0"))
 #: the columns DuckDB does not aggregate are named in a note)
 FLEET_BYTES_ALWAYS = int(os.environ.get("COSTMODEL_FLEET_BYTES_ALWAYS", str(256 * 1024 * 1024)))
 CSV_SUFFIXES = (".csv", ".tsv")
-#: one rank per file, plain clean CSV: pyarrow + numpy (costmodel.jobs.arrowscan) instead of the DuckDB
-#: query; the query stays for everything else (``benchmarks/bench_fleet.py --query`` sets this False in its
-#: child process to time the query alone: a benchmark switch, not a user setting)
+#: one rank per file, plain clean CSV: pyarrow + numpy (jobs.arrowscan), not the DuckDB query, which stays for
+#: everything else (``benchmarks/bench_fleet.py --query`` sets this False in its child to time the query alone)
 FAST_PATH = True
 
 

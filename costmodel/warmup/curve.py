@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from .curve_published import published_params, published_plateau
+
 MODELS = ("constant", "exp", "ramp", "step", "power", "logistic", "exp2")
 N_PARAMS = {"constant": 1, "exp": 3, "ramp": 3, "step": 3, "power": 4, "logistic": 4, "exp2": 5}
 #: The shape parameters of each model, in the order of ``CurveFit.theta``.
@@ -542,26 +544,10 @@ class Selection:
         every shape parameter null (:func:`published_params`) and its plateau to
         :data:`~costmodel.foundation.published.DEGENERATE_DIGITS` significant digits."""
         return [
-            {"model": m, "bic": f.bic, "rss": f.rss, "r2": f.r2, "plateau": _published_plateau(f),
+            {"model": m, "bic": f.bic, "rss": f.rss, "r2": f.r2, "plateau": published_plateau(f),
              "params": published_params(f), "identifiable": not f.unidentified, "unidentified": list(f.unidentified)}
             for m, f in sorted(self.fits.items(), key=lambda kv: kv[1].bic)
         ]
-
-
-def _published_plateau(f: Any) -> float:
-    from ..foundation.published import DEGENERATE_DIGITS, round_sig
-
-    return round_sig(float(f.plateau), DEGENERATE_DIGITS) if f.unidentified else f.plateau
-
-
-def published_params(f: Any) -> dict[str, Any]:
-    """``f.params()`` as published: every shape parameter null when one is unidentified (the fit is degenerate:
-    where its polish stopped on the flat optimum moves the others too, by up to the optimizer's tolerance),
-    as they are otherwise. Keys are kept (``space`` too)."""
-    params = f.params()
-    if not f.unidentified:
-        return params
-    return {k: (None if isinstance(v, float) else v) for k, v in params.items()}
 
 
 #: Models also fitted to the reciprocal series (time per step) by :func:`select` with ``inverse=True``.
