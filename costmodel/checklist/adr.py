@@ -84,7 +84,7 @@ def _as_date(date: str | _dt.date | None) -> str:
 
 
 def default_status(decision: Decision) -> str:
-    """MADR status of a drafted record: ``proposed`` whatever the verdict (issue 36): a tool drafts the record,
+    """MADR status of a drafted record: ``proposed`` whatever the verdict: a tool drafts the record,
     a person accepts it (``status=`` / ``--status accepted``)."""
     return "proposed"
 

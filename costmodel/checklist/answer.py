@@ -1,4 +1,4 @@
-"""One answer per report (issue 36): the option the record takes, stated the same by the page, the ADR and
+"""One answer per report: the option the record takes, stated the same by the page, the ADR and
 ``decision.json``'s ``recommendation``.
 
 The option is the ADR's (:func:`chosen_option`: the checklist's verdict, the cheaper

@@ -436,7 +436,7 @@ def _ev_link(d: _Inputs) -> Evidence:
     record = d.cost.cross_region_bytes if d.cost is not None else None
     if record:  # the same bytes the cost model prices, in the same words
         base += "; " + bytes_phrase(record)
-        if "measured" in (record.get("refused") or []):  # issue 36: the read counter is not what crosses
+        if "measured" in (record.get("refused") or []):  # the read counter is not what crosses
             base += (" (the measured read rate x miss ratio is refused as cross-region bytes, more than can "
                      "physically cross: the demand above is an upper bound)")
         facts.update(cross_region_gb_per_month=record.get("gb_per_month"),

@@ -69,7 +69,7 @@ def positive_number(text: str) -> float:
 
 def report_skipped(verb: str, warnings: list[str]) -> list[str]:
     """Print every input file a verb left out on stderr (a count, then one line each, names escaped) and return the
-    notes for its JSON: nothing is dropped without a count and a name (issue 27)."""
+    notes for its JSON: nothing is dropped without a count and a name."""
     import sys
 
     from ..foundation.names import shown

@@ -182,6 +182,6 @@ def _summary(out: dict) -> str:
                          f"P95 {mc['p95'][o]:,.2f}")
     lines.extend(f"warning: {w}" for w in out["warnings"])
     rec = out.get("recommendation") or {}
-    if rec.get("sentence"):  # issue 36: the one answer, last, as the report and the ADR state it
+    if rec.get("sentence"):  # the one answer, last, as the report and the ADR state it
         lines.append(rec["sentence"])
     return "\n".join(lines)

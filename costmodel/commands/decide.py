@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"  - {c['id']}: {c['condition']}")
     if "adr_path" in out:
         print(f"ADR written: {out['adr_path']}")
-    if cost is not None:  # issue 36: the one answer, last, as the report's first screen and the ADR state it
+    if cost is not None:  # the one answer, last, as the report's first screen and the ADR state it
         from ..checklist.answer import one_answer
 
         print(one_answer(decision, cost)["sentence"])

@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _out(text: str) -> None:
     """One line of the human output: names from files and the network are hostile, so control characters (terminal
-    escapes) are shown as ``\\xNN``, never sent to the terminal (issue 40)."""
+    escapes) are shown as ``\\xNN``, never sent to the terminal."""
     from ..foundation.names import shown
 
     print(shown(text, 100_000))

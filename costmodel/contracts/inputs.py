@@ -96,7 +96,7 @@ def _date(v: Any) -> Any:
 
 
 def _finite(v: Any) -> Any:
-    """A finite float (the one number reader, issue 40: ``true`` is not 1, ``10**400`` is refused, not an overflow)."""
+    """A finite float (the one number reader: ``true`` is not 1, ``10**400`` is refused, not an overflow)."""
     from ..foundation.numbers import NumberRefused, number
 
     if isinstance(v, str) or (not isinstance(v, (int, float)) and not hasattr(v, "item")):

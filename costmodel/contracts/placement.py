@@ -1,4 +1,4 @@
-"""The model of ``costmodel place --json`` (issue 30): the ranking of candidate x offer x strategy placements.
+"""The model of ``costmodel place --json``: the ranking of candidate x offer x strategy placements.
 
 Reads leniently and publishes strictly like every result (:class:`~costmodel.contracts.results.Result`): the
 contract keys below are required in the published schema (``docs/schema/place.json``), none may be dropped or

@@ -419,9 +419,9 @@ class CostResult(Result):
     not_modelled: list[Obj] = Field(default_factory=list)
     #: the verdict under each GPU purchase option the scenario prices
     purchase_options: list[Obj] = Field(default_factory=list)
-    #: issue 36: the one answer (option, margin, basis, deciding assumption, confidence statement)
+    #: the one answer (option, margin, basis, deciding assumption, confidence statement)
     recommendation: Obj | None = None
-    #: issue 36: every input tagged measured / catalog / stated / default / derived
+    #: every input tagged measured / catalog / stated / default / derived
     assumptions: list[Obj] = Field(default_factory=list)
 
 
@@ -518,9 +518,9 @@ class DecisionRecord(Result):
     jobs: list[JobSummary] = Field(default_factory=list)
     cost: CostResult | None = None
     checklist: DecideResult
-    #: issue 30: with ``costmodel report --placement FILE``, what ``costmodel place FILE --json`` prints (schema: place)
+    #: with ``costmodel report --placement FILE``, what ``costmodel place FILE --json`` prints (schema: place)
     placement: Obj | None = None
-    #: issue 36: the one answer (option, margin, basis, deciding assumption, confidence statement) that the page and
+    #: the one answer (option, margin, basis, deciding assumption, confidence statement) that the page and
     #: the ADR state (costmodel.checklist.answer.one_answer)
     recommendation: Obj | None = None
 

@@ -137,4 +137,4 @@ __all__ += ["OutputError"]
 
 
 class PlacementError(ScenarioError):
-    """A placement file (``costmodel place``) is invalid: names the file and the key path (issue 30)."""
+    """A placement file (``costmodel place``) is invalid: names the file and the key path."""

@@ -1,4 +1,4 @@
-"""Temporary folders a killed run leaves behind, cleaned by a later run (issue 27).
+"""Temporary folders a killed run leaves behind, cleaned by a later run.
 
 A run that is killed with SIGKILL (or loses its machine) cannot remove its temporary folder. Every temporary
 folder (and every temporary file of an atomic write, :func:`owned_tempfile`) costmodel makes is therefore named

@@ -1,11 +1,11 @@
-"""Bounds on the work one hostile input may cause (issue 27): the longest line, the widest header, the deepest
+"""Bounds on the work one hostile input may cause: the longest line, the widest header, the deepest
 JSON. Each has a default that no benchmark output comes near and an environment variable to change it; a
 breach is one clear line naming the file (and line), never minutes of work or an internal error.
 
 ``COSTMODEL_MAX_LINE_BYTES`` (default 1 MiB, the CSV reader's block: a longer line or cell cannot be parsed
 anyway), ``COSTMODEL_MAX_COLUMNS`` (default 10,000), ``COSTMODEL_MAX_JSON_DEPTH`` (default 200).
 
-Bounds on streams and work (issue 40): ``COSTMODEL_MAX_STDIN_BYTES`` (default 4 GiB: standard input copied for
+Bounds on streams and work: ``COSTMODEL_MAX_STDIN_BYTES`` (default 4 GiB: standard input copied for
 ``fit -`` and ``ingest -``), ``COSTMODEL_MAX_OBJECTS`` (default 100,000 objects under one object-storage
 URL), ``COSTMODEL_MAX_OBJECT_BYTES`` (default 64 GiB copied from object storage by one command),
 ``COSTMODEL_MAX_CANDIDATES`` (default 2,000 candidate x offer rows of one placement file, about a minute of work).

@@ -1,6 +1,6 @@
 """Import paths that the 0.3 documentation showed, for modules that have since moved into rooms.
 
-Issue 29 moved the loose modules of the package root into rooms (``costmodel.errors`` is now
+A refactoring moved the loose modules of the package root into rooms (``costmodel.errors`` is now
 ``costmodel.foundation.errors``). A user's code, or a notebook copied with ``costmodel notebook`` before
 the move, may still import an old name the docs showed; :data:`MOVED` keeps those names importing the
 module at its new place, with a :class:`DeprecationWarning` that names the new path. No file stays at

@@ -1,4 +1,4 @@
-"""The one number reader for input files (issue 40): YAML scenarios, placements, workloads and answers, JSON and CSV
+"""The one number reader for input files: YAML scenarios, placements, workloads and answers, JSON and CSV
 price files. What a reading layer hands on is a number that is finite, in range, exact when it is a whole number
 (Python ``int``, any size: never rounded through a float), never a boolean, never given twice, and, when it is
 refused, named in one line by the field as the user wrote it.

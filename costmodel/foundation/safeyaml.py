@@ -97,7 +97,7 @@ class BoundedSafeLoader(yaml.SafeLoader):
 
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 # YAML 1.2 floats without a dot (``2e-2``, ``8e2``) are floats here, as ``2.0e-2`` is: PyYAML (YAML 1.1) reads
-# them as text, which readers then took or refused depending on the field (one number reader, issue 40)
+# them as text, which readers then took or refused depending on the field (one number reader)
 BoundedSafeLoader.add_implicit_resolver(_FLOAT_TAG, EXPONENT_FLOAT, list("-+0123456789"))
 
 

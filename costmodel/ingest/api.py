@@ -264,7 +264,7 @@ def not_an_output(head: str, path: Path) -> str | None:
 
 def linked_folders(root: Path) -> list[str]:
     """Notes on the symbolic links to folders under ``root``: not followed (a link may loop or lead anywhere), and
-    never silently: each is named with its target (issue 27)."""
+    never silently: each is named with its target."""
     return [f"{x}: skipped (a symbolic link to a folder, not followed; give its target {x.resolve()} to read it)"
             for x in sorted(root.rglob("*")) if x.is_symlink() and x.is_dir()]
 

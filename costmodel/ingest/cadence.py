@@ -1,4 +1,4 @@
-"""What a row is (issue 38): the logging cadence (steps between rows) and whether a row is an instantaneous
+"""What a row is: the logging cadence (steps between rows) and whether a row is an instantaneous
 sample or an interval mean.
 
 Writers log every Nth step (Lightning ``log_every_n_steps``, the HF Trainer's ``logging_steps``) or print means

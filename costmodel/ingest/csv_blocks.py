@@ -96,7 +96,7 @@ def _estimate_rows(path: Path, skip: int) -> int:
 
 
 #: CSV blocks parsed at once (each parse also spreads over Arrow's own thread pool): the next blocks are parsed
-#: while the caller copies and checks the current one, so no core waits for the other (issue 42)
+#: while the caller copies and checks the current one, so no core waits for the other
 BLOCKS_AHEAD = 2
 
 

@@ -35,7 +35,7 @@ FORMAT = "dlio"
 FORMATS = ["dlio", "dlio_summary", "dlio_epochs", "dlio_output", "mlperf_storage_report", "dlio_log", "iostat"]
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-#: the step record itself; it starts with a literal, so a search is linear in the line (issue 27: the former
+#: the step record itself; it starts with a literal, so a search is linear in the line (the former
 #: pattern began with optional groups and ``.*?`` and took 35 s on a line of 8,000 ``[``)
 _STEP_CORE = re.compile(r"Rank (?P<rank>\d+) step (?P<step>\d+)(?::| processed)[ \t]*(?:loaded[ \t]+)?(?P<n>\d+) "
                         r"samples in (?P<t>" + _NUM + r")[ \t]*s")

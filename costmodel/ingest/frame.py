@@ -142,7 +142,7 @@ def cell_units(values: Any) -> np.ndarray | None:
 
 
 def _convert_per_cell(a: np.ndarray, units: np.ndarray, name: str, col: str, source: str) -> tuple[np.ndarray, str]:
-    """Each cell by the unit it states (issue 27: ``MiB/s`` beside ``GiB/s``, ``250 ms`` beside ``0.25 s``); a column
+    """Each cell by the unit it states (``MiB/s`` beside ``GiB/s``, ``250 ms`` beside ``0.25 s``); a column
     where some cells state a unit and others do not (``87%`` beside ``0.87``) cannot be read: IngestError."""
     from .units import UNIT_FACTORS
 
@@ -248,7 +248,7 @@ def _seconds_since_first(dt: pd.Series, meta: dict[str, Any]) -> tuple[np.ndarra
 
 def naive_clock_jumps(t_s: np.ndarray) -> list[dict[str, float]]:
     """Where local times without a zone jump by one hour (forward or back) between two rows that are otherwise
-    seconds apart: a daylight-saving change, which would add or remove an hour that never passed (issue 27).
+    seconds apart: a daylight-saving change, which would add or remove an hour that never passed.
     Returns ``{row, jump_s}`` for each (row: 0-based index of the later row), at most 10."""
     idx = np.flatnonzero(np.isfinite(t_s))
     if idx.size < 3:

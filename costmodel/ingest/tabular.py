@@ -324,7 +324,7 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
 def concatenated_parquet_at(path: Path, chunk_bytes: int = 8 << 20) -> int | None:
     """The byte where a second Parquet file starts inside ``path`` (``PAR1PAR1``: one file's end magic followed by
     the next one's start), or None. A reader sees only the last footer: the rows of the other file(s) would vanish
-    without a word (issue 27). Linear, one chunk in memory."""
+    without a word. Linear, one chunk in memory."""
     tail = b""
     pos = 0
     with open(path, "rb") as fh:

@@ -447,7 +447,7 @@ def build_run(
     else:
         step = np.arange(n, dtype="int64")
 
-    # a resumed run: the elapsed clock starts again from zero while the steps go on (issue 38)
+    # a resumed run: the elapsed clock starts again from zero while the steps go on
     if "t_s" in floats and n > 2 and carry_t is None and has_steps:
         floats["t_s"], more = continue_restarted_clock(floats["t_s"], step, rejected, metadata, str(path))
         warnings += more

@@ -48,7 +48,7 @@ CANDIDATE_EXCESS = 0.025
 MAX_CANDIDATES = 64
 #: CSV inputs of a job at least this large (bytes, all files) go through the fleet engine when DuckDB is installed
 #: and the files hold no column only the pandas engine aggregates (data_wait_s, gpu_util...; see ``plan_csv``).
-#: 0: every size (issue 42: one engine for 10 ranks and for 1,000; the pandas path below 32 MiB cost 10 ranks
+#: 0: every size (one engine for 10 ranks and for 1,000; the pandas path below 32 MiB cost 10 ranks
 #: twice the memory and 1.4x the CPU of the fleet scan, for the same answer to the last digits)
 FLEET_BYTES = int(os.environ.get("COSTMODEL_FLEET_BYTES", "0"))
 #: ... and from this size on whatever other columns they hold (the row-by-row readers are too slow there;

@@ -214,7 +214,7 @@ def skipped_files(warnings: Sequence[str]) -> list[dict[str, str]]:
 
 
 def attach_skipped(side: Side) -> None:
-    """Give each job summary the files left out of its folder (issue 27: a binary or empty rank log, or a corrupt
+    """Give each job summary the files left out of its folder (a binary or empty rank log, or a corrupt
     one, vanished from a 400-rank job without a word): ``skipped_files`` (every one, path and reason) and
     ``skipped_count``."""
     skipped = skipped_files(side.warnings)
@@ -233,7 +233,7 @@ def attach_skipped(side: Side) -> None:
 
 def all_failures(failed: list[IngestError], shown_at_most: int = 10) -> IngestError:
     """One IngestError naming every file that could not be read (the first ``shown_at_most`` with their reasons, then
-    how many more): three corrupt rank logs among 2,000 are named at once, not one per rerun (issue 40)."""
+    how many more): three corrupt rank logs among 2,000 are named at once, not one per rerun."""
     if len(failed) == 1:
         return failed[0]
     first = "; ".join(str(e) for e in failed[:shown_at_most])

@@ -1,4 +1,4 @@
-"""Placement across regions (issue 30): rank every (GPU region, offer, data strategy) a team could choose.
+"""Placement across regions: rank every (GPU region, offer, data strategy) a team could choose.
 
 The data sits in one region; GPUs are offered in others, each at its price, wait and link to the data. Each
 candidate x offer becomes a scenario of the one cost model (:mod:`costmodel.cost`), so every figure equals

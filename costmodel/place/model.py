@@ -39,7 +39,7 @@ from .regions import REGIONS, STORAGE_ITEMS
 
 
 def _whole(v: Any) -> Any:
-    """A whole number (``true`` is not 1, issue 40): foundation's one number reader, before pydantic."""
+    """A whole number (``true`` is not 1): foundation's one number reader, before pydantic."""
     from ..foundation.numbers import NumberRefused, number
 
     if v is None:
@@ -95,7 +95,7 @@ class OfferIn(_Strict):
 
     @field_validator("count", mode="before")
     @classmethod
-    def _whole_count(cls, v: Any) -> Any:  # true is not 1 (issue 40)
+    def _whole_count(cls, v: Any) -> Any:  # true is not 1
         return _whole(v)
 
 
@@ -307,7 +307,7 @@ def placement_from_dict(data: Mapping[str, Any], source: str = "<dict>", folder:
 
 
 def _check_size(data: Mapping[str, Any], path: str | None) -> None:
-    """PlacementError, before any work, for more candidate x offer rows than ``COSTMODEL_MAX_CANDIDATES`` (issue 40:
+    """PlacementError, before any work, for more candidate x offer rows than ``COSTMODEL_MAX_CANDIDATES`` (
     10^5 candidates ran for minutes without a word)."""
     from ..foundation.limits import max_candidates
 

@@ -16,7 +16,7 @@ cluster of ``G`` USD/hour, the figures of one placement are
 - ``score_usd = cost_usd + objective.usd_per_hour x time_to_finish_hours``; feasible when the time is within
   ``constraints.deadline_hours``; governance removes the strategies it forbids.
 
-The GPU hours are billed as the offer's purchase option bills them (issue 37): on demand and spot per hour
+The GPU hours are billed as the offer's purchase option bills them: on demand and spot per hour
 used (spot adds ``interruptions_per_run x hours_lost_per_interruption`` redone hours, and each restart re-warms
 the cache: the cost model's cold starts); a savings plan or reserved instances for **every committed hour of
 the term** (``term_months x 730`` hours, renewed over the horizon), less what other work pays for the hours

@@ -1,4 +1,4 @@
-"""How fast each offer trains, relative to the run the base scenario's throughput describes (issue 37).
+"""How fast each offer trains, relative to the run the base scenario's throughput describes.
 
 Every offer gets a **speed ratio**: its cluster's training throughput / the reference cluster's (the base
 scenario's ``training.samples_per_s`` or ``run_hours`` were measured or stated for that cluster). The ratio is

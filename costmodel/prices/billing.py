@@ -1,12 +1,12 @@
 """Price rows as the cost model uses them: billed byte units, tiers, and the ``prices_used`` entries.
 
 A price row bills bytes in its own unit: ``GB`` (10^9 bytes) or ``GiB`` (2^30 bytes), also ``GB-month`` /
-``GiB-month`` for storage (the catalog's ``unit`` column says which; issue 14's ``PriceRow.bytes_per_unit``
+``GiB-month`` for storage (the catalog's ``unit`` column says which; the ``PriceRow.bytes_per_unit``
 when present, else parsed here). The model works in decimal GB, so a per-byte price is converted exactly:
 ``usd_per_gb = usd_per_unit * 10^9 / bytes_per_unit`` (a GiB price x 0.931322574615). Request prices are
 per ``1000 requests`` (or ``request``), batch replication per ``1M objects``, jobs per ``job``.
 
-Tiers: where the catalog offers :meth:`PriceTable.lookup_tiers` (issue 14) and it returns more than one
+Tiers: where the catalog offers :meth:`PriceTable.lookup_tiers` and it returns more than one
 tier, the tiers are turned into ``(start_gb, end_gb, ratio)`` of monthly volume in decimal GB with each
 tier's price as a ratio of the first tier's; without it, the single row found by ``lookup`` is one tier.
 """

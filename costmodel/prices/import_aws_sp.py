@@ -1,4 +1,4 @@
-"""AWS Savings Plans rates -> catalog rows (issue 25), from the two files users have:
+"""AWS Savings Plans rates -> catalog rows, from the two files users have:
 
 - ``aws-sp-rates``: the JSON output of ``aws savingsplans describe-savings-plans-offering-rates``
   (``searchResults[]``: ``savingsPlanOffering`` {``planType``, ``paymentOption``, ``durationSeconds``,

@@ -114,7 +114,7 @@ def _require_ijson() -> Any:
 
 class _UniqueKeysIjson:
     """ijson whose ``items``/``kvitems`` refuse an object with a key given twice (``{"rate": "36.42", "rate":
-    "0.0001"}`` is an error, never the last value; issue 40). The objects are built as
+    "0.0001"}`` is an error, never the last value). The objects are built as
     :class:`~costmodel.foundation.numbers.NotedKeys` (the C backend ignores an error raised while it builds one)."""
 
     def __init__(self, ijson: Any) -> None:

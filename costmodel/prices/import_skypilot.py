@@ -1,5 +1,5 @@
 """SkyPilot's public GPU price catalog (``skypilot-org/skypilot-catalog``, ``catalogs/v7/<cloud>/vms.csv``, or a
-SkyPilot user's local copy ``~/.sky/catalogs/v7/<cloud>/vms.csv``) as catalog rows (issue 37).
+SkyPilot user's local copy ``~/.sky/catalogs/v7/<cloud>/vms.csv``) as catalog rows.
 
 Columns used (their order differs per cloud; the header says which): ``InstanceType``, ``AcceleratorName``,
 ``AcceleratorCount``, ``Price`` (on demand, USD per instance-hour), ``SpotPrice`` (spot, the same unit),

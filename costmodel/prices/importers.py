@@ -7,7 +7,7 @@ Formats (detected from the first bytes of each file):
   catalog item are kept between the passes, so memory does not grow with the file (AmazonEC2 is several GB).
 - **AWS Price List bulk offer, CSV**: five metadata lines (``FormatVersion`` ... ``OfferCode``), a header, one row
   per price dimension; read row by row.
-- **AWS Savings Plans rates** (issue 25): the JSON of ``aws savingsplans describe-savings-plans-offering-rates``
+- **AWS Savings Plans rates**: the JSON of ``aws savingsplans describe-savings-plans-offering-rates``
   (``searchResults``) and the Savings Plans bulk price-list JSON (``terms.savingsPlan``); see :mod:`.import_aws_sp`.
 - **GCP Cloud Billing Catalog SKU listing** (``services/<id>/skus`` pages: ``{"skus": [...], "nextPageToken"}``).
 - **Azure Retail Prices API page** (``{"BillingCurrency", "Items": [...], "NextPageLink", "Count"}``).
@@ -102,7 +102,7 @@ MAX_USD = 1e9
 
 
 def _checked(r: Row, summary: FileSummary, seen: dict[tuple[str, ...], str]) -> None:
-    """The one number rule for an imported row (issue 40): a finite price in 0..MAX_USD, and one price per catalog
+    """The one number rule for an imported row: a finite price in 0..MAX_USD, and one price per catalog
     key in a file (the same item, regions, unit and tier priced twice with different figures is refused)."""
     from ..foundation.numbers import NumberRefused, number
 

@@ -60,7 +60,7 @@ class FirstScreen:
     open_conditions: tuple[tuple[str, str], ...] = ()
     blockers: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
-    #: issue 36: the one answer (decision.json ``recommendation.sentence``) and the warnings that touch the verdict
+    #: the one answer (decision.json ``recommendation.sentence``) and the warnings that touch the verdict
     recommendation: str = ""
     verdict_warnings: tuple[str, ...] = ()
 
@@ -184,7 +184,7 @@ def _certainty(option: str, verdict: str, cost: Mapping[str, Any], facts: Mappin
             share = "nearly all" if p_opt >= 0.9995 and rec.get("confidence") not in (None, "high") else _pct(p_opt)
             why += f"; {option_label(option)} is cheaper than {runner} in {share}{draws}"
         return f"{lead}: {why}."
-    if rec.get("confidence_statement") and cheapest == option:  # issue 36: one rule for how sure
+    if rec.get("confidence_statement") and cheapest == option:  # one rule for how sure
         cost_part = f"on cost, confidence {rec.get('confidence')}: {rec['confidence_statement']}"
     elif cheapest == option:
         cost_part = (f"it is the cheapest in {_pct(p_opt)}{draws}" if p_opt is not None and draws

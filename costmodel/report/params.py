@@ -137,19 +137,19 @@ def validate_parameters(namespace: Mapping[str, Any] | None = None, **values: An
     given = dict(_user_names(namespace) if namespace is not None else {})
     given.update(values)
     out = check_parameters(given, PARAMETERS, "report")  # kinds, ranges, date and rank_throughput: the model
-    for spec in out.get("jobs", ()):  # issue 16: 'ROLE:NAME=GLOB'
+    for spec in out.get("jobs", ()):  # 'ROLE:NAME=GLOB'
         head = spec.split("=", 1)[0]
         if "=" not in spec or head.split(":", 1)[0] not in ("colocated", "remote") or ":" not in head:
             raise ReportError(f"parameter 'jobs': expected 'colocated:NAME=GLOB' or 'remote:NAME=GLOB', got {spec!r}")
     if not out["colocated"] and not out["remote"] and not out.get("jobs"):
         raise ReportError("parameters 'colocated' and 'remote': expected at least one run file")
-    from ..jobs.storage import is_url  # issue 16: object-store URLs and folders of rank logs are inputs too
+    from ..jobs.storage import is_url  # object-store URLs and folders of rank logs are inputs too
 
     out["colocated"] = tuple(str(p) if is_url(p) else str(resolve_path(p, "colocated", allow_dir=True)) for p in out["colocated"])
     out["remote"] = tuple(str(p) if is_url(p) else str(resolve_path(p, "remote", allow_dir=True)) for p in out["remote"])
     out["scenario"] = str(resolve_path(out["scenario"], "scenario"))
     out["answers"] = str(resolve_path(out["answers"], "answers"))
-    if out.get("placement"):  # issue 30: the placement section, when a placement file is given
+    if out.get("placement"):  # the placement section, when a placement file is given
         out["placement"] = str(resolve_path(out["placement"], "placement"))
     return ReportParams(**out)
 

@@ -69,7 +69,7 @@ def path_map(paths: Iterable[str | os.PathLike[str]], base_dir: str | os.PathLik
 
 
 def placement_paths(placement: str | os.PathLike[str]) -> list[str]:
-    """The placement file (issue 30) and its folder, whose base scenario and measured runs it names relative to
+    """The placement file and its folder, whose base scenario and measured runs it names relative to
     itself, as paths a record may name; nothing when no placement file is given."""
     if not placement:
         return []

@@ -1,4 +1,4 @@
-"""The report's placement section (issue 30): the ranked table, the cost-vs-time front chart and why the winner
+"""The report's placement section: the ranked table, the cost-vs-time front chart and why the winner
 wins, from what ``costmodel place --json`` prints. Kept apart from the report's other sections
 (:mod:`.stages`): the placement notebook (``notebooks/placement.ipynb``) and a report that is given a placement
 file call these functions; they compute nothing the placement room did not.

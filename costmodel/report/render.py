@@ -343,7 +343,7 @@ def _check_yaml_inputs(params: Any) -> None:
         safe_load_file(path)
     except yaml.YAMLError as exc:
         raise ReportError(f"parameter 'scenario': {path}: {yaml_problem(exc)}") from None
-    if params.placement:  # issue 30: validated as `costmodel place` validates it (PlacementError: file and key)
+    if params.placement:  # validated as `costmodel place` validates it (PlacementError: file and key)
         from ..place import load_placement
 
         load_placement(params.placement)

@@ -194,7 +194,7 @@ def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | Non
     else:
         colo, rem = inputs.colocated, inputs.remote
     res = warmup.compare(colo, rem, metric=params.metric or None, margin=params.margin)
-    # the jobs beside the fits, as `costmodel compare --json` prints them (issue 16), and with the published
+    # the jobs beside the fits, as `costmodel compare --json` prints them, and with the published
     # precision of compare.json (docs/contracts.md): the cost and the checklist read the figures
     # `costmodel cost --from-compare compare.json` and `costmodel decide --compare` read
     return CompareResult.model_validate(published(to_jsonable(dict(res.to_dict(), jobs=list(inputs.jobs)))))
@@ -372,7 +372,7 @@ def decision_record(
     placement: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The contents of ``decision.json``: fit (list), compare, cost, checklist and verdict, and the
-    inputs with their SHA-256; with ``placement`` (:func:`placement_stage`, issue 30) a ``placement`` key too,
+    inputs with their SHA-256; with ``placement`` (:func:`placement_stage`) a ``placement`` key too,
     what ``costmodel place --json`` prints for the file. Deterministic for the same inputs (no timestamps), and free of machine
     paths: every input path is relative to ``base_dir`` (default: the folder of ``params.decision_path``,
     else the current folder) or named inside the package (:mod:`costmodel.report.paths`)."""
@@ -411,7 +411,7 @@ def decision_record(
             "cost": cost_dict,
             "checklist": dec,
             **({"placement": dict(placement)} if placement is not None else {}),
-            # issue 36: the one answer the page, the ADR and this record state (checklist.answer.one_answer)
+            # the one answer the page, the ADR and this record state (checklist.answer.one_answer)
             "recommendation": _one_answer(decision, cost_dict, placement),
         }
     )
@@ -431,7 +431,7 @@ def input_paths(inputs: Inputs, params: ReportParams) -> list[str]:
 
 
 def placement_stage(params: ReportParams) -> dict[str, Any] | None:
-    """``costmodel place FILE --json`` for the ``placement`` parameter (issue 30), None when none is given: the
+    """``costmodel place FILE --json`` for the ``placement`` parameter, None when none is given: the
     same function, so decision.json's ``placement`` holds the verb's figures."""
     if not params.placement:
         return None

@@ -1,4 +1,4 @@
-"""Per-step training logs reduced the way trainers' log writers reduce them (issue 38).
+"""Per-step training logs reduced the way trainers' log writers reduce them.
 
 Most users do not have a row per step: Lightning logs every ``log_every_n_steps`` (50 by default), the HF
 Trainer every ``logging_steps`` (500), Megatron and torchtitan print averages over a log interval. These

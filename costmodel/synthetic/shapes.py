@@ -308,7 +308,7 @@ def reference_case(role: str, n: int = 2000, seed: int = 20260925) -> pd.DataFra
     gpu_util (0..1), read_bytes_per_s, read_latency_s, cache_hit_ratio.
 
     ``read_bytes_per_s`` is what training reads, ``samples_per_s x REFERENCE_SAMPLE_BYTES`` (about 1.9 MB/s),
-    physically consistent with the samples read (issue 36); the published 1.0-1.3 GB/s (500-800 MB/s cold)
+    physically consistent with the samples read; the published 1.0-1.3 GB/s (500-800 MB/s cold)
     measure the storage path, not the bytes training consumes, and are not reproduced.
     """
     if role not in ("colocated", "remote"):

@@ -9,7 +9,7 @@ as long as the later end, when the fit itself weighs it):
 - throughput: where the time in excess of the warm level (+5 %) stops accumulating (stalls left out);
 - data wait (``data_wait_s``): where the wait in excess of ``max(2 x warm median, median + 2 ms)`` stops
   accumulating;
-- cache hit ratio: one past the last row below 0.9 (issue 24's rule: the cache is warm, not only hidden).
+- cache hit ratio: one past the last row below 0.9 (the rule: the cache is warm, not only hidden).
 """
 from __future__ import annotations
 

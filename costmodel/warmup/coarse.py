@@ -1,4 +1,4 @@
-"""Warm-up at the log's resolution: rows every N steps, sampled or averaged (issue 38).
+"""Warm-up at the log's resolution: rows every N steps, sampled or averaged.
 
 A log with a row every N steps cannot show where inside a row the cold phase ended, nor the per-step
 signatures (a loader's bursts, one slow checkpoint step) that :mod:`costmodel.warmup.renewal` reads. What it

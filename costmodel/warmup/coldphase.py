@@ -5,7 +5,7 @@ warm baseline stops accumulating), else, for a loader-bound (bursty) run, the **
 windows of whole loader cycles (the time in excess of the warm level stops accumulating); otherwise
 the segmentation and curve fit of :mod:`costmodel.warmup.analyze` decide. The cache hit ratio is
 the first step from which it stays >= 0.9. With the data wait, the cold phase ends when the wait is back at
-its warm baseline **and** the hit ratio stays up (issue 24's rule: the cache is warm, not only hidden by the
+its warm baseline **and** the hit ratio stays up (the rule: the cache is warm, not only hidden by the
 loader's queue): with a deep queue the steps stop waiting before every step's reads hit (a real 8-worker
 run: waits end at step ~80, the hit ratio stays up only from step 168), so the end is the later of the two
 (``decided_by`` names both) and the wait's own end stays in ``data_wait_end_step``. The time lost is the

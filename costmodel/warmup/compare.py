@@ -311,7 +311,7 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
     p, df, se, split, equivalent, verdict = t["p"], t["df"], t["se"], t["split"], t["equivalent"], t["verdict"]
     blind = [f.run_id for f in fc + fr if (f.evidence.get("log_rows") or {}).get("stalls_between_rows_invisible")]
     if blind:
-        # sampled rows every N steps without a clock: the stalls between rows are not in either level (issue 38)
+        # sampled rows every N steps without a clock: the stalls between rows are not in either level
         notes.append(f"rows every N steps without a clock in {', '.join(blind)}: stalls between rows (checkpoints, "
                      "epoch ends) are invisible, so the levels may leave them out unequally; equivalence is not called "
                      "on such rows (log a wall clock or elapsed time, or every step)")

@@ -1,4 +1,4 @@
-"""What each of the estimator's rules found, compactly, and which rule decided (issue 38): the ``rules`` key of
+"""What each of the estimator's rules found, compactly, and which rule decided: the ``rules`` key of
 ``costmodel fit --json``.
 
 Each finder reads :class:`~costmodel.warmup.rulestate.Fit` right after its rule ran and returns a small dict of

@@ -1,4 +1,4 @@
-"""What the estimator's rules share (issue 38): their constants and :class:`Fit`, what the rules have found so far
+"""What the estimator's rules share: their constants and :class:`Fit`, what the rules have found so far
 about one series, with the small helpers more than one rule uses. See :mod:`costmodel.warmup.analyze` for the rules' order."""
 from __future__ import annotations
 

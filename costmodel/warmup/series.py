@@ -145,7 +145,7 @@ def choose_metric(df: pd.DataFrame, metric: str | None, run_id: str) -> str:
     return metric
 
 
-#: the largest magnitude a series may hold: its squares summed over a run stay finite (issue 27: values near 1e308
+#: the largest magnitude a series may hold: its squares summed over a run stay finite (values near 1e308
 #: made fit and compare fail with numpy overflow warnings and an internal error)
 MAX_ABS_VALUE = 1e150
 
@@ -173,7 +173,7 @@ def _rows_of_step_times(y: np.ndarray, d: np.ndarray, sk: np.ndarray, every: int
 def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.ndarray | None,
                         ts: np.ndarray | None, keep: np.ndarray, time_source: str, meta: dict[str, Any],
                         warnings: list[str]) -> tuple[np.ndarray, np.ndarray | None, str]:
-    """Rows every N steps (issue 38): the rate from the steps between rows x work per step / the clock's seconds.
+    """Rows every N steps: the rate from the steps between rows x work per step / the clock's seconds.
 
     A row that covers ``k`` steps (the step gap) did ``k`` x (its work per step) in the clock's time since the
     previous row, stalls between the rows included. Work per step is the row's rate x its step time (a sampled

@@ -1,4 +1,4 @@
-"""Two small rules that keep segmentation noise from being called a warm-up (issue 38), each a pure function.
+"""Two small rules that keep segmentation noise from being called a warm-up, each a pure function.
 
 - :func:`startup_stall`: a "warm-up" of the first few steps only (at most ``STARTUP_MAX_STEPS`` steps and
   ``STARTUP_MAX_SHARE`` of the run: CUDA context, compilation, the first batch) is a start-up stall, reported

@@ -1,4 +1,4 @@
-"""Start-up stalls (issue 38): a long first step or first few rows before a flat run are a stall, not a warm-up.
+"""Start-up stalls: a long first step or first few rows before a flat run are a stall, not a warm-up.
 
 Compilation (``torch.compile``, XLA), the CUDA context, cuDNN autotuning or a data loader spinning up its
 workers make the first step(s) of a run much slower than the rest; from the next step on the run is at its
