@@ -150,7 +150,10 @@ PARAMS: tuple[Param, ...] = (
     Param("dataset.tokens", "tokens in the dataset", lo_open=True, model=False,
           help="with dataset.bytes_per_token: dataset.size_gb = tokens x bytes_per_token / 10^9 when size_gb is omitted"),
     Param("dataset.bytes_per_token", "bytes per stored token (an assumption unless measured)", lo_open=True,
-          model=False, help="2 for a uint16 vocabulary, 4 for int32; the verdict's break-even is printed in it"),
+          model=False, help="2 for a uint16 vocabulary, 4 for int32; the verdict's break-even is printed in it. "
+                            "Stated as one number its plausible range is 2-4 (BYTES_PER_TOKEN_PLAUSIBLE: token ids "
+                            "are stored as uint16 or int32) widened to include the value; it DECIDES only when the "
+                            "flip lies inside that range"),
     # issue 25: one byte model; measured and billed figures of the bytes that cross (costmodel.cost.crossing)
     Param("cache.read_bytes_per_s", "bytes/s the training reads through the cache in steady state (measured)",
           lo_open=True, model=False, help="from compare remote_steady_read_bytes_per_s; x (1 - hit ratio) crosses"),
@@ -171,6 +174,10 @@ SOURCE_KEYS: dict[str, str] = {"training.samples_per_s": "_samples_per_s", "link
 #: the model input derived from them once, when the scenario is read (issue 36: ``dataset.bytes_per_token: [2, 4]``
 #: makes ``dataset.size_gb = tokens x bytes_per_token / 10^9`` a range of the same kind).
 RANGE_SOURCE_KEYS: tuple[str, ...] = ("dataset.bytes_per_token",)
+
+#: The plausible bytes per stored token when ``dataset.bytes_per_token`` is one number (issue 36): packed token
+#: files store ids as uint16 (vocabularies up to 65,536) or int32/uint32 (larger ones, e.g. LLaMA 3's 128,256).
+BYTES_PER_TOKEN_PLAUSIBLE: tuple[float, float] = (2.0, 4.0)
 
 #: Default ranges of the assumptions (issue 25): a key stated in the scenario (or with --set) as a single number,
 #: not measured and not from a price table, is drawn uniformly over ``value x (1 -/+ half_width)`` (clipped to

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import json
 
 import pytest
 import yaml
 
 from costmodel.cost import evaluate, scenario_from_dict
-from costmodel.cost.summary import analyze
 
 TODAY = dt.date(2026, 12, 2)
 D = 792.9856
@@ -26,6 +26,25 @@ def scen(d, overrides=()):
     return scenario_from_dict(copy.deepcopy(d), today=TODAY, overrides=list(overrides))
 
 
+@pytest.fixture
+def report_cost(cli, examples_dir, tmp_path):
+    """What the report runs: ``costmodel cost scenario.yaml --from-compare compare.json --monte-carlo 500 --seed 1``
+    (tests/support/golden.py), with ``--set`` overrides or another scenario file."""
+    ex = examples_dir
+    cmp = cli.json("compare", "--colocated", ex / "colocated_steps.csv", "--remote", ex / "remote_steps.csv", "--json")
+    (tmp_path / "compare.json").write_text(json.dumps(cmp))
+
+    def run(*sets, scenario=None):
+        path = ex / "scenario.yaml"
+        if scenario is not None:
+            path = tmp_path / "scenario.yaml"
+            path.write_text(yaml.safe_dump(scenario))
+        args = [a for s in sets for a in ("--set", s)]
+        return cli.json("cost", path, "--from-compare", tmp_path / "compare.json", "--monte-carlo", "500",
+                        "--seed", "1", *args, "--json")
+    return run
+
+
 # ---------------------------------------------------------------- item 5: forced lru on a cache that holds W
 def test_forced_lru_on_a_cache_that_holds_the_working_set_charges_no_warm_misses(example):
     r = evaluate(scen(example, ["link.bytes_basis=lru"]))
@@ -37,3 +56,27 @@ def test_forced_lru_on_a_cache_that_holds_the_working_set_charges_no_warm_misses
     assert xb["estimates_gb_per_month"]["lru"] == pytest.approx(D, rel=1e-12)
     assert r.options["cross_region"].total_usd == pytest.approx(base.options["cross_region"].total_usd, rel=1e-12)
     assert round(r.options["cross_region"].total_usd, 2) == 3272.67  # was 3,291.70
+
+
+# ---------------------------------------------------------------- item 4: bytes per token decides only in its range
+def _bpt_note(out):
+    return next(w for w in out["warnings"] if w.startswith("dataset.size_gb rests on"))
+
+
+def test_bytes_per_token_is_not_deciding_when_its_plausible_range_cannot_reach_the_flip(report_cost):
+    out = report_cost()
+    assert out["cheapest"] == "replicate" and round(out["margin_usd"], 2) == 82.89
+    note = _bpt_note(out)
+    flip = out["break_even"]["dataset.size_gb"]["value"] * 1e9 / 198_246_400_000
+    assert 4.0 < flip < 8.0  # within a factor 2 of 4 (called DECIDES before), outside uint16/int32's 2-4 bytes
+    assert "plausible 2-4" in note and "DECIDES" not in note
+    assert (out["recommendation"]["deciding_assumption"] or {}).get("input") != "dataset.bytes_per_token"
+
+
+def test_bytes_per_token_decides_when_the_flip_lies_in_its_plausible_range(report_cost, example):
+    ex = copy.deepcopy(example)
+    ex["dataset"]["bytes_per_token"] = 8  # int64 ids: the plausible range becomes 2-8 and holds the flip
+    out = report_cost(scenario=ex)
+    note = _bpt_note(out)
+    assert "plausible 2-8" in note and "DECIDES" in note
+    assert out["recommendation"]["deciding_assumption"]["input"] == "dataset.bytes_per_token"
