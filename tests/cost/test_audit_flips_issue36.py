@@ -80,3 +80,33 @@ def test_bytes_per_token_decides_when_the_flip_lies_in_its_plausible_range(repor
     note = _bpt_note(out)
     assert "plausible 2-8" in note and "DECIDES" in note
     assert out["recommendation"]["deciding_assumption"]["input"] == "dataset.bytes_per_token"
+
+
+# ---------------------------------------------------------------- items 1-2: retention and churn named when they flip
+def _row(out, key):
+    return next(r for r in out["sensitivity"] if r["input"] == key)
+
+
+def test_a_stated_retention_is_swung_up_to_no_lifecycle_rule_and_named_when_that_flips(report_cost):
+    out = report_cost()
+    r = _row(out, "replica.noncurrent_retention_days")
+    # 30 days stated; no lifecycle rule keeps overwritten versions for the horizon: 12 x 30.4375 = 365.25 days
+    assert (r["base"], r["low"], r["high"]) == (30.0, 22.5, 365.25)
+    assert "no lifecycle rule" in r["range"]
+    # replicate 295.27 -> 501.33 USD (2 versioned buckets x 10 % churn x D x 12 months, billed a year each), above
+    # cross_region's 378.16: the answer flips (before: 22.5-37.5 days, never named)
+    assert round(r["replicate_high_usd"], 2) == 501.33 and round(r["cross_region_high_usd"], 2) == 378.16
+    assert r["cheapest_high"] == "cross_region"
+    d = out["recommendation"]["deciding_assumption"]
+    assert "replica.noncurrent_retention_days" in [d["input"], *d["also"]]
+
+
+def test_a_stated_churn_is_swung_over_a_factor_3_and_named_when_that_flips(report_cost):
+    out = report_cost()
+    r = _row(out, "dataset.monthly_churn_fraction")
+    assert r["low"] == pytest.approx(0.1 / 3) and r["high"] == pytest.approx(0.3)  # before: 0.075-0.125
+    assert round(r["replicate_high_usd"], 2) == 410.49 and r["cheapest_high"] == "cross_region"
+    d = out["recommendation"]["deciding_assumption"]
+    assert "dataset.monthly_churn_fraction" in [d["input"], *d["also"]]
+    # the Monte Carlo draws it over 0 to 0.2 (twice the stated 0.10; before 0.05-0.15)
+    assert out["monte_carlo"]["default_ranges"]["dataset.monthly_churn_fraction"] == {"low": 0.0, "high": 0.2}
