@@ -4,8 +4,9 @@ Tornado ranges, per input: the P5/P95 of its distribution when the scenario give
 the miss ratio ``1 - h`` scaled by ``1 -/+ swing``; for an input at 0, a stated high value from
 ``ZERO_HIGH`` (e.g. 2 % steady slowdown) or no row; otherwise the point value times ``1 -/+ swing``,
 clipped to the input's range, widened where a plausible value lies further out (issue 36): a churn fraction
-over x/3 to 3x (spec.CHURN_PLAUSIBLE_FACTOR), a version retention up to the horizon (no lifecycle rule). Rows are sorted by ``swing_usd``, the change of
-``cross_region - replicate`` (positive: replicating is cheaper) between low and high.
+over x/3 to 3x (spec.CHURN_PLAUSIBLE_FACTOR), a version retention up to the horizon (no lifecycle rule).
+Rows are sorted by ``swing_usd``, the change of ``cross_region - replicate`` (positive: replicating is cheaper)
+between low and high.
 """
 from __future__ import annotations
 
@@ -17,9 +18,8 @@ import numpy as np
 
 from ..foundation.errors import ScenarioError
 from .evaluate import model_inputs
-from .model import OPTIONS, cheapest_index, totals
+from .model import DAYS_PER_MONTH, OPTIONS, cheapest_index, totals
 from .scenario import Scenario
-from .model import DAYS_PER_MONTH
 from .spec import CHURN_PLAUSIBLE_FACTOR, MODEL_KEYS, PARAM_BY_KEY, SOURCE_KEYS
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `costmodel cost` needs none

@@ -110,3 +110,28 @@ def test_a_stated_churn_is_swung_over_a_factor_3_and_named_when_that_flips(repor
     assert "dataset.monthly_churn_fraction" in [d["input"], *d["also"]]
     # the Monte Carlo draws it over 0 to 0.2 (twice the stated 0.10; before 0.05-0.15)
     assert out["monte_carlo"]["default_ranges"]["dataset.monthly_churn_fraction"] == {"low": 0.0, "high": 0.2}
+
+
+# ---------------------------------------------------------------- item 3: checkpoints not stated: a large model's bound
+def test_unstated_checkpoints_are_bounded_by_a_large_model_and_said_to_flip_the_verdict(report_cost):
+    # replica upkeep 200 USD/month makes cross_region cheapest: 378.16 vs 2,695.27 USD, margin 2,317.11
+    out = report_cost("replica.ops_usd_per_month=200")
+    assert out["cheapest"] == "cross_region" and round(out["margin_usd"], 2) == 2317.11
+    ck = next(r for r in out["not_modelled"] if r["term"] == "checkpoint_writeback_usd")
+    T = out["inputs"]["values"]["training"]["run_hours"]
+    assert T == pytest.approx(347.716, abs=1e-3)
+    # 8e9 parameters x 16 B = 128 GB hourly x 347.716 h = 44,507.7 GB per run x 12 runs x 0.02 USD/GB
+    assert ck["bound_usd"] == pytest.approx(12 * 1 * 128.0 * T * 0.02, rel=1e-6)  # the JSON keeps 7 digits
+    assert round(ck["bound_usd"], 2) == 10681.87  # was 240 (1,000 GB per run assumed)
+    assert ck["can_flip"] is True
+    assert "checkpoint_writeback_usd alone could" in out["verdict"]["not_modelled_sentence"]
+    w = [x for x in out["warnings"] if x.startswith("checkpoint_writeback_usd: no checkpoint size is stated")]
+    assert len(w) == 1 and "can flip the verdict" in w[0]
+    assert w[0] in out["recommendation"]["verdict_warnings"]
+
+
+def test_stated_checkpoints_are_priced_not_bounded_and_raise_no_warning(report_cost):
+    out = report_cost("replica.ops_usd_per_month=200", "training.checkpoint_gb_per_run=100")
+    ck = next(r for r in out["not_modelled"] if r["term"] == "checkpoint_writeback_usd")
+    assert ck["bound_usd"] == 0.0 and ck["can_flip"] is False
+    assert not any(x.startswith("checkpoint_writeback_usd: no checkpoint") for x in out["warnings"])
