@@ -53,12 +53,13 @@ def warm_hit_ratio(h: Any, W: Any, cap: Any) -> Any:
 #: bytes is about (C/W)^2 / 2 (an item hits only when fewer than C bytes were read since its last read; CoorDL,
 #: VLDB 2021, measures LRU far below C/W). ``BytesBasis.LRU`` prices the bytes with this miss model.
 def lru_hit_ratio(h: Any, W: Any, cap: Any) -> Any:
-    """The warm hit ratio of an LRU cache under per-epoch shuffle, ``min(h, (C/W)^2 / 2)``; ``h`` when the cache
-    holds the working set or its capacity is not stated (nan)."""
+    """The warm hit ratio of an LRU cache under per-epoch shuffle, ``min(h, (C/W)^2 / 2)``; 1 when the cache
+    holds the working set (warm epochs re-read hits: nothing crosses after the cold fill), ``h`` when its capacity
+    is not stated (nan)."""
     if is_nan(cap):
         return h + 0.0 * W
     ratio = cap / W
-    return np.where(ratio >= 1.0, h + 0.0 * ratio, np.minimum(h, 0.5 * ratio * ratio))
+    return np.where(ratio >= 1.0, 1.0 + 0.0 * ratio + 0.0 * h, np.minimum(h, 0.5 * ratio * ratio))
 
 
 def checkpoint_gb_per_run(i: ModelInputs) -> Any:

@@ -177,11 +177,11 @@ def cross_region_bytes(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str
         "billed": scenario.get("link.billed_gb_per_month"),
     }
     cap = scenario.get("cache.capacity_gb")
-    if cap is not None and cap < dv["working_set_gb"]:
+    requested = str(scenario.get("link.bytes_basis") or "auto")
+    if (cap is not None and cap < dv["working_set_gb"]) or requested == "lru":  # forced lru: its figure is priced
         est["lru"] = float(np.asarray(derived(inputs.with_(bytes_basis=BytesBasis.LRU))["cross_region_gb_per_month"]))
     bound = float(dv["physical_bound_gb_per_month"])
     bound_how = bound_words(scenario, dv)
-    requested = str(scenario.get("link.bytes_basis") or "auto")
     refused = ["measured"] if requested == "auto" and est["measured"] is not None \
         and est["measured"] > bound * (1.0 + BYTES_TOLERANCE) else []
     basis = BytesBasis(int(inputs.bytes_basis)).record_name
@@ -225,7 +225,8 @@ def sanity_warnings(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str, f
     """Warnings about inputs that are legal but probably not meant (cache too small, budget exceeded...)."""
     out: list[str] = []
     cap = scenario.get("cache.capacity_gb")
-    if cap is not None and cap < dv["working_set_gb"]:
+    requested = str(scenario.get("link.bytes_basis") or "auto")
+    if (cap is not None and cap < dv["working_set_gb"]) or requested == "lru":  # forced lru: its figure is priced
         out.append(
             f"cache.capacity_gb = {cap:g} GB is smaller than the working set ({dv['working_set_gb']:g} GB): "
             "the cache will evict before reuse, so cache.steady_hit_ratio is probably lower than given"

@@ -3,8 +3,10 @@
 Tornado ranges, per input: the P5/P95 of its distribution when the scenario gives one; for a hit ratio,
 the miss ratio ``1 - h`` scaled by ``1 -/+ swing``; for an input at 0, a stated high value from
 ``ZERO_HIGH`` (e.g. 2 % steady slowdown) or no row; otherwise the point value times ``1 -/+ swing``,
-clipped to the input's range. Rows are sorted by ``swing_usd``, the change of
-``cross_region - replicate`` (positive: replicating is cheaper) between low and high.
+clipped to the input's range, widened where a plausible value lies further out (issue 36): a churn fraction
+over x/3 to 3x (spec.CHURN_PLAUSIBLE_FACTOR), a version retention up to the horizon (no lifecycle rule).
+Rows are sorted by ``swing_usd``, the change of ``cross_region - replicate`` (positive: replicating is cheaper)
+between low and high.
 """
 from __future__ import annotations
 
@@ -16,9 +18,9 @@ import numpy as np
 
 from ..foundation.errors import ScenarioError
 from .evaluate import model_inputs
-from .model import OPTIONS, cheapest_index, totals
+from .model import DAYS_PER_MONTH, OPTIONS, cheapest_index, totals
 from .scenario import Scenario
-from .spec import MODEL_KEYS, PARAM_BY_KEY, SOURCE_KEYS
+from .spec import CHURN_PLAUSIBLE_FACTOR, MODEL_KEYS, PARAM_BY_KEY, SOURCE_KEYS
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `costmodel cost` needs none
     import pandas as pd
@@ -28,7 +30,7 @@ ZERO_HIGH: dict[str, float] = {
     "cache.steady_slowdown_fraction": 0.02,
     "cache.warmup_lost_s": 600.0,
     "cache.cold_starts_per_month": 1.0,
-    "dataset.monthly_churn_fraction": 0.1,
+    "dataset.monthly_churn_fraction": 0.3,  # a corpus refresh a quarter of the way through (issue 36)
     "wait.expected_wait_hours_per_run": 24.0,
     "replica.ops_usd_per_month": 200.0,  # about two engineer-hours a month of replication upkeep (issue 25)
 }
@@ -54,11 +56,20 @@ def tornado_range(scenario: Scenario, key: str, swing: float = 0.25) -> tuple[fl
     lo, hi = x * (1 - swing), x * (1 + swing)
     if lo > hi:
         lo, hi = hi, lo
+    how = f"x (1 -/+ {swing:g})"
+    if key == "dataset.monthly_churn_fraction" and x > 0:  # rarely measured: known to a factor of ~3 (issue 36)
+        lo, hi = min(lo, x / CHURN_PLAUSIBLE_FACTOR), max(hi, x * CHURN_PLAUSIBLE_FACTOR)
+        how = f"x / {CHURN_PLAUSIBLE_FACTOR:g} to {CHURN_PLAUSIBLE_FACTOR:g} x (churn is rarely measured)"
+    if key == "replica.noncurrent_retention_days":  # up to no lifecycle rule: versions kept for the horizon
+        horizon_days = float(scenario.values["horizon_months"]) * DAYS_PER_MONTH
+        if hi < horizon_days:
+            hi = horizon_days
+            how = f"x (1 - {swing:g}) to no lifecycle rule (the horizon, {horizon_days:g} days)"
     lo = max(lo, p.lo) if np.isfinite(p.lo) else lo
     if np.isfinite(p.hi):
         top = p.hi - (1e-9 if p.hi_open else 0.0)
         hi = min(hi, top)
-    return lo, hi, f"x (1 -/+ {swing:g})"
+    return lo, hi, how
 
 
 def tornado(scenario: Scenario, inputs: Sequence[str] | None = None, swing: float = 0.25) -> pd.DataFrame:

@@ -56,7 +56,11 @@ PARAMS: tuple[Param, ...] = (
     Param("horizon_months", "months", lo_open=True, required=True, help="months the decision covers"),
     Param("dataset.size_gb", "GB = 10^9 bytes", lo_open=True, required=True,
           help="the whole dataset's bytes on disk (or dataset.tokens x dataset.bytes_per_token)"),
-    Param("dataset.monthly_churn_fraction", "fraction of the dataset changed per month", required=True),
+    Param("dataset.monthly_churn_fraction", "fraction of the dataset changed per month", required=True,
+          help="rarely measured: one corpus refresh (a new crawl snapshot, re-running dedup or filters, "
+               "re-tokenizing) rewrites most of the data, so one stated number is known to a factor of about 3 at "
+               "best; the tornado swings it over x/3 to 3x (CHURN_PLAUSIBLE_FACTOR, issue 36) and the Monte Carlo "
+               "over 0 to 2x"),
     Param("dataset.working_set_fraction", "fraction of the dataset one epoch reads", hi=1.0, lo_open=True, default=1.0),
     Param("dataset.objects", "objects (files) in the dataset", default=0.0, fill="objects",
           help="object count; or dataset.mean_object_size_mb; 0: requests not counted"),
@@ -93,7 +97,9 @@ PARAMS: tuple[Param, ...] = (
     Param("replica.filesystem_usd_per_gb_month", "USD per GB-month of a file-system tier holding the replica "
           "(e.g. FSx for Lustre) so training reads POSIX", default=0.0),
     Param("replica.noncurrent_retention_days", "days a non-current (overwritten) object version stays billed",
-          fill="derive", help="lifecycle rule NoncurrentVersionExpiration; omitted: kept for the whole horizon"),
+          fill="derive", help="lifecycle rule NoncurrentVersionExpiration; omitted: kept for the whole horizon. "
+                              "A stated number is swung by the tornado up to the horizon (what a missing or "
+                              "misconfigured lifecycle rule means), so it is named when that flips the verdict"),
     Param("replica.copy_hours", "hours until the initial copy is usable", fill="derive",
           help="derived from dataset.size_gb / link.bandwidth_gbps when omitted"),
     Param("requests.get_usd_per_1000", "USD per 1000 GET (read) requests", default=0.0, fill="get"),
@@ -150,7 +156,10 @@ PARAMS: tuple[Param, ...] = (
     Param("dataset.tokens", "tokens in the dataset", lo_open=True, model=False,
           help="with dataset.bytes_per_token: dataset.size_gb = tokens x bytes_per_token / 10^9 when size_gb is omitted"),
     Param("dataset.bytes_per_token", "bytes per stored token (an assumption unless measured)", lo_open=True,
-          model=False, help="2 for a uint16 vocabulary, 4 for int32; the verdict's break-even is printed in it"),
+          model=False, help="2 for a uint16 vocabulary, 4 for int32; the verdict's break-even is printed in it. "
+                            "Stated as one number its plausible range is 2-4 (BYTES_PER_TOKEN_PLAUSIBLE: token ids "
+                            "are stored as uint16 or int32) widened to include the value; it DECIDES only when the "
+                            "flip lies inside that range"),
     # issue 25: one byte model; measured and billed figures of the bytes that cross (costmodel.cost.crossing)
     Param("cache.read_bytes_per_s", "bytes/s the training reads through the cache in steady state (measured)",
           lo_open=True, model=False, help="from compare remote_steady_read_bytes_per_s; x (1 - hit ratio) crosses"),
@@ -172,12 +181,20 @@ SOURCE_KEYS: dict[str, str] = {"training.samples_per_s": "_samples_per_s", "link
 #: makes ``dataset.size_gb = tokens x bytes_per_token / 10^9`` a range of the same kind).
 RANGE_SOURCE_KEYS: tuple[str, ...] = ("dataset.bytes_per_token",)
 
+#: The plausible bytes per stored token when ``dataset.bytes_per_token`` is one number (issue 36): packed token
+#: files store ids as uint16 (vocabularies up to 65,536) or int32/uint32 (larger ones, e.g. LLaMA 3's 128,256).
+BYTES_PER_TOKEN_PLAUSIBLE: tuple[float, float] = (2.0, 4.0)
+
+#: The tornado's plausible range of ``dataset.monthly_churn_fraction`` stated as one number: x / factor to
+#: x * factor (at most 1), see the key's help (issue 36: the example's 0.10 flips at about 0.25).
+CHURN_PLAUSIBLE_FACTOR = 3.0
+
 #: Default ranges of the assumptions (issue 25): a key stated in the scenario (or with --set) as a single number,
 #: not measured and not from a price table, is drawn uniformly over ``value x (1 -/+ half_width)`` (clipped to
 #: its allowed range; symmetric, so the draws' mean is the headline's point value). Keys at 0 are swung by the
 #: tornado instead (sensitivity.ZERO_HIGH), where a one-sided range cannot move the headline off its mean.
 DEFAULT_RANGES: dict[str, float] = {
-    "dataset.monthly_churn_fraction": 0.5,
+    "dataset.monthly_churn_fraction": 1.0,  # 0 to 2x: the widest symmetric range (issue 36, see the key's help)
     "training.runs_per_month": 0.5,
     "training.epochs_per_run": 0.25,
     "training.interruptions_per_run": 0.5,

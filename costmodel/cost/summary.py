@@ -22,7 +22,8 @@ from .montecarlo import MonteCarloResult, default_distributions, monte_carlo
 from .recommend import assumption_register, recommendation
 from .scenario import Scenario
 from .sensitivity import tornado_rows
-from .verdict import not_modelled, purchase_options, verdict
+from .spec import BYTES_PER_TOKEN_PLAUSIBLE
+from .verdict import checkpoint_warning, not_modelled, purchase_options, verdict
 
 HEADLINE_DRAWS = 20_000
 ROBUST_P = 0.9
@@ -79,7 +80,9 @@ def _probability_basis(mc: MonteCarloResult, basis: str) -> str:
 
 def bytes_per_token_note(scenario: Scenario, size_be: Mapping[str, Any] | None) -> str | None:
     """A warning when the dataset's size rests on an assumed ``dataset.bytes_per_token``: the bytes per token
-    at which the verdict flips (from the size break-even), and whether that is within a factor 2 (it decides)."""
+    at which the verdict flips (from the size break-even), and whether that lies within the input's plausible range
+    (it DECIDES): its stated range, else :data:`~costmodel.cost.spec.BYTES_PER_TOKEN_PLAUSIBLE` widened to include
+    the stated value (issue 36: not a factor of 2)."""
     tokens, bpt = scenario.get("dataset.tokens"), scenario.get("dataset.bytes_per_token")
     src = str(scenario.provenance.get("dataset.size_gb", {}).get("source", ""))
     if tokens is None or bpt is None or "bytes_per_token" not in src:
@@ -96,8 +99,10 @@ def bytes_per_token_note(scenario: Scenario, size_be: Mapping[str, Any] | None) 
         decides = lo <= flip <= hi
         what = f"an assumed {lo:g}-{hi:g} bytes per token (mean {bpt:g})"
     else:
-        decides = bpt / 2 <= flip <= bpt * 2
-        what = f"an assumed {bpt:g} bytes per token"
+        lo, hi = min(BYTES_PER_TOKEN_PLAUSIBLE[0], bpt), max(BYTES_PER_TOKEN_PLAUSIBLE[1], bpt)
+        decides = lo <= flip <= hi
+        what = (f"an assumed {bpt:g} bytes per token (plausible {lo:g}-{hi:g}: token ids stored as uint16 or "
+                "int32)")
     return (f"dataset.size_gb rests on {what}: the verdict flips at {flip:.3g} bytes per "
             f"token ({v:,.6g} GB)" + ("; this assumption DECIDES the verdict" if decides else "")
             + ": state dataset.size_gb, the bytes on disk")
@@ -162,7 +167,10 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
     po_rows, po_sentence = purchase_options(scenario, result.cheapest)
     out["purchase_options"] = po_rows
     out["verdict"]["purchase_options_sentence"] = po_sentence
-    rows_nm, sentence = not_modelled(scenario, result.derived, result.margin_usd)
+    rows_nm, sentence = not_modelled(scenario, result.derived, result.margin_usd, result.cheapest)
+    ck_note = checkpoint_warning(rows_nm, result.margin_usd, scenario.get("training.checkpoint_gb_per_run") is not None)
+    if ck_note:
+        out["warnings"] = out["warnings"] + [ck_note]
     out["not_modelled"] = rows_nm
     out["verdict"]["not_modelled_sentence"] = sentence
     out["recommendation"] = recommendation(out, priced, note)

@@ -24,7 +24,12 @@ from typing import Any
 import numpy as np
 
 #: order-of-magnitude assumptions behind the bounds of the terms not modelled (docs/cost.md)
-CHECKPOINT_GB_PER_RUN = 1000.0  # checkpoints written back to the data region per run, when not stated
+CHECKPOINT_GB_PER_RUN = 1000.0  # (before issue 36) the assumed checkpoints per run; kept for importers
+#: when no checkpoint size is stated, the bound is a plausible large model's: 8 B parameters x 16 bytes (weights,
+#: gradients' master copy and Adam's two moments in mixed precision) = 128 GB, checkpointed hourly over the run
+CHECKPOINT_BOUND_PARAMETERS = 8e9
+CHECKPOINT_BOUND_BYTES_PER_PARAMETER = 16.0
+CHECKPOINT_BOUND_INTERVAL_HOURS = 1.0
 TGW_ATTACHMENT_USD_PER_HOUR = 0.05  # per attachment-hour (processing.csv notes); two attachments
 INTER_AZ_USD_PER_GB = 0.01  # each direction
 FSX_LUSTRE_USD_PER_GB_MONTH = 0.145  # FSx for Lustre persistent SSD 125 MB/s/TiB (costmodel.md section 2.2)
@@ -129,15 +134,25 @@ def _fsx_gb(D: float) -> float:
     return 1200 * gib if D <= 1200 * gib else math.ceil(D / (2400 * gib)) * 2400 * gib
 
 
-def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | None) -> tuple[list[dict[str, Any]], str]:
-    """Terms the model leaves out, each with an order-of-magnitude bound (USD over the horizon), and the
-    sentence weighing the margin against their sum."""
+def checkpoint_bound_gb_per_run(run_hours: float) -> float:
+    """GB of checkpoints per run of a plausible large model (see :data:`CHECKPOINT_BOUND_PARAMETERS`) over a run
+    of ``run_hours``: the bound of ``checkpoint_writeback_usd`` when no checkpoint size is stated (issue 36)."""
+    per = CHECKPOINT_BOUND_PARAMETERS * CHECKPOINT_BOUND_BYTES_PER_PARAMETER / 1e9
+    return per * max(run_hours, 0.0) / CHECKPOINT_BOUND_INTERVAL_HOURS
+
+
+def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | None,
+                 cheapest: str | None = None) -> tuple[list[dict[str, Any]], str]:
+    """Terms the model leaves out, each with an order-of-magnitude bound (USD over the horizon) and
+    ``can_flip`` (it falls on ``cheapest``, or on either option, and alone exceeds the margin), and the sentence
+    weighing the margin against the terms that fall on ``cheapest`` (all of them when it is not given)."""
     M = scenario.values["horizon_months"]
     p = scenario.values.get("link.transfer_usd_per_gb", 0.0)
     R = scenario.values.get("training.runs_per_month", 0.0)
     D = scenario.values["dataset.size_gb"]
     ck = scenario.get("training.checkpoint_gb_per_run")
-    ck_gb = float(ck) if ck is not None else CHECKPOINT_GB_PER_RUN
+    T = float(scenario.values.get("training.run_hours", 0.0) or 0.0)
+    ck_gb = float(ck) if ck is not None else checkpoint_bound_gb_per_run(T)
     ck_priced = dv.get("checkpoint_gb_per_month", 0.0) > 0 or scenario.get("training.checkpoints_to_data_region") is False
     path = scenario.get("link.path") or "vpc_peering"
     read_gb = dv.get("training_read_gb_per_month", 0.0)
@@ -146,9 +161,11 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
          "bound_usd": 0.0 if ck_priced else M * R * ck_gb * p,
          "how": ("modelled (checkpoint_writeback_usd)" if ck_priced else
                  f"{ck_gb:,.6g} GB of checkpoints per run written back to the data region x {p:.4g} USD/GB"
-                 + ("" if ck is not None else " (assumed; state training.checkpoint_gb_per_run, or "
-                    "training.model_parameters and training.checkpoint_interval_hours: a 1.2 B-parameter model with "
-                    "its Adam state, hourly, writes about 19 GB x the run's hours)"))},
+                 + ("" if ck is not None else
+                    f" (not stated: bounded by an 8 B-parameter model with its Adam state, 128 GB checkpointed "
+                    f"hourly over the {T:,.4g} h run; state training.checkpoint_gb_per_run, or "
+                    "training.model_parameters and training.checkpoint_interval_hours: a 1.2 B-parameter model "
+                    "writes about 19 GB x the run's hours)"))},
         {"term": "transit_gateway_hours_usd", "option": "cross_region",
          "bound_usd": M * 2 * TGW_ATTACHMENT_USD_PER_HOUR * HOURS_PER_MONTH if path == "transit_gateway" else 0.0,
          "how": ("2 attachments x 0.05 USD/attachment-hour x 730.5 h a month" if path == "transit_gateway"
@@ -166,14 +183,36 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
               "dataset rounded up to what can be provisioned: 1,200 GiB, then steps of 2,400 GiB)"},
     ]
     total = float(sum(float(r["bound_usd"]) for r in rows))
+
+    def falls_on_winner(r: Mapping[str, Any]) -> bool:
+        return cheapest is None or r["option"] in (cheapest, "either")
+
+    for r in rows:
+        r["can_flip"] = bool(margin_usd is not None and falls_on_winner(r) and float(r["bound_usd"]) > margin_usd)
     if margin_usd is None:
         return rows, f"terms not modelled: up to {total:,.2f} USD over the horizon"
+    against = float(sum(float(r["bound_usd"]) for r in rows if falls_on_winner(r)))
     names = ", ".join(f"{r['term']} <= {r['bound_usd']:,.0f}" for r in rows)
-    holds = margin_usd > total
-    sentence = (f"margin {margin_usd:,.2f} USD vs up to {total:,.2f} USD of terms not modelled ({names}): "
+    holds = margin_usd > against
+    on = "" if cheapest is None else f"; {against:,.2f} USD of them fall on {cheapest}"
+    flip = [str(r["term"]) for r in rows if r["can_flip"]]
+    sentence = (f"margin {margin_usd:,.2f} USD vs up to {total:,.2f} USD of terms not modelled ({names}){on}: "
                 + ("the margin exceeds them all together" if holds else
-                   "they could overturn the verdict: price the ones that apply"))
+                   "they could overturn the verdict: price the ones that apply"
+                   + (f" ({', '.join(flip)} alone could)" if flip else "")))
     return rows, sentence
+
+
+def checkpoint_warning(rows: list[dict[str, Any]], margin_usd: float | None, stated: bool) -> str | None:
+    """A warning when checkpoint write-back, not stated, alone could flip the verdict (issue 36)."""
+    r = next((x for x in rows if x["term"] == "checkpoint_writeback_usd"), None)
+    if r is None or stated or not r.get("can_flip") or margin_usd is None:
+        return None
+    return (f"checkpoint_writeback_usd: no checkpoint size is stated; written back to the data region, the checkpoints "
+            f"of a large model can cost up to {float(r['bound_usd']):,.2f} USD over the horizon ({r['how']}), more "
+            f"than the {margin_usd:,.2f} USD margin: this term can flip the verdict. State "
+            "training.checkpoint_gb_per_run (or training.model_parameters and training.checkpoint_interval_hours), "
+            "or training.checkpoints_to_data_region: false")
 
 
 #: purchase option -> its scenario key (whole-cluster USD/hour)

@@ -62,4 +62,4 @@ def test_decide_prints_the_one_answer_last(cli, examples_dir, tmp_path):
     # the bundled example: CONDITIONAL, cross-region taken although replicate is cheaper by an immaterial 83 USD
     assert last.startswith("Take cross-region; the checklist takes cross-region (CONDITIONAL) although replicate is "
                            "cheaper by 83 USD: cost does not decide this")
-    assert "deciding assumption: dataset.bytes_per_token" in last and "100 %" not in last
+    assert "deciding assumption: replica.ops_usd_per_month" in last and "100 %" not in last

@@ -1,0 +1,137 @@
+"""Issue 36, self-audit of the bundled example: every term that flips the cheapest option on its own at a
+plausible value is named by the tool, and nothing within a factor of 2 is called deciding when its plausible
+range cannot reach the flip. The example: D = 792.9856 GB (198.2464 G tokens x 4 B), 1 run of 3 epochs
+(347.716 h) a month, 12 months, 0.02 USD/GB us-east-2 -> us-west-2, a 61,440 GB cache (77.5x the dataset)."""
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+
+import pytest
+import yaml
+
+from costmodel.cost import evaluate, scenario_from_dict
+
+TODAY = dt.date(2026, 12, 2)
+D = 792.9856
+
+
+@pytest.fixture
+def example(examples_dir):
+    return yaml.safe_load((examples_dir / "scenario.yaml").read_text())
+
+
+def scen(d, overrides=()):
+    return scenario_from_dict(copy.deepcopy(d), today=TODAY, overrides=list(overrides))
+
+
+@pytest.fixture
+def report_cost(cli, examples_dir, tmp_path):
+    """What the report runs: ``costmodel cost scenario.yaml --from-compare compare.json --monte-carlo 500 --seed 1``
+    (tests/support/golden.py), with ``--set`` overrides or another scenario file."""
+    ex = examples_dir
+    cmp = cli.json("compare", "--colocated", ex / "colocated_steps.csv", "--remote", ex / "remote_steps.csv", "--json")
+    (tmp_path / "compare.json").write_text(json.dumps(cmp))
+
+    def run(*sets, scenario=None):
+        path = ex / "scenario.yaml"
+        if scenario is not None:
+            path = tmp_path / "scenario.yaml"
+            path.write_text(yaml.safe_dump(scenario))
+        args = [a for s in sets for a in ("--set", s)]
+        return cli.json("cost", path, "--from-compare", tmp_path / "compare.json", "--monte-carlo", "500",
+                        "--seed", "1", *args, "--json")
+    return run
+
+
+# ---------------------------------------------------------------- item 5: forced lru on a cache that holds W
+def test_forced_lru_on_a_cache_that_holds_the_working_set_charges_no_warm_misses(example):
+    r = evaluate(scen(example, ["link.bytes_basis=lru"]))
+    base = evaluate(scen(example, ["link.bytes_basis=dataset"]))
+    assert r.derived["lru_hit_ratio"] == 1.0  # was h = 0.95: 0.05 x 792.9856 x 2 warm epochs = 79.3 GB/month more
+    xb = r.to_dict()["cross_region_bytes"]
+    assert xb["basis"] == "lru"
+    assert xb["gb_per_month"] == pytest.approx(D, rel=1e-12)  # one cold fill; was 872.28416 (and reported 0)
+    assert xb["estimates_gb_per_month"]["lru"] == pytest.approx(D, rel=1e-12)
+    assert r.options["cross_region"].total_usd == pytest.approx(base.options["cross_region"].total_usd, rel=1e-12)
+    assert round(r.options["cross_region"].total_usd, 2) == 3272.67  # was 3,291.70
+
+
+# ---------------------------------------------------------------- item 4: bytes per token decides only in its range
+def _bpt_note(out):
+    return next(w for w in out["warnings"] if w.startswith("dataset.size_gb rests on"))
+
+
+def test_bytes_per_token_is_not_deciding_when_its_plausible_range_cannot_reach_the_flip(report_cost):
+    out = report_cost()
+    assert out["cheapest"] == "replicate" and round(out["margin_usd"], 2) == 82.89
+    note = _bpt_note(out)
+    flip = out["break_even"]["dataset.size_gb"]["value"] * 1e9 / 198_246_400_000
+    assert 4.0 < flip < 8.0  # within a factor 2 of 4 (called DECIDES before), outside uint16/int32's 2-4 bytes
+    assert "plausible 2-4" in note and "DECIDES" not in note
+    assert (out["recommendation"]["deciding_assumption"] or {}).get("input") != "dataset.bytes_per_token"
+
+
+def test_bytes_per_token_decides_when_the_flip_lies_in_its_plausible_range(report_cost, example):
+    ex = copy.deepcopy(example)
+    ex["dataset"]["bytes_per_token"] = 8  # int64 ids: the plausible range becomes 2-8 and holds the flip
+    out = report_cost(scenario=ex)
+    note = _bpt_note(out)
+    assert "plausible 2-8" in note and "DECIDES" in note
+    assert out["recommendation"]["deciding_assumption"]["input"] == "dataset.bytes_per_token"
+
+
+# ---------------------------------------------------------------- items 1-2: retention and churn named when they flip
+def _row(out, key):
+    return next(r for r in out["sensitivity"] if r["input"] == key)
+
+
+def test_a_stated_retention_is_swung_up_to_no_lifecycle_rule_and_named_when_that_flips(report_cost):
+    out = report_cost()
+    r = _row(out, "replica.noncurrent_retention_days")
+    # 30 days stated; no lifecycle rule keeps overwritten versions for the horizon: 12 x 30.4375 = 365.25 days
+    assert (r["base"], r["low"], r["high"]) == (30.0, 22.5, 365.25)
+    assert "no lifecycle rule" in r["range"]
+    # replicate 295.27 -> 501.33 USD (2 versioned buckets x 10 % churn x D x 12 months, billed a year each), above
+    # cross_region's 378.16: the answer flips (before: 22.5-37.5 days, never named)
+    assert round(r["replicate_high_usd"], 2) == 501.33 and round(r["cross_region_high_usd"], 2) == 378.16
+    assert r["cheapest_high"] == "cross_region"
+    d = out["recommendation"]["deciding_assumption"]
+    assert "replica.noncurrent_retention_days" in [d["input"], *d["also"]]
+
+
+def test_a_stated_churn_is_swung_over_a_factor_3_and_named_when_that_flips(report_cost):
+    out = report_cost()
+    r = _row(out, "dataset.monthly_churn_fraction")
+    assert r["low"] == pytest.approx(0.1 / 3) and r["high"] == pytest.approx(0.3)  # before: 0.075-0.125
+    assert round(r["replicate_high_usd"], 2) == 410.49 and r["cheapest_high"] == "cross_region"
+    d = out["recommendation"]["deciding_assumption"]
+    assert "dataset.monthly_churn_fraction" in [d["input"], *d["also"]]
+    # the Monte Carlo draws it over 0 to 0.2 (twice the stated 0.10; before 0.05-0.15)
+    assert out["monte_carlo"]["default_ranges"]["dataset.monthly_churn_fraction"] == {"low": 0.0, "high": 0.2}
+
+
+# ---------------------------------------------------------------- item 3: checkpoints not stated: a large model's bound
+def test_unstated_checkpoints_are_bounded_by_a_large_model_and_said_to_flip_the_verdict(report_cost):
+    # replica upkeep 200 USD/month makes cross_region cheapest: 378.16 vs 2,695.27 USD, margin 2,317.11
+    out = report_cost("replica.ops_usd_per_month=200")
+    assert out["cheapest"] == "cross_region" and round(out["margin_usd"], 2) == 2317.11
+    ck = next(r for r in out["not_modelled"] if r["term"] == "checkpoint_writeback_usd")
+    T = out["inputs"]["values"]["training"]["run_hours"]
+    assert T == pytest.approx(347.716, abs=1e-3)
+    # 8e9 parameters x 16 B = 128 GB hourly x 347.716 h = 44,507.7 GB per run x 12 runs x 0.02 USD/GB
+    assert ck["bound_usd"] == pytest.approx(12 * 1 * 128.0 * T * 0.02, rel=1e-6)  # the JSON keeps 7 digits
+    assert round(ck["bound_usd"], 2) == 10681.87  # was 240 (1,000 GB per run assumed)
+    assert ck["can_flip"] is True
+    assert "checkpoint_writeback_usd alone could" in out["verdict"]["not_modelled_sentence"]
+    w = [x for x in out["warnings"] if x.startswith("checkpoint_writeback_usd: no checkpoint size is stated")]
+    assert len(w) == 1 and "can flip the verdict" in w[0]
+    assert w[0] in out["recommendation"]["verdict_warnings"]
+
+
+def test_stated_checkpoints_are_priced_not_bounded_and_raise_no_warning(report_cost):
+    out = report_cost("replica.ops_usd_per_month=200", "training.checkpoint_gb_per_run=100")
+    ck = next(r for r in out["not_modelled"] if r["term"] == "checkpoint_writeback_usd")
+    assert ck["bound_usd"] == 0.0 and ck["can_flip"] is False
+    assert not any(x.startswith("checkpoint_writeback_usd: no checkpoint") for x in out["warnings"])
