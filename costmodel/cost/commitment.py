@@ -1,4 +1,4 @@
-"""Commitments billed as signed (issue 37): a savings plan or reserved instances bill every hour of their term,
+"""Commitments billed as signed: a savings plan or reserved instances bill every hour of their term,
 used or not; a capacity block bills the hours booked per run (whole days). The cost model's options do not
 include the GPU hours themselves (they are the same for cross_region, replicate and wait), so a committed purchase
 option adds what the job does not see in an hourly rate: the committed hours it leaves unused.

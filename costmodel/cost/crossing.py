@@ -71,7 +71,7 @@ def admissible(estimates: dict[str, float | None], bound: float | None, refused:
 
 
 def refusal(name: str, value: float, bound: float, bound_how: str) -> str:
-    """Why a measured figure above the physical bound is not priced (issue 36), in words."""
+    """Why a measured figure above the physical bound is not priced, in words."""
     return (f"the {name} figure {value:,.6g} GB/month is {value / bound:,.3g}x what can cross ({bound:,.6g} GB/month: "
             f"{bound_how}); a counter that high measures the storage path, not the link (read amplification: "
             "readahead, re-reads of shards, the page cache, several readers of one copy); it is refused as the "

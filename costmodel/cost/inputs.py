@@ -1,4 +1,4 @@
-"""The cost model's inputs as one typed model (issue 36, item 7).
+"""The cost model's inputs as one typed model (item 7).
 
 The scenario keys (``dataset.size_gb``) and the values :mod:`costmodel.cost.resolve` derives for the model
 (``_capacity_gb``, the byte basis, which derived value follows its sources) arrive as one flat mapping, the
@@ -122,7 +122,7 @@ INTERNAL_DEFAULTS: dict[str, object] = {
     "_fs_step_gb": NAN,  # ... and its step
 }
 
-#: scenario keys added in issue 25, neutral when a caller's input mapping predates them
+#: scenario keys added later, neutral when a caller's input mapping predates them
 NEW_KEY_DEFAULTS: dict[str, float] = {
     "training.interruptions_per_run": 0.0,
     "cache.capacity_usd_per_gb_month": 0.0,

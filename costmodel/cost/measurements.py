@@ -2,7 +2,7 @@
 distribution, steady hit ratio) filled from a ``costmodel compare`` result or from Timeline runs, each
 with its source recorded; and reading a compare result back (``--from-compare``).
 
-Moved unchanged out of :mod:`costmodel.cost.scenario` (issue 29: one job per module); import it from
+Moved unchanged out of :mod:`costmodel.cost.scenario` (one job per module); import it from
 :mod:`costmodel.cost` (``apply_measurements``) or from here.
 """
 from __future__ import annotations
@@ -92,7 +92,7 @@ def apply_measurements(
         if slow is not None and key not in kept:
             ci_lo, ci_hi = compare.ratio_ci_low, compare.ratio_ci_high
             sampling = slowdown_sampling(compare)
-            if sampling is not None:  # issue 25: the estimate's own sampling distribution, not a clipped triangle
+            if sampling is not None:  # the estimate's own sampling distribution, not a clipped triangle
                 dists[key] = sampling
                 prov[key]["distribution"] = {**sampling.to_dict(), "from": sampling_source(compare)}
             elif ci_lo is not None and ci_hi is not None and ci_lo <= ci_hi:
@@ -155,7 +155,7 @@ def apply_measurements(
 
 
 def slowdown_sampling(compare: CompareResult) -> Distribution | None:
-    """The sampling distribution of the measured steady slowdown ``d = 1 - ratio`` (issue 25): the compare
+    """The sampling distribution of the measured steady slowdown ``d = 1 - ratio``: the compare
     estimates ``ln ratio`` with standard error ``se_log_ratio`` (or, without it, the 95 % CI's half-width in
     log space / 1.96) on ``df`` degrees of freedom, so ``ln ratio ~ ln r + se * t_df``; to first order
     (``se`` is small) ``d ~ (1 - r) + r*se * t_df``: a Student-t with location ``1 - r`` (the unclipped

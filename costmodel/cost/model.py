@@ -61,7 +61,7 @@ cross_region (read across regions through the cache)
   - ``requests_usd        = M * g * X*O/D * Pg/1000``  GETs for every object that enters the cache
   - ``inter_az_usd        = M * 2*z * N*W`` when the cache is in another zone (every epoch's bytes cross
     the zone boundary; billed out and in)
-  - ``checkpoint_writeback_usd = M * R * ckpt * p``: the checkpoints a run writes back to the data region (issue 36;
+  - ``checkpoint_writeback_usd = M * R * ckpt * p``: the checkpoints a run writes back to the data region (
     ``ckpt`` stated per run, or parameters x bytes per parameter x run_hours / interval; 0 when unknown)
 replicate (copy the dataset to the GPU region and keep it in sync)
   - ``initial_copy_usd = p * D``  once
@@ -257,7 +257,7 @@ def totals(p: Inputs) -> dict[str, Any]:
 
 def totals_scalar(p: Inputs) -> tuple[float, float, float]:
     """The totals of one scenario of plain floats as a tuple (cross_region, replicate, wait): the same
-    :func:`terms` the Monte Carlo draws through (issue 36: one function, no second copy of the formulas)."""
+    :func:`terms` the Monte Carlo draws through (one function, no second copy of the formulas)."""
     t = totals(p)
     return float(t["cross_region"]), float(t["replicate"]), float(t["wait"])
 

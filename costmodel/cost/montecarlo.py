@@ -52,7 +52,7 @@ class MonteCarloResult:
     measured_inputs: list[str] = field(default_factory=list)
     #: assumptions drawn over their default range (spec.DEFAULT_RANGES): key -> {low, high}
     default_ranges: dict[str, dict[str, float]] = field(default_factory=dict)
-    #: issue 36: the byte bases drawn as cases (each draw prices one of them, uniformly): the estimates of the
+    #: the byte bases drawn as cases (each draw prices one of them, uniformly): the estimates of the
     #: cross-region bytes that disagree and are physically possible; empty when one basis is priced throughout
     byte_cases: list[str] = field(default_factory=list)
     #: False when no option is priced: ``p_cheapest`` is then all 0 and means nothing
@@ -134,7 +134,7 @@ def monte_carlo(scenario: Scenario, n: int, seed: int = 0, default_ranges: bool 
     keys = sorted(scenario.distributions) + sorted(assumed)
     draws = {k: dists[k].sample(rng, n) for k in keys}
     cases = byte_cases(scenario)
-    if len(cases) > 1:  # drawn last, so the other inputs' draws stay those of a seed before issue 36
+    if len(cases) > 1:  # drawn last, so the other inputs' draws stay those of a seed before the byte cases were drawn
         codes = np.array(list(cases.values()), dtype=float)
         draws["_bytes_basis"] = codes[rng.integers(0, len(codes), n)]
     t = totals(model_inputs(scenario, **draws))

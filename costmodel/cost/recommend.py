@@ -1,4 +1,4 @@
-"""One answer a person can sign (issue 36): the recommendation, what it rests on, and how sure it is.
+"""One answer a person can sign: the recommendation, what it rests on, and how sure it is.
 
 :func:`assumption_register` tags every input of the scenario by where it comes from (``measured``, ``catalog``
 with its date and source, ``stated``, ``default``, ``derived``) and whether it has a spread with evidence.

@@ -111,7 +111,7 @@ def bytes_basis(c: Ctx) -> None:
     code = {"dataset": "dataset", "billed": "billed", "lru": "lru",
             "measured": "measured_origin" if origin is not None else "measured_read"}[basis]
     c.internal["_bytes_basis"] = BASIS_CODE[code]
-    # issue 36: under auto, a measured figure above what can physically cross is refused (costmodel.cost.model)
+    # under auto, a measured figure above what can physically cross is refused (costmodel.cost.model)
     c.internal["_bytes_auto"] = requested == "auto"
 
 #: bytes a checkpoint stores per parameter when only the parameter count is given: mixed-precision training with
@@ -120,7 +120,7 @@ CHECKPOINT_BYTES_PER_PARAMETER = 16.0
 
 
 def checkpoints(c: Ctx) -> None:
-    """Checkpoints cross_region writes back to the data region (issue 36): ``training.checkpoint_gb_per_run`` as
+    """Checkpoints cross_region writes back to the data region: ``training.checkpoint_gb_per_run`` as
     stated, else ``model_parameters x bytes_per_parameter / 10^9`` per checkpoint every ``checkpoint_interval_hours``
     (GB per training hour, so it follows run_hours); none when ``training.checkpoints_to_data_region`` is false."""
     if c.settings.get("training.checkpoints_to_data_region") is False:
@@ -154,7 +154,7 @@ GIB = 2**30 / 1e9
 
 
 def filesystem(c: Ctx) -> None:
-    """The replica's file system provisioned in steps (issue 36): ``replica.filesystem: fsx_lustre`` sets 1,200 GiB
+    """The replica's file system provisioned in steps: ``replica.filesystem: fsx_lustre`` sets 1,200 GiB
     and 2,400 GiB unless ``replica.filesystem_min_gib`` / ``_step_gib`` say otherwise."""
     kind = c.settings.get("replica.filesystem")
     lo, step = c.settings.get("replica.filesystem_min_gib"), c.settings.get("replica.filesystem_step_gib")
@@ -178,7 +178,7 @@ def filesystem(c: Ctx) -> None:
                           "per GB-month) to price the file system the replica is loaded into")
 
 def persistent_nvme(c: Ctx) -> None:
-    """A persistent cache with no price is free only if something else keeps it alive (issue 36): on instance NVMe
+    """A persistent cache with no price is free only if something else keeps it alive: on instance NVMe
     that is the instances themselves between runs. A warning prices that and asks."""
     if c.settings.get("cache.persistence") != CachePersistence.PERSISTENT.value:
         return

@@ -112,7 +112,7 @@ def requests(c: Ctx) -> None:
         ("requests.batch_replication_usd_per_million", ("batch_replication_objects",), 1e6, ("replicate",), False),
         ("requests.batch_job_usd", ("batch_operations_job",), 1.0, ("replicate",), False),
     ]
-    # issue 36: a term that does not apply to the replica's mechanism never unprices replicate (DataSync or a file
+    # a term that does not apply to the replica's mechanism never unprices replicate (DataSync or a file
     # system's replication run no S3 Batch Operations; file-system replication writes no object PUTs)
     s3 = bool(c.internal.get("_s3_replication", True))
     puts = bool(c.internal.get("_replica_puts", True))

@@ -370,7 +370,7 @@ def _build(
     prices_used: list[dict[str, Any]] = []
     missing: list[str] = []
     tier_info: dict[str, Any] = {}
-    if prices_dir is None and settings.get("prices.dir"):  # issue 14: `prices: {dir: ...}` picks the price folder
+    if prices_dir is None and settings.get("prices.dir"):  # `prices: {dir: ...}` picks the price folder
         prices_dir = Path(source).parent / settings["prices.dir"] if source != "<dict>" else settings["prices.dir"]
     _size_from_tokens(values, settings, prov, dists)
     for param in (PARAM_BY_KEY[k] for k in MODEL_KEYS):
@@ -432,7 +432,7 @@ def _build(
 def _size_from_tokens(values: dict[str, float], settings: dict[str, Any], prov: dict[str, dict[str, Any]],
                       dists: dict[str, Distribution]) -> None:
     """``dataset.size_gb = tokens x bytes_per_token / 10^9`` when the size (the bytes on disk) is omitted and
-    both are given; the provenance says it rests on the bytes-per-token assumption (issue 25)."""
+    both are given; the provenance says it rests on the bytes-per-token assumption."""
     tokens, bpt = settings.get("dataset.tokens"), settings.get("dataset.bytes_per_token")
     if "dataset.size_gb" in values or tokens is None or bpt is None:
         return
@@ -451,7 +451,7 @@ def _fill_savings_plan(settings: dict[str, Any], prov: dict[str, dict[str, Any]]
     """``purchase.savings_plan_usd_per_hour`` from the price table when ``purchase.savings_plan`` names a plan
     (``compute:1yr:no_upfront``) and the rate is not given: the row ``<training.instance_type>:savings_plan:<plan>``
     at ``prices.dst_region`` (written by ``costmodel prices import`` from a Savings Plans file) x
-    ``training.instance_count`` (issue 25)."""
+    ``training.instance_count``."""
     plan, key = settings.get("purchase.savings_plan"), "purchase.savings_plan_usd_per_hour"
     if not plan or settings.get(key) is not None:
         return

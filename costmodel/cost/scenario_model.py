@@ -123,7 +123,7 @@ def parse_number(value: Any, param: Param, allow_dist: bool) -> ScenarioNumber:
 
 
 #: the largest magnitude a scenario number may have: products of a few such numbers (bytes x runs x months x prices)
-#: stay far from the float limit (issue 27: values near 1e308 gave null totals, exit 0, or an internal error)
+#: stay far from the float limit (values near 1e308 gave null totals, exit 0, or an internal error)
 MAX_SCENARIO_MAGNITUDE = 1e18
 
 

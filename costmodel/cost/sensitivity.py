@@ -3,7 +3,7 @@
 Tornado ranges, per input: the P5/P95 of its distribution when the scenario gives one; for a hit ratio,
 the miss ratio ``1 - h`` scaled by ``1 -/+ swing``; for an input at 0, a stated high value from
 ``ZERO_HIGH`` (e.g. 2 % steady slowdown) or no row; otherwise the point value times ``1 -/+ swing``,
-clipped to the input's range, widened where a plausible value lies further out (issue 36): a churn fraction
+clipped to the input's range, widened where a plausible value lies further out: a churn fraction
 over x/3 to 3x (spec.CHURN_PLAUSIBLE_FACTOR), a version retention up to the horizon (no lifecycle rule).
 Rows are sorted by ``swing_usd``, the change of ``cross_region - replicate`` (positive: replicating is cheaper)
 between low and high.
@@ -30,9 +30,9 @@ ZERO_HIGH: dict[str, float] = {
     "cache.steady_slowdown_fraction": 0.02,
     "cache.warmup_lost_s": 600.0,
     "cache.cold_starts_per_month": 1.0,
-    "dataset.monthly_churn_fraction": 0.3,  # a corpus refresh a quarter of the way through (issue 36)
+    "dataset.monthly_churn_fraction": 0.3,  # a corpus refresh a quarter of the way through
     "wait.expected_wait_hours_per_run": 24.0,
-    "replica.ops_usd_per_month": 200.0,  # about two engineer-hours a month of replication upkeep (issue 25)
+    "replica.ops_usd_per_month": 200.0,  # about two engineer-hours a month of replication upkeep
 }
 
 
@@ -57,7 +57,7 @@ def tornado_range(scenario: Scenario, key: str, swing: float = 0.25) -> tuple[fl
     if lo > hi:
         lo, hi = hi, lo
     how = f"x (1 -/+ {swing:g})"
-    if key == "dataset.monthly_churn_fraction" and x > 0:  # rarely measured: known to a factor of ~3 (issue 36)
+    if key == "dataset.monthly_churn_fraction" and x > 0:  # rarely measured: known to a factor of ~3
         lo, hi = min(lo, x / CHURN_PLAUSIBLE_FACTOR), max(hi, x * CHURN_PLAUSIBLE_FACTOR)
         how = f"x / {CHURN_PLAUSIBLE_FACTOR:g} to {CHURN_PLAUSIBLE_FACTOR:g} x (churn is rarely measured)"
     if key == "replica.noncurrent_retention_days":  # up to no lifecycle rule: versions kept for the horizon

@@ -59,7 +59,7 @@ PARAMS: tuple[Param, ...] = (
     Param("dataset.monthly_churn_fraction", "fraction of the dataset changed per month", required=True,
           help="rarely measured: one corpus refresh (a new crawl snapshot, re-running dedup or filters, "
                "re-tokenizing) rewrites most of the data, so one stated number is known to a factor of about 3 at "
-               "best; the tornado swings it over x/3 to 3x (CHURN_PLAUSIBLE_FACTOR, issue 36) and the Monte Carlo "
+               "best; the tornado swings it over x/3 to 3x (CHURN_PLAUSIBLE_FACTOR) and the Monte Carlo "
                "over 0 to 2x"),
     Param("dataset.working_set_fraction", "fraction of the dataset one epoch reads", hi=1.0, lo_open=True, default=1.0),
     Param("dataset.objects", "objects (files) in the dataset", default=0.0, fill="objects",
@@ -129,7 +129,7 @@ PARAMS: tuple[Param, ...] = (
     Param("training.batch_samples", "samples per step of the whole cluster (global batch)", lo_open=True, model=False),
     Param("training.cluster_launches_per_month", "new clusters (empty instance stores) per month", model=False),
     Param("dataset.samples", "samples (or sequences) in the dataset", lo_open=True, model=False),
-    # issue 25: GPU purchase options, each the whole cluster's USD/hour on that basis (priced side by side)
+    # GPU purchase options, each the whole cluster's USD/hour on that basis (priced side by side)
     Param("purchase.sagemaker_usd_per_hour", "USD/hour of the cluster as SageMaker / HyperPod ml.* instances",
           model=False),
     Param("purchase.capacity_block_usd_per_hour", "USD/hour of the cluster as an EC2 Capacity Block", model=False),
@@ -139,20 +139,20 @@ PARAMS: tuple[Param, ...] = (
     Param("purchase.spot_interruptions_per_run", "spot interruptions per run (each empties a non-persistent cache)",
           model=False),
     Param("training.checkpoint_gb_per_run", "GB of checkpoints a run writes back to the data region", model=False,
-          help="priced as cross_region's checkpoint_writeback_usd (issue 36); else derived from "
+          help="priced as cross_region's checkpoint_writeback_usd; else derived from "
                "training.model_parameters x checkpoint_bytes_per_parameter x run_hours / checkpoint_interval_hours"),
-    # issue 36: checkpoint write-back from the model's size, the checkpoint interval and the run length
+    # checkpoint write-back from the model's size, the checkpoint interval and the run length
     Param("training.model_parameters", "parameters of the model (count)", lo_open=True, model=False),
     Param("training.checkpoint_bytes_per_parameter", "bytes a checkpoint stores per parameter (16: mixed-precision "
           "Adam with its full optimizer state; 2: bf16 weights only)", lo_open=True, model=False),
     Param("training.checkpoint_interval_hours", "hours between checkpoints", lo_open=True, model=False),
-    # issue 36: a file system is provisioned in steps, not per byte (FSx for Lustre: 1,200 GiB, then 2,400 GiB steps)
+    # a file system is provisioned in steps, not per byte (FSx for Lustre: 1,200 GiB, then 2,400 GiB steps)
     Param("replica.filesystem_min_gib", "GiB = 2^30 bytes: the smallest file system that can be provisioned",
           lo_open=True, model=False),
     Param("replica.filesystem_step_gib", "GiB = 2^30 bytes: the provisioning step above the minimum", lo_open=True,
           model=False),
     Param("dataset.mean_object_size_mb", "MB = 10^6 bytes per object", lo_open=True, model=False),
-    # issue 25: the dataset's bytes on disk may rest on a token count and an assumed width of a token
+    # the dataset's bytes on disk may rest on a token count and an assumed width of a token
     Param("dataset.tokens", "tokens in the dataset", lo_open=True, model=False,
           help="with dataset.bytes_per_token: dataset.size_gb = tokens x bytes_per_token / 10^9 when size_gb is omitted"),
     Param("dataset.bytes_per_token", "bytes per stored token (an assumption unless measured)", lo_open=True,
@@ -160,7 +160,7 @@ PARAMS: tuple[Param, ...] = (
                             "Stated as one number its plausible range is 2-4 (BYTES_PER_TOKEN_PLAUSIBLE: token ids "
                             "are stored as uint16 or int32) widened to include the value; it DECIDES only when the "
                             "flip lies inside that range"),
-    # issue 25: one byte model; measured and billed figures of the bytes that cross (costmodel.cost.crossing)
+    # one byte model; measured and billed figures of the bytes that cross (costmodel.cost.crossing)
     Param("cache.read_bytes_per_s", "bytes/s the training reads through the cache in steady state (measured)",
           lo_open=True, model=False, help="from compare remote_steady_read_bytes_per_s; x (1 - hit ratio) crosses"),
     Param("cache.origin_fetch_bytes_per_s", "bytes/s the cache fetches from the origin in steady state (a counter)",
@@ -177,24 +177,24 @@ PARAMS: tuple[Param, ...] = (
 SOURCE_KEYS: dict[str, str] = {"training.samples_per_s": "_samples_per_s", "link.bandwidth_gbps": "_bw_gbps"}
 
 #: Optional numbers that may be a range although no model input follows them while drawing: their spread passes to
-#: the model input derived from them once, when the scenario is read (issue 36: ``dataset.bytes_per_token: [2, 4]``
+#: the model input derived from them once, when the scenario is read (``dataset.bytes_per_token: [2, 4]``
 #: makes ``dataset.size_gb = tokens x bytes_per_token / 10^9`` a range of the same kind).
 RANGE_SOURCE_KEYS: tuple[str, ...] = ("dataset.bytes_per_token",)
 
-#: The plausible bytes per stored token when ``dataset.bytes_per_token`` is one number (issue 36): packed token
+#: The plausible bytes per stored token when ``dataset.bytes_per_token`` is one number: packed token
 #: files store ids as uint16 (vocabularies up to 65,536) or int32/uint32 (larger ones, e.g. LLaMA 3's 128,256).
 BYTES_PER_TOKEN_PLAUSIBLE: tuple[float, float] = (2.0, 4.0)
 
 #: The tornado's plausible range of ``dataset.monthly_churn_fraction`` stated as one number: x / factor to
-#: x * factor (at most 1), see the key's help (issue 36: the example's 0.10 flips at about 0.25).
+#: x * factor (at most 1), see the key's help (the example's 0.10 flips at about 0.25).
 CHURN_PLAUSIBLE_FACTOR = 3.0
 
-#: Default ranges of the assumptions (issue 25): a key stated in the scenario (or with --set) as a single number,
+#: Default ranges of the assumptions: a key stated in the scenario (or with --set) as a single number,
 #: not measured and not from a price table, is drawn uniformly over ``value x (1 -/+ half_width)`` (clipped to
 #: its allowed range; symmetric, so the draws' mean is the headline's point value). Keys at 0 are swung by the
 #: tornado instead (sensitivity.ZERO_HIGH), where a one-sided range cannot move the headline off its mean.
 DEFAULT_RANGES: dict[str, float] = {
-    "dataset.monthly_churn_fraction": 1.0,  # 0 to 2x: the widest symmetric range (issue 36, see the key's help)
+    "dataset.monthly_churn_fraction": 1.0,  # 0 to 2x: the widest symmetric range (see the key's help)
     "training.runs_per_month": 0.5,
     "training.epochs_per_run": 0.25,
     "training.interruptions_per_run": 0.5,
@@ -236,9 +236,9 @@ STRINGS: dict[str, str | None] = {
     # what training.cluster_usd_per_hour is: on_demand | sagemaker | capacity_block | savings_plan | reserved | spot
     "training.purchase_option": "on_demand",  # which cross-region byte figure is priced: auto | dataset | measured | billed
     # a savings plan <plan>:<term>:<payment> (compute:1yr:no_upfront): fills purchase.savings_plan_usd_per_hour from
-    # the price table row <training.instance_type>:savings_plan:<plan>:<term>:<payment> (issue 25)
+    # the price table row <training.instance_type>:savings_plan:<plan>:<term>:<payment>
     "purchase.savings_plan": None,
-    # issue 36: the file system the replica is loaded into; fsx_lustre provisions 1,200 GiB, then steps of 2,400 GiB
+    # the file system the replica is loaded into; fsx_lustre provisions 1,200 GiB, then steps of 2,400 GiB
     "replica.filesystem": None,
 }
 #: Text keys whose value must be one of a list.
@@ -258,7 +258,7 @@ BOOLS: dict[str, bool] = {
     "replica.cross_az": False,  # the replica is in another zone than the GPUs
     "cache.shared": False,  # replicate reads through the same cache: its cache_usd and capacity are charged to both
     "replica.source_versioned": False,  # the source bucket keeps versions anyway (replication adds only the replica's)
-    # issue 36: cross_region writes its checkpoints back to the data region (false: kept in the GPU region)
+    # cross_region writes its checkpoints back to the data region (false: kept in the GPU region)
     "training.checkpoints_to_data_region": True,
 }
 PASSTHROUGH = ("workload",)

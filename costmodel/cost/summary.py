@@ -82,7 +82,7 @@ def bytes_per_token_note(scenario: Scenario, size_be: Mapping[str, Any] | None) 
     """A warning when the dataset's size rests on an assumed ``dataset.bytes_per_token``: the bytes per token
     at which the verdict flips (from the size break-even), and whether that lies within the input's plausible range
     (it DECIDES): its stated range, else :data:`~costmodel.cost.spec.BYTES_PER_TOKEN_PLAUSIBLE` widened to include
-    the stated value (issue 36: not a factor of 2)."""
+    the stated value (not a factor of 2)."""
     tokens, bpt = scenario.get("dataset.tokens"), scenario.get("dataset.bytes_per_token")
     src = str(scenario.provenance.get("dataset.size_gb", {}).get("source", ""))
     if tokens is None or bpt is None or "bytes_per_token" not in src:
@@ -93,7 +93,7 @@ def bytes_per_token_note(scenario: Scenario, size_be: Mapping[str, Any] | None) 
                 "but state dataset.size_gb (the bytes on disk)")
     flip = v * 1e9 / tokens
     d = scenario.distributions.get("dataset.bytes_per_token")
-    if d is not None:  # a stated range: it decides when the flip lies inside it (issue 36)
+    if d is not None:  # a stated range: it decides when the flip lies inside it
         lo, hi = (float(x) for x in d.quantile(np.array([0.0, 1.0]))) if d.kind in ("uniform", "triangular") else \
             (float(x) for x in d.quantile(np.array([0.05, 0.95])))
         decides = lo <= flip <= hi

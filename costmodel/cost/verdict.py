@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 #: order-of-magnitude assumptions behind the bounds of the terms not modelled (docs/cost.md)
-CHECKPOINT_GB_PER_RUN = 1000.0  # (before issue 36) the assumed checkpoints per run; kept for importers
+CHECKPOINT_GB_PER_RUN = 1000.0  # the checkpoints per run assumed before the model-size bound; kept for importers
 #: when no checkpoint size is stated, the bound is a plausible large model's: 8 B parameters x 16 bytes (weights,
 #: gradients' master copy and Adam's two moments in mixed precision) = 128 GB, checkpointed hourly over the run
 CHECKPOINT_BOUND_PARAMETERS = 8e9
@@ -58,7 +58,7 @@ def smallest_flip(break_even: Mapping[str, Mapping[str, Any]], wait_be: Mapping[
 
 
 def _pct(p: float, certain_ok: bool) -> str:
-    """A share of draws; never "100.0%" unless ``certain_ok`` (robust and every option priced: issue 36)."""
+    """A share of draws; never "100.0%" unless ``certain_ok`` (robust and every option priced)."""
     if p >= 0.9995 and not certain_ok:
         return "nearly all"
     return f"{p:.1%} of"
@@ -136,7 +136,7 @@ def _fsx_gb(D: float) -> float:
 
 def checkpoint_bound_gb_per_run(run_hours: float) -> float:
     """GB of checkpoints per run of a plausible large model (see :data:`CHECKPOINT_BOUND_PARAMETERS`) over a run
-    of ``run_hours``: the bound of ``checkpoint_writeback_usd`` when no checkpoint size is stated (issue 36)."""
+    of ``run_hours``: the bound of ``checkpoint_writeback_usd`` when no checkpoint size is stated."""
     per = CHECKPOINT_BOUND_PARAMETERS * CHECKPOINT_BOUND_BYTES_PER_PARAMETER / 1e9
     return per * max(run_hours, 0.0) / CHECKPOINT_BOUND_INTERVAL_HOURS
 
@@ -204,7 +204,7 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
 
 
 def checkpoint_warning(rows: list[dict[str, Any]], margin_usd: float | None, stated: bool) -> str | None:
-    """A warning when checkpoint write-back, not stated, alone could flip the verdict (issue 36)."""
+    """A warning when checkpoint write-back, not stated, alone could flip the verdict."""
     r = next((x for x in rows if x["term"] == "checkpoint_writeback_usd"), None)
     if r is None or stated or not r.get("can_flip") or margin_usd is None:
         return None
@@ -245,7 +245,7 @@ def purchase_options(scenario: Any, cheapest: str | None) -> tuple[list[dict[str
                "totals_usd": {o: v.total_usd for o, v in r.options.items()},
                "cheapest": r.cheapest, "margin_usd": r.margin_usd}
         commitment = commitment_billing(sc, name, sc.values["training.cluster_usd_per_hour"], r.derived)
-        if commitment is not None:  # issue 37: billed per committed hour over the term, used or not
+        if commitment is not None:  # billed per committed hour over the term, used or not
             out["commitment"] = commitment
         return out
 
