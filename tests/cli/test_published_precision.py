@@ -86,13 +86,19 @@ def test_last_bit_noise_inside_the_fit_gives_the_same_published_bytes(tmp_path, 
     with exact():
         clean_exact = _run(tmp_path / "a", monkeypatch, *FIT)
     real_profile = curve._profile
+    real_projection = curve._Projection.__call__
     rng = np.random.default_rng(3)
 
-    def noisy(y, G):
-        a, b, rss = real_profile(y, G)
+    def noisy(y, G, *args):  # the grid's profile of every candidate shape
+        a, b, rss = real_profile(y, G, *args)
         return a, b, rss * (1.0 + 1e-12 * rng.uniform(-1.0, 1.0, size=rss.shape))
 
+    def noisy_projection(self, g):  # each evaluation of the polish (Nelder-Mead)
+        a, b, rss = real_projection(self, g)
+        return a, b, rss * (1.0 + 1e-12 * rng.uniform(-1.0, 1.0))
+
     monkeypatch.setattr(curve, "_profile", noisy)
+    monkeypatch.setattr(curve._Projection, "__call__", noisy_projection)
     assert _run(tmp_path / "a", monkeypatch, *FIT) == clean
     with exact():
         assert _run(tmp_path / "a", monkeypatch, *FIT) != clean_exact
