@@ -198,37 +198,38 @@ def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.n
     k0 = float(min(sk[0] + 1, every)) if sk[0] >= 0 else float(every)
     k = np.concatenate([[k0], k])
     stk = st[keep] if st is not None else None
+    dt = np.diff(tk)
+    per_dt = dt / k[1:]  # clock seconds per step between rows
     if stk is not None and np.all(np.isfinite(stk) & (stk > 0)):
         per_step = y[keep] * stk
         # the first row has no clock before it: an averaged row's mean step time is its duration; a sampled
         # row is taken no faster than the row after it (a warm-up only gets faster) nor the run's median
-        per_dt = np.diff(tk) / k[1:]
         first = k0 * float(stk[0]) if rows == "averaged" else k0 * max(float(np.median(per_dt)), float(per_dt[0]))
     elif rows == "averaged":
-        dt = np.diff(tk)
         per_step = np.concatenate([[np.nan], y[keep][1:] * dt / k[1:]])
         # interval means: the work per step is the same on every row (the batch), so the first row lasted
         # k0 x that work over its own rate (its mean), cold or not
         per_step[0] = float(np.median(per_step[1:]))
-        first = k0 * per_step[0] / float(y[keep][0]) if y[keep][0] > 0 else k0 * float(np.median(dt / k[1:]))
+        first = k0 * per_step[0] / float(y[keep][0]) if y[keep][0] > 0 else k0 * float(np.median(per_dt))
     elif rows == "sampled":
         # one step's rate and no step time: the work per step is what the clock implies on a typical row (the
         # median of rate x seconds between rows / steps; rows spanning a stall scatter high and do not move it)
-        u = y[keep][1:] * np.diff(tk) / k[1:]
+        u = y[keep][1:] * dt / k[1:]
         u = u[np.isfinite(u) & (u > 0)]
         if len(u) < 2:
             return d, None, time_source
-        per_step = np.full(len(sk), float(np.median(u)))
-        meta["work_per_step_from_clock"] = float(np.median(u))
-        meta["work_per_step_scatter"] = float(np.quantile(np.abs(u / np.median(u) - 1.0), 0.5))
+        work = float(np.median(u))
+        per_step = np.full(len(sk), work)
+        meta["work_per_step_from_clock"] = work
+        meta["work_per_step_scatter"] = float(np.quantile(np.abs(u / work - 1.0), 0.5))
         warnings.append(f"sampled rows every {every} steps without a step time: the work per step is taken as the "
-                        f"median of rate x clock seconds between rows / steps ({float(np.median(u)):.4g}); the rate "
+                        f"median of rate x clock seconds between rows / steps ({work:.4g}); the rate "
                         "between rows is that work over the clock's seconds (stalls included); log the step time or "
                         "every step to remove this estimate")
-        first = k0 * max(float(np.median(np.diff(tk) / k[1:])), float(np.diff(tk)[0] / k[1]))
+        first = k0 * max(float(np.median(per_dt)), float(per_dt[0]))
     else:
         return d, None, time_source
-    dd = np.concatenate([[first], np.diff(tk)])
+    dd = np.concatenate([[first], dt])
     d_out = np.full(len(y), np.nan)
     d_out[keep] = dd
     w_out = np.full(len(y), np.nan)
