@@ -60,6 +60,18 @@ def _order(fsim: list[float]) -> list[int]:
     return np.argsort(np.array(fsim, dtype=float)).tolist()
 
 
+def _limits(N: int, maxiter: Any, maxfun: Any) -> tuple[Any, Any]:
+    """SciPy's defaults of Nelder-Mead's iteration and evaluation limits: 200 per parameter, or unbounded when the
+    other limit is given as ``inf``."""
+    if maxiter is None and maxfun is None:
+        return N * 200, N * 200
+    if maxiter is None:
+        return (N * 200 if maxfun == np.inf else np.inf), maxfun
+    if maxfun is None:
+        return maxiter, (N * 200 if maxiter == np.inf else np.inf)
+    return maxiter, maxfun
+
+
 def _neldermead_floats(func: Callable[[np.ndarray], float], x0: np.ndarray, maxiter: Any, maxfun: Any,
                        xatol: float, fatol: float) -> OptimizeResult:
     """:func:`_neldermead` for a float64 start with the simplex as lists of Python floats: the same iterates and
@@ -73,12 +85,7 @@ def _neldermead_floats(func: Callable[[np.ndarray], float], x0: np.ndarray, maxi
         y = list(x0l)
         y[k] = (1 + nonzdelt) * y[k] if y[k] != 0 else zdelt
         sim.append(y)
-    if maxiter is None and maxfun is None:
-        maxiter = maxfun = N * 200
-    elif maxiter is None:
-        maxiter = N * 200 if maxfun == np.inf else np.inf
-    elif maxfun is None:
-        maxfun = N * 200 if maxiter == np.inf else np.inf
+    maxiter, maxfun = _limits(N, maxiter, maxfun)
     fsim = [math.inf] * (N + 1)
     ncalls = 0
 
@@ -182,12 +189,7 @@ def _neldermead(func: Callable[[np.ndarray], float], x0: np.ndarray, maxiter: An
         y = np.array(x0, copy=True)
         y[k] = (1 + nonzdelt) * y[k] if y[k] != 0 else zdelt
         sim[k + 1] = y
-    if maxiter is None and maxfun is None:
-        maxiter = maxfun = N * 200
-    elif maxiter is None:
-        maxiter = N * 200 if maxfun == np.inf else np.inf
-    elif maxfun is None:
-        maxfun = N * 200 if maxiter == np.inf else np.inf
+    maxiter, maxfun = _limits(N, maxiter, maxfun)
     one2np1 = list(range(1, N + 1))
     fsim = np.full((N + 1,), np.inf, dtype=float)
     ncalls = [0]
