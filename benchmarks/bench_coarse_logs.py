@@ -133,13 +133,18 @@ def measure_writers(real: Path, everies: list[int], pair: str = "gpu_h200") -> l
     return out
 
 
+def _end_cell(r: dict[str, Any]) -> tuple[Any, str]:
+    """(per-step warm-up end, the coarse log's end as a step or an interval 'lo-hi')."""
+    t_end, lo, hi = r["end"]
+    return t_end, (f"{_f(lo, 'd')}" if lo == hi else f"{_f(lo, 'd')}-{_f(hi, 'd')}")
+
+
 def print_writers(rows: list[dict[str, Any]]) -> None:
     print("\n| writer (rows at, kind/every, columns kept) | remote level | error | co-located error | verdict 2 % "
           "(per step -> here) | verdict 5 % | remote end: per step -> here | extra warm-up s: per step -> here | error |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        t_end, lo, hi = r["end"]
-        iv = f"{_f(lo, 'd')}" if lo == hi else f"{_f(lo, 'd')}-{_f(hi, 'd')}"
+        t_end, iv = _end_cell(r)
         print(f"| {r['variant']} | {_f(r['level'], '.1f')} | {_f(r['level_err'], '+.1%')} | {_f(r['coloc_err'], '+.1%')} | "
               f"{r['verdict2'][0]} -> {r['verdict2'][1]} | {r['verdict5'][0]} -> {r['verdict5'][1]} | {t_end} -> {iv} | "
               f"{_f(r['extra'][0], '.1f')} -> {_f(r['extra'][1], '.1f')} | {_f(r['extra_err'], '+.0%')} |")
@@ -158,8 +163,7 @@ def main() -> None:
           "-> here (interval) | end ok | extra warm-up s: per step -> here | error | co-located end | classes c/r |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        t_end, lo, hi = r["end"]
-        iv = f"{_f(lo, 'd')}" if lo == hi else f"{_f(lo, 'd')}-{_f(hi, 'd')}"
+        t_end, iv = _end_cell(r)
         print(f"| {r['pair']} | {r['variant']} | {_f(r['level_err'], '+.1%')} | {r['verdict2'][0]} -> {r['verdict2'][1]} | "
               f"{r['verdict5'][0]} -> {r['verdict5'][1]} | {t_end} -> {iv} | {_f(r['end_ok'], '')} | "
               f"{_f(r['extra'][0], '.1f')} -> {_f(r['extra'][1], '.1f')} | {_f(r['extra_err'], '+.0%')} | "
