@@ -17,9 +17,9 @@ The LRU kernel is an array-based doubly linked list compiled with numba (O(1) pe
 
 A cache that never has to evict (every distinct block of the trace, between two resets, fits) is a simpler
 problem: an access hits exactly when its block was read or prefetched before, since the last reset. For a trace
-of at most :data:`NO_EVICTION_MAX_ACCESSES` accesses that question is answered with one stable sort in numpy
+of at most :data:`NO_EVICTION_MAX_ACCESSES` accesses that question is answered with one sort in numpy
 (:func:`_first_touch`), the same hits, prefetches and counts as the kernel, and numba is neither imported nor
-loaded (its import and the loading of the cached kernels cost about 0.8 s of CPU, more than the policy itself on
+loaded (its import and the loading of the cached kernels cost about 0.7 s of CPU, more than the policy itself on
 a trace of a million accesses). When the trace is longer, or an eviction would happen, the kernel runs.
 Numba is imported on the first call of a kernel (:func:`_compiled`), not when this module is.
 """
