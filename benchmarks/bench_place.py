@@ -15,7 +15,10 @@ ranges (uncertain: drawn per candidate), its transfer and storage price stated; 
 The bundled example runs twice per repetition on an empty disk cache (``foundation.diskcache``, in a temporary
 folder): cold (the what-if predictions and the measured compare computed and stored) and warm (read back, the
 answer checked identical). The pass/fail figures are CPU seconds of the child process (user + sys), which a
-machine shared with other work inflates far less than wall time; wall times are printed beside them.
+machine shared with other work inflates far less than wall time; wall times are printed beside them, and the load
+average (1, 5, 15 min) before each measurement, so a reader can judge how loaded the machine was.
+Exit status 0 when the 1,000 candidates take < 10 s of CPU, grow no worse than linearly x 1.5, and the bundled
+example's first run (empty disk cache) takes <= 3x the CPU of the ``cost`` run.
 Usage: ``.venv/bin/python benchmarks/bench_place.py [--candidates 100 1000] [--draws 2000] [--repeat 1] [--baseline]``
 """
 from __future__ import annotations
@@ -53,6 +56,14 @@ def placement(n: int, draws: int) -> dict:
                      "offers": [{"instance_type": "p5.48xlarge", "count": 2, "expected_wait_hours": [24, 120]}]},
             "candidates": cands, "constraints": {"deadline_hours": 420},
             "monte_carlo": {"draws": draws, "seed": 0}}
+
+
+def _load() -> str:
+    """The load average (1, 5, 15 min) as printed beside each measurement."""
+    import os
+
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.2f} {five:.2f} {fifteen:.2f}"
 
 
 def _whole_process(path: Path, draws: int, cache_dir: Path | None = None) -> tuple[float, float, dict]:
@@ -97,15 +108,17 @@ def main(argv: list[str] | None = None) -> int:
             doc = placement(n, args.draws)
             path = Path(tmp) / f"place{n}.yaml"
             path.write_text(yaml.safe_dump(doc, sort_keys=False))
-            wall, cpu, out = min(_whole_process(path, args.draws) for _ in range(args.repeat))
+            load = _load()
+            wall, cpu, out = min((_whole_process(path, args.draws) for _ in range(args.repeat)), key=lambda r: r[1])
             times[n] = wall
             cpus[n] = cpu
             rows = len(out["ranking"]) + len(out["not_ranked"])
             print(f"place: {n} candidates, {rows} placements, {args.draws} joint draws: whole process "
                   f"{wall:.2f} s wall, {cpu:.2f} s CPU (target < 10 s at 1,000); winner "
-                  f"{out['winner']['id']}, P(win) {out['monte_carlo']['p_winner']:.3f}")
+                  f"{out['winner']['id']}, P(win) {out['monte_carlo']['p_winner']:.3f} ({load} before)")
         example = ROOT / "costmodel/data/examples/placement.yaml"
-        cost_t, cost_cpu = min(_cost_process(args.draws) for _ in range(args.repeat))
+        print(f"bundled example and cost runs start at {_load()}")
+        cost_t, cost_cpu = min((_cost_process(args.draws) for _ in range(args.repeat)), key=lambda r: r[1])
         runs = {"cold": [], "warm": []}
         for k in range(args.repeat):
             cache = Path(tmp) / f"cache{k}"  # empty: the first run computes and stores, the second reads back
@@ -130,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"growth {lo} -> {hi} candidates: {growth:.2f}x wall, {cpus[hi] / cpus[lo]:.2f}x CPU for "
               f"{hi / lo:.0f}x the candidates (linear x 1.5 = {1.5 * hi / lo:.0f}x allowed)")
         ok = cpus[hi] / cpus[lo] <= 1.5 * hi / lo
+    print(f"finished at {_load()}")
     if args.baseline:
         from costmodel.cost import analyze as cost_analyze
 
@@ -140,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             cost_analyze(sc, monte_carlo_n=args.draws, seed=0)
         print(f"baseline: costmodel.cost.analyze --monte-carlo {args.draws} on each of the {len(scen)} candidate "
               f"scenarios in turn: {time.perf_counter() - t0:.2f} s")
-    return 0 if ok and cpus.get(max(sizes), 0.0) < 10.0 and ratios["warm"] <= 3.0 else 1
+    return 0 if ok and cpus.get(max(sizes), 0.0) < 10.0 and ratios["cold"] <= 3.0 else 1
 
 
 def _cost_process(draws: int) -> tuple[float, float]:

@@ -33,7 +33,7 @@ def _strict_schema(schema: dict[str, Any], cls: type[BaseModel]) -> None:
 class Result(BaseModel):
     """Base of every result model: reads leniently (extra keys kept), publishes strictly."""
 
-    model_config = ConfigDict(extra="allow", json_schema_extra=_strict_schema, populate_by_name=True)
+    model_config = ConfigDict(extra="allow", json_schema_extra=_strict_schema, populate_by_name=True, defer_build=True)
     #: keys the published schema requires (the contract in docs/contracts.md)
     CONTRACT_KEYS: ClassVar[tuple[str, ...]] = ()
 
@@ -51,7 +51,7 @@ class OpenSection(Result):
     types, any other key is kept and published as allowed (``additionalProperties`` stays open). Written
     back in the order its keys were read, so typing a key does not move it in the JSON."""
 
-    model_config = ConfigDict(extra="allow", json_schema_extra=None, populate_by_name=True)
+    model_config = ConfigDict(extra="allow", json_schema_extra=None, populate_by_name=True, defer_build=True)
     _key_order: tuple[str, ...] = PrivateAttr(default=())
 
     @model_validator(mode="wrap")

@@ -1,15 +1,19 @@
-"""Timeline Parquet files: several Runs in one table, run metadata in the Parquet schema metadata."""
+"""Timeline Parquet files: several Runs in one table, run metadata in the Parquet schema metadata. pyarrow is
+imported by the functions that read or write Parquet (sniffing a file that is not Parquet, as ``ingest`` does for
+every CSV, reads 4 bytes and imports nothing)."""
 from __future__ import annotations
 
 import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 from .errors import IngestError
 from .schema import TIMELINE_COLUMNS, Rejection, Run
@@ -25,6 +29,8 @@ WRITE_SLICE_ROWS = 1 << 17
 
 def arrow_schema() -> pa.Schema:
     """The Arrow schema of a Timeline Parquet file (strings, int64 step, float64 metrics)."""
+    import pyarrow as pa
+
     fields = []
     for col, (dtype, _u, _m) in TIMELINE_COLUMNS.items():
         fields.append(pa.field(col, pa.string() if dtype == "string" else pa.int64() if dtype == "int64" else pa.float64()))
@@ -56,6 +62,8 @@ def _run_columns(r: Run) -> dict[str, np.ndarray | None]:
 
 def _arrow_slices(r: Run, schema: pa.Schema, slice_rows: int | None = None):
     """Yield the Run as Arrow tables of at most ``slice_rows`` rows (NaN written as null, absent columns as nulls)."""
+    import pyarrow as pa
+
     cols = _run_columns(r)
     n = len(r.table)
     slice_rows = slice_rows or WRITE_SLICE_ROWS
@@ -84,6 +92,8 @@ def write_runs(runs: Sequence[Run], path: str | os.PathLike[str]) -> Path:
     """
     if not runs:
         raise IngestError("nothing to write: no runs", path=str(path))
+    import pyarrow.parquet as pq
+
     meta = [
         {
             "run_id": r.run_id,
@@ -115,6 +125,8 @@ def is_timeline_parquet(path: str | os.PathLike[str]) -> bool:
         with open(path, "rb") as fh:
             if fh.read(4) != b"PAR1":
                 return False
+        import pyarrow.parquet as pq
+
         md = pq.read_schema(path).metadata or {}
         if METADATA_KEY not in md:  # files streamed batch by batch carry it in the file-level metadata
             md = pq.read_metadata(path).metadata or {}
@@ -125,6 +137,8 @@ def is_timeline_parquet(path: str | os.PathLike[str]) -> bool:
 
 def read_runs(path: str | os.PathLike[str]) -> list[Run]:
     """Read a Timeline Parquet file back into Runs (metadata, rejections and warnings kept)."""
+    import pyarrow.parquet as pq
+
     try:
         table = pq.read_table(path)
     except Exception as exc:  # noqa: BLE001

@@ -23,6 +23,7 @@ import difflib
 import fnmatch
 import math
 import os
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -314,64 +315,73 @@ def _did_you_mean(word: str, choices: list[str]) -> str:
     return did_you_mean(word, choices, cutoff=0.5, paren=True)
 
 
+def csv_records(path: Path, columns: Sequence[str],
+                missing: Callable[[list[str]], Exception]) -> Iterator[tuple[int, str, dict[str, str]]]:
+    """The records of a CSV file with a header row (the catalog's tables, an imported provider file), each as
+    ``(line number, "FILE:LINE", record)`` for messages that name the line. Raises ``missing(columns)`` with the
+    ``columns`` the header lacks, before any record is read."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        lacking = [c for c in columns if c not in (reader.fieldnames or [])]
+        if lacking:
+            raise missing(lacking)
+        for lineno, rec in enumerate(reader, start=2):
+            yield lineno, f"{path.name}:{lineno}", rec
+
+
 def read_price_csv(path: str | os.PathLike[str]) -> list[PriceRow]:
     """Read one price CSV; raises PriceError naming the file, line and column for a bad cell."""
     p = Path(path)
     rows: list[PriceRow] = []
-    with open(p, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise PriceError(f"price table lacks columns {missing}; expected {list(COLUMNS)}", path=str(p))
-        for lineno, rec in enumerate(reader, start=2):
-            where = f"{p.name}:{lineno}"
-            try:
-                usd = float(rec["usd"])
-            except (TypeError, ValueError):
-                raise PriceError(f"usd {rec['usd']!r} is not a number", key="usd", path=where) from None
-            if not math.isfinite(usd):
-                raise PriceError(f"usd {rec['usd']!r} is not a finite number; a price is a finite USD amount >= 0",
-                                 key="usd", path=where)
-            currency = (rec.get("currency") or "USD").strip().upper()
-            if currency != "USD":
-                raise PriceError(f"currency {rec.get('currency')!r}: the catalog is in USD; convert the price (and "
-                                 "state the rate and its date in notes) or drop the row", key="currency", path=where)
-            if usd < 0:
-                raise PriceError(f"usd {usd} is negative; prices are >= 0", key="usd", path=where)
-            try:
-                parse_as_of(rec["as_of"])
-            except ValueError:
-                raise PriceError(
-                    f"as_of {rec['as_of']!r} is not YYYY, YYYY-MM or YYYY-MM-DD", key="as_of", path=where
-                ) from None
-            verified_how = (rec["verified"] or "").strip()
-            verified = parse_verified(verified_how)
-            if verified is None:
-                raise PriceError(
-                    f"verified {verified_how!r} must be yes, no, or how the figure was verified in a few words "
-                    "(e.g. 'aws-offer-file AWSDataTransfer 2026-11-01' or 'two sources agree: ...')",
-                    key="verified", path=where,
-                )
-            tier_start, tier_end = _tier_bounds(rec.get("tier_start"), rec.get("tier_end"), where)
-            rows.append(
-                PriceRow(
-                    provider=rec["provider"].strip(),
-                    item=rec["item"].strip(),
-                    src_region=(rec["src_region"] or "").strip(),
-                    dst_region=(rec["dst_region"] or "").strip(),
-                    unit=rec["unit"].strip(),
-                    usd=usd,
-                    source=rec["source"].strip(),
-                    as_of=(rec["as_of"] or "").strip(),
-                    verified=verified,
-                    notes=(rec["notes"] or "").strip(),
-                    file=p.name,
-                    line=lineno,
-                    tier_start=tier_start,
-                    tier_end=tier_end,
-                    verified_how=verified_how,
-                )
+    for lineno, where, rec in csv_records(p, COLUMNS, lambda missing: PriceError(
+            f"price table lacks columns {missing}; expected {list(COLUMNS)}", path=str(p))):
+        try:
+            usd = float(rec["usd"])
+        except (TypeError, ValueError):
+            raise PriceError(f"usd {rec['usd']!r} is not a number", key="usd", path=where) from None
+        if not math.isfinite(usd):
+            raise PriceError(f"usd {rec['usd']!r} is not a finite number; a price is a finite USD amount >= 0",
+                             key="usd", path=where)
+        currency = (rec.get("currency") or "USD").strip().upper()
+        if currency != "USD":
+            raise PriceError(f"currency {rec.get('currency')!r}: the catalog is in USD; convert the price (and "
+                             "state the rate and its date in notes) or drop the row", key="currency", path=where)
+        if usd < 0:
+            raise PriceError(f"usd {usd} is negative; prices are >= 0", key="usd", path=where)
+        try:
+            parse_as_of(rec["as_of"])
+        except ValueError:
+            raise PriceError(
+                f"as_of {rec['as_of']!r} is not YYYY, YYYY-MM or YYYY-MM-DD", key="as_of", path=where
+            ) from None
+        verified_how = (rec["verified"] or "").strip()
+        verified = parse_verified(verified_how)
+        if verified is None:
+            raise PriceError(
+                f"verified {verified_how!r} must be yes, no, or how the figure was verified in a few words "
+                "(e.g. 'aws-offer-file AWSDataTransfer 2026-11-01' or 'two sources agree: ...')",
+                key="verified", path=where,
             )
+        tier_start, tier_end = _tier_bounds(rec.get("tier_start"), rec.get("tier_end"), where)
+        rows.append(
+            PriceRow(
+                provider=rec["provider"].strip(),
+                item=rec["item"].strip(),
+                src_region=(rec["src_region"] or "").strip(),
+                dst_region=(rec["dst_region"] or "").strip(),
+                unit=rec["unit"].strip(),
+                usd=usd,
+                source=rec["source"].strip(),
+                as_of=(rec["as_of"] or "").strip(),
+                verified=verified,
+                notes=(rec["notes"] or "").strip(),
+                file=p.name,
+                line=lineno,
+                tier_start=tier_start,
+                tier_end=tier_end,
+                verified_how=verified_how,
+            )
+        )
     return rows
 
 

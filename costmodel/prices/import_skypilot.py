@@ -20,12 +20,12 @@ Columns used (their order differs per cloud; the header says which): ``InstanceT
 """
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
+from .catalog import csv_records
 from .import_common import FileSummary, PriceImportError, Row, _decimal_text, _row
 
 REQUIRED = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "SpotPrice", "Region")
@@ -75,45 +75,40 @@ def import_skypilot(path: Path, summary: FileSummary) -> Iterator[Row]:
     gcp_host: dict[tuple[str, str], tuple[str, Decimal | None, Decimal | None]] = {}  # (type, zone) -> region, od, spot
     gcp_gpu: dict[tuple[str, str, str], tuple[Decimal | None, Decimal | None]] = {}  # (gpu, count, zone) -> od, spot
     seen: set[tuple[str, ...]] = set()
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
-        if missing:
-            raise PriceImportError(f"{path.name}: line 1: lacks the SkyPilot columns {missing}", path=str(path))
-        for lineno, rec in enumerate(reader, start=2):
-            where = f"{path.name}:{lineno}"
-            itype = (rec.get("InstanceType") or "").strip()
-            name = (rec.get("AcceleratorName") or "").strip()
-            region = (rec.get("Region") or "").strip()
-            zone = (rec.get("AvailabilityZone") or "").strip()
-            key = tuple((v or "").strip() for v in rec.values() if isinstance(v, str))
-            label = itype or f"{name} x {rec.get('AcceleratorCount') or '?'} (GPU row)"
-            if key in seen:
-                summary.skip(f"duplicate row: {label}")
-                continue
-            seen.add(key)
-            if not region:
-                summary.skip(f"no Region: {label}")
-                continue
-            od = _price(rec.get("Price", ""), where, "Price", path)
-            spot = _price(rec.get("SpotPrice", ""), where, "SpotPrice", path)
-            count_text = (rec.get("AcceleratorCount") or "").strip()
-            if cloud == "gcp" and itype and not name:
-                gcp_host[(itype, zone)] = (region, od, spot)
-                continue
-            if cloud == "gcp" and name and not itype:
-                gcp_gpu[(name, count_text, zone)] = (od, spot)
-                continue
-            if not name:
-                summary.skip("no accelerator (not a GPU machine)")
-                continue
-            try:
-                count = int(float(count_text))
-            except ValueError:
-                raise PriceImportError(f"{where}: AcceleratorCount {count_text!r} is not a number",
-                                       path=str(path)) from None
-            accel[itype] = (name, str(count))
-            _add(groups, summary, itype, region, zone, od, spot)
+    for _lineno, where, rec in csv_records(path, REQUIRED, lambda missing: PriceImportError(
+            f"{path.name}: line 1: lacks the SkyPilot columns {missing}", path=str(path))):
+        itype = (rec.get("InstanceType") or "").strip()
+        name = (rec.get("AcceleratorName") or "").strip()
+        region = (rec.get("Region") or "").strip()
+        zone = (rec.get("AvailabilityZone") or "").strip()
+        key = tuple((v or "").strip() for v in rec.values() if isinstance(v, str))
+        label = itype or f"{name} x {rec.get('AcceleratorCount') or '?'} (GPU row)"
+        if key in seen:
+            summary.skip(f"duplicate row: {label}")
+            continue
+        seen.add(key)
+        if not region:
+            summary.skip(f"no Region: {label}")
+            continue
+        od = _price(rec.get("Price", ""), where, "Price", path)
+        spot = _price(rec.get("SpotPrice", ""), where, "SpotPrice", path)
+        count_text = (rec.get("AcceleratorCount") or "").strip()
+        if cloud == "gcp" and itype and not name:
+            gcp_host[(itype, zone)] = (region, od, spot)
+            continue
+        if cloud == "gcp" and name and not itype:
+            gcp_gpu[(name, count_text, zone)] = (od, spot)
+            continue
+        if not name:
+            summary.skip("no accelerator (not a GPU machine)")
+            continue
+        try:
+            count = int(float(count_text))
+        except ValueError:
+            raise PriceImportError(f"{where}: AcceleratorCount {count_text!r} is not a number",
+                                   path=str(path)) from None
+        accel[itype] = (name, str(count))
+        _add(groups, summary, itype, region, zone, od, spot)
     for (itype, zone), (region, od, spot) in sorted(gcp_host.items()):
         fam = next((f for f in GCP_FAMILIES if itype.startswith(f)), None)
         m = _GCP_COUNT.search(itype)

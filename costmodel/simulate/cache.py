@@ -14,26 +14,77 @@ Every policy is the real algorithm applied access by access (no closed forms):
 The LRU kernel is an array-based doubly linked list compiled with numba (O(1) per access, about
 0.02-0.05 µs); without numba the same algorithm runs on an ``OrderedDict`` (about 0.3 µs per access).
 :func:`lru_present_reference` is that plain-Python reference; tests check both agree exactly.
+
+A cache that never has to evict (every distinct block of the trace, between two resets, fits) is a simpler
+problem: an access hits exactly when its block was read or prefetched before, since the last reset. For a trace
+of at most :data:`NO_EVICTION_MAX_ACCESSES` accesses that question is answered with one sort in numpy
+(:func:`_first_touch`), the same hits, prefetches and counts as the kernel, and numba is neither imported nor
+loaded (its import and the loading of the cached kernels cost about 0.7 s of CPU, more than the policy itself on
+a trace of a million accesses). When the trace is longer, or an eviction would happen, the kernel runs.
+Numba is imported on the first call of a kernel (:func:`_compiled`), not when this module is.
 """
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-try:  # numba is a declared dependency; the fallback keeps the package importable without it
-    from numba import njit
+#: Longest trace (demand accesses) for which a cache that never evicts is simulated in numpy (:func:`_first_touch`)
+#: rather than by the compiled kernel: the sort holds about ten int64 arrays of the events (prefetches included),
+#: about 0.3 GB at this length.
+NO_EVICTION_MAX_ACCESSES = 4_000_000
 
-    HAVE_NUMBA = True
-except Exception:  # noqa: BLE001  # pragma: no cover - numba's import also fails with non-ImportErrors (numpy mismatch)
-    HAVE_NUMBA = False
 
-    def njit(*_a, **_k):  # type: ignore[no-redef]
-        def wrap(fn):
-            return fn
+@functools.cache
+def _compiled(name: str) -> Callable[..., Any] | None:
+    """The numba-compiled kernel ``name`` of this module (compiled once, then read from numba's on-disk cache),
+    None when numba cannot be imported (the plain-Python reference runs instead)."""
+    try:  # numba is an optional extra (`sim`); its import also fails with non-ImportErrors (numpy mismatch)
+        from numba import njit
+    except Exception:  # noqa: BLE001  # pragma: no cover - depends on the installation
+        return None
+    return njit(cache=True, nogil=True)(globals()[name])
 
-        return wrap
+
+def _first_touch(values: np.ndarray, segment: np.ndarray | None) -> np.ndarray:
+    """Whether each event is the first of its value within its segment (``segment`` non-decreasing in event
+    order; None: one segment): in a cache that never evicts and is emptied at each new segment, the events
+    that find their block absent. One sort of ``value x 2^k + position`` (a plain sort, faster than a stable
+    argsort; a stable argsort when that product would not fit in int64), O(n log n)."""
+    m = len(values)
+    out = np.zeros(m, dtype=bool)
+    if m == 0:
+        return out
+    shift = int(m - 1).bit_length()
+    if int(values.min()) >= 0 and (int(values.max()) + 1) << shift < 1 << 62:
+        key = values << shift
+        key |= np.arange(m, dtype=np.int64)
+        key.sort()
+        v = key >> shift
+        pos = key & ((1 << shift) - 1)
+    else:
+        pos = np.argsort(values, kind="stable")
+        v = values[pos]
+    first = np.empty(m, dtype=bool)
+    first[0] = True
+    np.not_equal(v[1:], v[:-1], out=first[1:])
+    if segment is not None:
+        sg = segment[pos]
+        first[1:] |= sg[1:] != sg[:-1]
+    out[pos] = first
+    return out
+
+
+def _fits(first: np.ndarray, segment: np.ndarray | None, capacity: int) -> bool:
+    """Whether no segment inserts more distinct blocks than ``capacity`` (so nothing was ever evicted)."""
+    if segment is None:
+        return int(np.count_nonzero(first)) <= capacity
+    counts = np.bincount(segment[first]) if first.any() else np.zeros(1, dtype=np.int64)
+    return int(counts.max()) <= capacity
 
 
 #: Direct block ids are used when the id space is at most this many times the number of events;
@@ -41,7 +92,6 @@ except Exception:  # noqa: BLE001  # pragma: no cover - numba's import also fail
 DIRECT_ID_FACTOR = 4
 
 
-@njit(cache=True, nogil=True)
 def _lru_present_kernel(ids, n_ids, capacity, reset):  # pragma: no cover - compiled
     # link[b, 0] = previous (towards MRU), link[b, 1] = next (towards LRU); both in one cache line.
     # link[b, 0] == -2 marks "not cached". int32 halves the memory traffic of the random accesses.
@@ -112,14 +162,21 @@ def lru_present(blocks: np.ndarray, capacity_blocks: int, resets: np.ndarray | N
     blocks just before it (a hit), running LRU over the whole sequence. ``resets[i]`` empties the cache
     before access ``i``. Exactly :func:`lru_present_reference`; O(n) time, O(distinct blocks) memory.
     """
-    ids, n_ids = dense_ids(blocks, id_space)
-    n = len(ids)
+    blocks = np.asarray(blocks, dtype=np.int64)
+    n = len(blocks)
     reset = np.zeros(n, dtype=np.bool_) if resets is None else np.asarray(resets, dtype=np.bool_)
-    if n == 0:
-        return np.zeros(0, dtype=bool)
-    if not HAVE_NUMBA:  # pragma: no cover
+    if n == 0 or capacity_blocks <= 0:
+        return np.zeros(n, dtype=bool)
+    if n <= NO_EVICTION_MAX_ACCESSES:  # a cache that never evicts: a hit is a block read before (since a reset)
+        seg = np.cumsum(reset, dtype=np.int64) if reset.any() else None
+        first = _first_touch(blocks, seg)
+        if _fits(first, seg, capacity_blocks):
+            return ~first
+    ids, n_ids = dense_ids(blocks, id_space)
+    kernel = _compiled("_lru_present_kernel")
+    if kernel is None:  # pragma: no cover
         return lru_present_reference(ids, capacity_blocks, reset)
-    return _lru_present_kernel(ids, n_ids, int(max(0, min(capacity_blocks, n_ids + 1))), reset)
+    return kernel(ids, n_ids, int(max(0, min(capacity_blocks, n_ids + 1))), reset)
 
 
 def lru_present_reference(blocks, capacity_blocks: int, resets=None) -> np.ndarray:
@@ -186,28 +243,44 @@ def predictor_draws(n: int, total_blocks: int, seed: int) -> PredictorDraws:
                           rng.integers(0, max(1, total_blocks), size=n, dtype=np.int64))
 
 
-@dataclass(frozen=True)
 class PredictiveInputs:
     """What the predictive policy draws and maps before its kernel, from the trace and seed alone: the
-    predictor's draws and the dense ids of the demand blocks and of the wrong predictions."""
+    predictor's draws (``draws``) and, computed on first use, the dense ids of the demand blocks and of the wrong
+    predictions (``ids``, ``wrong_ids``, ``n_ids``: only the compiled kernel needs them)."""
 
-    draws: PredictorDraws
-    ids: np.ndarray
-    wrong_ids: np.ndarray
-    n_ids: int
+    def __init__(self, draws: PredictorDraws, blocks: np.ndarray, total_blocks: int) -> None:
+        self.draws = draws
+        self._blocks = blocks
+        self._total_blocks = total_blocks
+        self._dense: tuple[np.ndarray, np.ndarray, int] | None = None
+
+    def _ids(self) -> tuple[np.ndarray, np.ndarray, int]:
+        if self._dense is None:
+            n = len(self._blocks)
+            both, n_ids = dense_ids(np.concatenate([self._blocks, self.draws.wrong_block]), id_space=self._total_blocks)
+            self._dense = (both[:n], both[n:], n_ids)
+        return self._dense
+
+    @property
+    def ids(self) -> np.ndarray:
+        return self._ids()[0]
+
+    @property
+    def wrong_ids(self) -> np.ndarray:
+        return self._ids()[1]
+
+    @property
+    def n_ids(self) -> int:
+        return self._ids()[2]
 
 
 def predictive_inputs(blocks: np.ndarray, total_blocks: int, seed: int) -> PredictiveInputs:
-    """The :class:`PredictiveInputs` of the demand accesses ``blocks`` (O(n log n): one ``np.unique`` when the
-    id space is large)."""
+    """The :class:`PredictiveInputs` of the demand accesses ``blocks`` (the draws now; the dense ids, O(n log n):
+    one ``np.unique`` when the id space is large, when the kernel first asks for them)."""
     blocks = np.asarray(blocks, dtype=np.int64)
-    n = len(blocks)
-    draws = predictor_draws(n, total_blocks, seed)
-    both, n_ids = dense_ids(np.concatenate([blocks, draws.wrong_block]), id_space=total_blocks)
-    return PredictiveInputs(draws, both[:n], both[n:], n_ids)
+    return PredictiveInputs(predictor_draws(len(blocks), total_blocks, seed), blocks, total_blocks)
 
 
-@njit(cache=True, nogil=True)
 def _predictive_kernel(ids, wrong_ids, issue_u, right_u, step_start, cover, accuracy, lookahead,
                        run_of_step, reset_step, n_ids, capacity):  # pragma: no cover - compiled
     n = ids.shape[0]
@@ -381,17 +454,81 @@ def run_policy(policy: str, blocks: np.ndarray, access_step: np.ndarray | None, 
     if invalidate_steps is not None and len(invalidate_steps):
         inv = np.asarray(invalidate_steps, dtype=np.int64)
         reset_step[inv[(inv > 0) & (inv < n_steps)]] = True
-    if reference or not HAVE_NUMBA:
+    if not reference and n <= NO_EVICTION_MAX_ACCESSES:
+        out = _predictive_no_eviction(blocks, draws, step_start, cover, run_of_step, reset_step, accuracy,
+                                      lookahead_steps, capacity_blocks)
+        if out is not None:
+            return out
+    kernel = None if reference else _compiled("_predictive_kernel")
+    if kernel is None:
         access_step = np.repeat(np.arange(n_steps, dtype=np.int64), np.diff(step_start))
         return _predictive_reference(blocks, access_step, draws, step_start, cover, run_of_step, reset_step,
                                      accuracy, lookahead_steps, capacity_blocks)
     pre = prepared if prepared is not None else predictive_inputs(blocks, total_blocks, seed)
     ids, wrong_ids, n_ids = pre.ids, pre.wrong_ids, pre.n_ids
     cap = int(max(0, min(capacity_blocks, n_ids + 1)))
-    hit, fetched_right, pf_by_step = _predictive_kernel(
+    hit, fetched_right, pf_by_step = kernel(
         ids, wrong_ids, draws.issue_u, draws.right_u, step_start, cover, float(accuracy), int(lookahead_steps),
         run_of_step, reset_step, n_ids, cap)
     return CacheOutcome(hit, pf_by_step, int(pf_by_step.sum()), int(np.count_nonzero(fetched_right & hit)))
+
+
+def _prefetch_events(step_start: np.ndarray, draws: PredictorDraws, blocks: np.ndarray, cover: np.ndarray,
+                     run_of_step: np.ndarray, accuracy: float,
+                     lookahead: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The prefetches the kernel issues, in its order: (demand access index, block, step issued in, right).
+    Access ``j`` of step ``t`` is predicted when ``issue_u[j] < cover[t]`` (float32, as the kernel compares), at
+    step ``max(t - lookahead, first step of t's run)``; its block is the right one when ``right_u[j] < accuracy``.
+    The issue steps are non-decreasing in ``j``, so the order is the kernel's: by step, then by access."""
+    n_steps = len(cover)
+    per_step = np.diff(step_start)
+    issued = draws.issue_u < np.repeat(cover.astype(np.float32), per_step)
+    idx = np.flatnonzero(issued)
+    right = draws.right_u[idx] < np.float32(accuracy)
+    pf_block = np.where(right, blocks[idx], draws.wrong_block[idx])
+    starts = np.flatnonzero(np.concatenate([[True], run_of_step[1:] != run_of_step[:-1]]))
+    steps = np.arange(n_steps, dtype=np.int64)
+    run_first = starts[np.searchsorted(starts, steps, side="right") - 1]
+    slot_of_step = np.maximum(steps - lookahead, run_first)
+    pf_slot = np.repeat(slot_of_step, per_step)[idx]
+    return idx, pf_block, pf_slot, right
+
+
+def _predictive_no_eviction(blocks: np.ndarray, draws: PredictorDraws, step_start: np.ndarray, cover: np.ndarray,
+                            run_of_step: np.ndarray, reset_step: np.ndarray, accuracy: float, lookahead: int,
+                            capacity: int) -> CacheOutcome | None:
+    """The predictive policy when nothing is ever evicted: the kernel's merged event list (a step's prefetches
+    before its demand accesses), in which a demand access hits and a prefetch costs nothing exactly when its block
+    was read or prefetched before, since the last reset (:func:`_first_touch`). None when some reset segment
+    inserts more distinct blocks than ``capacity`` (an eviction: the kernel must run). Same hits, prefetches per
+    step and counts as :func:`_predictive_kernel`."""
+    n = len(blocks)
+    n_steps = len(step_start) - 1
+    idx, pf_block, pf_slot, pf_right = _prefetch_events(step_start, draws, blocks, cover, run_of_step, accuracy,
+                                                        lookahead)
+    # merged positions (:func:`merge_order` without its binary searches): a prefetch issued in step s comes after
+    # every demand access of the steps before s; a demand access of step t after every prefetch issued up to t
+    pf_upto = np.cumsum(np.bincount(pf_slot, minlength=n_steps))
+    pos_pf = np.arange(len(pf_slot), dtype=np.int64) + step_start[pf_slot]
+    pos_dm = np.arange(n, dtype=np.int64) + np.repeat(pf_upto, np.diff(step_start))
+    m = n + len(pf_block)
+    ev = np.empty(m, dtype=np.int64)
+    ev[pos_pf] = pf_block
+    ev[pos_dm] = blocks
+    seg = None
+    if reset_step.any():  # the cache is emptied at the start of such a step, before its prefetches
+        step_seg = np.cumsum(reset_step, dtype=np.int64)
+        seg = np.empty(m, dtype=np.int64)
+        seg[pos_pf] = step_seg[pf_slot]
+        seg[pos_dm] = np.repeat(step_seg, np.diff(step_start))
+    first = _first_touch(ev, seg)
+    if not _fits(first, seg, capacity):
+        return None
+    hit = ~first[pos_dm]
+    fetched = first[pos_pf]
+    pf_by_step = np.bincount(pf_slot[fetched], minlength=n_steps).astype(np.int64)
+    useful = int(np.count_nonzero(fetched & pf_right & hit[idx]))
+    return CacheOutcome(hit, pf_by_step, int(pf_by_step.sum()), useful)
 
 
 def _predictive_reference(blocks, access_step, draws, step_start, cover, run_of_step, reset_step,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..foundation.schema import Run, to_timeline
-from .cache import PredictiveInputs, predictive_inputs, run_policy
+from .cache import CacheOutcome, PredictiveInputs, predictive_inputs, run_policy
 from .model import colocated_io, prefetch_in_time_fraction, step_io, step_timeline
 from .summary import summarise_run, warmup_end_step
 from .trace import Layout, RunTrace, build_layout, build_run_trace
@@ -137,6 +137,10 @@ class _Traces:
     acc_counts: np.ndarray
     run_starts: np.ndarray
     _predictive: PredictiveInputs | None = None
+    #: the cache policy's outcome over these traces, by every other input of :func:`run_policy` (the cache, the
+    #: prefetcher and the share of its predictions in time): links that differ only in what the policy does not
+    #: see (most links, when every prediction arrives in time) share one run of the policy
+    outcomes: dict[tuple[Any, ...], CacheOutcome] = field(default_factory=dict)
 
     def predictive(self, seed: int) -> PredictiveInputs:
         if self._predictive is None:
@@ -196,12 +200,17 @@ def simulate(scenario_or_dict: str | os.PathLike[str] | Mapping[str, Any], seed:
     p = w.cache.prefetch
     invalidate = np.array([off + k for off, n_s in zip(step_offset, steps_each, strict=False)
                            for k in w.simulation.invalidate_at_steps if k < n_s], dtype=np.int64)
-    outcome = run_policy(
-        w.cache.policy, blocks, None, w.capacity_blocks, total_blocks=layout.total_blocks, step_start=step_start,
-        run_starts=run_starts, reset_between_runs=not w.cache.survives_between_runs,
-        accuracy=p.accuracy, coverage_scale=in_time, lookahead_steps=p.lookahead_steps, learning_steps=p.learning_steps,
-        ramp_steps=p.ramp_steps, learn_step_offset=learn_offset, seed=seed, invalidate_steps=invalidate,
-        prepared=tr_all.predictive(seed) if w.cache.policy == "predictive" else None)
+    policy_key = (w.cache.policy, w.capacity_blocks, w.cache.survives_between_runs, p.accuracy, in_time,
+                  p.lookahead_steps, p.learning_steps, p.ramp_steps, seed, tuple(invalidate.tolist()))
+    outcome = tr_all.outcomes.get(policy_key)
+    if outcome is None:
+        outcome = run_policy(
+            w.cache.policy, blocks, None, w.capacity_blocks, total_blocks=layout.total_blocks, step_start=step_start,
+            run_starts=run_starts, reset_between_runs=not w.cache.survives_between_runs,
+            accuracy=p.accuracy, coverage_scale=in_time, lookahead_steps=p.lookahead_steps,
+            learning_steps=p.learning_steps, ramp_steps=p.ramp_steps, learn_step_offset=learn_offset, seed=seed,
+            invalidate_steps=invalidate, prepared=tr_all.predictive(seed) if w.cache.policy == "predictive" else None)
+        tr_all.outcomes[policy_key] = outcome
     pf_by_step = np.zeros(int(sum(steps_each)), dtype=np.int64)
     pf_by_step[: len(outcome.prefetch_by_step)] = outcome.prefetch_by_step
     runs: list[Run] = []

@@ -68,7 +68,7 @@ def warmup_end_step(run: Any) -> tuple[int, str]:
     except Exception:  # noqa: BLE001 - not landed yet, or unavailable: use the rule
         return rule, "rule"
     try:
-        res = analyze(run, metric="samples_per_s")
+        res = analyze(run, metric="samples_per_s", curve_evidence=False)  # the end only: no evidence fits
         val = getattr(res, "warmup_end_step", None)
         if val is None and hasattr(res, "to_dict"):
             val = res.to_dict().get("warmup_end_step")

@@ -23,7 +23,6 @@ import numpy as np
 
 from ..foundation.errors import SimulateError
 from ..foundation.util import is_seed
-from .cache import njit
 from .workload import Workload
 
 #: Largest dataset (samples) for which per-sample arrays are materialised (zipf, varying sizes).
@@ -227,18 +226,15 @@ class RunTrace:
         return self.access_sample // self.samples_per_step
 
 
-@njit(cache=True, nogil=True)
-def _expand(starts, counts):  # pragma: no cover - compiled
-    total = 0
-    for i in range(counts.shape[0]):
-        total += counts[i]
-    out = np.empty(total, dtype=np.int64)
-    k = 0
-    for i in range(counts.shape[0]):
-        b = starts[i]
-        for c in range(counts[i]):
-            out[k] = b + c
-            k += 1
+def _expand(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``starts[i], starts[i] + 1, ..., starts[i] + counts[i] - 1`` for every ``i``, concatenated (int64): each
+    sample's consecutive blocks. Vectorised: the start repeated per block plus the block's place in its sample."""
+    total = int(counts.sum())
+    if total == 0:
+        return np.empty(0, dtype=np.int64)
+    ends = np.cumsum(counts)
+    out = np.arange(total, dtype=np.int64)
+    out += np.repeat(starts - (ends - counts), counts)
     return out
 
 

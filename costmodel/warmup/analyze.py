@@ -39,9 +39,11 @@ __all__ = ["EPS", "MIN_POINTS", "RULES", "Fit", "FitResult", "analyze", "analyze
 _Fit = Fit
 
 
-def analyze_series(s: Series) -> FitResult:
-    """Analyse a prepared :class:`Series` (see the module docstring)."""
-    res = _analyze_series(s)
+def analyze_series(s: Series, *, curve_evidence: bool = True) -> FitResult:
+    """Analyse a prepared :class:`Series` (see the module docstring). ``curve_evidence=False``: a caller that reads
+    only the warm-up end (the simulator's summary) skips the curve models fitted as evidence once the cold phase
+    has decided the end (they do not move it; the result's ``curve`` is then ``model: none``)."""
+    res = _analyze_series(s, curve_evidence)
     if s.inverted:
         invert_levels(res, s)
     return res
@@ -75,14 +77,15 @@ RULES: tuple[tuple[str, Callable[[Fit], None]], ...] = (
 )
 
 
-def run_rules(s: Series, until: str | None = None) -> Fit:
-    """Apply :data:`RULES` in order to ``s`` (up to and including the rule named ``until``); what they found."""
+def run_rules(s: Series, until: str | None = None, curve_evidence: bool = True) -> Fit:
+    """Apply :data:`RULES` in order to ``s`` (up to and including the rule named ``until``); what they found.
+    ``curve_evidence``: see :func:`analyze_series`."""
     base: dict[str, Any] = {
         "run_id": s.run_id, "role": s.role, "metric": s.metric, "axis": s.axis, "n_points": s.n, "metric_direction": s.direction,
         "predicted": bool(s.metadata.get("predicted", False)), "time_source": s.time_source,
         "format": s.fmt, "source": s.source, "warnings": list(s.warnings),
     }
-    f = Fit(s=s, base=base)
+    f = Fit(s=s, base=base, curve_evidence=curve_evidence)
     ran: list[str] = []
     for name, rule in RULES:
         rule(f)
@@ -95,13 +98,13 @@ def run_rules(s: Series, until: str | None = None) -> Fit:
     return f
 
 
-def _analyze_series(s: Series) -> FitResult:
-    f = run_rules(s)
+def _analyze_series(s: Series, curve_evidence: bool = True) -> FitResult:
+    f = run_rules(s, curve_evidence=curve_evidence)
     assert f.res is not None
     return f.res
 
 
-def analyze(run: Any, metric: str | None = None, axis: str = "step") -> FitResult:
+def analyze(run: Any, metric: str | None = None, axis: str = "step", *, curve_evidence: bool = True) -> FitResult:
     """Analyse one run (a :class:`costmodel.foundation.schema.Run` or a Timeline DataFrame).
 
     ``metric`` defaults to ``samples_per_s``, then ``tokens_per_s``, then ``read_bytes_per_s``.
@@ -109,7 +112,7 @@ def analyze(run: Any, metric: str | None = None, axis: str = "step") -> FitResul
     (ratio of sums); times in steps and seconds. Raises AnalysisError when the metric is missing or
     empty; a run too short or constant comes back classified ``too_short`` with the reason.
     """
-    return analyze_series(prepare(run, metric, axis))
+    return analyze_series(prepare(run, metric, axis), curve_evidence=curve_evidence)
 
 
 def analyze_runs(runs: Sequence[Any], metric: str | None = None, axis: str = "step") -> list[FitResult]:

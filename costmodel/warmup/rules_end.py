@@ -34,9 +34,10 @@ def rule_warmup_end(f: Fit) -> None:
     f.i_end = int(f.verdict.steady_start or 0)
     if f.decided is not None:
         f.i_end = f.decided if f.cls == "warmup" else 0
-        hb = max(blocks_before(f.starts, f.m, f.hi_fit, n), min(4, len(f.yb)))
-        f.sel = curvemod.select(f.xb[:hb], f.yb[:hb], inverse=True)
-        f.evidence["models"] = f.sel.table()
+        if f.curve_evidence:  # evidence only: the cold phase decided the end
+            hb = max(blocks_before(f.starts, f.m, f.hi_fit, n), min(4, len(f.yb)))
+            f.sel = curvemod.select(f.xb[:hb], f.yb[:hb], inverse=True)
+            f.evidence["models"] = f.sel.table()
         f.evidence["warmup_end_estimator"] = f"cusum:{f.cp.decided_by if f.cp else ''}"
         if f.i_end > int(n * (1 - STEADY_FRAC)):
             too_late(f, f"the cold phase ends only at step {int(s.step[min(f.i_end, n - 1)])}: less than "

@@ -82,7 +82,8 @@ def rule_curve(f: Fit) -> None:
     else:
         res.curve = {"model": "none", "plateau": None, "initial": None, "tau_steps": None, "tau_s": None,
                      "r2": None, "t95_steps": None, "t95_s": None, "t99_steps": None, "t99_s": None,
-                     "note": f"no curve is fitted to a run classified {f.cls}"}
+                     "note": f"no curve is fitted to a run classified {f.cls}" if f.curve_evidence else
+                     "no curve fitted: the cold phase decided the warm-up end and the caller asked for the end only"}
 
 
 def rule_dips(f: Fit) -> None:

@@ -71,6 +71,8 @@ class Fit:
     i_end: int = 0
     sel: Any = None
     best: Any = None
+    #: fit the curve models where they are evidence only (False: the caller reads only the warm-up end)
+    curve_evidence: bool = True
     chosen: Any = None
     j0: int = 0
     i_s: int = 0

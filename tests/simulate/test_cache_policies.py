@@ -170,3 +170,47 @@ def test_lru_kernel_equals_ordereddict_property(trace, capacity, reset_at):
     resets = np.zeros(len(arr), dtype=bool)
     resets[[r for r in reset_at if r < len(arr)]] = True
     assert np.array_equal(lru_present(arr, capacity, resets), lru_present_reference(arr, capacity, resets))
+
+
+@pytest.mark.parametrize("cap,acc,look,learn,ramp,reset", [(400, 0.7, 1, 0, 0, True), (401, 0.9, 2, 3, 4, False),
+                                                           (10_000, 1.0, 3, 0, 2, True), (5_000, 0.5, 0, 2, 0, False)])
+def test_predictive_cache_that_never_evicts_matches_the_compiled_kernel(monkeypatch, cap, acc, look, learn, ramp, reset):
+    """A cache that holds every block is simulated in numpy (no numba); the compiled kernel gives the same hits,
+    prefetches per step and counts, on traces with several runs and an invalidation."""
+    import costmodel.simulate.cache as cache
+
+    rng = np.random.default_rng(cap)
+    blocks = rng.integers(0, 400, size=6000)
+    steps = np.arange(6000) // 60
+    kw = {"total_blocks": 400, "run_starts": np.array([0, 2400, 4200]), "reset_between_runs": reset,
+          "accuracy": acc, "lookahead_steps": look, "learning_steps": learn, "ramp_steps": ramp, "seed": 3,
+          "invalidate_steps": np.array([70])}
+    fast = run_policy("predictive", blocks, steps, cap, **kw)
+    ref = run_policy("predictive", blocks, steps, cap, reference=True, **kw)
+    monkeypatch.setattr(cache, "NO_EVICTION_MAX_ACCESSES", 0)  # the compiled kernel (or its reference) only
+    kernel = run_policy("predictive", blocks, steps, cap, **kw)
+    for other in (ref, kernel):
+        assert np.array_equal(fast.hit, other.hit)
+        assert np.array_equal(fast.prefetch_by_step, other.prefetch_by_step)
+        assert (fast.prefetch_fetched, fast.prefetch_useful) == (other.prefetch_fetched, other.prefetch_useful)
+    assert 0 < fast.prefetch_useful <= fast.prefetch_fetched < len(blocks)
+
+
+def test_cache_that_must_evict_falls_back_to_the_kernel_with_the_same_answer():
+    """Capacity one block short of the trace's distinct blocks: the numpy path refuses (an eviction happens) and the
+    answer is still exact LRU."""
+    import costmodel.simulate.cache as cache
+
+    rng = np.random.default_rng(5)
+    blocks = rng.integers(0, 300, size=5000)
+    distinct = len(np.unique(blocks))
+    first = cache._first_touch(blocks, None)
+    assert cache._fits(first, None, distinct) and not cache._fits(first, None, distinct - 1)
+    for cap in (distinct - 1, distinct):
+        assert np.array_equal(lru_present(blocks, cap), lru_present_reference(blocks, cap))
+    resets = np.zeros(len(blocks), dtype=bool)
+    resets[[1000, 3000]] = True
+    assert np.array_equal(lru_present(blocks, distinct, resets), lru_present_reference(blocks, distinct, resets))
+    # block ids beyond what value x 2^k + position can hold in int64: the stable-sort branch, same answer
+    huge = blocks * (1 << 50) + 7
+    assert np.array_equal(cache._first_touch(huge, None), first)
