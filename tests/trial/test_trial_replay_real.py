@@ -27,3 +27,40 @@ def test_w2_replayed_calls_the_warmup_end_and_equivalence_early():
     assert compare([c], [r], margin=0.05).equivalence == "equivalent"  # what the whole log says
     assert rp.final["paired_stalls"] >= 3 and "paired by step" in rp.final["stall_pairing"]
     assert max(rp.cpu_s) < 5.0  # generous: the benchmark measures it (<= 1 s per update)
+
+
+def _at_half(pair: str) -> tuple[int, float, float]:
+    """At 50 % of a real remote log: the paired stalls after the (whole log's) warm-up end, the half-width a call
+    at 5 % needs and the sd an oracle knows (the whole log's paired-stall spread and between-stall error)."""
+    import math
+
+    import numpy as np
+
+    from costmodel.trial.levels import window_level
+    from costmodel.trial.pairing import theta_of
+    from costmodel.warmup import prepare
+
+    d = REPO / "tests" / "data" / "real_h200" / pair
+    c, r = load(d / "colocated.csv")[0], load(d / "remote.csv")[0]
+    ref = trial.reference_from_run(c)
+    s = prepare(r, ref.metric)
+    i0, n = int(np.searchsorted(s.step, analyze(r).warmup_end_step)), len(s.step)
+    full = window_level(s.w[i0:], s.d[i0:], s.step[i0:], ref.period_steps, ref.stall_sd_s)
+    thf = theta_of(full, ref.window, ref.steps_per_row)
+    v_b = (full.between_share * full.between_rel_se) ** 2
+    v_pair = (thf.var_monitored - v_b) * thf.pairs
+    half = window_level(s.w[i0:n // 2], s.d[i0:n // 2], s.step[i0:n // 2], ref.period_steps, ref.stall_sd_s)
+    th = theta_of(half, ref.window, ref.steps_per_row, min_pairs=1)
+    sd = math.sqrt(v_b * full.rows / half.rows + v_pair / th.pairs + thf.var_fixed)
+    return th.pairs, math.log1p(0.05) - abs(th.theta), sd
+
+
+def test_at_half_of_the_real_runs_two_checkpoints_hold_the_information():
+    # docs/trial.md, "How early can a call be?": at 50 % every real log has 2 paired checkpoints after its
+    # warm-up (their spread: 1 df); w4long's ratio (1.037 there) sits so near the margin that even one look
+    # with the whole log's variance known (z 1.645, no price for monitoring) cannot call it; w8 has the room
+    pairs, need, sd = _at_half("w4long")
+    assert pairs == 2
+    assert need / sd < 1.645  # 1.27
+    pairs, need, sd = _at_half("w8")
+    assert pairs == 2 and need / sd > 2.5  # 2.93: the room is there, the degrees of freedom are not
