@@ -1,7 +1,7 @@
 """The watched trial, validated on replays (issue 39).
 
 Usage: ``PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_trial.py [--pairs N] [--cs-pairs N] [--jobs J]
-[--skip-real] [--skip-generated] [--skip-full] [--cells margin,beyond] [--earliest] [--paired-mc]``
+[--skip-real] [--skip-generated] [--skip-full] [--cells margin,beyond] [--earliest] [--paired-mc] [--studentize]``
 
 1. **Real pairs** (``$COSTMODEL_REAL_FIXTURES/gpu_h200`` and ``tests/data/real_h200/{w8,w2,w4long}``): each
    remote log replayed 10 rows per look against its co-located run at a 5 % margin. Printed per pair: the
@@ -57,7 +57,7 @@ def real_pairs() -> dict[str, Path]:
     return {k: v for k, v in out.items() if (v / "remote.csv").is_file()}
 
 
-def bench_real() -> list[dict[str, Any]]:
+def bench_real(studentize: bool = False) -> list[dict[str, Any]]:
     from costmodel import trial
     from costmodel.ingest import load
     from costmodel.warmup import analyze, compare
@@ -68,7 +68,7 @@ def bench_real() -> list[dict[str, Any]]:
         ref = trial.reference_from_run(c)
         full = analyze(r)
         whole = compare([c], [r], margin=MARGIN).equivalence
-        rp = trial.replay(ref, r, trial.Settings(margin=MARGIN), rows_per_look=10)
+        rp = trial.replay(ref, r, trial.Settings(margin=MARGIN, studentize_pairs=studentize), rows_per_look=10)
         w, f = rp.watcher, rp.final
         n_steps = float(r.table["step"].iloc[-1]) + 1
         wu = next((e for e in rp.events if e["event"] == "warmup_over"), None)
@@ -242,14 +242,16 @@ def bench_oracle() -> None:
                   flush=True)
 
 
-def paired_false_rate(stalls: int, first: int, ref_share: float, paths: int = 100_000, seed: int = 2) -> float:
+def paired_false_rate(stalls: int, first: int, ref_share: float, paths: int = 100_000, seed: int = 2,
+                      studentize: bool = False) -> float:
     """The watch's false "equivalent" rate over all its looks when the noise is the paired stalls' (the real
     pairs' case): the truth on the margin, one look per new paired stall from the ``first``-th to the
     ``stalls``-th, each with the pairs' own spread (``first - 1`` df and up), the boundary tuned for ``stalls``
-    pairs, and the reference's fixed error ``ref_share`` x the monitored sd at the end (Gaussian)."""
+    pairs, and the reference's fixed error ``ref_share`` x the monitored sd at the end (Gaussian).
+    ``studentize``: the spread times ``studentized_factor(k - 1)`` (``Settings.studentize_pairs``)."""
     from statistics import NormalDist
 
-    from costmodel.trial.boundary import one_sided_factor
+    from costmodel.trial.boundary import one_sided_factor, studentized_factor
 
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((paths, stalls))
@@ -258,7 +260,7 @@ def paired_false_rate(stalls: int, first: int, ref_share: float, paths: int = 10
     z99 = NormalDist().inv_cdf(0.99)
     false = np.zeros(paths, dtype=bool)
     for k in range(first, stalls + 1):
-        se = x[:, :k].std(axis=1, ddof=1) / np.sqrt(k)
+        se = x[:, :k].std(axis=1, ddof=1) / np.sqrt(k) * (studentized_factor(k - 1) if studentize else 1.0)
         b = one_sided_factor(8.0 * k / stalls, 0.04)
         false |= x[:, :k].mean(axis=1) + ref + b * se + z99 * sd_c < 0.0
     return float(false.mean())
@@ -275,6 +277,9 @@ def bench_paired_mc() -> None:
             rates = [paired_false_rate(stalls, first, sh) for sh in shares]
             print(f"  {stalls:2d} stalls, first interval at {first}: "
                   + "; ".join(f"{sh}: {x:.1%}" for sh, x in zip(shares, rates, strict=True)), flush=True)
+        rates = [paired_false_rate(stalls, 3, sh, studentize=True) for sh in shares]
+        print(f"  {stalls:2d} stalls, first interval at 3, studentize_pairs: "
+              + "; ".join(f"{sh}: {x:.1%}" for sh, x in zip(shares, rates, strict=True)), flush=True)
 
 
 def bench_warmup_fit(pairs: int) -> None:
@@ -375,6 +380,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--skip-real", action="store_true")
     ap.add_argument("--skip-generated", action="store_true")
     ap.add_argument("--earliest", action="store_true", help="real pairs: how early any test could call them")
+    ap.add_argument("--studentize", action="store_true",
+                    help="real pairs replayed with Settings(studentize_pairs=True) (the opt-in t correction)")
     ap.add_argument("--paired-mc", action="store_true",
                     help="the false 'equivalent' rate when the pairs' own spread is the variance (simulated)")
     ap.add_argument("--warmup-fit", type=int, default=0, metavar="N",
@@ -393,7 +400,7 @@ def main(argv: list[str]) -> int:
     if a.warmup_fit:
         bench_warmup_fit(a.warmup_fit)
     if not a.skip_real:
-        bench_real()
+        bench_real(a.studentize)
         bench_cpu_per_update()
     if not a.skip_generated:
         bench_generated(a.cs_pairs, a.jobs, cs_only=True, cells=cells, first=a.first)

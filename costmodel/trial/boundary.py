@@ -50,6 +50,18 @@ def r_at(rows: float, plan_rows: float) -> float:
     return R_AT_PLAN * max(rows, 1e-9) / max(plan_rows, 1e-9)
 
 
+def studentized_factor(df: float, p: float = 0.95) -> float:
+    """``t_df(p) / z(p)`` (>= 1): how much wider a spread estimated with ``df`` degrees of freedom makes a bound
+    than a known one. The watch's opt-in correction (``Settings.studentize_pairs``) multiplies the paired stall
+    costs' standard error by it; with ``p = 0.95`` the plug-in boundary's false rate falls from about 7 % to
+    2.8-4.0 % (simulated; BENCHMARKS.md). Raises ValueError for ``df <= 0``."""
+    from scipy.stats import norm, t
+
+    if not df > 0:
+        raise ValueError(f"need df > 0; got {df}")
+    return float(max(t.ppf(p, df) / norm.ppf(p), 1.0))
+
+
 def z_two_sided(alpha: float) -> float:
     """The normal quantile ``z_{1 - alpha/2}`` (a fixed-sample two-sided interval at level 1 - alpha)."""
     from statistics import NormalDist

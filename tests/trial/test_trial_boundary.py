@@ -7,7 +7,15 @@ import math
 import numpy as np
 import pytest
 
-from costmodel.trial.boundary import R_AT_PLAN, mixture_factor, one_sided_factor, r_at, z_one_sided, z_two_sided
+from costmodel.trial.boundary import (
+    R_AT_PLAN,
+    mixture_factor,
+    one_sided_factor,
+    r_at,
+    studentized_factor,
+    z_one_sided,
+    z_two_sided,
+)
 
 
 def _crossings(factor_of_look, n_paths: int = 4000, looks: int = 400, seed: int = 7) -> float:
@@ -69,7 +77,8 @@ def test_the_interval_with_the_reference_error_keeps_5_percent_at_every_look(se_
         assert float(np.mean(naive)) > 0.05
 
 
-def _paired_false_rate(stalls: int, first: int, ref_share: float, paths: int = 20_000, seed: int = 5) -> float:
+def _paired_false_rate(stalls: int, first: int, ref_share: float, paths: int = 20_000, seed: int = 5,
+                       studentize: bool = False) -> float:
     # the real pairs' regime: the noise is the paired checkpoint costs and their spread is estimated from the
     # pairs seen so far (first - 1 df and up); truth on the margin (0 here), one look per new pair
     rng = np.random.default_rng(seed)
@@ -78,7 +87,7 @@ def _paired_false_rate(stalls: int, first: int, ref_share: float, paths: int = 2
     ref = sd_c * rng.standard_normal(paths)
     false = np.zeros(paths, dtype=bool)
     for k in range(first, stalls + 1):
-        se = x[:, :k].std(axis=1, ddof=1) / math.sqrt(k)
+        se = x[:, :k].std(axis=1, ddof=1) / math.sqrt(k) * (studentized_factor(k - 1) if studentize else 1.0)
         false |= x[:, :k].mean(axis=1) + ref + one_sided_factor(8.0 * k / stalls, 0.04) * se \
             + z_one_sided(0.99) * sd_c < 0.0
     return float(np.mean(false))
@@ -95,3 +104,14 @@ def test_an_interval_from_two_paired_stalls_is_not_valid():
     # the known limit (docs/trial.md, "How early can a call be?"): with a negligible reference error and many
     # stalls even 3 pairs exceed 5 % (about 7 %): the plug-in spread of 2 df is the watch's weakest assumption
     assert 0.05 < _paired_false_rate(10, 3, 0.0) < 0.10
+
+
+def test_the_studentized_pairs_keep_the_sequences_share():
+    # Settings.studentize_pairs: the paired spread times t_(k-1)(0.95) / z(0.95) (1.78 at 2 df, 1.43 at 3, -> 1)
+    assert studentized_factor(2) == pytest.approx(2.919986 / 1.644854, rel=1e-5)
+    assert studentized_factor(2) > studentized_factor(3) > studentized_factor(30) > 1.0
+    with pytest.raises(ValueError):
+        studentized_factor(0)
+    # where the plug-in reaches ~7 % (reference negligible, 5 and 10 checkpoints) it stays under the sequence's 4 %
+    assert _paired_false_rate(5, 3, 0.0, studentize=True) < 0.04
+    assert _paired_false_rate(10, 3, 0.0, studentize=True) < 0.045

@@ -64,3 +64,15 @@ def test_at_half_of_the_real_runs_two_checkpoints_hold_the_information():
     assert need / sd < 1.645  # 1.27
     pairs, need, sd = _at_half("w8")
     assert pairs == 2 and need / sd > 2.5  # 2.93: the room is there, the degrees of freedom are not
+
+
+def test_w2_with_studentized_pairs_calls_the_same_verdict_one_checkpoint_later():
+    # the opt-in t correction of the paired spread (2 df at the third checkpoint): w2's call moves from the third
+    # checkpoint after the warm-up (step 809) to the fourth (1,009; 72 % of the run), the verdict unchanged
+    c, r = load(W2 / "colocated.csv")[0], load(W2 / "remote.csv")[0]
+    ref = trial.reference_from_run(c)
+    rp = trial.replay(ref, r, trial.Settings(margin=0.05, studentize_pairs=True), rows_per_look=10,
+                      until_decided=True)
+    assert rp.final["call"] == "equivalent" and rp.final["decided_by"] == "confidence sequence"
+    assert 1000 <= rp.final["called_at_step"] < 0.75 * 1401
+    assert rp.final["paired_stalls"] == 4
