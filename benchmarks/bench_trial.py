@@ -1,7 +1,7 @@
 """The watched trial, validated on replays (issue 39).
 
 Usage: ``PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_trial.py [--pairs N] [--cs-pairs N] [--jobs J]
-[--skip-real] [--skip-generated] [--skip-full] [--cells margin,beyond] [--earliest] [--paired-mc] [--studentize]``
+[--skip-real] [--skip-generated] [--skip-full] [--cells margin,beyond] [--earliest] [--paired-mc] [--plug-in]``
 
 1. **Real pairs** (``$COSTMODEL_REAL_FIXTURES/gpu_h200`` and ``tests/data/real_h200/{w8,w2,w4long}``): each
    remote log replayed 10 rows per look against its co-located run at a 5 % margin. Printed per pair: the
@@ -57,7 +57,7 @@ def real_pairs() -> dict[str, Path]:
     return {k: v for k, v in out.items() if (v / "remote.csv").is_file()}
 
 
-def bench_real(studentize: bool = False) -> list[dict[str, Any]]:
+def bench_real(studentize: bool = True) -> list[dict[str, Any]]:
     from costmodel import trial
     from costmodel.ingest import load
     from costmodel.warmup import analyze, compare
@@ -380,8 +380,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--skip-real", action="store_true")
     ap.add_argument("--skip-generated", action="store_true")
     ap.add_argument("--earliest", action="store_true", help="real pairs: how early any test could call them")
-    ap.add_argument("--studentize", action="store_true",
-                    help="real pairs replayed with Settings(studentize_pairs=True) (the opt-in t correction)")
+    ap.add_argument("--plug-in", action="store_true",
+                    help="real pairs replayed with Settings(studentize_pairs=False): the paired spread plugged in "
+                         "as known (research only: not valid under few pairs)")
     ap.add_argument("--paired-mc", action="store_true",
                     help="the false 'equivalent' rate when the pairs' own spread is the variance (simulated)")
     ap.add_argument("--warmup-fit", type=int, default=0, metavar="N",
@@ -400,7 +401,7 @@ def main(argv: list[str]) -> int:
     if a.warmup_fit:
         bench_warmup_fit(a.warmup_fit)
     if not a.skip_real:
-        bench_real(a.studentize)
+        bench_real(studentize=not a.plug_in)
         bench_cpu_per_update()
     if not a.skip_generated:
         bench_generated(a.cs_pairs, a.jobs, cs_only=True, cells=cells, first=a.first)

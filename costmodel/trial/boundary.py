@@ -52,9 +52,9 @@ def r_at(rows: float, plan_rows: float) -> float:
 
 def studentized_factor(df: float, p: float = 0.95) -> float:
     """``t_df(p) / z(p)`` (>= 1): how much wider a spread estimated with ``df`` degrees of freedom makes a bound
-    than a known one. The watch's opt-in correction (``Settings.studentize_pairs``) multiplies the paired stall
-    costs' standard error by it; with ``p = 0.95`` the plug-in boundary's false rate falls from about 7 % to
-    2.8-4.0 % (simulated; BENCHMARKS.md). Raises ValueError for ``df <= 0``."""
+    than a known one. The watch (``Settings.studentize_pairs``, on by default) and the plan multiply the paired
+    stall costs' standard error by it; with ``p = 0.95`` the plug-in boundary's false rate falls from about 7 %
+    to 2.5-3.9 % (simulated; BENCHMARKS.md). Raises ValueError for ``df <= 0``."""
     from scipy.stats import norm, t
 
     if not df > 0:

@@ -48,10 +48,11 @@ class Settings:
     min_after_rows: int = 30  # rows after an estimated warm-up end before it can be called
     heavy_growth: float = 0.05  # the warm-up estimate is redone when the log grew by this fraction
     warmup_tol: float = 0.10  # consecutive estimates of the warm-up end agree within this fraction
-    # opt-in: the paired stall costs' standard error times t_(pairs-1)(0.95) / z(0.95): their spread is estimated
-    # from 3-5 pairs, and plugged in as known it lets the false rate reach ~7 % when the reference's error is
-    # negligible (docs/trial.md, "How early can a call be?"); on, calls come one checkpoint or more later
-    studentize_pairs: bool = False
+    # the paired stall costs' standard error times t_(pairs-1)(0.95) / z(0.95): their spread is estimated from
+    # 3-5 pairs; plugged in as known (False: research only, NOT valid under few pairs) it lets the false
+    # "equivalent" rate reach ~7 % when the reference's error is negligible (docs/trial.md, "How early can a
+    # call be?"); on (the default) 2.5-3.9 %, and calls come one checkpoint or more later
+    studentize_pairs: bool = True
 
     def __post_init__(self) -> None:
         if not (0 < self.margin < 1):
