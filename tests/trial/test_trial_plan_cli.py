@@ -2,6 +2,8 @@
 what a shorter trial decides, the pilot's warm-up; one-line errors."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from support.paths import EXAMPLES, REPO
 
@@ -60,3 +62,14 @@ def test_the_plan_pays_the_watchs_t_quantile_for_few_checkpoints():
         assert t["watch_expected_stop"]["steps"] >= plug["watch_expected_stop"]["steps"]
         assert t["fixed_length"] == plug["fixed_length"]
     assert 1262 // 250 == 5 and 754 // 250 == 3
+
+
+def test_the_plug_in_flags_reach_plan_and_watch(cli):
+    # --plug-in-pairs (research only): the plan's 10 % watch length falls back to 3 checkpoints (754 steps), and
+    # the watch calls w2 at its third checkpoint after the warm-up (step 809) instead of the fourth (1,009)
+    p = cli.json("plan", "--colocated", W2 / "colocated.csv", "--margin", "0.10", "--plug-in-pairs", "--json")
+    assert p["watch"]["steps"] == 754 and p["studentize_pairs"] is False
+    r = cli("watch", W2 / "remote.csv", "--colocated", W2 / "colocated.csv", "--margin", "0.05", "--replay", "10",
+            "--until", "decided", "--plug-in-pairs", "--json")
+    end = json.loads(r.out.splitlines()[-1])
+    assert r.rc == 0 and end["call"] == "equivalent" and 800 <= end["called_at_step"] < 1000
