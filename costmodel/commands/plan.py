@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plug-in-pairs", action="store_true",
                         help="research only, NOT valid under few checkpoints: the watch takes the paired checkpoint costs' "
                              "spread as known (default: widened by t_(k-1)(0.95)/z(0.95) for k pairs, which keeps "
-                             "false 'equivalent' <= 5 %%)")
+                             "the false 'equivalent' rate within 5 percent)")
     add_ingest_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON object on stdout")
 
