@@ -14,6 +14,7 @@ from costmodel.trial.boundary import (
     one_sided_factor,
     r_at,
     studentized_factor,
+    t_cdf,
     z_one_sided,
     z_two_sided,
 )
@@ -132,3 +133,19 @@ def test_the_default_watch_keeps_false_equivalent_under_5_percent_with_few_pairs
     rates = [_paired_false_rate(stalls, 3, share) for share in (0.0, 0.13, 0.5, 1.0)]
     assert max(rates) <= 0.05, rates
     assert rates[0] > 0.015  # not vacuous: the bound is crossed on some paths (2.5-3.9 % where the reference is exact)
+
+
+def test_the_t_quantile_is_scipys_without_importing_scipy_stats_at_a_look():
+    # studentized_factor inverts the closed-form t distribution (integer df): a look of the watch must not pay
+    # scipy.stats' import (about 1.5 s of CPU, above the 1 s per update the issue allows)
+    from scipy.stats import norm, t
+
+    for df in range(1, 41):
+        for x in (-4.0, -1.0, 0.0, 0.3, 1.7, 6.0):
+            assert t_cdf(x, df) == pytest.approx(t.cdf(x, df), abs=1e-12)
+        assert studentized_factor(df) == pytest.approx(t.ppf(0.95, df) / norm.ppf(0.95), rel=1e-10)
+    assert studentized_factor(2.5) == pytest.approx(t.ppf(0.95, 2.5) / norm.ppf(0.95), rel=1e-10)
+    with pytest.raises(ValueError):
+        t_cdf(1.0, 0)
+    with pytest.raises(ValueError):
+        studentized_factor(3, 0.4)
