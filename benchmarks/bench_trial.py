@@ -1,7 +1,7 @@
 """The watched trial, validated on replays (issue 39).
 
 Usage: ``PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_trial.py [--pairs N] [--cs-pairs N] [--jobs J]
-[--skip-real] [--skip-generated] [--skip-full] [--cells margin,beyond]``
+[--skip-real] [--skip-generated] [--skip-full] [--cells margin,beyond] [--earliest] [--paired-mc] [--plug-in]``
 
 1. **Real pairs** (``$COSTMODEL_REAL_FIXTURES/gpu_h200`` and ``tests/data/real_h200/{w8,w2,w4long}``): each
    remote log replayed 10 rows per look against its co-located run at a 5 % margin. Printed per pair: the
@@ -20,6 +20,10 @@ Usage: ``PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_trial.py [--pairs N] 
    (``beyond``: 1.08 or 1/1.08). Printed per cell: the share called equivalent by the confidence sequence and
    in the end (with the final analysis), with a Wilson 95 % interval, the median step of the call as a share
    of the run, the warm-up call within 10 % of the truth's end.
+4. ``--earliest``: how early any test could call the real pairs (``bench_earliest``, ``bench_oracle``: the
+   information at each look against what the margin needs, with the whole log's variance as an oracle).
+5. ``--paired-mc``: the watch's false "equivalent" rate when its variance is the paired stalls' own spread from
+   few pairs (the real pairs' regime; Gaussian paths, ``paired_false_rate``).
 Deterministic: pair i of a cell uses seeds derived from (cell, i).
 """
 from __future__ import annotations
@@ -53,7 +57,7 @@ def real_pairs() -> dict[str, Path]:
     return {k: v for k, v in out.items() if (v / "remote.csv").is_file()}
 
 
-def bench_real() -> list[dict[str, Any]]:
+def bench_real(studentize: bool = True) -> list[dict[str, Any]]:
     from costmodel import trial
     from costmodel.ingest import load
     from costmodel.warmup import analyze, compare
@@ -64,7 +68,7 @@ def bench_real() -> list[dict[str, Any]]:
         ref = trial.reference_from_run(c)
         full = analyze(r)
         whole = compare([c], [r], margin=MARGIN).equivalence
-        rp = trial.replay(ref, r, trial.Settings(margin=MARGIN), rows_per_look=10)
+        rp = trial.replay(ref, r, trial.Settings(margin=MARGIN, studentize_pairs=studentize), rows_per_look=10)
         w, f = rp.watcher, rp.final
         n_steps = float(r.table["step"].iloc[-1]) + 1
         wu = next((e for e in rp.events if e["event"] == "warmup_over"), None)
@@ -118,7 +122,8 @@ def bench_earliest() -> None:
     """How early could any test call the real pairs? ``compare`` (the fixed-sample TOST, not valid under
     monitoring) on the first 30-100 % of each remote log, and at each interval of the watch (one per new stall)
     the half-width it has, the half-width the call needs, and the narrowest any mixing precision and any split
-    of the 5 % between the reference and the sequence would give (chosen with hindsight: a lower limit)."""
+    of the 5 % between the reference and the sequence would give (chosen with hindsight: a lower limit).
+    Then the information at 50 % of each log and the earliest look at which an oracle would call (below)."""
     from statistics import NormalDist
 
     from costmodel import trial
@@ -158,6 +163,123 @@ def bench_earliest() -> None:
             print(f"   step {h['step']:.0f} ({(h['step'] + 1) / n:.0%}), {h['stalls']} stalls: ratio {h['ratio']:.4f}; "
                   f"half-width needed <= {need:.4f}, watch {cur:.4f}, best rho and split {best:.4f} "
                   f"({1 - best / cur:.1%} narrower), fixed-sample one-sided 5 % {fixed:.4f}", flush=True)
+    bench_oracle()
+
+
+ORACLE_RULES = ("oracle, one look, any pairs", "oracle, one look, >= 3 pairs", "oracle variance, watch's boundary")
+
+
+def bench_oracle() -> None:
+    """The information each real log holds at each look, against what the margin needs, with the variance an
+    oracle would know: the paired stalls' spread and the between-stall rate's error of the *whole* log (4-5
+    pairs), not the few seen so far. theta at a look is the watch's (paired stalls, the whole log's warm-up
+    end). Per look and pair: the half-width needed (``log 1.05 - |theta|``), the one-sided 5 % bound of a single
+    fixed-sample look with that known variance (``z_0.95 sd``: no procedure valid at 5 % can be narrower at that
+    look; repeating it at every look is not valid), and the watch's boundary with the same variance.
+    Printed: the first look with each number of paired stalls, the look at 50 % of the log, and the earliest
+    look at which each rule would call, with the median over the pairs."""
+    from statistics import NormalDist
+
+    from costmodel import trial
+    from costmodel.ingest import load
+    from costmodel.trial.boundary import one_sided_factor, r_at
+    from costmodel.trial.levels import window_level
+    from costmodel.trial.pairing import theta_of
+    from costmodel.warmup import analyze, prepare
+
+    z = NormalDist().inv_cdf
+    L = float(np.log1p(MARGIN))
+    earliest: dict[str, dict[str, float]] = {}
+    for name, d in real_pairs().items():
+        c, r = load(d / "colocated.csv")[0], load(d / "remote.csv")[0]
+        ref = trial.reference_from_run(c)
+        s = prepare(r, ref.metric)
+        wu = analyze(r).warmup_end_step or 0
+        i0, n = int(np.searchsorted(s.step, wu)), len(s.step)
+        full = window_level(s.w[i0:], s.d[i0:], s.step[i0:], ref.period_steps, ref.stall_sd_s)
+        thf = theta_of(full, ref.window, ref.steps_per_row) if full else None
+        if full is None or thf is None or not thf.pairs:
+            print(f"{name}: no paired stalls over the whole log: no oracle", flush=True)
+            continue
+        v_b_row = (full.between_share * full.between_rel_se) ** 2 * full.rows
+        v_pair = (thf.var_monitored - (full.between_share * full.between_rel_se) ** 2) * thf.pairs
+        sd_c = float(np.sqrt(thf.var_fixed))
+        print(f"{name}: oracle (whole log, warm-up end {wu}, {thf.pairs} paired stalls): one paired stall's sd "
+              f"{np.sqrt(v_pair):.4f}, between-stall rate's sd {np.sqrt(v_b_row / full.rows):.4f} over the log, "
+              f"the reference's {sd_c:.4f} (log scale); whole-log ratio {np.exp(thf.theta):.4f}", flush=True)
+        first: dict[str, float] = {}
+        last_pairs, half_done = -1, False
+        for k in [*range(i0 + 20, n, 10), n]:
+            wl = window_level(s.w[i0:k], s.d[i0:k], s.step[i0:k], ref.period_steps, ref.stall_sd_s)
+            th = theta_of(wl, ref.window, ref.steps_per_row, min_pairs=1) if wl else None
+            if wl is None or th is None or not th.pairs:
+                continue
+            sd_m = float(np.sqrt(v_b_row / wl.rows + v_pair / th.pairs))
+            sd = float(np.hypot(sd_m, sd_c))
+            need = L - abs(th.theta)
+            h = {ORACLE_RULES[0]: z(0.95) * sd, ORACLE_RULES[1]: z(0.95) * sd if th.pairs >= 3 else float("inf"),
+                 ORACLE_RULES[2]: one_sided_factor(r_at(wl.rows, ref.steady_rows), 0.04) * sd_m + z(0.99) * sd_c}
+            for rule, hw in h.items():
+                if rule not in first and hw < need:
+                    first[rule] = k / n
+            at_half = not half_done and k >= n // 2
+            if th.pairs != last_pairs or at_half:
+                half_done = half_done or at_half
+                own = (f"; the pairs' own sd {np.sqrt(th.var_monitored):.4f} ({th.pairs - 1} df)" if th.pairs >= 2
+                       else "; no spread from one pair")
+                print(f"   {'50 % of the log' if at_half else 'first look with'} {th.pairs} paired stall(s), step "
+                      f"{s.step[k - 1]:.0f} ({k / n:.0%}): ratio {np.exp(th.theta):.4f}, half-width needed <= "
+                      f"{need:.4f}; oracle sd {sd:.4f}{own}: multiplier allowed need / oracle sd {need / sd:.2f} "
+                      f"(one fixed look: {z(0.95):.3f}); oracle single look {h[ORACLE_RULES[0]]:.4f}, watch's "
+                      f"boundary {h[ORACLE_RULES[2]]:.4f}", flush=True)
+                last_pairs = th.pairs
+        earliest[name] = first
+        print("   earliest call: " + "; ".join(f"{rule} {first.get(rule, 1.0):.0%}" for rule in ORACLE_RULES), flush=True)
+    for rule in ORACLE_RULES:
+        v = sorted(e.get(rule, 1.0) for e in earliest.values())
+        if v:
+            print(f"median over the pairs, {rule}: {statistics.median(v):.0%} ({', '.join(f'{x:.0%}' for x in v)})",
+                  flush=True)
+
+
+def paired_false_rate(stalls: int, first: int, ref_share: float, paths: int = 100_000, seed: int = 2,
+                      studentize: bool = False) -> float:
+    """The watch's false "equivalent" rate over all its looks when the noise is the paired stalls' (the real
+    pairs' case): the truth on the margin, one look per new paired stall from the ``first``-th to the
+    ``stalls``-th, each with the pairs' own spread (``first - 1`` df and up), the boundary tuned for ``stalls``
+    pairs, and the reference's fixed error ``ref_share`` x the monitored sd at the end (Gaussian).
+    ``studentize``: the spread times ``studentized_factor(k - 1)`` (``Settings.studentize_pairs``)."""
+    from statistics import NormalDist
+
+    from costmodel.trial.boundary import one_sided_factor, studentized_factor
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((paths, stalls))
+    sd_c = ref_share / np.sqrt(stalls)
+    ref = sd_c * rng.standard_normal(paths)
+    z99 = NormalDist().inv_cdf(0.99)
+    false = np.zeros(paths, dtype=bool)
+    for k in range(first, stalls + 1):
+        se = x[:, :k].std(axis=1, ddof=1) / np.sqrt(k) * (studentized_factor(k - 1) if studentize else 1.0)
+        b = one_sided_factor(8.0 * k / stalls, 0.04)
+        false |= x[:, :k].mean(axis=1) + ref + b * se + z99 * sd_c < 0.0
+    return float(false.mean())
+
+
+def bench_paired_mc() -> None:
+    """:func:`paired_false_rate` over the stalls a trial sees, the first interval's stall count and the
+    reference's share of the error (real pairs: 0.13 w8, 0.25 w4long, 0.38 w2, 1.0 gpu_h200)."""
+    print("paired stalls, variance from the pairs themselves; false 'equivalent' rate (truth on the margin), "
+          "100,000 Gaussian paths per cell; columns: the reference's sd / the monitored sd at the end", flush=True)
+    shares = (0.0, 0.13, 0.25, 0.5, 1.0)
+    for stalls in (4, 5, 10, 30):
+        for first in (2, 3, 4):
+            rates = [paired_false_rate(stalls, first, sh) for sh in shares]
+            print(f"  {stalls:2d} stalls, first interval at {first}: "
+                  + "; ".join(f"{sh}: {x:.1%}" for sh, x in zip(shares, rates, strict=True)), flush=True)
+        rates = [paired_false_rate(stalls, 3, sh, studentize=True) for sh in shares]
+        print(f"  {stalls:2d} stalls, first interval at 3, studentize_pairs: "
+              + "; ".join(f"{sh}: {x:.1%}" for sh, x in zip(shares, rates, strict=True)), flush=True)
 
 
 def bench_warmup_fit(pairs: int) -> None:
@@ -258,6 +380,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--skip-real", action="store_true")
     ap.add_argument("--skip-generated", action="store_true")
     ap.add_argument("--earliest", action="store_true", help="real pairs: how early any test could call them")
+    ap.add_argument("--plug-in", action="store_true",
+                    help="real pairs replayed with Settings(studentize_pairs=False): the paired spread plugged in "
+                         "as known (research only: not valid under few pairs)")
+    ap.add_argument("--paired-mc", action="store_true",
+                    help="the false 'equivalent' rate when the pairs' own spread is the variance (simulated)")
     ap.add_argument("--warmup-fit", type=int, default=0, metavar="N",
                     help="generated pairs: the whole-log fit's warm-up end against the truth, N pairs per cell")
     ap.add_argument("--first", type=int, default=0, help="generated pairs: the index of the first (seeds follow it)")
@@ -269,10 +396,12 @@ def main(argv: list[str]) -> int:
         ap.error(f"--cells: one of {', '.join(CELLS)}")
     if a.earliest:
         bench_earliest()
+    if a.paired_mc:
+        bench_paired_mc()
     if a.warmup_fit:
         bench_warmup_fit(a.warmup_fit)
     if not a.skip_real:
-        bench_real()
+        bench_real(studentize=not a.plug_in)
         bench_cpu_per_update()
     if not a.skip_generated:
         bench_generated(a.cs_pairs, a.jobs, cs_only=True, cells=cells, first=a.first)

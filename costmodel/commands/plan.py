@@ -17,7 +17,8 @@ still decide (the smallest margin at 25, 50 and 75 % of the length).
 
 With --json prints one object: margin, power, assumed_ratio, ratio_source, warmup_steps, warmup_s, step_s,
 stall_period_steps, min_stalls, watch / watch_expected_stop / fixed_length ({steady_steps, steps, minutes,
-usd}), plan_steps (give it to costmodel watch --plan-steps), shorter (list), noise, reference, notes, method.
+usd}), plan_steps (give it to costmodel watch --plan-steps), studentize_pairs, shorter (list), noise,
+reference, notes, method.
 
 Example: costmodel example ex && costmodel plan --colocated ex/colocated_steps.csv --margin 0.05 --usd-per-hour 110
 """
@@ -37,6 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--usd-per-hour", type=float, default=None, metavar="USD",
                         help="the trial's price per hour (all its GPUs), e.g. 110 for 2 x p5")
     parser.add_argument("--metric", default=None, help="Timeline column (default samples_per_s, ...)")
+    parser.add_argument("--plug-in-pairs", action="store_true",
+                        help="research only, NOT valid under few checkpoints: the watch takes the paired checkpoint costs' "
+                             "spread as known (default: widened by t_(k-1)(0.95)/z(0.95) for k pairs, which keeps "
+                             "the false 'equivalent' rate within 5 percent)")
     add_ingest_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON object on stdout")
 
@@ -48,7 +53,7 @@ def _f(v: Any, spec: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from ..foundation.errors import AnalysisError
     from ..ingest import load
-    from ..trial import reference_from_run
+    from ..trial import Settings, reference_from_run
     from ..trial.plan import pilot_from_run, plan_trial
     from ._common import emit_json, ingest_options
 
@@ -79,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
         pilot = pilot_from_run(ref, load(args.pilot, ingest_options(args, "remote"))[0], "pilot")
     elif sim is not None and sim.runs:
         pilot = pilot_from_run(ref, sim.runs[0], "prediction")
-    plan = plan_trial(ref, args.margin, args.power, args.ratio, pilot, args.usd_per_hour)
+    settings = Settings(margin=args.margin, studentize_pairs=not args.plug_in_pairs)
+    plan = plan_trial(ref, args.margin, args.power, args.ratio, pilot, args.usd_per_hour, settings)
     if args.json:
         emit_json(plan)
         return 0

@@ -47,6 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plan-steps", type=float, default=None, metavar="N",
                         help="the planned steady steps (costmodel plan): the interval is tightest there "
                              "(default: the co-located run's steady length)")
+    parser.add_argument("--plug-in-pairs", action="store_true",
+                        help="research only, NOT valid under few checkpoints: take the paired checkpoint costs' "
+                             "spread as known (default: widened by t_(k-1)(0.95)/z(0.95) for k pairs, which keeps "
+                             "the false 'equivalent' rate within 5 percent)")
     add_ingest_arguments(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object per event on stdout (JSON lines)")
 
@@ -121,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     ref_runs = load(args.colocated, ingest_options(args, "colocated"))
     ref = reference_from_run(ref_runs[0], args.metric)
     plan_rows = int(args.plan_steps / ref.steps_per_row) if args.plan_steps else None
-    watcher = Watcher(ref, Settings(margin=args.margin, plan_rows=plan_rows))
+    watcher = Watcher(ref, Settings(margin=args.margin, plan_rows=plan_rows, studentize_pairs=not args.plug_in_pairs))
     follower = Follower(args.log, poll_s=args.poll, idle_timeout_s=args.idle_timeout, follow=not args.no_follow)
     if args.log != "-":
         from pathlib import Path

@@ -19,6 +19,7 @@ repeated at every look, whose error rate grows with the number of looks.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 #: r = V / rho at the planned length: B(r, 0.04) is within 1 % of its minimum for r in about 4-20
@@ -48,6 +49,60 @@ def one_sided_factor(r: float, alpha: float) -> float:
 def r_at(rows: float, plan_rows: float) -> float:
     """``r`` after ``rows`` steady rows when the boundary is tuned for ``plan_rows`` (both > 0)."""
     return R_AT_PLAN * max(rows, 1e-9) / max(plan_rows, 1e-9)
+
+
+def t_cdf(x: float, df: int) -> float:
+    """Student's t distribution function for an integer ``df >= 1`` (the closed form by ``atan``; Abramowitz &
+    Stegun 26.7.3-4): pure Python, so a look of the watch does not import scipy.stats (about 1.5 s of CPU)."""
+    if df < 1 or int(df) != df:
+        raise ValueError(f"need an integer df >= 1; got {df}")
+    df = int(df)
+    th = math.atan(abs(x) / math.sqrt(df))
+    c2, total, term = math.cos(th) ** 2, 1.0, 1.0
+    if df % 2:
+        for k in range(1, (df - 1) // 2):
+            term *= 2 * k / (2 * k + 1) * c2
+            total += term
+        a = 2 / math.pi * (th + (math.sin(th) * math.cos(th) * total if df > 1 else 0.0))
+    else:
+        for k in range(1, df // 2):
+            term *= (2 * k - 1) / (2 * k) * c2
+            total += term
+        a = math.sin(th) * total
+    return 0.5 + math.copysign(a / 2, x)
+
+
+@functools.lru_cache(maxsize=256)
+def studentized_factor(df: float, p: float = 0.95) -> float:
+    """``t_df(p) / z(p)`` (>= 1): how much wider a spread estimated with ``df`` degrees of freedom makes a bound
+    than a known one. The watch (``Settings.studentize_pairs``, on by default) and the plan multiply the paired
+    stall costs' standard error by it; with ``p = 0.95`` the plug-in boundary's false rate falls from about 7 %
+    to 2.5-3.9 % (simulated; BENCHMARKS.md). Integer ``df`` (pairs - 1) by bisection on :func:`t_cdf`; other
+    ``df`` by scipy. Raises ValueError for ``df <= 0`` or ``p`` outside (0.5, 1)."""
+    from statistics import NormalDist
+
+    if not df > 0:
+        raise ValueError(f"need df > 0; got {df}")
+    if not 0.5 < p < 1:
+        raise ValueError(f"need 0.5 < p < 1; got {p}")
+    if int(df) == df:
+        lo, hi = 0.0, 1.0
+        while t_cdf(hi, int(df)) < p:
+            lo, hi = hi, 2 * hi
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            if t_cdf(mid, int(df)) < p:
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo <= 1e-13 * hi:
+                break
+        q = (lo + hi) / 2
+    else:
+        from scipy.stats import t
+
+        q = float(t.ppf(p, df))
+    return float(max(q / NormalDist().inv_cdf(p), 1.0))
 
 
 def z_two_sided(alpha: float) -> float:

@@ -47,12 +47,13 @@ def _between_theta(r: WindowLevel, c: WindowLevel, how: str) -> Theta:
                  pairs=0, stalls=r.n_stalls, how=how)
 
 
-def theta_of(r: WindowLevel, c: WindowLevel, steps_per_row: float = 1.0) -> Theta | None:
+def theta_of(r: WindowLevel, c: WindowLevel, steps_per_row: float = 1.0, min_pairs: int = MIN_PAIRS) -> Theta | None:
     """theta and its variance parts for a remote window ``r`` against the reference window ``c``; None when
-    the stalls needed are not there yet (fewer than ``MIN_PAIRS`` on a side that stalls)."""
+    the stalls needed are not there yet (fewer than ``min_pairs`` on a side that stalls; below 2 the paired
+    spread is NaN: an analysis of how early a call could be passes 1 and brings its own variance)."""
     if not (c.period_steps and c.n_stalls >= 2):
         return _between_theta(r, c, "no recurring stalls on the co-located side: levels compared as they are")
-    if r.n_stalls < MIN_PAIRS:
+    if r.n_stalls < min_pairs:
         return None
     tol = PAIR_TOL * c.period_steps + steps_per_row
     cs = np.asarray(c.stall_steps, dtype=float)
@@ -61,7 +62,7 @@ def theta_of(r: WindowLevel, c: WindowLevel, steps_per_row: float = 1.0) -> Thet
         j = int(np.argmin(np.abs(cs - s)))
         if abs(cs[j] - s) <= tol:
             pairs.append((e, c.stall_excess_s[j]))
-    if len(pairs) < MIN_PAIRS or len(pairs) < 0.75 * r.n_stalls:
+    if len(pairs) < min_pairs or len(pairs) < 0.75 * r.n_stalls:
         return _between_theta(r, c, "unpaired: the stalls do not fall at the same steps on both sides")
     g_r, g_c = 1.0 / _period_s(r), 1.0 / _period_s(c)
     diffs = np.array([g_r * er - g_c * ec for er, ec in pairs])
@@ -71,7 +72,7 @@ def theta_of(r: WindowLevel, c: WindowLevel, steps_per_row: float = 1.0) -> Thet
     u_r, u_c = 1.0 / r.between_level, 1.0 / c.between_level
     lev_r = 1.0 / (u_r + float(np.mean([e for e, _ in pairs])) / w_pr)
     lev_c = 1.0 / (u_c + float(np.mean([e for _, e in pairs])) / w_pc)
-    v_pair = float(np.var(diffs, ddof=1)) / len(diffs)
+    v_pair = float(np.var(diffs, ddof=1)) / len(diffs) if len(diffs) >= 2 else float("nan")
     v_r = (r.between_share * r.between_rel_se) ** 2
     v_c = (c.between_share * c.between_rel_se) ** 2
     return Theta(theta=math.log(lev_r / lev_c), var_monitored=v_r + v_pair, var_fixed=v_c, pairs=len(pairs),

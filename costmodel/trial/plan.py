@@ -8,7 +8,9 @@ taken as that of two independent stalls, 2 (g sd)^2 (conservative: one job's che
 together; a pilot with at least 3 paired stalls gives its own spread instead). A trial of ``n`` steady rows
 decides at ``margin`` with power ``power`` (at the assumed true ratio) when ``log(1 + margin) - |log ratio| >=
 h(n) + z_power * sd(n)``: ``h`` the half-width of the watch's interval (:mod:`costmodel.trial.watcher`: the
-anytime-valid confidence sequence) or, for the planned final analysis, TOST's (``z_0.95 sd``). The watch needs
+anytime-valid confidence sequence, its paired stall part widened by ``t_(k-1)(0.95) / z(0.95)`` for the
+``k`` stalls seen, as the watch does by default) or, for the planned final analysis, TOST's (``z_0.95 sd``).
+The watch needs
 at least ``MIN_PAIRS`` stalls after the warm-up and calls the warm-up end once the log is about twice as long
 as it.
 """
@@ -18,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .boundary import one_sided_factor, r_at, z_one_sided, z_two_sided
+from .boundary import one_sided_factor, r_at, studentized_factor, z_one_sided, z_two_sided
 from .pairing import MIN_PAIRS
 from .reference import Reference
 from .watcher import Settings
@@ -64,12 +66,16 @@ def noise_model(ref: Reference, pilot: Pilot | None = None) -> NoiseModel:
                       period_steps=ref.period_steps, steps_per_row=ref.steps_per_row)
 
 
-def _sd_parts(nm: NoiseModel, rows: float) -> tuple[float, float]:
+def _sd_parts(nm: NoiseModel, rows: float, studentize: bool = False) -> tuple[float, float]:
+    """The remote (monitored) and reference standard errors of the log ratio after ``rows`` steady rows;
+    ``studentize``: the paired stalls' part times ``t_(k-1)(0.95) / z(0.95)`` (k stalls, k >= 2), as the
+    watch's boundary widens it (``Settings.studentize_pairs``)."""
     steps = rows * nm.steps_per_row
     v = nm.v_between_rows / rows
     if nm.period_steps and nm.v_stall_pair > 0:
         k = max(math.floor(steps / nm.period_steps), 1)
-        v += nm.v_stall_pair / k
+        fac = studentized_factor(k - 1) if studentize and k >= 2 else 1.0
+        v += nm.v_stall_pair / k * fac * fac
     return math.sqrt(v), math.sqrt(nm.v_fixed)
 
 
@@ -83,7 +89,9 @@ def margin_at(nm: NoiseModel, rows: float, theta: float, power: float, settings:
     sd = math.hypot(se_m, se_f)
     zp = z_one_sided(power)
     if sequential:
-        h = one_sided_factor(r_at(rows, plan_rows), settings.alpha_remote) * se_m + z_two_sided(settings.alpha_reference) * se_f
+        # the boundary's width uses the watch's (studentized) standard error; the estimate's own spread (power) not
+        se_b = _sd_parts(nm, rows, settings.studentize_pairs)[0]
+        h = one_sided_factor(r_at(rows, plan_rows), settings.alpha_remote) * se_b + z_two_sided(settings.alpha_reference) * se_f
     else:
         h = z_one_sided(0.95) * sd
     return math.expm1(abs(theta) + h + zp * sd)
@@ -141,6 +149,7 @@ def plan_trial(ref: Reference, margin: float, power: float = 0.8, ratio: float |
             "step_s": step_s, "stall_period_steps": ref.period_steps, "min_stalls": MIN_PAIRS if ref.period_steps else 0,
             "watch": total(seq_rows), "watch_expected_stop": total(expected_rows), "fixed_length": total(fixed_rows),
             "plan_steps": math.ceil(plan_rows * nm.steps_per_row), "usd_per_hour": usd_per_hour,
+            "studentize_pairs": st.studentize_pairs,
             "noise": {"between_rel_se_per_row": math.sqrt(nm.v_between_rows), "stall_pair_rel_sd": math.sqrt(nm.v_stall_pair),
                       "reference_rel_se": math.sqrt(nm.v_fixed)},
             "reference": ref.to_dict(), "notes": notes}
@@ -153,7 +162,8 @@ def plan_trial(ref: Reference, margin: float, power: float = 0.8, ratio: float |
                         "smallest_margin_fixed": margin_at(nm, rows, theta, power, st, plan_rows, False)})
     plan["shorter"] = shorter
     plan["method"] = ("per-row noise of the reference (between-stall long-run error, stall costs paired by step); "
-                      "watch: one-sided normal-mixture confidence sequence, tightest at plan_steps; fixed_length: TOST "
+                      "watch: one-sided normal-mixture confidence sequence, tightest at plan_steps, the paired stalls' "
+                      "part times t_(k-1)(0.95)/z(0.95) when the watch studentizes them; fixed_length: TOST "
                       "at the end; power at the assumed ratio")
     return plan
 

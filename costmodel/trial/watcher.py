@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..foundation.errors import AnalysisError
-from .boundary import one_sided_factor, r_at, z_two_sided
+from .boundary import one_sided_factor, r_at, studentized_factor, z_two_sided
 from .levels import steps_per_row, window_level
 from .pairing import theta_of
 from .reference import Reference
@@ -48,6 +48,11 @@ class Settings:
     min_after_rows: int = 30  # rows after an estimated warm-up end before it can be called
     heavy_growth: float = 0.05  # the warm-up estimate is redone when the log grew by this fraction
     warmup_tol: float = 0.10  # consecutive estimates of the warm-up end agree within this fraction
+    # the paired stall costs' standard error times t_(pairs-1)(0.95) / z(0.95): their spread is estimated from
+    # 3-5 pairs; plugged in as known (False: research only, NOT valid under few pairs) it lets the false
+    # "equivalent" rate reach ~7 % when the reference's error is negligible (docs/trial.md, "How early can a
+    # call be?"); on (the default) 2.5-3.9 %, and calls come one checkpoint or more later
+    studentize_pairs: bool = True
 
     def __post_init__(self) -> None:
         if not (0 < self.margin < 1):
@@ -228,7 +233,11 @@ class Watcher:
             return []
         plan = st.plan_rows or max(self.ref.steady_rows, st.min_rows)
         fac = one_sided_factor(r_at(wl.rows, plan), st.alpha_remote)
-        se_r = math.sqrt(th.var_monitored)
+        var_m = th.var_monitored
+        if st.studentize_pairs and th.pairs >= 2:
+            v_between = (wl.between_share * wl.between_rel_se) ** 2
+            var_m = v_between + (var_m - v_between) * studentized_factor(th.pairs - 1) ** 2
+        se_r = math.sqrt(var_m)
         se_c = math.sqrt(th.var_fixed)
         iv = Interval(theta=th.theta, half_width=fac * se_r + z_two_sided(st.alpha_reference) * se_c,
                       log_se_remote=se_r, log_se_reference=se_c, factor=fac, rows=wl.rows, stalls=th.stalls,
