@@ -170,8 +170,8 @@ def _rows_of_step_times(y: np.ndarray, d: np.ndarray, sk: np.ndarray, every: int
     return d_out, d_out * y, time_source
 
 
-#: an elapsed clock's time before the first row is taken as that row's duration up to this many typical rows’
-#: time (a clock that also counts the set-up before training, model load or compilation, is not a cold phase)
+#: an elapsed clock's time before the first row is taken as that row's duration up to this many times a typical
+#: row's time (a clock that also counts the set-up before training, model load or compilation, is no cold phase)
 FIRST_ROW_MAX_TYPICAL = 20.0
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.writer_logs import write_log
 
 from costmodel.ingest import load_many
 from costmodel.warmup import analyze, compare
-from support.writer_logs import write_log
 
 REPO = Path(__file__).resolve().parents[2]
 
