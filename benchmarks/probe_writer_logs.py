@@ -11,7 +11,9 @@ each writer's own file (Lightning ``metrics.csv`` rows from the run's real Light
 per-step runs, and ingest reads them as a user's files. Per pair, writer and N: the remote steady level against the
 per-step level (limit 3 %; tokens for torchtitan), compare's verdict at 2 % and 5 % (never ``equivalent`` where
 per step it is ``different``), the remote warm-up end or the stated interval against the per-step end (within one
-logging interval), the extra warm-up in seconds (> 0, within 30 %). ``cut``: the first 900 steps at every 10
+logging interval), the extra warm-up in seconds (> 0, within 30 %). For writers that log neither the data wait nor
+the cache hit ratio (Megatron, torchtitan, HF), the warm-up end and extra warm-up are judged against the per-step
+answer from the throughput alone (the waits' end: the cache can still be filling behind a deep loader queue). ``cut``: the first 900 steps at every 10
 (no co-located warm-up, no negative extra warm-up). ``ok`` lists the criteria missed (``-`` when none).
 """
 from __future__ import annotations
@@ -53,8 +55,25 @@ def _fit_paths(paths: list[Path]) -> dict[str, Any]:
             "warnings": warns}
 
 
+#: the per-step columns a throughput-only writer (Megatron, torchtitan, HF) has no counterpart of
+TELEMETRY = ["data_wait_s", "cache_hit_ratio", "cache_served_ratio", "cache_misses", "prefetch_concurrency",
+             "prefetched_files"]
+
+
 def truth_of(d: Path) -> dict[str, Any]:
-    return _fit_paths([d / "colocated.csv", d / "remote.csv"])
+    """The per-step answer, and the per-step answer from the throughput alone (``thr``: data wait and cache
+    columns dropped): a writer that logs neither can only show where the waits end, not where the cache is warm."""
+    import pandas as pd
+
+    truth = _fit_paths([d / "colocated.csv", d / "remote.csv"])
+    with tempfile.TemporaryDirectory(prefix="truth") as t:
+        paths = []
+        for side in ("colocated", "remote"):
+            p = Path(t) / f"{side}.csv"
+            pd.read_csv(d / f"{side}.csv").drop(columns=TELEMETRY, errors="ignore").to_csv(p, index=False)
+            paths.append(p)
+        truth["thr"] = _fit_paths(paths)
+    return truth
 
 
 def probe(writer: str, d: Path, every: int, truth: dict[str, Any], cut: int | None = None) -> dict[str, Any]:
@@ -66,7 +85,8 @@ def probe(writer: str, d: Path, every: int, truth: dict[str, Any], cut: int | No
             got = _fit_paths(paths)
         except Exception as exc:  # noqa: BLE001 - a refusal is a result of the probe
             return {"refused": f"{type(exc).__name__}: {str(exc)[:120]}"}
-    return judge(truth, got, every, cut)
+    telemetry = writer.startswith("lightning")  # Lightning's metrics.csv of these runs logs the data wait and hits
+    return judge(truth if telemetry else {**truth["thr"], "full": truth}, got, every, cut)
 
 
 def _interval(f: Any) -> tuple[int | None, int | None]:
@@ -78,13 +98,15 @@ def _interval(f: Any) -> tuple[int | None, int | None]:
 
 def judge(truth: dict[str, Any], got: dict[str, Any], every: int, cut: int | None) -> dict[str, Any]:
     tr, gr = truth["r"], got["r"]
+    full = truth.get("full", truth)  # level and verdicts are judged against the full per-step answer
+    lv = full["r"]
     scale = SEQ if gr.metric == "tokens_per_s" and tr.metric == "samples_per_s" else 1.0
-    lvl = (gr.steady_mean / (tr.steady_mean * scale) - 1.0) if gr.steady_mean and tr.steady_mean else None
+    lvl = (gr.steady_mean / (lv.steady_mean * scale) - 1.0) if gr.steady_mean and lv.steady_mean else None
     lo, hi = _interval(gr)
     t_end = tr.warmup_end_step
     x_t, x_g = truth["cmp2"].remote_extra_warmup_s, got["cmp2"].remote_extra_warmup_s
     xe = (x_g / x_t - 1.0) if x_t and x_g is not None else None
-    v2, v5 = (truth["cmp2"].verdict, got["cmp2"].verdict), (truth["cmp5"].verdict, got["cmp5"].verdict)
+    v2, v5 = (full["cmp2"].verdict, got["cmp2"].verdict), (full["cmp5"].verdict, got["cmp5"].verdict)
     miss = []
     invisible = any("invisible" in w for w in got["warnings"])
     if cut is None:
