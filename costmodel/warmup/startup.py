@@ -10,8 +10,8 @@ end (a cold cache phase is slow from the start and comes back to the level gradu
 * they lie within the first ``max(STARTUP_SPAN_STEPS, STARTUP_SPAN_SHARE x run)`` steps (on a log with a row
   every N steps: the first row whose span is within that),
 * the last of them runs below ``1 - STALL_DROP`` of the level after them (on rows every N steps, the larger of
-  that level and the rows' median: rows holding a checkpoint stall lower the first, not the second) (and below that level by more than
-  ``STALL_NOISE_SD`` robust standard deviations of the rows after them), and
+  that level and the rows' median: rows holding a checkpoint stall lower the first, not the second) (and below
+  that level by more than ``STALL_NOISE_SD`` robust standard deviations of the rows after them), and
 * the rows right after them are already at the level: work over time of rows ``[j, max(end, j + W))``
   (``W = max(10 rows, 5 % of the run)``; ``end`` = the segmentation's warm-up end) is within
   ``max(1 %, 3 standard errors)`` of the level of the rest of the run (on rows every N steps, or the rows'
@@ -103,9 +103,9 @@ def find_startup_stall(s: Series, end: int = 0, hi: int | None = None) -> dict[s
     head, tail = s.level(j, k), s.level(k, n)
     se = _robust_sd(s.y[j:n]) / np.sqrt(max(k - j, 1))
     tol = max(FLAT_TOL * tail, 3.0 * se)
-    if not (np.isfinite(head) and np.isfinite(tail)) or abs(head - tail) > tol:
-        if not _coarse_medians_agree(s, j, k, n):
-            return None
+    level_differs = not (np.isfinite(head) and np.isfinite(tail)) or abs(head - tail) > tol
+    if level_differs and not _coarse_medians_agree(s, j, k, n):
+        return None
     level = s.level(j, n)
     dur = float(np.sum(s.d[:j]))
     lost = dur - float(np.sum(s.w[:j])) / level
