@@ -320,6 +320,12 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
     split_dict = split if "mean" in A and "mean" in B else None
     rem_end = _mean_or_none([f.warmup_end_t_s for f in fr])
     col_end = _mean_or_none([f.warmup_end_t_s for f in fc])
+    timeless = [f.run_id for f in fc + fr if f.time_source == "constant_work" and f.metric_direction != "lower_is_better"]
+    if timeless and rem_end is not None:
+        # no clock and no step time: "time" is each row's 1 / rate (one unit of work per row), not the run's seconds
+        notes.append(f"{', '.join(timeless)}: no clock and no step time, so the warm-up's seconds are unknown (each row "
+                     "is taken as the same work); remote_extra_warmup_s is not given: log a time stamp or the step time")
+        rem_end = None
     rem_steps = _mean_or_none([f.warmup_end_step for f in fr])
     col_steps = _mean_or_none([f.warmup_end_step for f in fc])
     if direction == "lower_is_better":

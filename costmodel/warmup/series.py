@@ -193,6 +193,16 @@ def _first_row_seconds(est: float, sk: np.ndarray, every: int, tk: np.ndarray, p
     return float(elapsed)
 
 
+#: averaged rows use steps x their step time instead of a clock whose tick is this share of the rows' spacing
+COARSE_CLOCK = 0.05
+
+
+def _clock_resolution(tk: np.ndarray) -> float:
+    """The clock's tick in seconds: 1 when every value (seconds since the first row) is a whole second, else 0."""
+    fr = np.abs(tk - np.round(tk))
+    return 1.0 if len(tk) >= 3 and bool(np.all(fr < 1e-6)) else 0.0
+
+
 def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.ndarray | None,
                         ts: np.ndarray | None, keep: np.ndarray, time_source: str, meta: dict[str, Any],
                         warnings: list[str]) -> tuple[np.ndarray, np.ndarray | None, str]:
@@ -222,6 +232,13 @@ def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.n
     k = np.concatenate([[k0], k])
     stk = st[keep] if st is not None else None
     dt = np.diff(tk)
+    res = _clock_resolution(tk)
+    if rows == "averaged" and time_source == "step_time_s" and res >= COARSE_CLOCK * float(np.median(dt)):
+        # interval means with their step time, and a clock in whole seconds a few seconds apart (Megatron's
+        # [YYYY-MM-DD HH:MM:SS]): steps x the mean step time is the interval's duration; the clock only adds noise
+        meta["clock_too_coarse"] = (f"the clock ticks in {res:g} s, rows are {float(np.median(dt)):.3g} s apart: "
+                                    "durations from steps x the rows' mean step time")
+        return _rows_of_step_times(y, d, sk, every, keep, time_source)
     per_dt = dt / k[1:]  # clock seconds per step between rows
     if stk is not None and np.all(np.isfinite(stk) & (stk > 0)):
         per_step = y[keep] * stk

@@ -102,3 +102,25 @@ def test_a_cold_phase_over_several_rows_is_not_a_startup_stall(tmp_path: Path, r
     r = analyze(load_many([write_log("torchtitan+stamp", d, "remote", 50, tmp_path)]).runs[0])
     assert "startup_stall" not in r.evidence
     assert r.warmup_end_step is not None and r.warmup_end_step >= 100
+
+
+@pytest.mark.parametrize("pair", ["w2", "w4long"])
+def test_megatron_whole_second_stamps_every_50_use_the_step_times(tmp_path: Path, real_dir: Path, pair: str) -> None:
+    # Megatron's [YYYY-MM-DD HH:MM:SS] ticks in whole seconds, its rows every 50 iterations are 2-4 s apart: rates
+    # from the clock scattered by +-30 % (w2: level -10.0 %, extra warm-up -31.1 s, co-located "warm-up" to 651)
+    d = _pair(real_dir, pair)
+    truth, got = _truth(d), _probe(tmp_path, "megatron+stamp", d, 50)
+    assert got["r"].time_source == "step_time_s"
+    assert got["r"].evidence["log_rows"]["clock_too_coarse"].startswith("the clock ticks in 1 s")
+    assert got["r"].steady_mean == pytest.approx(truth["r"].steady_mean, rel=0.01)
+    assert got["cmp2"].remote_extra_warmup_s > 0.5 * truth["cmp2"].remote_extra_warmup_s
+    assert got["c"].warmup_end_step is not None and got["c"].warmup_end_step <= 51
+
+
+def test_no_clock_and_no_step_time_gives_no_extra_warmup_seconds(tmp_path: Path, real_dir: Path) -> None:
+    # torchtitan without its logger's time stamp: tps alone; each row's seconds are unknown (was 0.0 s against 10.9)
+    d = _pair(real_dir, "w4long")
+    got = _probe(tmp_path, "torchtitan", d, 10)
+    assert got["cmp2"].remote_extra_warmup_s is None
+    assert any("warm-up's seconds are unknown" in n for n in got["cmp2"].notes)
+    assert got["cmp2"].remote_extra_warmup_steps is not None and got["cmp2"].remote_extra_warmup_steps > 50
