@@ -123,6 +123,11 @@ def judge(truth: dict[str, Any], got: dict[str, Any], every: int, cut: int | Non
             miss.append("coloc warm-up")
         if x_g is not None and x_g < 0:
             miss.append("negative extra")
+    notes = " ".join(got["cmp2"].notes)
+    if "extra" in miss and x_g is None and ("seconds are unknown" in notes or "steps between rows is unknown" in notes):
+        miss[miss.index("extra")] = "extra (not given: no time base, said)"
+    if gr.classification == "too_short":
+        miss = [f"{m} (one throughput figure per run: said)" if m == "level" else m for m in miss]
     return {"level_err": lvl, "v2": v2, "v5": v5, "end": (t_end, lo, hi), "extra": (x_t, x_g), "extra_err": xe,
             "coloc_end": got["c"].warmup_end_step, "miss": miss, "invisible": invisible,
             "metric": gr.metric, "time_source": gr.time_source}

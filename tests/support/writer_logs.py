@@ -126,7 +126,8 @@ def write_log(writer: str, run_dir: Path, side: str, every: int, out_dir: Path, 
         metrics = pd.read_csv(run_dir / "lightning" / side / "version_0" / "metrics.csv")
         if cut is not None:
             metrics = metrics[metrics["step"] < cut]
-        p = out_dir / f"{side}.csv"
+        p = out_dir / "lightning_logs" / side / "version_0" / "metrics.csv"  # where CSVLogger writes it
+        p.parent.mkdir(parents=True, exist_ok=True)
         lightning_rows(metrics, per_step, every, opt).to_csv(p, index=False)
         return p
     if base == "hf_trainer":

@@ -124,3 +124,17 @@ def test_no_clock_and_no_step_time_gives_no_extra_warmup_seconds(tmp_path: Path,
     assert got["cmp2"].remote_extra_warmup_s is None
     assert any("warm-up's seconds are unknown" in n for n in got["cmp2"].notes)
     assert got["cmp2"].remote_extra_warmup_steps is not None and got["cmp2"].remote_extra_warmup_steps > 50
+
+
+@pytest.mark.parametrize("pair", ["gpu_h200", "w8", "w4long"])
+def test_lightning_without_a_clock_warns_never_equivalent_and_gives_no_extra_seconds(tmp_path: Path, real_dir: Path,
+                                                                                      pair: str) -> None:
+    # Lightning's CSVLogger as written (no clock): the stalls between rows are invisible (level +9 % to +16 %);
+    # the extra warm-up from the logged steps' pace was 0.0 s (gpu_h200, w4long every 50) or 18.6 s (w8, +117 %)
+    d = _pair(real_dir, pair)
+    got = _probe(tmp_path, "lightning", d, 50)
+    assert got["r"].evidence["log_rows"]["stalls_between_rows_invisible"]
+    for m in ("cmp2", "cmp5"):
+        assert got[m].verdict != "equivalent" and not got[m].equivalent
+        assert got[m].remote_extra_warmup_s is None
+        assert any("steps between rows is unknown" in n for n in got[m].notes)
