@@ -93,6 +93,12 @@ def infer_kind(step: np.ndarray, st: np.ndarray | None, ts: np.ndarray | None,
     return "sampled", "the clock's seconds between rows differ from steps x the row's step time (one step's own figures)"
 
 
+def is_lightning_metrics(source: str) -> bool:
+    """A Lightning ``CSVLogger`` file: ``.../version_<N>/metrics.csv``."""
+    parts = str(source).replace("\\", "/").split("/")
+    return len(parts) >= 2 and parts[-1] == "metrics.csv" and parts[-2].startswith("version_")
+
+
 def describe_rows(run: Run, rows: str | None = None) -> list[str]:
     """Record ``log_cadence_steps``, ``rows``, ``rows_from`` in ``run.metadata``; returns warnings."""
     tab = run.table
@@ -105,14 +111,17 @@ def describe_rows(run: Run, rows: str | None = None) -> list[str]:
     md = run.metadata
     md["log_cadence_steps"] = every
     ts, st = _num(tab, "t_s"), _num(tab, "step_time_s")
+    derived = str(md.get("t_s_from", "")).startswith("cumsum(step_time_s)")  # no clock: the step times added up
     if rows:
         md["rows"], md["rows_from"] = rows, "--rows"
     elif run.format.split("/")[0] in AVERAGED_FORMATS or run.format in AVERAGED_FORMATS:
         md["rows"], md["rows_from"] = "averaged", f"the format ({run.format}) prints interval means"
     else:
         rate = next((v for v in (_num(tab, c) for c in RATE_COLUMNS) if v is not None), None)
-        md["rows"], md["rows_from"] = infer_kind(step, st, ts, rate)
-    derived = str(md.get("t_s_from", "")).startswith("cumsum(step_time_s)")  # no clock: the step times added up
+        md["rows"], md["rows_from"] = infer_kind(step, st, None if derived else ts, rate)
+        if md["rows"] == "unknown" and is_lightning_metrics(run.source):
+            md["rows"], md["rows_from"] = "sampled", ("Lightning's CSVLogger (version_N/metrics.csv) writes each "
+                                                      "logged step's own on_step values")
     if derived:
         md["rows_clock"] = "none (t_s is the logged step times added up)"
     no_clock = derived or ts is None or not np.all(np.diff(ts[np.isfinite(ts)]) > 0)

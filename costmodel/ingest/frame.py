@@ -335,7 +335,42 @@ def convert(table: TMapping[str, Any], options: Any, *, source: str = "", resolv
     if ignored:
         shown = ", ".join(ignored[:12]) + (f" and {len(ignored) - 12} more" if len(ignored) > 12 else "")
         out.warnings.append(f"{source}: columns not in the Timeline, not imported: {shown}")
+    _elapsed_beside_absolute(table, plan, out, resolver)
     out.metadata["columns_mapped"] = dict(out.mapped)
     if prefixes:
         out.metadata["column_prefixes"] = prefixes
     return out
+
+
+def elapsed_first_value(values: Any, factor: float = 1.0) -> float | None:
+    """The first value of an elapsed clock (seconds since the run started), or None when the column is an
+    absolute time (epoch or ISO text), not numeric, negative at its start or not non-decreasing."""
+    try:
+        a, _bad, meta = time_to_seconds(values, "auto", factor=factor)
+    except (ValueError, TypeError):
+        return None
+    fin = a[np.isfinite(a)] if isinstance(a, np.ndarray) else np.zeros(0)
+    if "start_epoch_s" in meta or not fin.size or fin[0] < 0 or not np.all(np.diff(fin) >= 0):
+        return None
+    return float(fin[0])
+
+
+def _elapsed_beside_absolute(table: TMapping[str, Any], plan: dict[str, Mapping], out: Converted,
+                             resolver: Any) -> None:
+    """An absolute clock (``wall_time``) is ``t_s`` (0 at the first row) while an elapsed clock beside it
+    (``elapsed_s``: seconds since the run started) is not imported: keep the elapsed clock's value at the first
+    row (``elapsed_at_first_row_s``, with ``elapsed_at_first_row_from``), the time the run spent before its first
+    logged row, which rows every N steps need to know how long the first row took."""
+    if "start_epoch_s" not in out.metadata:
+        return
+    for src in table:
+        if src in plan:
+            continue
+        m = resolver(src) or (resolve_prefixed(src, resolver) or (None,))[0]
+        if m is None or m.column != "t_s" or m.time_kind not in ("auto", "auto_num"):
+            continue
+        got = elapsed_first_value(table[src], m.factor)
+        if got is not None:
+            out.metadata["elapsed_at_first_row_s"] = got
+            out.metadata["elapsed_at_first_row_from"] = src.strip()
+            return

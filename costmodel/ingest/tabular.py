@@ -283,8 +283,9 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
                 skipped[:] = _locate(path, texts, skipped)
                 lines = _line_numbers(n, skip, skipped)
             extra = [Rejection(path=str(path), line=num, reason=f"malformed row: {why}") for num, why in skipped]
-            return _finish(path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra,
-                           source_rows=n + len(skipped), src_invalid=invalid_nan, notes=notes_not_read)
+            run = _finish(path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra,
+                          source_rows=n + len(skipped), src_invalid=invalid_nan, notes=notes_not_read)
+            return _elapsed_beside_absolute(run, path, names, plan, skip, delimiter)
         table = pacsv.read_csv(path, read_options=read_opts, parse_options=parse_opts, convert_options=conv_opts)
         typed = True
     except pa.ArrowInvalid as exc:
@@ -311,10 +312,45 @@ def _read_csv(path: Path, options: Any, delimiter: str) -> Run:
     for number, why in skipped:
         extra.append(Rejection(path=str(path), line=number, reason=f"malformed row: {why}"))
     # NaN written literally in the file ("nan") is a bad value, not a missing one
-    return _finish(
+    run = _finish(
         path, options, "tsv" if delimiter == "\t" else "csv", cols, lines, extra, source_rows=n + len(skipped),
         src_invalid=invalid_nan, notes=notes_not_read,
     )
+    return _elapsed_beside_absolute(run, path, names, plan, skip, delimiter)
+
+
+def _elapsed_beside_absolute(run: Run, path: Path, names: list[str], plan: dict[str, Any], skip: int,
+                             delimiter: str) -> Run:
+    """When ``t_s`` is an absolute clock (0 at the first row) and an elapsed clock beside it (``elapsed_s``,
+    ``time/elapsed_s``: seconds since the run started) was not imported, keep that clock's first value as
+    ``elapsed_at_first_row_s`` (:func:`costmodel.ingest.frame.elapsed_first_value`): how long the run ran before
+    its first row, which rows every N steps need for the first row's duration. Reads that one column's head."""
+    from .frame import elapsed_first_value
+
+    if "start_epoch_s" not in run.metadata or "elapsed_at_first_row_s" in run.metadata:
+        return run
+    for name in names:
+        if name in plan or not name or not _is_time_alias(name):
+            continue
+        import pandas as pd
+
+        try:
+            head = pd.read_csv(path, sep=delimiter, skiprows=skip + 1, names=names, usecols=[name], nrows=1000)
+        except (ValueError, OSError, UnicodeDecodeError):
+            continue
+        got = elapsed_first_value(head[name].to_numpy())
+        if got is not None:
+            run.metadata["elapsed_at_first_row_s"] = got
+            run.metadata["elapsed_at_first_row_from"] = name
+            break
+    return run
+
+
+def _is_time_alias(name: str) -> bool:
+    from .units import resolve_column, resolve_prefixed
+
+    m = resolve_column(name) or (resolve_prefixed(name) or (None,))[0]
+    return m is not None and m.column == "t_s"
 
 
 #: CSV text per Arrow batch on the streaming path (small blocks keep the working set small)

@@ -119,7 +119,11 @@ def rows_evidence(s: Series) -> dict[str, Any]:
                           if s.time_source == "clock_between_rows" else f"the logged rate ({s.time_source})"),
             "stalls_between_rows_invisible": bool(md.get("stalls_between_rows_invisible", False)),
             # sampled rows without a step time: the work per step the clock implies on a typical row (median)
-            "work_per_step_from_clock": md.get("work_per_step_from_clock")}
+            "work_per_step_from_clock": md.get("work_per_step_from_clock"),
+            # how long the first row took: an elapsed clock's time before it, or no faster than the next row
+            **({"first_row_s_from": md["first_row_s_from"]} if md.get("first_row_s_from") else {}),
+            # a clock in whole seconds too coarse for the rows' spacing: averaged rows' step times used instead
+            **({"clock_too_coarse": md["clock_too_coarse"]} if md.get("clock_too_coarse") else {})}
 
 
 def stalls_but_the_first(per: Period | None, n: int) -> np.ndarray | None:

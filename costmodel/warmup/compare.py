@@ -280,6 +280,33 @@ def _tost(fc: list[FitResult], fr: list[FitResult], A: dict[str, Any], B: dict[s
     return {"mdm": mdm, "sem": sem, "ratio": ratio, "lo": lo, "hi": hi, "lo90": lo90, "hi90": hi90, "p": p, "df": df,
             "se": se, "split": split, "equivalent": equivalent, "verdict": verdict}
 
+def _warmup_end_times(fc: list[FitResult], fr: list[FitResult], blind: list[str],
+                      notes: list[str]) -> tuple[float | None, float | None]:
+    """(remote, co-located) mean warm-up end in seconds, the remote one None where the seconds are not the run's:
+    sampled rows without a clock, or rows with neither clock nor step time (a note says which)."""
+    rem_end = _mean_or_none([f.warmup_end_t_s for f in fr])
+    col_end = _mean_or_none([f.warmup_end_t_s for f in fc])
+    timeless = [f.run_id for f in fc + fr if f.time_source == "constant_work" and f.metric_direction != "lower_is_better"]
+    sampled_blind = [f.run_id for f in fc + fr if (f.evidence.get("log_rows") or {}).get("stalls_between_rows_invisible")
+                     and (f.evidence.get("log_rows") or {}).get("rows") == "sampled"]
+    if sampled_blind and rem_end is not None:
+        # sampled rows without a clock: the warm-up's seconds are the logged steps' pace times the steps between rows,
+        # which misses or inflates a bursty cold phase (-100 % to +117 % on the real pairs): not given
+        notes.append(f"{', '.join(sampled_blind)}: sampled rows without a clock, so the time of the steps between rows "
+                     "is unknown; remote_extra_warmup_s is not given (log a wall clock or elapsed time)")
+        rem_end = None
+    elif blind and rem_end is not None:
+        notes.append(f"{', '.join(blind)}: rows without a clock, taken as interval means (k steps x the row's step "
+                     "time): remote_extra_warmup_s holds only if they are; pass --rows sampled if each row is one "
+                     "step's own figures (then it is not given)")
+    if timeless and rem_end is not None:
+        # no clock and no step time: "time" is each row's 1 / rate (one unit of work per row), not the run's seconds
+        notes.append(f"{', '.join(timeless)}: no clock and no step time, so the warm-up's seconds are unknown (each row "
+                     "is taken as the same work); remote_extra_warmup_s is not given: log a time stamp or the step time")
+        rem_end = None
+    return rem_end, col_end
+
+
 
 def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None = None,
             margin: float = 0.02, axis: str = "step") -> CompareResult:
@@ -318,8 +345,7 @@ def compare(colocated: Sequence[Any], remote: Sequence[Any], metric: str | None 
         if equivalent:
             equivalent, verdict = False, "inconclusive"
     split_dict = split if "mean" in A and "mean" in B else None
-    rem_end = _mean_or_none([f.warmup_end_t_s for f in fr])
-    col_end = _mean_or_none([f.warmup_end_t_s for f in fc])
+    rem_end, col_end = _warmup_end_times(fc, fr, blind, notes)
     rem_steps = _mean_or_none([f.warmup_end_step for f in fr])
     col_steps = _mean_or_none([f.warmup_end_step for f in fc])
     if direction == "lower_is_better":

@@ -170,6 +170,39 @@ def _rows_of_step_times(y: np.ndarray, d: np.ndarray, sk: np.ndarray, every: int
     return d_out, d_out * y, time_source
 
 
+#: an elapsed clock's time before the first row is taken as that row's duration up to this many times a typical
+#: row's time (a clock that also counts the set-up before training, model load or compilation, is no cold phase)
+FIRST_ROW_MAX_TYPICAL = 20.0
+
+
+def _first_row_seconds(est: float, sk: np.ndarray, every: int, tk: np.ndarray, per_dt: np.ndarray, k0: float,
+                       meta: dict[str, Any]) -> float:
+    """The first row's duration: the time an elapsed clock shows before it (``elapsed_at_first_row_s`` beside an
+    absolute clock, or ``t_s`` itself when the clock is elapsed time) when the row is the run's first interval
+    (step < ``every``) and that time is at most :data:`FIRST_ROW_MAX_TYPICAL` typical rows; else ``est``.
+    A clock that starts at the first logged row (an absolute one) cannot show the first interval's time: there the
+    first row is taken as no faster than the second (``est``), a lower bound on a cold start."""
+    elapsed = meta.get("elapsed_at_first_row_s")
+    if elapsed is None and "start_epoch_s" not in meta and not str(meta.get("t_s_from", "")).startswith("cumsum"):
+        elapsed = float(tk[0])
+    if elapsed is None or not sk[0] < every or not 0 < float(elapsed) <= FIRST_ROW_MAX_TYPICAL * k0 * float(
+            np.median(per_dt)):
+        meta["first_row_s_from"] = "no faster than the next row (the clock does not show the time before it)"
+        return est
+    meta["first_row_s_from"] = "the elapsed clock at the first row (time since the run started)"
+    return float(elapsed)
+
+
+#: averaged rows use steps x their step time instead of a clock whose tick is this share of the rows' spacing
+COARSE_CLOCK = 0.05
+
+
+def _clock_resolution(tk: np.ndarray) -> float:
+    """The clock's tick in seconds: 1 when every value (seconds since the first row) is a whole second, else 0."""
+    fr = np.abs(tk - np.round(tk))
+    return 1.0 if len(tk) >= 3 and bool(np.all(fr < 1e-6)) else 0.0
+
+
 def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.ndarray | None,
                         ts: np.ndarray | None, keep: np.ndarray, time_source: str, meta: dict[str, Any],
                         warnings: list[str]) -> tuple[np.ndarray, np.ndarray | None, str]:
@@ -199,6 +232,13 @@ def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.n
     k = np.concatenate([[k0], k])
     stk = st[keep] if st is not None else None
     dt = np.diff(tk)
+    res = _clock_resolution(tk)
+    if rows == "averaged" and time_source == "step_time_s" and res >= COARSE_CLOCK * float(np.median(dt)):
+        # interval means with their step time, and a clock in whole seconds a few seconds apart (Megatron's
+        # [YYYY-MM-DD HH:MM:SS]): steps x the mean step time is the interval's duration; the clock only adds noise
+        meta["clock_too_coarse"] = (f"the clock ticks in {res:g} s, rows are {float(np.median(dt)):.3g} s apart: "
+                                    "durations from steps x the rows' mean step time")
+        return _rows_of_step_times(y, d, sk, every, keep, time_source)
     per_dt = dt / k[1:]  # clock seconds per step between rows
     if stk is not None and np.all(np.isfinite(stk) & (stk > 0)):
         per_step = y[keep] * stk
@@ -229,6 +269,7 @@ def _rows_between_clock(y: np.ndarray, d: np.ndarray, step: np.ndarray, st: np.n
         first = k0 * max(float(np.median(per_dt)), float(per_dt[0]))
     else:
         return d, None, time_source
+    first = _first_row_seconds(first, sk, every, tk, per_dt, k0, meta)
     dd = np.concatenate([[first], dt])
     d_out = np.full(len(y), np.nan)
     d_out[keep] = dd

@@ -9,11 +9,14 @@ end (a cold cache phase is slow from the start and comes back to the level gradu
 
 * they lie within the first ``max(STARTUP_SPAN_STEPS, STARTUP_SPAN_SHARE x run)`` steps (on a log with a row
   every N steps: the first row whose span is within that),
-* the last of them runs below ``1 - STALL_DROP`` of the level after them (and below that level by more than
-  ``STALL_NOISE_SD`` robust standard deviations of the rows after them), and
+* the last of them runs below ``1 - STALL_DROP`` of the level after them (on rows every N steps, the larger of
+  that level and the rows' median: rows holding a checkpoint stall lower the first, not the second) (and below
+  that level by more than ``STALL_NOISE_SD`` robust standard deviations of the rows after them), and
 * the rows right after them are already at the level: work over time of rows ``[j, max(end, j + W))``
   (``W = max(10 rows, 5 % of the run)``; ``end`` = the segmentation's warm-up end) is within
-  ``max(1 %, 3 standard errors)`` of the level of the rest of the run.
+  ``max(1 %, 3 standard errors)`` of the level of the rest of the run (on rows every N steps, or the rows'
+  medians within 1 % and each of the next 3 rows at that level: a row holding a checkpoint stall lowers the rest's
+  work over time, not its median; a cold phase keeps the next rows slow).
 
 The stall's lost seconds are ``sum(d[:j]) - sum(w[:j]) / level``: its time less the time its work would take
 at the level after it. :func:`rule_startup_stall` applies it to a flat run or a warm-up that no evidence column
@@ -34,12 +37,34 @@ STALL_DROP = 0.2  # a stall row runs at least 20 % below the level after it ...
 STALL_NOISE_SD = 6.0  # ... and more than 6 robust standard deviations of the rows after it below it
 AFTER_ROWS = 10  # the rows right after the stall (at least 10, or 5 % of the run) are already at the level
 AFTER_SHARE = 0.05
+COARSE_NEXT = 3  # rows every N steps: the 3 rows after the stall are each at the level
 FLAT_TOL = 0.01  # ... within 1 % (or 3 standard errors, whichever is wider) of the rest of the run
 
 
 def _robust_sd(y: np.ndarray) -> float:
     med = float(np.median(y))
     return 1.4826 * float(np.median(np.abs(y - med)))
+
+
+def _coarse(s: Series, n: int) -> bool:
+    """Rows every N > 1 steps (the median step gap)."""
+    k_gap = np.diff(s.step[:n])
+    return len(k_gap) >= 2 and float(np.median(k_gap)) > 1
+
+
+def _coarse_medians_agree(s: Series, j: int, k: int, n: int) -> bool:
+    """On rows every N steps, a row that holds a checkpoint or epoch stall lowers the work-over-time level of the
+    rows after ``k`` while the rows right after the stall hold none: there the rows' medians (stall rows are
+    outliers) are compared instead, within ``FLAT_TOL``. Per-step logs: False (their levels decide alone)."""
+    if not _coarse(s, n):
+        return False
+    head, tail = float(np.median(s.y[j:k])), float(np.median(s.y[k:n]))
+    if not (tail > 0 and abs(head / tail - 1.0) <= FLAT_TOL):
+        return False
+    # a cold phase after the first row is still slow on the next rows: each of the next COARSE_NEXT rows is at
+    # the level (within 1 % or 3 robust standard deviations of the rows after them)
+    tol = max(FLAT_TOL * tail, 3.0 * _robust_sd(s.y[k:n]))
+    return bool(np.all(s.y[j:min(j + COARSE_NEXT, k)] >= tail - tol))
 
 
 def find_startup_stall(s: Series, end: int = 0, hi: int | None = None) -> dict[str, Any] | None:
@@ -61,6 +86,8 @@ def find_startup_stall(s: Series, end: int = 0, hi: int | None = None) -> dict[s
         return None
     rest = s.y[reach:n]
     level_rest = s.level(reach, n)
+    if _coarse(s, n):  # rows every N steps: rows holding a checkpoint stall are outliers of the rows' median
+        level_rest = max(level_rest, float(np.median(rest)))
     sd = _robust_sd(rest)
     if not np.isfinite(level_rest) or level_rest <= 0:
         return None
@@ -76,7 +103,8 @@ def find_startup_stall(s: Series, end: int = 0, hi: int | None = None) -> dict[s
     head, tail = s.level(j, k), s.level(k, n)
     se = _robust_sd(s.y[j:n]) / np.sqrt(max(k - j, 1))
     tol = max(FLAT_TOL * tail, 3.0 * se)
-    if not (np.isfinite(head) and np.isfinite(tail)) or abs(head - tail) > tol:
+    level_differs = not (np.isfinite(head) and np.isfinite(tail)) or abs(head - tail) > tol
+    if level_differs and not _coarse_medians_agree(s, j, k, n):
         return None
     level = s.level(j, n)
     dur = float(np.sum(s.d[:j]))

@@ -70,3 +70,18 @@ def test_a_clock_that_goes_backwards_without_a_restart_is_still_rejected(tmp_pat
     run, _ = _load(tmp_path, df)
     assert "clock_restarts" not in run.metadata
     assert run.rejected and all("time goes backwards" in r.reason for r in run.rejected)
+
+
+def test_rows_without_a_clock_are_of_unknown_kind_unless_the_writer_says(tmp_path: Path) -> None:
+    # the step times added up are no clock: they cannot tell sampled from averaged rows (they said "sampled")
+    df = pd.DataFrame({"step": list(range(49, 2000, 50)), "samples_per_s": 380.0, "step_time_s": 16 / 380.0})
+    plain = tmp_path / "rows.csv"
+    df.to_csv(plain, index=False)
+    run = load_many([plain]).runs[0]
+    assert run.metadata["rows"] == "unknown" and run.metadata["stalls_between_rows_invisible"]
+    # Lightning's CSVLogger (lightning_logs/<name>/version_N/metrics.csv) logs each step's own on_step values
+    light = tmp_path / "lightning_logs" / "remote" / "version_3" / "metrics.csv"
+    light.parent.mkdir(parents=True)
+    df.to_csv(light, index=False)
+    run = load_many([light]).runs[0]
+    assert run.metadata["rows"] == "sampled" and "CSVLogger" in run.metadata["rows_from"]
