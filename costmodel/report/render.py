@@ -22,7 +22,7 @@ from .adapters import papermill_adapter
 from .html_export import export_html, html_exporter
 from .kernels import _kernel_connection_file, _process_children, stop_kernels
 from .output_folder import OUTPUT_FILES, OutputClaim, _swap_into_place, _usual_permissions, check_output_dir
-from .params import DEFAULT_TITLE, PACKAGE_ROOT, validate_parameters
+from .params import DEFAULT_TITLE, PACKAGE_ROOT, ReportParams, validate_parameters
 from .paths import placement_paths
 from .reproducible import reproducible
 
@@ -179,24 +179,9 @@ def render_report(
     progress: Callable[[str], None] | None = None,
     **options: Any,
 ) -> ReportResult:
-    """Execute the report notebook and write ``out_dir/{report.ipynb, report.html, decision.json,
-    adr.md}``.
-
-    The output folder is claimed first (:class:`OutputClaim`: a concurrent run on the same folder
-    gets an OutputError saying it is taken), then built in a temporary folder beside ``out_dir``
-    and renamed into place only when every file is written; on any failure (bad input, a failing
-    cell, a full disk, SIGINT/SIGTERM/SIGHUP) nothing is left behind (temporary folder, claim,
-    kernel, its connection file, parent folders it created) and an existing ``out_dir`` is
-    untouched. ``options`` are further notebook parameters (``metric``, ``margin``,
-    ``monte_carlo_n``, ``seed``, ``title``, ``date``). Raises :class:`ReportError` (or the package
-    error of the stage that failed) for bad input, :class:`~costmodel.foundation.errors.OutputError` when the
-    output cannot be written, :class:`~costmodel.foundation.signals.Interrupted` when a signal stops it.
-    """
-    from ..foundation.errors import OutputError
-    from ..foundation.safeio import writing
-    from ..foundation.signals import SignalScope
-
-    say = progress or (lambda _m: None)
+    """Validate the parameters (``options``: further fields of :class:`~costmodel.report.params.ReportParams`,
+    e.g. ``metric``, ``margin``, ``monte_carlo_n``, ``seed``, ``title``, ``date``, ``engine``) and
+    :func:`render_params`."""
     values = {
         "colocated": [os.fspath(p) for p in colocated],
         "remote": [os.fspath(p) for p in remote],
@@ -204,7 +189,34 @@ def render_report(
         "answers": os.fspath(answers),
         **options,
     }
-    params = validate_parameters(**values)
+    return render_params(validate_parameters(**values), out_dir, force=force, notebook=notebook, progress=progress)
+
+
+def render_params(
+    params: ReportParams,
+    out_dir: str | os.PathLike[str],
+    *,
+    force: bool = False,
+    notebook: str | os.PathLike[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> ReportResult:
+    """Execute the report notebook for validated ``params`` and write ``out_dir/{report.ipynb, report.html,
+    decision.json, adr.md}``.
+
+    The output folder is claimed first (:class:`OutputClaim`: a concurrent run on the same folder
+    gets an OutputError saying it is taken), then built in a temporary folder beside ``out_dir``
+    and renamed into place only when every file is written; on any failure (bad input, a failing
+    cell, a full disk, SIGINT/SIGTERM/SIGHUP) nothing is left behind (temporary folder, claim,
+    kernel, its connection file, parent folders it created) and an existing ``out_dir`` is
+    untouched. Raises :class:`ReportError` (or the package error of the stage that failed) for bad input,
+    :class:`~costmodel.foundation.errors.OutputError` when the output cannot be written,
+    :class:`~costmodel.foundation.signals.Interrupted` when a signal stops it.
+    """
+    from ..foundation.errors import OutputError
+    from ..foundation.safeio import writing
+    from ..foundation.signals import SignalScope
+
+    say = progress or (lambda _m: None)
     _check_yaml_inputs(params)
     inputs = [*params.colocated, *params.remote, params.scenario, params.answers, *placement_paths(params.placement)[:1]]
     dest = check_output_dir(out_dir, force, inputs).resolve()

@@ -132,7 +132,8 @@ def load_inputs(params: ReportParams) -> Inputs:
             continue
         opts = params.ingest_options(role) if hasattr(params, "ingest_options") else IngestOptions(role=role)
         side = load_side(paths, role, opts, job_specs=mine,
-                         rank_throughput=None if mode in (None, "auto") else mode, hash_files=True)
+                         rank_throughput=None if mode in (None, "auto") else mode, hash_files=True,
+                         engine=getattr(params, "engine", "auto") or "auto")
         sides[role] = side.runs
         jobs += side.jobs
         tables.update({f"{role}:{k}": v for k, v in side.tables.items()})
@@ -390,8 +391,7 @@ def decision_record(
             "verdict": dec.get("verdict"),
             "inputs": {
                 "files": [f.to_dict() for f in inputs.files],
-                "parameters": {k: v for k, v in params.to_dict().items()
-                               if k not in ("decision_path", "adr_path") and (k != "placement" or v)},
+                "parameters": params.recorded(),
             },
             "runs": [
                 {
