@@ -6,15 +6,16 @@ import argparse
 HELP = "render the report to DIR: report.ipynb, report.html (offline), decision.json, adr.md"
 DESCRIPTION = HELP + """
 
-Executes costmodel/notebooks/report.ipynb with papermill (ingest -> fit -> compare -> cost -> checklist),
-exports one self-contained HTML page (code hidden,
+Runs the report's pipeline in this process (ingest -> fit -> compare -> cost -> placement -> checklist),
+renders the report notebook's display cells from its results (costmodel/notebooks/report.ipynb; no kernel;
+--via-kernel executes the notebook with papermill instead), exports one self-contained HTML page (code hidden,
 charts as inline SVG, no network needed to read it), and writes decision.json (fit, compare, cost, checklist and
 verdict, inputs with SHA-256) and the ADR (MADR Markdown); with --placement FILE also the placement section and
 decision.json's placement (what `costmodel place FILE --json` prints). The folder appears whole or not at all: it
 is built beside DIR and renamed into place. An existing non-empty DIR is refused unless --force, which replaces a
 previous report only (never a folder of other files, the current folder or one holding an input). One progress
-line per stage on stderr; with --json the list of files written is printed on stdout. Every flag but -o, --force
-and --json is a report parameter (docs/cli.md, "Report parameters").
+line per stage on stderr; with --json the list of files written is printed on stdout. Every flag but -o, --force,
+--json and --via-kernel is a report parameter (docs/cli.md, "Report parameters").
 """
 
 
@@ -26,6 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true",
                         help="replace a previous report in DIR (a folder holding other files is still refused)")
     parser.add_argument("--json", action="store_true", help="print the files written and the verdict as JSON")
+    parser.add_argument("--via-kernel", action="store_true",
+                        help="execute the report notebook in a Jupyter kernel with papermill (slower; the same files)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     if not values.get("colocated") and not values.get("remote") and not values.get("jobs"):
         raise ReportError("give run files with --colocated and/or --remote")
     params = validate_parameters(**values)  # the one validation
-    result = render_params(params, args.output, force=args.force, progress=None if params.quiet else progress)
+    result = render_params(params, args.output, force=args.force, progress=None if params.quiet else progress,
+                           via_kernel=args.via_kernel)
     if args.json:
         emit_json(result.to_json_dict())
     else:

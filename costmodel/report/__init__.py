@@ -13,9 +13,9 @@ One module per job:
 * :mod:`.walkthrough`: the checklist notebook's parameters (:func:`validate_checklist_parameters`),
   :func:`evidence_sources` and :func:`batch_decision` (the wizard itself is
   :func:`costmodel.interactive.checklist_wizard`).
-* :mod:`.render`: :func:`render_report` / :func:`render_params` behind ``costmodel report`` (the pipeline, then
-  the notebook's display by papermill in a kernel from :mod:`.kernel_run`, the export and the folder swap);
-  :mod:`.html_export` (the offline HTML page), :mod:`.output_folder` (refusing,
+* :mod:`.render`: :func:`render_report` / :func:`render_params` behind ``costmodel report`` (the pipeline, the
+  page without a kernel from :mod:`.page`, or papermill in a kernel from :mod:`.kernel_run`, then the export and
+  the folder swap); :mod:`.html_export` (the offline HTML page), :mod:`.output_folder` (refusing,
   claiming and swapping the output folder), :mod:`.kernels` (stopping the kernels of an interrupted run).
 
 The notebooks use ``from costmodel import report`` and the names re-exported here: the public API, one

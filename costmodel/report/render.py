@@ -1,7 +1,8 @@
 """Rendering ``costmodel report``: the pipeline runs in this process (:mod:`.pipeline`, one progress line per
-stage), decision.json and the ADR are written from its results, papermill executes the notebook's display in a
-kernel (:mod:`.kernel_run`), nbconvert exports the HTML with inputs hidden and no script, all into a temporary
-folder beside the output folder that is renamed into place only when every file is written."""
+stage), decision.json and the ADR are written from its results, the notebook's display cells are evaluated here on
+the same results (:mod:`.page`; ``via_kernel``: papermill executes the notebook in a kernel instead,
+:mod:`.kernel_run`), nbconvert exports the HTML with inputs hidden and no script, all into a temporary folder
+beside the output folder that is renamed into place only when every file is written."""
 from __future__ import annotations
 
 import contextlib
@@ -22,6 +23,7 @@ from .html_export import export_html, html_exporter
 from .kernel_run import _Worker, execute_notebook, quiet_shutdown, start_kernel, stop_kernel
 from .kernels import _kernel_connection_file, _process_children, stop_kernels
 from .output_folder import OUTPUT_FILES, OutputClaim, _swap_into_place, _usual_permissions, check_output_dir
+from .page import notebook_in_process
 from .params import DEFAULT_TITLE, PACKAGE_ROOT, ReportParams, validate_parameters
 from .paths import placement_paths
 from .reproducible import reproducible
@@ -45,6 +47,7 @@ def render_report(
     force: bool = False,
     notebook: str | os.PathLike[str] | None = None,
     progress: Callable[[str], None] | None = None,
+    via_kernel: bool = False,
     **options: Any,
 ) -> ReportResult:
     """Validate the parameters (``options``: further fields of :class:`~costmodel.report.params.ReportParams`,
@@ -57,7 +60,8 @@ def render_report(
         "answers": os.fspath(answers),
         **options,
     }
-    return render_params(validate_parameters(**values), out_dir, force=force, notebook=notebook, progress=progress)
+    return render_params(validate_parameters(**values), out_dir, force=force, notebook=notebook, progress=progress,
+                         via_kernel=via_kernel)
 
 
 def render_params(
@@ -67,6 +71,7 @@ def render_params(
     force: bool = False,
     notebook: str | os.PathLike[str] | None = None,
     progress: Callable[[str], None] | None = None,
+    via_kernel: bool = False,
 ) -> ReportResult:
     """Write ``out_dir/{report.ipynb, report.html, decision.json, adr.md}`` for validated ``params``.
 
@@ -104,6 +109,11 @@ def render_params(
             claim.acquire()
             check_output_dir(out_dir, force, inputs)  # again, under the claim: what another run did meanwhile counts
             say("report: inputs checked")
+            if not via_kernel:
+                from .. import charts
+
+                charts.preload()  # Altair and the SVG renderer load in a thread while the pipeline reads and fits
+                threading.Thread(target=_warm_exporter, name="costmodel-report-nbconvert", daemon=True).start()
             with writing(dest, action="create the output folder"):
                 from ..foundation.leftovers import owned_tempdir
 
@@ -115,11 +125,15 @@ def render_params(
             signals.check()
             say("report: writing decision.json and the ADR")
             try:
-                write_outputs(run.record, run.decision, run_params, run.inputs.answers)
+                written = write_outputs(run.record, run.decision, run_params, run.inputs.answers)
             except OutputError as exc:
                 raise OutputError(str(exc).replace(str(tmp), str(dest)), path=str(dest), errno=exc.errno) from None
             nb_params = run_params.to_dict()
-            nb = _kernel_notebook(nb_path, tmp, dict(nb_params, decision_path="", adr_path=""), say, signals)
+            if via_kernel:
+                nb = _kernel_notebook(nb_path, tmp, dict(nb_params, decision_path="", adr_path=""), say, signals)
+            else:
+                say("report: rendering the page")
+                nb = notebook_in_process(run, nb_path, nb_params, written)
             signals.check()
             say("report: exporting HTML (inputs hidden, offline)")
             nb.metadata["title"] = run.title or params.title or DEFAULT_TITLE
@@ -160,6 +174,16 @@ def render_params(
         verdict=run.verdict,
         title=run.title,
     )
+
+
+def _warm_exporter() -> None:
+    """Build nbconvert's exporter in the background once Altair has loaded (one import at a time besides the
+    pipeline's own); the export later finds it built (or waits for it under its lock)."""
+    with contextlib.suppress(Exception):  # the export builds it again and reports what failed
+        from ..charts import render as chart_render
+
+        chart_render._wait_preload()
+        html_exporter()
 
 
 def _kernel_notebook(nb_path: Path, tmp: Path, nb_params: dict[str, Any], say: Callable[[str], None],

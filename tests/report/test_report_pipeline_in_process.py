@@ -1,6 +1,7 @@
-"""The report as a pure pipeline (issue 41 items 1-2): one parameter model generates the flags;
-`report.pipeline.run(params)` returns the typed record in process; `costmodel report` validates once and takes the
-verdict from the pipeline (never from a file)."""
+"""The report as a pure pipeline (issue 41 items 1-2, issue 42 item 5): one parameter model generates the flags;
+`report.pipeline.run(params)` returns the typed record in process; `costmodel report` validates once, takes the
+verdict from the pipeline (never from a file) and renders the page without a kernel, byte for byte what the kernel
+renders."""
 from __future__ import annotations
 
 import argparse
@@ -107,3 +108,43 @@ def test_the_cli_validates_once_and_takes_the_verdict_from_the_pipeline(cli, exa
     assert out["verdict"] == "CONDITIONAL"
     assert json.loads((tmp_path / "rep" / "decision.json").read_text())["verdict"] == "GO"
     assert len(checks) == 1
+
+
+def test_the_page_without_a_kernel_is_the_kernels_page_byte_for_byte(examples_dir, tmp_path):
+    files = {}
+    for via_kernel in (False, True):
+        out = tmp_path / ("kernel" if via_kernel else "inproc")
+        render_mod.render_params(_params(examples_dir, monte_carlo_n=300), out, via_kernel=via_kernel)
+        files[via_kernel] = {n: (out / n).read_bytes() for n in ("report.html", "decision.json", "adr.md")}
+    for name in ("report.html", "decision.json", "adr.md"):
+        assert files[False][name] == files[True][name], name
+    assert files[False]["report.html"].count(b"<svg") >= 5
+
+
+def test_display_is_recorded_as_the_kernel_would_send_it():
+    from costmodel.charts.render import SVGFigure
+    from costmodel.foundation.display_capture import capturing, display
+    from costmodel.jobs.report import RawHTML
+    from costmodel.report import html_text
+
+    with capturing() as shown:
+        display(html_text("a < b"), SVGFigure("<svg/>", "c"), RawHTML("<b>x</b>"))
+    assert shown == [
+        {"output_type": "display_data", "data": {"text/html": "<p>a &lt; b</p>", "text/plain": "a &lt; b"},
+         "metadata": {}},
+        {"output_type": "display_data", "data": {"image/svg+xml": "<svg/>", "text/plain": "<c>"}, "metadata": {}},
+        {"output_type": "display_data", "data": {"text/html": "<b>x</b>", "text/plain": "<costmodel.jobs.report.RawHTML>"},
+         "metadata": {}},
+    ]
+    display(html_text("outside"))  # outside the capture: IPython's display, not recorded
+    assert len(shown) == 3
+
+
+def test_the_injected_cell_is_written_as_papermill_writes_it_without_importing_it():
+    from papermill.translators import translate_parameters
+
+    from costmodel.report.reproducible import _codify
+
+    values = {"colocated": ["a b.csv", 'q"uote\\d', "naïve\tx"], "margin": 0.02, "monte_carlo_n": 2000, "quiet": True,
+              "title": "", "nan": float("nan"), "inf": float("-inf"), "none": None, "m": {"k": [1, 2.5]}, "map": []}
+    assert _codify(values) == translate_parameters("python3", "python", values, "Parameters")
