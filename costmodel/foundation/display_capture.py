@@ -28,9 +28,10 @@ def mime_bundle(obj: Any) -> dict[str, Any]:
         text = html()
         if text is not None:
             out["text/html"] = text
-    kind = type(obj)
+    kind: Any = type(obj)
     # an object without a repr of its own: no memory address, so the same inputs give the same notebook
-    out["text/plain"] = repr(obj) if kind.__repr__ is not object.__repr__ else f"<{kind.__module__}.{kind.__qualname__}>"
+    own_repr = getattr(kind, "__repr__", None) is not object.__repr__
+    out["text/plain"] = repr(obj) if own_repr else f"<{kind.__module__}.{kind.__qualname__}>"
     return out
 
 
