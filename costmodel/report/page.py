@@ -27,8 +27,13 @@ def is_display_cell(cell: Any) -> bool:
 def namespace(run: ReportRun, written: list[str]) -> dict[str, Any]:
     """The names the notebook's display cells read, bound to the pipeline's results (as its computing cells bind
     them: ``P``, ``inputs``, ``fits``, ``cmp``, ``cost``, ``decision``, ``placed``, ``record``, ``written``)."""
-    from .. import charts, report
+    import sys
 
+    from .. import charts
+
+    # ``report`` in the cells is this room's face, the package this module belongs to (imported before any of its
+    # modules): taken as the object it is, not imported again, so the face and this module form no import circle
+    report = sys.modules[__package__ or "costmodel.report"]
     return {"report": report, "charts": charts, "run": run, "P": run.params, "inputs": run.inputs, "fits": run.fits,
             "cmp": run.compare, "cost": run.cost, "decision": run.decision, "placed": run.placement,
             "record": run.record, "written": written}
