@@ -26,7 +26,7 @@ help:
 	@echo "make docs         build the documentation site into site/ (offline, --strict)"
 	@echo "make lab          JupyterLab on costmodel/notebooks/ with the project kernel"
 	@echo "make bench        run the benchmarks (see BENCHMARKS.md)"
-	@echo "make reference    rewrite docs/cli.md (verbs, flags, report parameters) after changing a flag or a parameter"
+	@echo "make reference    rewrite docs/cli.md and the report notebook's parameters cell after changing a flag or a parameter"
 	@echo "make golden       rewrite tests/golden/ (every verb's JSON on the bundled example) after an intended change"
 
 $(STAMP): pyproject.toml tools/constraints-dev.txt
@@ -129,7 +129,8 @@ bench: venv
 golden: venv
 	PYTHONPATH=tests $(BIN)/python -m support.golden --write
 
-# docs/cli.md is generated from the verbs' parsers; tests/packaging/test_generated_reference.py keeps it true.
+# docs/cli.md (from the verbs' parsers) and the report notebook's parameters cell (from report.params.ReportParams) are
+# generated; tests/packaging/test_generated_reference.py and tests/report keep them true.
 reference: venv
 	PYTHONPATH=tests $(BIN)/python -m support.reference --write
 

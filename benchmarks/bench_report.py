@@ -4,12 +4,14 @@ Floor: what a user pays for the bare tools on a trivial notebook that only impor
 and ipywidgets and draws one chart: ``papermill trivial.ipynb out.ipynb`` then
 ``jupyter nbconvert --to html out.ipynb``, two commands. Measured: ``costmodel report`` on the
 bundled example (ingest, fit, compare, cost with 2,000 Monte Carlo draws, checklist, 8 charts as
-inline SVG, HTML export, decision.json, ADR). Both run alternately in the same session, ``--repeat``
-times each; the script prints the medians of wall time and of CPU time (user + sys of the child
-processes, kernels included: less sensitive to other load on a shared machine) and the ratios.
-Target: report / floor <= 1.0 (issue 6), <= 0.8 (issue 28).
+inline SVG, HTML export, decision.json, ADR): by default in process, no kernel (issue 42 item 5), and with
+``--via-kernel`` (papermill executes the notebook in a kernel, as before). They run alternately in the same
+session, ``--repeat`` times each; the script prints the medians of wall time and of CPU time (user + sys of the
+child processes, kernels included: less sensitive to other load on a shared machine) and the ratios, and checks
+that both ways wrote the same report.html, decision.json and adr.md.
+Targets: report / floor <= 1.0 (issue 6), <= 0.8 (issue 28), <= 0.3 without a kernel (issue 42 item 5).
 
-Usage: ``.venv/bin/python benchmarks/bench_report.py [--repeat 3]``
+Usage: ``.venv/bin/python benchmarks/bench_report.py [--repeat 3] [--no-kernel-run]``
 """
 from __future__ import annotations
 
@@ -69,6 +71,7 @@ def _timed(cmds: list[list[str]], cwd: Path) -> tuple[float, float]:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="runs of each (default 3)")
+    ap.add_argument("--no-kernel-run", action="store_true", help="skip the --via-kernel runs (faster)")
     ap.add_argument("--late-kernel", action="store_true",
                     help="A/B: let papermill start the kernel (the report's early start switched off here, not in "
                          "the package)")
@@ -86,23 +89,37 @@ def main(argv: list[str]) -> int:
             "--remote", str(EX / "remote_steps.csv"),
             "--scenario", str(EX / "scenario.yaml"),
             "--answers", str(EX / "answers.yaml"),
-            "-o", str(tmp / "report"), "--force",
+            "--date", "2026-01-01", "--force",
         ]
-        # one warm-up of each (page cache, .pyc files), not counted
-        _timed(floor_cmds, tmp)
-        _timed([report_cmd], tmp)
-        floor, ours = [], []
+        runs: dict[str, list[list[str]]] = {
+            "floor": floor_cmds,
+            "report": [[*report_cmd, "-o", str(tmp / "report")]],
+        }
+        if not args.no_kernel_run:
+            runs["report --via-kernel"] = [[*report_cmd, "-o", str(tmp / "kernel"), "--via-kernel"]]
+        for cmds in runs.values():  # one warm-up of each (page cache, .pyc files), not counted
+            _timed(cmds, tmp)
+        times: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
         for i in range(args.repeat):
-            floor.append(_timed(floor_cmds, tmp))
-            ours.append(_timed([report_cmd], tmp))
-            print(f"run {i + 1}: floor {floor[-1][0]:.2f} s wall / {floor[-1][1]:.2f} s cpu; "
-                  f"costmodel report {ours[-1][0]:.2f} s wall / {ours[-1][1]:.2f} s cpu", flush=True)
-        fw, fc = statistics.median(w for w, _ in floor), statistics.median(c for _, c in floor)
-        ow, oc = statistics.median(w for w, _ in ours), statistics.median(c for _, c in ours)
+            for k, cmds in runs.items():
+                times[k].append(_timed(cmds, tmp))
+            print(f"run {i + 1}: " + "; ".join(f"{k} {v[-1][0]:.2f} s wall / {v[-1][1]:.2f} s cpu"
+                                                for k, v in times.items()), flush=True)
+        med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in times.items()}
         html = (tmp / "report" / "report.html").stat().st_size
+        fw, fc = med["floor"]
         print(f"floor (papermill + jupyter nbconvert, trivial notebook): median {fw:.2f} s wall, {fc:.2f} s cpu")
-        print(f"costmodel report (bundled example, {html / 1e6:.2f} MB HTML): median {ow:.2f} s wall, {oc:.2f} s cpu")
-        print(f"ratio report / floor: {ow / fw:.2f}x wall, {oc / fc:.2f}x cpu (target <= 0.8x, issue 28)")
+        for k in runs:
+            if k == "floor":
+                continue
+            ow, oc = med[k]
+            print(f"costmodel {k} (bundled example, {html / 1e6:.2f} MB HTML): median {ow:.2f} s wall, {oc:.2f} s cpu")
+            print(f"ratio {k} / floor: {ow / fw:.2f}x wall, {oc / fc:.2f}x cpu")
+        if "report --via-kernel" in runs:
+            same = all((tmp / "report" / n).read_bytes() == (tmp / "kernel" / n).read_bytes()
+                       for n in ("report.html", "decision.json", "adr.md"))
+            print(f"report.html, decision.json, adr.md identical with and without a kernel: {same}")
+        print("targets: <= 0.8x (issue 28), <= 0.3x wall without a kernel (issue 42 item 5)")
         print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     return 0
 

@@ -117,10 +117,6 @@ class SVGFigure:
 
 def show(*charts: Any) -> None:
     """Render each chart to SVG and display it; raise (failing the cell) when one cannot be drawn."""
-    figs = [SVGFigure(to_svg(c)) for c in charts]
-    try:
-        from IPython.display import display
-    except ImportError:  # pragma: no cover - IPython comes with ipykernel
-        return
-    for f in figs:
-        display(f)
+    from ..foundation.display_capture import display
+
+    display(*[SVGFigure(to_svg(c)) for c in charts])

@@ -119,10 +119,16 @@ def _integer(v: Any) -> Any:
         raise ValueError(f"got {exc.args[0].split(': got ', 1)[1]}") from None
 
 
+def _bool(v: Any) -> Any:
+    if not isinstance(v, bool):
+        raise ValueError("expected true or false")
+    return v
+
+
 #: notebook parameter kind -> (type, the check that reads papermill's values as data, never evaluated)
 KINDS: dict[str, tuple[Any, Any]] = {
     "paths": (tuple[str, ...], _paths), "strs": (tuple[str, ...], _strs), "path": (str, _path),
-    "str": (str, _text), "float": (float, _finite), "int": (int, _integer),
+    "str": (str, _text), "float": (float, _finite), "int": (int, _integer), "bool": (bool, _bool),
 }
 #: ranges of the report's numeric parameters (also in the published schema)
 BOUNDS: dict[str, dict[str, Any]] = {"margin": {"gt": 0, "lt": 0.5}, "monte_carlo_n": {"ge": 0, "le": 1_000_000},
@@ -131,17 +137,22 @@ _MODELS: dict[tuple[str, tuple[str, ...]], type[BaseModel]] = {}
 
 
 def parameters_model(spec: Mapping[str, Any], what: str = "report") -> type[BaseModel]:
-    """A model of notebook parameters from their table (name -> Param(kind, default, help)): ``extra="forbid"``,
-    each kind read as data, :data:`BOUNDS` where the name has one, ``date`` as YYYY-MM-DD or ''."""
+    """A model of notebook parameters from their table (name -> Param(kind, default, help[, bounds, choices])):
+    ``extra="forbid"``, each kind read as data, the Param's ``bounds`` (else :data:`BOUNDS` where the name has
+    one), its ``choices`` as a Literal, ``date`` as YYYY-MM-DD or ''."""
     key = (what, tuple(spec))
     if key in _MODELS:
         return _MODELS[key]
     fields: dict[str, Any] = {}
     for name, p in spec.items():
         tp, check = KINDS[p.kind]
-        if name == "rank_throughput":
+        choices = tuple(getattr(p, "choices", ()) or ())
+        if choices:
+            tp = Literal[choices]
+        elif name == "rank_throughput":
             tp = Literal["auto", "local", "global"]
-        kw: dict[str, Any] = {"description": p.help, **BOUNDS.get(name, {})}
+        bounds = getattr(p, "bounds", None)
+        kw: dict[str, Any] = {"description": p.help, **(dict(bounds) if bounds is not None else BOUNDS.get(name, {}))}
         if name == "date":
             kw["pattern"] = r"^(\d{4}-\d{2}-\d{2})?$"
             check = _date

@@ -2,8 +2,9 @@
 
 One module per job:
 
-* :mod:`.params`: :data:`PARAMETERS` and :func:`validate_parameters` (the report notebook's
-  ``parameters`` cell mirrors them; the cell after papermill's injection validates).
+* :mod:`.params`: :class:`ReportParams`, the one parameter model, its :data:`PARAMETERS` view and
+  :func:`validate_parameters`; :mod:`.param_views` generates the CLI flags and the notebook's ``parameters`` cell.
+* :mod:`.pipeline`: ``run(params) -> DecisionRecord`` and ``run_stages(params) -> ReportRun``, in process.
 * :mod:`.stages`: :func:`load_inputs`, :func:`fit_runs`, :func:`compare_runs`, :func:`cost_stage`,
   :func:`checklist_stage`, :func:`decision_record`, :func:`write_outputs`: what the notebook calls,
   one per section, calling the package's functions exactly as the CLI verbs do.
@@ -12,8 +13,9 @@ One module per job:
 * :mod:`.walkthrough`: the checklist notebook's parameters (:func:`validate_checklist_parameters`),
   :func:`evidence_sources` and :func:`batch_decision` (the wizard itself is
   :func:`costmodel.interactive.checklist_wizard`).
-* :mod:`.render`: :func:`render_report` (papermill runs the notebook, then the export and the folder swap)
-  behind ``costmodel report``; :mod:`.html_export` (the offline HTML page), :mod:`.output_folder` (refusing,
+* :mod:`.render`: :func:`render_report` / :func:`render_params` behind ``costmodel report`` (the pipeline, the
+  page without a kernel from :mod:`.page`, or papermill in a kernel from :mod:`.kernel_run`, then the export and
+  the folder swap); :mod:`.html_export` (the offline HTML page), :mod:`.output_folder` (refusing,
   claiming and swapping the output folder), :mod:`.kernels` (stopping the kernels of an interrupted run).
 
 The notebooks use ``from costmodel import report`` and the names re-exported here: the public API, one
@@ -51,9 +53,12 @@ if TYPE_CHECKING:
     from .params import PARAMETERS as PARAMETERS
     from .params import ReportParams as ReportParams
     from .params import validate_parameters as validate_parameters
+    from .pipeline import ReportRun as ReportRun
+    from .pipeline import run_stages as run_stages
     from .placement import placement_html as placement_html
     from .placement import placement_section as placement_section
     from .render import ReportResult as ReportResult
+    from .render import render_params as render_params
     from .render import render_report as render_report
     from .stages import CostStage as CostStage
     from .stages import InputFile as InputFile
@@ -77,9 +82,8 @@ if TYPE_CHECKING:
     from .walkthrough import evidence_sources as evidence_sources
     from .walkthrough import validate_checklist_parameters as validate_checklist_parameters
 
-#: the face's names and the modules that hold them, imported on first use: ``costmodel report`` runs the
-#: notebook from :mod:`.render` and must not import pandas, the charts and the checklist in its own process
-#: (the kernel imports them); ``from costmodel import report; report.fit_table(...)`` works as before
+#: the face's names and the modules that hold them, imported on first use (``costmodel --help`` and a check of a
+#: parameter import no pandas); ``from costmodel import report; report.fit_table(...)`` works as before
 _FACE: dict[str, str] = {
     "break_even_table": "display",
     "checklist_table": "display",
@@ -107,9 +111,12 @@ _FACE: dict[str, str] = {
     "PARAMETERS": "params",
     "ReportParams": "params",
     "validate_parameters": "params",
+    "ReportRun": "pipeline",
+    "run_stages": "pipeline",
     "placement_html": "placement",
     "placement_section": "placement",
     "ReportResult": "render",
+    "render_params": "render",
     "render_report": "render",
     "CostStage": "stages",
     "InputFile": "stages",

@@ -2,7 +2,6 @@
 input is escaped), and the tables of each section."""
 from __future__ import annotations
 
-import contextlib
 import html
 import math
 import re
@@ -219,12 +218,11 @@ def html_text(text: str, tag: str = "p") -> _HTML:
 
 
 def show(*objs: Any) -> None:
-    """Display objects in the notebook (no-op outside IPython)."""
-    with contextlib.suppress(ImportError):
-        from IPython.display import display
+    """Display objects in the notebook (no-op outside IPython; recorded inside
+    :func:`costmodel.foundation.display_capture.capturing`, as the report's page is rendered in process)."""
+    from ..foundation.display_capture import display
 
-        for o in objs:
-            display(o)
+    display(*objs)
 
 
 def fit_table(fits: Sequence[Any], runs: Sequence[Any] = ()):  # -> DataFrame

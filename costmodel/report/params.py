@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -19,76 +19,118 @@ from ..foundation.util import dataclass_dict
 PACKAGE_ROOT = PACKAGE_DIR
 #: Names the report notebook itself binds (not parameters); the notebook test checks this list.
 NOTEBOOK_NAMES = frozenset(
-    {"P", "inputs", "fits", "cmp", "cost", "decision", "placed", "record", "written", "report", "charts"}
+    {"P", "run", "inputs", "fits", "cmp", "cost", "decision", "placed", "record", "written", "report", "charts"}
 )
 
 
 
+#: the CLI flag of a parameter: ``--`` and the name with dashes, unless :attr:`Param.flag` says otherwise
+SAME = object()
+
+
 @dataclass(frozen=True)
 class Param:
-    """One notebook parameter: kind (``paths``, ``path``, ``str``, ``strs``, ``float``, ``int``), default, help."""
+    """One report parameter, described once: its ``kind`` (``paths``, ``path``, ``str``, ``strs``, ``float``,
+    ``int``, ``bool``), ``default`` (the notebook's: the bundled example), ``help``, ``unit`` and validation
+    (``bounds``: pydantic's ``gt``/``ge``/``lt``/``le``; ``choices``), and how ``costmodel report`` takes it
+    (``flag``: '' for ``--name-with-dashes``, None for no flag; ``cli_default``; ``required``; ``repeat``: a flag
+    given once per value; ``recorded``: False for run mechanics kept out of ``decision.json``)."""
 
     kind: str
     default: Any
     help: str
+    unit: str = ""
+    bounds: Mapping[str, float] = field(default_factory=dict)
+    choices: tuple[str, ...] = ()
+    flag: str | None = ""
+    short: str = ""
+    metavar: str = ""
+    cli_default: Any = SAME
+    required: bool = False
+    repeat: bool = False
+    recorded: bool = True
+
+    @property
+    def on_cli(self) -> Any:
+        """The default ``costmodel report`` uses (the notebook's unless :attr:`cli_default` says otherwise)."""
+        return self.default if self.cli_default is SAME else self.cli_default
 
 
-PARAMETERS: dict[str, Param] = {
-    "colocated": Param("paths", ["data/examples/colocated_steps.csv"],
-                       "co-located run files (list; relative to the cwd or the repository)"),
-    "remote": Param("paths", ["data/examples/remote_steps.csv"], "remote (cross-region) run files (list)"),
-    "scenario": Param("path", "data/examples/scenario.yaml", "cost scenario YAML"),
-    "answers": Param("path", "data/examples/answers.yaml", "checklist answers YAML"),
-    "metric": Param("str", "", "throughput column to analyse ('' = the warm-up analysis default)"),
-    "format": Param("str", "", "ingest reader for the run files ('' = sniffed from the content; see costmodel ingest --help)"),
-    "map": Param("strs", [], "ingest --map items SRC=COLUMN[:UNIT] (list; [] = none)"),
-    "pattern": Param("str", "", "ingest --pattern: a regex with named groups for free-form logs ('' = none)"),
-    "batch_size": Param("float", 0.0, "samples per step, global (0 = not given): samples_per_s = batch_size / step_time_s"),
-    "tokens_per_step": Param("float", 0.0,
-                             "tokens per step, global (0 = not given): tokens_per_s = tokens_per_step / step_time_s"),
-    "margin": Param("float", 0.02, "equivalence margin of the comparison (fraction, 0 < margin < 0.5)"),
-    "monte_carlo_n": Param("int", 2000, "Monte Carlo draws (0 = skip)"),
-    "seed": Param("int", 0, "Monte Carlo seed"),
-    "title": Param("str", "", "report and ADR title ('' = the answers file's meta.title or a generic title)"),
-    "date": Param("str", "", "ADR date YYYY-MM-DD ('' = today, UTC)"),
-    "jobs": Param("paths", [], "multi-rank jobs: strings ROLE:NAME, an equals sign, a GLOB (docs/jobs.md)"),
-    "rank_throughput": Param("str", "auto",
-                             "ranks log their own share ('local') or the job's figure ('global'); 'auto' detects it"),
-    "placement": Param("str", "", "placement file YAML (docs/place.md): adds the placement section ('' = none)"),
-    "decision_path": Param("str", "", "write decision.json here ('' = do not write)"),
-    "adr_path": Param("str", "", "write the ADR Markdown here ('' = do not write)"),
-}
+def param(default: Any, help: str, kind: str, **how: Any) -> Any:
+    """A field of :class:`ReportParams` with its :class:`Param` in the field's metadata (``metadata["param"]``)."""
+    p = Param(kind, default, help, **how)
+    if isinstance(default, (list, tuple)):
+        return field(default=tuple(default), metadata={"param": p})
+    return field(default=default, metadata={"param": p})
+
 
 DEFAULT_TITLE = "Cross-region training with a cache, replication or waiting"
 
 
 @dataclass(frozen=True)
 class ReportParams:
-    """Validated report parameters (paths resolved to absolute paths)."""
+    """The report's parameters: the one model. Each field is declared once here, with its :class:`Param`
+    (type, default, help, unit, validation, flag); the CLI flags of ``costmodel report``
+    (:mod:`costmodel.report.cli_flags`), the notebook's ``parameters`` cell
+    (:func:`costmodel.report.notebook_cell.parameters_cell`), the validation model
+    (:func:`report_parameters_model`) and the docs table are generated from it. Validated values have input paths
+    resolved to absolute paths (:func:`validate_parameters`)."""
 
-    colocated: tuple[str, ...]
-    remote: tuple[str, ...]
-    scenario: str
-    answers: str
-    metric: str = ""
-    format: str = ""
-    map: tuple[str, ...] = ()
-    pattern: str = ""
-    batch_size: float = 0.0
-    tokens_per_step: float = 0.0
-    margin: float = 0.02
-    monte_carlo_n: int = 2000
-    seed: int = 0
-    title: str = ""
-    date: str = ""
-    decision_path: str = ""
-    adr_path: str = ""
-    jobs: tuple[str, ...] = ()
-    rank_throughput: str = "auto"
-    placement: str = ""
+    colocated: tuple[str, ...] = param(
+        ["data/examples/colocated_steps.csv"], "co-located (hub) run files: any ingestible benchmark output or "
+        "Timeline Parquet, a folder of rank logs, an object-store URL (relative to the cwd or the package)", "paths",
+        metavar="FILE", cli_default=())
+    remote: tuple[str, ...] = param(["data/examples/remote_steps.csv"], "remote (cross-region spoke) run files",
+                                    "paths", metavar="FILE", cli_default=())
+    scenario: str = param("data/examples/scenario.yaml", "cost scenario YAML", "path", metavar="S.yaml", required=True)
+    answers: str = param("data/examples/answers.yaml", "checklist answers YAML", "path", metavar="A.yaml",
+                         required=True)
+    metric: str = param("", "throughput column to analyse (empty: the warm-up analysis default, e.g. samples_per_s)",
+                        "str")
+    format: str = param("", "ingest reader for the run files (empty: sniffed from the content; see costmodel ingest "
+                        "--help)", "str", metavar="NAME")
+    map: tuple[str, ...] = param([], "map a source column to a Timeline column, with its unit: SRC, an equals sign, "
+                                 "COLUMN[:UNIT] (e.g. thr, an equals sign, samples_per_s)", "strs", metavar="SRC=COL[:UNIT]",
+                                 repeat=True)
+    pattern: str = param("", "a regex with named groups (step, samples_per_s, step_time_ms, ...) to read free-form "
+                         "logs (empty: none)", "str", metavar="REGEX")
+    batch_size: float = param(0.0, "samples per step, global (0: not given), to derive samples_per_s as batch_size / "
+                              "step_time_s", "float", unit="samples", bounds={"ge": 0}, metavar="N")
+    tokens_per_step: float = param(0.0, "tokens per step, global (0: not given), to derive tokens_per_s as tokens_per_step / "
+                                   "step_time_s", "float", unit="tokens", bounds={"ge": 0}, metavar="N")
+    margin: float = param(0.02, "equivalence margin of the comparison (0.02: within 2 per cent)", "float", unit="fraction",
+                          bounds={"gt": 0, "lt": 0.5})
+    monte_carlo_n: int = param(2000, "Monte Carlo draws for the uncertainty section (0 skips it)", "int",
+                               unit="draws", bounds={"ge": 0, "le": 1_000_000}, flag="--monte-carlo", metavar="N")
+    seed: int = param(0, "Monte Carlo seed", "int", bounds={"ge": 0})
+    title: str = param("", "report and ADR title (empty: the title in the answers file, else a generic title)", "str")
+    date: str = param("", "ADR date YYYY-MM-DD (empty: today, UTC)", "str", metavar="YYYY-MM-DD")
+    decision_path: str = param("", "write decision.json here (empty: do not write; costmodel report writes it to "
+                               "its folder)", "str", flag=None)
+    adr_path: str = param("", "write the ADR Markdown here (empty: do not write; costmodel report writes it to its "
+                          "folder)", "str", flag=None)
+    engine: str = param("auto", "engine that reduces rank logs to the job series (dask: the cluster at "
+                        "COSTMODEL_DASK_SCHEDULER, its workers reading the files or objects themselves)", "str",
+                        choices=("auto", "pandas", "duckdb", "dask"), recorded=False)
+    quiet: bool = param(False, "no progress lines on stderr; warnings and errors still print", "bool", short="-q",
+                        recorded=False)
+    jobs: tuple[str, ...] = param([], "the files matching GLOB are the rank logs of job NAME on side ROLE: "
+                                  "ROLE:NAME, an equals sign, GLOB (docs/jobs.md)", "paths", flag="--job",
+                                  metavar="ROLE:NAME=GLOB", repeat=True)
+    rank_throughput: str = param("auto", "ranks log their own share (local, summed) or the global figure of the job "
+                                 "(global); auto detects it", "str", choices=("auto", "local", "global"))
+    placement: str = param("", "a placement file (docs/place.md): adds the placement section (ranked candidate GPU "
+                           "regions x data strategies, the cost-vs-time front, why the winner wins) and "
+                           "the placement in decision.json (empty: none)", "str", metavar="PLACEMENT.yaml")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclass_dict(self, lists=True)
+
+    def recorded(self) -> dict[str, Any]:
+        """The parameters ``decision.json`` records under ``inputs.parameters``: not the output paths, not the run
+        mechanics (``engine``, ``quiet``), ``placement`` only when given."""
+        return {k: v for k, v in self.to_dict().items()
+                if PARAMETERS[k].recorded and k not in ("decision_path", "adr_path") and (k != "placement" or v)}
 
     def ingest_options(self, role: str = "") -> Any:
         """The :class:`~costmodel.ingest.IngestOptions` these parameters ask for (``format``, ``map``, ``pattern``,
@@ -99,6 +141,11 @@ class ReportParams:
         return IngestOptions(fmt=self.format or None, role=role, mapping=parse_map(list(self.map)),
                              pattern=self.pattern or None, batch_size=self.batch_size or None,
                              tokens_per_step=self.tokens_per_step or None)
+
+
+#: Every report parameter by name, in the model's order: the view of :class:`ReportParams`' fields that the
+#: generators (flags, notebook cell, validation model, docs) read
+PARAMETERS: dict[str, Param] = {f.name: f.metadata["param"] for f in fields(ReportParams)}
 
 
 def _user_names(namespace: Mapping[str, Any], notebook_names: frozenset[str] = NOTEBOOK_NAMES) -> dict[str, Any]:

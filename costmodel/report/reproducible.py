@@ -106,7 +106,27 @@ def _published_json(data: dict[str, Any]) -> dict[str, Any]:
             for mime, v in data.items()}
 
 
-def _codify(params: Mapping[str, Any]) -> str:
-    from papermill.translators import translate_parameters
+def _literal(value: Any) -> str:
+    """One value as papermill's Python translator writes it (``PythonTranslator.translate``), without importing
+    papermill (a second or more at start-up): strings double-quoted with ``unicode_escape`` and escaped quotes,
+    numbers and booleans as Python prints them, lists element by element, mappings with string keys."""
+    import math
 
-    return str(translate_parameters("python3", "python", dict(params), "Parameters"))
+    if value is None or isinstance(value, (bool, int)):
+        return f"{value}"
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return f"{value}"
+        return "float('nan')" if math.isnan(value) else ("float('-inf')" if value < 0 else "float('inf')")
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_literal(str(k))}: {_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    text = str(value).encode("unicode_escape").decode("utf-8").replace('"', r'\"')
+    return f'"{text}"'
+
+
+def _codify(params: Mapping[str, Any]) -> str:
+    """The injected-parameters cell's source as papermill writes it for a Python kernel (without black installed:
+    ``# Parameters`` and one assignment per line); tests/report compares it with papermill's own."""
+    return "# Parameters\n" + "".join(f"{name} = {_literal(value)}\n" for name, value in params.items())

@@ -108,10 +108,11 @@ class Inputs:
         return file_list_html([f.to_dict() for f in self.files], collapse_over)
 
 
-def load_inputs(params: ReportParams) -> Inputs:
+def load_inputs(params: ReportParams, answers: AnswersDocument | None = None) -> Inputs:
     """Ingest each side's inputs as ``costmodel compare`` does (:func:`costmodel.jobs.load_side`: rank
     logs of a job become one job-level run; folders and object-store URLs are inputs too) and hash
-    every input file. Raises IngestError for an unreadable input."""
+    every input file; ``answers``: the answers file already read (read here otherwise). Raises IngestError for an
+    unreadable input."""
     from ..foundation.util import sha256_file
     from ..ingest import IngestOptions
     from ..jobs import load_side
@@ -132,7 +133,8 @@ def load_inputs(params: ReportParams) -> Inputs:
             continue
         opts = params.ingest_options(role) if hasattr(params, "ingest_options") else IngestOptions(role=role)
         side = load_side(paths, role, opts, job_specs=mine,
-                         rank_throughput=None if mode in (None, "auto") else mode, hash_files=True)
+                         rank_throughput=None if mode in (None, "auto") else mode, hash_files=True,
+                         engine=getattr(params, "engine", "auto") or "auto")
         sides[role] = side.runs
         jobs += side.jobs
         tables.update({f"{role}:{k}": v for k, v in side.tables.items()})
@@ -143,7 +145,7 @@ def load_inputs(params: ReportParams) -> Inputs:
     for role, path in (("scenario", params.scenario), ("answers", params.answers)):
         files.append(InputFile(role=role, path=path, sha256=sha256_file(path), size_bytes=os.path.getsize(path)))
     return Inputs(colocated=sides["colocated"], remote=sides["remote"], files=files, warnings=warnings,
-                  jobs=jobs, job_tables=tables, answers=read_answers(params))
+                  jobs=jobs, job_tables=tables, answers=answers if answers is not None else read_answers(params))
 
 
 def read_answers(params: ReportParams) -> AnswersDocument:
@@ -240,11 +242,12 @@ BREAK_EVEN_CHART_INPUTS = (
 
 
 def cost_stage(params: ReportParams, compare: CompareResult | Mapping[str, Any] | None,
-               curve_points: int = 41) -> CostStage:
+               curve_points: int = 41, scenario: Any = None) -> CostStage:
     """Load the scenario, apply the measured comparison (``--from-compare``) and analyse it with
     :func:`costmodel.cost.analyze`: ``result`` is what ``costmodel cost S.yaml --from-compare
     compare.json [--monte-carlo N --seed S] --json`` prints. Adds the Monte Carlo draws and each
-    option's total along one input for the break-even chart."""
+    option's total along one input for the break-even chart. ``scenario``: the scenario already loaded
+    (:func:`costmodel.cost.load_scenario` of ``params.scenario``; loaded here otherwise)."""
     import numpy as np
     import pandas as pd
 
@@ -252,7 +255,7 @@ def cost_stage(params: ReportParams, compare: CompareResult | Mapping[str, Any] 
     from ..cost.measured import KEY, scenario_figures
     from ..foundation.util import to_jsonable
 
-    as_written = scen = cm.load_scenario(params.scenario)
+    as_written = scen = scenario if scenario is not None else cm.load_scenario(params.scenario)
     if compare:
         scen = cm.apply_measurements(scen, compare=compare, source="compare")
     raw, mc = cm.analyze_with_draws(scen, monte_carlo_n=params.monte_carlo_n, seed=params.seed)
@@ -390,8 +393,7 @@ def decision_record(
             "verdict": dec.get("verdict"),
             "inputs": {
                 "files": [f.to_dict() for f in inputs.files],
-                "parameters": {k: v for k, v in params.to_dict().items()
-                               if k not in ("decision_path", "adr_path") and (k != "placement" or v)},
+                "parameters": params.recorded(),
             },
             "runs": [
                 {

@@ -53,7 +53,8 @@ def _assert_one_line_and_nothing_left(rc: int, err: str, parent: Path) -> None:
     assert list(parent.iterdir()) == [], "a folder was left behind"
 
 
-# A driver that runs the real CLI with the notebook step replaced: the interrupt lands while a
+# A driver that runs the real CLI (--via-kernel: the notebook in a kernel) with the notebook step replaced: the
+# interrupt lands while a
 # kernel client's asyncio task has failed with DeadKernelError and nobody retrieved it (what
 # nbclient leaves behind when Ctrl-C stops it), or while code swallows the KeyboardInterrupt (as
 # Python does in weakref callbacks and __del__), then the real notebook runs to the end.
@@ -109,7 +110,8 @@ def test_sigint_leaves_no_asyncio_dead_kernel_traceback(tmp_path):
     driver.write_text(DRIVER, encoding="utf-8")
     parent = tmp_path / "p"
     parent.mkdir()
-    rc, err = _interrupt([sys.executable, str(driver), "dead-kernel-task", *_cli_args(parent / "out")], "kernel busy", 0.3)
+    rc, err = _interrupt([sys.executable, str(driver), "dead-kernel-task", *_cli_args(parent / "out"), "--via-kernel"],
+                         "kernel busy", 0.3)
     _assert_one_line_and_nothing_left(rc, err, parent)
 
 
@@ -118,7 +120,8 @@ def test_a_swallowed_sigint_still_stops_the_report_before_it_is_written(tmp_path
     driver.write_text(DRIVER, encoding="utf-8")
     parent = tmp_path / "p"
     parent.mkdir()
-    rc, err = _interrupt([sys.executable, str(driver), "swallow", *_cli_args(parent / "out")], "kernel busy", 0.3)
+    rc, err = _interrupt([sys.executable, str(driver), "swallow", *_cli_args(parent / "out"), "--via-kernel"],
+                         "kernel busy", 0.3)
     _assert_one_line_and_nothing_left(rc, err, parent)
     assert "report: wrote" not in err and "exporting HTML" not in err
 

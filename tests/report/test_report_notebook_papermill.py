@@ -47,6 +47,10 @@ def test_report_notebook_parameters_cell_mirrors_the_package():
         assert isinstance(node, ast.AnnAssign), "parameters are literal annotated assignments"
         defaults[node.target.id] = ast.literal_eval(node.value)
     assert defaults == {k: v.default for k, v in report.PARAMETERS.items()}
+    from costmodel.report.param_views import parameters_cell
+
+    # the cell is generated from the one model (`make reference` rewrites it): text, order and help included
+    assert params.source == parameters_cell(), "run `make reference` to regenerate the parameters cell"
     assert "validate_parameters(globals())" in code[1].source
     # every name the notebook binds is a parameter or a known notebook name (so validation can
     # tell a stray injected parameter from the notebook's own variables)

@@ -1,5 +1,6 @@
 """The generated reference pages: ``docs/cli.md`` (every verb and flag, from the verbs' own parsers) and the report
-parameters table (from :data:`costmodel.report.params.PARAMETERS`).
+parameters table (from the one model, :class:`costmodel.report.params.ReportParams`); ``--write`` also rewrites
+the report notebook's ``parameters`` cell from that model.
 
 ``tests/packaging/test_generated_reference.py`` regenerates the text and compares it with the page, so the page
 cannot drift from the code. After changing a verb's flags or a report parameter::
@@ -87,20 +88,61 @@ def verb_table(verb: str, parser: argparse.ArgumentParser) -> str:
 
 
 def report_parameters_table() -> str:
-    """The report notebook's parameters (``costmodel report`` flags and papermill ``-p`` names)."""
+    """The report's parameters (``costmodel report`` flags and papermill ``-p`` names), from the one model
+    (:class:`costmodel.report.params.ReportParams`)."""
+    from costmodel.report.param_views import flag_of
     from costmodel.report.params import PARAMETERS
 
-    rows = [f"| `{name}` | {p.kind} | `{p.default!r}` | {_cell(p.help)} |" for name, p in PARAMETERS.items()]
+    def flag(name: str, p) -> str:
+        if p.flag is None:
+            return "(set by the CLI)"
+        return ", ".join(f"`{f}`" for f in (flag_of(name, p), p.short) if f)
+
+    def valid(p) -> str:
+        ops = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
+        parts = [f"{ops[k]} {v:g}" for k, v in p.bounds.items()]
+        if p.choices:
+            parts.append("one of " + ", ".join(f"`{c}`" for c in p.choices))
+        if p.required:
+            parts.append("required on the CLI")
+        if not p.recorded:
+            parts.append("not recorded in decision.json")
+        return "; ".join(parts)
+
+    rows = [f"| `{name}` | {flag(name, p)} | {p.kind} | {p.unit} | `{p.default!r}` | {_cell(valid(p))} | {_cell(p.help)} |"
+            for name, p in PARAMETERS.items()]
     return "\n".join([
         "## Report parameters",
         "",
-        "The parameters of the report notebook (`costmodel/notebooks/report.ipynb`), as papermill's `-p NAME VALUE`",
-        "takes them; `costmodel report` sets them from its flags.",
+        "The parameters of the report (`costmodel/report/params.py`, `ReportParams`: each declared once, with its type,",
+        "default, help, unit and validation). `costmodel report` takes them as the flags below (generated from the",
+        "model); the report notebook (`costmodel/notebooks/report.ipynb`) as papermill's `-p NAME VALUE` (its",
+        "`parameters` cell is generated from the model too). The default is the notebook's (the bundled example); on",
+        "the CLI, run files default to none.",
         "",
-        "| parameter | kind | default | what it is |",
-        "| --- | --- | --- | --- |",
+        "| parameter | flag | kind | unit | default | validation | what it is |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
         *rows,
     ]) + "\n"
+
+
+def write_notebook_parameters_cell() -> bool:
+    """Rewrite the report notebook's ``parameters`` cell from the model; True when it changed."""
+    import json
+
+    from costmodel.report.param_views import parameters_cell
+
+    path = REPO / "costmodel" / "notebooks" / "report.ipynb"
+    raw = path.read_text(encoding="utf-8")
+    nb = json.loads(raw)
+    cell = next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
+    lines = parameters_cell().split("\n")
+    source = [line + "\n" for line in lines[:-1]] + [lines[-1]]
+    if cell["source"] == source:
+        return False
+    cell["source"] = source
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return True
 
 
 def cli_page() -> str:
@@ -119,6 +161,9 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     text = cli_page()
     if args.write:
+        if write_notebook_parameters_cell():
+            print("wrote the parameters cell of costmodel/notebooks/report.ipynb")
+        text = cli_page()
         CLI_PAGE.write_text(text, encoding="utf-8")
         print(f"wrote {CLI_PAGE.relative_to(REPO)}")
         return 0
