@@ -12,8 +12,8 @@ from typing import Any
 
 from ..contracts.errors import did_you_mean
 from ..foundation.errors import ReportError
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from ..foundation.resources import PACKAGE_DIR
-from ..foundation.util import dataclass_dict
 
 #: The installed package folder: relative default paths (``data/examples/...``) are tried here after the cwd.
 PACKAGE_ROOT = PACKAGE_DIR
@@ -63,7 +63,7 @@ DEFAULT_TITLE = "Cross-region training with a cache, replication or waiting"
 
 
 @dataclass(frozen=True)
-class ReportParams:
+class ReportParams(FieldsJson):
     """Validated report parameters (paths resolved to absolute paths)."""
 
     colocated: tuple[str, ...]
@@ -87,8 +87,7 @@ class ReportParams:
     rank_throughput: str = "auto"
     placement: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self, lists=True)
+    JSON = JsonKeys(lists=True)
 
     def ingest_options(self, role: str = "") -> Any:
         """The :class:`~costmodel.ingest.IngestOptions` these parameters ask for (``format``, ``map``, ``pattern``,

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..checklist.answers_model import AnswersDocument
 from ..contracts.results import DECISION_SCHEMA, CompareResult, CostResult, DecisionRecord, Result
-from ..foundation.util import dataclass_dict
+from ..foundation.fields_json import FieldsJson
 from .params import DEFAULT_TITLE, ReportParams
 
 __all__ = ["DECISION_SCHEMA"]
@@ -23,7 +23,7 @@ __all__ = ["DECISION_SCHEMA"]
 
 
 @dataclass
-class InputFile:
+class InputFile(FieldsJson):
     """One input file with its provenance."""
 
     role: str
@@ -34,9 +34,6 @@ class InputFile:
     run_ids: list[str] = field(default_factory=list)
     predicted: bool = False
     job_id: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..contracts.results import CompareResult, CostResult, FitResult
 from ..foundation.errors import ReportError
-from ..foundation.util import dataclass_dict
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from .params import PARAMETERS as REPORT_PARAMETERS
 from .params import Param, _user_names, check_parameters, resolve_path, validate_parameters
 
@@ -40,7 +40,7 @@ CHECKLIST_PARAMETERS: dict[str, Param] = {
 
 
 @dataclass(frozen=True)
-class ChecklistParams:
+class ChecklistParams(FieldsJson):
     """Validated checklist-notebook parameters (given paths resolved to absolute paths; '' = not given)."""
 
     answers: str
@@ -61,8 +61,7 @@ class ChecklistParams:
         """True when the compare or cost result has to be computed from the runs."""
         return not self.compare_json or not self.cost_json
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self, lists=True)
+    JSON = JsonKeys(lists=True)
 
 
 def validate_checklist_parameters(namespace: Mapping[str, Any] | None = None, **values: Any) -> ChecklistParams:

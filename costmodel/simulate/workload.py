@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..foundation.errors import SimulateError
-from ..foundation.util import dataclass_dict, yaml_problem
+from ..foundation.fields_json import FieldsJson
+from ..foundation.util import yaml_problem
 
 PATTERNS = ("sequential", "shuffled", "shard_shuffle", "single_pass", "zipf")
 POLICIES = ("none", "lru", "predictive")
@@ -115,7 +116,7 @@ class Simulation:
 
 
 @dataclass(frozen=True)
-class Workload:
+class Workload(FieldsJson):
     """The validated ``workload:`` section."""
 
     name: str
@@ -149,9 +150,6 @@ class Workload:
     @property
     def steps_per_run(self) -> int:
         return max(1, math.ceil(self.samples_per_run / self.step.samples_per_step))
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
 
 
 # ----------------------------------------------------------------------------------------------
