@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..foundation.util import dataclass_dict
+from ..foundation.fields_json import FieldsJson, JsonKeys
 
 PAGE_BYTES = mmap.PAGESIZE
 #: Residency above this share of the checked bytes after an eviction means it did not work.
@@ -32,7 +32,7 @@ _HAVE_DIRECT = hasattr(os, "O_DIRECT")
 
 
 @dataclass
-class Residency:
+class Residency(FieldsJson):
     """How much of the checked files sits in this machine's page cache (mincore), in bytes."""
 
     checked_files: int
@@ -47,19 +47,11 @@ class Residency:
             return None
         return self.resident_bytes / self.checked_bytes
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            "checked_files": self.checked_files,
-            "checked_bytes": self.checked_bytes,
-            "resident_bytes": self.resident_bytes,
-            "resident_fraction": self.fraction,
-            "note": self.note,
-        }
+    JSON = JsonKeys(keys=("method", "checked_files", "checked_bytes", "resident_bytes", "resident_fraction=fraction", "note"))
 
 
 @dataclass
-class Eviction:
+class Eviction(FieldsJson):
     """What was done to make the next pass cold, and whether it worked (``worked`` None = unknown)."""
 
     method: str
@@ -70,8 +62,7 @@ class Eviction:
     worked: bool | None = None
     notes: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self, rename={"after": "residency_after"}, lists=True)
+    JSON = JsonKeys(rename={"after": "residency_after"}, lists=True)
 
 
 def _libc() -> Any:

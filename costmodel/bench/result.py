@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from ..foundation.units import GIB as GIB  # bench reports GiB (2^30 bytes), like the familiar client
 from .pagecache import Eviction, Residency
 
@@ -94,7 +95,7 @@ def percentile(sorted_values: Sequence[float], q: float) -> float | None:
 
 
 @dataclass
-class PassResult:
+class PassResult(FieldsJson):
     """One pass over the file list.
 
     ``page_cache`` is ``evicted`` (this client's cached pages of the files were dropped before the
@@ -138,28 +139,10 @@ class PassResult:
         """The familiar client's line: ``pass=1 data=0.78 GiB time=0.45s throughput=1.75 GiB/s``."""
         return format_pass_line(self.pass_no, self.bytes, self.elapsed_s)
 
-    def to_dict(self) -> dict[str, Any]:
-        tput = self.throughput_bytes_per_s
-        return {
-            "pass": self.pass_no,
-            "cold": self.cold,
-            "page_cache": self.page_cache,
-            "bytes": self.bytes,
-            "elapsed_s": self.elapsed_s,
-            "start_s": self.start_s,
-            "end_s": self.end_s,
-            "throughput_bytes_per_s": tput if math.isfinite(tput) else None,
-            "throughput_gib_per_s": tput / GIB if math.isfinite(tput) else None,
-            "files_read": self.files_read,
-            "files_failed": self.files_failed,
-            "files_changed": self.files_changed,
-            "latency_s": dict(self.latency_s),
-            "residency_before": self.residency_before.to_dict() if self.residency_before else None,
-            "eviction": self.eviction.to_dict() if self.eviction else None,
-            "residency_after": self.residency_after.to_dict() if self.residency_after else None,
-            "direct_verified": self.direct_verified,
-            "interrupted": self.interrupted,
-        }
+    JSON = JsonKeys(keys=("pass=pass_no", "cold", "page_cache", "bytes", "elapsed_s", "start_s", "end_s",
+                          "throughput_bytes_per_s", "throughput_gib_per_s", "files_read", "files_failed", "files_changed",
+                          "latency_s", "residency_before", "eviction", "residency_after", "direct_verified", "interrupted"),
+                    jsonable=True)  # jsonable: a throughput of a pass without time is null, not NaN
 
     def to_record(self) -> dict[str, Any]:
         return {"type": "pass", **self.to_dict()}

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..foundation.errors import BenchError
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from ..foundation.safeio import refusal
 
 
@@ -26,7 +27,7 @@ class FileEntry:
 
 
 @dataclass
-class Manifest:
+class Manifest(FieldsJson):
     """The sorted, capped file list a run reads, with sizes; ``sha256`` proves two runs read the same files."""
 
     root: str
@@ -69,17 +70,17 @@ class Manifest:
     def paths(self) -> list[str]:
         return [self.path(i) for i in range(len(self.entries))]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "root": self.root,
-            "file_count": self.file_count,
-            "total_bytes": self.total_bytes,
-            "file_list_sha256": self.sha256,
-            "total_files_under_root": self.total_files_under_root,
-            "skipped_count": len(self.skipped),
-            "skipped": list(self.skipped[:100]),
-            "files_beyond_max_files": self.files_beyond_max_files,
-        }
+    JSON = JsonKeys(keys=("root", "file_count", "total_bytes", "file_list_sha256=sha256", "total_files_under_root",
+                          "skipped_count", "skipped=skipped_shown", "files_beyond_max_files"))
+
+    @property
+    def skipped_count(self) -> int:
+        return len(self.skipped)
+
+    @property
+    def skipped_shown(self) -> list[str]:
+        """The first 100 skipped paths (what the JSON lists; ``skipped_count`` counts them all)."""
+        return list(self.skipped[:100])
 
 
 def manifest_sha256(items: Any) -> str:

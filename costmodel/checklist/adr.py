@@ -27,7 +27,7 @@ from .answer import OPTION_TITLES, _totals, chosen_option, cost_result
 from .verdict import Decision
 
 if TYPE_CHECKING:
-    from ..contracts.results import CompareResult, CostResult
+    from ..contracts.results import CompareRecord, CostRecord
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!|~^$])")
 _ADR_NAME = re.compile(r"^(\d{4})-.*\.md$")
@@ -143,8 +143,8 @@ def render_adr(
     date: str | _dt.date | None,
     report_link: str | None = None,
     inputs: Sequence[Any] = (),
-    compare: CompareResult | Mapping[str, Any] | None = None,
-    cost: CostResult | Mapping[str, Any] | None = None,
+    compare: CompareRecord | Mapping[str, Any] | None = None,
+    cost: CostRecord | Mapping[str, Any] | None = None,
     placement: Mapping[str, Any] | None = None,
     status: str | None = None,
     decision_makers: Sequence[str] = (),

@@ -16,7 +16,7 @@ from ..foundation.util import finite_number
 from .verdict import Decision
 
 if TYPE_CHECKING:
-    from ..contracts.results import CostResult
+    from ..contracts.results import CostRecord
 
 OPTION_TITLES: dict[str, str] = {
     "cross_region": ("Cross-region with cache: train in the remote region, read the data across regions through the "
@@ -25,23 +25,23 @@ OPTION_TITLES: dict[str, str] = {
     "wait": "Wait: train in the data region when GPUs there become available",
 }
 
-def cost_result(cost: CostResult | Mapping[str, Any] | None) -> CostResult | None:
-    """``cost`` (the model, or ``costmodel cost --json``'s object as read) as :class:`CostResult`, read once
+def cost_result(cost: CostRecord | Mapping[str, Any] | None) -> CostRecord | None:
+    """``cost`` (the model, or ``costmodel cost --json``'s object as read) as :class:`CostRecord`, read once
     and leniently (:func:`costmodel.contracts.read.read_lenient`: a record's figures are drafted from what is
     there; a garbled figure is unknown, not an error); None for no cost result."""
     from ..contracts.read import read_lenient
-    from ..contracts.results import CostResult
+    from ..contracts.results import CostRecord
 
-    return read_lenient(CostResult, cost)
+    return read_lenient(CostRecord, cost)
 
 
-def _totals(cost: CostResult | None) -> dict[str, float | None]:
+def _totals(cost: CostRecord | None) -> dict[str, float | None]:
     if cost is None:
         return dict.fromkeys(OPTION_TITLES)
     return {k: finite_number(getattr(cost.options, k).total_usd) for k in OPTION_TITLES}
 
 
-def chosen_option(decision: Decision, cost: CostResult | Mapping[str, Any] | None = None) -> str:
+def chosen_option(decision: Decision, cost: CostRecord | Mapping[str, Any] | None = None) -> str:
     """The option the record chooses: cross-region unless NO_GO, then the cheaper of replicate and wait."""
     if decision.verdict != "NO_GO":
         return "cross_region"

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..contracts.results import CostResult
+from ..contracts.results import CostRecord
 
 
-def cost_robustness_line(cost: CostResult | Mapping[str, Any] | None) -> str | None:
+def cost_robustness_line(cost: CostRecord | Mapping[str, Any] | None) -> str | None:
     """One line for beside the verdict: the cheapest priced option, its margin, and whether the verdict is
     robust (``costmodel cost --json``'s ``cheapest``, ``margin_usd``, ``robust``, ``robust_reason``; the
     model, or its JSON object as read)."""
     from ..contracts.read import read_lenient
 
-    c = read_lenient(CostResult, cost)
+    c = read_lenient(CostRecord, cost)
     if c is None or "cheapest" not in c.model_fields_set:
         return None
     if c.cheapest is None:

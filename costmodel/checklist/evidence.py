@@ -12,8 +12,8 @@ from typing import Any
 
 from ..contracts.read import read_lenient
 from ..contracts.results import (
-    CompareResult,
-    CostResult,
+    CompareRecord,
+    CostRecord,
     DerivedFigures,
     RunFit,
     ScenarioValues,
@@ -43,8 +43,8 @@ from .shapes import todays_cost_shape
 class _Inputs:
     """What the evidence reads, each result read once into its model (see :func:`gather_evidence`)."""
 
-    compare: CompareResult | None
-    cost: CostResult | None
+    compare: CompareRecord | None
+    cost: CostRecord | None
     fits: list[RunFit]  # the fits given besides the comparison's
 
     @property
@@ -271,7 +271,7 @@ def _ev_states(d: _Inputs) -> Evidence:
     )
 
 
-def _straggler_share(compare: CompareResult | None) -> tuple[float | None, str]:
+def _straggler_share(compare: CompareRecord | None) -> tuple[float | None, str]:
     """(mean share of the remote jobs' time lost to straggler ranks, a sentence naming them), from
     ``compare.jobs`` (costmodel.jobs); (None, '') when no remote job has stragglers."""
     jobs = [j for j in (compare.jobs if compare else []) if j.role == "remote"]
@@ -286,7 +286,7 @@ def _straggler_share(compare: CompareResult | None) -> tuple[float | None, str]:
                    "a slowdown from slow nodes is not a link or cache problem")
 
 
-def _ev_throughput(compare: CompareResult | None) -> Evidence:
+def _ev_throughput(compare: CompareRecord | None) -> Evidence:
     ev = _ev_throughput_base(compare)
     share, sentence = _straggler_share(compare)
     if share is None:
@@ -302,7 +302,7 @@ def _ev_throughput(compare: CompareResult | None) -> Evidence:
                                condition=condition)
 
 
-def _ev_throughput_base(compare: CompareResult | None) -> Evidence:
+def _ev_throughput_base(compare: CompareRecord | None) -> Evidence:
     if compare is None:
         return Evidence("throughput_equivalent", summary="no comparison given")
     ratio = _num(compare.ratio)
@@ -391,7 +391,7 @@ def _ev_steady(d: _Inputs) -> Evidence:
                     sources=src)
 
 
-def _ev_repetitions(compare: CompareResult | None) -> Evidence:
+def _ev_repetitions(compare: CompareRecord | None) -> Evidence:
     if compare is None:
         return Evidence("repetitions", summary="no comparison given")
     n_col = len(compare.colocated)
@@ -493,7 +493,7 @@ def _ev_cache_headroom(d: _Inputs) -> Evidence:
     return Evidence("cache_headroom", "yes" if ratio >= CACHE_MIN_HEADROOM else "no", base, facts, ("cost",))
 
 
-def _transfer_per_month(cost: CostResult | None) -> float | None:
+def _transfer_per_month(cost: CostRecord | None) -> float | None:
     """The cross-region option's monthly transfer bill in USD: its monthly term, else ``derived``, else its
     horizon term over the months."""
     if cost is None:
@@ -523,15 +523,15 @@ def _ev_budget(d: _Inputs) -> Evidence:
 
 
 # ------------------------------------------------------------------------------------------ entry
-def _cost_in(cost: Any) -> CostResult | None:
+def _cost_in(cost: Any) -> CostRecord | None:
     """The cost result as its model, read once: a model as it is; a dict (as read from a file) moved to
     today's shape (:func:`.shapes.todays_cost_shape`) and validated leniently (:func:`read_lenient`)."""
-    return read_lenient(CostResult, cost, prepare=todays_cost_shape)
+    return read_lenient(CostRecord, cost, prepare=todays_cost_shape)
 
 
 def gather_evidence(
-    compare: CompareResult | Mapping[str, Any] | Any | None = None,
-    cost: CostResult | Mapping[str, Any] | Any | None = None,
+    compare: CompareRecord | Mapping[str, Any] | Any | None = None,
+    cost: CostRecord | Mapping[str, Any] | Any | None = None,
     fits: Iterable[RunFit | Mapping[str, Any] | Any] | None = None,
 ) -> dict[str, Evidence]:
     """Evidence for every item from the ``compare``, ``cost`` and ``fit`` results: their models
@@ -546,7 +546,7 @@ def gather_evidence(
     :data:`PREDICTION_CONDITION`.
     """
     fit_models = [read_lenient(RunFit, f) for f in (fits or [])]
-    d = _Inputs(read_lenient(CompareResult, compare or None), _cost_in(cost or None),
+    d = _Inputs(read_lenient(CompareRecord, compare or None), _cost_in(cost or None),
                 [f for f in fit_models if f is not None])
     ev = {
         "reread_fits_cache": _ev_reread(d),

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..contracts.results import RunFit
-from ..foundation.util import dataclass_dict
+from ..foundation.fields_json import FieldsJson, JsonKeys
 
 
 @dataclass(frozen=True)
-class Evidence:
+class Evidence(FieldsJson):
     """What the data says about one item: a proposed answer, a one-line summary and the figures used."""
 
     item_id: str
@@ -26,9 +26,7 @@ class Evidence:
     #: (:func:`as_prediction`), not published (the JSON keys of the evidence are a contract)
     measured: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        """Its fields less ``item_id`` (the item's key in the checklist) and ``measured``, tuples as lists."""
-        return dataclass_dict(self, exclude=("item_id", "measured"), lists=True)
+    JSON = JsonKeys(exclude=("item_id", "measured"), lists=True)
 
 
 #: Items whose evidence asserts measured behaviour: built on predicted runs they never propose ``yes``.

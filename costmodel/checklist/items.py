@@ -6,24 +6,22 @@ Every item is phrased so that ``yes`` is the favourable answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..foundation.errors import ChecklistError
-from ..foundation.util import dataclass_dict
+from ..foundation.fields_json import FieldsJson, JsonKeys
 
 ANSWERS: tuple[str, ...] = ("yes", "no", "unknown")
 
 
 @dataclass(frozen=True)
-class Answer:
+class Answer(FieldsJson):
     """A person's answer to one item: ``yes`` / ``no`` / ``unknown`` plus a note."""
 
     item_id: str
     answer: str
     note: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self, exclude=("item_id",))
+    JSON = JsonKeys(exclude=("item_id",))
 SEVERITIES: tuple[str, ...] = ("blocker", "warning")
 VERDICTS: tuple[str, ...] = ("GO", "CONDITIONAL", "NO_GO")
 
@@ -38,7 +36,7 @@ COST_MATERIALITY_FRACTION = 0.01  # cost differences under 1 % of the cluster sp
 
 
 @dataclass(frozen=True)
-class Item:
+class Item(FieldsJson):
     """One checklist question. ``yes`` is always the favourable answer."""
 
     id: str
@@ -47,9 +45,6 @@ class Item:
     severity: str  # "blocker" or "warning"
     condition: str  # what must be done to turn the answer into ``yes``
     automatic: bool  # whether evidence can propose an answer from the data
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
 
 
 ITEMS: tuple[Item, ...] = (

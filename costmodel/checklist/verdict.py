@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..foundation.errors import ChecklistError
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from .answers import Answer
 from .evidence import Evidence, gather_evidence
 from .items import _BY_ID, ANSWERS, ITEMS, Item, _suggest
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @dataclass(frozen=True)
-class ItemResult:
+class ItemResult(FieldsJson):
     """One item as decided: the person's answer, the evidence's proposal, the answer that counts."""
 
     item: Item
@@ -54,27 +55,19 @@ class ItemResult:
     def proposed(self) -> str:
         return self.evidence.proposed
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.item.id,
-            "question": self.item.question,
-            "why": self.item.why,
-            "severity": self.item.severity,
-            "answer": self.answer,
-            "source": self.source,
-            "person_answer": self.person_answer,
-            "note": self.note,
-            "proposed": self.evidence.proposed,
-            "evidence": self.evidence.to_dict(),
-            "overrides_evidence": self.overrides_evidence,
-            "status": self.status,
-            "condition": self.evidence.condition or self.item.condition,
-            "problem": self.problem,
-        }
+    #: the item's question, why and severity flattened in, then the decision, the evidence and the condition
+    JSON = JsonKeys(keys=("id=item.id", "question=item.question", "why=item.why", "severity=item.severity", "answer",
+                          "source", "person_answer", "note", "proposed", "evidence", "overrides_evidence", "status",
+                          "condition", "problem"))
+
+    @property
+    def condition(self) -> str:
+        """What would make the answer yes: the evidence's condition, else the item's."""
+        return self.evidence.condition or self.item.condition
 
 
 @dataclass(frozen=True)
-class Decision:
+class Decision(FieldsJson):
     """The verdict with its blockers and conditions, and every item as decided."""
 
     verdict: str
@@ -98,16 +91,7 @@ class Decision:
             out[r.answer] += 1
         return out
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "verdict": self.verdict,
-            "blockers": [dict(b) for b in self.blockers],
-            "conditions": [dict(c) for c in self.conditions],
-            "reasons": self.reasons,
-            "counts": self.counts(),
-            "problems": list(self.problems),
-            "items": [r.to_dict() for r in self.items],
-        }
+    JSON = JsonKeys(keys=("verdict", "blockers", "conditions", "reasons", "counts", "problems", "items"), lists=True)
 
     def table(self) -> pd.DataFrame:
         """A static table (one row per item) for the report: answers, evidence and status."""

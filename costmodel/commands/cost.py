@@ -11,7 +11,7 @@ from ..foundation.errors import ScenarioError
 from ._common import seed_type
 
 if TYPE_CHECKING:
-    from ..contracts.results import CompareResult
+    from ..contracts.results import CompareRecord
 
 HELP = "cross-region vs replicate vs wait: cost terms, break-even, sensitivity, Monte Carlo"
 DESCRIPTION = """\
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_compare(path: str) -> CompareResult:
+def _read_compare(path: str) -> CompareRecord:
     """The compare result in ``path`` (``--from-compare``) as its model, read as ``decide --compare`` reads it."""
     from ..contracts.read import load_result
 

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     from ..checklist import adr
     from ..checklist.answers import read_answers_document
     from ..contracts.read import load_result
-    from ..contracts.results import FitResult
+    from ..contracts.results import FitRecord
     from ..foundation import stdin
     from ..foundation.errors import ChecklistError
     from ._common import emit_json
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         raise ChecklistError("--template prints an answers file; it takes no --answers or --adr")
     compare = load_result(args.compare, "compare", f"--compare {args.compare}", ChecklistError) if args.compare else None
     cost = load_result(args.cost, "cost", f"--cost {args.cost}", ChecklistError) if args.cost else None
-    fits: list[FitResult] = []
+    fits: list[FitRecord] = []
     for path in args.fit:
         fits.extend(load_result(path, "fit", f"--fit {path}", ChecklistError))
 

@@ -103,7 +103,7 @@ def _show(args: argparse.Namespace) -> int:
     if table.resolve_item(args.provider, args.item) not in table.items(args.provider):
         table.lookup(args.provider, args.item, args.src, args.dst, key="--item")  # raises, with did-you-mean
     tiers = table.lookup_tiers(args.provider, args.item, args.src, args.dst, key="--dst" if args.dst else "--src")
-    rows = [r.to_dict_aged(today) for r in tiers]
+    rows = [{**r.to_dict(), "age_days": r.age_days(today), "ref": r.ref()} for r in tiers]  # the row as of today
     warning = age_warning(tiers[0], today)
     out: dict[str, Any] = {
         "provider": args.provider, "item_asked": args.item, "item": tiers[0].item, "src_region": args.src,

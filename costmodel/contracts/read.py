@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..foundation.errors import CostmodelError
 from .errors import raise_validation_error
-from .results import READ_REQUIRED, RESULT_MODELS, CompareResult, CostResult, FitResult
+from .results import READ_REQUIRED, RESULT_MODELS, CompareRecord, CostRecord, FitRecord
 
 __all__ = ["load_result", "looks_like", "read_compare", "read_cost", "read_fits", "read_json_file", "read_lenient",
            "read_result"]
@@ -92,7 +92,7 @@ def _unwrap(data: Any, verb: str) -> Any:
 
 def read_result(data: Any, verb: str, where: str, error: type[CostmodelError]) -> Any:
     """``data`` (parsed JSON) as the model of ``verb`` ('compare', 'cost'; 'fit' gives a list of
-    FitResult). ``where`` starts every message (``--compare c.json``); ``error`` is the class raised."""
+    FitRecord). ``where`` starts every message (``--compare c.json``); ``error`` is the class raised."""
     data = _unwrap(data, verb)
     keys = READ_REQUIRED[verb]
     model = RESULT_MODELS[verb]
@@ -110,7 +110,7 @@ def read_result(data: Any, verb: str, where: str, error: type[CostmodelError]) -
                 got = f" (this looks like `costmodel {like} --json` output)" if like else ""
                 raise fail(f"item {i}: expected a fit from `costmodel fit --json` (keys {', '.join(keys)}); "
                            f"missing key(s) {', '.join(missing)}{got}")
-            out.append(validate_result(FitResult, f, f"{where}: item {i}", error))
+            out.append(validate_result(FitRecord, f, f"{where}: item {i}", error))
         return out
     expected = f"the JSON object printed by `costmodel {verb} --json` (keys {', '.join(keys)})"
     if not isinstance(data, Mapping):
@@ -135,17 +135,17 @@ def validate_result(model: Any, data: Any, where: str, error: type[CostmodelErro
         raise  # pragma: no cover - raise_validation_error always raises
 
 
-def read_compare(data: Any, where: str, error: type[CostmodelError]) -> CompareResult:
+def read_compare(data: Any, where: str, error: type[CostmodelError]) -> CompareRecord:
     """A compare result (see :func:`read_result`)."""
     return read_result(data, "compare", where, error)
 
 
-def read_cost(data: Any, where: str, error: type[CostmodelError]) -> CostResult:
+def read_cost(data: Any, where: str, error: type[CostmodelError]) -> CostRecord:
     """A cost result (see :func:`read_result`)."""
     return read_result(data, "cost", where, error)
 
 
-def read_fits(data: Any, where: str, error: type[CostmodelError]) -> list[FitResult]:
+def read_fits(data: Any, where: str, error: type[CostmodelError]) -> list[FitRecord]:
     """The fits of ``costmodel fit --json`` (a list, one object, or decision.json's ``fit``)."""
     return read_result(data, "fit", where, error)
 

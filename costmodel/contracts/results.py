@@ -1,7 +1,7 @@
 """The results the verbs print with ``--json`` and the report writes to ``decision.json``, as models.
 
-One model per result: :class:`FitResult` (one element of ``costmodel fit --json``), :class:`CompareResult`,
-:class:`CostResult`, :class:`DecideResult`, :class:`SimulateResult`, :class:`ReportSummary` and
+One model per result: :class:`FitRecord` (one element of ``costmodel fit --json``), :class:`CompareRecord`,
+:class:`CostRecord`, :class:`DecideResult`, :class:`SimulateResult`, :class:`ReportSummary` and
 :class:`DecisionRecord` (``decision.json``). Reading a result back (``decide --compare``,
 ``cost --from-compare``, the report's walk-through) validates it with the same model: the keys in
 ``READ_REQUIRED`` must be there (null allowed) and every modelled key must have its type; keys a newer
@@ -92,7 +92,7 @@ class RunFit(Result):
     warnings: list[str] = Field(default_factory=list)
 
 
-class FitResult(RunFit):
+class FitRecord(RunFit):
     """One element of ``costmodel fit --json`` (the list): a run's fit plus its job summary (``jobs``)."""
 
     CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (*RunFit.CONTRACT_KEYS, "jobs")
@@ -115,7 +115,7 @@ class JobSummary(OpenSection):
     straggler_lost_fraction: Num = None
 
 
-class CompareResult(Result):
+class CompareRecord(Result):
     """``costmodel compare --json``: remote / co-located steady throughput, equivalence, warm-up cost."""
 
     CONTRACT_KEYS: ClassVar[tuple[str, ...]] = (
@@ -382,7 +382,7 @@ class ScenarioFigures(Result):
     note: str = ""
 
 
-class CostResult(Result):
+class CostRecord(Result):
     """``costmodel cost --json``: three options priced over ``horizon_months``, break-even, sensitivity,
     Monte Carlo and the inputs with their provenance."""
 
@@ -512,11 +512,11 @@ class DecisionRecord(Result):
     verdict: str | None = None
     inputs: ReportInputs = Field(default_factory=ReportInputs)
     runs: list[RunRecord] = Field(default_factory=list)
-    fit: list[FitResult] = Field(default_factory=list)
+    fit: list[FitRecord] = Field(default_factory=list)
     fit_left_out: list[str] = Field(default_factory=list)
-    compare: CompareResult | None = None
+    compare: CompareRecord | None = None
     jobs: list[JobSummary] = Field(default_factory=list)
-    cost: CostResult | None = None
+    cost: CostRecord | None = None
     checklist: DecideResult
     #: with ``costmodel report --placement FILE``, what ``costmodel place FILE --json`` prints (schema: place)
     placement: Obj | None = None
@@ -532,4 +532,4 @@ READ_REQUIRED: dict[str, tuple[str, ...]] = {
     "cost": ("options", "horizon_months"),
     "fit": ("run_id", "classification"),
 }
-RESULT_MODELS: dict[str, type[Result]] = {"compare": CompareResult, "cost": CostResult, "fit": FitResult}
+RESULT_MODELS: dict[str, type[Result]] = {"compare": CompareRecord, "cost": CostRecord, "fit": FitRecord}

@@ -32,7 +32,7 @@ def model_schema(model: Any, title: str) -> Callable[[], dict[str, Any]]:
 
 def fit_list() -> dict[str, Any]:
     """``costmodel fit --json``: a list of fit results."""
-    item = R.FitResult.model_json_schema(mode="validation", by_alias=True)
+    item = R.FitRecord.model_json_schema(mode="validation", by_alias=True)
     defs = item.pop("$defs", {})
     out: dict[str, Any] = {"title": "costmodel fit --json", "type": "array", "items": item}
     if defs:
@@ -62,8 +62,8 @@ Schemas = dict[str, tuple[str, Callable[[], dict[str, Any]]]]
 #: the contracts' own schemas; the schema verb adds the input files of the rooms above (``commands.schema.SCHEMAS``)
 CONTRACT_SCHEMAS: Schemas = {
     "fit": ("output", fit_list),
-    "compare": ("output", model_schema(R.CompareResult, "costmodel compare --json")),
-    "cost": ("output", model_schema(R.CostResult, "costmodel cost --json")),
+    "compare": ("output", model_schema(R.CompareRecord, "costmodel compare --json")),
+    "cost": ("output", model_schema(R.CostRecord, "costmodel cost --json")),
     "decide": ("output", model_schema(R.DecideResult, "costmodel decide --json")),
     "simulate": ("output", model_schema(R.SimulateResult, "costmodel simulate --json")),
     "report": ("output", model_schema(R.ReportSummary, "costmodel report --json")),

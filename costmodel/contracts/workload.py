@@ -77,7 +77,7 @@ class StepIn(_Section):
     prefetch_depth: Int = Field(2, ge=0, le=1024, description="batches prepared ahead")
 
 
-class LinkIn(_Section):
+class WorkloadLinkIn(_Section):
     rtt_s: Num | None = Field(None, ge=0, le=10.0, description="DEPRECATED (warns): state link.rtt_ms in the scenario")
     bandwidth_bytes_per_s: Num | None = Field(None, gt=0, description="used when the scenario states no "
                                                                         "link.bandwidth_gbps")
@@ -123,7 +123,7 @@ class WorkloadIn(_Section):
     dataset: DatasetIn
     access: AccessIn | None = None
     step: StepIn
-    link: LinkIn | None = None
+    link: WorkloadLinkIn | None = None
     local: LocalIn | None = None
     cache: CacheIn
     simulation: SimulationIn | None = None

@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 
 from ..foundation.errors import ScenarioError
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from .spec import Param
 
 
 @dataclass(frozen=True)
-class Distribution:
+class Distribution(FieldsJson):
     """A distribution of one input. ``params`` by kind: uniform (low, high), triangular (low, mode, high),
     lognormal (median, sigma)."""
 
@@ -88,12 +89,16 @@ class Distribution:
             return p["mean"] + p["sd"] * rng.standard_t(p["df"], n)
         return p["median"] * np.exp(p["sigma"] * rng.standard_normal(n))
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {"dist": self.kind, **self.params, "point": self.point()}
-        if self.kind in ("normal", "student_t"):  # the 95 % interval and the centre, as a triangle's keys read
-            lo, hi = (float(v) for v in self.quantile(np.array([0.025, 0.975])))
-            out.update(low=lo, mode=self.params["mean"], high=hi)
-        return out
+    JSON = JsonKeys(keys=("dist=kind", "**params", "point", "**interval_keys"))
+
+    @property
+    def interval_keys(self) -> dict[str, float]:
+        """A normal or Student-t distribution's 95 % interval and centre, as a triangle's keys read (``low``,
+        ``mode``, ``high``); empty for the other kinds (their parameters are such keys already)."""
+        if self.kind not in ("normal", "student_t"):
+            return {}
+        lo, hi = (float(v) for v in self.quantile(np.array([0.025, 0.975])))
+        return {"low": lo, "mode": self.params["mean"], "high": hi}
 
 
 def _normal_ppf(q: np.ndarray) -> np.ndarray:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..foundation.util import dataclass_dict
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from .inputs import INTERNAL_DEFAULTS, BytesBasis, ModelInputs, unfollow
 from .model import OPTIONS, TERMS, derived, terms, totals
 from .scenario import Scenario
@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pandas is imported where a frame is built: `costmodel cost`
 
 
 @dataclass
-class OptionCost:
+class OptionCost(FieldsJson):
     """One option: ``terms`` (USD over the horizon), their monthly equivalents, and the totals."""
 
     name: str
@@ -31,12 +31,11 @@ class OptionCost:
     not_priced_reason: str | None = None
     terms_not_priced: dict[str, str] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self, exclude=("name",))
+    JSON = JsonKeys(exclude=("name",))
 
 
 @dataclass
-class CostResult:
+class CostResult(FieldsJson):
     """The cost of every option over ``horizon_months``; ``cheapest`` is the lowest total among the priced
     options (None when none is priced); ``margin_usd`` the second-lowest priced total minus the lowest."""
 
@@ -57,20 +56,8 @@ class CostResult:
         priced = sorted((o for o in self.options if self.options[o].priced), key=lambda k: self.options[k].total_usd)
         return priced + [o for o in self.options if not self.options[o].priced]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "horizon_months": self.horizon_months,
-            "options": {k: v.to_dict() for k, v in self.options.items()},
-            "cheapest": self.cheapest,
-            "ranking": self.ranking(),
-            "margin_usd": self.margin_usd,
-            "cross_region_bytes": dict(self.cross_region_bytes),
-            "consistency": list(self.consistency),
-            "derived": dict(self.derived),
-            "prices_used": list(self.prices_used),
-            "warnings": list(self.warnings),
-            "inputs": self.inputs,
-        }
+    JSON = JsonKeys(keys=("horizon_months", "options", "cheapest", "ranking", "margin_usd", "cross_region_bytes",
+                          "consistency", "derived", "prices_used", "warnings", "inputs"))
 
     def terms_frame(self) -> pd.DataFrame:
         """Tidy table, one row per option and term: option, term, total_usd, per_month_usd."""

@@ -21,18 +21,18 @@ from .scenario import Scenario
 from .spec import PARAM_BY_KEY
 
 if TYPE_CHECKING:  # the pydantic result models load only when a compare result is read (start-up of `cost`)
-    from ..contracts.results import CompareResult
+    from ..contracts.results import CompareRecord
 
 
 def apply_measurements(
     scenario: Scenario,
-    compare: CompareResult | Mapping[str, Any] | None = None,
+    compare: CompareRecord | Mapping[str, Any] | None = None,
     timeline_runs: Sequence[Any] | None = None,
     source: str = "",
 ) -> Scenario:
     """Fill cache inputs from measured results, recording the source of each filled value.
 
-    From ``compare`` (a :class:`~costmodel.contracts.results.CompareResult`, or the mapping
+    From ``compare`` (a :class:`~costmodel.contracts.results.CompareRecord`, or the mapping
     ``costmodel compare --json`` prints, validated by that model once here): ``cache.warmup_lost_s`` <- ``remote_lost_s``;
     ``cache.steady_slowdown_fraction`` <- ``steady_slowdown_fraction`` or else ``max(0, 1 - ratio)``;
     ``cache.steady_hit_ratio`` <- ``remote_steady_hit_ratio`` when not null; ``cache.read_bytes_per_s`` <-
@@ -154,7 +154,7 @@ def apply_measurements(
                             warnings=warnings, settings=settings, base=None))
 
 
-def slowdown_sampling(compare: CompareResult) -> Distribution | None:
+def slowdown_sampling(compare: CompareRecord) -> Distribution | None:
     """The sampling distribution of the measured steady slowdown ``d = 1 - ratio``: the compare
     estimates ``ln ratio`` with standard error ``se_log_ratio`` (or, without it, the 95 % CI's half-width in
     log space / 1.96) on ``df`` degrees of freedom, so ``ln ratio ~ ln r + se * t_df``; to first order
@@ -177,13 +177,13 @@ def slowdown_sampling(compare: CompareResult) -> Distribution | None:
     return Distribution("student_t" if "df" in params else "normal", params)
 
 
-def sampling_source(compare: CompareResult) -> str:
+def sampling_source(compare: CompareRecord) -> str:
     """Where :func:`slowdown_sampling` took its spread from (for the provenance)."""
     what = "se_log_ratio" if compare.se_log_ratio else "the 95 % CI of the ratio"
     return f"sampling distribution of 1 - ratio from the compare's {what}" + (f", df {compare.df:g}" if compare.df else "")
 
 
-def _remote_samples_per_s(compare: CompareResult, batch_samples: float | None = None) -> float | None:
+def _remote_samples_per_s(compare: CompareRecord, batch_samples: float | None = None) -> float | None:
     """The remote side's steady throughput in samples/s from a compare result: the pooled remote mean when the
     metric is samples/s, or ``batch_samples / mean step time`` when it is ``step_time_s`` and the scenario
     states ``training.batch_samples`` (None otherwise, or when the pooled mean is absent)."""
@@ -220,14 +220,14 @@ def compare_from_json(data: Any, source: str) -> dict[str, Any]:
     return read_compare(data, source, ScenarioError).to_json_dict()
 
 
-def _compare_model(compare: Any, src: str) -> CompareResult:
-    """``compare`` as the CompareResult model: a model as it is; a mapping validated once (the keys
+def _compare_model(compare: Any, src: str) -> CompareRecord:
+    """``compare`` as the CompareRecord model: a model as it is; a mapping validated once (the keys
     ``ratio`` and ``remote_lost_s`` may be absent here, read as null). ScenarioError naming ``src`` when it
     has none of :data:`COMPARE_MEASUREMENT_KEYS` or a value of the wrong type."""
     from ..contracts.read import validate_result
-    from ..contracts.results import READ_REQUIRED, CompareResult
+    from ..contracts.results import READ_REQUIRED, CompareRecord
 
-    if isinstance(compare, CompareResult):
+    if isinstance(compare, CompareRecord):
         return compare
     if not isinstance(compare, Mapping):
         raise ScenarioError("compare results must be a JSON object (costmodel compare --json)", path=src)
@@ -235,7 +235,7 @@ def _compare_model(compare: Any, src: str) -> CompareResult:
         raise ScenarioError(
             "not a compare result: none of the keys " + ", ".join(COMPARE_MEASUREMENT_KEYS) + " is present",
             path=src)
-    return validate_result(CompareResult, {k: compare.get(k) for k in READ_REQUIRED["compare"]} | dict(compare), src,
+    return validate_result(CompareRecord, {k: compare.get(k) for k in READ_REQUIRED["compare"]} | dict(compare), src,
                            ScenarioError)
 
 

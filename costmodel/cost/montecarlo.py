@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..foundation.errors import ScenarioError
-from ..foundation.util import dataclass_dict, is_seed
+from ..foundation.fields_json import FieldsJson, JsonKeys
+from ..foundation.util import is_seed
 from .dists import Distribution
 from .evaluate import model_inputs
 from .inputs import BytesBasis
@@ -34,7 +35,7 @@ def check_seed(seed: Any) -> int:
 
 
 @dataclass
-class MonteCarloResult:
+class MonteCarloResult(FieldsJson):
     """``p_cheapest``: share of draws where each option is cheapest; ``p5/p50/p95/mean``: each option's
     total USD over the horizon."""
 
@@ -58,8 +59,7 @@ class MonteCarloResult:
     #: False when no option is priced: ``p_cheapest`` is then all 0 and means nothing
     any_priced: bool = True
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self, exclude=("totals",), lists=True)
+    JSON = JsonKeys(exclude=("totals",), lists=True)
 
     def samples_frame(self, max_rows: int = 5000) -> pd.DataFrame:
         """Tidy draws (``draw, option, total_usd``), the first ``max_rows`` draws only (chart-friendly)."""

@@ -42,6 +42,7 @@ from .scenario_model import check_known_path, converted_key, gib_variant, valida
 
 if TYPE_CHECKING:  # the pydantic result models load only when a compare result is read (start-up of `cost`)
     pass
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from .spec import (
     BOOLS,
     MODEL_KEYS,
@@ -65,7 +66,7 @@ DERIVE_HINTS = {
 
 
 @dataclass
-class Scenario:
+class Scenario(FieldsJson):
     """A validated scenario. ``values`` holds the point value of every cost-model input (USD, GB, hours);
     ``distributions`` the uncertain ones; ``provenance`` where each value came from."""
 
@@ -153,18 +154,13 @@ class Scenario:
             out["workload"] = self.workload
         return out
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            **({"source_sha256": self.source_sha256} if self.source_sha256 else {}),
-            "name": self.name,
-            "today": self.today.isoformat(),
-            "values": self.nested(),
-            "provenance": self.provenance,
-            "distributions": {k: d.to_dict() for k, d in self.distributions.items()},
-            "missing": list(self.missing),
-            "derived_keys": sorted(k for k, v in self.provenance.items() if str(v.get("source", "")).startswith("derived")),
-        }
+    JSON = JsonKeys(keys=("source", "source_sha256", "name", "today=today.isoformat", "values=nested", "provenance",
+                          "distributions", "missing", "derived_keys"), omit_none=("source_sha256",))
+
+    @property
+    def derived_keys(self) -> list[str]:
+        """The keys whose value was derived (their provenance says so), sorted."""
+        return sorted(k for k, v in self.provenance.items() if str(v.get("source", "")).startswith("derived"))
 
 
 # ----------------------------------------------------------------------------------------- helpers

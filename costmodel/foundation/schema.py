@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .util import dataclass_dict
+from .fields_json import FieldsJson, JsonKeys
 
 #: Timeline columns: name -> (dtype, unit, meaning). Order is the canonical column order.
 TIMELINE_COLUMNS: dict[str, tuple[str, str, str]] = {
@@ -64,7 +64,7 @@ ROLES = ("colocated", "remote", "")
 
 
 @dataclass
-class Rejection:
+class Rejection(FieldsJson):
     """One input row that was not kept, and why. ``line`` is 1-based in the source file when known."""
 
     path: str
@@ -77,12 +77,9 @@ class Rejection:
         fld = f" [{self.field}]" if self.field else ""
         return f"{where}{fld}: {self.reason}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
-
 
 @dataclass
-class Run:
+class Run(FieldsJson):
     """One run: a Timeline table plus provenance.
 
     ``table`` has Timeline columns only (see :data:`TIMELINE_COLUMNS`), sorted by step.
@@ -120,21 +117,13 @@ class Run:
     def predicted(self) -> bool:
         return bool(self.metadata.get("predicted", False))
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON contract of ``costmodel ingest --json`` (one element of ``runs``)."""
-        return {
-            "run_id": self.run_id,
-            "format": self.format,
-            "rows": self.rows,
-            "columns": self.columns,
-            "role": self.role,
-            "source": self.source,
-            "rejected_rows": len(self.rejected),
-            "predicted": self.predicted,
-            "metadata": self.metadata,
-            "job_id": self.job_id,
-            "rank": self.rank,
-        }
+    JSON = JsonKeys(keys=("run_id", "format", "rows", "columns", "role", "source", "rejected_rows", "predicted",
+                          "metadata", "job_id", "rank"))
+
+    @property
+    def rejected_rows(self) -> int:
+        """How many rows of the source were rejected (:attr:`rejected`)."""
+        return len(self.rejected)
 
 
 def empty_timeline(n: int = 0) -> pd.DataFrame:

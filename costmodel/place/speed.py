@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from ..foundation.resources import GPUS_DIR
 
 _ACCEL = re.compile(r"accelerator ([A-Za-z0-9_.+-]+) x (\d+(?:\.\d+)?)")
@@ -45,7 +46,7 @@ class GpuSpeed:
 
 
 @dataclass
-class Speed:
+class Speed(FieldsJson):
     """An offer's speed: ``ratio`` = its cluster's throughput / the reference cluster's (None: unknown)."""
 
     kind: str
@@ -60,10 +61,7 @@ class Speed:
     table_key: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"basis": self.kind, "ratio": self.ratio, "gpu": self.gpu, "gpus": self.gpus,
-                "per_gpu_relative": self.per_gpu, "low": self.low, "high": self.high, "detail": self.detail,
-                "reason": self.reason}
+    JSON = JsonKeys(keys=("basis=kind", "ratio", "gpu", "gpus", "per_gpu_relative=per_gpu", "low", "high", "detail", "reason"))
 
 
 @lru_cache(maxsize=1)

@@ -29,9 +29,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..foundation.errors import PriceError
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from ..foundation.resources import PRICES_DIR as _BUNDLED_PRICES_DIR
 from ..foundation.units import BYTES
-from ..foundation.util import dataclass_dict
 
 PRICES_DIR = Path(os.environ.get("COSTMODEL_PRICES_DIR", _BUNDLED_PRICES_DIR))
 COLUMNS = ("provider", "item", "src_region", "dst_region", "unit", "usd", "source", "as_of", "verified", "notes")
@@ -67,7 +67,7 @@ _BILLED_BYTE_UNITS = ("GB", "GiB", "TB", "TiB")
 
 
 @dataclass(frozen=True)
-class PriceRow:
+class PriceRow(FieldsJson):
     """One dated price: ``usd`` per ``unit`` (``GB`` = 10^9 bytes, ``GB-month``, ``instance-hour``)."""
 
     provider: str
@@ -104,18 +104,8 @@ class PriceRow:
         """Short provenance string: ``file:line``."""
         return f"{self.file}:{self.line}"
 
-    def to_dict(self) -> dict:
-        """Its fields, then the derived ``bytes_per_unit``."""
-        return {**dataclass_dict(self), "bytes_per_unit": self.bytes_per_unit}
-
-    def to_dict_aged(self, today: dt.date) -> dict:
-        """:meth:`to_dict` plus ``age_days`` (None when undated) and ``ref``."""
-        d = self.to_dict()
-        d["age_days"] = self.age_days(today)
-        d["ref"] = self.ref()
-        return d
-
-
+    #: its fields, then the derived ``bytes_per_unit``
+    JSON = JsonKeys(extra=("bytes_per_unit",))
 def parse_verified(text: str) -> bool | None:
     """The ``verified`` cell: ``yes`` -> True, ``no`` (or ``false``/``unverified``) -> False, a description of
     how the figure was verified (two words or more, e.g. ``aws-offer-file AWSDataTransfer 2026-11-01``) -> True;

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..foundation.errors import PriceError
-from ..foundation.util import dataclass_dict
+from ..foundation.fields_json import FieldsJson
 
 HEAD_BYTES = 65536  # how much of a file the format sniffers and the AWS offer header read
 
@@ -26,7 +26,7 @@ class PriceImportError(PriceError):
 
 
 @dataclass
-class FileSummary:
+class FileSummary(FieldsJson):
     """What one input file gave: ``rows`` written, ``skipped`` records that are not catalog items (counted,
     never silently dropped), the detected ``format`` and ``as_of`` range."""
 
@@ -49,9 +49,6 @@ class FileSummary:
         if n > 0:
             self.skipped += n
             self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + n
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
 
 
 Row = dict[str, str]

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from ..checklist.cost_line import cost_robustness_line
-from ..contracts.results import CompareResult
+from ..contracts.results import CompareRecord
 from ..foundation.errors import ReportError
 from ..foundation.util import jsonable_dicts
 
@@ -279,12 +279,12 @@ _COMPARE_ROWS = (
 )
 
 
-def compare_table(compare: CompareResult | Mapping[str, Any] | None):  # -> DataFrame
+def compare_table(compare: CompareRecord | Mapping[str, Any] | None):  # -> DataFrame
     """The comparison's headline figures as (quantity, value) rows; ``value`` is formatted text
     (ratios 4 significant digits, the margin as a percentage, seconds with 1 decimal)."""
     import pandas as pd
 
-    if isinstance(compare, CompareResult):
+    if isinstance(compare, CompareRecord):
         compare = compare.to_json_dict()  # displayed as printed: a key the comparison lacks shows as missing
     if not compare:
         df = pd.DataFrame({"quantity": ["comparison"], "value": ["not available (a side has no run)"]})

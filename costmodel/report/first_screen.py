@@ -14,7 +14,7 @@ import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..checklist.adr import chosen_option
 from ..checklist.items import COST_MATERIALITY_FRACTION
@@ -30,6 +30,9 @@ from ..foundation.util import finite_float, jsonable_dicts
 OPTIONS = ("cross_region", "replicate", "wait")
 _COLOURS = {"cross_region": "#d62728", "replicate": "#1f77b4", "wait": "#7f7f7f"}
 _VERDICT_COLOURS = {"GO": "#2ca02c", "CONDITIONAL": "#b36b00", "NO_GO": "#d62728"}
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..contracts.results import CompareRecord, CostRecord
 
 
 @dataclass(frozen=True)
@@ -99,15 +102,13 @@ def _cost_facts(decision: Mapping[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def _totals(cost: Mapping[str, Any]) -> tuple[Total, ...]:
-    opts = cost.get("options") or {}
+def _totals(cost: CostRecord | None) -> tuple[Total, ...]:
     out = []
     for o in OPTIONS:
-        opt = opts.get(o) or {}
-        if not opt:
+        opt = cost.options.given(o) if cost is not None else None
+        if opt is None or not opt.to_json_dict():
             continue
-        out.append(Total(o, finite_float(opt.get("total_usd")), finite_float(opt.get("p5_usd")),
-                         finite_float(opt.get("p95_usd"))))
+        out.append(Total(o, opt.total_usd, opt.p5_usd, opt.p95_usd))
     return tuple(out)
 
 
@@ -118,16 +119,16 @@ def _fallback(totals: Sequence[Total]) -> str:
     return "wait" if r is not None and w is not None and w < r else "replicate"
 
 
-def _margin(option: str, cost: Mapping[str, Any], facts: Mapping[str, Any], totals: Sequence[Total]) -> str:
-    cheapest = cost.get("cheapest")
-    margin = finite_float(cost.get("margin_usd"))
-    months = finite_float(cost.get("horizon_months"))
+def _margin(option: str, cost: CostRecord | None, facts: Mapping[str, Any], totals: Sequence[Total]) -> str:
+    cheapest = cost.cheapest if cost is not None else None
+    margin = cost.margin_usd if cost is not None else None
+    months = cost.horizon_months if cost is not None else None
     spend = finite_float(facts.get("cluster_spend_usd"))
     share = f" ({_pct(margin / spend, 2)} of the {_usd(spend)} cluster spend)" if spend and margin is not None else ""
     if cheapest is None or margin is None:
         return "The options could not all be priced, so there is no cost margin to state."
     if cheapest == option:
-        ranking = [x for x in (cost.get("ranking") or []) if x != option]
+        ranking = [x for x in (cost.ranking if cost is not None else []) if x != option]
         runner = option_label(ranking[0]) if ranking else "the next option"
         return f"{option_label(option).capitalize()} is the cheapest, by {_usd(margin)}{_horizon(months)} over {runner}{share}."
     t = {x.option: x.usd for x in totals}
@@ -142,38 +143,37 @@ def _margin(option: str, cost: Mapping[str, Any], facts: Mapping[str, Any], tota
     return text + "."
 
 
-def _speed_phrase(compare: Mapping[str, Any]) -> str:
-    verdict = str(compare.get("verdict") or compare.get("equivalence") or "")
-    margin = finite_float(compare.get("margin"))
+def _speed_phrase(compare: CompareRecord | None) -> str:
+    if compare is None:
+        return "there is no co-located vs remote comparison"
+    verdict = str(compare.verdict or getattr(compare, "equivalence", "") or "")
+    margin = compare.margin
     at = f" (within {_pct(margin)})" if margin is not None else ""
-    ratio = finite_float(compare.get("ratio"))
-    if verdict == "equivalent" or compare.get("equivalent") is True:
+    ratio = compare.ratio
+    if verdict == "equivalent" or compare.equivalent is True:
         return f"the remote run is as fast as the co-located one once warm{at}"
     if verdict in ("not_equivalent", "different", "slower") and ratio is not None:
         return f"the remote run is {_pct(abs(1 - ratio), 1)} {'slower' if ratio < 1 else 'faster'} once warm"
-    if compare:
-        return "the runs are too short or too noisy to tell whether the remote run is as fast once warm"
-    return "there is no co-located vs remote comparison"
+    return "the runs are too short or too noisy to tell whether the remote run is as fast once warm"
 
 
-def _certainty(option: str, verdict: str, cost: Mapping[str, Any], facts: Mapping[str, Any],
-               compare: Mapping[str, Any], n_open: int, n_blockers: int,
+def _certainty(option: str, verdict: str, cost: CostRecord | None, facts: Mapping[str, Any],
+               compare: CompareRecord | None, n_open: int, n_blockers: int,
                blockers: Sequence[Mapping[str, Any]] = ()) -> str:
     """One sentence a manager reads: how sure the recommendation is, and why."""
-    cheapest = cost.get("cheapest")
-    p = (cost.get("p_cheapest") or {}) if isinstance(cost.get("p_cheapest"), Mapping) else {}
-    mc = cost.get("monte_carlo") or {}
-    n = mc.get("n") if isinstance(mc, Mapping) else None
+    cheapest = cost.cheapest if cost is not None else None
+    p = (cost.p_cheapest if cost is not None else None) or {}
+    n = cost.monte_carlo.n if cost is not None and cost.monte_carlo is not None else None
     draws = f" of {n:,} simulated cost outcomes" if isinstance(n, int) and n > 0 else ""
     p_opt = finite_float(p.get(option))
-    cv: Mapping[str, Any] = cost["verdict"] if isinstance(cost.get("verdict"), Mapping) else {}
+    cv: Mapping[str, Any] = (cost.verdict if cost is not None else None) or {}  # open objects in the contract
     if cv.get("option") == option and finite_float(cv.get("p_beats_runner_up")) is not None and draws:
         p_opt = finite_float(cv.get("p_beats_runner_up"))  # against the runner-up, measured inputs from their
         draws += " (measured inputs drawn from their sampling distributions)" if "sampling" in str(
             cv.get("probability_basis", "")) else ""
     materiality = finite_float(facts.get("materiality_usd"))
-    margin = finite_float(cost.get("margin_usd"))
-    rec: Mapping[str, Any] = cost["recommendation"] if isinstance(cost.get("recommendation"), Mapping) else {}
+    margin = cost.margin_usd if cost is not None else None
+    rec: Mapping[str, Any] = (cost.recommendation if cost is not None else None) or {}
     if verdict == "NO_GO":
         lead = "Cross-region is ruled out by the checklist"
         ids = [b.get("id") for b in (blockers or [])]
@@ -196,17 +196,17 @@ def _certainty(option: str, verdict: str, cost: Mapping[str, Any], facts: Mappin
         cost_part = f"it costs more than {option_label(str(cheapest))}"
     speed = _speed_phrase(compare)
     if verdict == "GO":
-        lead = "Confident" if cost.get("robust") is not False and rec.get("confidence") in (None, "high") \
+        lead = "Confident" if (cost is None or cost.robust is not False) and rec.get("confidence") in (None, "high") \
             else "Fairly confident"
         return f"{lead}: {cost_part}, {speed}, and every checklist item is answered yes."
     return (f"Likely, not yet certain: {cost_part} and {speed}, but {n_open} checklist condition(s) are still open "
             "(below).")
 
 
-def _would_change(option: str, verdict: str, cost: Mapping[str, Any], facts: Mapping[str, Any],
+def _would_change(option: str, verdict: str, cost: CostRecord | None, facts: Mapping[str, Any],
                   decision: Mapping[str, Any], totals: Sequence[Total]) -> list[str]:
     out: list[str] = []
-    cv: Mapping[str, Any] = cost["verdict"] if isinstance(cost.get("verdict"), Mapping) else {}
+    cv: Mapping[str, Any] = (cost.verdict if cost is not None else None) or {}  # open objects in the contract
     flip = cv.get("flip") if isinstance(cv.get("flip"), Mapping) else None
     flips = bool(flip)
     if flip and cv.get("option") and cv.get("runner_up"):
@@ -218,7 +218,7 @@ def _would_change(option: str, verdict: str, cost: Mapping[str, Any], facts: Map
                        f"{cur:,.4g} to {val:,.4g} {flip.get('unit') or ''}{change}: the smallest single change that "
                        "flips the cost.")
     by_basis = cv.get("cross_region_total_usd_by_bytes_basis")
-    xb: Mapping[str, Any] = cost["cross_region_bytes"] if isinstance(cost.get("cross_region_bytes"), Mapping) else {}
+    xb: Mapping[str, Any] = (cost.cross_region_bytes if cost is not None else None) or {}
     if isinstance(by_basis, Mapping) and xb.get("basis") and xb.get("agree") is False:
         other = next((k for k in by_basis if k != xb.get("basis")), None)
         alt_usd = finite_float(by_basis.get(other)) if other else None
@@ -237,7 +237,7 @@ def _would_change(option: str, verdict: str, cost: Mapping[str, Any], facts: Map
             out.append(f"Any open blocker answered no ({', '.join(str(b) for b in open_blockers)}): "
                        f"{option_label(fallback)} instead.")
         materiality = finite_float(facts.get("materiality_usd"))
-        sens = [s for s in cost.get("sensitivity") or [] if isinstance(s, Mapping)]
+        sens = list(cost.sensitivity) if cost is not None else []
         if materiality and sens and not flips:
             worst = max(sens, key=lambda s: max(finite_float(s.get("delta_low_usd")) or -math.inf,
                                                 finite_float(s.get("delta_high_usd")) or -math.inf))
@@ -252,9 +252,7 @@ def _would_change(option: str, verdict: str, cost: Mapping[str, Any], facts: Map
                            f"no input moved to the end of its range does that (largest: {input_label(str(worst.get('input')))}, "
                            f"{_usd(extra)}).")
     elif not flips:
-        for s in cost.get("sensitivity") or []:
-            if not isinstance(s, Mapping):
-                continue
+        for s in (cost.sensitivity if cost is not None else []):
             for end in ("low", "high"):
                 other = s.get(f"cheapest_{end}")
                 if other and other != option:
@@ -265,8 +263,8 @@ def _would_change(option: str, verdict: str, cost: Mapping[str, Any], facts: Map
                 break
         if verdict == "NO_GO" and any(b.get("id") != "cost_favourable" for b in decision.get("blockers") or []):
             out.append("Every blocker answered yes with evidence: cross-region becomes possible again.")
-    wb = cost.get("wait_break_even")
-    if isinstance(wb, Mapping) and finite_float(wb.get("value")) is not None and option != "wait":
+    wb = cost.wait_break_even if cost is not None else None
+    if wb is not None and finite_float(wb.get("value")) is not None and option != "wait":
         out.append(f"GPUs near the data free within {finite_float(wb.get('value')):,.2g} {wb.get('unit') or ''} "
                    f"(now {finite_float(wb.get('current')) or 0:,.0f}): waiting becomes cheapest.")
     return out[:4]
@@ -344,23 +342,22 @@ def _telemetry_line(tele: Any) -> str:
     return ("Remote run, cold vs warm: " + "; ".join(parts) + ".") if parts else ""
 
 
-def _basis(cost: Mapping[str, Any]) -> str:
+def _basis(cost: CostRecord | None) -> str:
     """Where the totals come from: the measured figures applied to the scenario, and what the scenario alone
     says (what ``costmodel cost`` prints without ``--from-compare``), so the report and ``cost`` tell one story."""
-    sf = cost.get("scenario_figures")
-    if not isinstance(sf, Mapping):
+    sf = cost.scenario_figures if cost is not None else None
+    if sf is None:
         return "Totals from the scenario's inputs at their expected values."
-    replaced = sf.get("replaced") or {}
+    replaced = sf.replaced
     words = {"cache.steady_hit_ratio": "cache hit ratio", "cache.warmup_lost_s": "warm-up time lost",
              "cache.steady_slowdown_fraction": "steady slowdown"}
     names = [words.get(k, k) for k in replaced]
     text = f"Totals use the measured {', '.join(names)} in place of the scenario's estimates"
     if "cache.steady_slowdown_fraction" in replaced:
-        m = finite_float((replaced["cache.steady_slowdown_fraction"] or {}).get("measured"))
-        s = finite_float((replaced["cache.steady_slowdown_fraction"] or {}).get("scenario"))
+        m, s = replaced["cache.steady_slowdown_fraction"].measured, replaced["cache.steady_slowdown_fraction"].scenario
         if m is not None and s is not None:
             text += f" (slowdown {_pct(m, 2)} measured, {_pct(s, 2)} in the scenario)"
-    cheapest, margin = sf.get("cheapest"), finite_float(sf.get("margin_usd"))
+    cheapest, margin = sf.cheapest, sf.margin_usd
     if cheapest and margin is not None:
         text += (f". With the scenario's own figures (what `costmodel cost` prints without --from-compare), "
                  f"{option_label(str(cheapest))} is cheapest by {_usd(margin)}")
@@ -372,15 +369,19 @@ def first_screen(decision: Any, cost: Mapping[str, Any] | Any, compare: Any = No
     """The first screen of the report from the stages' results (see the module docstring)."""
     from ..checklist.adr import cost_result
     from ..checklist.answer import one_answer
+    from ..contracts.read import read_lenient
+    from ..contracts.results import CompareRecord
 
     dec = _dict(decision)
     cost_d = _dict(cost)
     cmp = _dict(compare)
+    cost_m = cost_result(cost_d)  # the models, read once (leniently: a garbled key is left out); fields below
+    cmp_m = read_lenient(CompareRecord, cmp) if cmp else None
     fit_d = jsonable_dicts(fits)
     verdict = str(dec.get("verdict") or "")
-    option = chosen_option(decision, cost_result(cost_d)) if hasattr(decision, "verdict") else (
-        "cross_region" if verdict != "NO_GO" else _fallback(_totals(cost_d)))
-    totals = _totals(cost_d)
+    option = chosen_option(decision, cost_m) if hasattr(decision, "verdict") else (
+        "cross_region" if verdict != "NO_GO" else _fallback(_totals(cost_m)))
+    totals = _totals(cost_m)
     facts = _cost_facts(dec)
     conditions = tuple((str(c.get("id")), f"{c.get('condition')} ({c.get('severity')}, {c.get('answer')})")
                        for c in dec.get("conditions") or [])
@@ -398,12 +399,12 @@ def first_screen(decision: Any, cost: Mapping[str, Any] | Any, compare: Any = No
         verdict=verdict,
         proviso=proviso,
         totals=totals,
-        horizon_months=finite_float(cost_d.get("horizon_months")),
-        margin=_margin(option, cost_d, facts, totals),
-        certainty=_certainty(option, verdict, cost_d, facts, cmp, len(conditions), len(blockers),
+        horizon_months=cost_m.horizon_months if cost_m is not None else None,
+        margin=_margin(option, cost_m, facts, totals),
+        certainty=_certainty(option, verdict, cost_m, facts, cmp_m, len(conditions), len(blockers),
                              dec.get("blockers") or []),
-        basis=_basis(cost_d),
-        would_change=tuple(_would_change(option, verdict, cost_d, facts, dec, totals)),
+        basis=_basis(cost_m),
+        would_change=tuple(_would_change(option, verdict, cost_m, facts, dec, totals)),
         runs=tuple(_run_findings(cmp, fit_d)),
         open_conditions=conditions,
         blockers=blockers,

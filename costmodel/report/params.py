@@ -12,8 +12,8 @@ from typing import Any
 
 from ..contracts.errors import did_you_mean
 from ..foundation.errors import ReportError
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from ..foundation.resources import PACKAGE_DIR
-from ..foundation.util import dataclass_dict
 
 #: The installed package folder: relative default paths (``data/examples/...``) are tried here after the cwd.
 PACKAGE_ROOT = PACKAGE_DIR
@@ -68,7 +68,7 @@ DEFAULT_TITLE = "Cross-region training with a cache, replication or waiting"
 
 
 @dataclass(frozen=True)
-class ReportParams:
+class ReportParams(FieldsJson):
     """The report's parameters: the one model. Each field is declared once here, with its :class:`Param`
     (type, default, help, unit, validation, flag); the CLI flags of ``costmodel report``
     (:mod:`costmodel.report.cli_flags`), the notebook's ``parameters`` cell
@@ -123,8 +123,7 @@ class ReportParams:
                            "regions x data strategies, the cost-vs-time front, why the winner wins) and "
                            "the placement in decision.json (empty: none)", "str", metavar="PLACEMENT.yaml")
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self, lists=True)
+    JSON = JsonKeys(lists=True)
 
     def recorded(self) -> dict[str, Any]:
         """The parameters ``decision.json`` records under ``inputs.parameters``: not the output paths, not the run

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..checklist.answers_model import AnswersDocument
-from ..contracts.results import CompareResult, DecisionRecord
+from ..contracts.results import CompareRecord, DecisionRecord
 from .params import ReportParams
 from .stages import CostStage, Inputs
 
@@ -30,7 +30,7 @@ class ReportRun:
     params: ReportParams
     inputs: Inputs
     fits: list[Any]  # FitResult per analysed run, co-located first
-    compare: CompareResult | None
+    compare: CompareRecord | None
     cost: CostStage
     decision: Any  # checklist.Decision
     placement: dict[str, Any] | None  # `costmodel place FILE --json`, None without a placement file

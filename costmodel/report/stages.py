@@ -3,7 +3,7 @@ ingest, warm-up, cost, checklist and ADR functions exactly as the CLI verbs do, 
 matches what ``costmodel fit``, ``compare``, ``cost`` and ``decide`` print for the same inputs.
 
 The stages hand each other the result models (:mod:`costmodel.contracts.results`: the comparison is a
-:class:`CompareResult`, the cost stage carries its :class:`CostResult`); JSON is made only at the edges
+:class:`CompareRecord`, the cost stage carries its :class:`CostRecord`); JSON is made only at the edges
 (``decision.json``, the ADR's figures, the functions that still take the printed dict)."""
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..checklist.answers_model import AnswersDocument
-from ..contracts.results import DECISION_SCHEMA, CompareResult, CostResult, DecisionRecord, Result
-from ..foundation.util import dataclass_dict
+from ..contracts.results import DECISION_SCHEMA, CompareRecord, CostRecord, DecisionRecord, Result
+from ..foundation.fields_json import FieldsJson
 from .params import DEFAULT_TITLE, ReportParams
 
 __all__ = ["DECISION_SCHEMA"]
@@ -23,7 +23,7 @@ __all__ = ["DECISION_SCHEMA"]
 
 
 @dataclass
-class InputFile:
+class InputFile(FieldsJson):
     """One input file with its provenance."""
 
     role: str
@@ -34,9 +34,6 @@ class InputFile:
     run_ids: list[str] = field(default_factory=list)
     predicted: bool = False
     job_id: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
 
 
 @dataclass
@@ -180,7 +177,7 @@ def fit_dicts(fits: Sequence[Any]) -> list[dict[str, Any]]:
     return jsonable_dicts(fits)
 
 
-def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | None = None) -> CompareResult | None:
+def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | None = None) -> CompareRecord | None:
     """``warmup.compare`` of the co-located and remote runs, reusing ``fits`` when given (None when a
     side has no run), as its model, validated once here: ``.to_json_dict()`` is the object
     ``costmodel compare --json`` prints."""
@@ -199,7 +196,7 @@ def compare_runs(inputs: Inputs, params: ReportParams, fits: Sequence[Any] | Non
     # the jobs beside the fits, as `costmodel compare --json` prints them, and with the published
     # precision of compare.json (docs/contracts.md): the cost and the checklist read the figures
     # `costmodel cost --from-compare compare.json` and `costmodel decide --compare` read
-    return CompareResult.model_validate(published(to_jsonable(dict(res.to_dict(), jobs=list(inputs.jobs)))))
+    return CompareRecord.model_validate(published(to_jsonable(dict(res.to_dict(), jobs=list(inputs.jobs)))))
 
 
 def _json(result: Result | Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -214,16 +211,16 @@ class CostStage:
 
     scenario: Any
     result: dict[str, Any]
-    model: CostResult | None = None  # ``result`` as the typed contract (what later stages read)
+    model: CostRecord | None = None  # ``result`` as the typed contract (what later stages read)
     mc_samples: Any = None  # DataFrame, one column of totals (USD) per option, or None
     break_even_input: str = ""
     break_even_curve: Any = None  # DataFrame (value, option, total_usd)
 
     @property
-    def typed(self) -> CostResult:
-        """The cost result as :class:`~costmodel.contracts.results.CostResult`."""
+    def typed(self) -> CostRecord:
+        """The cost result as :class:`~costmodel.contracts.results.CostRecord`."""
         if self.model is None:
-            self.model = CostResult.model_validate(self.result)
+            self.model = CostRecord.model_validate(self.result)
         return self.model
 
     @property
@@ -241,7 +238,7 @@ BREAK_EVEN_CHART_INPUTS = (
 )
 
 
-def cost_stage(params: ReportParams, compare: CompareResult | Mapping[str, Any] | None,
+def cost_stage(params: ReportParams, compare: CompareRecord | Mapping[str, Any] | None,
                curve_points: int = 41, scenario: Any = None) -> CostStage:
     """Load the scenario, apply the measured comparison (``--from-compare``) and analyse it with
     :func:`costmodel.cost.analyze`: ``result`` is what ``costmodel cost S.yaml --from-compare
@@ -263,7 +260,7 @@ def cost_stage(params: ReportParams, compare: CompareResult | Mapping[str, Any] 
     if both is not None:  # as `costmodel cost --from-compare` prints it: the scenario's own totals beside
         raw[KEY] = both
     result = to_jsonable(raw)
-    model = CostResult.model_validate(result)
+    model = CostRecord.model_validate(result)
     samples = None
     if mc is not None:  # the draws the summary was computed from: the Monte Carlo runs once per report
         samples = pd.DataFrame({k: np.asarray(v, dtype=float) for k, v in mc.totals.items()})
@@ -322,8 +319,8 @@ def break_even_point(cost: CostStage) -> tuple[float | None, str | None, str | N
 
 def checklist_stage(
     params: ReportParams,
-    compare: CompareResult | Mapping[str, Any] | None,
-    cost: CostResult | Mapping[str, Any] | None,
+    compare: CompareRecord | Mapping[str, Any] | None,
+    cost: CostRecord | Mapping[str, Any] | None,
     fits: Sequence[Any],
     answers: AnswersDocument | None = None,
 ):
@@ -367,7 +364,7 @@ def report_title(params: ReportParams, answers: AnswersDocument | None = None) -
 def decision_record(
     inputs: Inputs,
     fits: Sequence[Any],
-    compare: CompareResult | Mapping[str, Any] | None,
+    compare: CompareRecord | Mapping[str, Any] | None,
     cost: CostStage | Mapping[str, Any] | None,
     decision: Any,
     params: ReportParams,

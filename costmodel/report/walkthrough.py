@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..contracts.results import CompareResult, CostResult, FitResult
+from ..contracts.results import CompareRecord, CostRecord, FitRecord
 from ..foundation.errors import ReportError
-from ..foundation.util import dataclass_dict
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from .params import PARAMETERS as REPORT_PARAMETERS
 from .params import Param, _user_names, check_parameters, resolve_path, validate_parameters
 
@@ -40,7 +40,7 @@ CHECKLIST_PARAMETERS: dict[str, Param] = {
 
 
 @dataclass(frozen=True)
-class ChecklistParams:
+class ChecklistParams(FieldsJson):
     """Validated checklist-notebook parameters (given paths resolved to absolute paths; '' = not given)."""
 
     answers: str
@@ -61,8 +61,7 @@ class ChecklistParams:
         """True when the compare or cost result has to be computed from the runs."""
         return not self.compare_json or not self.cost_json
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self, lists=True)
+    JSON = JsonKeys(lists=True)
 
 
 def validate_checklist_parameters(namespace: Mapping[str, Any] | None = None, **values: Any) -> ChecklistParams:
@@ -96,9 +95,9 @@ def _report_params(params: ChecklistParams):  # -> ReportParams
 class EvidenceSources:
     """The results the checklist's evidence is gathered from (their models), and where each came from."""
 
-    compare: CompareResult | None
-    cost: CostResult | None
-    fits: list[FitResult] = field(default_factory=list)
+    compare: CompareRecord | None
+    cost: CostRecord | None
+    fits: list[FitRecord] = field(default_factory=list)
     origin: dict[str, str] = field(default_factory=dict)
 
     def table(self):  # -> pandas.DataFrame
@@ -111,7 +110,7 @@ class EvidenceSources:
 
 
 def _read_json(path: str, what: str) -> Any:
-    """The result in the JSON file ``path`` as its model (fit: a list of FitResult), read and checked by
+    """The result in the JSON file ``path`` as its model (fit: a list of FitRecord), read and checked by
     the same reader as ``costmodel decide`` (:mod:`costmodel.contracts.read`); ReportError naming the
     parameter."""
     from ..contracts.read import load_result
@@ -139,7 +138,7 @@ def evidence_sources(params: ChecklistParams) -> EvidenceSources:
         fitted = fit_runs(inputs, rp)
         runs = ", ".join(Path(p).name for p in (*rp.colocated, *rp.remote))
         if not params.fit_json:
-            fits, origin["fit"] = [FitResult.model_validate(f) for f in fit_dicts(fitted)], f"fitted from {runs}"
+            fits, origin["fit"] = [FitRecord.model_validate(f) for f in fit_dicts(fitted)], f"fitted from {runs}"
         if not params.compare_json:
             compare, origin["compare"] = compare_runs(inputs, rp, fitted), f"compared from {runs}"
         if not params.cost_json:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from ..foundation.schema import Run, to_timeline
 from .cache import CacheOutcome, PredictiveInputs, predictive_inputs, run_policy
 from .model import colocated_io, prefetch_in_time_fraction, step_io, step_timeline
@@ -42,7 +43,7 @@ NOT_MODELLED = [
 
 
 @dataclass
-class SimulationResult:
+class SimulationResult(FieldsJson):
     """Predicted runs and their summary.
 
     ``runs``: one Timeline Run per simulated run (``role`` from the workload, ``metadata["predicted"]``
@@ -62,20 +63,13 @@ class SimulationResult:
     colocated: Run | None = None
     source: str = "<dict>"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON contract of ``costmodel simulate --json``."""
-        out = dict(self.summary)
-        out.update({
-            "predicted": True,
-            "seed": self.seed,
-            "source": self.source,
-            "workload": self.workload.to_dict(),
-            "per_run": self.per_run,
-            "assumptions": self.assumptions,
-            "not_modelled": self.not_modelled,
-            "runs": [r.to_dict() for r in self.runs],
-        })
-        return out
+    JSON = JsonKeys(keys=("**summary", "predicted", "seed", "source", "workload", "per_run", "assumptions",
+                          "not_modelled", "runs"))
+
+    @property
+    def predicted(self) -> bool:
+        """Always True: every run of a simulation is a prediction."""
+        return True
 
     def scenario_overrides(self) -> dict[str, Any]:
         """Measured-style inputs for the cost scenario's ``cache:`` section, from this prediction."""

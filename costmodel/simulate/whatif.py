@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ..foundation.errors import SimulateError
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from ..foundation.resources import PACKAGE_DIR
 from ..foundation.util import require
 from .simulator import SimulationResult, simulate
@@ -86,7 +87,7 @@ def validate_parameters(ns: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @dataclass
-class WhatIf:
+class WhatIf(FieldsJson):
     """One what-if evaluation: the prediction, and the cost of the options fed by it (when available)."""
 
     result: SimulationResult
@@ -94,13 +95,7 @@ class WhatIf:
     cost_error: str | None
     scenario_overrides: dict[str, Any]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "summary": self.result.summary,
-            "cost": self.cost.to_dict() if self.cost is not None else None,
-            "cost_error": self.cost_error,
-            "scenario_overrides": self.scenario_overrides,
-        }
+    JSON = JsonKeys(keys=("summary=result.summary", "cost", "cost_error", "scenario_overrides"))
 
 
 def scaled_overrides(doc: Mapping[str, Any], scale: float) -> dict[str, Any]:

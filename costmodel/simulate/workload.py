@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..foundation.errors import SimulateError
-from ..foundation.util import dataclass_dict, yaml_problem
+from ..foundation.fields_json import FieldsJson
+from ..foundation.util import yaml_problem
 
 PATTERNS = ("sequential", "shuffled", "shard_shuffle", "single_pass", "zipf")
 POLICIES = ("none", "lru", "predictive")
@@ -115,7 +116,7 @@ class Simulation:
 
 
 @dataclass(frozen=True)
-class Workload:
+class Workload(FieldsJson):
     """The validated ``workload:`` section."""
 
     name: str
@@ -150,9 +151,6 @@ class Workload:
     def steps_per_run(self) -> int:
         return max(1, math.ceil(self.samples_per_run / self.step.samples_per_step))
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
-
 
 # ----------------------------------------------------------------------------------------------
 
@@ -178,7 +176,7 @@ def parse_workload(section: Mapping[str, Any], *, scenario: Mapping[str, Any] | 
     ``training.epochs_per_run``; the link from ``link.rtt_ms`` and ``link.bandwidth_gbps``. Raises
     SimulateError naming the key path on any problem.
     """
-    from ..contracts.workload import AccessIn, LinkIn, LocalIn, PrefetchIn, SimulationIn, WorkloadIn
+    from ..contracts.workload import AccessIn, LocalIn, PrefetchIn, SimulationIn, WorkloadIn, WorkloadLinkIn
 
     if not isinstance(section, Mapping):
         raise SimulateError(f"{path}: expected a mapping, got {type(section).__name__}", key=path)
@@ -211,7 +209,7 @@ def parse_workload(section: Mapping[str, Any], *, scenario: Mapping[str, Any] | 
     step = Step(samples_per_step=s.samples_per_step, compute_s=s.compute_s, compute_cv=s.compute_cv,
                 loader_workers=s.loader_workers, prefetch_depth=s.prefetch_depth)
 
-    lk = w.link or LinkIn.model_validate({})
+    lk = w.link or WorkloadLinkIn.model_validate({})
     rtt_s, bandwidth_bytes_per_s = _link_keys(lk, scenario, f"{path}.link")
     if lk.request_bytes < d.block_bytes:
         raise SimulateError(f"{path}.link.request_bytes: got {lk.request_bytes}; expected a whole number >= "

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..foundation.errors import AnalysisError
-from ..foundation.util import dataclass_dict
+from ..foundation.fields_json import FieldsJson
 
 #: Warm-up shapes the generator knows.
 SHAPES = ("flat", "exp", "power", "logistic", "ramp", "step")
@@ -43,7 +43,7 @@ EPS = 0.01  # the warm-up-end convention: within 1 % of the plateau
 
 
 @dataclass
-class SynthTruth:
+class SynthTruth(FieldsJson):
     """The ground truth of a generated series (levels in samples/s, positions in steps)."""
 
     shape: str
@@ -64,9 +64,6 @@ class SynthTruth:
     dip_depth: float | None = None
     dip_starts: list[int] = field(default_factory=list)
     params: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
 
 
 @dataclass

@@ -55,14 +55,14 @@ import numpy as np
 import pandas as pd
 
 from ..foundation.errors import AnalysisError
-from ..foundation.util import dataclass_dict
+from ..foundation.fields_json import FieldsJson
 
 KINDS = ("flat", "warmup", "two_tier", "overshoot", "drift", "slowdown")
 EPS = 0.01
 
 
 @dataclass
-class RealisticTruth:
+class RealisticTruth(FieldsJson):
     kind: str
     classification: str
     plateau: float | None
@@ -74,9 +74,6 @@ class RealisticTruth:
     log_every: int
     step_time_only: bool
     params: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
 
 
 @dataclass

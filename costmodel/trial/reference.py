@@ -7,11 +7,12 @@ from typing import Any
 import numpy as np
 
 from ..foundation.errors import AnalysisError
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from .levels import WindowLevel, stall_rows, steps_per_row, window_level
 
 
 @dataclass(frozen=True)
-class Reference:
+class Reference(FieldsJson):
     """A finished co-located run (or a prediction) analysed once: what every look of a trial compares with."""
 
     run_id: str
@@ -37,12 +38,8 @@ class Reference:
     def n_stalls(self) -> int:
         return self.window.n_stalls
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "metric": self.metric, "level": self.level,
-                "level_rel_se": self.log_se, "period_steps": self.period_steps, "stall_sd_s": self.stall_sd_s,
-                "stalls": self.n_stalls, "steady_rows": self.steady_rows, "steady_steps": self.steady_steps,
-                "steps_per_row": self.steps_per_row, "warmup_end_step": self.warmup_end_step,
-                "predicted": self.predicted}
+    JSON = JsonKeys(keys=("run_id", "metric", "level", "level_rel_se=log_se", "period_steps", "stall_sd_s", "stalls=n_stalls",
+                          "steady_rows", "steady_steps", "steps_per_row", "warmup_end_step", "predicted"))
 
 
 def reference_from_run(run: Any, metric: str | None = None) -> Reference:

@@ -18,10 +18,11 @@ throughput. Walking backwards from the final segment:
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
+
+from ..foundation.fields_json import FieldsJson, JsonKeys
 
 COLD = 0.05  # a segment more than 5 % below the final level is "cold"
 SETTLED = 0.02  # within 2 % of the final level counts as settled for the invalidation rule
@@ -29,7 +30,7 @@ CLASSES = ("flat", "warmup", "slowdown", "no_steady_state", "dips", "invalidatio
 
 
 @dataclass
-class Segment:
+class Segment(FieldsJson):
     """A segment of the run: observation indices [start, end), its level and standard error."""
 
     start: int
@@ -39,10 +40,8 @@ class Segment:
     start_step: int = 0
     end_step: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        return {"start_step": d["start_step"], "end_step": d["end_step"], "level": d["level"],
-                "se": d["se"], "start_index": d["start"], "end_index": d["end"]}
+    #: the indices published after the steps (which have defaults, so cannot come first among the fields)
+    JSON = JsonKeys(keys=("start_step", "end_step", "level", "se", "start_index=start", "end_index=end"))
 
 
 @dataclass

@@ -40,13 +40,14 @@ from typing import Any, cast
 import numpy as np
 
 from ..foundation.errors import AnalysisError
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from .analyze import FitResult, analyze
 from .coldphase import TELEMETRY
 from .stallsplit import split_se
 
 
 @dataclass
-class CompareResult:
+class CompareResult(FieldsJson):
     """Result of :func:`compare`; ``to_dict()`` is the JSON contract of ``costmodel compare``."""
 
     metric: str
@@ -91,10 +92,7 @@ class CompareResult:
         self.equivalence, self.equivalence_direction = outcome(
             self.ratio, self.ratio_ci_low, self.ratio_ci_high, self.margin, self.equivalent)
 
-    def to_dict(self) -> dict[str, Any]:
-        from ..foundation.util import dataclass_dict, to_jsonable
-
-        return to_jsonable(dataclass_dict(self))
+    JSON = JsonKeys(jsonable=True)
 
 
 def _side(fits: list[FitResult]) -> dict[str, Any]:

@@ -31,11 +31,10 @@ by Welch-Satterthwaite, so few stalls give few degrees of freedom only when they
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from ..foundation.util import dataclass_dict
+from ..foundation.fields_json import FieldsJson
 
 #: robust sigmas beyond which a residual is a jump
 JUMP_K = 6.0
@@ -46,7 +45,7 @@ PERIODIC_CV_3 = 0.05
 
 
 @dataclass
-class LongRunVar:
+class LongRunVar(FieldsJson):
     """``Var(sum e)`` of a window and its degrees of freedom, with the parts it is made of."""
 
     var_sum: float
@@ -57,9 +56,6 @@ class LongRunVar:
     n_periodic: int = 0
     period_obs: float | None = None
     parts: dict[str, float] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
 
 
 def obm_var_sum(e: np.ndarray, tau: float) -> tuple[float, float, int]:

@@ -8,12 +8,13 @@ from typing import Any
 
 import numpy as np
 
+from ..foundation.fields_json import FieldsJson, JsonKeys
 from . import curve as curvemod
 from .series import Series
 
 
 @dataclass
-class FitResult:
+class FitResult(FieldsJson):
     """The analysis of one run. ``to_dict()`` is the JSON contract of ``costmodel fit``."""
 
     run_id: str
@@ -77,10 +78,7 @@ class FitResult:
     source: str = ""
     warnings: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        from ..foundation.util import dataclass_dict, to_jsonable
-
-        return to_jsonable(dataclass_dict(self))
+    JSON = JsonKeys(jsonable=True)
 
 
 def to_seconds(s: Series, x: float | None, steady_d: float) -> float | None:

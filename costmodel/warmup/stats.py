@@ -11,11 +11,10 @@ of finite size under-estimate it slightly under strong autocorrelation. This sta
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from ..foundation.util import dataclass_dict
+from ..foundation.fields_json import FieldsJson
 
 CHUNK = 1 << 15  # tau_int of longer series averages the autocovariances of chunks of this length
 
@@ -52,7 +51,7 @@ def tau_int(x: np.ndarray, c: float = 5.0) -> float:
 
 
 @dataclass
-class RatioCI:
+class RatioCI(FieldsJson):
     """A ratio-of-sums level with its batch-means confidence interval."""
 
     mean: float
@@ -66,9 +65,6 @@ class RatioCI:
     n: int
     cv: float
     level: float = 0.95
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
 
 
 def ratio_ci(w: np.ndarray, d: np.ndarray, y: np.ndarray | None = None, level: float = 0.95,
@@ -125,7 +121,7 @@ def ratio_ci(w: np.ndarray, d: np.ndarray, y: np.ndarray | None = None, level: f
 
 
 @dataclass
-class LongRunSE:
+class LongRunSE(FieldsJson):
     """Standard error of a ratio-of-sums level from a long-run variance estimator."""
 
     se: float
@@ -136,9 +132,6 @@ class LongRunSE:
     n_jumps: int = 0
     period_obs: float | None = None
     var_parts: dict[str, float] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclass_dict(self)
 
 
 def _obm_var_sum(e: np.ndarray, tau: float) -> tuple[float, float, int]:

@@ -7,7 +7,7 @@ import json
 from support.results import as_recorded
 
 from costmodel import checklist, report
-from costmodel.contracts.results import CompareResult, CostResult
+from costmodel.contracts.results import CompareRecord, CostRecord
 
 
 def _as_json(ev: dict) -> str:
@@ -16,7 +16,7 @@ def _as_json(ev: dict) -> str:
 
 def test_models_and_printed_dicts_give_the_same_evidence(report_stages):
     _p, _inputs, fits, cmp, cost, _decision, record = report_stages
-    assert isinstance(cmp, CompareResult) and isinstance(cost.typed, CostResult)
+    assert isinstance(cmp, CompareRecord) and isinstance(cost.typed, CostRecord)
     from_models = checklist.gather_evidence(compare=cmp, cost=cost.typed, fits=fits)
     from_dicts = checklist.gather_evidence(compare=record["compare"], cost=record["cost"], fits=record["fit"])
     assert _as_json(from_models) == _as_json(from_dicts)

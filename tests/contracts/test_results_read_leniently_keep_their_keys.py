@@ -3,7 +3,7 @@ left out and the rest is read; a typed section writes its keys back in the order
 from __future__ import annotations
 
 from costmodel.contracts.read import read_lenient
-from costmodel.contracts.results import CompareResult, CostResult, RunFit
+from costmodel.contracts.results import CompareRecord, CostRecord, RunFit
 
 
 def test_a_garbled_value_is_left_out_and_the_rest_is_read():
@@ -14,7 +14,7 @@ def test_a_garbled_value_is_left_out_and_the_rest_is_read():
         "remote": [1, None, {"run_id": "s1", "classification": "flat", "steady_mean": "x", "steady_n": 40},
                    {"classification": None}],
     }
-    m = read_lenient(CompareResult, data)
+    m = read_lenient(CompareRecord, data)
     assert m is not None
     assert m.ratio is None and m.remote_lost_s == 45.0 and m.margin == 0.02
     assert m.given("equivalent") is None and m.remote_steady_hit_ratio is None and m.colocated == []
@@ -25,20 +25,20 @@ def test_a_garbled_value_is_left_out_and_the_rest_is_read():
 
 
 def test_a_missing_required_key_reads_as_null():
-    m = read_lenient(CompareResult, {"remote_lost_s": 3.0})
+    m = read_lenient(CompareRecord, {"remote_lost_s": 3.0})
     assert m is not None and m.ratio is None and m.given("ratio") is None and m.remote_lost_s == 3.0
 
 
 def test_what_cannot_be_a_result_is_none():
-    assert read_lenient(CostResult, {"options": {}, "horizon_months": 0}) is None  # no horizon > 0 to be had
-    assert read_lenient(CostResult, "not a dict") is None
-    assert read_lenient(CostResult, ["nor", "this"]) is None
+    assert read_lenient(CostRecord, {"options": {}, "horizon_months": 0}) is None  # no horizon > 0 to be had
+    assert read_lenient(CostRecord, "not a dict") is None
+    assert read_lenient(CostRecord, ["nor", "this"]) is None
     assert read_lenient(RunFit, 3) is None
 
 
 def test_models_pass_through_and_objects_say_what_they_hold():
-    m = CompareResult.model_validate({"ratio": 0.99, "remote_lost_s": 1.0})
-    assert read_lenient(CompareResult, m) is m
+    m = CompareRecord.model_validate({"ratio": 0.99, "remote_lost_s": 1.0})
+    assert read_lenient(CompareRecord, m) is m
 
     class Old:
         def to_dict(self):
@@ -54,7 +54,7 @@ def test_typed_sections_write_their_keys_in_the_order_read(cli, examples_dir, tm
                        examples_dir / "remote_steps.csv", "--json").out)
     printed = cli.json("cost", examples_dir / "scenario.yaml", "--from-compare", cmp, "--today", "2026-12-02",
                        "--json")
-    model = CostResult.model_validate(printed)
+    model = CostRecord.model_validate(printed)
     assert model.inputs.values.training.runs_per_month == printed["inputs"]["values"]["training"]["runs_per_month"]
     assert model.derived.working_set_gb == printed["derived"]["working_set_gb"]
     back = model.to_json_dict()

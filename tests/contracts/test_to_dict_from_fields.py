@@ -138,7 +138,7 @@ def test_price_row_fields_then_bytes_per_unit():
     d = row.to_dict()
     assert list(d) == [*(f.name for f in fields(PriceRow)), "bytes_per_unit"]
     assert d["bytes_per_unit"] == 1e9 and d["tier_end"] == 10240.0 and d["line"] == 4
-    assert list(row.to_dict_aged(dt.date(2026, 12, 1)))[-2:] == ["age_days", "ref"]
+    assert row.age_days(dt.date(2026, 12, 1)) == 30 and row.ref() == "p.csv:4"  # what `prices show` adds
 
 
 def test_the_report_result_is_the_contract_model_and_its_json_is_generated():

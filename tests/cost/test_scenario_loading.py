@@ -238,7 +238,7 @@ def test_compare_explicit_slowdown_and_hit_ratio_win():
     assert f.values["cache.steady_slowdown_fraction"] == 0.03
     assert f.values["cache.steady_hit_ratio"] == 0.97
     assert any("remote warmed faster" in w for w in f.warnings)
-    # the compare result is validated by its model (contracts.results.CompareResult): the key in the file is named
+    # the compare result is validated by its model (contracts.results.CompareRecord): the key in the file is named
     with pytest.raises(ScenarioError, match=r"^c.json: remote_steady_hit_ratio: got 1.4; expected a number <= 1$"):
         apply_measurements(s, compare={"remote_steady_hit_ratio": 1.4}, source="c.json")
     with pytest.raises(ScenarioError, match=r"^<measurements>: remote_lost_s: got 'soon'; expected a number$"):
