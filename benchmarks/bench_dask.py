@@ -9,7 +9,11 @@ read by the workers). Rounds alternate the configurations; medians and ratios to
 with a fitted model ``T(W) = T0 + T1 / W`` (T0 = set-up, plans, candidates, merges and the job
 series in the client; T1 = the reading and folding the workers share) for larger clusters.
 
-    .venv/bin/python benchmarks/bench_dask.py [--data benchmarks/out/fleet_200x100000] [--workers 1 2] [--repeat 1]
+Each run also reports CPU seconds (user + system) of every process involved (client, scheduler, workers:
+psutil over the child and its descendants); ``--threads`` runs the workers as threads of the client's process
+(the cluster ``--engine dask`` starts when no scheduler is given) instead of nanny-started processes.
+
+    .venv/bin/python benchmarks/bench_dask.py [--data benchmarks/out/fleet_200x100000] [--workers 1 2 4] [--repeat 1] [--threads]
 """
 from __future__ import annotations
 

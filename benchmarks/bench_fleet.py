@@ -9,7 +9,7 @@ benchmarks/out/fleet_<ranks>x<steps>/ (gitignored).
 
     .venv/bin/python benchmarks/bench_fleet.py [--ranks 1000] [--steps 100000] [--repeat 1] [--no-report]
         [--data DIR] [--rank-column]
-    .venv/bin/python benchmarks/bench_fleet.py --ranks 10 --steps 100000 --verbs compare,ingest [--before DIR]
+    .venv/bin/python benchmarks/bench_fleet.py --ranks 10 --steps 100000 --verbs compare,fit,ingest [--before DIR]
 
 "ours" is the fleet engine as ``auto`` runs it (one rank per file, clean CSV: the pyarrow + numpy fast
 path of costmodel.jobs.arrowscan; ``--query`` measures the DuckDB query instead). The
