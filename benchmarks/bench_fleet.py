@@ -9,7 +9,7 @@ benchmarks/out/fleet_<ranks>x<steps>/ (gitignored).
 
     .venv/bin/python benchmarks/bench_fleet.py [--ranks 1000] [--steps 100000] [--repeat 1] [--no-report]
         [--data DIR] [--rank-column]
-    .venv/bin/python benchmarks/bench_fleet.py --ranks 10 --steps 100000 --verbs compare,ingest [--before DIR]
+    .venv/bin/python benchmarks/bench_fleet.py --ranks 10 --steps 100000 --verbs compare,fit,ingest [--before DIR]
 
 "ours" is the fleet engine as ``auto`` runs it (one rank per file, clean CSV: the pyarrow + numpy fast
 path of costmodel.jobs.arrowscan; ``--query`` measures the DuckDB query instead). The
@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -40,8 +41,8 @@ if kind != "duckdb":
         import costmodel.jobs.fleet
         costmodel.jobs.fleet.FAST_PATH = False
 t = time.perf_counter()
-if kind == "duckdb":
-    files = sorted(glob.glob(root + "/*/*/*.csv"))
+if kind.startswith("duckdb"):  # duckdb: both jobs; duckdb-remote: the remote job only (what `fit` reads)
+    files = sorted(glob.glob(root + ("/remote/*/*.csv" if kind == "duckdb-remote" else "/*/*/*.csv")))
     con = duckdb.connect(); con.execute("SET memory_limit='1GB'"); con.execute('SET enable_progress_bar=false')
     # explicit column types (no sniffing), like our engine: the strongest plain-DuckDB baseline
     types = "{'step': 'BIGINT', 't_s': 'DOUBLE', 'samples_per_s': 'DOUBLE', 'step_time_s': 'DOUBLE'"
@@ -119,7 +120,8 @@ def cli_process(verb: str, root: Path, code: Path) -> dict:
     """``costmodel VERB`` on the fleet as a whole process run from the code tree ``code``: CPU seconds (user + system)
     and peak RSS (``/usr/bin/time``), process start and imports included, like the DuckDB child's CPU."""
     args = {"compare": ["compare", "--colocated", str(root / "colocated"), "--remote", str(root / "remote"), "--json"],
-            "ingest": ["ingest", str(root / "colocated"), str(root / "remote"), "--json"]}[verb]
+            "ingest": ["ingest", str(root / "colocated"), str(root / "remote"), "--json"],
+            "fit": ["fit", str(root / "remote"), "--json"]}[verb]
     t, c0 = time.perf_counter(), _cpu_children()
     p = subprocess.run(["/usr/bin/time", "-f", "%M", PY, "-m", "costmodel", *args], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=str(code)), cwd=str(code), check=False)  # cwd: `-m` imports from it
@@ -128,33 +130,49 @@ def cli_process(verb: str, root: Path, code: Path) -> dict:
         raise SystemExit(p.stderr[-2000:])
     out = json.loads(p.stdout)
     engines = sorted({str(j.get("reader")) for j in out.get("jobs", [])}) if isinstance(out, dict) else []
+    import hashlib
+
     return {"wall_s": wall, "cpu_s": cpu, "peak_rss_mib": int(p.stderr.strip().splitlines()[-1]) / 1024,
-            "readers": engines, "ratio": out.get("ratio") if isinstance(out, dict) else None}
+            "readers": engines, "ratio": out.get("ratio") if isinstance(out, dict) else None,
+            "answer_sha": hashlib.sha256(p.stdout.encode()).hexdigest()[:12]}
 
 
 def verbs_main(root: Path, verbs: list[str], before: Path | None, repeat: int) -> None:
-    """Small-fleet fixed cost (issue 42): whole ``costmodel compare`` / ``ingest`` processes against DuckDB alone
-    (its child process: imports, read_csv + GROUP BY step), alternated in each round; ``before`` = another code tree
-    (e.g. ``git archive`` of the base commit) timed in the same rounds."""
+    """Small-fleet fixed cost (issue 42): whole ``costmodel compare`` / ``fit`` / ``ingest`` processes against DuckDB
+    alone (its child process: imports, read_csv + GROUP BY step over the same files: both jobs for ``compare`` and
+    ``ingest``, the remote job for ``fit``), alternated in each round (the order reversed every other round);
+    ``before`` = another code tree (e.g. ``git archive`` of the base commit) timed in the same rounds. Prints each
+    verb's median CPU ratio to its baseline, the peak RSS, and whether every round printed the same answer."""
     import statistics
 
     trees = [("ours", ROOT)] + ([("before", before)] if before else [])
+    base_of = {"compare": "duckdb", "ingest": "duckdb", "fit": "duckdb-remote"}
+    bases = sorted({base_of[v] for v in verbs})
     rows: dict[str, list[dict]] = {}
-    for _ in range(repeat):
-        rows.setdefault("duckdb", []).append(child("duckdb", root))
-        for label, code in trees:
-            for verb in verbs:
-                rows.setdefault(f"{verb} ({label})", []).append(cli_process(verb, root, code))
-    dk = statistics.median(r["cpu_s"] for r in rows["duckdb"])
-    dk_mib = max(r["peak_rss_bytes"] for r in rows["duckdb"]) / 2**20
-    print(f"DuckDB alone (process, imports included): median {dk:.2f} CPU-s, peak RSS {dk_mib:.0f} MiB")
+    print(f"{root.name}; load avg before: {os.getloadavg()}", flush=True)
+    for rnd in range(repeat):
+        jobs: list[tuple[str, Any]] = [(b, None) for b in bases]
+        jobs += [(f"{verb} ({label})", (verb, code)) for label, code in trees for verb in verbs]
+        for key, what in (jobs if rnd % 2 == 0 else jobs[::-1]):
+            r = child(key, root) if what is None else cli_process(what[0], root, what[1])
+            rows.setdefault(key, []).append(r)
+    med = {b: statistics.median(r["cpu_s"] for r in rows[b]) for b in bases}
+    for b in bases:
+        mib = max(r["peak_rss_bytes"] for r in rows[b]) / 2**20
+        print(f"{b} alone (process, imports included): median {med[b]:.2f} CPU-s, peak RSS {mib:.0f} MiB; "
+              f"CPU-s per round {[round(r['cpu_s'], 2) for r in rows[b]]}")
     for key, rs in rows.items():
-        if key == "duckdb":
+        if key in bases:
             continue
+        verb = key.split(" ")[0]
+        dk = med[base_of[verb]]
         c = statistics.median(r["cpu_s"] for r in rs)
-        print(f"{key}: median {c:.2f} CPU-s ({c / dk:.2f}x DuckDB), {statistics.median(r['wall_s'] for r in rs):.1f} s "
-              f"wall, peak RSS {max(r['peak_rss_mib'] for r in rs):.0f} MiB, readers {rs[-1]['readers']}, "
-              f"ratio {rs[-1]['ratio']}; CPU-s per round {[round(r['cpu_s'], 2) for r in rs]}")
+        same = len({r["answer_sha"] for r in rs}) == 1
+        print(f"{key}: median {c:.2f} CPU-s (**{c / dk:.2f}x** {base_of[verb]}; per round "
+              f"{[round(r['cpu_s'] / d['cpu_s'], 2) for r, d in zip(rs, rows[base_of[verb]], strict=True)]}), "
+              f"{statistics.median(r['wall_s'] for r in rs):.1f} s wall, peak RSS {max(r['peak_rss_mib'] for r in rs):.0f} MiB, "
+              f"readers {rs[-1]['readers']}, ratio {rs[-1]['ratio']}, answer {rs[-1]['answer_sha']} "
+              f"({'same' if same else 'DIFFERENT'} in every round); CPU-s per round {[round(r['cpu_s'], 2) for r in rs]}")
     print(f"load avg after: {os.getloadavg()}")
 
 
@@ -171,7 +189,7 @@ def main() -> None:
                     help="folder of already generated logs (colocated/, remote/, truth.json); default "
                          "benchmarks/out/fleet_<ranks>x<steps>, generated when absent")
     ap.add_argument("--verbs", default="",
-                    help="comma list of CLI verbs (compare, ingest) timed as whole processes against DuckDB alone "
+                    help="comma list of CLI verbs (compare, fit, ingest) timed as whole processes against DuckDB alone "
                          "(CPU-s, peak RSS), instead of the stage and report rows")
     ap.add_argument("--before", type=Path, default=None,
                     help="with --verbs: a second code tree (e.g. git archive of the base commit) timed in the same rounds")

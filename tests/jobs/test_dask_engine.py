@@ -38,3 +38,28 @@ def test_dask_engine_matches_pandas(tmp_path, cluster):
     assert [x["rank"] for x in jb["ranks_incomplete"]] == [truth["early_rank"]]
     # the cluster really ran the tasks
     assert cluster.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.workers)) == 2
+
+
+def test_scan_part_same_bits_with_the_nannys_malloc_setting(tmp_path, monkeypatch):
+    """A task under Dask's nanny (``MALLOC_TRIM_THRESHOLD_`` set) folds with roomier allocator settings
+    (``roomy_malloc``) and gives back the same partial as a plain process, bit for bit."""
+    from costmodel.jobs import distributed as D
+    from costmodel.jobs import fleet
+
+    generate_job(tmp_path / "job1", n_ranks=6, n_steps=3000, seed=5)
+    files = sorted(str(f) for f in (tmp_path / "job1").glob("*.csv"))
+    plan = fleet.usable(files)
+    ranks, _ = fleet.file_ranks(files)
+    args = (files, [ranks[f] for f in files], plan, [ranks[files[0]]], 50, "samples_per_s", True)
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    plain = D.scan_part(*args)
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    roomy = D.scan_part(*args)
+    with D.roomy_malloc():  # re-entrant use and the settings put back: a second task still works
+        again = D.scan_part(*args)
+    for got in (roomy, again):
+        assert got["digests"] == plain["digests"] and got["sizes"] == plain["sizes"]
+        for k, v in plain["acc"].a.items():
+            np.testing.assert_array_equal(got["acc"].a[k], v)
+        np.testing.assert_array_equal(np.vstack(got["bins"]), np.vstack(plain["bins"]))
+        assert got["cand_raw"].keys() == plain["cand_raw"].keys()
