@@ -34,7 +34,8 @@ class Param:
     ``int``, ``bool``), ``default`` (the notebook's: the bundled example), ``help``, ``unit`` and validation
     (``bounds``: pydantic's ``gt``/``ge``/``lt``/``le``; ``choices``), and how ``costmodel report`` takes it
     (``flag``: '' for ``--name-with-dashes``, None for no flag; ``cli_default``; ``required``; ``repeat``: a flag
-    given once per value; ``recorded``: False for run mechanics kept out of ``decision.json``)."""
+    given once per value; ``recorded``: False for run mechanics kept out of ``decision.json``, ``"when given"`` for
+    a parameter recorded only when it is not empty, so that adding one leaves older records' bytes as they were)."""
 
     kind: str
     default: Any
@@ -48,7 +49,7 @@ class Param:
     cli_default: Any = SAME
     required: bool = False
     repeat: bool = False
-    recorded: bool = True
+    recorded: bool | str = True
 
     @property
     def on_cli(self) -> Any:
@@ -121,15 +122,20 @@ class ReportParams(FieldsJson):
                                  "(global); auto detects it", "str", choices=("auto", "local", "global"))
     placement: str = param("", "a placement file (docs/place.md): adds the placement section (ranked candidate GPU "
                            "regions x data strategies, the cost-vs-time front, why the winner wins) and "
-                           "the placement in decision.json (empty: none)", "str", metavar="PLACEMENT.yaml")
+                           "the placement in decision.json (empty: none)", "str", metavar="PLACEMENT.yaml",
+                           recorded="when given")
+    rows: str = param("", "rows every N steps: sampled (each row is that step's own figures) or averaged (means over "
+                      "the steps since the last row); empty: from the format or the clock", "str",
+                      choices=("", "sampled", "averaged"), metavar="KIND", recorded="when given")
 
     JSON = JsonKeys(lists=True)
 
     def recorded(self) -> dict[str, Any]:
         """The parameters ``decision.json`` records under ``inputs.parameters``: not the output paths, not the run
-        mechanics (``engine``, ``quiet``), ``placement`` only when given."""
+        mechanics (``engine``, ``quiet``), those marked ``"when given"`` (``placement``, ``rows``) only when given."""
         return {k: v for k, v in self.to_dict().items()
-                if PARAMETERS[k].recorded and k not in ("decision_path", "adr_path") and (k != "placement" or v)}
+                if PARAMETERS[k].recorded and k not in ("decision_path", "adr_path")
+                and (PARAMETERS[k].recorded != "when given" or v)}
 
     def ingest_options(self, role: str = "") -> Any:
         """The :class:`~costmodel.ingest.IngestOptions` these parameters ask for (``format``, ``map``, ``pattern``,
@@ -139,7 +145,7 @@ class ReportParams(FieldsJson):
 
         return IngestOptions(fmt=self.format or None, role=role, mapping=parse_map(list(self.map)),
                              pattern=self.pattern or None, batch_size=self.batch_size or None,
-                             tokens_per_step=self.tokens_per_step or None)
+                             tokens_per_step=self.tokens_per_step or None, rows=self.rows or None)
 
 
 #: Every report parameter by name, in the model's order: the view of :class:`ReportParams`' fields that the

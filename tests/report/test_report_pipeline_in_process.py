@@ -148,3 +148,16 @@ def test_the_injected_cell_is_written_as_papermill_writes_it_without_importing_i
     values = {"colocated": ["a b.csv", 'q"uote\\d', "naïve\tx"], "margin": 0.02, "monte_carlo_n": 2000, "quiet": True,
               "title": "", "nan": float("nan"), "inf": float("-inf"), "none": None, "m": {"k": [1, 2.5]}, "map": []}
     assert _codify(values) == translate_parameters("python3", "python", values, "Parameters")
+
+
+def test_rows_is_a_report_parameter_that_reaches_ingest_and_is_recorded_only_when_given(examples_dir):
+    from costmodel.foundation.errors import ReportError
+
+    plain = _params(examples_dir)
+    assert plain.rows == "" and plain.ingest_options("remote").rows is None
+    assert "rows" not in plain.recorded() and "placement" not in plain.recorded()
+    averaged = _params(examples_dir, rows="averaged")
+    assert averaged.ingest_options("remote").rows == "averaged"
+    assert averaged.recorded()["rows"] == "averaged"
+    with pytest.raises(ReportError, match="rows"):
+        _params(examples_dir, rows="every")
