@@ -81,7 +81,8 @@ def deciding_assumption(out: Mapping[str, Any], win: str | None, priced: Mapping
     if win is None:
         return None
     xb = out.get("cross_region_bytes") or {}
-    by = xb.get("cross_region_total_usd_by_basis") or {}
+    # each case as the model prices it (a measured figure capped at what can cross), else the figures as they are
+    by = xb.get("cross_region_total_usd_by_case") or xb.get("cross_region_total_usd_by_basis") or {}
     opts = out.get("options") or {}
     rival = min(((opts[o]["total_usd"], o) for o in opts if o != "cross_region" and priced.get(o, True)), default=None)
     cases = [c for c in xb.get("cases") or [] if c in by]

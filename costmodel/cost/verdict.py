@@ -116,13 +116,22 @@ def verdict(out: Mapping[str, Any], mc_totals: Mapping[str, np.ndarray] | None, 
     others = {k: v for k, v in (xb.get("cross_region_total_usd_by_basis") or {}).items() if k != xb.get("basis")}
     rec["cross_region_total_usd_by_bytes_basis"] = xb.get("cross_region_total_usd_by_basis")
     refused = set(xb.get("refused") or [])
+    adj = xb.get("adjustment") or {}
+    if adj and xb.get("basis") in (xb.get("cross_region_total_usd_by_basis") or {}):
+        # the figure priced at the physical bound: what it would cost as measured
+        others = {**others, xb["basis"]: xb["cross_region_total_usd_by_basis"][xb["basis"]]}
     for name, total in others.items():
         rival = min((opts[o]["total_usd"], o) for o in ranking if o != "cross_region") if len(ranking) > 1 else None
         if rival is None or not priced.get("cross_region", True):
             continue
         best = "cross_region" if total < rival[0] else rival[1]
-        words.append(f"with the {name} bytes" + (" (refused: more than can physically cross)" if name in refused else "")
-                     + f" instead of the {xb.get('basis')} ones cross_region would cost {total:,.2f} USD "
+        if name == xb.get("basis"):
+            head = (f"with the {name} bytes as measured ({adj['measured_gb_per_month']:,.6g} GB/month, more than can "
+                    f"physically cross: priced at {adj['priced_gb_per_month']:,.6g})")
+        else:
+            head = (f"with the {name} bytes" + (" (refused: more than can physically cross)" if name in refused else "")
+                    + f" instead of the {xb.get('basis')} ones")
+        words.append(head + f" cross_region would cost {total:,.2f} USD "
                      + ("and the verdict would not change" if best == win else f"and {best} would be cheapest"))
     rec["sentence"] = "; ".join(words)
     return rec
