@@ -203,6 +203,9 @@ DEFAULT_RANGES: dict[str, float] = {
     "cache.steady_hit_ratio": 0.25,  # of the miss ratio 1 - h
     "cache.usd_per_month": 0.25,
     "replica.ops_usd_per_month": 0.5,
+    # a stated lifecycle rule's spread; no rule at all (versions kept for the horizon) is a case, not a spread: the
+    # tornado swings it up to the horizon and names it when it flips the answer (robust is then false), the draws
+    # stay symmetric about the stated days so their mean is the headline
     "replica.noncurrent_retention_days": 0.5,
     "replica.copy_hours": 0.5,
     "wait.expected_wait_hours_per_run": 0.5,

@@ -150,6 +150,45 @@ def checkpoint_bound_gb_per_run(run_hours: float) -> float:
     return per * max(run_hours, 0.0) / CHECKPOINT_BOUND_INTERVAL_HOURS
 
 
+def _stated(scenario: Any, key: str) -> bool:
+    src = str((scenario.provenance.get(key) or {}).get("source", "default"))
+    return src != "default"
+
+
+def zone_exposure(scenario: Any) -> list[str]:
+    """The options whose training reads could cross zones without the scenario pricing it: cross_region unless
+    ``cache.cross_az`` is stated (true: priced as ``inter_az_usd``; false: the cache is in the GPUs' zone, e.g.
+    instance NVMe); replicate unless ``replica.cross_az`` is stated, and only when it reads a zonal tier (a file
+    system, ``replica.filesystem`` or ``replica.filesystem_usd_per_gb_month``, or the shared cache): an S3 replica
+    read from the same region bills no zone crossing."""
+    on = []
+    if not _stated(scenario, "cache.cross_az"):
+        on.append("cross_region")
+    zonal = (bool(scenario.get("replica.filesystem"))
+             or float(scenario.values.get("replica.filesystem_usd_per_gb_month", 0.0) or 0.0) > 0
+             or (bool(scenario.get("cache.shared")) and "cross_region" in on))
+    if zonal and not _stated(scenario, "replica.cross_az"):
+        on.append("replicate")
+    return on
+
+
+def cross_az_row(scenario: Any, bound_usd: float, read_gb: float) -> dict[str, Any]:
+    """The ``cross_az_usd`` row of ``not_modelled``: the zone crossing of every epoch's reads on the options
+    :func:`zone_exposure` names (``option``: one of them, ``either``, or ``none`` with bound 0)."""
+    on = zone_exposure(scenario)
+    option = "either" if len(on) == 2 else on[0] if on else "none"
+    if not on:
+        how = ("none: " + "; ".join(
+            [("cache.cross_az is stated (" + ("priced as inter_az_usd" if scenario.get("cache.cross_az")
+                                              else "the cache is in the GPUs' zone") + ")"),
+             ("replica.cross_az is stated" if _stated(scenario, "replica.cross_az")
+              else "replicate reads an S3 replica in the GPUs' region (no zone charge)")]))
+        return {"term": "cross_az_usd", "option": option, "bound_usd": 0.0, "how": how}
+    return {"term": "cross_az_usd", "option": option, "bound_usd": bound_usd,
+            "how": f"if {' or '.join(on)} read the data from another zone than the GPUs: every epoch's "
+                   f"{read_gb:,.6g} GB/month x 2 x 0.01 USD/GB (state cache.cross_az / replica.cross_az)"}
+
+
 def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | None,
                  cheapest: str | None = None) -> tuple[list[dict[str, Any]], str]:
     """Terms the model leaves out, each with an order-of-magnitude bound (USD over the horizon) and
@@ -179,11 +218,7 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
          "bound_usd": M * 2 * TGW_ATTACHMENT_USD_PER_HOUR * HOURS_PER_MONTH if path == "transit_gateway" else 0.0,
          "how": ("2 attachments x 0.05 USD/attachment-hour x 730.5 h a month" if path == "transit_gateway"
                  else f"none on {path} (2 x 0.05 USD/h x 730.5 h = 73 USD/month on a Transit Gateway)")},
-        {"term": "cross_az_usd", "option": "either",
-         "bound_usd": 0.0 if scenario.get("cache.cross_az") or scenario.get("replica.cross_az")
-         else M * 2 * INTER_AZ_USD_PER_GB * read_gb,
-         "how": "modelled (cross_az is set)" if scenario.get("cache.cross_az") or scenario.get("replica.cross_az")
-         else f"if the data sat in another zone than the GPUs: every epoch's {read_gb:,.6g} GB/month x 2 x 0.01 USD/GB"},
+        cross_az_row(scenario, M * 2 * INTER_AZ_USD_PER_GB * read_gb, read_gb),
         {"term": "filesystem_tier_usd", "option": "replicate",
          "bound_usd": 0.0 if scenario.get("replica.filesystem_usd_per_gb_month") else
          M * _fsx_gb(D) * FSX_LUSTRE_USD_PER_GB_MONTH,
