@@ -168,6 +168,9 @@ def bytes_phrase(record: dict[str, Any] | None) -> str:
     how = record.get("basis", "")
     if how == "measured" and record.get("measured_how"):
         how = f"measured: {record['measured_how']}"
+    adj = record.get("adjustment") or {}
+    if adj.get("measured_gb_per_month") is not None:  # priced at what can physically cross
+        how += f"; {adj['measured_gb_per_month']:,.6g} GB/month as measured, capped at what can physically cross"
     per_run = record.get("gb_per_run")
     run = f", {per_run:,.6g} GB per run" if per_run is not None else ""
     return f"cross-region bytes {record.get('gb_per_month', 0.0):,.6g} GB/month{run} ({how})"

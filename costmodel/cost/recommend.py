@@ -205,7 +205,7 @@ def recommendation(out: Mapping[str, Any], priced: Mapping[str, bool], bpt_note:
             why = []
             if not robust:
                 pc = (out.get("p_cheapest") or {}).get(win) if isinstance(out.get("p_cheapest"), Mapping) else None
-                bits = [f"cheapest in {pc:.1%} of the draws" if pc is not None else "",
+                bits = [f"cheapest in {_share(pc, False)} the draws" if pc is not None else "",
                         f"{len(flipping)} input(s) flip it within their range" if flipping else ""]
                 why.append("not robust (" + ", ".join(b for b in bits if b) + ")" if any(bits) else "not robust")
             if deciding and deciding["within_range"]:

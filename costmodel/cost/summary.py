@@ -174,6 +174,12 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
     out["not_modelled"] = rows_nm
     out["verdict"]["not_modelled_sentence"] = sentence
     out["recommendation"] = recommendation(out, priced, note)
+    if robust and all(priced.values()) and out["recommendation"].get("confidence") != "high":
+        # a warning touches the verdict (a term not modelled that can flip it, the byte basis...): its sentence
+        # says no "100 %" either (one rule for the verdict and the recommendation)
+        out["verdict"]["sentence"] = verdict(out, mc.totals if mc is not None else None,
+                                             _probability_basis(mc, basis) if mc is not None else None, priced,
+                                             certain_ok=False)["sentence"]
     out["assumptions"] = assumption_register(out.get("inputs") or {})
     order = ["horizon_months", "headline_basis", "cheapest", "margin_usd", "robust", "robust_reason", "p_cheapest",
              "recommendation", "verdict", "not_modelled", "purchase_options", "ranking", "options", "headline_range",

@@ -60,7 +60,7 @@ def smallest_flip(break_even: Mapping[str, Mapping[str, Any]], wait_be: Mapping[
 def _pct(p: float, certain_ok: bool) -> str:
     """A share of draws; never "100.0%" unless ``certain_ok`` (robust and every option priced)."""
     if p >= 0.9995 and not certain_ok:
-        return "nearly all"
+        return "nearly all of"
     return f"{p:.1%} of"
 
 

@@ -91,7 +91,8 @@ def test_a_stated_retention_is_swung_up_to_no_lifecycle_rule_and_named_when_that
     out = report_cost()
     r = _row(out, "replica.noncurrent_retention_days")
     # 30 days stated; no lifecycle rule keeps overwritten versions for the horizon: 12 x 30.4375 = 365.25 days
-    assert (r["base"], r["low"], r["high"]) == (30.0, 22.5, 365.25)
+    # the low end is the Monte Carlo's 15 days (x (1 - 0.5)): the tornado is never narrower than the draws
+    assert (r["base"], r["low"], r["high"]) == (30.0, 15.0, 365.25)
     assert "no lifecycle rule" in r["range"]
     # replicate 295.26 -> 501.33 USD (2 versioned buckets x 10 % churn x D x 12 months, billed a year each), above
     # cross_region's 349.17: the answer flips (before: 22.5-37.5 days, never named)
@@ -169,6 +170,11 @@ def test_the_measured_bytes_above_the_physical_bound_are_priced_at_it_and_the_ex
     # the adjustment is a warning that touches the verdict: on the page and in the ADR
     w = [x for x in out["warnings"] if x.startswith("cross-region bytes: the measured figure 913.765 GB/month")]
     assert len(w) == 1 and w[0] in out["recommendation"]["verdict_warnings"]
+    # and the bytes phrase the checklist's link evidence prints says it was capped
+    from costmodel.cost.crossing import bytes_phrase
+
+    assert bytes_phrase(xb) == ("cross-region bytes 792.986 GB/month, 792.986 GB per run (measured: read rate x miss "
+                                "ratio; 913.765 GB/month as measured, capped at what can physically cross)")
 
 
 def test_a_measured_figure_far_above_the_bound_is_still_refused_and_a_forced_one_priced_as_measured(report_cost):
@@ -208,3 +214,49 @@ def test_cross_az_falls_on_the_option_whose_reads_could_cross_and_flips_only_the
     assert r["option"] == "either" and round(r["bound_usd"], 2) == 570.95
     # FSx makes cross_region cheapest by 1,325.89 USD: the 570.95 could fall on it, but alone cannot cross the margin
     assert out["cheapest"] == "cross_region" and round(out["margin_usd"], 2) == 1325.89 and r["can_flip"] is False
+
+
+# ---------------------------------------------------------------- the fresh audit: plausible ranges that flip are named
+def test_the_audits_plausible_flips_are_tornado_rows_and_named(report_cost):
+    out = report_cost()
+    rows = {r["input"]: r for r in out["sensitivity"]}
+    # (input, low, high, cross_region at the low end) with replicate at 295.26 USD: each flips the 53.91 USD margin
+    for key, low, high, cross_low in (
+            ("training.epochs_per_run", 1.0, 9.0, 257.41),  # one pass (pretraining) to several (fine-tuning)
+            ("training.runs_per_month", 0.5, 1.5, 280.35),  # the Monte Carlo's own 0.5-1.5 (the tornado had 0.75-1.25)
+            ("training.cluster_usd_per_hour", 0.4 * 110.08, 1.25 * 110.08, 253.88),  # spot / commitments to on demand
+    ):
+        r = rows[key]
+        assert r["low"] == pytest.approx(low) and r["high"] == pytest.approx(high)
+        assert round(r["cross_region_low_usd"], 2) == cross_low and r["cheapest_low"] == "cross_region"
+    # a 1 Gbit/s link (one stream): the initial copy's delay, 1.76 h x 50 USD, makes replicate 365.75 USD
+    r = rows["link.bandwidth_gbps"]
+    assert (r["low"], r["high"]) == (1.0, 7.5) and round(r["replicate_low_usd"], 2) == 365.75
+    assert r["cheapest_low"] == "cross_region"
+    d = out["recommendation"]["deciding_assumption"]
+    assert {"training.epochs_per_run", "training.runs_per_month", "training.cluster_usd_per_hour",
+            "link.bandwidth_gbps"} <= {d["input"], *d["also"]}
+    assert out["robust"] is False
+
+
+def test_no_hundred_percent_when_a_warning_touches_a_robust_verdict(report_cost):
+    # upkeep of 200 USD/month: cross_region in every one of 500 draws, robust, but the unstated checkpoints can
+    # flip it (a warning that touches the verdict): "nearly all of the draws", never "100.0%"
+    out = report_cost("replica.ops_usd_per_month=200")
+    assert out["robust"] is True and out["p_cheapest"]["cross_region"] == 1.0
+    assert out["recommendation"]["confidence"] == "moderate"
+    v = out["verdict"]["sentence"]
+    assert "100.0%" not in v and "cheapest in nearly all of the draws" in v
+    # the checklist's cost evidence (the page and the ADR) says so too
+    from costmodel.checklist.evidence import gather_evidence
+
+    ev = gather_evidence(cost=out)["cost_favourable"]
+    assert "cross-region cheapest in over 99.9 % of draws" in ev.summary and "100.0 %" not in ev.summary
+
+
+def test_no_hundred_percent_in_a_not_robust_statement(report_cost):
+    # a 1 B-parameter model checkpointed hourly: replicate in all 500 draws by 1,389.14 USD, not robust
+    out = report_cost("training.model_parameters=1e9", "training.checkpoint_interval_hours=1")
+    assert round(out["margin_usd"], 2) == 1389.14 and out["p_cheapest"]["replicate"] == 1.0 and out["robust"] is False
+    st = out["recommendation"]["confidence_statement"]
+    assert "100.0%" not in st and "cheapest in nearly all the draws" in st
