@@ -24,8 +24,16 @@ from ..foundation.errors import ScenarioError
 from .evaluate import model_inputs
 from .model import DAYS_PER_MONTH, OPTIONS, cheapest_index, totals
 from .scenario import Scenario
-from .spec import (BANDWIDTH_PLAUSIBLE_FACTOR, CHURN_PLAUSIBLE_FACTOR, CLUSTER_PRICE_PLAUSIBLE_LOW, DEFAULT_RANGES, EPOCHS_PLAUSIBLE_FACTOR,
-                   MODEL_KEYS, PARAM_BY_KEY, SOURCE_KEYS)
+from .spec import (
+    BANDWIDTH_PLAUSIBLE_FACTOR,
+    CHURN_PLAUSIBLE_FACTOR,
+    CLUSTER_PRICE_PLAUSIBLE_LOW,
+    DEFAULT_RANGES,
+    EPOCHS_PLAUSIBLE_FACTOR,
+    MODEL_KEYS,
+    PARAM_BY_KEY,
+    SOURCE_KEYS,
+)
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `costmodel cost` needs none
     import pandas as pd
