@@ -99,7 +99,7 @@ def tornado_range(scenario: Scenario, key: str, swing: float = 0.25) -> tuple[fl
         horizon_days = float(scenario.values["horizon_months"]) * DAYS_PER_MONTH
         if hi < horizon_days:
             hi = horizon_days
-            how = f"x (1 - {swing:g}) to no lifecycle rule (the horizon, {horizon_days:g} days)"
+            how = f"x (1 - {half:g}) to no lifecycle rule (the horizon, {horizon_days:g} days)"
     lo = max(lo, p.lo) if np.isfinite(p.lo) else lo
     if np.isfinite(p.hi):
         top = p.hi - (1e-9 if p.hi_open else 0.0)
