@@ -134,7 +134,7 @@ def verdict_warnings(out: Mapping[str, Any], keys: Sequence[str]) -> list[str]:
     disagreeing or refused, an assumption that DECIDES, a transfer budget exceeded, or any warning naming an
     input in ``keys`` (the deciding assumption and every input whose range flips the answer)."""
     marks = ("not priced", "priced at 0", "cross-region bytes", "DECIDES", "transfer_budget", "persistent cache",
-             "checkpoint")
+             "checkpoint", "can flip the verdict")
     return [w for w in out.get("warnings") or []
             if any(m in w for m in marks) or any(k and k in w for k in keys)]
 

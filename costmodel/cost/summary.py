@@ -23,7 +23,7 @@ from .recommend import assumption_register, recommendation
 from .scenario import Scenario
 from .sensitivity import tornado_rows
 from .spec import BYTES_PER_TOKEN_PLAUSIBLE
-from .verdict import checkpoint_warning, not_modelled, purchase_options, verdict
+from .verdict import can_flip_warnings, checkpoint_warning, not_modelled, purchase_options, verdict
 
 HEADLINE_DRAWS = 20_000
 ROBUST_P = 0.9
@@ -171,6 +171,7 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
     ck_note = checkpoint_warning(rows_nm, result.margin_usd, scenario.get("training.checkpoint_gb_per_run") is not None)
     if ck_note:
         out["warnings"] = out["warnings"] + [ck_note]
+    out["warnings"] = out["warnings"] + can_flip_warnings(rows_nm, result.margin_usd)
     out["not_modelled"] = rows_nm
     out["verdict"]["not_modelled_sentence"] = sentence
     out["recommendation"] = recommendation(out, priced, note)

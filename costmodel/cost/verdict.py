@@ -204,6 +204,8 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
     ck_priced = dv.get("checkpoint_gb_per_month", 0.0) > 0 or scenario.get("training.checkpoints_to_data_region") is False
     path = scenario.get("link.path") or "vpc_peering"
     read_gb = dv.get("training_read_gb_per_month", 0.0)
+    # stated, even as 0 (training reads the object store): no file-system tier to bound
+    fs_stated = _stated(scenario, "replica.filesystem_usd_per_gb_month") or bool(scenario.get("replica.filesystem"))
     rows = [
         {"term": "checkpoint_writeback_usd", "option": "cross_region",
          "bound_usd": 0.0 if ck_priced else M * R * ck_gb * p,
@@ -220,11 +222,11 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
                  else f"none on {path} (2 x 0.05 USD/h x 730.5 h = 73 USD/month on a Transit Gateway)")},
         cross_az_row(scenario, M * 2 * INTER_AZ_USD_PER_GB * read_gb, read_gb),
         {"term": "filesystem_tier_usd", "option": "replicate",
-         "bound_usd": 0.0 if scenario.get("replica.filesystem_usd_per_gb_month") else
-         M * _fsx_gb(D) * FSX_LUSTRE_USD_PER_GB_MONTH,
-         "how": "modelled (replica.filesystem_usd_per_gb_month)" if scenario.get("replica.filesystem_usd_per_gb_month")
+         "bound_usd": 0.0 if fs_stated else M * _fsx_gb(D) * FSX_LUSTRE_USD_PER_GB_MONTH,
+         "how": "modelled (replica.filesystem_usd_per_gb_month or replica.filesystem stated)" if fs_stated
          else "a POSIX file system in front of the replica (FSx for Lustre persistent SSD, 0.145 USD/GB-month x the "
-              "dataset rounded up to what can be provisioned: 1,200 GiB, then steps of 2,400 GiB)"},
+              "dataset rounded up to what can be provisioned: 1,200 GiB, then steps of 2,400 GiB; state "
+              "replica.filesystem_usd_per_gb_month, 0 when training reads the object store)"},
     ]
     total = float(sum(float(r["bound_usd"]) for r in rows))
 
@@ -245,6 +247,17 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
                    "they could overturn the verdict: price the ones that apply"
                    + (f" ({', '.join(flip)} alone could)" if flip else "")))
     return rows, sentence
+
+
+def can_flip_warnings(rows: list[dict[str, Any]], margin_usd: float | None) -> list[str]:
+    """A warning for each term not modelled (but the checkpoints, :func:`checkpoint_warning`) whose bound alone
+    exceeds the margin on the winner: it touches the verdict, so the page and the ADR show it."""
+    if margin_usd is None:
+        return []
+    return [f"{r['term']}: not modelled; up to {float(r['bound_usd']):,.2f} USD over the horizon on {r['option']} "
+            f"({r['how']}), more than the {margin_usd:,.2f} USD margin: this term can flip the verdict; price it or "
+            "state that it does not apply"
+            for r in rows if r.get("can_flip") and r["term"] != "checkpoint_writeback_usd"]
 
 
 def checkpoint_warning(rows: list[dict[str, Any]], margin_usd: float | None, stated: bool) -> str | None:

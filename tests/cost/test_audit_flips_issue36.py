@@ -260,3 +260,18 @@ def test_no_hundred_percent_in_a_not_robust_statement(report_cost):
     assert round(out["margin_usd"], 2) == 1389.14 and out["p_cheapest"]["replicate"] == 1.0 and out["robust"] is False
     st = out["recommendation"]["confidence_statement"]
     assert "100.0%" not in st and "cheapest in nearly all the draws" in st
+
+
+def test_a_term_not_modelled_that_can_flip_is_a_warning_on_the_page_and_in_the_adr(report_cost):
+    # FSx for Lustre in front of the replica: 1,200 GiB (1,288.49 GB) x 0.145 USD x 12 = 2,241.97 USD on replicate,
+    # 41x the 53.91 USD margin (the audit: with it priced cross_region wins by 1,325.89 USD)
+    out = report_cost()
+    fs = next(r for r in out["not_modelled"] if r["term"] == "filesystem_tier_usd")
+    assert round(fs["bound_usd"], 2) == 2241.97 and fs["can_flip"] is True
+    w = [x for x in out["warnings"] if x.startswith("filesystem_tier_usd: not modelled; up to 2,241.97 USD")]
+    assert len(w) == 1 and "can flip the verdict" in w[0] and w[0] in out["recommendation"]["verdict_warnings"]
+    # stated as 0 (training reads the object store): nothing to bound, no warning
+    out = report_cost("replica.filesystem_usd_per_gb_month=0")
+    fs = next(r for r in out["not_modelled"] if r["term"] == "filesystem_tier_usd")
+    assert fs["bound_usd"] == 0.0 and fs["can_flip"] is False
+    assert not any(x.startswith("filesystem_tier_usd") for x in out["warnings"])
