@@ -214,7 +214,12 @@ def _ev_cost(d: _Inputs) -> Evidence:
         facts["p_replicate_cheapest"] = p_r
     base = f"cross-region {_usd(x)} vs replicate {_usd(r)}{horizon}"
     share = f" ({_fmt_pct(abs(extra) / spend)} of the {_usd(spend)} cluster spend)" if spend else ""
-    mc = (f"; Monte Carlo: cross-region cheapest in {_fmt_pct(p_x)} of draws, replicate in {_fmt_pct(p_r)}"
+    rec = cost.recommendation or {}
+    sure = cost.robust is True and rec.get("confidence", "high") == "high"
+
+    def share_of(x: float) -> str:  # never "100 %" the evidence does not carry (not robust, a warning touches it)
+        return "over 99.9 %" if x >= 0.9995 and not sure else _fmt_pct(x)
+    mc = (f"; Monte Carlo: cross-region cheapest in {share_of(p_x)} of draws, replicate in {share_of(p_r)}"
           if p_x is not None and p_r is not None else "")
     if extra > materiality:
         return Evidence("cost_favourable", "no", base + f": replicating is cheaper by {_usd(extra)}{share}" + mc,

@@ -92,7 +92,8 @@ def basis_x(i: ModelInputs, X_dataset: Any, cold_gb: Any, h: Any, n: Any, N: Any
             bound: Any) -> Any:
     """GB/month priced under ``basis`` (a :class:`BytesBasis` or an array of them, one per draw); with
     ``bytes_auto`` a measured figure above ``bound`` x (1 + BYTES_TOLERANCE) is refused and the dataset model
-    priced instead."""
+    priced instead, and one above ``bound`` but within the tolerance is priced at ``bound`` (never more than can
+    physically cross)."""
     from .crossing import BYTES_TOLERANCE
 
     basis = np.asarray(basis, dtype=float)
@@ -109,7 +110,10 @@ def basis_x(i: ModelInputs, X_dataset: Any, cold_gb: Any, h: Any, n: Any, N: Any
                    x_lru + 0.0 * X_dataset], X_dataset)
     if i.bytes_auto:
         measured = (basis == BytesBasis.MEASURED_READ) | (basis == BytesBasis.MEASURED_ORIGIN)
-        X = np.where(measured & (X > bound * (1.0 + BYTES_TOLERANCE)), X_dataset, X)
+        # far above what can cross: refused (the dataset model priced); a little above: priced at the bound, the
+        # excess named (costmodel.cost.crossing.capping): priced bytes never exceed what can physically cross
+        X = np.where(measured & (X > bound * (1.0 + BYTES_TOLERANCE)), X_dataset,
+                     np.where(measured, np.minimum(X, bound), X))
     return X if X.ndim else float(X)
 
 

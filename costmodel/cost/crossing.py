@@ -79,18 +79,39 @@ def refusal(name: str, value: float, bound: float, bound_how: str) -> str:
             "or set link.bytes_basis: measured to price it anyway")
 
 
+def capping(name: str, value: float, bound: float, bound_how: str) -> dict[str, Any]:
+    """The named adjustment when a measured figure above what can physically cross, but within
+    :data:`BYTES_TOLERANCE` of it, is priced at the bound: the figure, what is priced, the excess and why the
+    excess does not cross (``cross_region_bytes.adjustment``)."""
+    excess = value - bound
+    why = (f"the {name} figure {value:,.6g} GB/month is {value / bound:,.3g}x what can cross ({bound:,.6g} GB/month: "
+           f"{bound_how}); priced at {bound:,.6g} GB/month. The excess {excess:,.6g} GB/month is reads the link "
+           "does not carry again: misses of the cold fill counted a second time by the steady miss ratio, read "
+           "amplification (readahead, re-reads of shards), the page cache or several readers of one copy. Give "
+           "link.billed_gb_per_month (what is paid) to price what crossed, or set link.bytes_basis: measured to price "
+           "the figure as measured")
+    return {"name": "capped_at_physical_bound", "estimate": name, "measured_gb_per_month": value,
+            "priced_gb_per_month": bound, "excess_gb_per_month": excess, "excess_fraction": excess / bound,
+            "why": why}
+
+
 def reconcile(estimates: dict[str, float | None], basis: str, requested: str = "auto",
               how_measured: str = "", runs_per_month: float = 0.0, bound: float | None = None,
-              bound_how: str = "", refused: Iterable[str] = ()) -> dict[str, Any]:
+              bound_how: str = "", refused: Iterable[str] = (), capped: bool = False) -> dict[str, Any]:
     """The ``cross_region_bytes`` record: every estimate (GB/month), the one priced, whether they agree
     within :data:`BYTES_TOLERANCE`, the physical bound (``physical_bound_gb_per_month``: what can cross) and the
     estimates refused for exceeding it, the byte cases of the uncertainty, and a sentence saying which one was
-    used and why."""
+    used and why. ``capped``: the priced estimate is above ``bound`` but within the tolerance and is priced at
+    ``bound`` (``adjustment`` says so, :func:`capping`)."""
     refused = [k for k in refused if estimates.get(k) is not None]
     given = {k: float(v) for k, v in estimates.items() if v is not None and math.isfinite(v)}
     top = max(given.values()) if given else 0.0
     agree = all(v >= (1.0 - BYTES_TOLERANCE) * top for v in given.values()) if len(given) > 1 else True
     used = given.get(basis, 0.0)
+    adjustment = None
+    if capped and bound is not None and used > bound:
+        adjustment = capping(basis, used, bound, bound_how)
+        used = bound
     why = {
         "billed": "the provider's billed figure is what is paid",
         "measured": f"a measurement of what crossed ({how_measured}) beats a model of what should cross",
@@ -120,7 +141,10 @@ def reconcile(estimates: dict[str, float | None], basis: str, requested: str = "
                     f"the estimates disagree by more than {BYTES_TOLERANCE:.0%}: " + ", ".join(others)
                     + (". Check dataset.size_gb (bytes per token) and read amplification (readahead, re-reads "
                        "of shards), or set link.bytes_basis" if "dataset" in given else ""))
-    above = bound is not None and used > bound * (1.0 + BYTES_TOLERANCE)
+    if adjustment is not None:
+        sentence += ". " + adjustment["why"][0].upper() + adjustment["why"][1:]
+    # what is priced never above what can cross, but a forced or billed figure (the user's word): said so
+    above = bound is not None and used > bound * (1.0 + 1e-9)
     if bound is not None and above:
         sentence += (f". The priced {used:,.6g} GB/month is {used / bound:,.3g}x what the training's reads can move "
                      f"across ({bound:,.6g} GB/month: {bound_how}): explain it (read amplification, other traffic "
@@ -131,7 +155,7 @@ def reconcile(estimates: dict[str, float | None], basis: str, requested: str = "
             "measured_how": how_measured or None, "tolerance": BYTES_TOLERANCE, "agree": agree,
             "reason": why, "sentence": sentence,
             "physical_bound_gb_per_month": bound, "physical_bound_how": bound_how or None,
-            "within_physical_bound": not above, "refused": list(refused),
+            "within_physical_bound": not above, "refused": list(refused), "adjustment": adjustment,
             "cases": (["billed"] if "billed" in given else admissible(estimates, bound, refused))
            if requested == "auto" else [basis]}
 
@@ -144,6 +168,9 @@ def bytes_phrase(record: dict[str, Any] | None) -> str:
     how = record.get("basis", "")
     if how == "measured" and record.get("measured_how"):
         how = f"measured: {record['measured_how']}"
+    adj = record.get("adjustment") or {}
+    if adj.get("measured_gb_per_month") is not None:  # priced at what can physically cross
+        how += f"; {adj['measured_gb_per_month']:,.6g} GB/month as measured, capped at what can physically cross"
     per_run = record.get("gb_per_run")
     run = f", {per_run:,.6g} GB per run" if per_run is not None else ""
     return f"cross-region bytes {record.get('gb_per_month', 0.0):,.6g} GB/month{run} ({how})"

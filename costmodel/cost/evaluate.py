@@ -132,6 +132,8 @@ def evaluate(scenario: Scenario) -> CostResult:
     dv["cross_region_gb_per_run"] = crossing["gb_per_run"] if crossing["gb_per_run"] is not None else float("nan")
     if not crossing["agree"]:
         extra_warnings.append(crossing["sentence"])
+    elif crossing.get("adjustment"):  # a measured figure priced at what can physically cross: said where it is read
+        extra_warnings.append("cross-region bytes: " + crossing["adjustment"]["why"])
     warnings = list(scenario.warnings) + sanity_warnings(scenario, p, dv) + extra_warnings
     return CostResult(
         horizon_months=M,
@@ -174,7 +176,10 @@ def cross_region_bytes(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str
     basis = BytesBasis(int(inputs.bytes_basis)).record_name
     if basis in refused:
         basis = "dataset"
-    out = reconcile(est, basis, requested, how, float(p["training.runs_per_month"]), bound, bound_how, refused)
+    # under auto a measured figure a little above the bound is priced at the bound (costmodel.cost.bytes_model)
+    capped = requested == "auto" and basis == "measured" and est["measured"] is not None and est["measured"] > bound
+    out = reconcile(est, basis, requested, how, float(p["training.runs_per_month"]), bound, bound_how, refused,
+                    capped=capped)
     out["steady_crossing_bytes_per_s"] = rate
     # what cross_region would cost with each other estimate priced instead (the basis can decide the verdict)
     by_basis: dict[str, float] = {}
@@ -187,6 +192,11 @@ def cross_region_bytes(scenario: Scenario, p: Mapping[str, Any], dv: Mapping[str
         # the figure as it is, refused or not: what it would cost if it were right
         by_basis[name] = float(totals(inputs.with_(bytes_basis=codes[name], bytes_auto=False))["cross_region"])
     out["cross_region_total_usd_by_basis"] = by_basis
+    # what cross_region costs with each case of the uncertainty priced as the model prices it (a measured figure
+    # capped at the bound, refused ones left out): what the deciding assumption compares
+    out["cross_region_total_usd_by_case"] = {
+        name: float(totals(inputs.with_(bytes_basis=codes[name]))["cross_region"])
+        for name in out["cases"] if est.get(name) is not None}
     out["case_codes"] = {k: float(codes[k]) for k in out["cases"]}  # the contract's numbers (BytesBasis values)
     return out
 

@@ -54,7 +54,8 @@ class MonteCarloResult(FieldsJson):
     #: assumptions drawn over their default range (spec.DEFAULT_RANGES): key -> {low, high}
     default_ranges: dict[str, dict[str, float]] = field(default_factory=dict)
     #: the byte bases drawn as cases (each draw prices one of them, uniformly): the estimates of the
-    #: cross-region bytes that disagree and are physically possible; empty when one basis is priced throughout
+    #: cross-region bytes that are physically possible (whether or not they agree); empty when one basis is priced
+    #: throughout
     byte_cases: list[str] = field(default_factory=list)
     #: False when no option is priced: ``p_cheapest`` is then all 0 and means nothing
     any_priced: bool = True
@@ -171,14 +172,15 @@ def monte_carlo(scenario: Scenario, n: int, seed: int = 0, default_ranges: bool 
 def byte_cases(scenario: Scenario) -> dict[str, BytesBasis]:
     """The byte bases the Monte Carlo draws as cases (name -> model code): under ``link.bytes_basis: auto``,
     every estimate of the cross-region bytes that is physically possible (a measured figure above what can cross
-    is refused), when they disagree by more than the tolerance; a billed figure alone when given (it is what is
-    paid). One basis (no case drawn) when they agree or the basis is forced."""
+    is refused, one a little above it is priced at it), also when they agree within the tolerance (the basis is
+    a case of the uncertainty whenever there is more than one); a billed figure alone when given (it is what is
+    paid). One basis (no case drawn) when only one estimate exists or the basis is forced."""
     from .evaluate import evaluate
 
     xb = evaluate(scenario).cross_region_bytes
     codes = xb.get("case_codes") or {}
     est = [(xb.get("estimates_gb_per_month") or {}).get(k) for k in codes]
     vals = [float(v) for v in est if v is not None]
-    if len(vals) < 2 or min(vals) >= (1.0 - float(xb.get("tolerance", 0.25))) * max(vals):
+    if len(vals) < 2:
         return {}
     return {k: BytesBasis(int(v)) for k, v in codes.items()}

@@ -81,7 +81,8 @@ def deciding_assumption(out: Mapping[str, Any], win: str | None, priced: Mapping
     if win is None:
         return None
     xb = out.get("cross_region_bytes") or {}
-    by = xb.get("cross_region_total_usd_by_basis") or {}
+    # each case as the model prices it (a measured figure capped at what can cross), else the figures as they are
+    by = xb.get("cross_region_total_usd_by_case") or xb.get("cross_region_total_usd_by_basis") or {}
     opts = out.get("options") or {}
     rival = min(((opts[o]["total_usd"], o) for o in opts if o != "cross_region" and priced.get(o, True)), default=None)
     cases = [c for c in xb.get("cases") or [] if c in by]
@@ -133,7 +134,7 @@ def verdict_warnings(out: Mapping[str, Any], keys: Sequence[str]) -> list[str]:
     disagreeing or refused, an assumption that DECIDES, a transfer budget exceeded, or any warning naming an
     input in ``keys`` (the deciding assumption and every input whose range flips the answer)."""
     marks = ("not priced", "priced at 0", "cross-region bytes", "DECIDES", "transfer_budget", "persistent cache",
-             "checkpoint")
+             "checkpoint", "can flip the verdict")
     return [w for w in out.get("warnings") or []
             if any(m in w for m in marks) or any(k and k in w for k in keys)]
 
@@ -204,7 +205,7 @@ def recommendation(out: Mapping[str, Any], priced: Mapping[str, bool], bpt_note:
             why = []
             if not robust:
                 pc = (out.get("p_cheapest") or {}).get(win) if isinstance(out.get("p_cheapest"), Mapping) else None
-                bits = [f"cheapest in {pc:.1%} of the draws" if pc is not None else "",
+                bits = [f"cheapest in {_share(pc, False)} the draws" if pc is not None else "",
                         f"{len(flipping)} input(s) flip it within their range" if flipping else ""]
                 why.append("not robust (" + ", ".join(b for b in bits if b) + ")" if any(bits) else "not robust")
             if deciding and deciding["within_range"]:

@@ -3,8 +3,12 @@
 Tornado ranges, per input: the P5/P95 of its distribution when the scenario gives one; for a hit ratio,
 the miss ratio ``1 - h`` scaled by ``1 -/+ swing``; for an input at 0, a stated high value from
 ``ZERO_HIGH`` (e.g. 2 % steady slowdown) or no row; otherwise the point value times ``1 -/+ swing``,
-clipped to the input's range, widened where a plausible value lies further out: a churn fraction
-over x/3 to 3x (spec.CHURN_PLAUSIBLE_FACTOR), a version retention up to the horizon (no lifecycle rule).
+never narrower than the Monte Carlo's default range of an assumption (spec.DEFAULT_RANGES), clipped to the
+input's range, widened where a plausible value lies further out: a churn fraction over x/3 to 3x
+(spec.CHURN_PLAUSIBLE_FACTOR), epochs per run over x/3 to 3x (spec.EPOCHS_PLAUSIBLE_FACTOR), a link bandwidth
+down to x/5 (spec.BANDWIDTH_PLAUSIBLE_FACTOR), an on-demand cluster
+price down to 0.4x (spec.CLUSTER_PRICE_PLAUSIBLE_LOW: spot, capacity blocks, commitments), a version retention up
+to the horizon (no lifecycle rule).
 Rows are sorted by ``swing_usd``, the change of ``cross_region - replicate`` (positive: replicating is cheaper)
 between low and high.
 """
@@ -20,7 +24,16 @@ from ..foundation.errors import ScenarioError
 from .evaluate import model_inputs
 from .model import DAYS_PER_MONTH, OPTIONS, cheapest_index, totals
 from .scenario import Scenario
-from .spec import CHURN_PLAUSIBLE_FACTOR, MODEL_KEYS, PARAM_BY_KEY, SOURCE_KEYS
+from .spec import (
+    BANDWIDTH_PLAUSIBLE_FACTOR,
+    CHURN_PLAUSIBLE_FACTOR,
+    CLUSTER_PRICE_PLAUSIBLE_LOW,
+    DEFAULT_RANGES,
+    EPOCHS_PLAUSIBLE_FACTOR,
+    MODEL_KEYS,
+    PARAM_BY_KEY,
+    SOURCE_KEYS,
+)
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: `costmodel cost` needs none
     import pandas as pd
@@ -34,6 +47,15 @@ ZERO_HIGH: dict[str, float] = {
     "wait.expected_wait_hours_per_run": 24.0,
     "replica.ops_usd_per_month": 200.0,  # about two engineer-hours a month of replication upkeep
 }
+
+
+def _purchase_stated(scenario: Scenario) -> bool:
+    """Whether the scenario prices GPU purchase options itself (a basis other than on demand, or any
+    ``purchase.*_usd_per_hour``): then ``purchase_options`` says which basis flips the verdict."""
+    if str(scenario.get("training.purchase_option") or "on_demand") != "on_demand":
+        return True
+    return any(scenario.get(f"purchase.{b}_usd_per_hour") is not None
+               for b in ("sagemaker", "capacity_block", "savings_plan", "reserved", "spot"))
 
 
 def tornado_range(scenario: Scenario, key: str, swing: float = 0.25) -> tuple[float, float, str] | None:
@@ -53,10 +75,23 @@ def tornado_range(scenario: Scenario, key: str, swing: float = 0.25) -> tuple[fl
         if key in ZERO_HIGH:
             return 0.0, min(ZERO_HIGH[key], p.hi if not p.hi_open else ZERO_HIGH[key]), "0 to a stated high value"
         return None
-    lo, hi = x * (1 - swing), x * (1 + swing)
+    # never narrower than the range the Monte Carlo draws the assumption from (spec.DEFAULT_RANGES)
+    half = DEFAULT_RANGES.get(key, 0.0) if key != "dataset.monthly_churn_fraction" else 0.0
+    half = max(swing, half)
+    lo, hi = x * (1 - half), x * (1 + half)
     if lo > hi:
         lo, hi = hi, lo
-    how = f"x (1 -/+ {swing:g})"
+    how = f"x (1 -/+ {half:g})" + (", the Monte Carlo's default range" if half > swing else "")
+    if key == "training.epochs_per_run" and x > 0:  # one pass for pretraining, several for fine-tuning
+        lo, hi = min(lo, x / EPOCHS_PLAUSIBLE_FACTOR), max(hi, x * EPOCHS_PLAUSIBLE_FACTOR)
+        how = f"x / {EPOCHS_PLAUSIBLE_FACTOR:g} to {EPOCHS_PLAUSIBLE_FACTOR:g} x (one pass to several)"
+    if key == "link.bandwidth_gbps" and x > 0:  # an assumed bandwidth: one stream to the per-instance cap
+        lo = min(lo, x / BANDWIDTH_PLAUSIBLE_FACTOR)
+        how = f"x / {BANDWIDTH_PLAUSIBLE_FACTOR:g} (one TCP stream) to {1 + half:g} x"
+    if key == "training.cluster_usd_per_hour" and x > 0 and not _purchase_stated(scenario):
+        lo = min(lo, x * CLUSTER_PRICE_PLAUSIBLE_LOW)
+        how = (f"{CLUSTER_PRICE_PLAUSIBLE_LOW:g} x (spot, capacity blocks, 3-year commitments) to "
+               f"{1 + half:g} x on demand")
     if key == "dataset.monthly_churn_fraction" and x > 0:  # rarely measured: known to a factor of ~3
         lo, hi = min(lo, x / CHURN_PLAUSIBLE_FACTOR), max(hi, x * CHURN_PLAUSIBLE_FACTOR)
         how = f"x / {CHURN_PLAUSIBLE_FACTOR:g} to {CHURN_PLAUSIBLE_FACTOR:g} x (churn is rarely measured)"
@@ -64,7 +99,7 @@ def tornado_range(scenario: Scenario, key: str, swing: float = 0.25) -> tuple[fl
         horizon_days = float(scenario.values["horizon_months"]) * DAYS_PER_MONTH
         if hi < horizon_days:
             hi = horizon_days
-            how = f"x (1 - {swing:g}) to no lifecycle rule (the horizon, {horizon_days:g} days)"
+            how = f"x (1 - {half:g}) to no lifecycle rule (the horizon, {horizon_days:g} days)"
     lo = max(lo, p.lo) if np.isfinite(p.lo) else lo
     if np.isfinite(p.hi):
         top = p.hi - (1e-9 if p.hi_open else 0.0)

@@ -189,6 +189,18 @@ BYTES_PER_TOKEN_PLAUSIBLE: tuple[float, float] = (2.0, 4.0)
 #: x * factor (at most 1), see the key's help (the example's 0.10 flips at about 0.25).
 CHURN_PLAUSIBLE_FACTOR = 3.0
 
+#: The tornado's plausible range of ``training.epochs_per_run`` stated as one number: x / factor to x * factor
+#: (large-model pretraining reads a corpus about once; fine-tuning several times).
+EPOCHS_PLAUSIBLE_FACTOR = 3.0
+
+#: The tornado's low end of a stated ``link.bandwidth_gbps`` (an assumption unless measured): x / factor (one
+#: TCP stream across a 60 ms link gets about 1 Gbit/s; parallel streams reach the per-instance cap).
+BANDWIDTH_PLAUSIBLE_FACTOR = 5.0
+
+#: The lowest plausible cluster price as a share of an on-demand one (``training.purchase_option: on_demand``,
+#: no ``purchase.*`` prices given): spot, capacity blocks and 3-year commitments bill GPUs at about 0.4x on demand.
+CLUSTER_PRICE_PLAUSIBLE_LOW = 0.4
+
 #: Default ranges of the assumptions: a key stated in the scenario (or with --set) as a single number,
 #: not measured and not from a price table, is drawn uniformly over ``value x (1 -/+ half_width)`` (clipped to
 #: its allowed range; symmetric, so the draws' mean is the headline's point value). Keys at 0 are swung by the
@@ -203,6 +215,9 @@ DEFAULT_RANGES: dict[str, float] = {
     "cache.steady_hit_ratio": 0.25,  # of the miss ratio 1 - h
     "cache.usd_per_month": 0.25,
     "replica.ops_usd_per_month": 0.5,
+    # a stated lifecycle rule's spread; no rule at all (versions kept for the horizon) is a case, not a spread: the
+    # tornado swings it up to the horizon and names it when it flips the answer (robust is then false), the draws
+    # stay symmetric about the stated days so their mean is the headline
     "replica.noncurrent_retention_days": 0.5,
     "replica.copy_hours": 0.5,
     "wait.expected_wait_hours_per_run": 0.5,

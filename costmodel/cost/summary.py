@@ -23,7 +23,7 @@ from .recommend import assumption_register, recommendation
 from .scenario import Scenario
 from .sensitivity import tornado_rows
 from .spec import BYTES_PER_TOKEN_PLAUSIBLE
-from .verdict import checkpoint_warning, not_modelled, purchase_options, verdict
+from .verdict import can_flip_warnings, checkpoint_warning, not_modelled, purchase_options, verdict
 
 HEADLINE_DRAWS = 20_000
 ROBUST_P = 0.9
@@ -171,9 +171,16 @@ def analyze_with_draws(scenario: Scenario, monte_carlo_n: int = 0, seed: int = 0
     ck_note = checkpoint_warning(rows_nm, result.margin_usd, scenario.get("training.checkpoint_gb_per_run") is not None)
     if ck_note:
         out["warnings"] = out["warnings"] + [ck_note]
+    out["warnings"] = out["warnings"] + can_flip_warnings(rows_nm, result.margin_usd)
     out["not_modelled"] = rows_nm
     out["verdict"]["not_modelled_sentence"] = sentence
     out["recommendation"] = recommendation(out, priced, note)
+    if robust and all(priced.values()) and out["recommendation"].get("confidence") != "high":
+        # a warning touches the verdict (a term not modelled that can flip it, the byte basis...): its sentence
+        # says no "100 %" either (one rule for the verdict and the recommendation)
+        out["verdict"]["sentence"] = verdict(out, mc.totals if mc is not None else None,
+                                             _probability_basis(mc, basis) if mc is not None else None, priced,
+                                             certain_ok=False)["sentence"]
     out["assumptions"] = assumption_register(out.get("inputs") or {})
     order = ["horizon_months", "headline_basis", "cheapest", "margin_usd", "robust", "robust_reason", "p_cheapest",
              "recommendation", "verdict", "not_modelled", "purchase_options", "ranking", "options", "headline_range",

@@ -60,7 +60,7 @@ def smallest_flip(break_even: Mapping[str, Mapping[str, Any]], wait_be: Mapping[
 def _pct(p: float, certain_ok: bool) -> str:
     """A share of draws; never "100.0%" unless ``certain_ok`` (robust and every option priced)."""
     if p >= 0.9995 and not certain_ok:
-        return "nearly all"
+        return "nearly all of"
     return f"{p:.1%} of"
 
 
@@ -116,13 +116,22 @@ def verdict(out: Mapping[str, Any], mc_totals: Mapping[str, np.ndarray] | None, 
     others = {k: v for k, v in (xb.get("cross_region_total_usd_by_basis") or {}).items() if k != xb.get("basis")}
     rec["cross_region_total_usd_by_bytes_basis"] = xb.get("cross_region_total_usd_by_basis")
     refused = set(xb.get("refused") or [])
+    adj = xb.get("adjustment") or {}
+    if adj and xb.get("basis") in (xb.get("cross_region_total_usd_by_basis") or {}):
+        # the figure priced at the physical bound: what it would cost as measured
+        others = {**others, xb["basis"]: xb["cross_region_total_usd_by_basis"][xb["basis"]]}
     for name, total in others.items():
         rival = min((opts[o]["total_usd"], o) for o in ranking if o != "cross_region") if len(ranking) > 1 else None
         if rival is None or not priced.get("cross_region", True):
             continue
         best = "cross_region" if total < rival[0] else rival[1]
-        words.append(f"with the {name} bytes" + (" (refused: more than can physically cross)" if name in refused else "")
-                     + f" instead of the {xb.get('basis')} ones cross_region would cost {total:,.2f} USD "
+        if name == xb.get("basis"):
+            head = (f"with the {name} bytes as measured ({adj['measured_gb_per_month']:,.6g} GB/month, more than can "
+                    f"physically cross: priced at {adj['priced_gb_per_month']:,.6g})")
+        else:
+            head = (f"with the {name} bytes" + (" (refused: more than can physically cross)" if name in refused else "")
+                    + f" instead of the {xb.get('basis')} ones")
+        words.append(head + f" cross_region would cost {total:,.2f} USD "
                      + ("and the verdict would not change" if best == win else f"and {best} would be cheapest"))
     rec["sentence"] = "; ".join(words)
     return rec
@@ -141,6 +150,45 @@ def checkpoint_bound_gb_per_run(run_hours: float) -> float:
     return per * max(run_hours, 0.0) / CHECKPOINT_BOUND_INTERVAL_HOURS
 
 
+def _stated(scenario: Any, key: str) -> bool:
+    src = str((scenario.provenance.get(key) or {}).get("source", "default"))
+    return src != "default"
+
+
+def zone_exposure(scenario: Any) -> list[str]:
+    """The options whose training reads could cross zones without the scenario pricing it: cross_region unless
+    ``cache.cross_az`` is stated (true: priced as ``inter_az_usd``; false: the cache is in the GPUs' zone, e.g.
+    instance NVMe); replicate unless ``replica.cross_az`` is stated, and only when it reads a zonal tier (a file
+    system, ``replica.filesystem`` or ``replica.filesystem_usd_per_gb_month``, or the shared cache): an S3 replica
+    read from the same region bills no zone crossing."""
+    on = []
+    if not _stated(scenario, "cache.cross_az"):
+        on.append("cross_region")
+    zonal = (bool(scenario.get("replica.filesystem"))
+             or float(scenario.values.get("replica.filesystem_usd_per_gb_month", 0.0) or 0.0) > 0
+             or (bool(scenario.get("cache.shared")) and "cross_region" in on))
+    if zonal and not _stated(scenario, "replica.cross_az"):
+        on.append("replicate")
+    return on
+
+
+def cross_az_row(scenario: Any, bound_usd: float, read_gb: float) -> dict[str, Any]:
+    """The ``cross_az_usd`` row of ``not_modelled``: the zone crossing of every epoch's reads on the options
+    :func:`zone_exposure` names (``option``: one of them, ``either``, or ``none`` with bound 0)."""
+    on = zone_exposure(scenario)
+    option = "either" if len(on) == 2 else on[0] if on else "none"
+    if not on:
+        how = ("none: " + "; ".join(
+            [("cache.cross_az is stated (" + ("priced as inter_az_usd" if scenario.get("cache.cross_az")
+                                              else "the cache is in the GPUs' zone") + ")"),
+             ("replica.cross_az is stated" if _stated(scenario, "replica.cross_az")
+              else "replicate reads an S3 replica in the GPUs' region (no zone charge)")]))
+        return {"term": "cross_az_usd", "option": option, "bound_usd": 0.0, "how": how}
+    return {"term": "cross_az_usd", "option": option, "bound_usd": bound_usd,
+            "how": f"if {' or '.join(on)} read the data from another zone than the GPUs: every epoch's "
+                   f"{read_gb:,.6g} GB/month x 2 x 0.01 USD/GB (state cache.cross_az / replica.cross_az)"}
+
+
 def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | None,
                  cheapest: str | None = None) -> tuple[list[dict[str, Any]], str]:
     """Terms the model leaves out, each with an order-of-magnitude bound (USD over the horizon) and
@@ -156,6 +204,8 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
     ck_priced = dv.get("checkpoint_gb_per_month", 0.0) > 0 or scenario.get("training.checkpoints_to_data_region") is False
     path = scenario.get("link.path") or "vpc_peering"
     read_gb = dv.get("training_read_gb_per_month", 0.0)
+    # stated, even as 0 (training reads the object store): no file-system tier to bound
+    fs_stated = _stated(scenario, "replica.filesystem_usd_per_gb_month") or bool(scenario.get("replica.filesystem"))
     rows = [
         {"term": "checkpoint_writeback_usd", "option": "cross_region",
          "bound_usd": 0.0 if ck_priced else M * R * ck_gb * p,
@@ -170,17 +220,13 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
          "bound_usd": M * 2 * TGW_ATTACHMENT_USD_PER_HOUR * HOURS_PER_MONTH if path == "transit_gateway" else 0.0,
          "how": ("2 attachments x 0.05 USD/attachment-hour x 730.5 h a month" if path == "transit_gateway"
                  else f"none on {path} (2 x 0.05 USD/h x 730.5 h = 73 USD/month on a Transit Gateway)")},
-        {"term": "cross_az_usd", "option": "either",
-         "bound_usd": 0.0 if scenario.get("cache.cross_az") or scenario.get("replica.cross_az")
-         else M * 2 * INTER_AZ_USD_PER_GB * read_gb,
-         "how": "modelled (cross_az is set)" if scenario.get("cache.cross_az") or scenario.get("replica.cross_az")
-         else f"if the data sat in another zone than the GPUs: every epoch's {read_gb:,.6g} GB/month x 2 x 0.01 USD/GB"},
+        cross_az_row(scenario, M * 2 * INTER_AZ_USD_PER_GB * read_gb, read_gb),
         {"term": "filesystem_tier_usd", "option": "replicate",
-         "bound_usd": 0.0 if scenario.get("replica.filesystem_usd_per_gb_month") else
-         M * _fsx_gb(D) * FSX_LUSTRE_USD_PER_GB_MONTH,
-         "how": "modelled (replica.filesystem_usd_per_gb_month)" if scenario.get("replica.filesystem_usd_per_gb_month")
+         "bound_usd": 0.0 if fs_stated else M * _fsx_gb(D) * FSX_LUSTRE_USD_PER_GB_MONTH,
+         "how": "modelled (replica.filesystem_usd_per_gb_month or replica.filesystem stated)" if fs_stated
          else "a POSIX file system in front of the replica (FSx for Lustre persistent SSD, 0.145 USD/GB-month x the "
-              "dataset rounded up to what can be provisioned: 1,200 GiB, then steps of 2,400 GiB)"},
+              "dataset rounded up to what can be provisioned: 1,200 GiB, then steps of 2,400 GiB; state "
+              "replica.filesystem_usd_per_gb_month, 0 when training reads the object store)"},
     ]
     total = float(sum(float(r["bound_usd"]) for r in rows))
 
@@ -201,6 +247,17 @@ def not_modelled(scenario: Any, dv: Mapping[str, float], margin_usd: float | Non
                    "they could overturn the verdict: price the ones that apply"
                    + (f" ({', '.join(flip)} alone could)" if flip else "")))
     return rows, sentence
+
+
+def can_flip_warnings(rows: list[dict[str, Any]], margin_usd: float | None) -> list[str]:
+    """A warning for each term not modelled (but the checkpoints, :func:`checkpoint_warning`) whose bound alone
+    exceeds the margin on the winner: it touches the verdict, so the page and the ADR show it."""
+    if margin_usd is None:
+        return []
+    return [f"{r['term']}: not modelled; up to {float(r['bound_usd']):,.2f} USD over the horizon on {r['option']} "
+            f"({r['how']}), more than the {margin_usd:,.2f} USD margin: this term can flip the verdict; price it or "
+            "state that it does not apply"
+            for r in rows if r.get("can_flip") and r["term"] != "checkpoint_writeback_usd"]
 
 
 def checkpoint_warning(rows: list[dict[str, Any]], margin_usd: float | None, stated: bool) -> str | None:

@@ -214,9 +214,15 @@ def _would_change(option: str, verdict: str, cost: CostRecord | None, facts: Map
         if cur is not None and val is not None:
             change = f" ({ch * 100:+.0f} %)" if ch is not None else ""
             out.append(f"{option_label(str(cv['runner_up'])).capitalize()} becomes cheaper than "
-                       f"{option_label(str(cv['option']))} only if {input_label(str(flip.get('input')))} goes from "
+                       f"{option_label(str(cv['option']))} if {input_label(str(flip.get('input')))} goes from "
                        f"{cur:,.4g} to {val:,.4g} {flip.get('unit') or ''}{change}: the smallest single change that "
                        "flips the cost.")
+    rec: Mapping[str, Any] = cost["recommendation"] if isinstance(cost.get("recommendation"), Mapping) else {}
+    dec_a = rec.get("deciding_assumption") if isinstance(rec.get("deciding_assumption"), Mapping) else None
+    if dec_a and dec_a.get("within_range") and dec_a.get("input"):
+        also = [str(a) for a in dec_a.get("also") or []]
+        out.append(f"Within its plausible range {dec_a['input']} alone flips the cost ({dec_a.get('why')})"
+                   + (f"; so do {', '.join(also)}" if also else "") + ": the deciding assumption.")
     by_basis = cv.get("cross_region_total_usd_by_bytes_basis")
     xb: Mapping[str, Any] = (cost.cross_region_bytes if cost is not None else None) or {}
     if isinstance(by_basis, Mapping) and xb.get("basis") and xb.get("agree") is False:

@@ -65,8 +65,8 @@ def _run(tmp_path: Path, **parameters):
 def test_papermill_with_defaults_gives_the_bundled_examples_verdict(tmp_path):
     nb = _run(tmp_path)
     page = _html_outputs(nb)
-    # issue 36: the measured 913.8 GB/month fit what can cross a cache that holds the working set 77x; replicate is
-    # cheaper by only USD 83 (0.02 % of the cluster spend): cost does not block
+    # issue 36: the measured 913.8 GB/month is priced at the 793 GB that can cross a cache that holds the working set
+    # 77x; replicate is cheaper by only USD 54 (0.01 % of the cluster spend): cost does not block
     assert ">CONDITIONAL</span>" in page
     # the static table is the one batch mode gives for the same inputs
     p = report.validate_checklist_parameters()

@@ -59,7 +59,7 @@ def test_decide_prints_the_one_answer_last(cli, examples_dir, tmp_path):
             "--cost", str(tmp_path / "cost.json"))
     assert r.rc == 0
     last = r.out.strip().splitlines()[-1]
-    # the bundled example: CONDITIONAL, cross-region taken although replicate is cheaper by an immaterial 83 USD
+    # the bundled example: CONDITIONAL, cross-region taken although replicate is cheaper by an immaterial 54 USD
     assert last.startswith("Take cross-region; the checklist takes cross-region (CONDITIONAL) although replicate is "
-                           "cheaper by 83 USD: cost does not decide this")
+                           "cheaper by 54 USD: cost does not decide this")
     assert "deciding assumption: replica.ops_usd_per_month" in last and "100 %" not in last

@@ -1,6 +1,6 @@
 """The bundled reference example end to end: compare -> cost -> decide gives the verdict docs/prices.md quotes
 (CONDITIONAL: since issue 36 the example reads samples/s x 16 KiB, so its measured cross-region bytes fit what can
-cross and replicate is cheaper by an immaterial 83 USD)."""
+cross (priced at what can) and replicate is cheaper by an immaterial 54 USD)."""
 from __future__ import annotations
 
 import json
@@ -16,8 +16,9 @@ def test_reference_example_is_conditional(cli, tmp_path, examples_dir):
     kpath.write_text(json.dumps(cost))
     out = cli.json("decide", "--answers", str(examples_dir / "answers.yaml"), "--compare", str(cpath),
                    "--cost", str(kpath), "--json")
-    # issue 36: the measured bytes (913.8 GB a month: one cold fill + 1.9 MB/s x 5 % misses) fit what can cross a
-    # cache holding the working set 77x; replicate is cheaper by only 83 USD, 0.02 % of the cluster spend: no blocker
+    # issue 36: the measured bytes (913.8 GB a month: one cold fill + 1.9 MB/s x 5 % misses) are priced at the 793 GB
+    # that can cross a cache holding the working set 77x; replicate is cheaper by only 54 USD, 0.01 % of the cluster
+    # spend: no blocker
     assert out["verdict"] == "CONDITIONAL"
     assert out["blockers"] == []
     by = {i["id"]: i for i in out["items"]}
@@ -32,7 +33,7 @@ def test_reference_example_is_conditional(cli, tmp_path, examples_dir):
         assert by[iid]["answer"] == "unknown" and by[iid]["note"]
     conditions = {c["id"] for c in out["conditions"]}
     assert {"states_covered", "repetitions", "governance_allows"} <= conditions
-    # the person's unknown stays on the transfer budget (18 USD a month of transfer on the measured bytes)
+    # the person's unknown stays on the transfer budget (15.86 USD a month of transfer on the bytes that can cross)
     assert by["transfer_budget"]["answer"] == "unknown"
     # the prices docs page quotes what the CLI prints for this example
     section = (examples_dir.parents[2] / "docs" / "prices.md").read_text()

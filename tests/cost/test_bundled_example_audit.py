@@ -323,8 +323,10 @@ def test_copy_hours_and_cold_fill_follow_the_size():
 def test_tornado_on_epochs_moves_the_slowdown(example):
     s = scenario_from_dict(copy.deepcopy(example), today=TODAY)
     row = tornado(s, ["training.epochs_per_run"]).iloc[0]
-    # epochs 2.25 .. 3.75: cross_region moves by 12 x 0.667 % x 1.5 x 115.9 h x 196.64
-    assert row["cross_region_high_usd"] - row["cross_region_low_usd"] == pytest.approx(12 * D_SLOW * 1.5 * EPOCH_H * G, rel=1e-9)
+    # epochs 1 .. 9 (x/3 to 3x: one pass to several; 2.25 .. 3.75 before): cross_region moves by
+    # 12 x 0.667 % x 8 x 115.9 h x 110.08
+    assert (row["low"], row["high"]) == (1.0, 9.0)
+    assert row["cross_region_high_usd"] - row["cross_region_low_usd"] == pytest.approx(12 * D_SLOW * 8 * EPOCH_H * G, rel=1e-9)
 
 
 def test_deterministic(example):

@@ -74,7 +74,7 @@ def test_measured_cross_region_bytes_fit_what_can_cross_and_agree_with_the_datas
 
 def test_the_deciding_assumption_says_where_it_flips():
     """The bundled example with its measurements: the assumed 4 bytes per token does not decide (issue 36: the flip
-    at 7.17 lies outside the plausible 2-4 bytes of uint16/int32 ids, although within a factor 2 of 4); the
+    at 6.06 lies outside the plausible 2-4 bytes of uint16/int32 ids, although within a factor 2 of 4); the
     deciding assumption is the input whose range crosses the margin, with the value at which it flips."""
     from costmodel.cost.summary import analyze
     from costmodel.ingest import IngestOptions, load
@@ -87,7 +87,7 @@ def test_the_deciding_assumption_says_where_it_flips():
     d = out["recommendation"]["deciding_assumption"]
     # replica.ops_usd_per_month 0 -> 200 USD/month (two engineer-hours) adds 2,400 USD to replicate's 295
     assert d["input"] == "replica.ops_usd_per_month" and d["flips_at"] == 200.0 and d["within_range"]
-    # replicate's 82.90 USD margin closes when the dataset is 1,421.66 GB: 1,421.66e9 / 198,246,400,000 tokens
+    # replicate's 53.91 USD margin closes when the dataset is 1,201.83 GB: 1,201.83e9 / 198,246,400,000 tokens
     flip = out["break_even"]["dataset.size_gb"]["value"] * 1e9 / 198246400000
     note = next(w for w in out["warnings"] if w.startswith("dataset.size_gb rests on"))
-    assert 7.1 < flip < 7.25 and f"flips at {flip:.3g} bytes per token" in note and "DECIDES" not in note
+    assert 6.0 < flip < 6.1 and f"flips at {flip:.3g} bytes per token" in note and "DECIDES" not in note

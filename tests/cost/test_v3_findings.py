@@ -69,10 +69,15 @@ def test_billed_figure_wins_and_estimates_within_tolerance_agree():
 
 
 def test_origin_fetch_counter_replaces_read_x_miss():
-    s = scen(cache={"origin_fetch_bytes_per_s": 2e6, "read_bytes_per_s": 1e9})
-    xb = evaluate(s).cross_region_bytes
+    cache = {"origin_fetch_bytes_per_s": 2e6, "read_bytes_per_s": 1e9}
+    xb = evaluate(scen(cache=cache, link={"bytes_basis": "measured"})).cross_region_bytes
     assert xb["measured_how"] == "origin-fetch counter"
-    assert xb["gb_per_month"] == pytest.approx(1000 + 2e6 * 3600 * RUN_H / 1e9)
+    assert xb["gb_per_month"] == pytest.approx(1000 + 2e6 * 3600 * RUN_H / 1e9)  # 1,060.12 GB, forced: as measured
+    assert xb["within_physical_bound"] is False
+    # under auto the 1,060.12 GB (1.06x the 1,000 GB one cold fill can move) is priced at the bound, and says so
+    xb = evaluate(scen(cache=cache)).cross_region_bytes
+    assert xb["measured_how"] == "origin-fetch counter" and xb["gb_per_month"] == pytest.approx(1000.0)
+    assert xb["adjustment"]["excess_gb_per_month"] == pytest.approx(2e6 * 3600 * RUN_H / 1e9)
 
 
 # ------------------------------------------------------------------------------- 2. symmetric storage

@@ -102,8 +102,8 @@ def test_the_first_screen_tells_one_story_with_cost_and_the_adr(two_renders):
     assert "Sure" not in fs.certainty and "100 %" not in fs.certainty  # issue 36
     assert f"cheapest by ${cost['scenario_figures']['margin_usd']:,.0f}" in fs.basis  # what `cost` prints without
     assert "slowdown 0.03 % measured" in fs.basis
-    # issue 36: the measured bytes fit what can cross (913.8 GB a month); replicate is cheaper by an immaterial $83, the
-    # checklist is CONDITIONAL and the page, the ADR and decision.json's recommendation take cross-region
+    # issue 36: the measured bytes are priced at what can cross (793 of 913.8 GB a month); replicate is cheaper by an
+    # immaterial $54, the checklist is CONDITIONAL and the page, the ADR and decision.json's recommendation take cross-region
     assert fs.option == "cross_region" and fs.verdict == "CONDITIONAL"
     assert dec["recommendation"]["option"] == "cross_region" and dec["recommendation"]["cost_option"] == "replicate"
     assert "cost does not decide this" in dec["recommendation"]["sentence"]
