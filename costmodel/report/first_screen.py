@@ -217,7 +217,7 @@ def _would_change(option: str, verdict: str, cost: CostRecord | None, facts: Map
                        f"{option_label(str(cv['option']))} if {input_label(str(flip.get('input')))} goes from "
                        f"{cur:,.4g} to {val:,.4g} {flip.get('unit') or ''}{change}: the smallest single change that "
                        "flips the cost.")
-    rec: Mapping[str, Any] = cost["recommendation"] if isinstance(cost.get("recommendation"), Mapping) else {}
+    rec: Mapping[str, Any] = (cost.recommendation if cost is not None else None) or {}
     dec_a = rec.get("deciding_assumption") if isinstance(rec.get("deciding_assumption"), Mapping) else None
     if dec_a and dec_a.get("within_range") and dec_a.get("input"):
         also = [str(a) for a in dec_a.get("also") or []]

@@ -122,7 +122,7 @@ def test_price_import_summary_and_report_parameters_keys(examples_dir):
         "as_of_max": None, "items": {}, "skip_reasons": {"no price": 3}, "as_of_stated": "", "kept": []}
     p = report.validate_parameters()
     d = p.to_dict()
-    assert list(d)[:4] == ["colocated", "remote", "scenario", "answers"] and list(d)[-3:] == ["jobs", "rank_throughput", "placement"]
+    assert list(d)[:4] == ["colocated", "remote", "scenario", "answers"] and list(d)[-4:] == ["jobs", "rank_throughput", "placement", "rows"]
     assert all(type(d[k]) is list for k in ("colocated", "remote", "map", "jobs"))  # papermill's YAML: no tuples
 
 
