@@ -284,13 +284,14 @@ class ModelInputs:
         if isinstance(p, ModelInputs):
             return p
         kw: dict[str, Any] = {}
+        get = p.get
         for name, key, kind in _FIELDS:
-            v = p.get(key) if key in p else None
+            v = get(key)
             if v is None:
                 if kind is None and key not in NEW_KEY_DEFAULTS:
                     raise KeyError(key)
                 v = INTERNAL_DEFAULTS[key] if kind else NEW_KEY_DEFAULTS[key]
-            kw[name] = _typed(v, kind)
+            kw[name] = v if kind is None else _typed(v, kind)
         return cls(**kw)
 
     def to_mapping(self) -> dict[str, Any]:

@@ -121,7 +121,13 @@ def dataclass_dict(obj: Any, *, exclude: Collection[str] = (), rename: Mapping[s
             for f in dataclasses.fields(obj) if f.name not in exclude}
 
 
+#: immutable leaves: returned as they are (what ``copy.deepcopy`` would return for them, without its cost)
+_ATOMS = (str, int, float, bool, type(None))
+
+
 def _field_value(v: Any, lists: bool) -> Any:
+    if type(v) in _ATOMS:
+        return v
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
         own = getattr(v, "to_dict", None)
         return own() if callable(own) else dataclass_dict(v, lists=lists)
