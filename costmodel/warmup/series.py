@@ -377,7 +377,10 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
         if big > MAX_ABS_VALUE:
             raise AnalysisError(f"run {rid!r}: {name} holds values up to {big:.4g}, beyond {MAX_ABS_VALUE:g} where sums "
                                 "of squares overflow 64-bit floats; check the column's unit or the file")
-    warnings: list[str] = []
+    warnings: list[str] = [f"the run resumes after step {r['after_step']} (at step {r['resumed_at_step']}): a gap of "
+                           f"{r['gap_s']:.1f} s on the clock; {r.get('left_out_s', 0.0):.1f} s (downtime, replayed "
+                           "steps) left out of the elapsed time"
+                           for r in meta.get("resumes") or []]
     d, time_source, keep = _durations(y, st, ts, keep, is_rate, metric, axis, rid, warnings)
     if is_rate and d is not None:
         d, w_rows, time_source = _rows_between_clock(y, d, step, st, ts, keep, time_source, meta, warnings)
