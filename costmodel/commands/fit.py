@@ -188,6 +188,8 @@ def _findings(f: Any) -> list[str]:
     if f.fast_start:
         fs = f.fast_start
         out.append(f"fast start: until step {fs['end_step']}, {_fmt(fs.get('rel_excess'), '+.1%')} above the steady level")
+    out += [f"resumed after step {r['after_step']} (at step {r['resumed_at_step']}): gap {r['gap_s']:.1f} s on the clock"
+            for r in f.evidence.get("resumes") or []]
     st = f.evidence.get("startup_stall")
     if st:
         out.append(f"start-up stall: the first {st['steps']} step(s) took {st['duration_s']:.1f} s, {st['lost_s']:.1f} s "

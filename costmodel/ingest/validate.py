@@ -34,6 +34,7 @@ import pandas as pd
 from ..foundation.errors import IngestError
 from ..foundation.safeio import open_input
 from ..foundation.schema import FRACTION_COLUMNS, METRIC_COLUMNS, TIMELINE_COLUMNS, Rejection, Run
+from .resume import name_resumes
 
 #: share of rejected rows above which a file is "bad" rather than "good with a few bad rows"
 MAX_BAD_FRACTION = 0.10
@@ -436,6 +437,9 @@ def build_run(
                     if renumbered is not None else f"step {int(sv[i])} after step {int(prev[i])} (steps must increase)",
                     rejected, reasons, "step",
                 )
+            if (dup | back).any() and "t_s" in floats:
+                floats["t_s"], more = name_resumes(dup | back, rejected, floats["t_s"], sv, line_of, metadata, src)
+                warnings += more
         if rejected.any():
             step = np.where(rejected, 0, np.nan_to_num(sv, nan=0.0, posinf=0.0, neginf=0.0)).astype("int64")
         else:

@@ -95,6 +95,8 @@ def run_rules(s: Series, until: str | None = None, curve_evidence: bool = True) 
             break
     if f.res is not None:
         f.res.rules = rules_record(f, ran)
+        if s.metadata.get("resumes"):  # named at ingest: the steps went back to a checkpoint, the clock jumped
+            f.res.evidence["resumes"] = list(s.metadata["resumes"])
     return f
 
 

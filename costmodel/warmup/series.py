@@ -348,6 +348,13 @@ def _as_steps_per_second(y: np.ndarray, d: np.ndarray, step: np.ndarray, ts: np.
     return y, d, w, t0, time_source
 
 
+def resume_warnings(meta: dict[str, Any]) -> list[str]:
+    """One warning per resume named at ingest (``metadata.resumes``): the clock's gap and what was left out."""
+    return [f"the run resumes after step {r['after_step']} (at step {r['resumed_at_step']}): a gap of "
+            f"{r['gap_s']:.1f} s on the clock; {r.get('left_out_s', 0.0):.1f} s (downtime, replayed steps) left out "
+            "of the elapsed time" for r in meta.get("resumes") or []]
+
+
 def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
     """Extract the metric and the time base of ``run``. Raises AnalysisError on unusable input."""
     if axis not in AXES:
@@ -377,7 +384,7 @@ def prepare(run: Any, metric: str | None = None, axis: str = "step") -> Series:
         if big > MAX_ABS_VALUE:
             raise AnalysisError(f"run {rid!r}: {name} holds values up to {big:.4g}, beyond {MAX_ABS_VALUE:g} where sums "
                                 "of squares overflow 64-bit floats; check the column's unit or the file")
-    warnings: list[str] = []
+    warnings = resume_warnings(meta)
     d, time_source, keep = _durations(y, st, ts, keep, is_rate, metric, axis, rid, warnings)
     if is_rate and d is not None:
         d, w_rows, time_source = _rows_between_clock(y, d, step, st, ts, keep, time_source, meta, warnings)
