@@ -72,7 +72,9 @@ def crossing(cs: CandidateScenario) -> dict[str, Any] | None:
            "physical_bound_gb_per_month": xb.get("physical_bound_gb_per_month"),
            "refused": list(xb.get("refused") or []),
            "refused_gb_per_month": {k: (xb.get("estimates_gb_per_month") or {}).get(k)
-                                    for k in xb.get("refused") or []}} if xb else None
+                                    for k in xb.get("refused") or []},
+           # a measured figure a little above the bound, priced at the bound: what was measured, priced and why
+           "adjustment": xb.get("adjustment")} if xb else None
     cs._crossing = out  # type: ignore[attr-defined]
     return out
 

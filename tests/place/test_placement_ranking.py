@@ -185,7 +185,11 @@ def test_each_candidate_says_which_byte_figure_it_was_priced_on(result):
     west = xb["us-west-2 (measured)"]
     assert west["basis"] == "measured" and west["refused"] == []
     assert west["gb_per_month"] == pytest.approx(west["physical_bound_gb_per_month"], rel=1e-9)
-    assert xb["us-east-1"]["basis"] == "dataset"
+    adj = west["adjustment"]  # the cap is said where the candidate is, as `cost` says it
+    assert adj["name"] == "capped_at_physical_bound" and adj["estimate"] == "measured"
+    assert adj["measured_gb_per_month"] == pytest.approx(913.765, rel=1e-4)
+    assert adj["priced_gb_per_month"] == pytest.approx(west["gb_per_month"], rel=1e-9)
+    assert xb["us-east-1"]["basis"] == "dataset" and xb["us-east-1"]["adjustment"] is None
     mixed = [w for w in result["warnings"] if "different cross-region byte figures" in w]
     assert len(mixed) == 1 and "us-west-2 (measured)" in mixed[0] and "link.bytes_basis" in mixed[0]
     assert xb["eu-west-2"]["basis"] == "dataset"
