@@ -209,11 +209,16 @@ def render_adr(
             w(line + ".")
     if cost is not None:
         from .answer import one_answer
+        from .cost_line import wait_break_even_line
 
         ans = one_answer(decision, cost, placement)
         if (cost.given("recommendation") or {}).get("sentence"):
             w("")
             w(f"Recommendation: {md_escape(ans['sentence'])}")
+        wait_line = wait_break_even_line(cost, str(ans.get("option") or cost.cheapest or ""))
+        if wait_line:
+            w("")
+            w(f"Waiting instead: {md_escape(wait_line)}")
         if ans["verdict_warnings"]:
             w("")
             w("Warnings that touch the verdict:")

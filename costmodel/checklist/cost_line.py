@@ -32,3 +32,19 @@ def cost_robustness_line(cost: CostRecord | Mapping[str, Any] | None) -> str | N
     if unpriced:
         text += f"; not priced: {', '.join(unpriced)}"
     return text
+
+
+def wait_break_even_line(cost: CostRecord | Mapping[str, Any] | None, option: str) -> str | None:
+    """The wait hours per run below which waiting for GPUs near the data becomes cheapest, as one sentence
+    (``costmodel cost --json``'s ``wait_break_even``: ``value`` and ``current`` in ``unit``), or None when there is
+    none or ``option`` (the option taken) is wait already. The report's first screen and the ADR both say it."""
+    from ..contracts.read import read_lenient
+    from ..foundation.util import finite_float
+
+    c = read_lenient(CostRecord, cost)
+    wb = c.wait_break_even if c is not None else None
+    value = finite_float(wb.get("value")) if wb is not None else None
+    if wb is None or value is None or option == "wait":
+        return None
+    return (f"GPUs near the data free within {value:,.2g} {wb.get('unit') or ''} "
+            f"(now {finite_float(wb.get('current')) or 0:,.0f}): waiting becomes cheapest.")

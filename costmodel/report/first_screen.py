@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..checklist.adr import chosen_option
+from ..checklist.cost_line import wait_break_even_line
 from ..checklist.items import COST_MATERIALITY_FRACTION
 from ..foundation.labels import (
     METRIC_UNIT_WORDS,
@@ -269,10 +270,9 @@ def _would_change(option: str, verdict: str, cost: CostRecord | None, facts: Map
                 break
         if verdict == "NO_GO" and any(b.get("id") != "cost_favourable" for b in decision.get("blockers") or []):
             out.append("Every blocker answered yes with evidence: cross-region becomes possible again.")
-    wb = cost.wait_break_even if cost is not None else None
-    if wb is not None and finite_float(wb.get("value")) is not None and option != "wait":
-        out.append(f"GPUs near the data free within {finite_float(wb.get('value')):,.2g} {wb.get('unit') or ''} "
-                   f"(now {finite_float(wb.get('current')) or 0:,.0f}): waiting becomes cheapest.")
+    wait_line = wait_break_even_line(cost, option)
+    if wait_line:
+        out.append(wait_line)
     return out[:4]
 
 
