@@ -28,6 +28,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+# the table cells as the coarse-log benchmark writes them (formatting only: the reduction here stays its own)
+from bench_coarse_logs import _end_cell, _f
+
 PAIRS = {"gpu_h200": "real:gpu_h200", "w8": "repo:tests/data/real_h200/w8", "w2": "repo:tests/data/real_h200/w2",
          "w4long": "repo:tests/data/real_h200/w4long"}
 SEQ = 1024
@@ -133,15 +138,10 @@ def judge(truth: dict[str, Any], got: dict[str, Any], every: int, cut: int | Non
             "metric": gr.metric, "time_source": gr.time_source}
 
 
-def _f(x: Any, spec: str) -> str:
-    return "-" if x is None else format(x, spec)
-
-
 def row(pair: str, writer: str, variant: str, r: dict[str, Any]) -> str:
     if "refused" in r:
         return f"| {pair} | {writer} | {variant} | refused: {r['refused']} | | | | | | |"
-    t_end, lo, hi = r["end"]
-    iv = _f(lo, "d") if lo == hi else f"{_f(lo, 'd')}-{_f(hi, 'd')}"
+    t_end, iv = _end_cell(r)
     return (f"| {pair} | {writer} | {variant} | {_f(r['level_err'], '+.1%')} | {r['v2'][0]} -> {r['v2'][1]} | "
             f"{r['v5'][0]} -> {r['v5'][1]} | {t_end} -> {iv} | {_f(r['extra'][0], '.1f')} -> {_f(r['extra'][1], '.1f')}"
             f" ({_f(r['extra_err'], '+.0%')}) | {r['coloc_end']} | {', '.join(r['miss']) or '-'}"
