@@ -4,12 +4,15 @@ and ``scipy.stats`` takes 0.6-1 s to import where the arithmetic takes microseco
 
 ``t.ppf(q, df)`` for ``q`` in {0.9, 0.95, 0.975} and whole ``df`` 1..120 reads :data:`T_PPF`, SciPy's own
 values (``scipy.stats.t.ppf``, Boost's inverse incomplete beta; checked against SciPy in
-``tests/numeric/``); anything else, and ``t.sf``, calls ``scipy.special.stdtrit`` / ``stdtr`` (what
-``scipy.stats.t`` calls; imported then, 0.2 s). Arrays are not accepted: scalars only.
+``tests/numeric/``); anything else, and ``t.sf``, is computed in pure Python by :mod:`.student_t` (the
+incomplete beta function; within 1e-12 of SciPy's ``stdtrit`` / ``stdtr``, which cost 0.2-0.3 s to import).
+Arrays are not accepted: scalars only.
 """
 from __future__ import annotations
 
 import math
+
+from .student_t import t_ppf, t_sf
 
 #: SciPy's ``t.ppf(q, df)`` for df = 1 .. 120 (index df - 1), per quantile q
 T_PPF: dict[float, tuple[float, ...]] = {
@@ -106,18 +109,11 @@ class _StudentT:
             return math.nan
         if q in (0.0, 1.0):  # the support's ends, as scipy.stats (stdtrit(df, 0) is +inf)
             return -math.inf if q == 0.0 else math.inf
-        from scipy.special import stdtrit  # what scipy.stats.t.ppf computes
-
-        return float(stdtrit(df, q))
+        return t_ppf(q, df)
 
     def sf(self, x: float, df: float) -> float:
         """P(T > x) for Student's t with ``df`` degrees of freedom."""
-        from scipy.special import stdtr  # what scipy.stats.t.sf computes
-
-        x, df = float(x), float(df)
-        if math.isnan(x) or math.isnan(df) or df <= 0:
-            return math.nan
-        return float(stdtr(df, -x))
+        return t_sf(float(x), float(df))
 
 
 #: ``from costmodel.numeric import stats`` then ``stats.t.ppf(q, df)``, as with ``scipy.stats``

@@ -78,7 +78,7 @@ def studentized_factor(df: float, p: float = 0.95) -> float:
     than a known one. The watch (``Settings.studentize_pairs``, on by default) and the plan multiply the paired
     stall costs' standard error by it; with ``p = 0.95`` the plug-in boundary's false rate falls from about 7 %
     to 2.5-3.9 % (simulated; BENCHMARKS.md). Integer ``df`` (pairs - 1) by bisection on :func:`t_cdf`; other
-    ``df`` by scipy. Raises ValueError for ``df <= 0`` or ``p`` outside (0.5, 1)."""
+    ``df`` by :func:`costmodel.numeric.student_t.t_ppf`. Raises ValueError for ``df <= 0`` or ``p`` outside (0.5, 1)."""
     from statistics import NormalDist
 
     if not df > 0:
@@ -99,9 +99,9 @@ def studentized_factor(df: float, p: float = 0.95) -> float:
                 break
         q = (lo + hi) / 2
     else:
-        from scipy.stats import t
+        from ..numeric.student_t import t_ppf
 
-        q = float(t.ppf(p, df))
+        q = t_ppf(p, df)
     return float(max(q / NormalDist().inv_cdf(p), 1.0))
 
 
