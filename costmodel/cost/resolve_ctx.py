@@ -51,6 +51,11 @@ class Ctx:
         if key in self.missing:
             self.missing.remove(key)
 
+    def need(self, key: str) -> None:
+        """Record ``key`` as missing (once): the cost cannot be computed without it."""
+        if key not in self.missing:
+            self.missing.append(key)
+
     def check(self, check: str, keys: list[str], stated: Any, implied: Any, severity: str, message: str) -> None:
         self.consistency.append({"check": check, "keys": keys, "stated": stated, "implied": implied,
                                  "severity": severity, "message": message})

@@ -81,8 +81,7 @@ def run_hours(c: Ctx) -> None:
                     "run_hours against epochs_per_run x samples / throughput")
     elif has_e and not has_t:
         if ep is None:
-            if tk not in c.missing:
-                c.missing.append(tk)
+            c.need(tk)
         else:
             E = c.values[ek]
             T = E * ep / 3600.0 + warm_h_per_run(c, E)
@@ -91,8 +90,7 @@ def run_hours(c: Ctx) -> None:
             c.check("run_hours", keys, None, T, "derived", f"{T:,.4g} h per run")
     elif has_t and not has_e:
         if ep is None:
-            if ek not in c.missing:
-                c.missing.append(ek)
+            c.need(ek)
         else:
             T = c.values[tk]
             warm = warm_h_per_run(c, None)
@@ -105,9 +103,8 @@ def run_hours(c: Ctx) -> None:
             c.internal["_follow_epochs"] = Follow.DERIVED
             c.check("run_hours", keys, None, E, "derived", f"{E:.4g} epochs per run fit in {T:g} h")
     else:
-        for k in (tk, ek):
-            if k not in c.missing:
-                c.missing.append(k)
+        c.need(tk)
+        c.need(ek)
     if tk in c.values:
         month_h = R * c.values[tk]
         if month_h > HOURS_PER_MONTH * (1 + 1e-9):
