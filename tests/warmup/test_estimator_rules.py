@@ -226,3 +226,30 @@ def test_rows_lost_time_rule_does_not_look_at_a_per_step_log_nor_move_a_smooth_w
     rows = rate.reshape(-1, 10)
     fit = analyze(_rows(10 * BATCH / (BATCH / rows).sum(axis=1)))
     assert 300 <= fit.warmup_end_step <= 600 and fit.rules["warmup_end_by"] != "rows_lost_time"
+
+
+def test_bursty_rows_is_a_warm_row_followed_by_a_wait_before_the_throughput_end() -> None:
+    from costmodel.warmup.coarse import bursty_rows
+
+    ok = np.ones(8, dtype=bool)
+    # a loader: cold, warm (within +5 %: ratio >= 1/1.05), then a row at a third of the warm rate
+    assert bursty_rows(np.array([0.3, 0.4, 0.99, 0.97, 0.33, 1.0, 1.0, 1.0]), ok, 5)
+    # a smooth approach only gets faster; a dip to 0.85 after a warm row is no wait (below half is)
+    assert not bursty_rows(np.array([0.3, 0.5, 0.7, 0.9, 0.96, 1.0, 1.0, 1.0]), ok, 5)
+    assert not bursty_rows(np.array([0.3, 0.96, 0.85, 0.9, 0.95, 1.0, 1.0, 1.0]), ok, 5)
+    # the wait after the throughput end, or a left-out (stall) row, does not count
+    assert not bursty_rows(np.array([0.3, 0.4, 0.99, 0.97, 0.9, 0.33, 1.0, 1.0]), ok, 5)
+    left_out = ok.copy()
+    left_out[4] = False
+    assert not bursty_rows(np.array([0.3, 0.4, 0.99, 0.97, 0.33, 1.0, 1.0, 1.0]), left_out, 5)
+
+
+def test_lost_time_end_is_not_licensed_when_the_ends_agree_or_the_segmentation_says_later() -> None:
+    from costmodel.warmup.coarse import lost_time_end
+
+    s = prepare(_rows(_cold_then_sag(0.02, 12)))
+    assert lost_time_end(s, 9, 10, 9, s.n, None) is None  # one row apart: within the log's resolution
+    assert lost_time_end(s, 1, 21, 1, s.n, None) is None  # a cold phase of the first row alone: a start-up stall
+    assert lost_time_end(s, 9, 21, 15, s.n, None) is None  # the segmentation's steady start is later
+    found = lost_time_end(s, 9, 21, 9, s.n, None)
+    assert found is not None and found["end"] == 9 and found["bursty"]
