@@ -15,7 +15,9 @@ within 30 %); then each pair cut to its first 900 steps (no co-located warm-up, 
 Then one pair (``--writers``, default ``gpu_h200``) reduced as each writer reduces it: rows at
 ``(step + 1) % N == 0`` (Lightning ``log_every_n_steps``), ``step % N == 0`` (rows at 0, N, 2N, ...) or the HF
 Trainer's 1-based ``global_step``; sampled or averaged; keeping the clock and the step time, the clock only,
-the step time only (Lightning's ``CSVLogger``) or the rate only.
+the step time only (Lightning's ``CSVLogger``) or the rate only. ``--throughput-only 10,20,50``: a third table,
+every pair without its data wait and cache columns (as Megatron or torchtitan log it), rows at ``end`` or
+``start``, sampled or averaged, every N, judged against the same pair's per-step fit of the throughput alone.
 """
 from __future__ import annotations
 
@@ -78,6 +80,35 @@ def measure(real: Path, everies: list[int]) -> list[dict[str, Any]]:
         short = fit_pair(cut_steps(c_df, 900).drop(columns=thr, errors="ignore"),
                          cut_steps(r_df, 900).drop(columns=thr, errors="ignore"))
         out.append(_row(name, "cut 900, throughput only", 1, truth, short))
+    return out
+
+
+#: the per-step columns a throughput-only writer (Megatron, torchtitan) has no counterpart of
+TELEMETRY = ["data_wait_s", "cache_hit_ratio", "cache_served_ratio", "cache_misses", "prefetch_concurrency",
+             "prefetched_files"]
+
+
+def measure_throughput_only(real: Path, everies: list[int]) -> list[dict[str, Any]]:
+    """Every pair without its telemetry columns, reduced by rows at ``end`` / ``start``, sampled / averaged, every
+    N; the truth is the per-step fit of the throughput alone."""
+    from costmodel.synthetic.coarse_logs import reduce_log
+
+    out = []
+    for name in PAIRS:
+        d = pair_dir(name, real)
+        if not d.is_dir():
+            print(f"{name}: {d} absent, skipped", file=sys.stderr)
+            continue
+        c_df, r_df = (pd.read_csv(d / f"{side}.csv").drop(columns=TELEMETRY, errors="ignore")
+                      for side in ("colocated", "remote"))
+        truth = fit_pair(c_df, r_df)
+        for at in ("end", "start"):
+            for rows in ("averaged", "sampled"):
+                for every in everies:
+                    got = fit_pair(reduce_log(c_df, rows, every, at), reduce_log(r_df, rows, every, at), rows)
+                    row = _row(name, f"{at} {rows}/{every}", every, truth, got)
+                    row["decided"] = got["r"].rules.get("warmup_end_by") if got["r"].rules else None
+                    out.append(row)
     return out
 
 
@@ -156,9 +187,31 @@ def main() -> None:
     ap.add_argument("--every", default="10,50")
     ap.add_argument("--writers", default="gpu_h200",
                     help="pair reduced as each writer does (rows at, columns kept); 'none' to skip")
+    ap.add_argument("--throughput-only", default="",
+                    help="every N for the table of the pairs without their telemetry columns (e.g. 10,20,50)")
+    ap.add_argument("--skip-main", action="store_true", help="leave out the first table")
     a = ap.parse_args()
     everies = [int(x) for x in a.every.split(",")]
-    rows = measure(Path(a.real), everies)
+    if not a.skip_main:
+        print_main(measure(Path(a.real), everies))
+    if a.writers != "none":
+        print_writers(measure_writers(Path(a.real), everies, a.writers))
+    if a.throughput_only:
+        print_throughput_only(measure_throughput_only(Path(a.real), [int(x) for x in a.throughput_only.split(",")]))
+
+
+def print_throughput_only(rows: list[dict[str, Any]]) -> None:
+    print("\n| pair | rows at, kind/every (throughput only) | remote level err | verdict 2 % (per step -> here) | "
+          "verdict 5 % | remote end: per step -> here | end ok | end by | extra warm-up s: per step -> here | error |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        t_end, iv = _end_cell(r)
+        print(f"| {r['pair']} | {r['variant']} | {_f(r['level_err'], '+.1%')} | {r['verdict2'][0]} -> {r['verdict2'][1]} | "
+              f"{r['verdict5'][0]} -> {r['verdict5'][1]} | {t_end} -> {iv} | {_f(r['end_ok'], '')} | {r['decided']} | "
+              f"{_f(r['extra'][0], '.1f')} -> {_f(r['extra'][1], '.1f')} | {_f(r['extra_err'], '+.0%')} |")
+
+
+def print_main(rows: list[dict[str, Any]]) -> None:
     print("| pair | variant | remote level err | verdict 2 % (per step -> here) | verdict 5 % | remote end: per step "
           "-> here (interval) | end ok | extra warm-up s: per step -> here | error | co-located end | classes c/r |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -168,8 +221,6 @@ def main() -> None:
               f"{r['verdict5'][0]} -> {r['verdict5'][1]} | {t_end} -> {iv} | {_f(r['end_ok'], '')} | "
               f"{_f(r['extra'][0], '.1f')} -> {_f(r['extra'][1], '.1f')} | {_f(r['extra_err'], '+.0%')} | "
               f"{r['coloc_end']} | {r['classes'][0]}/{r['classes'][1]} |")
-    if a.writers != "none":
-        print_writers(measure_writers(Path(a.real), everies, a.writers))
 
 
 if __name__ == "__main__":

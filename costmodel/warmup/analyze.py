@@ -25,7 +25,7 @@ from ..foundation.errors import AnalysisError
 from .result import FitResult, invert_levels
 from .rulefindings import FINDERS, rules_record
 from .rules_cold import rule_cold_phase, rule_overshoot, rule_tail_drift
-from .rules_end import rule_not_a_warmup, rule_warmup_end
+from .rules_end import rule_not_a_warmup, rule_rows_lost_time, rule_warmup_end
 from .rules_final import rule_curve, rule_dips, rule_lost
 from .rules_segment import rule_result, rule_segmentation, rule_stalls, rule_tail, rule_too_short
 from .rules_steady import rule_bias_window, rule_levels, rule_stall_split, rule_steady_drift, rule_steady_window
@@ -33,7 +33,8 @@ from .rulestate import EPS, MIN_POINTS, Fit
 from .series import Series, prepare
 from .startup import rule_startup_stall
 
-__all__ = ["EPS", "MIN_POINTS", "RULES", "Fit", "FitResult", "analyze", "analyze_runs", "analyze_series", "fit_runs", "run_rules"]
+__all__ = ["EPS", "MIN_POINTS", "ROWS_ONLY_RULES", "RULES",
+           "Fit", "FitResult", "analyze", "analyze_runs", "analyze_series", "fit_runs", "run_rules"]
 
 #: the state the rules share (the old private name)
 _Fit = Fit
@@ -64,6 +65,7 @@ RULES: tuple[tuple[str, Callable[[Fit], None]], ...] = (
     ("tail_drift", rule_tail_drift),
     ("overshoot", rule_overshoot),
     ("warmup_end", rule_warmup_end),
+    ("rows_lost_time", rule_rows_lost_time),
     ("not_a_warmup", rule_not_a_warmup),
     ("bias_window", rule_bias_window),
     ("startup_stall", rule_startup_stall),
@@ -75,6 +77,10 @@ RULES: tuple[tuple[str, Callable[[Fit], None]], ...] = (
     ("curve", rule_curve),
     ("dips", rule_dips),
 )
+
+
+#: rules that look at rows every N steps only: on a per-step log they have no entry in ``rules.found``
+ROWS_ONLY_RULES: tuple[str, ...] = ("rows_lost_time",)
 
 
 def run_rules(s: Series, until: str | None = None, curve_evidence: bool = True) -> Fit:
@@ -90,7 +96,9 @@ def run_rules(s: Series, until: str | None = None, curve_evidence: bool = True) 
     for name, rule in RULES:
         rule(f)
         ran.append(name)
-        f.found[name] = FINDERS[name](f)
+        found = FINDERS[name](f)
+        if found is not None:  # None: a rule for rows every N steps, on a per-step log (no entry)
+            f.found[name] = found
         if f.done or name == until:
             break
     if f.res is not None:

@@ -26,7 +26,7 @@ import numpy as np
 
 from .coldphase import MATERIAL, ColdPhase
 from .period import Period, find_period
-from .renewal import hit_high_from, rate_end, wait_end
+from .renewal import RATE_TOL, hit_high_from, rate_end, wait_end
 from .series import Series, cadence_steps
 
 #: the hit ratio of an averaged row is a mean: a row counts as warm from this mean on
@@ -75,6 +75,56 @@ def coarse_cold_phase(s: Series, stalls: np.ndarray | None) -> ColdPhase:
             # the first row alone: a start-up stall (initialisation, compilation, first batch), not a warm-up
             cp.end, cp.decided_by = 0, cp.decided_by + " (first row only: a start-up stall)"
     return cp
+
+
+#: a row of the cold phase at less than this share of the warm rate is a wait (a drop below half the level is a
+#: stall whatever the noise, as in :mod:`costmodel.warmup.period`)
+WAIT_ROW_SHARE = 0.5
+
+
+def bursty_rows(ratio: np.ndarray, ok: np.ndarray, k_thr: int) -> bool:
+    """Rows [0, k_thr) alternate between the warm level and waits: a row within the throughput rule's tolerance of
+    the warm rate (``ratio`` = row rate / warm rate) is followed by a row below :data:`WAIT_ROW_SHARE` of it. A
+    warm-up by a cache or any smooth curve only gets faster; a loader-bound cold phase (the bursts that, per step,
+    license the throughput rule) goes back to waiting after a warm row. Rows not ``ok`` are left out. O(n)."""
+    idx = np.flatnonzero(ok[:k_thr])
+    warm = idx[ratio[idx] >= 1.0 / (1.0 + RATE_TOL)]
+    return bool(len(warm) and np.any(ratio[idx[idx > warm[0]]] < WAIT_ROW_SHARE))
+
+
+def lost_time_end(s: Series, k_thr: int, i_end: int, steady_start: int, hi: int,
+                  stalls: np.ndarray | None) -> dict[str, Any] | None:
+    """Rule ``rows_lost_time``: on rows every N steps without a data wait, whether the curve's later 1 % end
+    (``i_end``) stands, or the cold phase ends where the throughput's excess stops accumulating (``k_thr``).
+
+    Looked at only when two rules already say the cold phase is over by ``k_thr`` (the throughput's excess over the
+    warm level +5 % stops accumulating there, over more than the first row, and the segmentation's steady start
+    ``steady_start`` is no later than one row after it) and the curve alone says later, by more than one row
+    (None otherwise). The warm level is the median time per unit of work of the second half's rows up to ``hi``
+    (the between-stall level, which stall rows that no period marks do not drag; ``stalls`` left out). The end is
+    ``k_thr`` when the cold rows are loader-bound (:func:`bursty_rows`: the signature that per step licenses the
+    throughput rule, which interval means average away) and the rows between the two ends lose less than
+    :data:`~costmodel.warmup.coldphase.MATERIAL` of the run's time against the warm level (a plateau within the
+    tolerance, not the cold phase); else the curve's end stands. Returns the finding (``end`` the index to use,
+    seconds). O(n).
+    """
+    n = s.n
+    if k_thr < 2 or i_end - k_thr < 2 or steady_start > k_thr + 1:
+        return None
+    ok = ~(stalls if stalls is not None else np.zeros(n, dtype=bool)) & (s.w > 0) & (s.d > 0)
+    h = np.zeros(n, dtype=bool)
+    h[n // 2:max(hi, n // 2 + 1)] = True
+    if not (ok & h).any():
+        return None
+    u = float(np.median(s.d[ok & h] / s.w[ok & h]))
+    ratio = np.where(ok, s.w * u / np.where(s.d > 0, s.d, 1.0), 0.0)
+    between = np.zeros(n, dtype=bool)
+    between[k_thr:i_end] = True
+    lost = float(np.sum((s.d - s.w * u)[between & ok]))
+    material = MATERIAL * float(np.sum(s.d))
+    bursty = bursty_rows(ratio, ok, k_thr)
+    return {"end": k_thr if bursty and lost < material else i_end, "curve_end": i_end, "throughput_end": k_thr,
+            "lost_between_s": lost, "material_s": material, "bursty": bursty, "warm_s_per_unit": u}
 
 
 def stalls_from(cp: ColdPhase) -> int:

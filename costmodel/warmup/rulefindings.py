@@ -68,6 +68,14 @@ def _warmup_end(f: Fit) -> dict[str, Any]:
             "estimator": f.evidence.get("warmup_end_estimator"), "too_late": f.done}
 
 
+def _rows_lost_time(f: Fit) -> dict[str, Any] | None:
+    if not f.coarse:
+        return None  # per step: the rule does not look (no entry, so per-step records are as before)
+    found = f.evidence.get("rows_lost_time")
+    return {"kept": found["kept"], "throughput_end_step": found["throughput_end_step"],
+            "lost_between_s": found["lost_between_s"]} if found else {"kept": None}
+
+
 def _not_a_warmup(f: Fit) -> dict[str, Any]:
     noise = f.evidence.get("not_a_warmup")
     if not isinstance(noise, dict):
@@ -117,9 +125,10 @@ def _dips(f: Fit) -> dict[str, Any]:
 
 
 #: rule name -> its finder (every rule of :data:`costmodel.warmup.analyze.RULES` has one)
-FINDERS: dict[str, Callable[[Fit], dict[str, Any]]] = {
+FINDERS: dict[str, Callable[[Fit], dict[str, Any] | None]] = {
     "too_short": _too_short, "stalls": _stalls, "segmentation": _segmentation, "tail": _tail, "result": _result,
     "cold_phase": _cold_phase, "tail_drift": _tail_drift, "overshoot": _overshoot, "warmup_end": _warmup_end,
+    "rows_lost_time": _rows_lost_time,
     "not_a_warmup": _not_a_warmup, "bias_window": _bias_window, "startup_stall": _startup_stall,
     "steady_drift": _steady_drift,
     "steady_window": _steady_window, "stall_split": _stall_split, "levels": _levels, "lost": _lost,
@@ -139,6 +148,8 @@ def warmup_end_rule(f: Fit) -> str:
         return "cold_phase"
     if est == "isotonic_from_peak":
         return "overshoot"
+    if est.startswith("rows_lost_time"):
+        return "rows_lost_time"
     if est.startswith(("curve:", "isotonic")):
         return "warmup_end"
     return "segmentation"

@@ -6,6 +6,7 @@ import numpy as np
 
 from . import curve as curvemod
 from . import detect
+from .coarse import lost_time_end
 from .result import curve_dict
 from .rulestate import (
     EPS,
@@ -117,6 +118,33 @@ def curve_or_isotonic_end(f: Fit, iso_bic: float, j_iso: int) -> None:
                      f"less than {STEADY_FRAC:.0%} of the run is steady")
         if f.sel is not None:
             f.res.curve = curve_dict(s, best, float(np.mean(s.d[-max(n // 4, 1):])))
+
+
+def rule_rows_lost_time(f: Fit) -> None:
+    """Rows every N steps without a data wait: the curve's later 1 % end stands only if the rows after the cold
+    phase's throughput end lose material time (:func:`~costmodel.warmup.coarse.lost_time_end`). O(n)."""
+    est = str(f.evidence.get("warmup_end_estimator") or "")
+    if not (f.coarse and f.decided is None and f.cls == "warmup" and f.cp_rows is not None
+            and est.startswith(("curve:", "isotonic")) and f.i_end < f.n):
+        return
+    per = f.per.mask if f.per is not None else None
+    found = lost_time_end(f.s, int(f.cp_rows.throughput_end), f.i_end, int(f.verdict.steady_start or 0), f.hi, per)
+    if found is None:
+        return
+    step = f.s.step  # on rows an end index names the first step of the first warm row
+    f.evidence["rows_lost_time"] = {
+        "curve_end_step": int(step[found["curve_end"] - 1]) + 1,
+        "throughput_end_step": int(step[found["throughput_end"] - 1]) + 1,
+        "lost_between_s": found["lost_between_s"], "material_s": found["material_s"],
+        "bursty_cold_rows": found["bursty"], "kept": "curve" if found["end"] == found["curve_end"] else "throughput"}
+    if found["end"] != f.i_end:
+        f.i_end = found["end"]
+        f.evidence["warmup_end_estimator"] = f"rows_lost_time (was {est})"
+        f.evidence["rule"] = (f"the loader-bound cold phase ends where the throughput's excess stops accumulating (step "
+                              f"{f.evidence['rows_lost_time']['throughput_end_step']}): the rows up to the curve's 1 % end "
+                              f"lose {found['lost_between_s']:.2f} s, below {found['material_s']:.2f} s (0.2 % of the run)")
+        assert f.res is not None
+        f.res.warmup_end_decided_by = "throughput (rows: loader-bound cold rows; the curve's later end loses immaterial time)"
 
 
 def rule_not_a_warmup(f: Fit) -> None:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from costmodel.warmup import analyze
-from costmodel.warmup.analyze import RULES, run_rules
+from costmodel.warmup.analyze import ROWS_ONLY_RULES, RULES, run_rules
 from costmodel.warmup.series import prepare
 
 BATCH = 16.0
@@ -106,7 +106,8 @@ def test_the_rules_record_names_the_deciding_rule_and_each_finding() -> None:
     assert set(rec) == {"decided_by", "warmup_end_by", "trace", "found"}
     assert rec["decided_by"] == "periodic_dips" and rec["warmup_end_by"] == "cold_phase"
     assert rec["trace"][-1] == "periodic_dips" and "cold_phase:warmup" in rec["trace"]
-    assert list(rec["found"]) == [name for name, _ in RULES]
+    # a per-step log: every rule but those for rows every N steps (no entry, so per-step records are as before)
+    assert list(rec["found"]) == [name for name, _ in RULES if name not in ROWS_ONLY_RULES]
     found = rec["found"]
     assert found["stalls"]["period_steps"] == 300 and found["stalls"]["stalls"] >= 3
     assert abs(found["cold_phase"]["end_step"] - 150) <= 3 and found["cold_phase"]["decided_by"] == "data_wait_s"
@@ -179,3 +180,76 @@ def test_steady_window_stall_split_and_curve_rules_on_periodic_stalls() -> None:
     f = run_rules(prepare(_run(rate)), until="curve")
     assert f.res is not None and f.res.stall_split is not None and f.found["stall_split"] == {"split": True}
     assert f.res.curve is not None and f.res.curve["model"] == "constant"  # a flat run: no warm-up curve
+
+
+def _rows(rate: np.ndarray, every: int = 10) -> pd.DataFrame:
+    """Interval means every ``every`` steps (Megatron-style: no data wait): each row's mean rate and step time."""
+    st = BATCH / rate
+    return pd.DataFrame({"step": every * np.arange(1, len(rate) + 1), "step_time_s": st, "samples_per_s": rate})
+
+
+def _cold_then_sag(sag: float, sag_rows: int, n: int = 200) -> np.ndarray:
+    # 9 cold rows, loader-bound: far below the warm level, two rows at it, then a wait again (row 9 at 30 % of it);
+    # then ``sag_rows`` rows ``sag`` below the warm level, then warm
+    rate = 400.0 * _noise(n, seed=3, cv=0.002)
+    rate[:9] = [100.0, 150.0, 115.0, 150.0, 180.0, 398.0, 396.0, 370.0, 120.0]
+    rate[9:9 + sag_rows] *= 1.0 - sag
+    return rate
+
+
+def test_rows_lost_time_rule_ends_the_cold_phase_where_its_lost_time_stops() -> None:
+    # 10-step means: the curve's 1 % end (after the 2 % sag of rows 10-21) is later than the throughput's end (row 9)
+    # and the segmentation's; the sag loses 0.10 s, under 0.2 % of the run's 80 s: the cold phase ends at step 91
+    f = run_rules(prepare(_rows(_cold_then_sag(0.02, 12))), until="rows_lost_time")
+    found = f.evidence["rows_lost_time"]
+    assert found["kept"] == "throughput" and found["throughput_end_step"] == 91
+    assert found["curve_end_step"] >= 201 and 0.05 < found["lost_between_s"] < found["material_s"]
+    assert f.i_end == 9 and f.evidence["warmup_end_estimator"].startswith("rows_lost_time")
+    fit = analyze(_rows(_cold_then_sag(0.02, 12)))
+    assert fit.warmup_end_step == 91 and fit.rules["warmup_end_by"] == "rows_lost_time"
+    assert fit.evidence["warmup_end_interval"]["low_step"] == 81 and fit.rules["found"]["rows_lost_time"]["kept"] == "throughput"
+
+
+def test_rows_lost_time_rule_keeps_the_curve_end_when_the_rows_between_lose_material_time() -> None:
+    # a 3 % sag over 40 rows loses ~0.5 s (0.6 % of the run): a slower phase of the warm-up, so the later end stands
+    fit = analyze(_rows(_cold_then_sag(0.03, 40)))
+    assert fit.warmup_end_step >= 400 and fit.rules["warmup_end_by"] != "rows_lost_time"
+    assert fit.evidence.get("rows_lost_time", {}).get("kept") in (None, "curve")
+
+
+def test_rows_lost_time_rule_does_not_look_at_a_per_step_log_nor_move_a_smooth_warmup() -> None:
+    i = np.arange(3000)
+    rate = 400.0 * (1.0 - 0.5 * np.exp(-i / 100.0)) * _noise(3000, cv=0.005)
+    f = run_rules(prepare(_run(rate)), until="rows_lost_time")
+    assert "rows_lost_time" not in f.found and "rows_lost_time" not in f.evidence
+    # the same warm-up as 10-step means: the curve's 1 % end (t = 391) stands
+    rows = rate.reshape(-1, 10)
+    fit = analyze(_rows(10 * BATCH / (BATCH / rows).sum(axis=1)))
+    assert 300 <= fit.warmup_end_step <= 600 and fit.rules["warmup_end_by"] != "rows_lost_time"
+
+
+def test_bursty_rows_is_a_warm_row_followed_by_a_wait_before_the_throughput_end() -> None:
+    from costmodel.warmup.coarse import bursty_rows
+
+    ok = np.ones(8, dtype=bool)
+    # a loader: cold, warm (within +5 %: ratio >= 1/1.05), then a row at a third of the warm rate
+    assert bursty_rows(np.array([0.3, 0.4, 0.99, 0.97, 0.33, 1.0, 1.0, 1.0]), ok, 5)
+    # a smooth approach only gets faster; a dip to 0.85 after a warm row is no wait (below half is)
+    assert not bursty_rows(np.array([0.3, 0.5, 0.7, 0.9, 0.96, 1.0, 1.0, 1.0]), ok, 5)
+    assert not bursty_rows(np.array([0.3, 0.96, 0.85, 0.9, 0.95, 1.0, 1.0, 1.0]), ok, 5)
+    # the wait after the throughput end, or a left-out (stall) row, does not count
+    assert not bursty_rows(np.array([0.3, 0.4, 0.99, 0.97, 0.9, 0.33, 1.0, 1.0]), ok, 5)
+    left_out = ok.copy()
+    left_out[4] = False
+    assert not bursty_rows(np.array([0.3, 0.4, 0.99, 0.97, 0.33, 1.0, 1.0, 1.0]), left_out, 5)
+
+
+def test_lost_time_end_is_not_licensed_when_the_ends_agree_or_the_segmentation_says_later() -> None:
+    from costmodel.warmup.coarse import lost_time_end
+
+    s = prepare(_rows(_cold_then_sag(0.02, 12)))
+    assert lost_time_end(s, 9, 10, 9, s.n, None) is None  # one row apart: within the log's resolution
+    assert lost_time_end(s, 1, 21, 1, s.n, None) is None  # a cold phase of the first row alone: a start-up stall
+    assert lost_time_end(s, 9, 21, 15, s.n, None) is None  # the segmentation's steady start is later
+    found = lost_time_end(s, 9, 21, 9, s.n, None)
+    assert found is not None and found["end"] == 9 and found["bursty"]
