@@ -89,7 +89,7 @@ def rule_stalls(f: Fit) -> None:
     # stalls by their signature and a loader-bound (bursty) cold phase, from the step times
     f.coarse = is_coarse(s) and s.is_rate and not s.inverted
     if f.coarse:  # the first warm row after a steep cold phase is where the level arrived, not a fast outlier
-        f.an.high &= ~held_highs(s.y, f.an.high, f.an.sigma)
+        f.an.high &= ~held_highs(s.y, f.an.high, f.an.baseline)
     ren = (find_renewal(s.w, s.d, s.metadata)
            if (s.metric in RATE_METRICS or s.metric == "step_time_s") and s.time_source in ("step_time_s", "t_s")
            and not f.coarse else None)

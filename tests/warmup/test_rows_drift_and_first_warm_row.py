@@ -137,14 +137,20 @@ def test_tail_drift_rule_still_stops_rows_of_a_run_that_keeps_degrading() -> Non
 # --- stalls on rows: the first warm row is no outlier -------------------------------------------------------------
 
 def test_held_highs_keeps_the_first_warm_row_and_flags_a_spike() -> None:
+    # w8's rows at 0, 50, 100, ...: the row of step 150 against a rolling median of 343.5 (7 rows), the rows after
+    # it at its level; a spike the rows after it fall back from; a 1.7 % high row of w4long's co-located rows
+    # (396.0 against 389.4) that the next rows do not hold (394.2, 388.2, 388.5: nearer the median)
     y = np.array([25.6, 239.3, 343.5, 469.8, 469.8, 472.0, 256.9, 464.1, 467.7, 630.0, 466.4, 465.7, 468.0])
+    base = np.array([25.6, 239.3, 343.5, 343.5, 464.1, 467.7, 467.7, 467.7, 466.4, 466.4, 466.4, 466.4, 466.4])
     high = np.zeros(len(y), dtype=bool)
     high[[3, 9]] = True
-    held = held_highs(y, high, sigma=2.0)
-    assert held[3] and not held[9]  # row 3: the rows after it hold 469.8; row 9: they fall back to 466
+    held = held_highs(y, high, base)
+    assert held[3] and not held[9]
     end = np.zeros(len(y), dtype=bool)
     end[-2] = True  # too few rows after it to say
-    assert not held_highs(y, end, sigma=2.0).any()
+    assert not held_highs(y, end, base).any()
+    y2 = np.array([389.4, 389.5, 389.4, 396.0, 394.2, 388.2, 388.5, 164.6])
+    assert not held_highs(y2, np.arange(8) == 3, np.full(8, 389.4)).any()
 
 
 @pytest.mark.parametrize("rows", ["sampled", "averaged"])
