@@ -192,3 +192,19 @@ def row_first_steps(s: Series) -> np.ndarray:
     step = s.step.astype(np.int64)
     every = cadence_steps(step.astype(float))
     return np.concatenate([[max(int(step[0]) - every + 1, 0)], step[:-1] + 1]) if len(step) else step
+
+
+#: rows after a fast row that must hold its level for it to be the first warm row, not an outlier
+HELD_ROWS = 3
+
+
+def held_highs(y: np.ndarray, high: np.ndarray, baseline: np.ndarray) -> np.ndarray:
+    """Fast "outliers" that the next HELD_ROWS rows hold (their median nearer the row's value than the rolling
+    median ``baseline`` it was flagged against): on rows every N steps the first warm row after a steep cold phase
+    sits above a rolling median that still holds cold rows, but it is where the level arrived, not a spike (after
+    a spike the rows fall back to the baseline). O(n)."""
+    held = np.zeros(len(y), dtype=bool)
+    for i in np.flatnonzero(high):
+        after = y[i + 1:i + 1 + HELD_ROWS]
+        held[i] = len(after) == HELD_ROWS and float(np.median(after)) >= 0.5 * (float(y[i]) + float(baseline[i]))
+    return held

@@ -84,3 +84,42 @@ def window_drift(s: Series, ym: np.ndarray, lo: int, hi: int) -> float | None:
 
     med = float(np.median(yb))
     return float(theilslopes(yb, sb)[0] * (sb[-1] - sb[0]) / med) if med else None
+
+
+DRIFT_BATCHES = 10  # the tail cut into this many spans of equal length in steps (batch means)
+
+
+def tail_drift_batches(s: Series, ym: np.ndarray, lo: int = 0, hi: int | None = None,
+                       k: int = DRIFT_BATCHES) -> tuple[float, int, float] | None:
+    """The drift of :func:`tail_drift`'s region tested on batch means of ``k`` equal spans of steps.
+
+    Returns (t of the least-squares slope of the batch means on the batch centres, its degrees of freedom
+    ``k - 2``, the two-sided p-value from Student's t), or None where the region is too short. A span of steps
+    holds the same work at any logging cadence, so the test reads the same on a per-step log and on its rows
+    every N steps (means or samples); the spread of the batch means carries the level's slow wander, which a
+    per-observation z (its autocorrelation estimated from the rows) misses when there are few rows.
+    """
+    n = s.n if hi is None else hi
+    a = max(lo, n - int(DRIFT_TAIL * n))
+    if n - a < 16:
+        return None
+    x = s.step[a:n].astype(float)
+    if x[-1] <= x[0]:
+        return None
+    k = min(k, (n - a) // 2)
+    which = np.minimum(((x - x[0]) / (x[-1] - x[0]) * k).astype(int), k - 1)
+    cnt = np.bincount(which, minlength=k)
+    ok = cnt > 0
+    xb = np.bincount(which, weights=x, minlength=k)[ok] / cnt[ok]
+    yb = np.bincount(which, weights=ym[a:n], minlength=k)[ok] / cnt[ok]
+    dof = len(yb) - 2
+    if dof < 3:
+        return None
+    xc = xb - xb.mean()
+    b = float(np.dot(xc, yb - yb.mean()) / np.dot(xc, xc))
+    r = yb - yb.mean() - b * xc
+    se = float(np.sqrt(np.dot(r, r) / dof / np.dot(xc, xc)))
+    t = b / se if se > 0 else (float("inf") if b else 0.0)
+    from ..numeric.student_t import t_sf
+
+    return t, dof, min(1.0, 2.0 * t_sf(abs(t), dof))

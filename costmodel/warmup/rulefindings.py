@@ -55,8 +55,11 @@ def _cold_phase(f: Fit) -> dict[str, Any]:
 
 def _tail_drift(f: Fit) -> dict[str, Any]:
     td = f.td
-    return {"rel": td[0] if td is not None else None, "z": td[1] if td is not None else None,
-            "no_steady_state": f.done}
+    out = {"rel": td[0] if td is not None else None, "z": td[1] if td is not None else None,
+           "no_steady_state": f.done}
+    if f.td_batches is not None:  # the batch-means test ran (the other conditions held)
+        out["batches_p"] = f.td_batches[2]
+    return out
 
 
 def _overshoot(f: Fit) -> dict[str, Any]:

@@ -9,9 +9,10 @@ from .coarse import (
     rows_evidence,
 )
 from .coldphase import cold_phase
-from .drift import DRIFT_TAIL, tail_drift, window_drift
+from .drift import DRIFT_BATCHES, DRIFT_TAIL, tail_drift, tail_drift_batches, window_drift
 from .overshoot import overshoot_end as find_overshoot_end
 from .rulestate import (
+    DRIFT_BATCH_P,
     DRIFT_PACE_MAX,
     DRIFT_TAIL_REL,
     DRIFT_Z_TAIL,
@@ -72,7 +73,7 @@ def rule_tail_drift(f: Fit) -> None:
         evidence["head_drift_rel"] = head
         kept = head is None or not (np.sign(head) != np.sign(td[0]) and abs(head) >= HEAD_DRIFT_MIN * abs(td[0]))
         if (f.cls != "no_steady_state" and abs(td[0]) > DRIFT_TAIL_REL and td[1] >= DRIFT_Z_TAIL
-                and 0.5 <= td[3] <= DRIFT_PACE_MAX and kept):
+                and 0.5 <= td[3] <= DRIFT_PACE_MAX and kept and _batches_confirm(f, td)):
             res.classification = f.cls = "no_steady_state"
             res.drift_per_1k_steps = td[2]
             evidence["rule"] = (f"the level still drifts by {td[0]:+.1%} over the last {DRIFT_TAIL:.0%} of the run "
@@ -83,6 +84,23 @@ def rule_tail_drift(f: Fit) -> None:
         if res.drift_per_1k_steps is None and td is not None:
             res.drift_per_1k_steps = td[2]
         f.stop("no_steady_state")
+
+
+def _batches_confirm(f: Fit, td: tuple[float, float, float, float]) -> bool:
+    """The drift is also significant on batch means of equal spans of steps (``tail_drift_batches``, at the
+    DRIFT_BATCH_P level): a test that reads the same at any logging cadence. Where it does not confirm, the
+    drift is named (evidence ``tail_drift_batches``, a warning) and the level is reported as steady."""
+    bt = tail_drift_batches(f.s, f.ym, hi=f.hi)
+    f.td_batches = bt
+    if bt is None or bt[2] <= DRIFT_BATCH_P:
+        return True
+    assert f.res is not None
+    f.evidence["tail_drift_batches"] = {"t": bt[0], "df": bt[1], "p": bt[2], "spans": DRIFT_BATCHES}
+    f.res.warnings.append(
+        f"the level drifts by {td[0]:+.1%} over the last {DRIFT_TAIL:.0%} of the run (z = {td[1]:.1f} against the "
+        f"{'rows' if f.coarse else 'steps'}), but the means of {DRIFT_BATCHES} equal spans of steps do not confirm it "
+        f"(t = {bt[0]:.1f}, p = {bt[2]:.3f} > {DRIFT_BATCH_P:g}): reported as a steady level with this drift")
+    return False
 
 
 def rule_overshoot(f: Fit) -> None:

@@ -11,6 +11,7 @@ from . import detect
 from .classify import Segment, classify_segments
 from .coarse import (
     coarse_cold_phase,
+    held_highs,
     is_coarse,
     period_after,
     stalls_but_the_first,
@@ -87,6 +88,8 @@ def rule_stalls(f: Fit) -> None:
     f.mirrored = s.direction == "lower_is_better" and not s.inverted
     # stalls by their signature and a loader-bound (bursty) cold phase, from the step times
     f.coarse = is_coarse(s) and s.is_rate and not s.inverted
+    if f.coarse:  # the first warm row after a steep cold phase is where the level arrived, not a fast outlier
+        f.an.high &= ~held_highs(s.y, f.an.high, f.an.baseline)
     ren = (find_renewal(s.w, s.d, s.metadata)
            if (s.metric in RATE_METRICS or s.metric == "step_time_s") and s.time_source in ("step_time_s", "t_s")
            and not f.coarse else None)

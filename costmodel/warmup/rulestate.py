@@ -24,6 +24,7 @@ DRIFT_Z = 4.0  # a drift must also be significant: |head - tail| >= 4 standard e
 DRIFT_TAIL_REL = 0.008  # ... still moves by more than 0.8 % (2 % over a whole run) and significantly
 DRIFT_Z_TAIL = 3.0  # (slope z, autocorrelation-corrected) and at an undiminished pace
 DRIFT_PACE_MAX = 2.0  # ... not accelerating (second half of the tail at most twice the first half's slope)
+DRIFT_BATCH_P = 0.01  # ... and confirmed by the batch means of equal spans of steps (two-sided p, Student's t)
 HEAD_DRIFT_MIN = 0.25  # ... and the window before the tail does not move the other way by >= 1/4 of the tail's change
 TAIL_MAX = 0.2  # a final segment this short (share of the run) after a long plateau is a flagged tail ...
 PLATEAU_MIN = 0.5  # ... when the plateau before it lasts at least half the run
@@ -67,6 +68,7 @@ class Fit:
     cp: ColdPhase | None = None
     decided: int | None = None
     td: Any = None
+    td_batches: Any = None
     overshoot_end: int | None = None
     i_end: int = 0
     sel: Any = None
