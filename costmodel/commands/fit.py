@@ -107,9 +107,11 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from ..foundation import units_fmt as U
+    from ..foundation.heap import roomy_heap
     from ..warmup import fit_runs
     from ._common import emit_json, ingest_options
 
+    roomy_heap()  # freed temporaries stay in the heap (fewer page faults; the same numbers)
     side = load_side(args.files, args.fmt, args.role or "", args, spec_role="",
                      options=ingest_options(args, args.role or ""))
     runs = side.runs

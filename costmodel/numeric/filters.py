@@ -1,5 +1,6 @@
 """Running median with ``scipy.ndimage.median_filter(y, size, mode="reflect")``'s numbers: numpy for short
-series (no SciPy import: 0.2-0.5 s of ``costmodel fit``'s start-up), SciPy's C filter for long ones."""
+series (no SciPy import: 0.2-0.5 s of ``costmodel fit``'s start-up), SciPy's C filter for long ones (its kernel
+loaded without importing ``scipy.ndimage``: :mod:`costmodel.numeric.scipy_kernels`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,6 +19,15 @@ def median_filter(y: np.ndarray, size: int) -> np.ndarray:
     y = np.asarray(y, dtype=float)
     n = len(y)
     if n * size > NUMPY_MAX_ELEMENTS or size // 2 >= n or np.isnan(y).any():  # (windows wider than the series: reflected again)
+        if 1 < size and size // 2 < n:
+            from .scipy_kernels import REFLECT, rank_filter_1d
+
+            kernel = rank_filter_1d()
+            if kernel is not None:  # what scipy.ndimage.median_filter calls for a 1-D float64 series
+                x = np.ascontiguousarray(y)
+                out = np.empty_like(x)
+                kernel(x, size // 2, size, out, REFLECT, 0.0, 0)
+                return out
         from scipy.ndimage import median_filter as _scipy_median_filter
 
         return np.asarray(_scipy_median_filter(y, size=size, mode="reflect"), dtype=float)

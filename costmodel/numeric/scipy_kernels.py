@@ -1,0 +1,135 @@
+"""SciPy's compiled kernels without SciPy's package imports: the same C functions, so the same numbers.
+
+``import scipy.ndimage`` costs 0.22 CPU-s and ``import scipy.special`` 0.19 CPU-s here, almost all of it
+``scipy.special``'s array-API wrappers and docstrings, for two kernels the analysis needs: the 1-D running
+median (``scipy.ndimage._rank_filter_1d``) and Student's t (``scipy.special._ufuncs.stdtr`` / ``stdtrit``).
+Loaded directly they cost 0.001 s and 0.017 s. Each is SciPy's internal, which a release may change, so each
+must pass a check against known values before it is used; when SciPy is missing, the file is not there or the
+check fails, the public import is used (the same numbers, the old cost). ``sys.modules`` is left as a later
+``import scipy.special`` / ``scipy.ndimage`` needs it (that import then reuses the loaded extension modules).
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import threading
+import types
+from collections.abc import Callable
+from typing import Any
+
+#: the module of ``scipy.ndimage``'s 1-D rank filter and the code of ``mode="reflect"`` it takes
+#: (``scipy.ndimage._ni_support._extend_mode_to_code("reflect", is_filter=True)``)
+RANK_FILTER_MODULE, REFLECT = "scipy.ndimage._rank_filter_1d", 2
+_SPECIAL = "scipy.special"
+_lock = threading.Lock()
+_cache: dict[str, Any] = {}
+
+
+def _scipy_folder(sub: str) -> str | None:
+    spec = importlib.util.find_spec("scipy")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return os.path.join(next(iter(spec.submodule_search_locations)), sub)
+
+
+def _rank_filter_direct() -> Callable[..., Any] | None:
+    import numpy as np
+
+    folder = _scipy_folder("ndimage")
+    if folder is None:
+        return None
+    path = next((os.path.join(folder, "_rank_filter_1d" + s) for s in importlib.machinery.EXTENSION_SUFFIXES
+                 if os.path.isfile(os.path.join(folder, "_rank_filter_1d" + s))), None)
+    if path is None:
+        return None
+    loader = importlib.machinery.ExtensionFileLoader(RANK_FILTER_MODULE, path)
+    spec = importlib.util.spec_from_file_location(RANK_FILTER_MODULE, path, loader=loader)
+    if spec is None:
+        return None
+    mod = importlib.util.module_from_spec(spec)  # registers it in sys.modules: taken out again below
+    try:
+        loader.exec_module(mod)
+    finally:
+        sys.modules.pop(RANK_FILTER_MODULE, None)
+    fn = getattr(mod, "rank_filter", None)
+    if fn is None:
+        return None
+    # the check: the reflected running median of a series with ties, both ends included, worked out by hand
+    probe = np.array([5.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0])
+    want = {3: [5, 4, 1, 4, 5, 5, 6, 5, 5, 3], 5: [4, 4, 4, 4, 4, 5, 5, 5, 3, 5]}
+    for size, expected in want.items():
+        got = np.empty_like(probe)
+        fn(probe, size // 2, size, got, REFLECT, 0.0, 0)
+        if got.tolist() != [float(v) for v in expected]:
+            return None
+    return fn
+
+
+def rank_filter_1d() -> Callable[..., Any] | None:
+    """``scipy.ndimage``'s 1-D rank filter ``f(x, rank, size, out, mode, cval, origin)`` (``x`` and ``out``
+    contiguous float64), what ``scipy.ndimage.median_filter`` calls for a 1-D float64 series with
+    ``rank = size // 2`` and ``mode = REFLECT``; None when it cannot be loaded or fails its check (then use
+    ``scipy.ndimage.median_filter`` itself)."""
+    with _lock:
+        if "rank_filter" not in _cache:
+            mod = sys.modules.get(RANK_FILTER_MODULE)
+            try:
+                _cache["rank_filter"] = getattr(mod, "rank_filter", None) if mod is not None else _rank_filter_direct()
+            except (ImportError, OSError, TypeError, ValueError, RuntimeError, AttributeError):
+                _cache["rank_filter"] = None
+        return _cache["rank_filter"]
+
+
+def _student_t_direct() -> tuple[Any, Any] | None:
+    """``scipy.special._ufuncs`` imported under a bare stand-in for the ``scipy.special`` package (its
+    ``__init__`` is what costs), then every ``scipy.special.*`` entry taken out of ``sys.modules`` again."""
+    folder = _scipy_folder("special")
+    if folder is None:
+        return None
+    importlib.import_module("scipy")  # the real top package (a few ms)
+    stub = types.ModuleType(_SPECIAL)
+    stub.__path__ = [folder]
+    stub.__package__ = _SPECIAL
+    sys.modules[_SPECIAL] = stub
+    try:
+        mod = importlib.import_module(_SPECIAL + "._ufuncs")
+    finally:
+        for name in [k for k in sys.modules if k == _SPECIAL or k.startswith(_SPECIAL + ".")]:
+            sys.modules.pop(name, None)
+    return mod.stdtr, mod.stdtrit
+
+
+def _checked(pair: tuple[Any, Any] | None) -> tuple[Any, Any] | None:
+    """The pair when it gives SciPy's published quantiles (:data:`costmodel.numeric.stats.T_PPF`) to the bit."""
+    from .stats import T_PPF
+
+    if pair is None:
+        return None
+    stdtr, stdtrit = pair
+    for df in (1, 7, 30, 120):
+        q = T_PPF[0.975][df - 1]
+        if float(stdtrit(float(df), 0.975)) != q or not abs(float(stdtr(float(df), -q)) - 0.025) < 1e-12:
+            return None
+    return pair
+
+
+def student_t() -> tuple[Any, Any]:
+    """``(stdtr, stdtrit)``: ``scipy.special``'s ufuncs (what ``scipy.stats.t`` computes with), loaded without
+    ``scipy.special``'s package import when it is not imported yet. Raises ImportError without SciPy."""
+    with _lock:
+        if "student_t" not in _cache:
+            pair = None
+            if _SPECIAL not in sys.modules:
+                try:
+                    pair = _checked(_student_t_direct())
+                except (ImportError, OSError, TypeError, ValueError, RuntimeError, AttributeError):
+                    pair = None
+            if pair is None:
+                from scipy.special import stdtr, stdtrit
+
+                pair = (stdtr, stdtrit)
+            _cache["student_t"] = pair
+        return _cache["student_t"]
