@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .memo import LastResults
+
 #: numpy's sliding-window path up to this many window elements (n x size): 32 MiB of float64 views per chunk
 NUMPY_MAX_ELEMENTS = 1 << 22
 _CHUNK_ROWS = 1 << 15
+#: the last running medians (the dips rule asks again for those the stall rule computed)
+_last = LastResults(entries=6)
 
 
 def median_filter(y: np.ndarray, size: int) -> np.ndarray:
@@ -17,6 +21,15 @@ def median_filter(y: np.ndarray, size: int) -> np.ndarray:
     if size < 1 or size % 2 == 0:
         raise ValueError(f"size must be an odd number >= 1, got {size}")
     y = np.asarray(y, dtype=float)
+    kept = _last.get(y, size)
+    if kept is not None:
+        return kept
+    out = _median_filter(y, size)
+    _last.put(y, size, out)
+    return out
+
+
+def _median_filter(y: np.ndarray, size: int) -> np.ndarray:
     n = len(y)
     if n * size > NUMPY_MAX_ELEMENTS or size // 2 >= n or np.isnan(y).any():  # (windows wider than the series: reflected again)
         if 1 < size and size // 2 < n:

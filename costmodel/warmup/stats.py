@@ -15,13 +15,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..foundation.fields_json import FieldsJson
+from ..numeric.memo import LastResults
 
 CHUNK = 1 << 15  # tau_int of longer series averages the autocovariances of chunks of this length
+#: the last autocorrelation times (a window's level and its CI with ten batches ask for the same residuals')
+_last_tau = LastResults(entries=4)
 
 
 def tau_int(x: np.ndarray, c: float = 5.0) -> float:
     """Integrated autocorrelation time ``1 + 2 sum rho_k`` with Sokal's automatic window (FFT, O(n log n))."""
     x = np.asarray(x, dtype=float)
+    kept = _last_tau.get(x, c)
+    if kept is None:
+        kept = _tau_int(x, c)
+        _last_tau.put(x, c, kept)
+    return float(kept)
+
+
+def _tau_int(x: np.ndarray, c: float) -> float:
     n = len(x)
     if n < 8:
         return 1.0
