@@ -9,9 +9,13 @@ cost`` imported ``scipy.optimize`` for one root per break-even input. Modules:
   Python code trimmed to the options used;
 * :mod:`.robust`: ``theilslopes`` (median of pairwise slopes) and ``isotonic_regression`` (PAVA);
 * :mod:`.stats`: ``t.ppf`` / ``t.sf`` of Student's t from a table of SciPy's values for the quantiles the
-  analysis asks at whole degrees of freedom, else ``scipy.special`` (imported only then);
+  analysis asks at whole degrees of freedom, else ``scipy.special``'s ``stdtrit`` / ``stdtr``;
 * :mod:`.filters`: ``median_filter`` (``mode="reflect"``) with numpy for short series, SciPy's
-  ``ndimage`` for long ones.
+  ``ndimage`` kernel for long ones;
+* :mod:`.scipy_kernels`: those SciPy kernels (the 1-D rank filter, ``stdtr`` / ``stdtrit``) loaded without
+  importing ``scipy.ndimage`` / ``scipy.special`` (0.2 CPU-s), each checked before use, the public import
+  as the fallback;
+* :mod:`.memo`: the last few results of a pure function of one series, found again by the series' bits.
 
 Equality with SciPy (to the bit) is tested in ``tests/numeric/``. Pure functions; no costmodel imports
 beyond :mod:`costmodel.errors`.
