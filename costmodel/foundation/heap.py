@@ -4,7 +4,7 @@ The analysis of a 100,000-step series makes thousands of temporaries of 0.8-1.6 
 With glibc's defaults the heap's top is given back to the kernel whenever more than twice the largest block
 freed so far is free, so the next temporary faults its pages in again: ``costmodel compare`` at 10 ranks took
 95,000 minor page faults and 0.3-0.4 s of system time, against 46,000 and 0.2 s with :func:`roomy_heap`'s
-settings (:data:`MMAP_BYTES`, :data:`TRIM_BYTES`; BENCHMARKS.md, issue 42). Allocator settings only: no number
+settings (:data:`MMAP_BYTES`, :data:`TRIM_BYTES`; BENCHMARKS.md, "the small fleet"). Allocator settings only: no number
 changes. glibc only (``mallopt``); a no-op elsewhere.
 """
 from __future__ import annotations

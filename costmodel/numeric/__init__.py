@@ -12,11 +12,12 @@ cost`` imported ``scipy.optimize`` for one root per break-even input. Modules:
   analysis asks at whole degrees of freedom, else ``scipy.special``'s ``stdtrit`` / ``stdtr``;
 * :mod:`.filters`: ``median_filter`` (``mode="reflect"``) with numpy for short series, SciPy's
   ``ndimage`` kernel for long ones;
-* :mod:`.scipy_kernels`: those SciPy kernels (the 1-D rank filter, ``stdtr`` / ``stdtrit``) loaded without
+* those two SciPy kernels (the 1-D rank filter, ``stdtr`` / ``stdtrit``) are loaded (by
+  :mod:`costmodel.foundation.adapters.scipy_adapter`) without
   importing ``scipy.ndimage`` / ``scipy.special`` (0.2 CPU-s), each checked before use, the public import
   as the fallback;
 * :mod:`.memo`: the last few results of a pure function of one series, found again by the series' bits.
 
 Equality with SciPy (to the bit) is tested in ``tests/numeric/``. Pure functions; no costmodel imports
-beyond :mod:`costmodel.errors`.
+beyond :mod:`costmodel.errors` and the SciPy adapter.
 """

@@ -1,6 +1,6 @@
 """Running median with ``scipy.ndimage.median_filter(y, size, mode="reflect")``'s numbers: numpy for short
 series (no SciPy import: 0.2-0.5 s of ``costmodel fit``'s start-up), SciPy's C filter for long ones (its kernel
-loaded without importing ``scipy.ndimage``: :mod:`costmodel.numeric.scipy_kernels`)."""
+loaded without importing ``scipy.ndimage``: :mod:`costmodel.foundation.adapters.scipy_adapter`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -33,7 +33,7 @@ def _median_filter(y: np.ndarray, size: int) -> np.ndarray:
     n = len(y)
     if n * size > NUMPY_MAX_ELEMENTS or size // 2 >= n or np.isnan(y).any():  # (windows wider than the series: reflected again)
         if 1 < size and size // 2 < n:
-            from .scipy_kernels import REFLECT, rank_filter_1d
+            from ..foundation.adapters.scipy_adapter import REFLECT, rank_filter_1d
 
             kernel = rank_filter_1d()
             if kernel is not None:  # what scipy.ndimage.median_filter calls for a 1-D float64 series

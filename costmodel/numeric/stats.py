@@ -6,7 +6,7 @@ and ``scipy.stats`` takes 0.6-1 s to import where the arithmetic takes microseco
 values (``scipy.stats.t.ppf``, Boost's inverse incomplete beta; checked against SciPy in
 ``tests/numeric/``); anything else, and ``t.sf``, calls ``scipy.special.stdtrit`` / ``stdtr`` (what
 ``scipy.stats.t`` calls; loaded then without ``scipy.special``'s package import, 0.02 s:
-:mod:`costmodel.numeric.scipy_kernels`). Arrays are not accepted: scalars only.
+:mod:`costmodel.foundation.adapters.scipy_adapter`). Arrays are not accepted: scalars only.
 """
 from __future__ import annotations
 
@@ -107,15 +107,15 @@ class _StudentT:
             return math.nan
         if q in (0.0, 1.0):  # the support's ends, as scipy.stats (stdtrit(df, 0) is +inf)
             return -math.inf if q == 0.0 else math.inf
-        from .scipy_kernels import student_t  # scipy.special's stdtrit: what scipy.stats.t.ppf computes
+        from ..foundation.adapters.scipy_adapter import student_t
 
-        return float(student_t()[1](df, q))
+        return float(student_t()[1](df, q))  # scipy.special's stdtrit: what scipy.stats.t.ppf computes
 
     def sf(self, x: float, df: float) -> float:
         """P(T > x) for Student's t with ``df`` degrees of freedom."""
-        from .scipy_kernels import student_t  # scipy.special's stdtr: what scipy.stats.t.sf computes
+        from ..foundation.adapters.scipy_adapter import student_t
 
-        stdtr = student_t()[0]
+        stdtr = student_t()[0]  # scipy.special's stdtr: what scipy.stats.t.sf computes
         x, df = float(x), float(df)
         if math.isnan(x) or math.isnan(df) or df <= 0:
             return math.nan

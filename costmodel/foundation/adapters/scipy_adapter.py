@@ -1,12 +1,20 @@
-"""SciPy's compiled kernels without SciPy's package imports: the same C functions, so the same numbers.
+"""SciPy (1.17): two compiled kernels loaded without SciPy's package imports, the same C functions, so the same numbers.
 
 ``import scipy.ndimage`` costs 0.22 CPU-s and ``import scipy.special`` 0.19 CPU-s here, almost all of it
 ``scipy.special``'s array-API wrappers and docstrings, for two kernels the analysis needs: the 1-D running
-median (``scipy.ndimage._rank_filter_1d``) and Student's t (``scipy.special._ufuncs.stdtr`` / ``stdtrit``).
-Loaded directly they cost 0.001 s and 0.017 s. Each is SciPy's internal, which a release may change, so each
-must pass a check against known values before it is used; when SciPy is missing, the file is not there or the
-check fails, the public import is used (the same numbers, the old cost). ``sys.modules`` is left as a later
-``import scipy.special`` / ``scipy.ndimage`` needs it (that import then reuses the loaded extension modules).
+median (``scipy.ndimage._rank_filter_1d``, what ``median_filter`` calls for a 1-D float64 series) and Student's t
+(``scipy.special._ufuncs.stdtr`` / ``stdtrit``, what ``scipy.stats.t`` calls). Loaded directly they cost 0.001 s
+and 0.017 s. What this leans on (private to SciPy, so checked on :data:`TESTED` and again at run time):
+
+- the rank filter's file ``scipy/ndimage/_rank_filter_1d.*`` loads on its own, its function takes
+  ``(x, rank, size, out, mode, cval, origin)`` and ``mode=2`` is ``"reflect"``;
+- ``scipy/special/_ufuncs.*`` imports under a bare stand-in for the ``scipy.special`` package (its ``__init__`` is
+  what costs), and a later ``import scipy.special`` reuses the loaded extension modules.
+
+Each kernel must pass a check against known values before it is used (a reflected median worked out by hand;
+SciPy's own ``t.ppf`` values); when SciPy is missing, its version is outside :data:`TESTED`, a file is not there
+or a check fails, the callers use the public import (the same numbers, the old cost). ``sys.modules`` is left as a
+later ``import scipy.special`` / ``scipy.ndimage`` needs it.
 """
 from __future__ import annotations
 
@@ -20,6 +28,8 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+#: the SciPy releases the private parts above were checked on
+TESTED = {"scipy": ("1.17", "1.18")}
 #: the module of ``scipy.ndimage``'s 1-D rank filter and the code of ``mode="reflect"`` it takes
 #: (``scipy.ndimage._ni_support._extend_mode_to_code("reflect", is_filter=True)``)
 RANK_FILTER_MODULE, REFLECT = "scipy.ndimage._rank_filter_1d", 2
@@ -29,6 +39,12 @@ _cache: dict[str, Any] = {}
 
 
 def _scipy_folder(sub: str) -> str | None:
+    """SciPy's subfolder ``sub`` when SciPy is installed in a release of :data:`TESTED`, else None."""
+    from . import in_tested_range
+
+    ok, have = in_tested_range("scipy", TESTED["scipy"])
+    if not ok or have is None:
+        return None
     spec = importlib.util.find_spec("scipy")
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -102,15 +118,16 @@ def _student_t_direct() -> tuple[Any, Any] | None:
     return mod.stdtr, mod.stdtrit
 
 
-def _checked(pair: tuple[Any, Any] | None) -> tuple[Any, Any] | None:
-    """The pair when it gives SciPy's published quantiles (:data:`costmodel.numeric.stats.T_PPF`) to the bit."""
-    from .stats import T_PPF
+#: ``scipy.stats.t.ppf(0.975, df)`` (as in :data:`costmodel.numeric.stats.T_PPF`) at these degrees of freedom
+T_975 = {1: 12.706204736174694, 7: 2.364624251592784, 30: 2.0422724563012378, 120: 1.9799304050824402}
 
+
+def _checked(pair: tuple[Any, Any] | None) -> tuple[Any, Any] | None:
+    """The pair when it gives SciPy's quantiles (:data:`T_975`) to the bit and their tail back."""
     if pair is None:
         return None
     stdtr, stdtrit = pair
-    for df in (1, 7, 30, 120):
-        q = T_PPF[0.975][df - 1]
+    for df, q in T_975.items():
         if float(stdtrit(float(df), 0.975)) != q or not abs(float(stdtr(float(df), -q)) - 0.025) < 1e-12:
             return None
     return pair

@@ -1,4 +1,4 @@
-"""SciPy's kernels loaded without its package imports (costmodel.numeric.scipy_kernels): the same numbers as
+"""SciPy's kernels loaded without its package imports (costmodel.foundation.adapters.scipy_adapter): the same numbers as
 scipy.ndimage / scipy.special, no ``scipy.special`` or ``scipy.ndimage`` left in ``sys.modules``, and SciPy's
 own import working afterwards. Each case runs in a fresh interpreter (the direct path needs SciPy unimported)."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ import json, sys
 import numpy as np
 from costmodel.numeric import stats
 from costmodel.numeric.filters import median_filter
-from costmodel.numeric.scipy_kernels import rank_filter_1d, student_t
+from costmodel.foundation.adapters.scipy_adapter import rank_filter_1d, student_t
 
 rng = np.random.default_rng(11)
 series = []
@@ -59,7 +59,7 @@ def test_direct_kernels_give_scipys_numbers_and_leave_scipy_importable():
 FALLBACK = r"""
 import json, sys
 import numpy as np
-import costmodel.numeric.scipy_kernels as k
+import costmodel.foundation.adapters.scipy_adapter as k
 k._scipy_folder = lambda sub: None  # as if SciPy's files were not where they are: the public imports
 from costmodel.numeric import stats
 from costmodel.numeric.filters import median_filter
