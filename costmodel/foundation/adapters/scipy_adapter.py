@@ -40,10 +40,12 @@ _cache: dict[str, Any] = {}
 
 def _scipy_folder(sub: str) -> str | None:
     """SciPy's subfolder ``sub`` when SciPy is installed in a release of :data:`TESTED`, else None."""
-    from . import in_tested_range
+    if "in_range" not in _cache:  # (reading the installed version costs a few ms: once)
+        from . import in_tested_range
 
-    ok, have = in_tested_range("scipy", TESTED["scipy"])
-    if not ok or have is None:
+        ok, have = in_tested_range("scipy", TESTED["scipy"])
+        _cache["in_range"] = ok and have is not None
+    if not _cache["in_range"]:
         return None
     spec = importlib.util.find_spec("scipy")
     if spec is None or not spec.submodule_search_locations:
