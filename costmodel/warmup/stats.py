@@ -183,7 +183,7 @@ def longrun_ratio_se(w: np.ndarray, d: np.ndarray, stall_mask: np.ndarray | None
     phi = float(np.clip(phi, 0.0, 0.99))
     tau_ar = (1.0 + phi) / (1.0 - phi)
     tau = max(tau_int(ew), tau_ar)
-    lv = longrun_var_sum(e, tau, tau_ar, stall_mask=stall_mask)
+    lv = longrun_var_sum(e, tau, tau_ar, stall_mask=stall_mask, med_sig=(med, sig))  # the same e: its median and MAD
     se = float(np.sqrt(max(lv.var_sum, 0.0)) / np.sum(d))
     return LongRunSE(se=se, df=float(lv.df), method=lv.method, batch_size=lv.batch_size,
                      n_stalls=lv.n_periodic, n_jumps=lv.n_events - lv.n_periodic,
