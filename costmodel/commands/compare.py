@@ -36,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..foundation.blas import quiet_blas_threads
+
+    quiet_blas_threads()  # before numpy loads: OpenBLAS's idle workers sleep instead of spinning (the same numbers)
     from ..foundation import units_fmt as U
     from ..foundation.equivalence import describe
     from ..foundation.errors import AnalysisError

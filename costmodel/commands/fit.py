@@ -106,6 +106,9 @@ def _fmt(v: Any, spec: str = ".2f") -> str:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from ..foundation.blas import quiet_blas_threads
+
+    quiet_blas_threads()  # before numpy loads: OpenBLAS's idle workers sleep instead of spinning (the same numbers)
     from ..foundation import units_fmt as U
     from ..foundation.heap import roomy_heap
     from ..warmup import fit_runs
