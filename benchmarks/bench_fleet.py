@@ -208,8 +208,9 @@ def main() -> None:
     ap.add_argument("--before", type=Path, default=None,
                     help="with --verbs: a second code tree (e.g. git archive of the base commit) timed in the same rounds")
     ap.add_argument("--no-bytecode", action="store_true",
-                    help="with --verbs: keep PYTHONDONTWRITEBYTECODE (every process compiles costmodel again, as this "
-                         "machine's shells do); default: compiled modules cached, as installed")
+                    help="with --verbs: keep PYTHONDONTWRITEBYTECODE, as this machine's shells do (no cache is written: a "
+                         "tree without __pycache__ compiles costmodel in every process); default: compiled modules "
+                         "cached, as installed")
     a = ap.parse_args()
     root = a.data.resolve() if a.data else HERE / "out" / f"fleet_{a.ranks}x{a.steps}{'_rank' if a.rank_column else ''}"
     truth = generate(root, a.ranks, a.steps, a.rank_column)
