@@ -10,6 +10,7 @@ benchmarks/out/fleet_<ranks>x<steps>/ (gitignored).
     .venv/bin/python benchmarks/bench_fleet.py [--ranks 1000] [--steps 100000] [--repeat 1] [--no-report]
         [--data DIR] [--rank-column]
     .venv/bin/python benchmarks/bench_fleet.py --ranks 10 --steps 100000 --verbs compare,fit,ingest [--before DIR]
+        [--no-bytecode]
 
 "ours" is the fleet engine as ``auto`` runs it (one rank per file, clean CSV: the pyarrow + numpy fast
 path of costmodel.jobs.arrowscan; ``--query`` measures the DuckDB query instead). The
@@ -116,15 +117,21 @@ def report(root: Path) -> dict:
             "html_bytes": html.stat().st_size, "offline": "<script src=" not in html.read_text()}
 
 
-def cli_process(verb: str, root: Path, code: Path) -> dict:
+def cli_process(verb: str, root: Path, code: Path, bytecode: bool = True) -> dict:
     """``costmodel VERB`` on the fleet as a whole process run from the code tree ``code``: CPU seconds (user + system)
-    and peak RSS (``/usr/bin/time``), process start and imports included, like the DuckDB child's CPU."""
+    and peak RSS (``/usr/bin/time``), process start and imports included, like the DuckDB child's CPU. ``bytecode``:
+    compiled modules cached in ``code`` as an installed package has them (``PYTHONDONTWRITEBYTECODE``, which this
+    machine's shells set, dropped: without it every process compiles costmodel's modules again, 0.1-0.2 CPU-s here,
+    while the baseline's libraries are compiled)."""
+    env = dict(os.environ, PYTHONPATH=str(code))
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     args = {"compare": ["compare", "--colocated", str(root / "colocated"), "--remote", str(root / "remote"), "--json"],
             "ingest": ["ingest", str(root / "colocated"), str(root / "remote"), "--json"],
             "fit": ["fit", str(root / "remote"), "--json"]}[verb]
     t, c0 = time.perf_counter(), _cpu_children()
     p = subprocess.run(["/usr/bin/time", "-f", "%M", PY, "-m", "costmodel", *args], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=str(code)), cwd=str(code), check=False)  # cwd: `-m` imports from it
+                       env=env, cwd=str(code), check=False)  # cwd: `-m` imports from it
     wall, cpu = time.perf_counter() - t, _cpu_children() - c0
     if p.returncode != 0:
         raise SystemExit(p.stderr[-2000:])
@@ -137,24 +144,31 @@ def cli_process(verb: str, root: Path, code: Path) -> dict:
             "answer_sha": hashlib.sha256(p.stdout.encode()).hexdigest()[:12]}
 
 
-def verbs_main(root: Path, verbs: list[str], before: Path | None, repeat: int) -> None:
+def verbs_main(root: Path, verbs: list[str], before: Path | None, repeat: int, bytecode: bool = True) -> None:
     """Small-fleet fixed cost (issue 42): whole ``costmodel compare`` / ``fit`` / ``ingest`` processes against DuckDB
     alone (its child process: imports, read_csv + GROUP BY step over the same files: both jobs for ``compare`` and
     ``ingest``, the remote job for ``fit``), alternated in each round (the order reversed every other round);
     ``before`` = another code tree (e.g. ``git archive`` of the base commit) timed in the same rounds. Prints each
-    verb's median CPU ratio to its baseline, the peak RSS, and whether every round printed the same answer."""
+    verb's median CPU ratio to its baseline, the peak RSS, and whether every round printed the same answer.
+    ``bytecode``: see :func:`cli_process`; then one discarded run of each verb and tree first writes the cache."""
     import statistics
 
     trees = [("ours", ROOT)] + ([("before", before)] if before else [])
     base_of = {"compare": "duckdb", "ingest": "duckdb", "fit": "duckdb-remote"}
     bases = sorted({base_of[v] for v in verbs})
     rows: dict[str, list[dict]] = {}
-    print(f"{root.name}; load avg before: {os.getloadavg()}", flush=True)
+    print(f"{root.name}; load avg before: {os.getloadavg()}; compiled modules "
+          f"{'cached (as installed; one discarded run first)' if bytecode else 'not cached (PYTHONDONTWRITEBYTECODE)'}",
+          flush=True)
+    if bytecode:
+        for _label, code in trees:
+            for verb in verbs:
+                cli_process(verb, root, code)
     for rnd in range(repeat):
         jobs: list[tuple[str, Any]] = [(b, None) for b in bases]
         jobs += [(f"{verb} ({label})", (verb, code)) for label, code in trees for verb in verbs]
         for key, what in (jobs if rnd % 2 == 0 else jobs[::-1]):
-            r = child(key, root) if what is None else cli_process(what[0], root, what[1])
+            r = child(key, root) if what is None else cli_process(what[0], root, what[1], bytecode)
             rows.setdefault(key, []).append(r)
     med = {b: statistics.median(r["cpu_s"] for r in rows[b]) for b in bases}
     for b in bases:
@@ -193,11 +207,15 @@ def main() -> None:
                          "(CPU-s, peak RSS), instead of the stage and report rows")
     ap.add_argument("--before", type=Path, default=None,
                     help="with --verbs: a second code tree (e.g. git archive of the base commit) timed in the same rounds")
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="with --verbs: keep PYTHONDONTWRITEBYTECODE, as this machine's shells do (no cache is written: a "
+                         "tree without __pycache__ compiles costmodel in every process); default: compiled modules "
+                         "cached, as installed")
     a = ap.parse_args()
     root = a.data.resolve() if a.data else HERE / "out" / f"fleet_{a.ranks}x{a.steps}{'_rank' if a.rank_column else ''}"
     truth = generate(root, a.ranks, a.steps, a.rank_column)
     if a.verbs:
-        verbs_main(root, [v.strip() for v in a.verbs.split(",") if v.strip()], a.before, a.repeat)
+        verbs_main(root, [v.strip() for v in a.verbs.split(",") if v.strip()], a.before, a.repeat, not a.no_bytecode)
         return
     size = sum(f.stat().st_size for f in root.rglob("*.csv"))
     print(f"{a.ranks} rank logs x {a.steps} steps = {a.ranks * a.steps:,} rows, {size / 1e9:.2f} GB CSV; load avg {os.getloadavg()}")

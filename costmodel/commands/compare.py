@@ -36,9 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..foundation.blas import quiet_blas_threads
+
+    quiet_blas_threads()  # before numpy loads: OpenBLAS's idle workers sleep instead of spinning (the same numbers)
     from ..foundation import units_fmt as U
     from ..foundation.equivalence import describe
     from ..foundation.errors import AnalysisError
+    from ..foundation.heap import roomy_heap
     from ..warmup import compare
     from ._common import emit_json, ingest_options
     from .fit import _job_line, load_side
@@ -48,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     for role in ("colocated", "remote"):
         if not getattr(args, role) and not any(j.startswith(role + ":") for j in args.job):
             raise AnalysisError(f"give the {role} runs with --{role} FILE... or --job {role}:NAME=GLOB")
+    roomy_heap()  # freed temporaries stay in the heap (fewer page faults; the same numbers)
     cside = load_side(args.colocated, args.fmt, "colocated", args, spec_role="colocated",
                       options=ingest_options(args, "colocated"))
     rside = load_side(args.remote, args.fmt, "remote", args, spec_role="remote",

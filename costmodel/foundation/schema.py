@@ -139,6 +139,24 @@ def empty_timeline(n: int = 0) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
+def _constant_strings(value: str, index: pd.Index) -> pd.Series:
+    """``pd.Series([value] * len(index), dtype="string", index=index)``: when pandas keeps strings in Arrow, the same
+    Arrow array (type, offsets, data, no validity buffer) repeated by Arrow instead of converted from a list of
+    ``n`` Python strings (0.4 ms against 10 ms at 100,000 rows, two columns of every Timeline)."""
+    n = len(index)
+    if n > 1:
+        ref = pd.Series([value], dtype="string")
+        if type(ref.array).__name__ == "ArrowStringArray":
+            import pyarrow as pa
+
+            one = pa.array(ref.array)  # the array's own Arrow data (its __arrow_array__)
+            rep = pa.repeat(pa.scalar(value, type=one.type), n)
+            out = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([rep])), index=index)
+            if out.dtype == ref.dtype:
+                return out
+    return pd.Series([value] * n, dtype="string", index=index)
+
+
 def to_timeline(df: pd.DataFrame, run_id: str, role: str = "") -> pd.DataFrame:
     """Return ``df`` conformed to the Timeline: known columns only, canonical order and dtypes.
 
@@ -149,9 +167,9 @@ def to_timeline(df: pd.DataFrame, run_id: str, role: str = "") -> pd.DataFrame:
     out: dict[str, Any] = {}
     for col, (dtype, _u, _m) in TIMELINE_COLUMNS.items():
         if col == "run_id":
-            out[col] = pd.Series([run_id] * n, dtype="string", index=df.index)
+            out[col] = _constant_strings(run_id, df.index)
         elif col == "role":
-            out[col] = pd.Series([role] * n, dtype="string", index=df.index)
+            out[col] = _constant_strings(role, df.index)
         elif col in df.columns:
             if dtype == "int64":
                 out[col] = pd.to_numeric(df[col]).astype("int64")

@@ -12,9 +12,12 @@ cost`` imported ``scipy.optimize`` for one root per break-even input. Modules:
   analysis asks at whole degrees of freedom, else :mod:`.student_t` (the incomplete beta function in pure
   Python, within 1e-12 of SciPy: a comparison's Welch df no longer imports ``scipy.special``, 0.2-0.3 s);
 * :mod:`.filters`: ``median_filter`` (``mode="reflect"``) with numpy for short series, SciPy's
-  ``ndimage`` for long ones.
+  ``ndimage`` kernel for long ones;
+* that SciPy kernel (the 1-D rank filter) is loaded by
+  :mod:`costmodel.foundation.adapters.scipy_adapter` without importing ``scipy.ndimage`` (and with it
+  ``scipy.special``, 0.2 CPU-s), checked before use, the public import as the fallback;
+* :mod:`.memo`: the last few results of a pure function of one series, found again by the series' bits.
 
 Equality with SciPy (to the bit; Student's t beyond the table to 1e-12) is tested in
-``tests/numeric/``. Pure functions; no costmodel imports
-beyond :mod:`costmodel.errors`.
+``tests/numeric/``. Pure functions; no costmodel imports beyond :mod:`costmodel.errors` and the SciPy adapter.
 """

@@ -188,16 +188,20 @@ def _welch_df(parts: list[tuple[float, float]]) -> float:
 
 
 def longrun_var_sum(e: np.ndarray, tau: float, tau_ar: float,
-                    stall_mask: np.ndarray | None = None) -> LongRunVar:
+                    stall_mask: np.ndarray | None = None, med_sig: tuple[float, float] | None = None) -> LongRunVar:
     """``Var(sum e)`` of the residuals of a window (see the module docstring).
 
     ``tau`` is the integrated autocorrelation time of ``e``, ``tau_ar`` the AR(1)-implied one (the
     floor); ``stall_mask`` marks the stalls of a window of whole periods (count fixed by the window).
+    ``med_sig``: ``(median(e), 1.4826 * median(|e - median(e)|))`` when the caller has them already.
     """
     e = np.asarray(e, dtype=float)
     n = len(e)
-    med = float(np.median(e))
-    sig = 1.4826 * float(np.median(np.abs(e - med)))
+    if med_sig is None:
+        med = float(np.median(e))
+        sig = 1.4826 * float(np.median(np.abs(e - med)))
+    else:
+        med, sig = med_sig
     c = e.copy()
     events: list[tuple[int, float, float]] = []  # (position, jump for the amplitude, whole excursion)
     fixed = np.zeros(n, dtype=bool)

@@ -15,13 +15,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..foundation.fields_json import FieldsJson
+from ..numeric.memo import LastResults
 
 CHUNK = 1 << 15  # tau_int of longer series averages the autocovariances of chunks of this length
+#: the last autocorrelation times (a window's level and its CI with ten batches ask for the same residuals')
+_last_tau = LastResults(entries=4)
 
 
 def tau_int(x: np.ndarray, c: float = 5.0) -> float:
     """Integrated autocorrelation time ``1 + 2 sum rho_k`` with Sokal's automatic window (FFT, O(n log n))."""
     x = np.asarray(x, dtype=float)
+    kept = _last_tau.get(x, c)
+    if kept is None:
+        kept = _tau_int(x, c)
+        _last_tau.put(x, c, kept)
+    return float(kept)
+
+
+def _tau_int(x: np.ndarray, c: float) -> float:
     n = len(x)
     if n < 8:
         return 1.0
@@ -172,7 +183,7 @@ def longrun_ratio_se(w: np.ndarray, d: np.ndarray, stall_mask: np.ndarray | None
     phi = float(np.clip(phi, 0.0, 0.99))
     tau_ar = (1.0 + phi) / (1.0 - phi)
     tau = max(tau_int(ew), tau_ar)
-    lv = longrun_var_sum(e, tau, tau_ar, stall_mask=stall_mask)
+    lv = longrun_var_sum(e, tau, tau_ar, stall_mask=stall_mask, med_sig=(med, sig))  # the same e: its median and MAD
     se = float(np.sqrt(max(lv.var_sum, 0.0)) / np.sum(d))
     return LongRunSE(se=se, df=float(lv.df), method=lv.method, batch_size=lv.batch_size,
                      n_stalls=lv.n_periodic, n_jumps=lv.n_events - lv.n_periodic,

@@ -22,7 +22,7 @@ def _module(path: Path) -> str:
 
 
 def test_the_adapters_are_found():
-    assert {p.name for p in ADAPTERS} == {"jsonschema_adapter.py", "papermill_adapter.py"}
+    assert {p.name for p in ADAPTERS} == {"jsonschema_adapter.py", "papermill_adapter.py", "scipy_adapter.py"}
 
 
 @pytest.mark.parametrize("path", ADAPTERS, ids=lambda p: p.stem)
