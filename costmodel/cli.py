@@ -120,7 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["COSTMODEL_PROGRESS"] = "0"  # every progress bar and line of this run (jobs.progress)
     try:
         with SignalScope():
-            return int(args._run(args) or 0)
+            code = int(args._run(args) or 0)
+        if argv is None:  # the process's own command (console script, ``python -m costmodel``): it exits next
+            _skip_exit_collection()
+        return code
     except CostmodelError as exc:
         if args.debug:
             traceback.print_exc()
@@ -148,6 +151,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 os.environ.pop("COSTMODEL_PROGRESS", None)
             else:
                 os.environ["COSTMODEL_PROGRESS"] = quiet_before
+
+
+def _skip_exit_collection() -> None:
+    """Leave the objects the run made out of the collections the interpreter runs while it exits
+    (:func:`gc.freeze`): they walk every object for nothing, 0.3-0.4 CPU-s after a report (BENCHMARKS.md,
+    issue 42 item 5). Objects are still freed by their reference counts; only cycles are left to the exit."""
+    import gc
+
+    gc.freeze()
 
 
 def _internal(args: argparse.Namespace, exc: BaseException) -> int:

@@ -5,9 +5,12 @@ its background preload, offline rendering to self-contained SVG (vl-convert: no 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import itertools
 import re
 import threading
+from collections.abc import Iterator
+from concurrent.futures import Executor, Future
 from typing import Any
 
 from ..foundation.errors import ReportError
@@ -77,6 +80,8 @@ def _configure(chart: Any) -> Any:
 _counter = itertools.count(1)
 _ID_RE = re.compile(r'\bid="([^"]+)"')
 _REF_RE = re.compile(r'url\(#([^)]+)\)|href="#([^"]+)"')
+#: the threads that draw the charts :func:`show` shows in this context (:func:`drawing_in`); None: drawn at once
+_DRAWERS: contextvars.ContextVar[Executor | None] = contextvars.ContextVar("costmodel_chart_drawers", default=None)
 
 
 def to_svg(chart: Any, prefix: str | None = None) -> str:
@@ -86,37 +91,97 @@ def to_svg(chart: Any, prefix: str | None = None) -> str:
     not share clip-path ids. Every float of the spec is rounded to its published precision first
     (:func:`costmodel.foundation.published.published`). Raises :class:`ReportError` when the chart cannot be rendered.
     """
+    spec = _spec(chart)
+    return _draw(spec, prefix or f"cm{next(_counter)}")
+
+
+def _spec(chart: Any) -> dict[str, Any]:
+    """``chart``'s Vega-Lite spec, every float at its published precision. Altair's ``to_dict`` without its
+    JSON-schema validation (the same dict; the validation took ~0.35 s of a report's 5 charts, and vl-convert
+    refuses a spec it cannot draw anyway). Raises :class:`ReportError`."""
     _wait_preload()
     from ..foundation.published import published
+
+    try:
+        spec = chart.to_dict(validate=False) if hasattr(chart, "to_dict") else dict(chart)
+        # the figures drawn (data, domains) at their published precision (docs/contracts.md): the SVG's
+        # coordinates and labels are then the same bytes on every machine
+        return published(spec)  # type: ignore[no-any-return]
+    except Exception as exc:
+        raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
+
+
+def _draw(spec: dict[str, Any], prefix: str) -> str:
+    """``spec`` drawn by vl-convert (which lets go of the GIL while it draws), its element ids prefixed."""
     from ..foundation.util import require
 
     vlc = require("vl_convert", "report", "rendering charts to SVG")
     try:
-        spec = chart.to_dict() if hasattr(chart, "to_dict") else dict(chart)
-        # the figures drawn (data, domains) at their published precision (docs/contracts.md): the SVG's
-        # coordinates and labels are then the same bytes on every machine
-        svg = vlc.vegalite_to_svg(published(spec))
+        svg = vlc.vegalite_to_svg(spec)
     except Exception as exc:
         raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
-    p = prefix or f"cm{next(_counter)}"
-    svg = _ID_RE.sub(lambda m: f'id="{p}-{m.group(1)}"', svg)
-    svg = _REF_RE.sub(lambda m: f"url(#{p}-{m.group(1)})" if m.group(1) else f'href="#{p}-{m.group(2)}"', svg)
+    svg = _ID_RE.sub(lambda m: f'id="{prefix}-{m.group(1)}"', svg)
+    svg = _REF_RE.sub(lambda m: f"url(#{prefix}-{m.group(1)})" if m.group(1) else f'href="#{prefix}-{m.group(2)}"', svg)
     return svg
 
 
-class SVGFigure:
-    """A rendered chart for notebooks: displays as inline SVG (``image/svg+xml``)."""
+@contextlib.contextmanager
+def drawing_in(drawers: Executor) -> Iterator[None]:
+    """Charts :func:`show` shows in this context are drawn by ``drawers``' threads while the caller goes on (their
+    specs are made, and their id prefixes numbered, here and in order: the same SVGs as drawn one by one); each
+    :class:`SVGFigure` shown holds the pending drawing (:meth:`SVGFigure.pending_bundle`) until it is read."""
+    token = _DRAWERS.set(drawers)
+    try:
+        yield
+    finally:
+        _DRAWERS.reset(token)
 
-    def __init__(self, svg: str, title: str = "chart") -> None:
-        self.svg = svg
+
+class SVGFigure:
+    """A rendered chart for notebooks: displays as inline SVG (``image/svg+xml``); ``svg`` may be a pending
+    drawing (a Future of the SVG string, from :func:`show` inside :func:`drawing_in`), waited for when read."""
+
+    def __init__(self, svg: str | Future[str], title: str = "chart") -> None:
+        self._svg = svg
         self.title = title
 
+    @property
+    def svg(self) -> str:
+        """The SVG string (waits for a pending drawing; raises its ReportError)."""
+        return self._svg if isinstance(self._svg, str) else self._svg.result()
+
+    def pending_bundle(self) -> Future[dict[str, str]] | None:
+        """The MIME bundle once the pending drawing is done (None when the SVG is already drawn): what
+        :func:`costmodel.foundation.display_capture.display` records without waiting for it."""
+        if isinstance(self._svg, str):
+            return None
+        out: Future[dict[str, str]] = Future()
+
+        def settle(done: Future[str]) -> None:
+            error = done.exception()
+            if error is not None:
+                out.set_exception(error)
+            else:
+                out.set_result(self._bundle(done.result()))
+
+        self._svg.add_done_callback(settle)
+        return out
+
+    def _bundle(self, svg: str) -> dict[str, str]:
+        return {"image/svg+xml": svg, "text/plain": f"<{self.title}>"}
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return {"image/svg+xml": self.svg, "text/plain": f"<{self.title}>"}
+        return self._bundle(self.svg)
 
 
 def show(*charts: Any) -> None:
-    """Render each chart to SVG and display it; raise (failing the cell) when one cannot be drawn."""
+    """Render each chart to SVG and display it; raise (failing the cell) when one cannot be drawn (inside
+    :func:`drawing_in`: a spec that cannot be made raises here, a drawing that fails where it is read)."""
     from ..foundation.display_capture import display
 
-    display(*[SVGFigure(to_svg(c)) for c in charts])
+    drawers = _DRAWERS.get()
+    if drawers is None:
+        display(*[SVGFigure(to_svg(c)) for c in charts])
+        return
+    specs = [_spec(c) for c in charts]
+    display(*[SVGFigure(drawers.submit(_draw, spec, f"cm{next(_counter)}")) for spec in specs])

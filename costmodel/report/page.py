@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .pipeline import ReportRun
@@ -47,7 +48,8 @@ def notebook_in_process(run: ReportRun, notebook: str | os.PathLike[str], parame
     import nbformat
     from nbformat.v4 import new_code_cell, new_output
 
-    from ..foundation.display_capture import capturing
+    from ..charts.render import drawing_in
+    from ..foundation.display_capture import capturing, settled
     from ..foundation.errors import CostmodelError, ReportError
 
     nb = nbformat.read(os.fspath(notebook), as_version=4)
@@ -56,23 +58,32 @@ def notebook_in_process(run: ReportRun, notebook: str | os.PathLike[str], parame
     injected["id"] = INJECTED_ID
     nb.cells.insert(at + 1, injected)
     names = namespace(run, written)
+    shown_by_cell: list[tuple[Any, list[dict[str, Any]]]] = []
     count = 0
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        count += 1
-        cell.execution_count = count
-        cell.outputs = []
-        if not is_display_cell(cell):
-            continue
-        with capturing() as shown:
-            try:
-                exec(compile(cell.source, f"<report cell {count}>", "exec"), names)
-            except CostmodelError:
-                raise
-            except Exception as exc:
-                raise ReportError(f"the report notebook stopped at cell {count}: {type(exc).__name__}: {exc}") from exc
-        cell.outputs = [new_output(o["output_type"], data=o["data"], metadata=o["metadata"]) for o in shown]
+    # the charts are drawn by vl-convert in threads (it lets go of the GIL) while the next cells run here; their
+    # ids are numbered in the order they are shown, so the SVGs are the ones drawn one by one
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="costmodel-report-charts") as drawers, \
+            drawing_in(drawers):
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            count += 1
+            cell.execution_count = count
+            cell.outputs = []
+            if not is_display_cell(cell):
+                continue
+            with capturing() as shown:
+                try:
+                    exec(compile(cell.source, f"<report cell {count}>", "exec"), names)
+                except CostmodelError:
+                    raise
+                except Exception as exc:
+                    raise ReportError(f"the report notebook stopped at cell {count}: {type(exc).__name__}: {exc}") \
+                        from exc
+            shown_by_cell.append((cell, shown))
+        for cell, shown in shown_by_cell:
+            cell.outputs = [new_output(o["output_type"], data=o["data"], metadata=o["metadata"])
+                            for o in settled(shown)]
     nb.metadata["papermill"] = {"default_parameters": {}, "parameters": dict(parameters), "environment_variables": {},
                                 "version": _papermill_version(), "input_path": os.fspath(notebook),
                                 "output_path": "report.ipynb"}
