@@ -10,10 +10,13 @@ import itertools
 import re
 import threading
 from collections.abc import Iterator
-from concurrent.futures import Executor, Future
-from typing import Any
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
 
 from ..foundation.errors import ReportError
+
+if TYPE_CHECKING:
+    from .drawer import Drawer
 
 #: Altair refuses data beyond this many rows; charts pre-aggregate to stay under it.
 MAX_ROWS = 5000
@@ -32,10 +35,11 @@ _preload_thread: threading.Thread | None = None
 _TINY_SPEC = {"mark": "point", "data": {"values": [{"x": 1}]}, "encoding": {"x": {"field": "x", "type": "quantitative"}}}
 
 
-def preload() -> None:
-    """Import Altair and start vl-convert's renderer in a background thread, so a notebook loads and
-    fits its data meanwhile (two cores: the first chart no longer waits seconds). Idempotent; errors
-    are left for the first real chart to report."""
+def preload(renderer: bool = True) -> None:
+    """Import Altair and (``renderer``) start vl-convert's renderer in a background thread, so a notebook loads and
+    fits its data meanwhile (two cores: the first chart no longer waits seconds); ``renderer=False`` where the
+    charts are drawn by a :class:`~costmodel.charts.drawer.Drawer` (vl-convert in its own process). Idempotent;
+    errors are left for the first real chart to report."""
     global _preload_thread  # noqa: PLW0603  module-level cache
     if _preload_thread is not None:
         return
@@ -44,9 +48,10 @@ def preload() -> None:
     def work() -> None:
         with contextlib.suppress(Exception):
             _alt()
-            import vl_convert as vlc
+            if renderer:
+                import vl_convert as vlc
 
-            vlc.vegalite_to_svg(_TINY_SPEC)
+                vlc.vegalite_to_svg(_TINY_SPEC)
 
     _preload_thread = threading.Thread(target=work, name="costmodel-charts-preload", daemon=True)
     _preload_thread.start()
@@ -80,9 +85,8 @@ def _configure(chart: Any) -> Any:
 _counter = itertools.count(1)
 _ID_RE = re.compile(r'\bid="([^"]+)"')
 _REF_RE = re.compile(r'url\(#([^)]+)\)|href="#([^"]+)"')
-#: the threads that draw the charts :func:`show` shows in this context (:func:`drawing_in`); None: drawn at once
-_DRAWERS: contextvars.ContextVar[Executor | None] = contextvars.ContextVar("costmodel_chart_drawers", default=None)
-
+#: the process that draws the charts :func:`show` shows in this context (:func:`drawing_in`); None: drawn here at once
+_DRAWER: contextvars.ContextVar[Drawer | None] = contextvars.ContextVar("costmodel_chart_drawer", default=None)
 
 def to_svg(chart: Any, prefix: str | None = None) -> str:
     """Render ``chart`` to a self-contained SVG string with vl-convert (no network).
@@ -106,13 +110,13 @@ def _spec(chart: Any) -> dict[str, Any]:
         spec = chart.to_dict(validate=False) if hasattr(chart, "to_dict") else dict(chart)
         # the figures drawn (data, domains) at their published precision (docs/contracts.md): the SVG's
         # coordinates and labels are then the same bytes on every machine
-        return published(spec)  # type: ignore[no-any-return]
+        return published(spec)
     except Exception as exc:
         raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
 
 
 def _draw(spec: dict[str, Any], prefix: str) -> str:
-    """``spec`` drawn by vl-convert (which lets go of the GIL while it draws), its element ids prefixed."""
+    """``spec`` drawn by vl-convert in this process, its element ids prefixed."""
     from ..foundation.util import require
 
     vlc = require("vl_convert", "report", "rendering charts to SVG")
@@ -120,21 +124,26 @@ def _draw(spec: dict[str, Any], prefix: str) -> str:
         svg = vlc.vegalite_to_svg(spec)
     except Exception as exc:
         raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
+    return _prefixed(svg, prefix)
+
+
+def _prefixed(svg: str, prefix: str) -> str:
     svg = _ID_RE.sub(lambda m: f'id="{prefix}-{m.group(1)}"', svg)
-    svg = _REF_RE.sub(lambda m: f"url(#{prefix}-{m.group(1)})" if m.group(1) else f'href="#{prefix}-{m.group(2)}"', svg)
-    return svg
+    return _REF_RE.sub(lambda m: f"url(#{prefix}-{m.group(1)})" if m.group(1) else f'href="#{prefix}-{m.group(2)}"',
+                       svg)
 
 
 @contextlib.contextmanager
-def drawing_in(drawers: Executor) -> Iterator[None]:
-    """Charts :func:`show` shows in this context are drawn by ``drawers``' threads while the caller goes on (their
-    specs are made, and their id prefixes numbered, here and in order: the same SVGs as drawn one by one); each
-    :class:`SVGFigure` shown holds the pending drawing (:meth:`SVGFigure.pending_bundle`) until it is read."""
-    token = _DRAWERS.set(drawers)
+def drawing_in(drawer: Drawer) -> Iterator[None]:
+    """Charts :func:`show` shows in this context are drawn by ``drawer`` (:class:`~costmodel.charts.drawer.Drawer`:
+    vl-convert in a process of its own) while the caller goes on; their specs are made, and their id prefixes
+    numbered, here and in order (the same SVGs as drawn one by one here). Each :class:`SVGFigure` shown holds the
+    pending drawing (:meth:`SVGFigure.pending_bundle`) until it is read."""
+    token = _DRAWER.set(drawer)
     try:
         yield
     finally:
-        _DRAWERS.reset(token)
+        _DRAWER.reset(token)
 
 
 class SVGFigure:
@@ -179,9 +188,13 @@ def show(*charts: Any) -> None:
     :func:`drawing_in`: a spec that cannot be made raises here, a drawing that fails where it is read)."""
     from ..foundation.display_capture import display
 
-    drawers = _DRAWERS.get()
-    if drawers is None:
+    drawer = _DRAWER.get()
+    if drawer is None:
         display(*[SVGFigure(to_svg(c)) for c in charts])
         return
     specs = [_spec(c) for c in charts]
-    display(*[SVGFigure(drawers.submit(_draw, spec, f"cm{next(_counter)}")) for spec in specs])
+    figures = []
+    for spec in specs:
+        prefix = f"cm{next(_counter)}"
+        figures.append(SVGFigure(drawer.draw(spec, then=lambda svg, p=prefix: _prefixed(svg, p))))
+    display(*figures)

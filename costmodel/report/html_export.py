@@ -93,8 +93,8 @@ def _exporter_class() -> type:
     from nbconvert.filters.highlight import Highlight2HTML
     from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
-    class OneWalkHTMLExporter(HTMLExporter):  # type: ignore[misc]
-        def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> tuple[str, Any]:
+    class OneWalkHTMLExporter(HTMLExporter):
+        def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> Any:  # (html, resources)
             langinfo = nb.metadata.get("language_info", {})
             lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
             highlight_code = self.filters.get("highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self))

@@ -9,11 +9,12 @@ metadata names a ``costmodel.stage``: validating, running the pipeline, writing 
 and the page leaves them out."""
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from ..charts.drawer import Drawer
 from .pipeline import ReportRun
 from .reproducible import INJECTED_ID, _codify
 
@@ -41,10 +42,12 @@ def namespace(run: ReportRun, written: list[str]) -> dict[str, Any]:
 
 
 def notebook_in_process(run: ReportRun, notebook: str | os.PathLike[str], parameters: Mapping[str, Any],
-                        written: list[str]) -> Any:
+                        written: list[str], drawer: Drawer | None = None) -> Any:
     """The report notebook (``notebook``) as if papermill had executed it with ``parameters``: the injected cell
     after the ``parameters`` cell, execution counts, and each display cell's outputs from running its code here
-    on ``run``. A failing display cell raises the ReportError a failing kernel cell would."""
+    on ``run``. The charts are drawn by ``drawer`` (:class:`~costmodel.charts.drawer.Drawer`, started by the caller
+    early so that vl-convert loads meanwhile; one is started here otherwise) while the next cells run. A failing
+    display cell raises the ReportError a failing kernel cell would."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_output
 
@@ -60,10 +63,12 @@ def notebook_in_process(run: ReportRun, notebook: str | os.PathLike[str], parame
     names = namespace(run, written)
     shown_by_cell: list[tuple[Any, list[dict[str, Any]]]] = []
     count = 0
-    # the charts are drawn by vl-convert in threads (it lets go of the GIL) while the next cells run here; their
-    # ids are numbered in the order they are shown, so the SVGs are the ones drawn one by one
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="costmodel-report-charts") as drawers, \
-            drawing_in(drawers):
+    with contextlib.ExitStack() as stack:
+        if drawer is None:
+            drawer = stack.enter_context(Drawer())
+        # the charts are drawn in the drawer's process while the next cells run here; their ids are numbered in
+        # the order they are shown, so the SVGs are the ones drawn one by one
+        stack.enter_context(drawing_in(drawer))
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
