@@ -98,7 +98,7 @@ def main(argv: list[str]) -> int:
             "floor": floor_cmds,
             "report": [[*report_cmd, "-o", str(tmp / "report")]],
         }
-        envs: dict[str, dict[str, str] | None] = {k: None for k in runs}
+        envs: dict[str, dict[str, str] | None] = dict.fromkeys(runs)
         if not args.no_kernel_run:
             runs["report --via-kernel"] = [[*report_cmd, "-o", str(tmp / "kernel"), "--via-kernel"]]
             envs["report --via-kernel"] = None
