@@ -103,7 +103,9 @@ def main(argv: list[str]) -> int:
             runs["report --via-kernel"] = [[*report_cmd, "-o", str(tmp / "kernel"), "--via-kernel"]]
             envs["report --via-kernel"] = None
         if args.before is not None:  # the same command, the other tree's code first on the path
-            runs["report (before)"] = [[sys.executable, "-m", "costmodel", *report_cmd[1:], "-o", str(tmp / "before")]]
+            # its own copy of the example (decision.json names the inputs relative to the package's folder)
+            theirs = [a.replace(str(EX), str(args.before.resolve() / "costmodel" / "data" / "examples")) for a in report_cmd]
+            runs["report (before)"] = [[sys.executable, "-m", "costmodel", *theirs[1:], "-o", str(tmp / "before")]]
             envs["report (before)"] = dict(os.environ, PYTHONPATH=str(args.before.resolve()))
         for k, cmds in runs.items():  # one warm-up of each (page cache, .pyc files), not counted
             _timed(cmds, tmp, envs[k])
