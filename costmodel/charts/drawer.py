@@ -1,30 +1,26 @@
 """vl-convert in a process of its own: :class:`Drawer` starts it (its renderer loads there while this process reads
-and fits the data) and draws the specs sent to it in order, while this process goes on; optionally a helper
-module's work too (:meth:`Drawer.ask`).
+and fits the data) and draws the specs sent to it in order, while this process goes on.
 
 Why a process: vl-convert keeps the GIL while it draws (measured: a Python thread beside it gets ~4 % of its usual
 speed), so a thread draws no sooner than the caller would; a process draws on the other core. The SVGs are the ones
 vl-convert draws here: the child gets each spec as JSON (floats written by ``repr``, read back to the same
-doubles) and calls the same function on the same dict. The child imports only ``json`` and ``vl_convert`` (and the
-helper module when given), ignores Ctrl-C (the parent stops it) and ends when its input closes, so a parent that
-dies leaves nothing running."""
+doubles) and calls the same function on the same dict. The child imports only ``json`` and ``vl_convert``, ignores
+Ctrl-C (the parent stops it) and ends when its input closes, so a parent that dies leaves nothing running."""
 from __future__ import annotations
 
 import collections
 import contextlib
 import json
-import os
 import subprocess
 import sys
 import threading
 from concurrent.futures import Future
-from pathlib import Path
 from typing import Any
 
 from ..foundation.errors import ReportError
 
 _CHILD = r"""
-import importlib, json, signal, sys
+import json, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 try:
     import vl_convert as vlc
@@ -33,62 +29,30 @@ try:
     failed = None
 except Exception as exc:
     failed = f"{type(exc).__name__}: {exc}"
-helper, helper_failed = None, "no helper module"
-if len(sys.argv) > 1:  # a helper module: warm() now, serve(text) -> text for each "text" request
-    try:
-        helper = importlib.import_module(sys.argv[1])
-        helper.warm()
-    except Exception as exc:
-        helper, helper_failed = None, f"{type(exc).__name__}: {exc}"
 for line in sys.stdin:
-    request = json.loads(line)
-    try:
-        if "spec" in request:
-            if failed is not None:
-                raise RuntimeError(failed)
-            reply = {"svg": vlc.vegalite_to_svg(request["spec"])}
-        elif helper is None:
-            reply = {"error": helper_failed, "type": "HelperUnavailable"}
-        else:
-            reply = {"text": helper.serve(request["text"])}
-    except Exception as exc:
-        reply = {"error": f"{type(exc).__name__}: {exc}" if "spec" in request else str(exc),
-                 "type": type(exc).__name__}
+    if failed is None:
+        try:
+            reply = {"svg": vlc.vegalite_to_svg(json.loads(line))}
+        except Exception as exc:
+            reply = {"error": f"{type(exc).__name__}: {exc}"}
+    else:
+        reply = {"error": failed}
     sys.stdout.write(json.dumps(reply) + "\n")
     sys.stdout.flush()
 """
 
 
-_ASKED = object()  # the pending entry of an ask() (its errors are HelperErrors, not failed drawings)
-
-
-class HelperError(Exception):
-    """What the helper module raised in the child: its message, and its class's name as ``type``."""
-
-    def __init__(self, message: str, kind: str) -> None:
-        super().__init__(message)
-        self.type = kind
-
-
 class Drawer:
     """A vl-convert process: :meth:`draw` sends a spec and returns a Future of its SVG (replies come back in the
-    order sent); :meth:`close` stops the process (also as a context manager). ``helper``: a module the child
-    imports once its renderer is up (from this costmodel's folder), calling its ``warm()`` there and its
-    ``serve(text) -> text`` for each :meth:`ask` (the report exports its HTML page this way, so that nbconvert
-    loads on the other core too). Raises :class:`~costmodel.foundation.errors.MissingExtraError` when vl-convert
-    is not installed."""
+    order sent); :meth:`close` stops the process (also as a context manager). Raises
+    :class:`~costmodel.foundation.errors.MissingExtraError` when vl-convert is not installed."""
 
-    def __init__(self, helper: str | None = None) -> None:
+    def __init__(self) -> None:
         from ..foundation.util import require_extra
 
         require_extra("report", "rendering charts to SVG", modules=("vl_convert",))
-        env = None
-        if helper is not None:  # the child imports the helper from this costmodel, wherever it was imported from
-            here = str(Path(__file__).resolve().parents[2])
-            env = dict(os.environ, PYTHONPATH=os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])]))
-        self._proc = subprocess.Popen([sys.executable, "-c", _CHILD, *([helper] if helper else [])],
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                      text=True, encoding="utf-8", close_fds=True, env=env)
+        self._proc = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, text=True, encoding="utf-8", close_fds=True)
         self._pending: collections.deque[tuple[Future[str], Any]] = collections.deque()
         self._lock = threading.Lock()
         self._ended_output = False  # the child's output has closed: nothing sent now will be drawn
@@ -99,22 +63,12 @@ class Drawer:
         """``spec`` (a Vega-Lite dict) drawn to SVG in the child; ``then(svg)`` (optional) makes the Future's
         value from the SVG. The Future raises :class:`ReportError` when vl-convert refuses the spec or the
         process has ended."""
+        out: Future[str] = Future()
         try:
-            text = json.dumps({"spec": spec}) + "\n"
+            text = json.dumps(spec) + "\n"
         except (TypeError, ValueError) as exc:
-            out: Future[str] = Future()
             out.set_exception(ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}"))
             return out
-        return self._send(text, then)
-
-    def ask(self, text: str) -> Future[str]:
-        """``text`` handed to the helper module's ``serve(text)`` in the child (after the drawings sent before it);
-        the Future raises :class:`HelperError` (its ``type``: the exception's class name in the child, or
-        ``HelperUnavailable`` when the helper could not be imported or warmed)."""
-        return self._send(json.dumps({"text": text}) + "\n", _ASKED)
-
-    def _send(self, text: str, then: Any) -> Future[str]:
-        out: Future[str] = Future()
         with self._lock:  # replies come back in the order sent: the Futures wait in that order
             if self._ended_output:
                 out.set_exception(ReportError(f"chart could not be rendered: {self._ended()}"))
@@ -137,13 +91,10 @@ class Drawer:
                 out, then = self._pending.popleft()
             reply = json.loads(line)
             if "error" in reply:
-                drawing = then is not _ASKED
-                out.set_exception(ReportError(f"chart could not be rendered: {reply['error']}") if drawing
-                                  else HelperError(reply["error"], reply.get("type", "")))
+                out.set_exception(ReportError(f"chart could not be rendered: {reply['error']}"))
                 continue
             try:
-                value = reply["svg"] if "svg" in reply else reply["text"]
-                out.set_result(value if then is None or then is _ASKED else then(value))
+                out.set_result(then(reply["svg"]) if then is not None else reply["svg"])
             except Exception as exc:  # noqa: BLE001 - handed to whoever waits for the drawing
                 out.set_exception(exc)
         with self._lock:

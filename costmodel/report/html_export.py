@@ -157,18 +157,3 @@ def export_html(nb: Any) -> str:
     if ext:
         raise ReportError(f"the exported HTML would load {len(ext)} resource(s) from the network, e.g. {ext[0][:120]!r}")
     return body
-
-
-def warm() -> None:
-    """Build the exporter now (in the chart drawer's process, :class:`~costmodel.charts.drawer.Drawer`'s helper:
-    nbconvert loads there while the report's pipeline runs here)."""
-    html_exporter()
-
-
-def serve(notebook_text: str) -> str:
-    """:func:`export_html` of a notebook given as the text of its ``.ipynb`` (what the report writes as
-    ``report.ipynb``): the page, or the ReportError of a page that would load from the network."""
-    import nbformat
-
-    return export_html(nbformat.reads(notebook_text, as_version=4))
-

@@ -114,10 +114,9 @@ def render_params(
                 from .. import charts
                 from ..charts.drawer import Drawer
 
-                # vl-convert, then nbconvert's exporter, load in a process of their own (the other core) while the
-                # pipeline runs; it draws the charts while the page's cells run, then exports the page
-                drawer = Drawer(helper=f"{__package__}.html_export")
+                drawer = Drawer()  # vl-convert loads in its own process (the other core) while the pipeline runs
                 charts.preload(renderer=False)  # Altair loads in a thread while the pipeline reads and fits
+                threading.Thread(target=_warm_exporter, name="costmodel-report-nbconvert", daemon=True).start()
             with writing(dest, action="create the output folder"):
                 from ..foundation.leftovers import owned_tempdir
 
@@ -138,16 +137,15 @@ def render_params(
             else:
                 say("report: rendering the page")
                 nb = notebook_in_process(run, nb_path, nb_params, written, drawer=drawer)
+                drawer.close()
             signals.check()
             say("report: exporting HTML (inputs hidden, offline)")
             nb.metadata["title"] = run.title or params.title or DEFAULT_TITLE
             named = [*inputs, *placement_paths(params.placement)[1:]]  # and the placement file's folder
             reproducible(nb, nb_params, tmp, dest, nb_path, named)  # same inputs, same bytes: no timestamps or machine paths
             with writing(dest / "report.ipynb", rename=names):
-                text = _write_notebook(nb, tmp / "report.ipynb")
-            page = _exported(nb, text, drawer)
-            if drawer is not None:
-                drawer.close()
+                _write_notebook(nb, tmp / "report.ipynb")
+            page = export_html(nb)
             with writing(dest / "report.html", rename=names):
                 (tmp / "report.html").write_text(page, encoding="utf-8")
             for name in OUTPUT_FILES:
@@ -182,6 +180,16 @@ def render_params(
         verdict=run.verdict,
         title=run.title,
     )
+
+
+def _warm_exporter() -> None:
+    """Build nbconvert's exporter in the background once Altair has loaded (one import at a time besides the
+    pipeline's own); the export later finds it built (or waits for it under its lock)."""
+    with contextlib.suppress(Exception):  # the export builds it again and reports what failed
+        from ..charts import render as chart_render
+
+        chart_render._wait_preload()
+        html_exporter()
 
 
 def _kernel_notebook(nb_path: Path, tmp: Path, nb_params: dict[str, Any], say: Callable[[str], None],
@@ -230,28 +238,8 @@ def _kernel_notebook(nb_path: Path, tmp: Path, nb_params: dict[str, Any], say: C
         stop_kernel(km)  # a run that failed before nbclient adopted it leaves it running
 
 
-def _write_notebook(nb: Any, path: Path) -> str:
-    """The executed notebook as nbformat writes it (sorted keys, one-space indent, a final newline); its text."""
+def _write_notebook(nb: Any, path: Path) -> None:
+    """The executed notebook as nbformat writes it (sorted keys, one-space indent, a final newline)."""
     import nbformat
 
-    text = nbformat.writes(nb) + "\n"
-    path.write_text(text, encoding="utf-8")
-    return text
-
-
-def _exported(nb: Any, text: str, drawer: Any) -> str:
-    """The HTML page of ``nb`` (``text``: its .ipynb), exported by ``drawer``'s helper process when there is one
-    (the same exporter on the same notebook, read back from its text), else here; a page the helper refuses
-    (it would load from the network) is the ReportError it would be here. Any other failure of the helper (not
-    started, ended): exported here."""
-    from ..charts.drawer import HelperError
-
-    if drawer is not None:
-        try:
-            return str(drawer.ask(text).result())
-        except HelperError as exc:
-            if exc.type == "ReportError":
-                raise ReportError(str(exc)) from None
-        except ReportError:  # the helper's process has ended
-            pass
-    return export_html(nb)
+    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")

@@ -57,26 +57,3 @@ def test_images_without_alt_and_divs_inside_and_outside_the_notebook():
     assert ours == stock
     assert ours.count("No description has been provided for this image") == 2
     assert '<span class="jp-OutputArea-output">' in ours  # a span is not selected: no tabindex
-
-
-def test_the_drawers_helper_exports_the_page_exported_here_and_refuses_what_it_refuses():
-    from costmodel.charts.drawer import Drawer, HelperError
-    from costmodel.foundation.errors import ReportError
-    from costmodel.report import render as render_mod
-
-    nb = new_notebook(cells=[new_markdown_cell("# a *b*"), new_code_cell("x", outputs=[new_output(
-        "display_data", data={"text/html": "<p>é &amp; <b>x</b></p>", "text/plain": "x"})])])
-    nb.metadata["title"] = "t"
-    bad = new_notebook(cells=[new_code_cell("x", outputs=[new_output(
-        "display_data", data={"text/html": '<script src="https://cdn.example/x.js"></script>', "text/plain": "x"})])])
-    bad.metadata["title"] = "t"
-    with Drawer(helper="costmodel.report.html_export") as drawer:
-        text = nbformat.writes(nb) + "\n"
-        assert drawer.ask(text).result(timeout=120) == html_export.export_html(nb)
-        with pytest.raises(ReportError, match="from the network"):
-            render_mod._exported(bad, nbformat.writes(bad) + "\n", drawer)
-    with Drawer(helper="costmodel.no_such_module") as drawer, pytest.raises(HelperError) as info:
-        drawer.ask(text).result(timeout=120)
-    assert info.value.type == "HelperUnavailable"
-    with Drawer(helper="costmodel.no_such_module") as drawer:  # and the page is then exported here
-        assert render_mod._exported(nb, text, drawer) == html_export.export_html(nb)
