@@ -38,8 +38,9 @@ def mime_bundle(obj: Any) -> dict[str, Any]:
 
 def display(*objs: Any) -> None:
     """Show ``objs``: recorded as outputs inside :func:`capturing`, else IPython's ``display`` (nothing without
-    IPython installed). Inside :func:`capturing`, an object whose ``pending_bundle()`` gives a Future (a chart still
-    being drawn in another thread) is recorded with that Future as its ``data``, for :func:`settled` to wait for."""
+    IPython installed). Inside :func:`capturing`, an object whose ``pending_bundle()`` gives a Future (a chart
+    still being drawn elsewhere, e.g. in the report's chart process) is recorded with that Future as its ``data``,
+    for :func:`settled` to wait for."""
     sink = _SINK.get()
     if sink is not None:
         sink.extend({"output_type": "display_data", "data": _pending(o) or mime_bundle(o), "metadata": {}}

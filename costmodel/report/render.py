@@ -1,6 +1,7 @@
 """Rendering ``costmodel report``: the pipeline runs in this process (:mod:`.pipeline`, one progress line per
 stage), decision.json and the ADR are written from its results, the notebook's display cells are evaluated here on
-the same results (:mod:`.page`; ``via_kernel``: papermill executes the notebook in a kernel instead,
+the same results (:mod:`.page`, the charts drawn meanwhile in a process of their own,
+:class:`~costmodel.charts.drawer.Drawer`; ``via_kernel``: papermill executes the notebook in a kernel instead,
 :mod:`.kernel_run`), nbconvert exports the HTML with inputs hidden and no script, all into a temporary folder
 beside the output folder that is renamed into place only when every file is written."""
 from __future__ import annotations
