@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import queue
 import subprocess
 import sys
 import threading
@@ -56,7 +57,10 @@ class Drawer:
         self._pending: collections.deque[tuple[Future[str], Any]] = collections.deque()
         self._lock = threading.Lock()
         self._ended_output = False  # the child's output has closed: nothing sent now will be drawn
+        self._outbox: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write, name="costmodel-chart-drawer-in", daemon=True)
         self._reader = threading.Thread(target=self._read, name="costmodel-chart-drawer", daemon=True)
+        self._writer.start()
         self._reader.start()
 
     def draw(self, spec: dict[str, Any], then: Any = None) -> Future[str]:
@@ -74,13 +78,18 @@ class Drawer:
                 out.set_exception(ReportError(f"chart could not be rendered: {self._ended()}"))
                 return out
             self._pending.append((out, then))
-        try:  # (one caller thread writes; the reader never waits for a write)
-            assert self._proc.stdin is not None
-            self._proc.stdin.write(text)
-            self._proc.stdin.flush()
-        except (OSError, ValueError):
-            pass  # the child has ended: the reader sees its output close and fails every pending drawing
+        self._outbox.put(text)  # written by the writer thread: the caller never waits for the child to read
         return out
+
+    def _write(self) -> None:
+        stdin = self._proc.stdin
+        assert stdin is not None
+        while (text := self._outbox.get()) is not None:
+            try:
+                stdin.write(text)
+                stdin.flush()
+            except (OSError, ValueError):
+                return  # the child has ended: the reader sees its output close and fails every pending drawing
 
     def _read(self) -> None:
         assert self._proc.stdout is not None
@@ -111,6 +120,8 @@ class Drawer:
         """Stop the child (killed: it holds nothing worth a graceful end) and reap it; pending drawings fail."""
         with contextlib.suppress(OSError):
             self._proc.kill()
+        self._outbox.put(None)
+        self._writer.join(5.0)
         with contextlib.suppress(OSError, ValueError):
             assert self._proc.stdin is not None
             self._proc.stdin.close()
