@@ -11,6 +11,7 @@ benchmarks/out/fleet_<ranks>x<steps>/ (gitignored).
         [--data DIR] [--rank-column]
     .venv/bin/python benchmarks/bench_fleet.py --ranks 10 --steps 100000 --verbs compare,fit,ingest [--before DIR]
         [--no-bytecode]
+    .venv/bin/python benchmarks/bench_fleet.py --ranks 10 --steps 100000 --verbs report,report-duckdb,report-dask
 
 "ours" is the fleet engine as ``auto`` runs it (one rank per file, clean CSV: the pyarrow + numpy fast
 path of costmodel.jobs.arrowscan; ``--query`` measures the DuckDB query instead). The
@@ -126,9 +127,14 @@ def cli_process(verb: str, root: Path, code: Path, bytecode: bool = True) -> dic
     env = dict(os.environ, PYTHONPATH=str(code))
     if bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
+    ex = ROOT / "costmodel" / "data" / "examples"
+    report_out = HERE / "out" / f"{root.name}_{verb}"  # report[-ENGINE]: the whole report with that --engine
     args = {"compare": ["compare", "--colocated", str(root / "colocated"), "--remote", str(root / "remote"), "--json"],
             "ingest": ["ingest", str(root / "colocated"), str(root / "remote"), "--json"],
-            "fit": ["fit", str(root / "remote"), "--json"]}[verb]
+            "fit": ["fit", str(root / "remote"), "--json"]}.get(verb) or [
+        "report", "--colocated", str(root / "colocated"), "--remote", str(root / "remote"), "--scenario",
+        str(ex / "scenario.yaml"), "--answers", str(ex / "answers.yaml"), "--date", "2026-01-01", "-o", str(report_out),
+        "--force", "--json", "--quiet", *(["--engine", verb.split("-", 1)[1]] if "-" in verb else [])]
     t, c0 = time.perf_counter(), _cpu_children()
     p = subprocess.run(["/usr/bin/time", "-f", "%M", PY, "-m", "costmodel", *args], capture_output=True, text=True,
                        env=env, cwd=str(code), check=False)  # cwd: `-m` imports from it
@@ -136,12 +142,17 @@ def cli_process(verb: str, root: Path, code: Path, bytecode: bool = True) -> dic
     if p.returncode != 0:
         raise SystemExit(p.stderr[-2000:])
     out = json.loads(p.stdout)
+    answer = p.stdout
+    if verb.startswith("report"):  # the answer is decision.json (the folder's name differs per engine)
+        answer = (report_out / "decision.json").read_text(encoding="utf-8")
+        out = json.loads(answer)
+        out = {"jobs": out.get("jobs") or [], "ratio": (out.get("compare") or {}).get("ratio")}
     engines = sorted({str(j.get("reader")) for j in out.get("jobs", [])}) if isinstance(out, dict) else []
     import hashlib
 
     return {"wall_s": wall, "cpu_s": cpu, "peak_rss_mib": int(p.stderr.strip().splitlines()[-1]) / 1024,
             "readers": engines, "ratio": out.get("ratio") if isinstance(out, dict) else None,
-            "answer_sha": hashlib.sha256(p.stdout.encode()).hexdigest()[:12]}
+            "answer_sha": hashlib.sha256(answer.encode()).hexdigest()[:12]}
 
 
 def verbs_main(root: Path, verbs: list[str], before: Path | None, repeat: int, bytecode: bool = True) -> None:
@@ -155,6 +166,7 @@ def verbs_main(root: Path, verbs: list[str], before: Path | None, repeat: int, b
 
     trees = [("ours", ROOT)] + ([("before", before)] if before else [])
     base_of = {"compare": "duckdb", "ingest": "duckdb", "fit": "duckdb-remote"}
+    base_of.update({v: "duckdb" for v in verbs if v.startswith("report")})
     bases = sorted({base_of[v] for v in verbs})
     rows: dict[str, list[dict]] = {}
     print(f"{root.name}; load avg before: {os.getloadavg()}; compiled modules "
@@ -203,8 +215,9 @@ def main() -> None:
                     help="folder of already generated logs (colocated/, remote/, truth.json); default "
                          "benchmarks/out/fleet_<ranks>x<steps>, generated when absent")
     ap.add_argument("--verbs", default="",
-                    help="comma list of CLI verbs (compare, fit, ingest) timed as whole processes against DuckDB alone "
-                         "(CPU-s, peak RSS), instead of the stage and report rows")
+                    help="comma list of CLI verbs (compare, fit, ingest, report, report-ENGINE: the report with "
+                         "--engine ENGINE, e.g. report-duckdb, report-dask) timed as whole processes against DuckDB "
+                         "alone (CPU-s, peak RSS), instead of the stage and report rows")
     ap.add_argument("--before", type=Path, default=None,
                     help="with --verbs: a second code tree (e.g. git archive of the base commit) timed in the same rounds")
     ap.add_argument("--no-bytecode", action="store_true",

@@ -11,7 +11,7 @@ child processes, kernels included: less sensitive to other load on a shared mach
 that both ways wrote the same report.html, decision.json and adr.md.
 Targets: report / floor <= 1.0 (issue 6), <= 0.8 (issue 28), <= 0.3 without a kernel (issue 42 item 5).
 
-Usage: ``.venv/bin/python benchmarks/bench_report.py [--repeat 3] [--no-kernel-run]``
+Usage: ``.venv/bin/python benchmarks/bench_report.py [--repeat 3] [--no-kernel-run] [--before DIR]``
 """
 from __future__ import annotations
 
@@ -53,12 +53,12 @@ def _trivial_notebook(path: Path) -> None:
     nbformat.write(nb, str(path))
 
 
-def _timed(cmds: list[list[str]], cwd: Path) -> tuple[float, float]:
+def _timed(cmds: list[list[str]], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
     """Run commands one after another; (wall s, child CPU s)."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     for cmd in cmds:
-        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False, env=env)
         if proc.returncode != 0:
             sys.stderr.write(proc.stderr[-3000:])
             raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd)}")
@@ -75,6 +75,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--late-kernel", action="store_true",
                     help="A/B: let papermill start the kernel (the report's early start switched off here, not in "
                          "the package)")
+    ap.add_argument("--before", type=Path, default=None,
+                    help="another code tree (e.g. `git archive` of the base commit): its `costmodel report` (no kernel) "
+                         "is timed in the same rounds and its three files compared with ours")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench_report.") as td:
         tmp = Path(td)
@@ -95,14 +98,21 @@ def main(argv: list[str]) -> int:
             "floor": floor_cmds,
             "report": [[*report_cmd, "-o", str(tmp / "report")]],
         }
+        envs: dict[str, dict[str, str] | None] = dict.fromkeys(runs)
         if not args.no_kernel_run:
             runs["report --via-kernel"] = [[*report_cmd, "-o", str(tmp / "kernel"), "--via-kernel"]]
-        for cmds in runs.values():  # one warm-up of each (page cache, .pyc files), not counted
-            _timed(cmds, tmp)
+            envs["report --via-kernel"] = None
+        if args.before is not None:  # the same command, the other tree's code first on the path
+            # its own copy of the example (decision.json names the inputs relative to the package's folder)
+            theirs = [a.replace(str(EX), str(args.before.resolve() / "costmodel" / "data" / "examples")) for a in report_cmd]
+            runs["report (before)"] = [[sys.executable, "-m", "costmodel", *theirs[1:], "-o", str(tmp / "before")]]
+            envs["report (before)"] = dict(os.environ, PYTHONPATH=str(args.before.resolve()))
+        for k, cmds in runs.items():  # one warm-up of each (page cache, .pyc files), not counted
+            _timed(cmds, tmp, envs[k])
         times: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
         for i in range(args.repeat):
-            for k, cmds in runs.items():
-                times[k].append(_timed(cmds, tmp))
+            for k, cmds in (list(runs.items()) if i % 2 == 0 else list(runs.items())[::-1]):  # order alternated
+                times[k].append(_timed(cmds, tmp, envs[k]))
             print(f"run {i + 1}: " + "; ".join(f"{k} {v[-1][0]:.2f} s wall / {v[-1][1]:.2f} s cpu"
                                                 for k, v in times.items()), flush=True)
         med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in times.items()}
@@ -115,6 +125,13 @@ def main(argv: list[str]) -> int:
             ow, oc = med[k]
             print(f"costmodel {k} (bundled example, {html / 1e6:.2f} MB HTML): median {ow:.2f} s wall, {oc:.2f} s cpu")
             print(f"ratio {k} / floor: {ow / fw:.2f}x wall, {oc / fc:.2f}x cpu")
+        if "report (before)" in runs:
+            bw, bc = med["report (before)"]
+            ow, oc = med["report"]
+            same = all((tmp / "report" / n).read_bytes() == (tmp / "before" / n).read_bytes()
+                       for n in ("report.html", "decision.json", "adr.md"))
+            print(f"ratio report / report (before): {ow / bw:.2f}x wall, {oc / bc:.2f}x cpu; report.html, "
+                  f"decision.json, adr.md identical to the before tree's: {same}")
         if "report --via-kernel" in runs:
             same = all((tmp / "report" / n).read_bytes() == (tmp / "kernel" / n).read_bytes()
                        for n in ("report.html", "decision.json", "adr.md"))

@@ -5,12 +5,18 @@ its background preload, offline rendering to self-contained SVG (vl-convert: no 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import itertools
 import re
 import threading
-from typing import Any
+from collections.abc import Iterator
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
 
 from ..foundation.errors import ReportError
+
+if TYPE_CHECKING:
+    from .drawer import Drawer
 
 #: Altair refuses data beyond this many rows; charts pre-aggregate to stay under it.
 MAX_ROWS = 5000
@@ -29,10 +35,11 @@ _preload_thread: threading.Thread | None = None
 _TINY_SPEC = {"mark": "point", "data": {"values": [{"x": 1}]}, "encoding": {"x": {"field": "x", "type": "quantitative"}}}
 
 
-def preload() -> None:
-    """Import Altair and start vl-convert's renderer in a background thread, so a notebook loads and
-    fits its data meanwhile (two cores: the first chart no longer waits seconds). Idempotent; errors
-    are left for the first real chart to report."""
+def preload(renderer: bool = True) -> None:
+    """Import Altair and (``renderer``) start vl-convert's renderer in a background thread, so a notebook loads and
+    fits its data meanwhile (two cores: the first chart no longer waits seconds); ``renderer=False`` where the
+    charts are drawn by a :class:`~costmodel.charts.drawer.Drawer` (vl-convert in its own process). Idempotent;
+    errors are left for the first real chart to report."""
     global _preload_thread  # noqa: PLW0603  module-level cache
     if _preload_thread is not None:
         return
@@ -41,9 +48,10 @@ def preload() -> None:
     def work() -> None:
         with contextlib.suppress(Exception):
             _alt()
-            import vl_convert as vlc
+            if renderer:
+                import vl_convert as vlc
 
-            vlc.vegalite_to_svg(_TINY_SPEC)
+                vlc.vegalite_to_svg(_TINY_SPEC)
 
     _preload_thread = threading.Thread(target=work, name="costmodel-charts-preload", daemon=True)
     _preload_thread.start()
@@ -77,7 +85,8 @@ def _configure(chart: Any) -> Any:
 _counter = itertools.count(1)
 _ID_RE = re.compile(r'\bid="([^"]+)"')
 _REF_RE = re.compile(r'url\(#([^)]+)\)|href="#([^"]+)"')
-
+#: the process that draws the charts :func:`show` shows in this context (:func:`drawing_in`); None: drawn here at once
+_DRAWER: contextvars.ContextVar[Drawer | None] = contextvars.ContextVar("costmodel_chart_drawer", default=None)
 
 def to_svg(chart: Any, prefix: str | None = None) -> str:
     """Render ``chart`` to a self-contained SVG string with vl-convert (no network).
@@ -86,37 +95,106 @@ def to_svg(chart: Any, prefix: str | None = None) -> str:
     not share clip-path ids. Every float of the spec is rounded to its published precision first
     (:func:`costmodel.foundation.published.published`). Raises :class:`ReportError` when the chart cannot be rendered.
     """
+    spec = _spec(chart)
+    return _draw(spec, prefix or f"cm{next(_counter)}")
+
+
+def _spec(chart: Any) -> dict[str, Any]:
+    """``chart``'s Vega-Lite spec, every float at its published precision. Altair's ``to_dict`` without its
+    JSON-schema validation (the same dict; the validation took ~0.35 s of a report's 5 charts, and vl-convert
+    refuses a spec it cannot draw anyway). Raises :class:`ReportError`."""
     _wait_preload()
     from ..foundation.published import published
+
+    try:
+        spec = chart.to_dict(validate=False) if hasattr(chart, "to_dict") else dict(chart)
+        # the figures drawn (data, domains) at their published precision (docs/contracts.md): the SVG's
+        # coordinates and labels are then the same bytes on every machine
+        return published(spec)
+    except Exception as exc:
+        raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
+
+
+def _draw(spec: dict[str, Any], prefix: str) -> str:
+    """``spec`` drawn by vl-convert in this process, its element ids prefixed."""
     from ..foundation.util import require
 
     vlc = require("vl_convert", "report", "rendering charts to SVG")
     try:
-        spec = chart.to_dict() if hasattr(chart, "to_dict") else dict(chart)
-        # the figures drawn (data, domains) at their published precision (docs/contracts.md): the SVG's
-        # coordinates and labels are then the same bytes on every machine
-        svg = vlc.vegalite_to_svg(published(spec))
+        svg = vlc.vegalite_to_svg(spec)
     except Exception as exc:
         raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
-    p = prefix or f"cm{next(_counter)}"
-    svg = _ID_RE.sub(lambda m: f'id="{p}-{m.group(1)}"', svg)
-    svg = _REF_RE.sub(lambda m: f"url(#{p}-{m.group(1)})" if m.group(1) else f'href="#{p}-{m.group(2)}"', svg)
-    return svg
+    return _prefixed(svg, prefix)
+
+
+def _prefixed(svg: str, prefix: str) -> str:
+    svg = _ID_RE.sub(lambda m: f'id="{prefix}-{m.group(1)}"', svg)
+    return _REF_RE.sub(lambda m: f"url(#{prefix}-{m.group(1)})" if m.group(1) else f'href="#{prefix}-{m.group(2)}"',
+                       svg)
+
+
+@contextlib.contextmanager
+def drawing_in(drawer: Drawer) -> Iterator[None]:
+    """Charts :func:`show` shows in this context are drawn by ``drawer`` (:class:`~costmodel.charts.drawer.Drawer`:
+    vl-convert in a process of its own) while the caller goes on; their specs are made, and their id prefixes
+    numbered, here and in order (the same SVGs as drawn one by one here). Each :class:`SVGFigure` shown holds the
+    pending drawing (:meth:`SVGFigure.pending_bundle`) until it is read."""
+    token = _DRAWER.set(drawer)
+    try:
+        yield
+    finally:
+        _DRAWER.reset(token)
 
 
 class SVGFigure:
-    """A rendered chart for notebooks: displays as inline SVG (``image/svg+xml``)."""
+    """A rendered chart for notebooks: displays as inline SVG (``image/svg+xml``); ``svg`` may be a pending
+    drawing (a Future of the SVG string, from :func:`show` inside :func:`drawing_in`), waited for when read."""
 
-    def __init__(self, svg: str, title: str = "chart") -> None:
-        self.svg = svg
+    def __init__(self, svg: str | Future[str], title: str = "chart") -> None:
+        self._svg = svg
         self.title = title
 
+    @property
+    def svg(self) -> str:
+        """The SVG string (waits for a pending drawing; raises its ReportError)."""
+        return self._svg if isinstance(self._svg, str) else self._svg.result()
+
+    def pending_bundle(self) -> Future[dict[str, str]] | None:
+        """The MIME bundle once the pending drawing is done (None when the SVG is already drawn): what
+        :func:`costmodel.foundation.display_capture.display` records without waiting for it."""
+        if isinstance(self._svg, str):
+            return None
+        out: Future[dict[str, str]] = Future()
+
+        def settle(done: Future[str]) -> None:
+            error = done.exception()
+            if error is not None:
+                out.set_exception(error)
+            else:
+                out.set_result(self._bundle(done.result()))
+
+        self._svg.add_done_callback(settle)
+        return out
+
+    def _bundle(self, svg: str) -> dict[str, str]:
+        return {"image/svg+xml": svg, "text/plain": f"<{self.title}>"}
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return {"image/svg+xml": self.svg, "text/plain": f"<{self.title}>"}
+        return self._bundle(self.svg)
 
 
 def show(*charts: Any) -> None:
-    """Render each chart to SVG and display it; raise (failing the cell) when one cannot be drawn."""
+    """Render each chart to SVG and display it; raise (failing the cell) when one cannot be drawn (inside
+    :func:`drawing_in`: a spec that cannot be made raises here, a drawing that fails where it is read)."""
     from ..foundation.display_capture import display
 
-    display(*[SVGFigure(to_svg(c)) for c in charts])
+    drawer = _DRAWER.get()
+    if drawer is None:
+        display(*[SVGFigure(to_svg(c)) for c in charts])
+        return
+    specs = [_spec(c) for c in charts]
+    figures = []
+    for spec in specs:
+        prefix = f"cm{next(_counter)}"
+        figures.append(SVGFigure(drawer.draw(spec, then=lambda svg, p=prefix: _prefixed(svg, p))))
+    display(*figures)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterator
+from concurrent.futures import Future
 from typing import Any
 
 _SINK: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.ContextVar("costmodel_display_sink",
@@ -37,16 +38,30 @@ def mime_bundle(obj: Any) -> dict[str, Any]:
 
 def display(*objs: Any) -> None:
     """Show ``objs``: recorded as outputs inside :func:`capturing`, else IPython's ``display`` (nothing without
-    IPython installed)."""
+    IPython installed). Inside :func:`capturing`, an object whose ``pending_bundle()`` gives a Future (a chart
+    still being drawn elsewhere, e.g. in the report's chart process) is recorded with that Future as its ``data``,
+    for :func:`settled` to wait for."""
     sink = _SINK.get()
     if sink is not None:
-        sink.extend({"output_type": "display_data", "data": mime_bundle(o), "metadata": {}} for o in objs)
+        sink.extend({"output_type": "display_data", "data": _pending(o) or mime_bundle(o), "metadata": {}}
+                    for o in objs)
         return
     with contextlib.suppress(ImportError):
         from IPython.display import display as ipython_display
 
         for o in objs:
             ipython_display(o)
+
+
+def _pending(obj: Any) -> Future[dict[str, Any]] | None:
+    pending = getattr(obj, "pending_bundle", None)
+    return pending() if callable(pending) else None
+
+
+def settled(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``outputs`` recorded by :func:`capturing` with every pending MIME bundle waited for, in order (raises what
+    the pending work raised)."""
+    return [dict(o, data=o["data"].result()) if isinstance(o["data"], Future) else o for o in outputs]
 
 
 @contextlib.contextmanager

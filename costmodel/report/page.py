@@ -9,10 +9,12 @@ metadata names a ``costmodel.stage``: validating, running the pipeline, writing 
 and the page leaves them out."""
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from typing import Any
 
+from ..charts.drawer import Drawer
 from .pipeline import ReportRun
 from .reproducible import INJECTED_ID, _codify
 
@@ -40,14 +42,17 @@ def namespace(run: ReportRun, written: list[str]) -> dict[str, Any]:
 
 
 def notebook_in_process(run: ReportRun, notebook: str | os.PathLike[str], parameters: Mapping[str, Any],
-                        written: list[str]) -> Any:
+                        written: list[str], drawer: Drawer | None = None) -> Any:
     """The report notebook (``notebook``) as if papermill had executed it with ``parameters``: the injected cell
     after the ``parameters`` cell, execution counts, and each display cell's outputs from running its code here
-    on ``run``. A failing display cell raises the ReportError a failing kernel cell would."""
+    on ``run``. The charts are drawn by ``drawer`` (:class:`~costmodel.charts.drawer.Drawer`, started by the caller
+    early so that vl-convert loads meanwhile; one is started here otherwise) while the next cells run. A failing
+    display cell raises the ReportError a failing kernel cell would."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_output
 
-    from ..foundation.display_capture import capturing
+    from ..charts.render import drawing_in
+    from ..foundation.display_capture import capturing, settled
     from ..foundation.errors import CostmodelError, ReportError
 
     nb = nbformat.read(os.fspath(notebook), as_version=4)
@@ -56,23 +61,34 @@ def notebook_in_process(run: ReportRun, notebook: str | os.PathLike[str], parame
     injected["id"] = INJECTED_ID
     nb.cells.insert(at + 1, injected)
     names = namespace(run, written)
+    shown_by_cell: list[tuple[Any, list[dict[str, Any]]]] = []
     count = 0
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        count += 1
-        cell.execution_count = count
-        cell.outputs = []
-        if not is_display_cell(cell):
-            continue
-        with capturing() as shown:
-            try:
-                exec(compile(cell.source, f"<report cell {count}>", "exec"), names)
-            except CostmodelError:
-                raise
-            except Exception as exc:
-                raise ReportError(f"the report notebook stopped at cell {count}: {type(exc).__name__}: {exc}") from exc
-        cell.outputs = [new_output(o["output_type"], data=o["data"], metadata=o["metadata"]) for o in shown]
+    with contextlib.ExitStack() as stack:
+        if drawer is None:
+            drawer = stack.enter_context(Drawer())
+        # the charts are drawn in the drawer's process while the next cells run here; their ids are numbered in
+        # the order they are shown, so the SVGs are the ones drawn one by one
+        stack.enter_context(drawing_in(drawer))
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            count += 1
+            cell.execution_count = count
+            cell.outputs = []
+            if not is_display_cell(cell):
+                continue
+            with capturing() as shown:
+                try:
+                    exec(compile(cell.source, f"<report cell {count}>", "exec"), names)
+                except CostmodelError:
+                    raise
+                except Exception as exc:
+                    raise ReportError(f"the report notebook stopped at cell {count}: {type(exc).__name__}: {exc}") \
+                        from exc
+            shown_by_cell.append((cell, shown))
+        for cell, shown in shown_by_cell:
+            cell.outputs = [new_output(o["output_type"], data=o["data"], metadata=o["metadata"])
+                            for o in settled(shown)]
     nb.metadata["papermill"] = {"default_parameters": {}, "parameters": dict(parameters), "environment_variables": {},
                                 "version": _papermill_version(), "input_path": os.fspath(notebook),
                                 "output_path": "report.ipynb"}

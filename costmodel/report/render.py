@@ -1,6 +1,7 @@
 """Rendering ``costmodel report``: the pipeline runs in this process (:mod:`.pipeline`, one progress line per
 stage), decision.json and the ADR are written from its results, the notebook's display cells are evaluated here on
-the same results (:mod:`.page`; ``via_kernel``: papermill executes the notebook in a kernel instead,
+the same results (:mod:`.page`, the charts drawn meanwhile in a process of their own,
+:class:`~costmodel.charts.drawer.Drawer`; ``via_kernel``: papermill executes the notebook in a kernel instead,
 :mod:`.kernel_run`), nbconvert exports the HTML with inputs hidden and no script, all into a temporary folder
 beside the output folder that is renamed into place only when every file is written."""
 from __future__ import annotations
@@ -97,6 +98,7 @@ def render_params(
         raise ReportError(f"report notebook {nb_path} not found")
 
     made: list[Path] = []  # parent folders this run creates (removed again on failure when empty)
+    drawer: Any = None  # the chart drawing process (no kernel), stopped on every way out
     tmp: Path | None = None
     claim = OutputClaim(dest)
     with SignalScope(on_signal=quiet_shutdown) as signals:
@@ -111,8 +113,10 @@ def render_params(
             say("report: inputs checked")
             if not via_kernel:
                 from .. import charts
+                from ..charts.drawer import Drawer
 
-                charts.preload()  # Altair and the SVG renderer load in a thread while the pipeline reads and fits
+                drawer = Drawer()  # vl-convert loads in its own process (the other core) while the pipeline runs
+                charts.preload(renderer=False)  # Altair loads in a thread while the pipeline reads and fits
                 threading.Thread(target=_warm_exporter, name="costmodel-report-nbconvert", daemon=True).start()
             with writing(dest, action="create the output folder"):
                 from ..foundation.leftovers import owned_tempdir
@@ -133,7 +137,8 @@ def render_params(
                 nb = _kernel_notebook(nb_path, tmp, dict(nb_params, decision_path="", adr_path=""), say, signals)
             else:
                 say("report: rendering the page")
-                nb = notebook_in_process(run, nb_path, nb_params, written)
+                nb = notebook_in_process(run, nb_path, nb_params, written, drawer=drawer)
+                drawer.close()
             signals.check()
             say("report: exporting HTML (inputs hidden, offline)")
             nb.metadata["title"] = run.title or params.title or DEFAULT_TITLE
@@ -166,6 +171,8 @@ def render_params(
                         parent.rmdir()
             raise
         finally:
+            if drawer is not None:
+                drawer.close()
             claim.release()
     say(f"report: wrote {dest}")
     return ReportResult(

@@ -1,0 +1,138 @@
+"""vl-convert in a process of its own: :class:`Drawer` starts it (its renderer loads there while this process reads
+and fits the data) and draws the specs sent to it in order, while this process goes on.
+
+Why a process: vl-convert keeps the GIL while it draws (measured: a Python thread beside it gets ~4 % of its usual
+speed), so a thread draws no sooner than the caller would; a process draws on the other core. The SVGs are the ones
+vl-convert draws here: the child gets each spec as JSON (floats written by ``repr``, read back to the same
+doubles) and calls the same function on the same dict. The child imports only ``json`` and ``vl_convert``, ignores
+Ctrl-C (the parent stops it) and ends when its input closes, so a parent that dies leaves nothing running."""
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import queue
+import subprocess
+import sys
+import threading
+from concurrent.futures import Future
+from typing import Any
+
+from ..foundation.errors import ReportError
+
+_CHILD = r"""
+import json, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+try:
+    import vl_convert as vlc
+    vlc.vegalite_to_svg({"mark": "point", "data": {"values": [{"x": 1}]},
+                         "encoding": {"x": {"field": "x", "type": "quantitative"}}})
+    failed = None
+except Exception as exc:
+    failed = f"{type(exc).__name__}: {exc}"
+for line in sys.stdin:
+    if failed is None:
+        try:
+            reply = {"svg": vlc.vegalite_to_svg(json.loads(line))}
+        except Exception as exc:
+            reply = {"error": f"{type(exc).__name__}: {exc}"}
+    else:
+        reply = {"error": failed}
+    sys.stdout.write(json.dumps(reply) + "\n")
+    sys.stdout.flush()
+"""
+
+
+class Drawer:
+    """A vl-convert process: :meth:`draw` sends a spec and returns a Future of its SVG (replies come back in the
+    order sent); :meth:`close` stops the process (also as a context manager). Raises
+    :class:`~costmodel.foundation.errors.MissingExtraError` when vl-convert is not installed."""
+
+    def __init__(self) -> None:
+        from ..foundation.util import require_extra
+
+        require_extra("report", "rendering charts to SVG", modules=("vl_convert",))
+        self._proc = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, text=True, encoding="utf-8", close_fds=True)
+        self._pending: collections.deque[tuple[Future[str], Any]] = collections.deque()
+        self._lock = threading.Lock()
+        self._ended_output = False  # the child's output has closed: nothing sent now will be drawn
+        self._outbox: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write, name="costmodel-chart-drawer-in", daemon=True)
+        self._reader = threading.Thread(target=self._read, name="costmodel-chart-drawer", daemon=True)
+        self._writer.start()
+        self._reader.start()
+
+    def draw(self, spec: dict[str, Any], then: Any = None) -> Future[str]:
+        """``spec`` (a Vega-Lite dict) drawn to SVG in the child; ``then(svg)`` (optional) makes the Future's
+        value from the SVG. The Future raises :class:`ReportError` when vl-convert refuses the spec or the
+        process has ended."""
+        out: Future[str] = Future()
+        try:
+            text = json.dumps(spec) + "\n"
+        except (TypeError, ValueError) as exc:
+            out.set_exception(ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}"))
+            return out
+        with self._lock:  # replies come back in the order sent: the Futures wait in that order
+            if self._ended_output:
+                out.set_exception(ReportError(f"chart could not be rendered: {self._ended()}"))
+                return out
+            self._pending.append((out, then))
+        self._outbox.put(text)  # written by the writer thread: the caller never waits for the child to read
+        return out
+
+    def _write(self) -> None:
+        stdin = self._proc.stdin
+        assert stdin is not None
+        while (text := self._outbox.get()) is not None:
+            try:
+                stdin.write(text)
+                stdin.flush()
+            except (OSError, ValueError):
+                return  # the child has ended: the reader sees its output close and fails every pending drawing
+
+    def _read(self) -> None:
+        assert self._proc.stdout is not None
+        for line in self._proc.stdout:
+            with self._lock:
+                if not self._pending:
+                    continue
+                out, then = self._pending.popleft()
+            reply = json.loads(line)
+            if "error" in reply:
+                out.set_exception(ReportError(f"chart could not be rendered: {reply['error']}"))
+                continue
+            try:
+                out.set_result(then(reply["svg"]) if then is not None else reply["svg"])
+            except Exception as exc:  # noqa: BLE001 - handed to whoever waits for the drawing
+                out.set_exception(exc)
+        with self._lock:
+            left, self._pending = list(self._pending), collections.deque()
+            self._ended_output = True
+        for out, _then in left:
+            out.set_exception(ReportError(f"chart could not be rendered: {self._ended()}"))
+
+    def _ended(self) -> str:
+        code = self._proc.poll()
+        return "the drawing process has ended" + (f" (exit {code})" if code is not None else "")
+
+    def close(self) -> None:
+        """Stop the child (killed: it holds nothing worth a graceful end) and reap it; pending drawings fail."""
+        with contextlib.suppress(OSError):
+            self._proc.kill()
+        self._outbox.put(None)
+        self._writer.join(5.0)
+        with contextlib.suppress(OSError, ValueError):
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+        self._proc.wait()
+        self._reader.join(5.0)
+        with contextlib.suppress(OSError, ValueError):
+            assert self._proc.stdout is not None
+            self._proc.stdout.close()
+
+    def __enter__(self) -> Drawer:  # noqa: PYI034 - the package supports Python 3.10 (no typing.Self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

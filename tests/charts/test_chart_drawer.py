@@ -1,0 +1,53 @@
+"""Charts drawn in a process of their own (issue 42 item 5): the drawer's SVGs are the ones drawn in this process,
+in the order shown; a spec vl-convert refuses fails its own drawing with a ReportError; a stopped drawer fails what
+is still pending and leaves no process behind."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from costmodel import charts
+from costmodel.charts import render
+from costmodel.charts.drawer import Drawer
+from costmodel.foundation.display_capture import capturing, settled
+from costmodel.foundation.errors import ReportError
+
+pytest.importorskip("vl_convert")
+
+_SPEC = {"mark": "bar", "data": {"values": [{"a": "x<&>", "b": 0.1 + 0.2}, {"a": "y", "b": 1e-300},
+                                            {"a": "z", "b": 123456789.123456789}]},
+         "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b", "type": "quantitative"}}}
+
+
+def test_the_drawers_svgs_are_the_ones_drawn_here_in_the_order_shown():
+    alt = render._alt()
+    made = [alt.Chart(alt.Data(values=[{"x": i, "y": i * i / 7} for i in range(50)])).mark_line(clip=True)
+            .encode(x="x:Q", y="y:Q"), _SPEC]
+    with Drawer() as drawer, render.drawing_in(drawer), capturing() as shown:
+        start = next(render._counter)
+        charts.show(*made)
+        assert len(shown) == 2 and not any(isinstance(o["data"], dict) for o in shown)  # pending when shown
+        drawn = [o["data"]["image/svg+xml"] for o in settled(shown)]
+    here = [render._draw(render._spec(c), f"cm{start + 1 + i}") for i, c in enumerate(made)]
+    assert drawn == here
+    assert f'id="cm{start + 1}-' in drawn[0]  # its clip path, numbered in the order shown
+
+
+def test_a_refused_spec_fails_its_own_drawing_and_the_next_one_is_drawn():
+    with Drawer() as drawer:
+        bad = drawer.draw({"mark": "no-such-mark", "data": {"values": []}})
+        good = drawer.draw(_SPEC)
+        with pytest.raises(ReportError, match="could not be rendered"):
+            bad.result(timeout=60)
+        assert "<svg" in good.result(timeout=60)
+
+
+def test_a_stopped_drawer_fails_what_is_pending_and_leaves_no_process():
+    drawer = Drawer()
+    pid = drawer._proc.pid
+    drawer.close()
+    late = drawer.draw(_SPEC)
+    with pytest.raises(ReportError, match="drawing process has ended"):
+        late.result(timeout=10)
+    assert not os.path.exists(f"/proc/{pid}")  # killed and reaped
