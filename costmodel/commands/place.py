@@ -37,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..foundation.blas import quiet_blas_threads
+
+    quiet_blas_threads()  # before numpy loads: OpenBLAS's idle workers sleep instead of spinning (the same numbers)
     from ..foundation.errors import PlacementError
     from ..place import place
     from ._common import emit_json

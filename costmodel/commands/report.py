@@ -32,6 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..foundation.blas import quiet_blas_threads
+
+    quiet_blas_threads()  # before numpy loads: OpenBLAS's idle workers sleep instead of spinning (the same numbers)
     from ..foundation.util import require_extra
 
     require_extra("report", "rendering a report")  # before any work: one line naming xregion-costmodel[report]
@@ -45,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
     if not values.get("colocated") and not values.get("remote") and not values.get("jobs"):
         raise ReportError("give run files with --colocated and/or --remote")
     params = validate_parameters(**values)  # the one validation
+    from ..foundation.heap import roomy_heap
+
+    roomy_heap()  # freed temporaries stay in the heap (fewer page faults; the same numbers)
     result = render_params(params, args.output, force=args.force, progress=None if params.quiet else progress,
                            via_kernel=args.via_kernel)
     if args.json:
