@@ -59,15 +59,23 @@ def fit_pair(c_df: pd.DataFrame, r_df: pd.DataFrame, rows: str | None = None) ->
     return {"c": c, "r": r, "cmp2": compare([c], [r], margin=0.02), "cmp5": compare([c], [r], margin=0.05)}
 
 
+def _pair_dirs(real: Path) -> list[tuple[str, Path]]:
+    """The real pairs present (name, folder); an absent one is said on stderr and skipped."""
+    found = []
+    for name in PAIRS:
+        d = pair_dir(name, real)
+        if d.is_dir():
+            found.append((name, d))
+        else:
+            print(f"{name}: {d} absent, skipped", file=sys.stderr)
+    return found
+
+
 def measure(real: Path, everies: list[int]) -> list[dict[str, Any]]:
     from costmodel.synthetic.coarse_logs import cut_steps, reduce_log
 
     out = []
-    for name in PAIRS:
-        d = pair_dir(name, real)
-        if not d.is_dir():
-            print(f"{name}: {d} absent, skipped", file=sys.stderr)
-            continue
+    for name, d in _pair_dirs(real):
         c_df, r_df = pd.read_csv(d / "colocated.csv"), pd.read_csv(d / "remote.csv")
         truth = fit_pair(c_df, r_df)
         for every in everies:
@@ -94,11 +102,7 @@ def measure_throughput_only(real: Path, everies: list[int]) -> list[dict[str, An
     from costmodel.synthetic.coarse_logs import reduce_log
 
     out = []
-    for name in PAIRS:
-        d = pair_dir(name, real)
-        if not d.is_dir():
-            print(f"{name}: {d} absent, skipped", file=sys.stderr)
-            continue
+    for name, d in _pair_dirs(real):
         c_df, r_df = (pd.read_csv(d / f"{side}.csv").drop(columns=TELEMETRY, errors="ignore")
                       for side in ("colocated", "remote"))
         truth = fit_pair(c_df, r_df)
@@ -170,15 +174,31 @@ def _end_cell(r: dict[str, Any]) -> tuple[Any, str]:
     return t_end, (f"{_f(lo, 'd')}" if lo == hi else f"{_f(lo, 'd')}-{_f(hi, 'd')}")
 
 
-def print_writers(rows: list[dict[str, Any]]) -> None:
-    print("\n| writer (rows at, kind/every, columns kept) | remote level | error | co-located error | verdict 2 % "
-          "(per step -> here) | verdict 5 % | remote end: per step -> here | extra warm-up s: per step -> here | error |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+def _table(head: list[str], rows: list[dict[str, Any]], cells: Any, gap: bool = True) -> None:
+    """One markdown table (after a blank line when ``gap``): ``head`` the column titles, ``cells(row, end_cell)``
+    each row's cells."""
+    print(("\n" if gap else "") + "| " + " | ".join(head) + " |")
+    print("|" + " --- |" * len(head))
     for r in rows:
-        t_end, iv = _end_cell(r)
-        print(f"| {r['variant']} | {_f(r['level'], '.1f')} | {_f(r['level_err'], '+.1%')} | {_f(r['coloc_err'], '+.1%')} | "
-              f"{r['verdict2'][0]} -> {r['verdict2'][1]} | {r['verdict5'][0]} -> {r['verdict5'][1]} | {t_end} -> {iv} | "
-              f"{_f(r['extra'][0], '.1f')} -> {_f(r['extra'][1], '.1f')} | {_f(r['extra_err'], '+.0%')} |")
+        print("| " + " | ".join(str(c) for c in cells(r, _end_cell(r))) + " |")
+
+
+def _verdicts_end_extra(r: dict[str, Any], end: tuple[Any, str]) -> list[str]:
+    """The cells every table shares: the two verdicts, the warm-up end and the extra warm-up, per step -> here."""
+    return [f"{r['verdict2'][0]} -> {r['verdict2'][1]}", f"{r['verdict5'][0]} -> {r['verdict5'][1]}",
+            f"{end[0]} -> {end[1]}"]
+
+
+def _extra(r: dict[str, Any]) -> list[str]:
+    return [f"{_f(r['extra'][0], '.1f')} -> {_f(r['extra'][1], '.1f')}", _f(r['extra_err'], '+.0%')]
+
+
+def print_writers(rows: list[dict[str, Any]]) -> None:
+    _table(["writer (rows at, kind/every, columns kept)", "remote level", "error", "co-located error",
+            "verdict 2 % (per step -> here)", "verdict 5 %", "remote end: per step -> here",
+            "extra warm-up s: per step -> here", "error"], rows,
+           lambda r, end: [r["variant"], _f(r["level"], ".1f"), _f(r["level_err"], "+.1%"), _f(r["coloc_err"], "+.1%"),
+                           *_verdicts_end_extra(r, end), *_extra(r)])
 
 
 def main() -> None:
@@ -201,26 +221,20 @@ def main() -> None:
 
 
 def print_throughput_only(rows: list[dict[str, Any]]) -> None:
-    print("\n| pair | rows at, kind/every (throughput only) | remote level err | verdict 2 % (per step -> here) | "
-          "verdict 5 % | remote end: per step -> here | end ok | end by | extra warm-up s: per step -> here | error |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for r in rows:
-        t_end, iv = _end_cell(r)
-        print(f"| {r['pair']} | {r['variant']} | {_f(r['level_err'], '+.1%')} | {r['verdict2'][0]} -> {r['verdict2'][1]} | "
-              f"{r['verdict5'][0]} -> {r['verdict5'][1]} | {t_end} -> {iv} | {_f(r['end_ok'], '')} | {r['decided']} | "
-              f"{_f(r['extra'][0], '.1f')} -> {_f(r['extra'][1], '.1f')} | {_f(r['extra_err'], '+.0%')} |")
+    _table(["pair", "rows at, kind/every (throughput only)", "remote level err", "verdict 2 % (per step -> here)",
+            "verdict 5 %", "remote end: per step -> here", "end ok", "end by", "extra warm-up s: per step -> here",
+            "error"], rows,
+           lambda r, end: [r["pair"], r["variant"], _f(r["level_err"], "+.1%"), *_verdicts_end_extra(r, end),
+                           _f(r["end_ok"], ""), r["decided"], *_extra(r)])
 
 
 def print_main(rows: list[dict[str, Any]]) -> None:
-    print("| pair | variant | remote level err | verdict 2 % (per step -> here) | verdict 5 % | remote end: per step "
-          "-> here (interval) | end ok | extra warm-up s: per step -> here | error | co-located end | classes c/r |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for r in rows:
-        t_end, iv = _end_cell(r)
-        print(f"| {r['pair']} | {r['variant']} | {_f(r['level_err'], '+.1%')} | {r['verdict2'][0]} -> {r['verdict2'][1]} | "
-              f"{r['verdict5'][0]} -> {r['verdict5'][1]} | {t_end} -> {iv} | {_f(r['end_ok'], '')} | "
-              f"{_f(r['extra'][0], '.1f')} -> {_f(r['extra'][1], '.1f')} | {_f(r['extra_err'], '+.0%')} | "
-              f"{r['coloc_end']} | {r['classes'][0]}/{r['classes'][1]} |")
+    _table(["pair", "variant", "remote level err", "verdict 2 % (per step -> here)", "verdict 5 %",
+            "remote end: per step -> here (interval)", "end ok", "extra warm-up s: per step -> here", "error",
+            "co-located end", "classes c/r"], rows,
+           lambda r, end: [r["pair"], r["variant"], _f(r["level_err"], "+.1%"), *_verdicts_end_extra(r, end),
+                           _f(r["end_ok"], ""), *_extra(r), r["coloc_end"], f"{r['classes'][0]}/{r['classes'][1]}"],
+           gap=False)
 
 
 if __name__ == "__main__":
