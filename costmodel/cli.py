@@ -158,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fewer_full_collections() -> None:
     """Full collections (generation 2) a tenth as often in the CLI's process (Python's third threshold 10 -> 100):
     each walks every object of the libraries imported (0.13-0.2 s on a report at 2,000 steps, three per run), while
-    young cycles are still collected as often as before. BENCHMARKS.md, issue 42 item 5."""
+    young cycles are still collected as often as before. BENCHMARKS.md, "Without a kernel, second pass"."""
     import gc
 
     first, second, _third = gc.get_threshold()
@@ -167,8 +167,8 @@ def _fewer_full_collections() -> None:
 
 def _skip_exit_collection() -> None:
     """Leave the objects the run made out of the collections the interpreter runs while it exits
-    (:func:`gc.freeze`): they walk every object for nothing, 0.3-0.4 CPU-s after a report (BENCHMARKS.md,
-    issue 42 item 5). Objects are still freed by their reference counts; only cycles are left to the exit."""
+    (:func:`gc.freeze`): they walk every object for nothing, 0.3-0.4 CPU-s after a report (BENCHMARKS.md, "Without a kernel,
+    second pass"). Objects are still freed by their reference counts; only cycles are left to the exit."""
     import gc
 
     gc.freeze()
