@@ -57,6 +57,7 @@ class Drawer:
         self._pending: collections.deque[tuple[Future[str], Any]] = collections.deque()
         self._lock = threading.Lock()
         self._ended_output = False  # the child's output has closed: nothing sent now will be drawn
+        self._closed = False
         self._outbox: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._write, name="costmodel-chart-drawer-in", daemon=True)
         self._reader = threading.Thread(target=self._read, name="costmodel-chart-drawer", daemon=True)
@@ -117,7 +118,11 @@ class Drawer:
         return "the drawing process has ended" + (f" (exit {code})" if code is not None else "")
 
     def close(self) -> None:
-        """Stop the child (killed: it holds nothing worth a graceful end) and reap it; pending drawings fail."""
+        """Stop the child (killed: it holds nothing worth a graceful end) and reap it; pending drawings fail. Once:
+        a second call (the report closes it after the page, and again on its way out) does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         with contextlib.suppress(OSError):
             self._proc.kill()
         self._outbox.put(None)

@@ -51,3 +51,5 @@ def test_a_stopped_drawer_fails_what_is_pending_and_leaves_no_process():
     with pytest.raises(ReportError, match="drawing process has ended"):
         late.result(timeout=10)
     assert not os.path.exists(f"/proc/{pid}")  # killed and reaped
+    drawer.close()  # again (the report closes it after the page and on its way out): nothing to do, no error
+    assert drawer._proc.returncode is not None

@@ -15,7 +15,6 @@ which needed ``scipy.special``, is computed in pure Python: :mod:`costmodel.nume
 """
 from __future__ import annotations
 
-import importlib
 import importlib.machinery
 import importlib.util
 import os
