@@ -105,15 +105,20 @@ def _relative_to(path: str, base_dir: str | os.PathLike[str] | None) -> str:
 
 def _inputs_rows(inputs: Iterable[Any]) -> list[tuple[str, str, str, str | None]]:
     """(label, path shown, SHA-256, link target or None) per input. An entry is a path, a ``(label, path)``
-    pair (shown as given, linked relative to the record's folder) or a ``(label, path, shown)`` triple: the
+    pair (shown as given, linked relative to the record's folder), a ``(label, path, shown)`` triple: the
     file at ``path`` is hashed and ``shown`` is the name written (already relative to the record's folder,
-    or ``costmodel/...`` for a file bundled with the package, which is not linked)."""
+    or ``costmodel/...`` for a file bundled with the package, which is not linked), or a ``(label, path, shown,
+    sha256)`` quadruple whose SHA-256 is already known (the record's, hashed as the bytes were read: not read
+    again)."""
     from ..foundation import stdin
 
     rows: list[tuple[str, str, str, str | None]] = []
     for entry in inputs:
         shown: str | None = None
-        if isinstance(entry, (tuple, list)) and len(entry) == 3:
+        known: str | None = None
+        if isinstance(entry, (tuple, list)) and len(entry) == 4:
+            label, path, shown, known = str(entry[0]), entry[1], str(entry[2]), entry[3] or None
+        elif isinstance(entry, (tuple, list)) and len(entry) == 3:
             label, path, shown = str(entry[0]), entry[1], str(entry[2])
         elif isinstance(entry, (tuple, list)) and len(entry) == 2:
             label, path = str(entry[0]), entry[1]
@@ -123,7 +128,9 @@ def _inputs_rows(inputs: Iterable[Any]) -> list[tuple[str, str, str, str | None]
         if os.fspath(path) in ("-", stdin.NAME):  # read from standard input: its name and the bytes' SHA-256
             rows.append((label, stdin.NAME, stdin.sha256() or "(standard input)", None))  # no file to link
             continue
-        if p.is_file():
+        if known is not None:
+            digest = str(known)
+        elif p.is_file():
             from ..foundation.util import sha256_file
 
             digest = sha256_file(p)

