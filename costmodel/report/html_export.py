@@ -103,6 +103,7 @@ def _exporter_class() -> type:
                                                      resources=resources)
             self.register_filter("highlight_code", highlight_code)
             self.register_filter("filter_data_type", filter_data_type)
+            nb, svgs = _svgs_set_aside(nb)
             html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
             soup = BeautifulSoup(html, features="html.parser")
             missing_alt = 0
@@ -114,9 +115,61 @@ def _exporter_class() -> type:
                     elem.attrs["tabindex"] = "0"
             if missing_alt:
                 self.log.warning("Alternative text is missing on %s image(s).", missing_alt)
-            return str(soup), resources
+            return _svgs_put_back(str(soup), svgs), resources
 
     return OneWalkHTMLExporter
+
+
+_MARK = "cm-svg-set-aside-{}-7f3a"
+
+
+def _svgs_set_aside(nb: Any) -> tuple[Any, dict[str, str]]:
+    """``nb`` (a copy: the outputs given are not changed) with each chart's SVG replaced by a plain-text mark, and
+    mark -> the SVG as Beautiful Soup would write it back (:func:`.svg_markup.as_soup_writes`): the page's parse
+    then skips the charts, most of its bytes. An SVG outside that function's subset stays in the page."""
+    import copy
+
+    from .svg_markup import as_soup_writes
+
+    svgs: dict[str, str] = {}
+    cells = []
+    for cell in nb.cells:
+        outputs = cell.get("outputs") or []
+        if not any("image/svg+xml" in (o.get("data") or {}) for o in outputs):
+            cells.append(cell)
+            continue
+        new_outputs = []
+        for out in outputs:
+            svg = (out.get("data") or {}).get("image/svg+xml")
+            written = as_soup_writes("".join(svg) if isinstance(svg, list) else svg) if svg else None
+            if written is None:
+                new_outputs.append(out)
+                continue
+            mark = _MARK.format(len(svgs))
+            svgs[mark] = written
+            new_out = copy.copy(out)
+            new_out["data"] = type(out["data"])({**out["data"], "image/svg+xml": mark})
+            new_outputs.append(new_out)
+        new_cell = copy.copy(cell)
+        new_cell["outputs"] = new_outputs
+        cells.append(new_cell)
+    if not svgs:
+        return nb, svgs
+    out_nb = copy.copy(nb)
+    out_nb.cells = cells
+    return out_nb, svgs
+
+
+def _svgs_put_back(page: str, svgs: dict[str, str]) -> str:
+    """``page`` with each mark of :func:`_svgs_set_aside` replaced by its SVG. Raises ReportError when a mark is not
+    in the page exactly once (the template dropped or repeated an output)."""
+    if not svgs:
+        return page
+    parts = re.split("(" + _MARK.format(r"\d+") + ")", page)
+    seen = list(parts[1::2])
+    if sorted(seen) != sorted(svgs) or len(seen) != len(set(seen)):
+        raise ReportError(f"the HTML export lost track of the charts ({len(seen)} of {len(svgs)} placed)")
+    return "".join(svgs[p] if i % 2 else p for i, p in enumerate(parts))
 
 
 _FOCUSABLE = ("jp-Cell-inputWrapper", "jp-OutputArea-output")
