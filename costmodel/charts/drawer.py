@@ -54,7 +54,9 @@ class Drawer:
         require_extra("report", "rendering charts to SVG", modules=("vl_convert",))
         self._proc = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.DEVNULL, text=True, encoding="utf-8", close_fds=True)
-        self._pending: collections.deque[tuple[Future[str], Any]] = collections.deque()
+        self._pending: collections.deque[Future[str]] = collections.deque()  # sent, not yet drawn, in order
+        self._early: dict[str, list[Future[str]]] = {}  # spec as sent -> drawings sent early, not yet asked for
+        self._sent = 0  # specs sent to the child
         self._lock = threading.Lock()
         self._ended_output = False  # the child's output has closed: nothing sent now will be drawn
         self._closed = False
@@ -66,21 +68,58 @@ class Drawer:
 
     def draw(self, spec: dict[str, Any], then: Any = None) -> Future[str]:
         """``spec`` (a Vega-Lite dict) drawn to SVG in the child; ``then(svg)`` (optional) makes the Future's
-        value from the SVG. The Future raises :class:`ReportError` when vl-convert refuses the spec or the
-        process has ended."""
+        value from the SVG. A spec sent early (:meth:`predraw`) is not drawn again: the first :meth:`draw` of the
+        same spec (as JSON text) gets that drawing, so a chart sent as soon as its data exist is ready when the page
+        shows it. The Future raises :class:`ReportError` when vl-convert refuses the spec or the process has ended."""
         out: Future[str] = Future()
         try:
             text = json.dumps(spec) + "\n"
         except (TypeError, ValueError) as exc:
             out.set_exception(ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}"))
             return out
-        with self._lock:  # replies come back in the order sent: the Futures wait in that order
-            if self._ended_output:
-                out.set_exception(ReportError(f"chart could not be rendered: {self._ended()}"))
-                return out
-            self._pending.append((out, then))
-        self._outbox.put(text)  # written by the writer thread: the caller never waits for the child to read
+        with self._lock:
+            early = self._early.get(text)
+            raw = early.pop(0) if early else None
+        if raw is None:
+            raw = self._send(text)
+
+        def settle(done: Future[str]) -> None:
+            error = done.exception()
+            if error is not None:
+                out.set_exception(error)
+                return
+            try:
+                out.set_result(then(done.result()) if then is not None else done.result())
+            except Exception as exc:  # noqa: BLE001 - handed to whoever waits for the drawing
+                out.set_exception(exc)
+
+        raw.add_done_callback(settle)
         return out
+
+    def predraw(self, spec: dict[str, Any]) -> None:
+        """Start drawing ``spec`` now, for the next :meth:`draw` of the same spec (the report sends its charts as
+        soon as their data exist, while its later stages run). vl-convert numbers some element ids by the drawings
+        it has made, so the page's bytes are the same only when the charts are sent early in the order the page
+        shows them (tests/report/test_early_charts.py)."""
+        try:
+            text = json.dumps(spec) + "\n"
+        except (TypeError, ValueError):
+            return  # the page's draw of it reports the error
+        raw = self._send(text)
+        with self._lock:
+            self._early.setdefault(text, []).append(raw)
+
+    def _send(self, text: str) -> Future[str]:
+        """A Future of the raw SVG of ``text`` (a spec as JSON, one line): replies come back in the order sent."""
+        raw: Future[str] = Future()
+        with self._lock:
+            if self._ended_output:
+                raw.set_exception(ReportError(f"chart could not be rendered: {self._ended()}"))
+                return raw
+            self._pending.append(raw)
+            self._sent += 1
+        self._outbox.put(text)  # written by the writer thread: the caller never waits for the child to read
+        return raw
 
     def _write(self) -> None:
         stdin = self._proc.stdin
@@ -98,19 +137,16 @@ class Drawer:
             with self._lock:
                 if not self._pending:
                     continue
-                out, then = self._pending.popleft()
+                out = self._pending.popleft()
             reply = json.loads(line)
             if "error" in reply:
                 out.set_exception(ReportError(f"chart could not be rendered: {reply['error']}"))
                 continue
-            try:
-                out.set_result(then(reply["svg"]) if then is not None else reply["svg"])
-            except Exception as exc:  # noqa: BLE001 - handed to whoever waits for the drawing
-                out.set_exception(exc)
+            out.set_result(reply["svg"])
         with self._lock:
             left, self._pending = list(self._pending), collections.deque()
             self._ended_output = True
-        for out, _then in left:
+        for out in left:
             out.set_exception(ReportError(f"chart could not be rendered: {self._ended()}"))
 
     def _ended(self) -> str:

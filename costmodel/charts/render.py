@@ -83,6 +83,14 @@ def _configure(chart: Any) -> Any:
 
 
 _counter = itertools.count(1)
+#: the id numbering of the page being drawn (:func:`drawing_in`: each page from cm1, so a second report in the same
+#: process writes the same bytes); None: the process's numbering
+_PAGE_COUNTER: contextvars.ContextVar[itertools.count[int] | None] = contextvars.ContextVar(
+    "costmodel_chart_ids", default=None)
+
+
+def _next_prefix() -> str:
+    return f"cm{next(_PAGE_COUNTER.get() or _counter)}"
 _ID_RE = re.compile(r'\bid="([^"]+)"')
 _REF_RE = re.compile(r'url\(#([^)]+)\)|href="#([^"]+)"')
 #: the process that draws the charts :func:`show` shows in this context (:func:`drawing_in`); None: drawn here at once
@@ -96,7 +104,7 @@ def to_svg(chart: Any, prefix: str | None = None) -> str:
     (:func:`costmodel.foundation.published.published`). Raises :class:`ReportError` when the chart cannot be rendered.
     """
     spec = _spec(chart)
-    return _draw(spec, prefix or f"cm{next(_counter)}")
+    return _draw(spec, prefix or _next_prefix())
 
 
 def _spec(chart: Any) -> dict[str, Any]:
@@ -113,6 +121,12 @@ def _spec(chart: Any) -> dict[str, Any]:
         return published(spec)
     except Exception as exc:
         raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
+
+
+def spec_of(chart: Any) -> dict[str, Any]:
+    """The Vega-Lite spec :func:`show` draws for ``chart`` (every float at its published precision). Raises
+    :class:`ReportError` when the chart cannot be made."""
+    return _spec(chart)
 
 
 def _draw(spec: dict[str, Any], prefix: str) -> str:
@@ -138,11 +152,14 @@ def drawing_in(drawer: Drawer) -> Iterator[None]:
     """Charts :func:`show` shows in this context are drawn by ``drawer`` (:class:`~costmodel.charts.drawer.Drawer`:
     vl-convert in a process of its own) while the caller goes on; their specs are made, and their id prefixes
     numbered, here and in order (the same SVGs as drawn one by one here). Each :class:`SVGFigure` shown holds the
-    pending drawing (:meth:`SVGFigure.pending_bundle`) until it is read."""
+    pending drawing (:meth:`SVGFigure.pending_bundle`) until it is read. Element ids are numbered from ``cm1`` in
+    each such context: the same page is the same bytes however many were drawn before in the process."""
     token = _DRAWER.set(drawer)
+    numbering = _PAGE_COUNTER.set(itertools.count(1))
     try:
         yield
     finally:
+        _PAGE_COUNTER.reset(numbering)
         _DRAWER.reset(token)
 
 
@@ -195,6 +212,6 @@ def show(*charts: Any) -> None:
     specs = [_spec(c) for c in charts]
     figures = []
     for spec in specs:
-        prefix = f"cm{next(_counter)}"
+        prefix = _next_prefix()
         figures.append(SVGFigure(drawer.draw(spec, then=lambda svg, p=prefix: _prefixed(svg, p))))
     display(*figures)

@@ -72,26 +72,34 @@ def read_documents(params: ReportParams) -> Documents:
 
 
 def run_stages(params: ReportParams, progress: Callable[[str], None] | None = None,
-               documents: Documents | None = None) -> ReportRun:
+               documents: Documents | None = None,
+               on_result: Callable[[str, dict[str, Any]], None] | None = None) -> ReportRun:
     """Run the report's stages on validated ``params`` (:func:`~costmodel.report.params.validate_parameters`) and
     return every result; ``progress`` gets one line per stage (:data:`STAGES`); ``documents``: what
-    :func:`read_documents` read (read here otherwise). Raises the error of the stage that failed (ChecklistError,
-    ScenarioError, PlacementError, IngestError, AnalysisError, ReportError)."""
+    :func:`read_documents` read (read here otherwise); ``on_result(stage, results so far)`` (optional) is called
+    after the ``inputs``, ``fits`` and ``cost`` stages (``costmodel report`` starts drawing their charts then).
+    Raises the error of the stage that failed (ChecklistError, ScenarioError, PlacementError, IngestError,
+    AnalysisError, ReportError)."""
     from . import stages
 
     say = progress or (lambda _m: None)
+    done: dict[str, Any] = {}
+    told = on_result or (lambda _stage, _done: None)
     if documents is None:
         say(f"report: {STAGES[0]}")
         documents = read_documents(params)
     answers, scenario = documents.answers, documents.scenario
     say(f"report: {STAGES[1]}")
-    inputs = stages.load_inputs(params, answers=answers)
+    inputs = done["inputs"] = stages.load_inputs(params, answers=answers)
+    told("inputs", done)
     say(f"report: {STAGES[2]}")
-    fits = stages.fit_runs(inputs, params)
+    fits = done["fits"] = stages.fit_runs(inputs, params)
+    told("fits", done)
     say(f"report: {STAGES[3]}")
     compare = stages.compare_runs(inputs, params, fits)
     say(f"report: {STAGES[4]}")
-    cost = stages.cost_stage(params, compare, scenario=scenario)
+    cost = done["cost"] = stages.cost_stage(params, compare, scenario=scenario)
+    told("cost", done)
     say(f"report: {STAGES[5]}")
     placement = stages.placement_stage(params)
     say(f"report: {STAGES[6]}")

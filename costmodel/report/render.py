@@ -125,7 +125,13 @@ def render_params(
             names = {str(tmp): str(dest)}
             run_params = dataclasses.replace(params, decision_path=str(tmp / "decision.json"),
                                              adr_path=str(tmp / "adr.md"))
-            run = pipeline.run_stages(run_params, progress=say, documents=documents)  # validated by the caller
+            early = None
+            if drawer is not None:  # each chart drawn as soon as its data exist, while the later stages run
+                from .early_charts import sender
+
+                early = sender(drawer)
+            run = pipeline.run_stages(run_params, progress=say, documents=documents,  # validated by the caller
+                                      on_result=early)
             signals.check()
             say("report: writing decision.json and the ADR")
             try:

@@ -24,14 +24,31 @@ def test_the_drawers_svgs_are_the_ones_drawn_here_in_the_order_shown():
     alt = render._alt()
     made = [alt.Chart(alt.Data(values=[{"x": i, "y": i * i / 7} for i in range(50)])).mark_line(clip=True)
             .encode(x="x:Q", y="y:Q"), _SPEC]
+    next(render._counter)  # the process's numbering has moved on: a page is still numbered from cm1
     with Drawer() as drawer, render.drawing_in(drawer), capturing() as shown:
-        start = next(render._counter)
         charts.show(*made)
         assert len(shown) == 2 and not any(isinstance(o["data"], dict) for o in shown)  # pending when shown
         drawn = [o["data"]["image/svg+xml"] for o in settled(shown)]
-    here = [render._draw(render._spec(c), f"cm{start + 1 + i}") for i, c in enumerate(made)]
+    here = [render._draw(render._spec(c), f"cm{1 + i}") for i, c in enumerate(made)]
     assert drawn == here
-    assert f'id="cm{start + 1}-' in drawn[0]  # its clip path, numbered in the order shown
+    assert 'id="cm1-' in drawn[0]  # its clip path, numbered in the order shown
+
+
+def test_a_spec_sent_early_is_handed_to_the_first_show_of_it():
+    alt = render._alt()
+    chart = alt.Chart(alt.Data(values=[{"x": i, "y": i % 7} for i in range(30)])).mark_line(clip=True).encode(
+        x="x:Q", y="y:Q")
+    with Drawer() as drawer:
+        drawer.predraw(render.spec_of(chart))
+        with render.drawing_in(drawer), capturing() as shown:
+            charts.show(chart, chart)
+            drawn = [o["data"]["image/svg+xml"] for o in settled(shown)]
+        assert drawer._sent == 2 and not any(drawer._early.values())  # the first show took the early drawing
+    with Drawer() as fresh, render.drawing_in(fresh), capturing() as shown:  # the same two shows, nothing early
+        charts.show(chart, chart)
+        one_by_one = [o["data"]["image/svg+xml"] for o in settled(shown)]
+    # vl-convert numbers clip paths by its process's drawings (clip1, then clip2): the same bytes both ways
+    assert drawn == one_by_one and 'id="cm2-clip2"' in drawn[1]
 
 
 def test_a_refused_spec_fails_its_own_drawing_and_the_next_one_is_drawn():
