@@ -251,12 +251,12 @@ def frame_records(df: Any) -> list[dict[str, Any]]:
         col = df.iloc[:, i]
         dtype = col.dtype
         kind = getattr(dtype, "kind", "")
-        if str(dtype) in ("str", "string") or (isinstance(dtype, np.dtype) and kind == "O"):
-            vals = col.to_numpy(dtype=object)
-            missing = pd.isna(vals)
-            values = [None if m else (v.tolist() if isinstance(v, np.ndarray) else v.item()
-                                      if isinstance(v, np.generic) else v)
-                      for v, m in zip(vals.tolist(), missing.tolist(), strict=True)]
+        if str(dtype) in ("str", "string"):
+            obj = col.astype(object)
+            values = [_native(v) for v in obj.where(obj.notnull(), None).tolist()]
+        elif isinstance(dtype, np.dtype) and kind == "O":  # as Altair: apply infers a dtype (all-NaN: float)
+            obj = col.astype(object).apply(lambda v: v.tolist() if isinstance(v, np.ndarray) else v)
+            values = [_native(v) for v in obj.where(obj.notnull(), None).tolist()]
         elif isinstance(dtype, np.dtype) and kind == "f":
             arr = col.to_numpy()
             values = arr.tolist()
@@ -269,6 +269,11 @@ def frame_records(df: Any) -> list[dict[str, Any]]:
         columns.append(values)
     return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)] if columns else \
         [{} for _ in range(len(df))]
+
+
+def _native(v: Any) -> Any:
+    """A numpy scalar as the Python number ``DataFrame.to_dict`` writes."""
+    return v.item() if hasattr(v, "item") and type(v).__module__ == "numpy" else v
 
 
 def _prepare_data(data: Any, context: dict[str, Any]) -> Any:
