@@ -32,6 +32,10 @@ class LiteUnsupported(NotImplementedError):
     """A part of Altair's API this module does not build (use Altair for it)."""
 
 
+class _MissingMethod(LiteUnsupported, AttributeError):
+    """A chart method this module does not build (an AttributeError too: ``hasattr`` answers False)."""
+
+
 class _UndefinedType:
     def __repr__(self) -> str:
         return "Undefined"
@@ -340,7 +344,7 @@ class _TopLevel(_Schema):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
-        raise LiteUnsupported(f"{type(self).__name__}.{name} is not built without Altair (costmodel.charts.vl)")
+        raise _MissingMethod(f"{type(self).__name__}.{name} is not built without Altair (costmodel.charts.vl)")
 
     def to_dict(self, validate: bool = False, context: dict[str, Any] | None = None, **_: Any) -> Any:
         """The Vega-Lite spec Altair's ``to_dict(validate=False)`` returns for the same chart."""

@@ -153,6 +153,7 @@ def test_what_the_builder_lacks_fails_loudly():
     chart = vl.Chart(df).mark_line()
     with pytest.raises(vl.LiteUnsupported, match="transform_filter"):
         chart.transform_filter("datum.x > 1")
+    assert not hasattr(chart, "interactive")  # hasattr answers (an AttributeError as well)
     with pytest.raises(vl.LiteUnsupported, match="without a type"):
         chart.encode(x="x").to_dict()
     with pytest.raises(vl.LiteUnsupported, match="'size'"):
