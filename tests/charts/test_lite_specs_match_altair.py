@@ -170,3 +170,32 @@ def test_outside_the_context_a_chart_is_altairs(report_stages):
     with lite_charts():
         assert isinstance(charts.tornado(cost.tornado), vl.LayerChart)
     assert isinstance(charts.tornado(cost.tornado), alt.TopLevelMixin)
+
+
+def _api_cases(m):
+    """Small charts written once against a module with Altair's API (``altair`` or ``costmodel.charts.vl``)."""
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [3, 1, 2], "c": ["x", "y", None]})
+    other = pd.DataFrame({"a": [2.5]})
+    line = m.Chart(df).mark_line().encode(x="a:Q", y=m.Y("b:Q", axis=None, title=None, sort=["x"]))
+    return {
+        "shared data, sizes moved up": m.layer(line.properties(width=100, height=50),
+                                               line.mark_point(filled=True, size=20).properties(width=100)),
+        "plus": line + m.Chart(other).mark_rule(color="red").encode(x="a:Q"),
+        "no data": m.Chart().mark_rule().encode(x=m.value(3), y=m.value(4)),
+        "encode twice": line.encode(color=m.Color("c:N", legend=m.Legend(orient="bottom", columns=2)))
+                            .encode(tooltip=["a:Q", m.Tooltip("b:Q", format=",.0f", title="B")], detail="c:N"),
+        "inline values": m.Chart(m.Data(values=[{"a": 1}, {"a": 2}])).mark_bar(opacity=0.5).encode(
+            x=m.X("sum(a):Q", bin=False, stack="zero", scale=m.Scale(domain=[np.int64(0), np.float64(2.5)])),
+            order=m.Order("a:O"), text=m.Text("a:N"), shape=m.Shape("a:N"), strokeDash=m.StrokeDash("a:N")),
+        "dict values": m.Chart({"values": [{"a": 1}]}).mark_text(align="left").encode(x="a:Q", x2="a:Q", y2="a:Q"),
+        "concat": m.vconcat(m.hconcat(line, line, spacing=3), line.properties(title=m.TitleParams(
+            "t", subtitle=["s"], anchor="start")), spacing=14).properties(title="top")
+            .configure_view(stroke="#ccc").configure_axis(labelFontSize=3).configure_title(fontSize=9)
+            .configure_legend(titleFontSize=2),
+    }
+
+
+def test_the_api_the_chart_modules_use_writes_altairs_specs():
+    full, lite = _api_cases(alt), _api_cases(vl)
+    for name, chart in full.items():
+        assert json.dumps(chart.to_dict(validate=False)) == json.dumps(lite[name].to_dict(validate=False)), name
