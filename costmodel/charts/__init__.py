@@ -4,7 +4,8 @@ Every chart function returns an ``altair`` chart and computes nothing but what i
 plumbing (theme, lazy Altair import, offline SVG, :func:`show`) is in :mod:`.render`; each chart family
 has its own module: throughput curves (:mod:`.curves`), cost terms and break-even (:mod:`.costs`), the
 tornado (:mod:`.sensitivity`), the Monte Carlo distribution (:mod:`.montecarlo`), the checklist table
-(:mod:`.decision`) and the fleet's rank x step heatmaps (:mod:`.fleet`).
+(:mod:`.decision`) and the fleet's rank x step heatmaps (:mod:`.fleet`). Inside :func:`lite_charts` (what the
+report uses) the same functions build the same Vega-Lite specs with :mod:`.vl`, plain dicts without Altair.
 """
 from .costs import break_even as break_even
 from .costs import cost_terms as cost_terms
@@ -28,6 +29,7 @@ from .render import POINTS_PER_RUN as POINTS_PER_RUN
 from .render import WIDTH as WIDTH
 from .render import SVGFigure as SVGFigure
 from .render import lean_imports as lean_imports
+from .render import lite_charts as lite_charts
 from .render import preload as preload
 from .render import show as show
 from .render import to_svg as to_svg

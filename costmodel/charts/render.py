@@ -35,19 +35,24 @@ _preload_thread: threading.Thread | None = None
 _TINY_SPEC = {"mark": "point", "data": {"values": [{"x": 1}]}, "encoding": {"x": {"field": "x", "type": "quantitative"}}}
 
 
-def preload(renderer: bool = True) -> None:
+def preload(renderer: bool = True, altair: bool = True) -> None:
     """Import Altair and (``renderer``) start vl-convert's renderer in a background thread, so a notebook loads and
     fits its data meanwhile (two cores: the first chart no longer waits seconds); ``renderer=False`` where the
-    charts are drawn by a :class:`~costmodel.charts.drawer.Drawer` (vl-convert in its own process). Idempotent;
-    errors are left for the first real chart to report."""
+    charts are drawn by a :class:`~costmodel.charts.drawer.Drawer` (vl-convert in its own process); ``altair=False``
+    where the charts are built by :mod:`.vl` (:func:`lite_charts`): Altair is not imported. Idempotent; errors are
+    left for the first real chart to report."""
     global _preload_thread  # noqa: PLW0603  module-level cache
     if _preload_thread is not None:
         return
     import pandas  # noqa: F401 - imported here first: threads must not import the same package at once
 
+    if not (altair or renderer):
+        return
+
     def work() -> None:
         with contextlib.suppress(Exception):
-            _alt()
+            if altair:
+                _alt()
             if renderer:
                 import vl_convert as vlc
 
@@ -63,7 +68,28 @@ def _wait_preload() -> None:
         t.join()
 
 
-def _alt():
+#: charts made in this context are built by :mod:`.vl` (plain dicts, no Altair import): :func:`lite_charts`
+_LITE: contextvars.ContextVar[bool] = contextvars.ContextVar("costmodel_lite_charts", default=False)
+
+
+@contextlib.contextmanager
+def lite_charts() -> Iterator[None]:
+    """Chart functions called in this context build their specs with :mod:`costmodel.charts.vl` (the same
+    Vega-Lite dicts as Altair's ``to_dict``, without importing Altair): what the report uses. Outside it they
+    return Altair charts."""
+    token = _LITE.set(True)
+    try:
+        yield
+    finally:
+        _LITE.reset(token)
+
+
+def _alt() -> Any:
+    """The module the chart functions build with: :mod:`.vl` inside :func:`lite_charts`, Altair otherwise."""
+    if _LITE.get():
+        from . import vl
+
+        return vl
     _wait_preload()
     from ..foundation.util import require
 

@@ -51,7 +51,7 @@ def notebook_in_process(run: ReportRun, notebook: str | os.PathLike[str], parame
     import nbformat
     from nbformat.v4 import new_code_cell, new_output
 
-    from ..charts.render import drawing_in
+    from ..charts.render import drawing_in, lite_charts
     from ..foundation.display_capture import capturing, settled
     from ..foundation.errors import CostmodelError, ReportError
 
@@ -69,6 +69,7 @@ def notebook_in_process(run: ReportRun, notebook: str | os.PathLike[str], parame
         # the charts are drawn in the drawer's process while the next cells run here; their ids are numbered in
         # the order they are shown, so the SVGs are the ones drawn one by one
         stack.enter_context(drawing_in(drawer))
+        stack.enter_context(lite_charts())  # the specs built as plain dicts (charts.vl): Altair is never imported
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue

@@ -116,7 +116,7 @@ def render_params(
                 from ..charts.drawer import Drawer
 
                 drawer = Drawer()  # vl-convert loads in its own process (the other core) while the pipeline runs
-                charts.preload(renderer=False)  # Altair loads in a thread while the pipeline reads and fits
+                charts.preload(renderer=False, altair=False)  # pandas first; the page's charts need no Altair
                 threading.Thread(target=_warm_exporter, name="costmodel-report-nbconvert", daemon=True).start()
             with writing(dest, action="create the output folder"):
                 from ..foundation.leftovers import owned_tempdir
@@ -190,8 +190,8 @@ def render_params(
 
 
 def _warm_exporter() -> None:
-    """Build nbconvert's exporter in the background once Altair has loaded (one import at a time besides the
-    pipeline's own); the export later finds it built (or waits for it under its lock)."""
+    """Build nbconvert's exporter in the background once a chart preload (if any) has ended (one import at a time
+    besides the pipeline's own); the export later finds it built (or waits for it under its lock)."""
     with contextlib.suppress(Exception):  # the export builds it again and reports what failed
         from ..charts import render as chart_render
 
