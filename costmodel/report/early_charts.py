@@ -44,17 +44,18 @@ def sender(drawer: Drawer) -> Callable[[str, Mapping[str, Any]], None]:
     """A :func:`~costmodel.report.pipeline.run_stages` ``on_result`` hook that sends each stage's charts to
     ``drawer`` (:meth:`~costmodel.charts.drawer.Drawer.predraw`). Never raises for a chart: the page makes it
     again and reports what failed."""
-    from ..charts.render import spec_of
+    from ..charts.render import lite_charts, spec_of
 
     def send(stage: str, done: Mapping[str, Any]) -> None:
-        try:
-            made = _charts_after(stage, done)
-        except Exception:  # noqa: BLE001 - the page's cell makes the same chart and raises where the notebook would
-            return
-        for chart in made:
+        with lite_charts():  # built as the page builds them (charts.vl): the same specs
             try:
-                drawer.predraw(spec_of(chart))
-            except Exception:  # noqa: BLE001 - as above
-                continue
+                made = _charts_after(stage, done)
+            except Exception:  # noqa: BLE001 - the page's cell makes the same chart and raises where the notebook would
+                return
+            for chart in made:
+                try:
+                    drawer.predraw(spec_of(chart))
+                except Exception:  # noqa: BLE001 - as above
+                    continue
 
     return send
