@@ -52,10 +52,30 @@ def is_usd_key(key: str | None) -> bool:
     return key is not None and "usd" in key.lower()
 
 
+_PLAIN = (int, str, bool, type(None))
+
+
+def _published_record(rec: dict[Any, Any], key: str | None, digits: int) -> dict[Any, Any]:
+    """A record under ``key`` (a chart's data row) as :func:`published` writes it: the same values, one loop."""
+    usd_parent = is_usd_key(key)
+    out = {}
+    for k, v in rec.items():
+        t = type(v)
+        if t is float:
+            out[k] = round_usd(v, digits) if usd_parent or is_usd_key(str(k)) else round_sig(v, digits)
+        elif t in _PLAIN:
+            out[k] = v
+        else:
+            out[k] = published(v, k if is_usd_key(str(k)) or not usd_parent else key, digits)
+    return out
+
+
 def published(obj: Any, key: str | None = None, digits: int = SIGNIFICANT_DIGITS) -> Any:
     """``obj`` (JSON types: dicts, lists, floats, ...) with every float rounded as published: ``digits``
     significant digits, USD figures (their key contains ``usd``, inherited by the lists and objects under it)
     also to the cent. Returns new containers; ints, bools, strings and None unchanged."""
+    if type(obj) is list and obj and type(obj[0]) is dict:  # rows of data (a chart's dataset): one loop per row
+        return [_published_record(v, key, digits) if type(v) is dict else published(v, key, digits) for v in obj]
     if isinstance(obj, bool) or obj is None or isinstance(obj, (int, str)):
         return obj
     if isinstance(obj, float):

@@ -158,3 +158,48 @@ def test_the_report_charts_json_is_rounded_too():
     got = _published_json(data)
     assert got["application/vnd.vegalite.v5+json"]["data"]["values"] == [{"step": 3, "samples_per_s": 101.47, "t_s": 7.605}]
     assert got["text/plain"] == "0.30000000000000004"  # text is the notebook's own formatting
+
+
+def _published_one_by_one(obj, key=None, digits=6):
+    """The rule as first written (every value through the recursion), against which the rows' loop is checked."""
+    from costmodel.foundation.published import is_usd_key, round_sig, round_usd
+
+    if isinstance(obj, bool) or obj is None or isinstance(obj, (int, str)):
+        return obj
+    if isinstance(obj, float):
+        return round_usd(obj, digits) if is_usd_key(key) else round_sig(obj, digits)
+    if isinstance(obj, dict):
+        return {k: _published_one_by_one(v, k if is_usd_key(str(k)) or not is_usd_key(key) else key, digits)
+                for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_published_one_by_one(v, key, digits) for v in obj]
+    return obj
+
+
+def test_rows_of_data_are_published_as_every_value_one_by_one():
+    """A chart's dataset (a list of flat rows) goes through one loop per row: the same values and types as the
+    recursion, under USD keys and not, with nested values, numpy floats, NaN, ints, bools and None in the rows."""
+    import json
+    import random
+
+    import numpy as np
+
+    from costmodel.foundation.published import published
+
+    rng = random.Random(7)
+
+    def value(depth):
+        pick = rng.randrange(9 if depth < 2 else 7)
+        return [lambda: rng.uniform(-1e6, 1e6) * 10 ** rng.randint(-9, 3), lambda: rng.randint(-5, 5), lambda: None,
+                lambda: rng.random() < 0.5, lambda: rng.choice(["a", "usd"]), lambda: float("nan"),
+                lambda: np.float64(rng.random() * 1234.5678),
+                lambda: {rng.choice(["x", "cost_usd", "y"]): value(depth + 1) for _ in range(2)},
+                lambda: [value(depth + 1) for _ in range(2)]][pick]()
+
+    for key in (None, "values", "total_usd"):
+        rows = [{k: value(0) for k in rng.sample(["x", "y", "usd_per_gb", "n", "label"], 4)} for _ in range(300)]
+        rows.insert(5, [1.23456789, {"a_usd": 2.345678}])  # a row that is not a dict
+        got, want = published(rows, key), _published_one_by_one(rows, key)
+        assert json.dumps(got) == json.dumps(want)
+        assert [type(v) for r in got if isinstance(r, dict) for v in r.values()] == \
+            [type(v) for r in want if isinstance(r, dict) for v in r.values()]
