@@ -141,7 +141,10 @@ def _spec(chart: Any) -> dict[str, Any]:
     from ..foundation.published import published
 
     try:
-        spec = chart.to_dict(validate=False) if hasattr(chart, "to_dict") else dict(chart)
+        if hasattr(chart, "vega_lite"):  # built by charts.vl
+            spec = chart.vega_lite()
+        else:
+            spec = chart.to_dict(validate=False) if hasattr(chart, "to_dict") else dict(chart)
         # the figures drawn (data, domains) at their published precision (docs/contracts.md): the SVG's
         # coordinates and labels are then the same bytes on every machine
         return published(spec)

@@ -1,7 +1,7 @@
 """Vega-Lite specs as plain dicts, without Altair: the subset of Altair's API the chart modules use (``Chart``,
 ``layer``, ``vconcat``, ``hconcat``, the encoding channels, ``Scale``, ``Axis``, ``Legend``, ``TitleParams``,
-``Data``, ``value``, ``mark_*``, ``encode``, ``properties``, ``configure_*``), whose ``to_dict(validate=False)`` is
-the dict Altair 6 makes, key order included: each object's keys in the order of Altair's class signature (the
+``Data``, ``value``, ``mark_*``, ``encode``, ``properties``, ``configure_*``), whose ``vega_lite()`` is the dict
+Altair 6's ``to_dict(validate=False)`` makes, key order included: each object's keys in the order of Altair's class signature (the
 required key first, the others sorted), shorthand strings parsed as Altair parses them, inline data moved to the
 top-level ``datasets`` under Altair's names (``data-`` + SHA-256 of the values), pandas frames sanitised as Altair
 sanitises them, the default theme's ``config`` merged in first and ``$schema`` last.
@@ -91,7 +91,7 @@ def _todict(obj: Any, context: dict[str, Any]) -> Any:
     """Altair's ``_todict``: schema objects to dicts, numpy arrays to lists, numpy numbers to floats, Undefined
     left out of dicts."""
     if isinstance(obj, _Schema):
-        return obj.to_dict(validate=False, context=context)
+        return obj._as_dict(context)
     if isinstance(obj, (list, tuple)):
         return [_todict(v, context) for v in obj]
     if isinstance(obj, dict):
@@ -132,8 +132,8 @@ class _Schema:
         new._kw = dict(self._kw)
         return new
 
-    def to_dict(self, validate: bool = False, context: dict[str, Any] | None = None) -> Any:
-        """The object as Altair writes it."""
+    def _as_dict(self, context: dict[str, Any] | None = None) -> Any:
+        """The object as Altair's ``to_dict`` writes it."""
         return _todict(_ordered(self._kw, self._first), context if context is not None else {})
 
 
@@ -180,8 +180,8 @@ class _Channel(_Schema):
         super().__init__(**kw)
         self._shorthand = shorthand
 
-    def to_dict(self, validate: bool = False, context: dict[str, Any] | None = None) -> Any:
-        """The channel as Altair writes it (the shorthand parsed)."""
+    def _as_dict(self, context: dict[str, Any] | None = None) -> Any:
+        """The channel as Altair's ``to_dict`` writes it (the shorthand parsed)."""
         sh, kw = self._shorthand, {k: v for k, v in self._kw.items() if v is not Undefined}
         if sh is not Undefined and "field" in kw:
             raise ValueError(f"{type(self).__name__} specifies both shorthand={sh} and field={kw['field']}. ")
@@ -310,7 +310,8 @@ def _update_nested(original: dict[str, Any], update: Mapping[str, Any]) -> dict[
 
 # -------------------------------------------------------------------------------------------------------------- charts
 class _TopLevel(_Schema):
-    """What every chart has: ``properties``, ``configure_*``, ``to_dict``."""
+    """What every chart has: ``properties``, ``configure_*``, ``vega_lite`` (Altair's ``to_dict``: its specs are not
+    results, so they take another name than the results' generated ``to_dict``)."""
 
     def properties(self, **kw: Any) -> Any:
         """Top-level properties (width, height, title, ...)."""
@@ -346,8 +347,13 @@ class _TopLevel(_Schema):
             raise AttributeError(name)
         raise _MissingMethod(f"{type(self).__name__}.{name} is not built without Altair (costmodel.charts.vl)")
 
-    def to_dict(self, validate: bool = False, context: dict[str, Any] | None = None, **_: Any) -> Any:
-        """The Vega-Lite spec Altair's ``to_dict(validate=False)`` returns for the same chart."""
+    def vega_lite(self, validate: bool = False) -> Any:
+        """The Vega-Lite spec Altair's ``to_dict(validate=False)`` returns for the same chart (``validate`` is
+        accepted, as that call's is, and nothing is validated)."""
+        return self._as_dict(None)
+
+    def _as_dict(self, context: dict[str, Any] | None = None) -> Any:
+        """This chart as Altair's ``to_dict`` writes it, at the top (``context`` None) or inside a layer or concat."""
         context = dict(context) if context else {}
         context.setdefault("datasets", {})
         top_level = context.get("top_level", True)

@@ -30,7 +30,7 @@ def _both(make):
 def _same(make) -> dict:
     full, lite = _both(make)
     assert type(full).__module__.startswith("altair") and type(lite).__module__ == "costmodel.charts.vl"
-    a, b = full.to_dict(validate=False), lite.to_dict(validate=False)
+    a, b = full.to_dict(validate=False), lite.vega_lite(validate=False)
     assert json.dumps(a) == json.dumps(b)
     return a
 
@@ -88,7 +88,7 @@ def test_a_fleets_heatmaps_are_altairs(fleet):
     full, lite = _both(fleet.job_heatmaps)
     assert len(full) == len(lite) == 2
     for a, b in zip(full, lite, strict=True):
-        assert json.dumps(a.to_dict(validate=False)) == json.dumps(b.to_dict(validate=False))
+        assert json.dumps(a.to_dict(validate=False)) == json.dumps(b.vega_lite(validate=False))
     # vl-convert numbers colour gradients per process (gradient_0, gradient_1, ...): the ids differ, nothing else
     svg_lite, svg_full = (re.sub(r"gradient_\d+", "gradient", to_svg(c[0], prefix="h")) for c in (lite, full))
     assert svg_lite == svg_full and "linearGradient" in svg_lite
@@ -155,13 +155,13 @@ def test_what_the_builder_lacks_fails_loudly():
         chart.transform_filter("datum.x > 1")
     assert not hasattr(chart, "interactive")  # hasattr answers (an AttributeError as well)
     with pytest.raises(vl.LiteUnsupported, match="without a type"):
-        chart.encode(x="x").to_dict()
+        chart.encode(x="x").vega_lite()
     with pytest.raises(vl.LiteUnsupported, match="'size'"):
         chart.encode(size="x:Q")
     with pytest.raises(vl.LiteUnsupported, match="dtype"):
-        vl.Chart(pd.DataFrame({"t": pd.to_datetime(["2026-01-01"])})).mark_point().to_dict()
+        vl.Chart(pd.DataFrame({"t": pd.to_datetime(["2026-01-01"])})).mark_point().vega_lite()
     with pytest.raises(ValueError, match="maximum allowed"):
-        vl.Chart(pd.DataFrame({"x": np.arange(5001.0)})).mark_point().to_dict()
+        vl.Chart(pd.DataFrame({"x": np.arange(5001.0)})).mark_point().vega_lite()
 
 
 def test_outside_the_context_a_chart_is_altairs(report_stages):
@@ -198,4 +198,4 @@ def _api_cases(m):
 def test_the_api_the_chart_modules_use_writes_altairs_specs():
     full, lite = _api_cases(alt), _api_cases(vl)
     for name, chart in full.items():
-        assert json.dumps(chart.to_dict(validate=False)) == json.dumps(lite[name].to_dict(validate=False)), name
+        assert json.dumps(chart.to_dict(validate=False)) == json.dumps(lite[name].vega_lite(validate=False)), name
