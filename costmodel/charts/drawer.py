@@ -15,10 +15,13 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, TypeVar
 
 from ..foundation.errors import ReportError
+
+T = TypeVar("T")
 
 _CHILD = r"""
 import json, signal, sys
@@ -41,6 +44,33 @@ for line in sys.stdin:
     sys.stdout.write(json.dumps(reply) + "\n")
     sys.stdout.flush()
 """
+
+
+def _line(spec: dict[str, Any]) -> str:
+    """``spec`` as the one line of JSON the child reads. Raises :class:`ReportError` when it is not JSON."""
+    try:
+        return json.dumps(spec) + "\n"
+    except (TypeError, ValueError) as exc:
+        raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
+
+
+def chained(source: Future[Any], then: Callable[[Any], T]) -> Future[T]:
+    """A Future of ``then(value)`` once ``source`` has its value; ``source``'s error, or the one ``then`` raises, is
+    its error."""
+    out: Future[T] = Future()
+
+    def settle(done: Future[Any]) -> None:
+        error = done.exception()
+        if error is not None:
+            out.set_exception(error)
+            return
+        try:
+            out.set_result(then(done.result()))
+        except Exception as exc:  # noqa: BLE001 - handed to whoever waits for the value
+            out.set_exception(exc)
+
+    source.add_done_callback(settle)
+    return out
 
 
 class Drawer:
@@ -71,30 +101,18 @@ class Drawer:
         value from the SVG. A spec sent early (:meth:`predraw`) is not drawn again: the first :meth:`draw` of the
         same spec (as JSON text) gets that drawing, so a chart sent as soon as its data exist is ready when the page
         shows it. The Future raises :class:`ReportError` when vl-convert refuses the spec or the process has ended."""
-        out: Future[str] = Future()
         try:
-            text = json.dumps(spec) + "\n"
-        except (TypeError, ValueError) as exc:
-            out.set_exception(ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}"))
+            text = _line(spec)
+        except ReportError as exc:
+            out: Future[str] = Future()
+            out.set_exception(exc)
             return out
         with self._lock:
             early = self._early.get(text)
             raw = early.pop(0) if early else None
         if raw is None:
             raw = self._send(text)
-
-        def settle(done: Future[str]) -> None:
-            error = done.exception()
-            if error is not None:
-                out.set_exception(error)
-                return
-            try:
-                out.set_result(then(done.result()) if then is not None else done.result())
-            except Exception as exc:  # noqa: BLE001 - handed to whoever waits for the drawing
-                out.set_exception(exc)
-
-        raw.add_done_callback(settle)
-        return out
+        return chained(raw, then if then is not None else str)  # the caller's own Future: raw stays the reader's
 
     def predraw(self, spec: dict[str, Any]) -> None:
         """Start drawing ``spec`` now, for the next :meth:`draw` of the same spec (the report sends its charts as
@@ -102,8 +120,8 @@ class Drawer:
         it has made, so the page's bytes are the same only when the charts are sent early in the order the page
         shows them (tests/report/test_early_charts.py)."""
         try:
-            text = json.dumps(spec) + "\n"
-        except (TypeError, ValueError):
+            text = _line(spec)
+        except ReportError:
             return  # the page's draw of it reports the error
         raw = self._send(text)
         with self._lock:

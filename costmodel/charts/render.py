@@ -117,10 +117,13 @@ _PAGE_COUNTER: contextvars.ContextVar[itertools.count[int] | None] = contextvars
 
 def _next_prefix() -> str:
     return f"cm{next(_PAGE_COUNTER.get() or _counter)}"
+
+
 _ID_RE = re.compile(r'\bid="([^"]+)"')
 _REF_RE = re.compile(r'url\(#([^)]+)\)|href="#([^"]+)"')
 #: the process that draws the charts :func:`show` shows in this context (:func:`drawing_in`); None: drawn here at once
 _DRAWER: contextvars.ContextVar[Drawer | None] = contextvars.ContextVar("costmodel_chart_drawer", default=None)
+
 
 def to_svg(chart: Any, prefix: str | None = None) -> str:
     """Render ``chart`` to a self-contained SVG string with vl-convert (no network).
@@ -129,14 +132,15 @@ def to_svg(chart: Any, prefix: str | None = None) -> str:
     not share clip-path ids. Every float of the spec is rounded to its published precision first
     (:func:`costmodel.foundation.published.published`). Raises :class:`ReportError` when the chart cannot be rendered.
     """
-    spec = _spec(chart)
+    spec = spec_of(chart)
     return _draw(spec, prefix or _next_prefix())
 
 
-def _spec(chart: Any) -> dict[str, Any]:
-    """``chart``'s Vega-Lite spec, every float at its published precision. Altair's ``to_dict`` without its
-    JSON-schema validation (the same dict; the validation took ~0.35 s of a report's 5 charts, and vl-convert
-    refuses a spec it cannot draw anyway). Raises :class:`ReportError`."""
+def spec_of(chart: Any) -> dict[str, Any]:
+    """``chart``'s Vega-Lite spec as :func:`show` draws it, every float at its published precision: a
+    :mod:`.vl` chart's ``vega_lite()``, or Altair's ``to_dict`` without its JSON-schema validation (the same dict;
+    the validation took ~0.35 s of a report's 5 charts, and vl-convert refuses a spec it cannot draw anyway).
+    Raises :class:`ReportError` when the chart cannot be made."""
     _wait_preload()
     from ..foundation.published import published
 
@@ -150,12 +154,6 @@ def _spec(chart: Any) -> dict[str, Any]:
         return published(spec)
     except Exception as exc:
         raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
-
-
-def spec_of(chart: Any) -> dict[str, Any]:
-    """The Vega-Lite spec :func:`show` draws for ``chart`` (every float at its published precision). Raises
-    :class:`ReportError` when the chart cannot be made."""
-    return _spec(chart)
 
 
 def _draw(spec: dict[str, Any], prefix: str) -> str:
@@ -210,17 +208,9 @@ class SVGFigure:
         :func:`costmodel.foundation.display_capture.display` records without waiting for it."""
         if isinstance(self._svg, str):
             return None
-        out: Future[dict[str, str]] = Future()
+        from .drawer import chained
 
-        def settle(done: Future[str]) -> None:
-            error = done.exception()
-            if error is not None:
-                out.set_exception(error)
-            else:
-                out.set_result(self._bundle(done.result()))
-
-        self._svg.add_done_callback(settle)
-        return out
+        return chained(self._svg, self._bundle)
 
     def _bundle(self, svg: str) -> dict[str, str]:
         return {"image/svg+xml": svg, "text/plain": f"<{self.title}>"}
@@ -238,7 +228,7 @@ def show(*charts: Any) -> None:
     if drawer is None:
         display(*[SVGFigure(to_svg(c)) for c in charts])
         return
-    specs = [_spec(c) for c in charts]
+    specs = [spec_of(c) for c in charts]
     figures = []
     for spec in specs:
         prefix = _next_prefix()

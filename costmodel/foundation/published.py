@@ -55,8 +55,9 @@ def is_usd_key(key: str | None) -> bool:
 _PLAIN = (int, str, bool, type(None))
 
 
-def _published_record(rec: dict[Any, Any], key: str | None, digits: int) -> dict[Any, Any]:
-    """A record under ``key`` (a chart's data row) as :func:`published` writes it: the same values, one loop."""
+def _published_dict(rec: dict[Any, Any], key: str | None, digits: int) -> dict[Any, Any]:
+    """A dict under ``key`` as :func:`published` writes it, its floats and plain values in one loop (a chart's
+    dataset is thousands of such rows): a key's USD-ness is its own or its parent's."""
     usd_parent = is_usd_key(key)
     out = {}
     for k, v in rec.items():
@@ -74,15 +75,12 @@ def published(obj: Any, key: str | None = None, digits: int = SIGNIFICANT_DIGITS
     """``obj`` (JSON types: dicts, lists, floats, ...) with every float rounded as published: ``digits``
     significant digits, USD figures (their key contains ``usd``, inherited by the lists and objects under it)
     also to the cent. Returns new containers; ints, bools, strings and None unchanged."""
-    if type(obj) is list and obj and type(obj[0]) is dict:  # rows of data (a chart's dataset): one loop per row
-        return [_published_record(v, key, digits) if type(v) is dict else published(v, key, digits) for v in obj]
     if isinstance(obj, bool) or obj is None or isinstance(obj, (int, str)):
         return obj
     if isinstance(obj, float):
         return round_usd(obj, digits) if is_usd_key(key) else round_sig(obj, digits)
     if isinstance(obj, dict):
-        return {k: published(v, k if is_usd_key(str(k)) or not is_usd_key(key) else key, digits)
-                for k, v in obj.items()}
+        return _published_dict(obj, key, digits)
     if isinstance(obj, (list, tuple)):
         return [published(v, key, digits) for v in obj]
     return obj

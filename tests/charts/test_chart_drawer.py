@@ -29,7 +29,7 @@ def test_the_drawers_svgs_are_the_ones_drawn_here_in_the_order_shown():
         charts.show(*made)
         assert len(shown) == 2 and not any(isinstance(o["data"], dict) for o in shown)  # pending when shown
         drawn = [o["data"]["image/svg+xml"] for o in settled(shown)]
-    here = [render._draw(render._spec(c), f"cm{1 + i}") for i, c in enumerate(made)]
+    here = [render._draw(render.spec_of(c), f"cm{1 + i}") for i, c in enumerate(made)]
     # vl-convert numbers clip paths and gradients by the drawings its process has made (clip1, clip2, ...): this
     # process may have drawn others before (tests in the same worker); the drawer's child has not
     assert [_unnumbered(s) for s in drawn] == [_unnumbered(s) for s in here]

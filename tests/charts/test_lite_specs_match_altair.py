@@ -15,7 +15,7 @@ from support.paths import EXAMPLES
 
 from costmodel import charts
 from costmodel.charts import vl
-from costmodel.charts.render import _spec, lite_charts, to_svg
+from costmodel.charts.render import lite_charts, spec_of, to_svg
 
 alt = pytest.importorskip("altair")
 
@@ -78,7 +78,7 @@ def test_the_report_charts_draw_the_same_svg(report_stages):
     made = _report_charts(report_stages)
     for name in ("throughput t_s", "cost_terms", "break_even", "tornado", "monte_carlo"):
         full, lite = _both(made[name])
-        assert json.dumps(_spec(full)) == json.dumps(_spec(lite)), name  # at the published precision
+        assert json.dumps(spec_of(full)) == json.dumps(spec_of(lite)), name  # at the published precision
         if name in ("throughput t_s", "monte_carlo"):
             svg = to_svg(lite, prefix="t")
             assert svg == to_svg(full, prefix="t") and svg.count("<path") > 3, name
