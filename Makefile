@@ -11,7 +11,7 @@ REPORT_VENV  ?= .venv-report
 REPORT_BIN   := $(REPORT_VENV)/bin
 REPORT_STAMP := $(REPORT_VENV)/.installed-stamp
 
-.PHONY: help venv report-venv test lint typecheck pytest pytest-fast test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot golden reference clean
+.PHONY: help venv report-venv test lint typecheck pytest pytest-fast test-browser wheel-check docs docs-serve report lab bench browser azurite screenshot golden reference page-head clean
 
 help:
 	@echo "make report       render the bundled example report into reports/ (its own light venv: the report extra)"
@@ -27,6 +27,7 @@ help:
 	@echo "make lab          JupyterLab on costmodel/notebooks/ with the project kernel"
 	@echo "make bench        run the benchmarks (see BENCHMARKS.md)"
 	@echo "make reference    rewrite docs/cli.md and the report notebook's parameters cell after changing a flag or a parameter"
+	@echo "make page-head    take the report page's head (its CSS) from the installed nbconvert again"
 	@echo "make golden       rewrite tests/golden/ (every verb's JSON on the bundled example) after an intended change"
 
 $(STAMP): pyproject.toml tools/constraints-dev.txt
@@ -128,6 +129,11 @@ bench: venv
 # The byte-identity snapshot of tests/cli/test_golden_outputs.py; review `git diff tests/golden` after it.
 golden: venv
 	PYTHONPATH=tests $(BIN)/python -m support.golden --write
+
+# The report page's head (nbconvert's lab CSS and the report's own) that costmodel/report/page_writer.py ships;
+# tests/report/test_page_writer.py keeps it equal to the installed nbconvert's (when it is the version recorded).
+page-head: venv
+	PYTHONPATH=tests $(BIN)/python -m support.page_head --write
 
 # docs/cli.md (from the verbs' parsers) and the report notebook's parameters cell (from report.params.ReportParams) are
 # generated; tests/packaging/test_generated_reference.py and tests/report keep them true.

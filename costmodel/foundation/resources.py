@@ -15,6 +15,8 @@ EXAMPLES_DIR = PACKAGE_DIR / "data" / "examples"
 PRICES_DIR = PACKAGE_DIR / "data" / "prices"
 #: The GPU tables: which GPU each instance type carries, and each GPU's training speed relative to a reference.
 GPUS_DIR = PACKAGE_DIR / "data" / "gpus"
+#: The head of the report's HTML page (the CSS it inlines): :mod:`costmodel.report.page_writer`.
+PAGE_DIR = PACKAGE_DIR / "data" / "page"
 #: The packaged notebooks (report, checklist, what-if).
 NOTEBOOKS_DIR = PACKAGE_DIR / "notebooks"
 

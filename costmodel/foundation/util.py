@@ -222,7 +222,7 @@ def require(module: str, extra: str, feature: str) -> Any:
 
 #: The modules each extra brings that the code imports (checked by :func:`require_extra`).
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
-    "report": ("papermill", "nbformat", "nbconvert", "ipykernel", "altair", "vl_convert"),
+    "report": ("papermill", "nbformat", "nbconvert", "mistune", "bs4", "ipykernel", "altair", "vl_convert"),
     "lab": ("ipywidgets", "jupyterlab"),
     "sim": ("numba",),
     "fleet": ("duckdb",),

@@ -1,7 +1,9 @@
-"""The report notebook as one offline HTML page: nbconvert in this process with inputs hidden, no script and no
-external reference (checked), the summary first."""
+"""The report notebook as one offline HTML page, inputs hidden, no script and no external reference (checked), the
+summary first: written by :mod:`.page_writer` as nbconvert's lab template writes it, or by nbconvert in this process
+for a notebook outside that writer's subset; Beautiful Soup's pass over the page is the same for both."""
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from typing import Any
@@ -87,7 +89,6 @@ def _exporter_class() -> type:
     matches them: ~0.15 CPU-s on the report), done as one walk over the same parsed page: the same elements get
     the same attributes, so the same bytes (tested against the stock exporter on the report:
     tests/report/test_html_export_walk.py). The rest of :meth:`from_notebook_node` is nbconvert's own (7.x)."""
-    from bs4 import BeautifulSoup
     from nbconvert.exporters.html import HTMLExporter
     from nbconvert.exporters.templateexporter import TemplateExporter
     from nbconvert.filters.highlight import Highlight2HTML
@@ -105,19 +106,29 @@ def _exporter_class() -> type:
             self.register_filter("filter_data_type", filter_data_type)
             nb, svgs = _svgs_set_aside(nb)
             html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
-            soup = BeautifulSoup(html, features="html.parser")
-            missing_alt = 0
-            for elem in _focusable_and_images(soup):
-                if elem.name == "img":  # "img:not([alt])"
-                    elem.attrs["alt"] = "No description has been provided for this image"
-                    missing_alt += 1
-                else:  # ".jp-Notebook div.jp-Cell-inputWrapper", ".jp-Notebook div.jp-OutputArea-output"
-                    elem.attrs["tabindex"] = "0"
+            page, missing_alt = _one_walk(html)
             if missing_alt:
                 self.log.warning("Alternative text is missing on %s image(s).", missing_alt)
-            return _svgs_put_back(str(soup), svgs), resources
+            return _svgs_put_back(page, svgs), resources
 
     return OneWalkHTMLExporter
+
+
+def _one_walk(html: str) -> tuple[str, int]:
+    """The last step of nbconvert's ``HTMLExporter.from_notebook_node`` on the template's output ``html``: the page
+    parsed and written back by Beautiful Soup, ``alt`` text on images without one, ``tabindex="0"`` on the input and
+    output wrappers; and how many images lacked ``alt``."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, features="html.parser")
+    missing_alt = 0
+    for elem in _focusable_and_images(soup):
+        if elem.name == "img":  # "img:not([alt])"
+            elem.attrs["alt"] = "No description has been provided for this image"
+            missing_alt += 1
+        else:  # ".jp-Notebook div.jp-Cell-inputWrapper", ".jp-Notebook div.jp-OutputArea-output"
+            elem.attrs["tabindex"] = "0"
+    return str(soup), missing_alt
 
 
 _MARK = "cm-svg-set-aside-{}-7f3a"
@@ -129,18 +140,20 @@ def _svgs_set_aside(nb: Any) -> tuple[Any, dict[str, str]]:
     then skips the charts, most of its bytes. An SVG outside that function's subset stays in the page."""
     import copy
 
+    from .page_writer import shown_type
     from .svg_markup import as_soup_writes
 
     svgs: dict[str, str] = {}
     cells = []
     for cell in nb.cells:
         outputs = cell.get("outputs") or []
-        if not any("image/svg+xml" in (o.get("data") or {}) for o in outputs):
+        if not any(shown_type(o.get("data") or {}) == "image/svg+xml" for o in outputs):
             cells.append(cell)
             continue
         new_outputs = []
         for out in outputs:
-            svg = (out.get("data") or {}).get("image/svg+xml")
+            data = out.get("data") or {}
+            svg = data.get("image/svg+xml") if shown_type(data) == "image/svg+xml" else None  # the SVGs shown
             written = as_soup_writes("".join(svg) if isinstance(svg, list) else svg) if svg else None
             if written is None:
                 new_outputs.append(out)
@@ -202,9 +215,21 @@ def without_silent_cells(nb: Any) -> Any:
 
 def export_html(nb: Any) -> str:
     """The executed notebook as one self-contained HTML page (the notebook puts the answer first: its
-    ``decision_summary`` cell is the first with an output). Raises :class:`ReportError` when the page would
-    load anything from the network."""
-    body, _resources = html_exporter().from_notebook_node(without_silent_cells(nb))
+    ``decision_summary`` cell is the first with an output). The page is written by :mod:`.page_writer` as nbconvert's
+    template would write it; a notebook outside that module's subset is exported by nbconvert itself. Raises
+    :class:`ReportError` when the page would load anything from the network."""
+    from .page_writer import raw_page
+
+    shown = without_silent_cells(nb)
+    marked, svgs = _svgs_set_aside(shown)
+    raw = raw_page(marked)
+    if raw is None:
+        body, _resources = html_exporter().from_notebook_node(shown)
+    else:
+        page, missing_alt = _one_walk(raw)
+        if missing_alt:
+            logging.getLogger("costmodel").warning("Alternative text is missing on %s image(s).", missing_alt)
+        body = _svgs_put_back(page, svgs)
     ext = external_references(body)
     if ext:
         raise ReportError(f"the exported HTML would load {len(ext)} resource(s) from the network, e.g. {ext[0][:120]!r}")

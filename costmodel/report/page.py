@@ -48,8 +48,11 @@ def notebook_in_process(run: ReportRun, notebook: str | os.PathLike[str], parame
     on ``run``. The charts are drawn by ``drawer`` (:class:`~costmodel.charts.drawer.Drawer`, started by the caller
     early so that vl-convert loads meanwhile; one is started here otherwise) while the next cells run. A failing
     display cell raises the ReportError a failing kernel cell would."""
-    import nbformat
-    from nbformat.v4 import new_code_cell, new_output
+    from ..foundation.adapters.jsonschema_adapter import lean_imports
+
+    with lean_imports():  # nbformat's jsonschema without its seconds-long optional import
+        import nbformat
+        from nbformat.v4 import new_code_cell, new_output
 
     from ..charts.render import drawing_in, lite_charts
     from ..foundation.display_capture import capturing, settled

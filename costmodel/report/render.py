@@ -2,7 +2,7 @@
 stage), decision.json and the ADR are written from its results, the notebook's display cells are evaluated here on
 the same results (:mod:`.page`, the charts drawn meanwhile in a process of their own,
 :class:`~costmodel.charts.drawer.Drawer`; ``via_kernel``: papermill executes the notebook in a kernel instead,
-:mod:`.kernel_run`), nbconvert exports the HTML with inputs hidden and no script, all into a temporary folder
+:mod:`.kernel_run`), the HTML is exported with inputs hidden and no script (:mod:`.html_export`), all into a temporary folder
 beside the output folder that is renamed into place only when every file is written."""
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from ..foundation.errors import ReportError
 from ..foundation.resources import notebook_path
 from . import pipeline
 from .adapters import papermill_adapter
-from .html_export import export_html, html_exporter
+from .html_export import export_html
 from .kernel_run import _Worker, execute_notebook, quiet_shutdown, start_kernel, stop_kernel
 from .kernels import _kernel_connection_file, _process_children, stop_kernels
 from .output_folder import OUTPUT_FILES, OutputClaim, _swap_into_place, _usual_permissions, check_output_dir
@@ -117,7 +117,7 @@ def render_params(
 
                 drawer = Drawer()  # vl-convert loads in its own process (the other core) while the pipeline runs
                 charts.preload(renderer=False, altair=False)  # pandas first; the page's charts need no Altair
-                threading.Thread(target=_warm_exporter, name="costmodel-report-nbconvert", daemon=True).start()
+                threading.Thread(target=_warm_page_writer, name="costmodel-report-page", daemon=True).start()
             with writing(dest, action="create the output folder"):
                 from ..foundation.leftovers import owned_tempdir
 
@@ -189,14 +189,23 @@ def render_params(
     )
 
 
-def _warm_exporter() -> None:
-    """Build nbconvert's exporter in the background once a chart preload (if any) has ended (one import at a time
-    besides the pipeline's own); the export later finds it built (or waits for it under its lock)."""
-    with contextlib.suppress(Exception):  # the export builds it again and reports what failed
+def _warm_page_writer() -> None:
+    """Import what the page and its export need (nbformat, Beautiful Soup, mistune) in the background once a chart
+    preload (if any) has ended (one import at a time besides the pipeline's own); nbconvert only where the page
+    writer leaves a notebook to it (:mod:`.html_export`), so not here."""
+    with contextlib.suppress(Exception):  # the export imports them again and reports what failed
         from ..charts import render as chart_render
 
         chart_render._wait_preload()
-        html_exporter()
+        import bs4  # noqa: F401
+
+        from ..foundation.adapters.jsonschema_adapter import lean_imports
+        from .page_writer import _markdown
+
+        with lean_imports():
+            import nbformat  # noqa: F401
+
+        _markdown()
 
 
 def _kernel_notebook(nb_path: Path, tmp: Path, nb_params: dict[str, Any], say: Callable[[str], None],
@@ -209,7 +218,7 @@ def _kernel_notebook(nb_path: Path, tmp: Path, nb_params: dict[str, Any], say: C
     km = start_kernel(PACKAGE_ROOT)  # the kernel starts up while papermill and nbconvert are imported here
     try:
         papermill_adapter.import_papermill()  # first, in this thread: concurrent imports of shared modules can deadlock
-        warm = threading.Thread(target=html_exporter, daemon=True)  # import nbconvert while the kernel runs
+        warm = threading.Thread(target=_warm_page_writer, daemon=True)  # the export's imports while the kernel runs
         warm.start()
         kernels: dict[int, str] = {}  # kernel pid -> connection file, noted while it runs
 

@@ -1,6 +1,6 @@
-"""The report builds its charts without Altair (:mod:`costmodel.charts.vl`): a report process never imports it, and
-its page is byte for byte the page whose charts Altair built (a fleet's heatmaps and the placement section
-included)."""
+"""The report builds its charts without Altair (:mod:`costmodel.charts.vl`) and writes its page without nbconvert
+(:mod:`costmodel.report.page_writer`): a report process imports neither, and its page is byte for byte the page
+whose charts Altair built (a fleet's heatmaps and the placement section included)."""
 from __future__ import annotations
 
 import contextlib
@@ -16,7 +16,7 @@ PROBE = """
 import json, sys
 from costmodel.cli import main
 rc = main(sys.argv[1:])
-print(json.dumps({"rc": rc, "modules": sorted(m for m in sys.modules if m.split(".")[0] in ("altair", "narwhals"))}))
+print(json.dumps({"rc": rc, "modules": sorted(m for m in sys.modules if m.split(".")[0] in ("altair", "narwhals", "nbconvert", "jinja2"))}))
 """
 
 
@@ -37,7 +37,7 @@ def _args(fleet, out) -> list[str]:
             "--quiet"]
 
 
-def test_a_report_process_never_imports_altair(fleet, tmp_path):
+def test_a_report_process_never_imports_altair_or_nbconvert(fleet, tmp_path):
     r = subprocess.run([sys.executable, "-c", PROBE, *_args(fleet, tmp_path / "rep")], capture_output=True,
                        text=True, cwd=REPO, timeout=600, check=False)
     assert r.returncode == 0, r.stderr[-3000:]
