@@ -29,7 +29,7 @@ import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
 need = ["costmodel/notebooks/report.ipynb", "costmodel/notebooks/checklist.ipynb", "costmodel/notebooks/whatif.ipynb",
         "costmodel/notebooks/placement.ipynb", "costmodel/data/examples/placement.yaml",
-        "costmodel/data/links/links.csv",
+        "costmodel/data/links/links.csv", "costmodel/data/page/head.html",
         "costmodel/data/examples/scenario.yaml", "costmodel/data/examples/answers.yaml",
         "costmodel/data/examples/whatif.yaml", "costmodel/data/examples/colocated_steps.csv",
         "costmodel/data/examples/remote_steps.csv", "costmodel/py.typed"]

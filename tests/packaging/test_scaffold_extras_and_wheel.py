@@ -143,7 +143,7 @@ REPORT_ARGS = ["--colocated", str(EXAMPLES_DIR / "colocated_steps.csv"), "--remo
                "--scenario", str(EXAMPLES_DIR / "scenario.yaml"), "--answers", str(EXAMPLES_DIR / "answers.yaml")]
 
 
-@pytest.mark.parametrize("module", ["papermill", "nbconvert", "altair", "vl_convert", "ipykernel"])
+@pytest.mark.parametrize("module", ["papermill", "nbconvert", "mistune", "bs4", "altair", "vl_convert", "ipykernel"])
 def test_report_without_the_report_extra_is_one_line_exit_2(tmp_path, module):
     proc = _run_hidden([module], ["report", *REPORT_ARGS, "-o", "rep"], tmp_path)
     assert proc.returncode == 2, proc.stderr
