@@ -216,9 +216,11 @@ def without_silent_cells(nb: Any) -> Any:
 def export_html(nb: Any) -> str:
     """The executed notebook as one self-contained HTML page (the notebook puts the answer first: its
     ``decision_summary`` cell is the first with an output). The page is written by :mod:`.page_writer` as nbconvert's
-    template would write it; a notebook outside that module's subset is exported by nbconvert itself. Raises
+    template would write it and written back as Beautiful Soup's pass writes it (:func:`.svg_markup.page_as_soup_writes`,
+or that pass itself beyond its subset); a notebook outside the writer's subset is exported by nbconvert. Raises
     :class:`ReportError` when the page would load anything from the network."""
     from .page_writer import raw_page
+    from .svg_markup import page_as_soup_writes
 
     shown = without_silent_cells(nb)
     marked, svgs = _svgs_set_aside(shown)
@@ -226,9 +228,11 @@ def export_html(nb: Any) -> str:
     if raw is None:
         body, _resources = html_exporter().from_notebook_node(shown)
     else:
-        page, missing_alt = _one_walk(raw)
-        if missing_alt:
-            logging.getLogger("costmodel").warning("Alternative text is missing on %s image(s).", missing_alt)
+        page = page_as_soup_writes(raw)  # Beautiful Soup's pass without its parse, for the plain page
+        if page is None:
+            page, missing_alt = _one_walk(raw)
+            if missing_alt:
+                logging.getLogger("costmodel").warning("Alternative text is missing on %s image(s).", missing_alt)
         body = _svgs_put_back(page, svgs)
     ext = external_references(body)
     if ext:

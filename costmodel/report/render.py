@@ -190,15 +190,13 @@ def render_params(
 
 
 def _warm_page_writer() -> None:
-    """Import what the page and its export need (nbformat, Beautiful Soup, mistune) in the background once a chart
-    preload (if any) has ended (one import at a time besides the pipeline's own); nbconvert only where the page
-    writer leaves a notebook to it (:mod:`.html_export`), so not here."""
+    """Import what the page and its export need (nbformat, mistune) in the background once a chart preload (if any)
+    has ended (one import at a time besides the pipeline's own); nbconvert and Beautiful Soup only where the page
+    writer leaves a page to them (:mod:`.html_export`), so not here."""
     with contextlib.suppress(Exception):  # the export imports them again and reports what failed
         from ..charts import render as chart_render
 
         chart_render._wait_preload()
-        import bs4  # noqa: F401
-
         from ..foundation.adapters.jsonschema_adapter import lean_imports
         from .page_writer import _markdown
 

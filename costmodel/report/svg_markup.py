@@ -1,4 +1,4 @@
-"""A drawn chart's SVG as the HTML export writes it, without parsing it into a tree.
+"""A drawn chart's SVG, and the whole report page, as the HTML export writes it, without parsing it into a tree.
 
 The export (:mod:`.html_export`) parses the whole page with Beautiful Soup (``html.parser``) and writes it back;
 the charts' SVGs are most of that page (two rank heatmaps of a 1,000-rank fleet are 0.8 MB of it), and the tree of
@@ -10,6 +10,12 @@ white space and joined by one space, ``<tag/>`` written ``<tag></tag>``. Markup 
 declarations, processing instructions, ``script`` / ``style``, unquoted or single-quoted attributes, HTML's void
 elements, unbalanced tags) gives None: the caller leaves that SVG to Beautiful Soup. Tested byte for byte against
 the round trip (tests/report/test_svg_markup.py).
+
+:func:`page_as_soup_writes` does the same for the whole page the page writer (:mod:`.page_writer`) makes, with the
+rest of the export's last step: ``tabindex="0"`` on the ``div``s of the input and output wrappers inside the notebook.
+It also takes the page's doctype, its void elements (``<meta>``, ``<br>``: written ``<br/>``) and the text of
+``<style>`` and ``<script>`` (written as it is); an image (its missing ``alt`` is the parser's step) or anything else
+outside that subset gives None, and the page goes through Beautiful Soup.
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ _START = re.compile(r'<([A-Za-z][^\s/>]*)((?:\s+[^\s"\'<>/=]+="[^"<]*")*)\s*(/?)
 _END = re.compile(r"</([A-Za-z][^\s/>]*)\s*>")
 _ATTR = re.compile(r'([^\s"\'<>/=]+)="([^"<]*)"')
 _SPECIAL = re.compile(r"[&<>]")
+_ASCII_SPACES = " \n\t\f\r"
 _ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 #: Elements Beautiful Soup writes as ``<tag/>`` (its HTML builder's empty-element tags) or whose text
 #: ``html.parser`` reads raw: left to the parser.
@@ -33,10 +40,32 @@ _NOT_PLAIN = frozenset({
 _WORD_LISTS = frozenset({"class", "accesskey", "dropzone"})
 
 
-def _text(raw: str) -> str:
-    if "&" not in raw and "<" not in raw and ">" not in raw:
-        return raw
-    return _SPECIAL.sub(lambda m: _ENTITY[m.group(0)], html.unescape(raw))
+#: Beautiful Soup's HTML builder's empty-element tags: written ``<tag/>``, never closed. ``img`` is not here: its
+#: missing ``alt`` text is added by the parser's pass (:func:`costmodel.report.html_export._one_walk`).
+_VOID = frozenset({
+    "area", "base", "br", "col", "embed", "hr", "input", "keygen", "link", "menuitem", "meta", "param", "source",
+    "track", "wbr", "basefont", "bgsound", "command", "frame", "image", "isindex", "nextid", "spacer",
+})
+#: ``html.parser``'s elements of raw text (its CDATA content elements): their text is written as it is.
+_RAW_TEXT = frozenset({"script", "style"})
+#: Read by ``html.parser`` in ways this module does not follow (raw text in some Python versions, or images).
+_NOT_PLAIN_IN_PAGE = frozenset({"img", "textarea", "template", "noscript", "xmp", "iframe", "noembed", "noframes",
+                                "plaintext"})
+_DOCTYPE = "<!DOCTYPE html>"
+#: The classes whose ``div``s inside an element of class ``jp-Notebook`` get ``tabindex="0"`` (nbconvert's step).
+_FOCUSABLE = ("jp-Cell-inputWrapper", "jp-OutputArea-output")
+
+
+def _text(raw: str, keep_spaces: bool = False) -> str:
+    """Text as Beautiful Soup writes it: character references read, ``&<>`` written as entities, and a string of
+    white space alone written as one line break (when it holds one) or one space (outside ``<pre>``:
+    ``keep_spaces``)."""
+    value = html.unescape(raw) if "&" in raw else raw
+    if not keep_spaces and not value.strip(_ASCII_SPACES):
+        return "\n" if "\n" in value else " "
+    if "&" not in value and "<" not in value and ">" not in value:
+        return value
+    return _SPECIAL.sub(lambda m: _ENTITY[m.group(0)], value)
 
 
 def _attribute(name: str, raw: str) -> str:
@@ -92,4 +121,67 @@ def as_soup_writes(svg: str) -> str | None:
         else:
             stack.append(name)
         pos = m.end()
+    return None if stack else "".join(out)
+
+
+def page_as_soup_writes(page: str) -> str | None:
+    """``page`` (an HTML page as :mod:`.page_writer` writes it) as the export's Beautiful Soup pass writes it back
+    (``html.parser``, default formatter, ``tabindex="0"`` on the input and output wrappers' ``div``s inside the
+    notebook), or None when it holds markup outside the subset this handles (module docstring)."""
+    out: list[str] = []
+    stack: list[tuple[str, bool]] = []  # open elements: (name, it or an ancestor has class jp-Notebook)
+    pos = 0
+    if page.startswith(_DOCTYPE):
+        out.append(_DOCTYPE + "\n")  # Beautiful Soup ends a doctype with a line break of its own
+        pos = len(_DOCTYPE)
+    n = len(page)
+    while pos < n:
+        lt = page.find("<", pos)
+        if lt < 0:
+            out.append(_text(page[pos:], keep_spaces=any(name == "pre" for name, _ in stack)))
+            break
+        if lt > pos:
+            out.append(_text(page[pos:lt], keep_spaces=any(name == "pre" for name, _ in stack)))
+        if page.startswith("</", lt):
+            m = _END.match(page, lt)
+            if m is None:
+                return None
+            name = m.group(1).lower()
+            if not stack or stack[-1][0] != name:
+                return None
+            stack.pop()
+            out.append(f"</{name}>")
+            pos = m.end()
+            continue
+        m = _START.match(page, lt)
+        if m is None:
+            return None
+        name = m.group(1).lower()
+        if name in _NOT_PLAIN_IN_PAGE:
+            return None
+        attrs: dict[str, str] = {}
+        for a in _ATTR.finditer(m.group(2)):
+            attrs[a.group(1).lower()] = a.group(2)  # a repeated name: the last value (Beautiful Soup's default)
+        classes = attrs.get("class", "").split()
+        inside = bool(stack) and stack[-1][1]
+        if name == "div" and inside and any(c in classes for c in _FOCUSABLE):
+            attrs["tabindex"] = "0"
+        written = "".join(" " + _attribute(k, attrs[k]) for k in sorted(attrs))
+        pos = m.end()
+        if name in _VOID:
+            out.append(f"<{name}{written}/>")
+            continue
+        out.append(f"<{name}{written}>")
+        if name in _RAW_TEXT:
+            close = re.compile(rf"</{name}\s*>", re.IGNORECASE).search(page, pos)
+            if close is None or m.group(3):
+                return None
+            out.append(page[pos:close.start()])
+            out.append(f"</{name}>")
+            pos = close.end()
+            continue
+        if m.group(3):
+            out.append(f"</{name}>")
+        else:
+            stack.append((name, inside or "jp-Notebook" in classes))
     return None if stack else "".join(out)

@@ -1,6 +1,7 @@
 """The report builds its charts without Altair (:mod:`costmodel.charts.vl`) and writes its page without nbconvert
-(:mod:`costmodel.report.page_writer`): a report process imports neither, and its page is byte for byte the page
-whose charts Altair built (a fleet's heatmaps and the placement section included)."""
+(:mod:`costmodel.report.page_writer`) or Beautiful Soup's parse (:func:`costmodel.report.svg_markup.page_as_soup_writes`):
+a report process imports none of them, and its page is byte for byte the page whose charts Altair built (a fleet's
+heatmaps and the placement section included)."""
 from __future__ import annotations
 
 import contextlib
@@ -16,7 +17,7 @@ PROBE = """
 import json, sys
 from costmodel.cli import main
 rc = main(sys.argv[1:])
-print(json.dumps({"rc": rc, "modules": sorted(m for m in sys.modules if m.split(".")[0] in ("altair", "narwhals", "nbconvert", "jinja2"))}))
+print(json.dumps({"rc": rc, "modules": sorted(m for m in sys.modules if m.split(".")[0] in ("altair", "narwhals", "nbconvert", "jinja2", "bs4"))}))
 """
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from costmodel.report.svg_markup import as_soup_writes
+from costmodel.report.svg_markup import as_soup_writes, page_as_soup_writes
 
 bs4 = pytest.importorskip("bs4")
 
@@ -26,6 +26,7 @@ PLAIN = [
     '<svg><path d="M0,0" d="M1,1" /><line x1="0" x2="1"></line></svg>',
     '<svg><text>&eacute;t&eacute; caf&#233; 1 &lt; 2 &#x3E; 0 &amp;amp;</text></svg>',
     "<svg></svg>",
+    '<svg><g></g>  <g></g>\n\t <g></g><text>&#32;&#32;</text><text> \xa0 </text></svg>',
 ]
 
 
@@ -77,3 +78,40 @@ def test_a_fleets_rank_heatmap(tmp_path):
     svg = charts.to_svg(charts.rank_heatmap(job["job_id"], tabs.bins, tabs.bin_steps, job["stragglers"]))
     written = as_soup_writes(svg)
     assert written is not None and written == _soup(svg) and svg.count("<path") > 16
+
+
+PAGE_HEAD = ('<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8" />\n<meta name="viewport" '
+             'content="width=device-width">\n\n<title>A &amp; B &lt;c&gt; "d"</title>\n\n<style type="text/css">\n'
+             'a > b { content: "<&amp;>"; }\n</style>\n<script>if (a < b && c) {}</script>\n</head>\n')
+PAGES = [
+    PAGE_HEAD + '<body class="jp-Notebook" data-x="1">\n\n<main>\n<div class="jp-Cell-inputWrapper">x</div>'
+    '<div class="jp-OutputArea-output  other " tabindex="-1"><p>a<br>b<br/>c<wbr>d</p><hr class="r"></div>'
+    '<span class="jp-OutputArea-output">a span</span>\n  \n<pre>  kept \n  </pre> <p> </p>'
+    '<div class="jp-Notebook"><div class="jp-OutputArea-output">nested</div></div>\n</main>\n</body>\n\n</html>\n',
+    ('<div class="jp-OutputArea-output">outside the notebook</div><div class="jp-Notebook">'
+     '<p class="jp-OutputArea-output">a p</p><div class="x"><div class="jp-Cell-inputWrapper">deep</div></div></div>'),
+    PAGE_HEAD + "<body></body></html>",
+]
+
+
+def _walked(markup: str) -> str:
+    from costmodel.report.html_export import _one_walk
+
+    return _one_walk(markup)[0]
+
+
+@pytest.mark.parametrize("markup", PAGES)
+def test_a_plain_page_is_written_byte_for_byte_as_the_exports_pass(markup):
+    assert page_as_soup_writes(markup) == _walked(markup)
+
+
+@pytest.mark.parametrize("markup", [
+    '<div class="jp-Notebook"><img src="data:image/png;base64,iVBORw0KGgo="></div>',  # its alt is the parser's step
+    "<p><!-- a comment --></p>",
+    "<textarea>a</textarea>",
+    "<p><b>unclosed</p>",
+    "<p>a < b</p>",
+    "<style>never closed",
+])
+def test_a_page_outside_the_subset_is_left_to_the_parser(markup):
+    assert page_as_soup_writes(markup) is None
