@@ -18,6 +18,7 @@ The rules that span keys (derivations, consistency, prices) stay in :mod:`costmo
 """
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import re
@@ -31,7 +32,6 @@ from pydantic import (
     PlainValidator,
     TypeAdapter,
     ValidationError,
-    WithJsonSchema,
     create_model,
 )
 from pydantic_core import PydanticCustomError
@@ -284,14 +284,30 @@ def _bool_check(key: str) -> Any:
     return check
 
 
-def _schema_of(tp: Any, **field_kw: Any) -> dict[str, Any]:
-    """The JSON Schema of ``tp`` with ``field_kw`` (bounds), for a field whose validator is our own."""
-    return TypeAdapter(Annotated[tp, Field(**field_kw)]).json_schema()
+class _SchemaOf:
+    """The JSON Schema of ``tp`` with ``field_kw`` (bounds), for a field whose validator is our own: what
+    ``WithJsonSchema(TypeAdapter(Annotated[tp, Field(**field_kw)]).json_schema())`` gives, generated when a JSON
+    Schema is asked for (``costmodel schema``), not when the model is built to validate a file (each of the 15
+    distinct schemas of the model's ~90 fields once, a copy for each field)."""
+
+    __slots__ = ("field_kw", "tp")
+
+    def __init__(self, tp: Any, **field_kw: Any) -> None:
+        self.tp = tp
+        # each bound's type in the key too: a bound of 0 and of 0.0 are equal, but their schemas write 0 and 0.0
+        self.field_kw = tuple((k, type(v), v) for k, v in sorted(field_kw.items()))
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        return copy.deepcopy(_schema_once(self.tp, self.field_kw))
 
 
-def _field(check: Any, schema: dict[str, Any], default: Any, description: str | None = None) -> tuple[Any, Any]:
-    return (Annotated[Any, PlainValidator(check), WithJsonSchema(schema)],
-            Field(default, description=description))
+@functools.cache
+def _schema_once(tp: Any, field_kw: tuple[tuple[str, type, Any], ...]) -> dict[str, Any]:
+    return TypeAdapter(Annotated[tp, Field(**{k: v for k, _t, v in field_kw})]).json_schema()
+
+
+def _field(check: Any, schema: _SchemaOf, default: Any, description: str | None = None) -> tuple[Any, Any]:
+    return (Annotated[Any, PlainValidator(check), schema], Field(default, description=description))
 
 
 def _number_field(p: Param, uncertain: bool, check: Any) -> tuple[Any, Any]:
@@ -300,14 +316,14 @@ def _number_field(p: Param, uncertain: bool, check: Any) -> tuple[Any, Any]:
     description = f"{p.help + '; ' if p.help else ''}unit: {p.unit}"
     base: Any = int if p.integer else float
     if uncertain:  # a point value, a [low, high] range or a distribution mapping (docs/cost.md)
-        schema = _schema_of(base | list[float] | dict[str, Any] | None)
+        schema = _SchemaOf(base | list[float] | dict[str, Any] | None)
         return _field(check, schema, None, description + "; a number, [low, high] or a distribution")
     bounds: dict[str, Any] = {}
     if math.isfinite(p.lo):
         bounds["gt" if p.lo_open else "ge"] = p.lo
     if math.isfinite(p.hi):
         bounds["lt" if p.hi_open else "le"] = p.hi
-    return _field(check, _schema_of(base | None, **bounds), None, description)
+    return _field(check, _SchemaOf(base | None, **bounds), None, description)
 
 
 @functools.cache
@@ -322,27 +338,27 @@ def scenario_model() -> type[BaseModel]:
     for key, default in STRINGS.items():
         sec, _, leaf = key.rpartition(".")
         tp: Any = Literal[CHOICES[key]] | None if key in CHOICES else str | None
-        fields[sec][leaf] = _field(_text_check(key, CHOICES.get(key)), _schema_of(tp), default)
+        fields[sec][leaf] = _field(_text_check(key, CHOICES.get(key)), _SchemaOf(tp), default)
     for key, bdefault in BOOLS.items():
         sec, _, leaf = key.rpartition(".")
-        fields[sec][leaf] = _field(_bool_check(key), _schema_of(bool | None), bdefault)
+        fields[sec][leaf] = _field(_bool_check(key), _SchemaOf(bool | None), bdefault)
     for alias, key in ALIASES.items():
         sec, _, leaf = alias.rpartition(".")
         p = PARAM_BY_KEY[key]
-        fields[sec][leaf] = _field(_number_check(p, _uncertain(p)), _schema_of(float | None), None, f"alias of {key}")
+        fields[sec][leaf] = _field(_number_check(p, _uncertain(p)), _SchemaOf(float | None), None, f"alias of {key}")
     for key, p in PARAM_BY_KEY.items():  # prices per GiB are accepted and converted (x 10^9 / 2^30)
         for gib, tail in _GIB_TAILS:
             if key.endswith(tail):
                 sec, _, leaf = (key[: -len(tail)] + gib).rpartition(".")
                 fields[sec][leaf] = _field(_number_check(p, _uncertain(p), GIB_PER_GB),
-                                           _schema_of(float | list[float] | dict[str, Any] | None), None,
+                                           _SchemaOf(float | list[float] | dict[str, Any] | None), None,
                                            f"{key} per GiB (2^30 bytes), converted")
     forbid = ConfigDict(extra="forbid")
     top = dict(fields[""])
     for sec in SECTIONS:
         model = create_model(f"Scenario_{sec}", __config__=forbid, **fields[sec])
         top[sec] = (model | None, Field(None))
-    top["workload"] = _field(lambda v: v, _schema_of(dict[str, Any] | None), None,
+    top["workload"] = _field(lambda v: v, _SchemaOf(dict[str, Any] | None), None,
                              "the simulator's workload (workload.json)")
     return create_model("ScenarioFile", __config__=forbid, **top)
 

@@ -63,8 +63,52 @@ def sha256_file(path: str | os.PathLike[str], chunk_bytes: int = 1 << 20) -> str
     return h.hexdigest()
 
 
+#: exact types :func:`to_jsonable` returns as they are (none of them has a ``to_dict``; subclasses, e.g. an
+#: enum, take the general path)
+_JSON_SAME = frozenset({str, int, bool, type(None)})
+
+
 def to_jsonable(obj: Any) -> Any:
     """Convert numpy/pandas scalars, dataclasses with ``to_dict``, paths, NaN/inf (-> None) to JSON types."""
+    t = type(obj)
+    if t is dict:  # the plain containers and leaves first, in loops (results hold thousands of numbers)
+        return _jsonable_dict(obj)
+    if t is list or t is tuple:
+        return _jsonable_list(obj)
+    if t in _JSON_SAME:
+        return obj
+    if t is float:
+        return obj if math.isfinite(obj) else None
+    return _to_jsonable_other(obj)
+
+
+def _jsonable_dict(obj: dict[Any, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in obj.items():
+        t = type(v)
+        if t is float:
+            out[k if type(k) is str else str(k)] = v if math.isfinite(v) else None
+        elif t in _JSON_SAME:
+            out[k if type(k) is str else str(k)] = v
+        else:
+            out[k if type(k) is str else str(k)] = to_jsonable(v)
+    return out
+
+
+def _jsonable_list(obj: list[Any] | tuple[Any, ...]) -> list[Any]:
+    out = []
+    for v in obj:
+        t = type(v)
+        if t is float:
+            out.append(v if math.isfinite(v) else None)
+        elif t in _JSON_SAME:
+            out.append(v)
+        else:
+            out.append(to_jsonable(v))
+    return out
+
+
+def _to_jsonable_other(obj: Any) -> Any:
     if hasattr(obj, "to_dict") and not isinstance(obj, type) and not _is_pandas(obj):
         return to_jsonable(obj.to_dict())
     if isinstance(obj, dict):
@@ -74,7 +118,7 @@ def to_jsonable(obj: Any) -> Any:
     # numpy is not imported for this: no numpy object exists before someone imported it (start-up of the CLI)
     np_ = sys.modules.get("numpy")
     if np_ is not None and isinstance(obj, np_.ndarray):
-        return [to_jsonable(v) for v in obj.tolist()]
+        return _jsonable_list(obj.tolist())
     if isinstance(obj, bool) or (np_ is not None and isinstance(obj, np_.bool_)):
         return bool(obj)
     if np_ is not None and isinstance(obj, np_.integer):

@@ -203,3 +203,102 @@ def test_rows_of_data_are_published_as_every_value_one_by_one():
         assert json.dumps(got) == json.dumps(want)
         assert [type(v) for r in got if isinstance(r, dict) for v in r.values()] == \
             [type(v) for r in want if isinstance(r, dict) for v in r.values()]
+
+
+def _types(obj):
+    """``obj``'s shape with the type of every value (what ``json.dumps`` alone would not tell apart: 1 and 1.0,
+    True and 1, a tuple and a list)."""
+    if isinstance(obj, dict):
+        return {k: _types(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return (type(obj), [_types(v) for v in obj])
+    return type(obj)
+
+
+def _jsonable_one_by_one(obj):
+    """The rule as first written (every value through the one general test), against which the loops over plain
+    containers are checked."""
+    import math
+    import os
+
+    import pandas as pd
+
+    if hasattr(obj, "to_dict") and not isinstance(obj, type) and not type(obj).__module__.startswith("pandas"):
+        return _jsonable_one_by_one(obj.to_dict())
+    if isinstance(obj, dict):
+        return {str(k): _jsonable_one_by_one(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set)):
+        return [_jsonable_one_by_one(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [_jsonable_one_by_one(v) for v in obj.tolist()]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    if obj is None or isinstance(obj, (str, int)):
+        return obj
+    if isinstance(obj, pd.DataFrame):
+        return _jsonable_one_by_one(obj.to_dict(orient="records"))
+    if isinstance(obj, pd.Series):
+        return _jsonable_one_by_one(obj.tolist())
+    if hasattr(obj, "isoformat"):
+        return obj.isoformat()
+    return str(obj)
+
+
+def test_jsonable_plain_containers_are_converted_as_every_value_one_by_one():
+    """``to_jsonable`` walks plain dicts and lists in loops (a report's records hold tens of thousands of
+    numbers): the same values and types as the general rule, for every kind of value it converts, subclasses of
+    the plain types (an enum, a numpy float) included."""
+    import dataclasses
+    import datetime as dt
+    import enum
+
+    import pandas as pd
+
+    from costmodel.foundation.util import to_jsonable
+
+    class Colour(str, enum.Enum):
+        RED = "red"
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    class Ratio(float):
+        pass
+
+    @dataclasses.dataclass
+    class Part:
+        x: float
+
+        def to_dict(self):
+            return {"x": self.x, "nan": float("nan"), 2: (1, np.int32(2))}
+
+    rng = random.Random(11)
+    leaves = [lambda: rng.uniform(-1e6, 1e6), lambda: float("nan"), lambda: float("-inf"), lambda: -0.0,
+              lambda: rng.randint(-9, 9), lambda: rng.random() < 0.5, lambda: None, lambda: "text",
+              lambda: np.float64(rng.random()), lambda: np.float32(0.5), lambda: np.int64(7), lambda: np.bool_(True),
+              lambda: np.array([1.5, np.nan, 2.0]), lambda: np.arange(6).reshape(2, 3), lambda: Path("a/b.csv"),
+              lambda: Colour.RED, lambda: Level.HIGH, lambda: Ratio(0.25), lambda: Part(1.0),
+              lambda: pd.Series([1.0, np.nan]), lambda: pd.DataFrame({"a": [1, 2], "b": [0.5, np.inf]}),
+              lambda: dt.date(2026, 1, 2), lambda: {3, 1, 2}, lambda: ValueError("x")]
+
+    def value(depth):
+        if depth >= 3 or rng.random() < 0.6:
+            return rng.choice(leaves)()
+        kind = rng.randrange(3)
+        items = [value(depth + 1) for _ in range(rng.randint(0, 4))]
+        if kind == 0:
+            return {rng.choice(["a", "b", 1, 2.5, None, ("t", 1)]): v for v in items}
+        return items if kind == 1 else tuple(items)
+
+    objs = [make() for make in leaves] + [[value(0) for _ in range(25)] for _ in range(40)]
+    for obj in objs:
+        got, want = to_jsonable(obj), _jsonable_one_by_one(obj)
+        assert json.dumps(got) == json.dumps(want)
+        assert _types(got) == _types(want)

@@ -321,3 +321,26 @@ def test_sync_extra_from_the_replication_table(tmp_path):
     d["prices"]["sync_extra_item"] = "s3_rtc"
     with pytest.raises(PriceError, match="did you mean 's3_rtc_transfer'"):
         scenario_from_dict(d, today=TODAY, prices_dir=tmp_path)
+
+
+def test_validating_a_scenario_generates_no_json_schema_the_schema_is_generated_when_asked(examples_dir):
+    """The scenario model's field schemas are generated only for ``costmodel schema`` (15 TypeAdapters at about
+    2 ms each, in every process that read a scenario before): a process that loads the bundled scenario generated
+    none, and the schema asked for afterwards is the checked-in one (tests/contracts checks it in full)."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, sys\n"
+            "from costmodel.cost import load_scenario\n"
+            "from costmodel.cost import scenario_model as sm\n"
+            "load_scenario(sys.argv[1])\n"
+            "before = sm._schema_once.cache_info().currsize\n"
+            "schema = sm.scenario_model().model_json_schema()\n"
+            "print(json.dumps([before, sm._schema_once.cache_info().currsize, schema['properties']['dataset']]))\n")
+    out = subprocess.run([sys.executable, "-c", code, str(examples_dir / "scenario.yaml")], capture_output=True,
+                         text=True, check=True).stdout
+    before, after, dataset = json.loads(out)
+    assert before == 0
+    assert after == 15  # each distinct field schema once, shared by the ~90 fields
+    assert dataset == {"anyOf": [{"$ref": "#/$defs/Scenario_dataset"}, {"type": "null"}], "default": None}
