@@ -31,6 +31,7 @@ from .render import SVGFigure as SVGFigure
 from .render import lean_imports as lean_imports
 from .render import lite_charts as lite_charts
 from .render import preload as preload
+from .render import reusing as reusing
 from .render import show as show
 from .render import to_svg as to_svg
 from .sensitivity import tornado as tornado

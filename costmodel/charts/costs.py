@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..foundation.errors import ReportError
 from ..foundation.util import finite_float
-from .render import HEIGHT, WIDTH, _alt, _configure
+from .render import HEIGHT, WIDTH, _alt, _configure, reusable
 
 _TERM_ORDER = ("cross_region", "replicate", "wait")
 _OPTION_COLORS = {"cross_region": "#d62728", "replicate": "#1f77b4", "wait": "#7f7f7f"}
@@ -48,6 +48,7 @@ def _term_usd(val: Any) -> float | None:
 OFF_SCALE_FACTOR = 5.0
 
 
+@reusable
 def cost_terms(cost: Mapping[str, Any]) -> Any:
     """Cost terms stacked per option (USD over the horizon) on ONE shared scale, terms in words. An option
     more than :data:`OFF_SCALE_FACTOR` times dearer than the cheapest is named with its total in the
@@ -91,6 +92,7 @@ def cost_terms(cost: Mapping[str, Any]) -> Any:
         title=alt.TitleParams(text=f"cost by term{horizon}", subtitle=subtitle)))
 
 
+@reusable
 def break_even(
     curve: pd.DataFrame,
     input_name: str,

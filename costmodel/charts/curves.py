@@ -24,6 +24,7 @@ from .render import (
     WIDTH,
     _alt,
     _configure,
+    reusable,
 )
 
 _UNITS = {
@@ -202,6 +203,7 @@ def _axis_of(run: Any, axis: str) -> str:
     return "step"
 
 
+@reusable
 def throughput(
     runs: Sequence[Any],
     fits: Sequence[Mapping[str, Any]],

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .render import WIDTH, _alt
+from .render import WIDTH, _alt, reusable
 
 
 def rank_heatmap(job_id: str, bins: Any, bin_steps: int, stragglers: Any = ()) -> Any:
@@ -35,6 +35,7 @@ def rank_heatmap(job_id: str, bins: Any, bin_steps: int, stragglers: Any = ()) -
     ).properties(width=WIDTH, height=min(400, 10 * max(1, len(order))), title=title)
 
 
+@reusable
 def job_heatmaps(inputs: Any, max_jobs: int = 4) -> list[Any]:
     """Heatmaps for up to ``max_jobs`` jobs (those with stragglers first)."""
     jobs: list[Mapping[str, Any]] = sorted(getattr(inputs, "jobs", []), key=lambda j: (-len(j["stragglers"]), j["job_id"]))

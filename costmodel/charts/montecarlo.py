@@ -9,9 +9,10 @@ import pandas as pd
 
 from ..foundation.errors import ReportError
 from .costs import _OPTION_COLORS, _TERM_ORDER
-from .render import FONT_SIZE, WIDTH, _alt, _configure
+from .render import FONT_SIZE, WIDTH, _alt, _configure, reusable
 
 
+@reusable
 def monte_carlo(samples: pd.DataFrame | Mapping[str, Sequence[float]], bins: int = 40) -> Any:
     """Distribution of each option's total cost over the Monte Carlo draws, on ONE shared axis: a histogram
     (shared bins) for each option whose total varies, a labelled rule for each option whose total is the same

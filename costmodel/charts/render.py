@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import itertools
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..foundation.errors import ReportError
 
@@ -108,6 +109,50 @@ def _configure(chart: Any) -> Any:
     )
 
 
+#: charts made in this context by a :func:`reusable` chart function, by its arguments (:func:`reusing`)
+_REUSE: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar("costmodel_chart_reuse", default=None)
+_T = TypeVar("_T")
+
+
+@contextlib.contextmanager
+def reusing() -> Iterator[None]:
+    """Within this context a :func:`reusable` chart function called again with the same arguments (the same objects,
+    or equal plain values) returns the chart it made the first time, and :func:`spec_of` of that chart its spec made
+    the first time: ``costmodel report`` makes its charts as soon as their data exist (:mod:`costmodel.report.
+    early_charts`) and its page then asks for the same charts with the same calls. The results the arguments come
+    from are not changed after their stage (tests/report/test_early_charts.py compares the page with one whose
+    charts were each made once, when shown)."""
+    token = _REUSE.set({})
+    try:
+        yield
+    finally:
+        _REUSE.reset(token)
+
+
+def _argument_key(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return (type(value), value)
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple(_argument_key(v) for v in value))
+    return ("object", id(value))  # the object itself is kept with the chart (below): its id is not reused meanwhile
+
+
+def reusable(make: Callable[..., _T]) -> Callable[..., _T]:
+    """``make`` (a chart function) with its charts reused within :func:`reusing`."""
+
+    @functools.wraps(make)
+    def wrapper(*args: Any, **kwargs: Any) -> _T:
+        memo = _REUSE.get()
+        if memo is None:
+            return make(*args, **kwargs)
+        key = (make.__module__, make.__qualname__, _argument_key(args), _argument_key(tuple(sorted(kwargs.items()))))
+        if key not in memo:
+            memo[key] = (make(*args, **kwargs), args, kwargs)
+        return memo[key][0]
+
+    return wrapper
+
+
 _counter = itertools.count(1)
 #: the id numbering of the page being drawn (:func:`drawing_in`: each page from cm1, so a second report in the same
 #: process writes the same bytes); None: the process's numbering
@@ -140,7 +185,18 @@ def spec_of(chart: Any) -> dict[str, Any]:
     """``chart``'s Vega-Lite spec as :func:`show` draws it, every float at its published precision: a
     :mod:`.vl` chart's ``vega_lite()``, or Altair's ``to_dict`` without its JSON-schema validation (the same dict;
     the validation took ~0.35 s of a report's 5 charts, and vl-convert refuses a spec it cannot draw anyway).
-    Raises :class:`ReportError` when the chart cannot be made."""
+    Within :func:`reusing`, the spec made the first time for the same chart. Raises :class:`ReportError` when the
+    chart cannot be made."""
+    memo = _REUSE.get()
+    if memo is not None and ("spec", id(chart)) in memo:
+        return memo[("spec", id(chart))][0]
+    spec = _spec_of(chart)
+    if memo is not None:
+        memo[("spec", id(chart))] = (spec, chart)
+    return spec
+
+
+def _spec_of(chart: Any) -> dict[str, Any]:
     _wait_preload()
     from ..foundation.published import published
 

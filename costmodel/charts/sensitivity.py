@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 from ..foundation.errors import ReportError
-from .render import WIDTH, _alt, _configure
+from .render import WIDTH, _alt, _configure, reusable
 
 
 def tornado_frame(tornado: Any) -> pd.DataFrame:
@@ -50,6 +50,7 @@ def tornado_frame(tornado: Any) -> pd.DataFrame:
     return out.sort_values("swing_usd", ascending=False).reset_index(drop=True)
 
 
+@reusable
 def tornado(tornado_result: Any, output: str = "cross-region minus replicate, USD over the horizon") -> Any:
     """Tornado: for each input (in words), the output at its low and high value around the base; widest first."""
     from ..foundation.labels import input_label

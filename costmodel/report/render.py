@@ -101,6 +101,7 @@ def render_params(
     drawer: Any = None  # the chart drawing process (no kernel), stopped on every way out
     tmp: Path | None = None
     claim = OutputClaim(dest)
+    reuse = contextlib.ExitStack()  # the charts made early, reused by the page (no kernel)
     with SignalScope(on_signal=quiet_shutdown) as signals:
         try:
             with writing(dest, action="create the output folder"):
@@ -116,6 +117,7 @@ def render_params(
                 from ..charts.drawer import Drawer
 
                 drawer = Drawer()  # vl-convert loads in its own process (the other core) while the pipeline runs
+                reuse.enter_context(charts.reusing())  # the page takes the charts made early, not made again
                 charts.preload(renderer=False, altair=False)  # pandas first; the page's charts need no Altair
                 threading.Thread(target=_warm_page_writer, name="costmodel-report-page", daemon=True).start()
             with writing(dest, action="create the output folder"):
@@ -177,6 +179,7 @@ def render_params(
                         parent.rmdir()
             raise
         finally:
+            reuse.close()
             if drawer is not None:
                 drawer.close()
             claim.release()

@@ -78,3 +78,22 @@ def test_a_stopped_drawer_fails_what_is_pending_and_leaves_no_process():
     assert not os.path.exists(f"/proc/{pid}")  # killed and reaped
     drawer.close()  # again (the report closes it after the page and on its way out): nothing to do, no error
     assert drawer._proc.returncode is not None
+
+
+def test_reusing_gives_the_chart_made_with_the_same_arguments_and_its_spec():
+    import pandas as pd
+
+    from costmodel import charts
+    from costmodel.charts import render as chart_render
+
+    samples = pd.DataFrame({"cross_region": [1.0, 2.0, 3.0], "replicate": [2.0, 2.5, 4.0]})
+    other = pd.DataFrame({"cross_region": [1.0, 2.0, 3.0], "replicate": [2.0, 2.5, 4.5]})
+    with chart_render.lite_charts():
+        assert charts.monte_carlo(samples) is not charts.monte_carlo(samples)  # outside: made each time
+        with charts.reusing():
+            first = charts.monte_carlo(samples)
+            assert charts.monte_carlo(samples) is first and charts.monte_carlo(samples, bins=40) is not first
+            assert charts.monte_carlo(other) is not first  # another object: another chart
+            assert chart_render.spec_of(first) is chart_render.spec_of(first)
+            assert chart_render.spec_of(first) == chart_render._spec_of(charts.monte_carlo(samples, bins=40))
+        assert charts.monte_carlo(samples) is not first

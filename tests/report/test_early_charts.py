@@ -62,8 +62,14 @@ def test_every_chart_the_page_shows_was_sent_early_and_the_page_is_the_same_byte
         colocated, remote = _fleet(tmp_path)
     else:
         colocated, remote = [str(examples_dir / "colocated_steps.csv")], [str(examples_dir / "remote_steps.csv")]
+    from costmodel.charts import render as chart_render
+
+    built = []
+    real_spec_of = chart_render._spec_of
+    monkeypatch.setattr(chart_render, "_spec_of", lambda chart: built.append(chart) or real_spec_of(chart))
     early_page = _render(examples_dir, tmp_path / "early", colocated, remote)
     early, page, (drawn,) = counted["early"], counted["page"], counted["drawn"]
+    assert len(built) == len(page)  # each spec made once: the page took the charts made early (charts.reusing)
     assert len(page) >= (7 if inputs == "fleet" else 5)  # heatmaps (fleet), throughput, 4 cost charts
     assert len(early) == len(page) == drawn  # each chart drawn once, all of them sent before the page asked
     assert early == page  # the same specs in the same order (vl-convert numbers clip paths by its drawings)
