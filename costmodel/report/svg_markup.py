@@ -83,53 +83,23 @@ def _attribute(name: str, raw: str) -> str:
 def as_soup_writes(svg: str) -> str | None:
     """``svg`` as Beautiful Soup (``html.parser``, default formatter) writes it back inside an HTML page, or None
     when it holds markup outside the plain subset this handles (module docstring)."""
-    out: list[str] = []
-    stack: list[str] = []
-    pos = 0
-    n = len(svg)
-    while pos < n:
-        lt = svg.find("<", pos)
-        if lt < 0:
-            out.append(_text(svg[pos:]))
-            break
-        if lt > pos:
-            out.append(_text(svg[pos:lt]))
-        if svg.startswith("</", lt):
-            m = _END.match(svg, lt)
-            if m is None:
-                return None
-            name = m.group(1).lower()
-            if not stack or stack[-1] != name:
-                return None
-            stack.pop()
-            out.append(f"</{name}>")
-            pos = m.end()
-            continue
-        m = _START.match(svg, lt)
-        if m is None:
-            return None
-        name = m.group(1).lower()
-        if name in _NOT_PLAIN:
-            return None
-        attrs: dict[str, str] = {}
-        for a in _ATTR.finditer(m.group(2)):
-            attrs[a.group(1).lower()] = a.group(2)  # a repeated name: the last value (Beautiful Soup's default)
-        written = "".join(" " + _attribute(k, attrs[k]) for k in sorted(attrs))
-        out.append(f"<{name}{written}>")
-        if m.group(3):
-            out.append(f"</{name}>")
-        else:
-            stack.append(name)
-        pos = m.end()
-    return None if stack else "".join(out)
+    return _soup_writes(svg, refused=_NOT_PLAIN, void=frozenset(), raw_text=frozenset())
 
 
 def page_as_soup_writes(page: str) -> str | None:
     """``page`` (an HTML page as :mod:`.page_writer` writes it) as the export's Beautiful Soup pass writes it back
     (``html.parser``, default formatter, ``tabindex="0"`` on the input and output wrappers' ``div``s inside the
     notebook), or None when it holds markup outside the subset this handles (module docstring)."""
+    return _soup_writes(page, refused=_NOT_PLAIN_IN_PAGE, void=_VOID, raw_text=_RAW_TEXT)
+
+
+def _soup_writes(page: str, refused: frozenset[str], void: frozenset[str], raw_text: frozenset[str]) -> str | None:
+    """``page`` as Beautiful Soup writes it back with the export's ``tabindex`` step, or None when an element of
+    ``refused`` or markup outside the plain subset appears; the elements of ``void`` are written ``<tag/>`` and never
+    closed, those of ``raw_text`` keep their text as it is."""
     out: list[str] = []
     stack: list[tuple[str, bool]] = []  # open elements: (name, it or an ancestor has class jp-Notebook)
+    in_pre = 0  # open <pre> elements: white space kept as it is
     pos = 0
     if page.startswith(_DOCTYPE):
         out.append(_DOCTYPE + "\n")  # Beautiful Soup ends a doctype with a line break of its own
@@ -138,10 +108,10 @@ def page_as_soup_writes(page: str) -> str | None:
     while pos < n:
         lt = page.find("<", pos)
         if lt < 0:
-            out.append(_text(page[pos:], keep_spaces=any(name == "pre" for name, _ in stack)))
+            out.append(_text(page[pos:], keep_spaces=in_pre > 0))
             break
         if lt > pos:
-            out.append(_text(page[pos:lt], keep_spaces=any(name == "pre" for name, _ in stack)))
+            out.append(_text(page[pos:lt], keep_spaces=in_pre > 0))
         if page.startswith("</", lt):
             m = _END.match(page, lt)
             if m is None:
@@ -150,6 +120,7 @@ def page_as_soup_writes(page: str) -> str | None:
             if not stack or stack[-1][0] != name:
                 return None
             stack.pop()
+            in_pre -= name == "pre"
             out.append(f"</{name}>")
             pos = m.end()
             continue
@@ -157,7 +128,7 @@ def page_as_soup_writes(page: str) -> str | None:
         if m is None:
             return None
         name = m.group(1).lower()
-        if name in _NOT_PLAIN_IN_PAGE:
+        if name in refused:
             return None
         attrs: dict[str, str] = {}
         for a in _ATTR.finditer(m.group(2)):
@@ -168,11 +139,11 @@ def page_as_soup_writes(page: str) -> str | None:
             attrs["tabindex"] = "0"
         written = "".join(" " + _attribute(k, attrs[k]) for k in sorted(attrs))
         pos = m.end()
-        if name in _VOID:
+        if name in void:
             out.append(f"<{name}{written}/>")
             continue
         out.append(f"<{name}{written}>")
-        if name in _RAW_TEXT:
+        if name in raw_text:
             close = re.compile(rf"</{name}\s*>", re.IGNORECASE).search(page, pos)
             if close is None or m.group(3):
                 return None
@@ -184,4 +155,5 @@ def page_as_soup_writes(page: str) -> str | None:
             out.append(f"</{name}>")
         else:
             stack.append((name, inside or "jp-Notebook" in classes))
+            in_pre += name == "pre"
     return None if stack else "".join(out)
