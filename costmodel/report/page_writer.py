@@ -5,15 +5,17 @@ nbconvert's import, its exporter's set-up and its Jinja template cost ~1.1 CPU-s
 scan of 10 rank logs. The report's notebook is a plain one: markdown cells and code cells whose outputs are
 ``display_data`` of ``text/html`` or ``image/svg+xml``. :func:`raw_page` writes what the template writes for such a
 notebook (inputs and prompts hidden, the report's own CSS and SVG blocks: :data:`.html_export._TEMPLATE`), before
-the export's Beautiful Soup pass, which stays as it is. The page's head, the CSS that nbconvert 7 and JupyterLab's
-light theme inline, is the text nbconvert wrote (``costmodel/data/page/head.html``, with a title slot): the page no
-longer changes with the installed nbconvert's or Pygments' version.
+the export's Beautiful Soup pass (:func:`.svg_markup.page_as_soup_writes` writes what that pass writes). The page's
+head, the CSS that nbconvert 7 and JupyterLab's light theme inline, is the text nbconvert wrote
+(``costmodel/data/page/head.html``, with a title slot): the page no longer changes with the installed nbconvert's or
+Pygments' version.
 
 Anything outside that plain subset gives None, and the export is left to nbconvert (:mod:`.html_export`): other
-output types (streams, errors, execute results, images, plain text), attachments, widgets, raw cells, and markdown
-that nbconvert's own renderer treats apart (math, code fences, images, inline HTML, ``\\`` escapes). The markdown is
-rendered by mistune 3 with the same plugins and the same heading anchors as nbconvert's ``markdown2html``. Tested
-byte for byte against nbconvert on the report notebooks and on notebooks made to reach each branch
+output types (streams, errors, execute results, images, plain text), code cells without outputs, attachments,
+widgets, raw cells, cells whose source is transient, and markdown that nbconvert's own renderer treats apart (math,
+code fences, images, inline HTML, ``\\`` escapes). The markdown is rendered by mistune 3 with the same plugins and
+the same heading anchors as nbconvert's ``markdown2html``. Tested byte for byte against nbconvert on the report
+notebooks and on notebooks made to reach each branch
 (tests/report/test_page_writer.py)."""
 from __future__ import annotations
 
@@ -93,7 +95,8 @@ def _markdown_cell(cell: Any) -> str | None:
     source = cell.get("source")
     source = "".join(source) if isinstance(source, list) else source
     tags = _tags(cell)
-    if not isinstance(source, str) or tags is None or cell.get("attachments"):
+    if not isinstance(source, str) or tags is None or cell.get("attachments") or "transient" in (
+            cell.get("metadata") or {}):  # transient.remove_source: nbconvert leaves the cell's text out
         return None
     rendered = markdown_html(source)
     if rendered is None:
@@ -109,7 +112,7 @@ def _markdown_cell(cell: Any) -> str | None:
 def _code_cell(cell: Any) -> str | None:
     tags = _tags(cell)
     outputs = cell.get("outputs") or []
-    if tags is None:
+    if tags is None or not outputs:  # a cell without outputs is left out of the page before (html_export)
         return None
     written = []
     for output in outputs:
@@ -117,8 +120,7 @@ def _code_cell(cell: Any) -> str | None:
         if one is None:
             return None
         written.append(one)
-    no_outputs = "" if outputs else "jp-mod-noOutputs"
-    return (f'<div {_anchor(cell)} class="jp-Cell jp-CodeCell jp-Notebook-cell {no_outputs} jp-mod-noInput {tags}">\n'
+    return (f'<div {_anchor(cell)} class="jp-Cell jp-CodeCell jp-Notebook-cell  jp-mod-noInput {tags}">\n'
             '\n<div class="jp-Cell-outputWrapper">\n'
             '<div class="jp-Collapser jp-OutputCollapser jp-Cell-outputCollapser">\n</div>\n'
             '\n<div class="jp-OutputArea jp-Cell-outputArea">' + "".join(written) + "\n\n</div>\n\n</div>\n\n</div>")

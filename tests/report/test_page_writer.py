@@ -141,14 +141,17 @@ def test_what_the_writer_does_not_write_is_left_to_nbconvert(cell):
     assert html_export.export_html(nb) == _stock(nb)  # nbconvert wrote it: the same page as before
 
 
-def test_a_notebook_without_a_title_or_with_widgets_or_attachments_is_left_to_nbconvert():
+def test_a_notebook_without_a_title_or_with_widgets_attachments_or_transient_cells_is_left_to_nbconvert():
     untitled = new_notebook(cells=[new_markdown_cell("x")])
     widgets = _notebook([new_markdown_cell("x")])
     widgets.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
     attached = new_markdown_cell("x")
     attached["attachments"] = {"a.png": {"image/png": "iVBORw0KGgo="}}
-    for nb in (untitled, widgets, _notebook([attached])):
+    transient = new_markdown_cell("left out by nbconvert", metadata={"transient": {"remove_source": True}})
+    for nb in (untitled, widgets, _notebook([attached]), _notebook([transient]), _notebook([new_code_cell("quiet")])):
         assert page_writer.raw_page(nb) is None
+    nb = _notebook([new_markdown_cell("# Kept"), transient])
+    assert html_export.export_html(nb) == _stock(nb) and "left out by nbconvert" not in _stock(nb)
 
 
 def test_headings_get_nbconverts_anchors():
