@@ -1,6 +1,7 @@
 """The report notebook as one offline HTML page, inputs hidden, no script and no external reference (checked), the
 summary first: written by :mod:`.page_writer` as nbconvert's lab template writes it, or by nbconvert in this process
-for a notebook outside that writer's subset; Beautiful Soup's pass over the page is the same for both."""
+for a notebook outside that writer's subset; nbconvert's last step, Beautiful Soup's round trip with ``tabindex`` on
+the wrappers, is the same bytes for both (:mod:`.svg_markup` writes it without the parse where it can)."""
 from __future__ import annotations
 
 import logging
@@ -216,8 +217,8 @@ def without_silent_cells(nb: Any) -> Any:
 def export_html(nb: Any) -> str:
     """The executed notebook as one self-contained HTML page (the notebook puts the answer first: its
     ``decision_summary`` cell is the first with an output). The page is written by :mod:`.page_writer` as nbconvert's
-    template would write it and written back as Beautiful Soup's pass writes it (:func:`.svg_markup.page_as_soup_writes`,
-or that pass itself beyond its subset); a notebook outside the writer's subset is exported by nbconvert. Raises
+    template would write it, then as Beautiful Soup's pass writes it back (:func:`.svg_markup.page_as_soup_writes`;
+    that pass itself beyond its subset); a notebook outside the writer's subset is exported by nbconvert. Raises
     :class:`ReportError` when the page would load anything from the network."""
     from .page_writer import raw_page
     from .svg_markup import page_as_soup_writes
