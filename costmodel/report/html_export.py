@@ -11,6 +11,7 @@ from typing import Any
 
 from ..foundation.errors import ReportError
 from ..foundation.util import require
+from .svg_markup import FOCUSABLE
 
 _TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
@@ -185,9 +186,6 @@ def _svgs_put_back(page: str, svgs: dict[str, str]) -> str:
     return "".join(svgs[p] if i % 2 else p for i, p in enumerate(parts))
 
 
-_FOCUSABLE = ("jp-Cell-inputWrapper", "jp-OutputArea-output")
-
-
 def _focusable_and_images(soup: Any) -> list[Any]:
     """The elements nbconvert's HTMLExporter selects, in document order: ``img`` without ``alt``, and ``div``s of
     class ``jp-Cell-inputWrapper`` or ``jp-OutputArea-output`` inside an element of class ``jp-Notebook``."""
@@ -198,7 +196,7 @@ def _focusable_and_images(soup: Any) -> list[Any]:
                 out.append(elem)
             continue
         classes = elem.get("class") or ()
-        if any(c in classes for c in _FOCUSABLE) and any("jp-Notebook" in (p.get("class") or ())
+        if any(c in classes for c in FOCUSABLE) and any("jp-Notebook" in (p.get("class") or ())
                                                          for p in elem.parents if p.name != "[document]"):
             out.append(elem)
     return out

@@ -41,6 +41,17 @@ def namespace(run: ReportRun, written: list[str]) -> dict[str, Any]:
             "record": run.record, "written": written}
 
 
+def nbformat_lean() -> Any:
+    """nbformat, imported without jsonschema's optional format checkers (``lean_imports``: seconds for one of them on
+    a busy machine, and nbformat checks no string format)."""
+    from ..foundation.adapters.jsonschema_adapter import lean_imports
+
+    with lean_imports():
+        import nbformat
+
+    return nbformat
+
+
 def notebook_in_process(run: ReportRun, notebook: str | os.PathLike[str], parameters: Mapping[str, Any],
                         written: list[str], drawer: Drawer | None = None) -> Any:
     """The report notebook (``notebook``) as if papermill had executed it with ``parameters``: the injected cell
@@ -48,11 +59,8 @@ def notebook_in_process(run: ReportRun, notebook: str | os.PathLike[str], parame
     on ``run``. The charts are drawn by ``drawer`` (:class:`~costmodel.charts.drawer.Drawer`, started by the caller
     early so that vl-convert loads meanwhile; one is started here otherwise) while the next cells run. A failing
     display cell raises the ReportError a failing kernel cell would."""
-    from ..foundation.adapters.jsonschema_adapter import lean_imports
-
-    with lean_imports():  # nbformat's jsonschema without its seconds-long optional import
-        import nbformat
-        from nbformat.v4 import new_code_cell, new_output
+    nbformat = nbformat_lean()
+    from nbformat.v4 import new_code_cell, new_output
 
     from ..charts.render import drawing_in, lite_charts
     from ..foundation.display_capture import capturing, settled

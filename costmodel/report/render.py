@@ -2,8 +2,8 @@
 stage), decision.json and the ADR are written from its results, the notebook's display cells are evaluated here on
 the same results (:mod:`.page`, the charts drawn meanwhile in a process of their own,
 :class:`~costmodel.charts.drawer.Drawer`; ``via_kernel``: papermill executes the notebook in a kernel instead,
-:mod:`.kernel_run`), the HTML is exported with inputs hidden and no script (:mod:`.html_export`), all into a temporary folder
-beside the output folder that is renamed into place only when every file is written."""
+:mod:`.kernel_run`), the HTML is exported with inputs hidden and no script (:mod:`.html_export`), all into a
+temporary folder beside the output folder that is renamed into place only when every file is written."""
 from __future__ import annotations
 
 import contextlib
@@ -200,12 +200,10 @@ def _warm_page_writer() -> None:
         from ..charts import render as chart_render
 
         chart_render._wait_preload()
-        from ..foundation.adapters.jsonschema_adapter import lean_imports
+        from .page import nbformat_lean
         from .page_writer import _markdown
 
-        with lean_imports():
-            import nbformat  # noqa: F401
-
+        nbformat_lean()
         _markdown()
 
 

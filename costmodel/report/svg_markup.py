@@ -28,14 +28,6 @@ _ATTR = re.compile(r'([^\s"\'<>/=]+)="([^"<]*)"')
 _SPECIAL = re.compile(r"[&<>]")
 _ASCII_SPACES = " \n\t\f\r"
 _ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-#: Elements Beautiful Soup writes as ``<tag/>`` (its HTML builder's empty-element tags) or whose text
-#: ``html.parser`` reads raw: left to the parser.
-_NOT_PLAIN = frozenset({
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "menuitem", "meta", "param",
-    "source", "track", "wbr", "basefont", "bgsound", "command", "frame", "image", "isindex", "nextid", "spacer",
-    "script", "style", "textarea", "title", "template", "noscript", "xmp", "iframe", "noembed", "noframes",
-    "plaintext",
-})
 #: Attributes whose value Beautiful Soup reads as a list of words (its HTML builder's default, on any element).
 _WORD_LISTS = frozenset({"class", "accesskey", "dropzone"})
 
@@ -52,8 +44,12 @@ _RAW_TEXT = frozenset({"script", "style"})
 _NOT_PLAIN_IN_PAGE = frozenset({"img", "textarea", "template", "noscript", "xmp", "iframe", "noembed", "noframes",
                                 "plaintext"})
 _DOCTYPE = "<!DOCTYPE html>"
-#: The classes whose ``div``s inside an element of class ``jp-Notebook`` get ``tabindex="0"`` (nbconvert's step).
-_FOCUSABLE = ("jp-Cell-inputWrapper", "jp-OutputArea-output")
+#: In a chart's SVG, every element Beautiful Soup writes as ``<tag/>`` or whose text ``html.parser`` reads raw (and
+#: ``title``) is left to the parser.
+_NOT_PLAIN = _VOID | _RAW_TEXT | _NOT_PLAIN_IN_PAGE | {"title"}
+#: The classes whose ``div``s inside an element of class ``jp-Notebook`` get ``tabindex="0"`` (nbconvert's step;
+#: also :func:`costmodel.report.html_export._focusable_and_images`).
+FOCUSABLE = ("jp-Cell-inputWrapper", "jp-OutputArea-output")
 
 
 def _text(raw: str, keep_spaces: bool = False) -> str:
@@ -135,7 +131,7 @@ def _soup_writes(page: str, refused: frozenset[str], void: frozenset[str], raw_t
             attrs[a.group(1).lower()] = a.group(2)  # a repeated name: the last value (Beautiful Soup's default)
         classes = attrs.get("class", "").split()
         inside = bool(stack) and stack[-1][1]
-        if name == "div" and inside and any(c in classes for c in _FOCUSABLE):
+        if name == "div" and inside and any(c in classes for c in FOCUSABLE):
             attrs["tabindex"] = "0"
         written = "".join(" " + _attribute(k, attrs[k]) for k in sorted(attrs))
         pos = m.end()
