@@ -83,6 +83,13 @@ function tables() {
   out.push("JS_NUMBER = [");
   for (const x of NUMBERS) out.push(`    (${py(x)}, ${pys(String(x))}),`);
   out.push("]");
+  out.push("POW10 = [  # V8's Math.pow(10, k) for k from -330 to 310");
+  for (let k = -330; k <= 310; k += 6) {
+    const row = [];
+    for (let j = k; j < Math.min(k + 6, 311); j++) row.push(py(Math.pow(10, j)));
+    out.push("    " + row.join(", ") + ",");
+  }
+  out.push("]");
   out.push("TICKS = [");
   for (const [a, b] of DOMAINS) for (const c of COUNTS) out.push(`    (${py(a)}, ${py(b)}, ${c}, ${pyl(d3a.ticks(a, b, c))}),`);
   out.push("]");

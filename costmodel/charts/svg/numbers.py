@@ -7,16 +7,23 @@ e.g. ``10 ** -4``), ``Math.round`` rounds halves up, ``toFixed``/``toExponential
 double's exact decimal value half up (Python's ``%`` formats round it half to even), a division by zero gives
 infinity or NaN instead of raising.
 
-A linear axis's labels in Vega (checked against vl-convert's SVGs, ``tests/charts/test_svg_numbers.py``):
+A linear axis's labels in Vega (checked against vl-convert's SVGs, ``VEGA_AXES`` in tests/charts/test_svg_numbers.py):
 
+- the domain: a nice scale (Vega-Lite's default for a quantitative one) is niced with d3's default count 10,
+  :func:`nice` ``(lo, hi)``, whatever the axis's tick count;
 - the tick count is Vega-Lite's ``tickCount`` signal: ``ceil(width / 40)`` for an x axis, ``ceil(height / 40)``
-  for a y axis (:func:`axis_tick_count`), unless the spec gives one;
-- the tick values are d3's :func:`ticks` of the scale's domain (after ``nice``, :func:`nice`, when the scale is
-  nice, Vega-Lite's default for a quantitative scale) with that count; Vega keeps them all (its ``validTicks``
+  for a y axis (:func:`axis_tick_count`), unless the axis gives one;
+- the tick values are d3's :func:`ticks` of that domain with that count, all of them (Vega's ``validTicks``
   filter applies to explicit ``values`` only);
-- the label texts are vega-format's ``formatSpan``, which is d3-scale's ``linear.tickFormat`` (:func:`tick_format`):
-  default specifier ``",f"`` with the precision of the tick step (``precisionFixed``), so 0.9 by steps of 0.1 reads
-  ``0.1``, 100000 by 20000 reads ``20,000``, negatives carry the minus sign U+2212 (:func:`axis_labels`).
+- the label texts are vega-format's ``formatSpan`` (:func:`vega_tick_format`): d3-scale's ``linear.tickFormat``
+  (:func:`tick_format`: default specifier ``",f"`` with the tick step's decimals, so 0..0.9 reads ``0.0``, ``0.1``,
+  and 0..100000 reads ``10,000``; negatives carry U+2212) except that an ``s`` specifier with a precision
+  (``".2s"``) formats each tick by itself instead of in the larger end's SI unit (:func:`axis_labels`);
+- every label is in the SVG; the ones Vega's label overlap removal hides (every other one, until none overlap, by
+  the text's width) are drawn with ``opacity="0"``.
+
+Where this differs from d3: NaN and infinities through an ``s`` format get no SI prefix (d3 3.1.0 appends the one
+of the last number any ``s`` format printed, a module-level leftover).
 """
 from __future__ import annotations
 
@@ -36,10 +43,10 @@ _EXACT = Context(prec=1200, rounding=ROUND_HALF_UP)  # enough digits for any dou
 
 # V8's Math.pow(10, k) is one ulp above (_POW10_UP) or below (_POW10_DOWN) the correctly rounded 10**k for these k
 _POW10_UP = frozenset((-307, -303, -278, -268, -246, -207, -163, -148, -145, -106, -104, -88, -76, -57, -39, -29,
-                       -24, -23, -21, -20, 29, 34, 39, 49, 58, 61, 111, 126, 165, 166, 169, 187, 215, 225, 273,
+                       -24, -23, -21, -20, 29, 34, 39, 49, 58, 61, 111, 126, 165, 166, 169, 187, 210, 215, 225, 273,
                        274, 275))
-_POW10_DOWN = frozenset((-306, -222, -166, -138, -128, -122, -111, -101, -63, -32, -17, -5, -4, 23, 26, 36, 42, 70,
-                         95, 96, 136, 142, 191, 218, 232, 242, 244, 260, 279, 284, 290, 294))
+_POW10_DOWN = frozenset((-306, -222, -166, -138, -128, -122, -111, -101, -63, -32, -17, -5, -4, 26, 36, 42, 70, 95,
+                         96, 136, 142, 191, 218, 232, 242, 244, 260, 279, 284, 290, 294))
 
 
 # ----------------------------------------------------------------------------------------------- JavaScript's math
@@ -51,7 +58,7 @@ def _pow10(k: float) -> float:
         return math.inf
     if k < -400:
         return 0.0
-    p = 10.0 ** k
+    p = float(f"1e{int(k)}")  # correctly rounded on every platform (the C library's pow is not)
     if k in _POW10_UP:
         return math.nextafter(p, math.inf)
     if k in _POW10_DOWN:
