@@ -33,31 +33,24 @@ FONT_SIZE = 12
 from ..foundation.adapters.jsonschema_adapter import lean_imports as lean_imports  # noqa: E402  the name stays here
 
 _preload_thread: threading.Thread | None = None
-_TINY_SPEC = {"mark": "point", "data": {"values": [{"x": 1}]}, "encoding": {"x": {"field": "x", "type": "quantitative"}}}
 
 
 def preload(renderer: bool = True, altair: bool = True) -> None:
-    """Import Altair and (``renderer``) start vl-convert's renderer in a background thread, so a notebook loads and
-    fits its data meanwhile (two cores: the first chart no longer waits seconds); ``renderer=False`` where the
-    charts are drawn by a :class:`~costmodel.charts.drawer.Drawer` (vl-convert in its own process); ``altair=False``
-    where the charts are built by :mod:`.vl` (:func:`lite_charts`): Altair is not imported. Idempotent; errors are
-    left for the first real chart to report."""
+    """Import Altair in a background thread (``altair``), so a notebook loads and fits its data meanwhile.
+    ``renderer`` is kept for callers of earlier versions and starts nothing: the report's charts are drawn in Python
+    (:mod:`costmodel.charts.svg`), and vl-convert's JavaScript engine starts only for a chart outside that subset.
+    Idempotent; errors are left for the first real chart to report."""
     global _preload_thread  # noqa: PLW0603  module-level cache
     if _preload_thread is not None:
         return
     import pandas  # noqa: F401 - imported here first: threads must not import the same package at once
 
-    if not (altair or renderer):
+    if not altair:
         return
 
     def work() -> None:
         with contextlib.suppress(Exception):
-            if altair:
-                _alt()
-            if renderer:
-                import vl_convert as vlc
-
-                vlc.vegalite_to_svg(_TINY_SPEC)
+            _alt()
 
     _preload_thread = threading.Thread(target=work, name="costmodel-charts-preload", daemon=True)
     _preload_thread.start()
@@ -213,15 +206,30 @@ def _spec_of(chart: Any) -> dict[str, Any]:
 
 
 def _draw(spec: dict[str, Any], prefix: str) -> str:
-    """``spec`` drawn by vl-convert in this process, its element ids prefixed."""
-    from ..foundation.util import require
+    """``spec`` drawn in this process, its element ids prefixed: by :mod:`costmodel.charts.svg` (Python, the subset of
+    Vega-Lite the report uses) or, for a spec outside it, by vl-convert."""
+    svg = draw_native(spec)
+    if svg is None:
+        from ..foundation.util import require
 
-    vlc = require("vl_convert", "report", "rendering charts to SVG")
-    try:
-        svg = vlc.vegalite_to_svg(spec)
-    except Exception as exc:
-        raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
+        vlc = require("vl_convert", "report", "rendering charts to SVG")
+        try:
+            svg = vlc.vegalite_to_svg(spec)
+        except Exception as exc:
+            raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
     return _prefixed(svg, prefix)
+
+
+def draw_native(spec: dict[str, Any]) -> str | None:
+    """``spec`` drawn by :mod:`costmodel.charts.svg` (no JavaScript engine), or None when it is outside that
+    renderer's subset of Vega-Lite (vl-convert draws it then)."""
+    from .svg.draw import draw
+    from .svg.markup import NotDrawable
+
+    try:
+        return draw(spec)
+    except NotDrawable:
+        return None
 
 
 def _prefixed(svg: str, prefix: str) -> str:

@@ -116,7 +116,7 @@ def render_params(
                 from .. import charts
                 from ..charts.drawer import Drawer
 
-                drawer = Drawer()  # vl-convert loads in its own process (the other core) while the pipeline runs
+                drawer = Drawer()  # charts drawn in Python; vl-convert's process only for a chart outside that subset
                 reuse.enter_context(charts.reusing())  # the page takes the charts made early, not made again
                 charts.preload(renderer=False, altair=False)  # pandas first; the page's charts need no Altair
                 threading.Thread(target=_warm_page_writer, name="costmodel-report-page", daemon=True).start()

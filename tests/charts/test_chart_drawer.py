@@ -1,6 +1,7 @@
-"""Charts drawn in a process of their own (issue 42 item 5): the drawer's SVGs are the ones drawn in this process,
-in the order shown; a spec vl-convert refuses fails its own drawing with a ReportError; a stopped drawer fails what
-is still pending and leaves no process behind."""
+"""The report's chart drawer: a spec in the Python renderer's subset is drawn without starting vl-convert; any other
+is drawn in vl-convert's process, started for it, and its SVG is the one drawn in this process, in the order shown; a
+spec vl-convert refuses fails its own drawing with a ReportError; a stopped drawer fails what is still pending and
+leaves no process behind."""
 from __future__ import annotations
 
 import os
@@ -68,16 +69,37 @@ def test_a_refused_spec_fails_its_own_drawing_and_the_next_one_is_drawn():
         assert "<svg" in good.result(timeout=60)
 
 
+def _clipped() -> dict:
+    """A spec outside the Python renderer's subset (a clipped mark): vl-convert's process draws it."""
+    return {**_SPEC, "mark": {"type": "bar", "clip": True}}
+
+
 def test_a_stopped_drawer_fails_what_is_pending_and_leaves_no_process():
     drawer = Drawer()
+    assert drawer._proc is None  # nothing started before a spec needs vl-convert
+    assert "<svg" in drawer.draw(_clipped()).result(timeout=60)
     pid = drawer._proc.pid
     drawer.close()
-    late = drawer.draw(_SPEC)
-    with pytest.raises(ReportError, match="drawing process has ended"):
+    late = drawer.draw(_clipped())
+    with pytest.raises(ReportError, match="drawing process has ended|drawer is closed"):
         late.result(timeout=10)
     assert not os.path.exists(f"/proc/{pid}")  # killed and reaped
     drawer.close()  # again (the report closes it after the page and on its way out): nothing to do, no error
     assert drawer._proc.returncode is not None
+
+
+def test_specs_in_the_python_renderers_subset_start_no_process_and_are_the_svgs_drawn_here():
+    across = {**_SPEC, "width": 300, "height": 90, "encoding": {"y": _SPEC["encoding"]["x"], "x": _SPEC["encoding"]["y"]}}
+    assert render.draw_native(_SPEC) is None  # no width and height: outside the subset
+    with Drawer() as drawer:
+        drawer.predraw(across)
+        early = drawer.draw(across).result(timeout=0)  # drawn already: no wait
+        assert drawer._proc is None and drawer._sent == 0
+        assert early == render.draw_native(across) == render._draw(across, "cm1")
+        assert "x&lt;&amp;&gt;" in early and "<svg" in early
+    never_started = Drawer()
+    never_started.close()  # closing a drawer that started nothing: no error
+    assert never_started._proc is None
 
 
 def test_reusing_gives_the_chart_made_with_the_same_arguments_and_its_spec():
