@@ -1,6 +1,6 @@
-"""The report sends each chart to the drawing process as soon as its data exist (costmodel/report/early_charts.py):
-every chart the page shows was sent early, so none is drawn twice or drawn only when the page asks for it, and the
-page is the same bytes as when the charts are drawn as the page shows them."""
+"""The report draws each chart as soon as its data exist (costmodel/report/early_charts.py): every chart the page
+shows was drawn early, once, in Python (no vl-convert process is started for the report's charts), and the page is
+the same bytes as when the charts are drawn as the page shows them."""
 from __future__ import annotations
 
 import pytest
@@ -64,15 +64,16 @@ def test_every_chart_the_page_shows_was_sent_early_and_the_page_is_the_same_byte
         colocated, remote = [str(examples_dir / "colocated_steps.csv")], [str(examples_dir / "remote_steps.csv")]
     from costmodel.charts import render as chart_render
 
-    built = []
-    real_spec_of = chart_render._spec_of
+    built, native = [], []
+    real_spec_of, real_native = chart_render._spec_of, chart_render.draw_native
     monkeypatch.setattr(chart_render, "_spec_of", lambda chart: built.append(chart) or real_spec_of(chart))
+    monkeypatch.setattr(chart_render, "draw_native", lambda spec: native.append(spec) or real_native(spec))
     early_page = _render(examples_dir, tmp_path / "early", colocated, remote)
     early, page, (drawn,) = counted["early"], counted["page"], counted["drawn"]
     assert len(built) == len(page)  # each spec made once: the page took the charts made early (charts.reusing)
     assert len(page) >= (7 if inputs == "fleet" else 5)  # heatmaps (fleet), throughput, 4 cost charts
-    assert len(early) == len(page) == drawn  # each chart drawn once, all of them sent before the page asked
-    assert early == page  # the same specs in the same order (vl-convert numbers clip paths by its drawings)
+    assert len(early) == len(page) == len(native) and drawn == 0  # each drawn once, early, none by vl-convert
+    assert early == page == native  # the same specs in the same order
 
     monkeypatch.setattr(early_charts, "sender", lambda _drawer: None)  # drawn as the page shows them
     counted["drawn"].clear()

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import guides, marks, scales
+from .fonts import text_width
 from .markup import NotDrawable, group, num, translate
 from .spec import UNSET, Channel, Concat, Layer, Title, Unit, config_of, read
 
@@ -122,7 +123,9 @@ def _unit(unit: Unit, cfg: dict[str, dict[str, Any]], ids: _Ids) -> tuple[str, g
             lx, ly = w + float(cfg["legend"]["offset"]), 0.0
         else:
             lx, ly = 0.0, box.y1 + float(cfg["legend"]["offset"])
-        lsvg, lbox = guides.legend(color, titles.get("color"), cfg["legend"], symbol, orient, leg.get("columns"),
+        stroked = any(lay.mark in ("line", "rule") for lay in unit.layers if "color" in lay.channels)
+        look = guides.SymbolLook(symbol, stroked, float(first.props.get("opacity", 1)))
+        lsvg, lbox = guides.legend(color, titles.get("color"), cfg["legend"], look, orient, leg.get("columns"),
                                    lx, ly, ids.next("gradient"), h)
         parts.append(lsvg)
         box = box.union(lbox)
@@ -138,7 +141,11 @@ def _titled(title: Title, cfg: dict[str, dict[str, Any]], box: guides.Box, width
     _, height = guides.title_block(title.text, title.subtitle, cfg["title"], anchor, 0, 0)
     top = box.y0 - float(cfg["title"]["offset"]) - height
     svg, _ = guides.title_block(title.text, title.subtitle, cfg["title"], anchor, tx, top)
-    return svg, guides.Box(box.x0, top, box.x1, box.y1)
+    widths = [text_width(t, float(cfg["title"]["fontSize"]), bold=True) for t in title.text] + [
+        text_width(t, float(cfg["title"]["subtitleFontSize"])) for t in title.subtitle]
+    wide = max(widths, default=0.0)
+    x0, x1 = (tx, tx + wide) if anchor == "start" else (tx - wide / 2, tx + wide / 2)
+    return svg, guides.Box(min(box.x0, x0), top, max(box.x1, x1), box.y1)
 
 
 def _view(view: Unit | Concat, cfg: dict[str, dict[str, Any]], ids: _Ids) -> tuple[str, guides.Box]:
@@ -147,18 +154,20 @@ def _view(view: Unit | Concat, cfg: dict[str, dict[str, Any]], ids: _Ids) -> tup
     parts = []
     box: guides.Box | None = None
     offset = 0.0
-    for child in view.views:
+    for i, child in enumerate(view.views):
         svg, b = _view(child, cfg, ids)
+        # Vega's grid layout reads each view's bounds a px wider all round (its strokes), in whole px
+        b = guides.Box(math.floor(b.x0 - 1), math.floor(b.y0 - 1), math.ceil(b.x1 + 1), math.ceil(b.y1 + 1))
         if view.direction == "v":
-            dy = offset - b.y0
+            dy = 0.0 if i == 0 else offset - b.y0
             parts.append(group(None, [svg], transform=translate(0, dy)))
             moved = guides.Box(b.x0, b.y0 + dy, b.x1, b.y1 + dy)
-            offset = math.ceil(moved.y1) + view.spacing
+            offset = moved.y1 + view.spacing
         else:
-            dx = offset - b.x0
+            dx = 0.0 if i == 0 else offset - b.x0
             parts.append(group(None, [svg], transform=translate(dx, 0)))
             moved = guides.Box(b.x0 + dx, b.y0, b.x1 + dx, b.y1)
-            offset = math.ceil(moved.x1) + view.spacing
+            offset = moved.x1 + view.spacing
         box = moved if box is None else box.union(moved)
     assert box is not None
     svg = "".join(parts)

@@ -20,6 +20,21 @@ def baseline(size: float, kind: str) -> float:
     return float(round(_BASELINE[kind] * size))
 
 
+def truncate(text: str, size: float, limit: float, bold: bool = False) -> str:
+    """``text`` cut to fit ``limit`` px with an ellipsis, as Vega cuts a label longer than its ``labelLimit``."""
+    if limit <= 0 or text_width(text, size, bold) < limit:
+        return text
+    room = limit - text_width("\u2026", size, bold)
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = 1 + (lo + hi) // 2
+        if text_width(text[:mid], size, bold) < room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo] + "\u2026"
+
+
 def label_box(size: float) -> float:
     """The height Vega's bounds give a one-line label of ``size`` px."""
     return float(math.ceil(size * 0.9))
@@ -76,7 +91,8 @@ def axis(orient: str, scale: Linear | Band, length: float, other: float, cfg: di
         grid_svg = group("mark-group role-axis", [group(None, [group("mark-rule role-axis-grid", lines)])],
                          transform=origin, extra=' aria-hidden="true"')
     tick_lines = [_line(p, bottom, 0.0, tick, cfg["tickColor"]) for p, _ in ticks]
-    labels = [(p, text) for p, text in ticks]
+    limit = float(cfg.get("labelLimit", 180))
+    labels = [(p, truncate(text, fs, limit)) for p, text in ticks]
     widths = {text: text_width(text, fs) for _, text in labels}
     flush = bottom and isinstance(scale, Linear)
 
@@ -129,14 +145,25 @@ def axis(orient: str, scale: Linear | Band, length: float, other: float, cfg: di
                 f'<text text-anchor="middle" transform="{translate(tx, length / 2)} rotate(-90) '
                 f'translate(0,{num(baseline(tfs, "bottom"))})" font-family="sans-serif" font-size="{num(tfs)}px" '
                 f'font-weight="bold" fill="{cfg["titleColor"]}">{escape(title)}</text>']))
-            box = Box(tx - tfs, box.y0, box.x1, box.y1)
+            half = text_width(title, tfs, bold=True) / 2  # turned: its length runs along the axis
+            box = Box(tx - tfs, min(box.y0, length / 2 - half), box.x1, max(box.y1, length / 2 + half))
     label = f"{'X' if bottom else 'Y'}-axis" + (f" titled '{title}'" if title else "")
     axis_svg = group("mark-group role-axis", [group(None, parts)], transform=origin,
                      extra=f' role="graphics-symbol" aria-roledescription="axis" aria-label="{escape(label)}"')
     return grid_svg, axis_svg, box
 
 
-def legend(color: Color, title: str | None, cfg: dict[str, Any], symbol: str, orient: str, columns: int | None,
+@dataclass(frozen=True)
+class SymbolLook:
+    """How a symbol legend draws its symbols: ``shape`` (square, circle or stroke), outlined in the colour too when a
+    layer is stroked (lines, rules), at the first coloured layer's ``opacity``."""
+
+    shape: str
+    stroked: bool = False
+    opacity: float = 1.0
+
+
+def legend(color: Color, title: str | None, cfg: dict[str, Any], symbol: SymbolLook, orient: str, columns: int | None,
            x: float, y: float, gradient_id: str, plot_height: float) -> tuple[str, Box]:
     """A legend for ``color`` at (x, y): symbols (nominal) or a gradient (continuous)."""
     fs, tfs = float(cfg["labelFontSize"]), float(cfg["titleFontSize"])
@@ -165,13 +192,14 @@ _SYMBOLS = {"square": "M-5,-5h10v10h-10Z", "circle": "M5,0A5,5,0,1,1,-5,0A5,5,0,
             "stroke": "M-5,0L5,0"}
 
 
-def _symbols(color: Color, cfg: dict[str, Any], top: float, symbol: str, orient: str,
+def _symbols(color: Color, cfg: dict[str, Any], top: float, symbol: SymbolLook, orient: str,
              columns: int | None) -> tuple[str, float, float]:
     fs = float(cfg["labelFontSize"])
     values = color.order
     ncol = columns or (len(values) if orient in ("top", "bottom") and columns else 1)
     row_h = max(fs, 10.0)
-    entries = [(v, 16 + text_width(v, fs)) for v in values]
+    shown = {v: truncate(v, fs, float(cfg.get("labelLimit", 160))) for v in values}
+    entries = [(v, 16 + text_width(shown[v], fs)) for v in values]
     col_w = [max(w for i, (_, w) in enumerate(entries) if i % ncol == c) for c in range(min(ncol, len(entries)))]
     col_x = [0.0]
     for c in col_w[:-1]:
@@ -180,10 +208,12 @@ def _symbols(color: Color, cfg: dict[str, Any], top: float, symbol: str, orient:
     for i, (v, w) in enumerate(entries):
         cx, ry = col_x[i % ncol], (i // ncol) * (row_h + float(cfg["rowPadding"]))
         paint = escape(color(v) or "#000")
-        shape = (f'<path transform="translate(6,{num(row_h / 2)})" d="{_SYMBOLS[symbol]}" '
-                 + (f'stroke="{paint}" stroke-width="1.5"' if symbol == "stroke" else
-                    f'fill="{paint}" stroke-width="1.5"') + "/>")
-        label = text_el(v, 16, row_h / 2 + baseline(fs, "middle"), fs, "start", "#000")
+        paint_attrs = (f'stroke="{paint}"' if symbol.shape == "stroke" else
+                       f'fill="{paint}"' + (f' stroke="{paint}"' if symbol.stroked else ""))
+        opacity = f' opacity="{num(symbol.opacity)}"' if symbol.opacity != 1 else ""
+        shape = (f'<path transform="translate(6,{num(row_h / 2)})" d="{_SYMBOLS[symbol.shape]}" {paint_attrs} '
+                 f'stroke-width="1.5"{opacity}/>')
+        label = text_el(shown[v], 16, row_h / 2 + baseline(fs, "middle"), fs, "start", "#000")
         out.append(group(None, [
             f'<path class="background" aria-hidden="true" d="{rect_path(0, 0, w, row_h)}"/>',
             group("mark-symbol role-legend-symbol", [shape]), group("mark-text role-legend-label", [label])],
