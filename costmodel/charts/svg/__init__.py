@@ -1,0 +1,1 @@
+"""Charts drawn to SVG in Python: the subset of Vega-Lite the report uses, in Vega's look."""
