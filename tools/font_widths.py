@@ -27,7 +27,6 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 PROBE_PX = 2048
 UNITS_PER_EM = 2048
@@ -138,7 +137,7 @@ def check_model(adv: dict[str, int], kern: dict[str, int], bold: bool) -> None:
 
 def _fmt_table(name: str, doc: str, table: dict[str, int]) -> list[str]:
     lines = [f"#: {doc}", f"{name}: dict[str, float] = {{"]
-    items = [f"{k!r}: {v / UNITS_PER_EM!r}," for k, v in table.items()]
+    items = [f"{k!a}: {v / UNITS_PER_EM!r}," for k, v in table.items()]  # ascii: no look-alikes
     row = "   "
     for item in items:
         if len(row) + 1 + len(item) > 110:
@@ -187,10 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import vl_convert as vlc
 
-    found: dict[bool, Any] = {}
+    found: dict[bool, tuple[dict[str, int], dict[str, int]]] = {}
     for bold in (False, True):
-        found[bold] = tables(bold)
-        check_model(*found[bold], bold)
+        adv, kern = found[bold] = tables(bold)
+        check_model(adv, kern, bold)
     fingerprint = measure(FINGERPRINT_TEXTS, PROBE_PX, False)
     source = render_module(found, fingerprint, str(getattr(vlc, "__version__", "?")))
     if args.check:
