@@ -18,6 +18,9 @@ Kerning: every ordered pair of the measured characters (space included, as the m
 probes, since usvg strips leading and trailing spaces) is measured as a two-character label; a pair whose
 width differs from the sum of the two advances is a kerning pair. vl-convert needs no more than pairs:
 the font's kerning is pair positioning (checked on the triples of ``TRIPLES``).
+
+To measure vl-convert's vendored Liberation Sans 2.x on a machine that has a system copy, hide the system
+fonts from it, e.g. ``unshare -rm sh -c 'mount --bind EMPTY_DIR /usr/share/fonts && python tools/...'``.
 """
 from __future__ import annotations
 

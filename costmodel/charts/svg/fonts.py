@@ -14,6 +14,12 @@ Latin-1 letters, Greek letters, ...), regular and bold, and every kerning pair b
 marks and format characters (zero-width space, ...) are 0 wide. A character outside the tables gets the
 width of ``"n"`` (:data:`FALLBACK_CHAR`): vl-convert draws it from whichever installed font has it, so its
 own answer for such a character depends on the machine.
+
+Which Liberation Sans: the tables are measured where fontdb found the system's Liberation Sans 1.07 (Debian's
+fonts-liberation), which it prefers to the copy vl-convert vendors (Liberation Sans 2.x, used where the
+system has none of Arial, Helvetica, Liberation Sans). The two differ in two values only: with 2.x the pair
+"11" kerns -152/2048 em (bold -113/2048) and the middle dot is 682/2048 em wide, not 569/2048. A machine
+with Arial (macOS, Windows) has Arial's advances (the same) and its own kerning pairs.
 """
 from __future__ import annotations
 
