@@ -111,7 +111,7 @@ class Drawer:
         same spec (as JSON text) gets that drawing, so a chart sent as soon as its data exist is ready when the page
         shows it. A spec in :mod:`costmodel.charts.svg`'s subset is drawn here at once, without the child. The Future
         raises :class:`ReportError` when vl-convert refuses the spec or the process has ended."""
-        from .render import draw_native
+        from .svg.draw import draw_native
 
         with self._lock:
             kept = self._native.pop(id(spec), None)
@@ -142,7 +142,7 @@ class Drawer:
         it has made, so the page's bytes are the same only when the charts are sent early in the order the page
         shows them (tests/report/test_early_charts.py). A spec :mod:`costmodel.charts.svg` draws is drawn here now
         and kept for the :meth:`draw` of the same dict."""
-        from .render import draw_native
+        from .svg.draw import draw_native
 
         svg = draw_native(spec)
         if svg is not None:

@@ -208,6 +208,8 @@ def _spec_of(chart: Any) -> dict[str, Any]:
 def _draw(spec: dict[str, Any], prefix: str) -> str:
     """``spec`` drawn in this process, its element ids prefixed: by :mod:`costmodel.charts.svg` (Python, the subset of
     Vega-Lite the report uses) or, for a spec outside it, by vl-convert."""
+    from .svg.draw import draw_native
+
     svg = draw_native(spec)
     if svg is None:
         from ..foundation.util import require
@@ -218,18 +220,6 @@ def _draw(spec: dict[str, Any], prefix: str) -> str:
         except Exception as exc:
             raise ReportError(f"chart could not be rendered: {type(exc).__name__}: {exc}") from exc
     return _prefixed(svg, prefix)
-
-
-def draw_native(spec: dict[str, Any]) -> str | None:
-    """``spec`` drawn by :mod:`costmodel.charts.svg` (no JavaScript engine), or None when it is outside that
-    renderer's subset of Vega-Lite (vl-convert draws it then)."""
-    from .svg.draw import draw
-    from .svg.markup import NotDrawable
-
-    try:
-        return draw(spec)
-    except NotDrawable:
-        return None
 
 
 def _prefixed(svg: str, prefix: str) -> str:

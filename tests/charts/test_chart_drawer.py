@@ -11,6 +11,7 @@ import pytest
 from costmodel import charts
 from costmodel.charts import render
 from costmodel.charts.drawer import Drawer
+from costmodel.charts.svg.draw import draw_native
 from costmodel.foundation.display_capture import capturing, settled
 from costmodel.foundation.errors import ReportError
 
@@ -81,7 +82,7 @@ def test_a_stopped_drawer_fails_what_is_pending_and_leaves_no_process():
     pid = drawer._proc.pid
     drawer.close()
     late = drawer.draw(_clipped())
-    with pytest.raises(ReportError, match="drawing process has ended|drawer is closed"):
+    with pytest.raises(ReportError, match=r"drawing process has ended|drawer is closed"):
         late.result(timeout=10)
     assert not os.path.exists(f"/proc/{pid}")  # killed and reaped
     drawer.close()  # again (the report closes it after the page and on its way out): nothing to do, no error
@@ -90,12 +91,12 @@ def test_a_stopped_drawer_fails_what_is_pending_and_leaves_no_process():
 
 def test_specs_in_the_python_renderers_subset_start_no_process_and_are_the_svgs_drawn_here():
     across = {**_SPEC, "width": 300, "height": 90, "encoding": {"y": _SPEC["encoding"]["x"], "x": _SPEC["encoding"]["y"]}}
-    assert render.draw_native(_SPEC) is None  # no width and height: outside the subset
+    assert draw_native(_SPEC) is None  # no width and height: outside the subset
     with Drawer() as drawer:
         drawer.predraw(across)
         early = drawer.draw(across).result(timeout=0)  # drawn already: no wait
         assert drawer._proc is None and drawer._sent == 0
-        assert early == render.draw_native(across) == render._draw(across, "cm1")
+        assert early == draw_native(across) == render._draw(across, "cm1")
         assert "x&lt;&amp;&gt;" in early and "<svg" in early
     never_started = Drawer()
     never_started.close()  # closing a drawer that started nothing: no error

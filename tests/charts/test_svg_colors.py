@@ -16,7 +16,6 @@ from costmodel.charts.svg.colors import (
     scheme_color,
     sequential_color,
     sort_domain,
-    ticks,
 )
 
 #: the report's heatmap colour scale (job step time per rank vs the job median)
@@ -89,7 +88,9 @@ def test_rgb_is_rounded_half_up_as_javascript() -> None:
     assert format_rgb(-3, 300, float("nan")) == "rgb(0, 255, 0)"
 
 
-def test_ticks_as_d3() -> None:
+def test_the_gradients_ticks_are_d3s() -> None:
+    from costmodel.charts.svg.numbers import ticks
+
     assert ticks(-20, 20, 15) == [float(v) for v in range(-20, 21, 2)]
     assert ticks(0.001, 0.0137, 15) == [0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.007, 0.008, 0.009, 0.01, 0.011,
                                         0.012, 0.013]
@@ -136,7 +137,7 @@ def test_heatmap_fills_and_gradient_equal_vl_convert() -> None:
     fills = re.findall(r'aria-label="i: (\d+); v: [^"]*"[^>]*fill="([^"]*)"', svg)
     assert len(fills) == len(VALUES)
     assert {VALUES[int(i)]: f for i, f in fills} == {v: _heat(v) for v in VALUES}
-    gradient = re.search(r'<linearGradient id="gradient_0" x1="0" x2="0" y1="1" y2="0">(.*?)</linearGradient>', svg)
+    gradient = re.search(r'<linearGradient id="gradient_\d+" x1="0" x2="0" y1="1" y2="0">(.*?)</linearGradient>', svg)
     assert gradient is not None
     assert re.findall(r'<stop offset="([^"]*)" stop-color="([^"]*)"/>', gradient.group(1)) == FROZEN_GRADIENT
 

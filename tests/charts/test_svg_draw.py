@@ -12,8 +12,8 @@ import pytest
 from support.paths import REAL_DIR
 
 from costmodel import charts
-from costmodel.charts.render import draw_native, lite_charts, spec_of, to_svg
-from costmodel.charts.svg.draw import draw
+from costmodel.charts.render import lite_charts, spec_of, to_svg
+from costmodel.charts.svg.draw import draw, draw_native
 from costmodel.charts.svg.markup import NotDrawable
 
 vlc = pytest.importorskip("vl_convert")

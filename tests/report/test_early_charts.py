@@ -63,11 +63,12 @@ def test_every_chart_the_page_shows_was_sent_early_and_the_page_is_the_same_byte
     else:
         colocated, remote = [str(examples_dir / "colocated_steps.csv")], [str(examples_dir / "remote_steps.csv")]
     from costmodel.charts import render as chart_render
+    from costmodel.charts.svg import draw as svg_draw
 
     built, native = [], []
-    real_spec_of, real_native = chart_render._spec_of, chart_render.draw_native
+    real_spec_of, real_native = chart_render._spec_of, svg_draw.draw_native
     monkeypatch.setattr(chart_render, "_spec_of", lambda chart: built.append(chart) or real_spec_of(chart))
-    monkeypatch.setattr(chart_render, "draw_native", lambda spec: native.append(spec) or real_native(spec))
+    monkeypatch.setattr(svg_draw, "draw_native", lambda spec: native.append(spec) or real_native(spec))
     early_page = _render(examples_dir, tmp_path / "early", colocated, remote)
     early, page, (drawn,) = counted["early"], counted["page"], counted["drawn"]
     assert len(built) == len(page)  # each spec made once: the page took the charts made early (charts.reusing)

@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
+from . import numbers
+
 #: Vega's default categorical scheme (``tableau10``), in the order it assigns them
 TABLEAU10: tuple[str, ...] = (
     "#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac",
@@ -113,48 +115,6 @@ def sequential_color(value: float, domain: Sequence[float], scheme: str, reverse
     return scheme_color(scheme, 1 + t * -1 if reverse else t)
 
 
-def _tick_spec(start: float, stop: float, count: float) -> tuple[float, float, float]:
-    """d3-array's ``tickSpec``: (i1, i2, inc), inc < 0 meaning a step of 1 / -inc."""
-    step = (stop - start) / max(0.0, count)
-    power = math.floor(math.log10(step))
-    error = step / 10.0 ** power
-    factor = 10 if error >= math.sqrt(50) else 5 if error >= math.sqrt(10) else 2 if error >= math.sqrt(2) else 1
-    if power < 0:
-        inc = 10.0 ** -power / factor
-        i1, i2 = _js_round(start * inc), _js_round(stop * inc)
-        if i1 / inc < start:
-            i1 += 1
-        if i2 / inc > stop:
-            i2 -= 1
-        inc = -inc
-    else:
-        inc = 10.0 ** power * factor
-        i1, i2 = _js_round(start / inc), _js_round(stop / inc)
-        if i1 * inc < start:
-            i1 += 1
-        if i2 * inc > stop:
-            i2 -= 1
-    if i2 < i1 and 0.5 <= count < 2:
-        return _tick_spec(start, stop, count * 2)
-    return i1, i2, inc
-
-
-def ticks(start: float, stop: float, count: float) -> list[float]:
-    """d3-array's ``ticks(start, stop, count)`` (d3-array 3): round values spaced 1, 2 or 5 times a power of ten."""
-    if not count > 0:
-        return []
-    if start == stop:
-        return [start]
-    reverse = stop < start
-    i1, i2, inc = _tick_spec(stop, start, count) if reverse else _tick_spec(start, stop, count)
-    if not i2 >= i1:
-        return []
-    n = int(i2 - i1 + 1)
-    if reverse:
-        return [(i2 - i) / -inc if inc < 0 else (i2 - i) * inc for i in range(n)]
-    return [(i1 + i) / -inc if inc < 0 else (i1 + i) * inc for i in range(n)]
-
-
 def gradient_stops(name: str, reverse: bool = False, domain: Sequence[float] = (0.0, 1.0), clamp: bool = False,
                    count: int = 15) -> list[tuple[float, str]]:
     """The ``(offset, colour)`` stops Vega writes in a gradient legend's ``<linearGradient>`` for this scale.
@@ -167,7 +127,7 @@ def gradient_stops(name: str, reverse: bool = False, domain: Sequence[float] = (
     d0, d1 = float(domain[0]), float(domain[-1])
     if not d1 - d0:
         d0, d1 = 0.0, 1.0
-    values = ticks(d0, d1, count)
+    values = numbers.ticks(d0, d1, count)
     if not values or values[0] != d0:
         values.insert(0, d0)
     if values[-1] != d1:

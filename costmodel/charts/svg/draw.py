@@ -31,10 +31,7 @@ def _title_of(channels: list[Channel]) -> str | None:
     for ch in channels:
         if ch.title is not UNSET:
             return None if ch.title is None else str(ch.title)
-    names = []
-    for ch in channels:
-        if ch.field:
-            names.append(f"Sum of {ch.field}" if ch.aggregate == "sum" else ch.field)
+    names = [f"Sum of {ch.field}" if ch.aggregate == "sum" else ch.field for ch in channels if ch.field]
     return ", ".join(dict.fromkeys(names)) or None
 
 
@@ -62,7 +59,7 @@ def _unit(unit: Unit, cfg: dict[str, dict[str, Any]], ids: _Ids) -> tuple[str, g
         if not chans:
             found[axis_name] = None
             continue
-        for i, lay in enumerate(unit.layers):
+        for lay in unit.layers:
             ch = lay.channels.get(axis_name)
             if ch is not None and ch.type is None and ch.field:
                 raise NotDrawable(f"{axis_name} without a type")
@@ -105,8 +102,9 @@ def _unit(unit: Unit, cfg: dict[str, dict[str, Any]], ids: _Ids) -> tuple[str, g
         grids.append(g)
         axes.append(a)
         box = box.union(b)
-    parts = [f'<path class="background" aria-hidden="true" d="M0.5,0.5h{num(w)}v{num(h)}h-{num(w)}Z" '
-             f'stroke="{cfg["view"]["stroke"]}"/>'] if cfg["view"].get("stroke") else []
+    frame = (f'<path class="background" aria-hidden="true" d="M0.5,0.5h{num(w)}v{num(h)}h-{num(w)}Z" '
+             f'stroke="{cfg["view"]["stroke"]}"/>')
+    parts = [frame] if cfg["view"].get("stroke") else []
     parts += grids + axes + mark_svg
     if color is not None and not any(c.legend is None for c in color_chans):
         leg = next((c.legend for c in color_chans if isinstance(c.legend, Mapping)), {})
@@ -196,4 +194,12 @@ def draw(spec: Mapping[str, Any]) -> str:
             f"{body}</g></svg>")
 
 
-__all__ = ["NotDrawable", "draw", "Layer"]
+def draw_native(spec: Mapping[str, Any]) -> str | None:
+    """``spec`` drawn by :func:`draw`, or None when it is outside the subset (vl-convert draws it then)."""
+    try:
+        return draw(spec)
+    except NotDrawable:
+        return None
+
+
+__all__ = ["Layer", "NotDrawable", "draw", "draw_native"]

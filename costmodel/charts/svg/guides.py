@@ -2,13 +2,14 @@
 beyond, titles 4 px beyond the labels; legends 18 px from the plot; titles 4 px above everything)."""
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import colors, numbers
-from .fonts import text_width
+from .fonts import text_width, truncate
 from .markup import escape, group, num, rect_path, text_el, translate
 from .scales import Band, Color, Linear
 
@@ -18,21 +19,6 @@ _BASELINE = {"top": 0.79, "middle": 0.30, "bottom": -0.21, "alphabetic": 0.0}
 
 def baseline(size: float, kind: str) -> float:
     return float(round(_BASELINE[kind] * size))
-
-
-def truncate(text: str, size: float, limit: float, bold: bool = False) -> str:
-    """``text`` cut to fit ``limit`` px with an ellipsis, as Vega cuts a label longer than its ``labelLimit``."""
-    if limit <= 0 or text_width(text, size, bold) < limit:
-        return text
-    room = limit - text_width("\u2026", size, bold)
-    lo, hi = 0, len(text)
-    while lo < hi:
-        mid = 1 + (lo + hi) // 2
-        if text_width(text[:mid], size, bold) < room:
-            lo = mid
-        else:
-            hi = mid - 1
-    return text[:lo] + "\u2026"
 
 
 def label_box(size: float) -> float:
@@ -63,7 +49,7 @@ def _ticks(scale: Linear | Band, count: int, fmt: str | None) -> list[tuple[floa
 
 def _parity(items: list[Any], overlaps: Callable[[Any, Any], bool]) -> list[Any]:
     """Vega's ``parity`` label overlap: drop every other label until none overlap."""
-    while len(items) > 2 and any(overlaps(a, b) for a, b in zip(items, items[1:], strict=False)):
+    while len(items) > 2 and any(overlaps(a, b) for a, b in itertools.pairwise(items)):
         items = items[::2]
     return items
 
@@ -92,7 +78,7 @@ def axis(orient: str, scale: Linear | Band, length: float, other: float, cfg: di
                          transform=origin, extra=' aria-hidden="true"')
     tick_lines = [_line(p, bottom, 0.0, tick, cfg["tickColor"]) for p, _ in ticks]
     limit = float(cfg.get("labelLimit", 180))
-    labels = [(p, truncate(text, fs, limit)) for p, text in ticks]
+    labels = [(p, truncate(text, limit, fs)) for p, text in ticks]
     widths = {text: text_width(text, fs) for _, text in labels}
     flush = bottom and isinstance(scale, Linear)
 
@@ -141,10 +127,10 @@ def axis(orient: str, scale: Linear | Band, length: float, other: float, cfg: di
             box = Box(box.x0, box.y0, box.x1, other + ty + tfs)
         else:
             tx = -(extent + tpad)
-            parts.append(group("mark-text role-axis-title", [
-                f'<text text-anchor="middle" transform="{translate(tx, length / 2)} rotate(-90) '
-                f'translate(0,{num(baseline(tfs, "bottom"))})" font-family="sans-serif" font-size="{num(tfs)}px" '
-                f'font-weight="bold" fill="{cfg["titleColor"]}">{escape(title)}</text>']))
+            turned = (f'<text text-anchor="middle" transform="{translate(tx, length / 2)} rotate(-90) '
+                      f'translate(0,{num(baseline(tfs, "bottom"))})" font-family="sans-serif" font-size="{num(tfs)}px" '
+                      f'font-weight="bold" fill="{cfg["titleColor"]}">{escape(title)}</text>')
+            parts.append(group("mark-text role-axis-title", [turned]))
             half = text_width(title, tfs, bold=True) / 2  # turned: its length runs along the axis
             box = Box(tx - tfs, min(box.y0, length / 2 - half), box.x1, max(box.y1, length / 2 + half))
     label = f"{'X' if bottom else 'Y'}-axis" + (f" titled '{title}'" if title else "")
@@ -166,7 +152,7 @@ class SymbolLook:
 def legend(color: Color, title: str | None, cfg: dict[str, Any], symbol: SymbolLook, orient: str, columns: int | None,
            x: float, y: float, gradient_id: str, plot_height: float) -> tuple[str, Box]:
     """A legend for ``color`` at (x, y): symbols (nominal) or a gradient (continuous)."""
-    fs, tfs = float(cfg["labelFontSize"]), float(cfg["titleFontSize"])
+    tfs = float(cfg["titleFontSize"])
     top = (tfs + float(cfg["titlePadding"])) if title else 0.0
     parts: list[str] = []
     if color.nominal is None:
@@ -198,7 +184,7 @@ def _symbols(color: Color, cfg: dict[str, Any], top: float, symbol: SymbolLook, 
     values = color.order
     ncol = columns or (len(values) if orient in ("top", "bottom") and columns else 1)
     row_h = max(fs, 10.0)
-    shown = {v: truncate(v, fs, float(cfg.get("labelLimit", 160))) for v in values}
+    shown = {v: truncate(v, float(cfg.get("labelLimit", 160)), fs) for v in values}
     entries = [(v, 16 + text_width(shown[v], fs)) for v in values]
     col_w = [max(w for i, (_, w) in enumerate(entries) if i % ncol == c) for c in range(min(ncol, len(entries)))]
     col_x = [0.0]
@@ -230,8 +216,8 @@ def _gradient(color: Color, cfg: dict[str, Any], top: float, gid: str, plot_heig
     length = min(200.0, max(64.0, plot_height))
     thick = float(cfg["gradientThickness"])
     lo, hi = color.domain
-    stops = colors.gradient_stops(color.scheme or "blues", color.reverse, 11)
-    stop_svg = "".join(f'<stop offset="{num(o)}" stop-color="{escape(c)}"/>' for o, c in stops)
+    stops = colors.gradient_stops(color.scheme or "blues", color.reverse, color.domain, color.clamp)
+    stop_svg = "".join(f'<stop offset="{numbers.js_number(o)}" stop-color="{escape(c)}"/>' for o, c in stops)
     grad = (f'<defs><linearGradient id="{gid}" x1="0" x2="0" y1="1" y2="0">{stop_svg}</linearGradient></defs>'
             f'<g class="mark-rect role-legend-gradient"><path d="{rect_path(0, 0, thick, length)}" '
             f'fill="url(#{gid})" stroke="#ddd" stroke-width="0"/></g>')
@@ -267,8 +253,8 @@ def title_block(lines: Sequence[str], subtitle: Sequence[str], cfg: dict[str, An
         tspans = "".join("<tspan>" + escape(t) + "</tspan>" if i == 0 else
                          '<tspan x="0" dy="' + num(sfs + 2) + '">' + escape(t) + "</tspan>"
                          for i, t in enumerate(subtitle))
-        body.append(group("mark-text role-title-subtitle", [
-            f'<text text-anchor="{text_anchor}" transform="translate(0,{num(y + baseline(sfs, "top"))})" '
-            f'font-family="sans-serif" font-size="{num(sfs)}px" fill="#000">{tspans}</text>']))
+        sub = (f'<text text-anchor="{text_anchor}" transform="translate(0,{num(y + baseline(sfs, "top"))})" '
+               f'font-family="sans-serif" font-size="{num(sfs)}px" fill="#000">{tspans}</text>')
+        body.append(group("mark-text role-title-subtitle", [sub]))
         y += sfs + (sfs + 2) * (len(subtitle) - 1)
     return group("mark-group role-title", [group(None, body, transform=translate(x, y_top))]), y

@@ -2,6 +2,7 @@
 (d3's linear and step-after curves), rules as lines, texts, and the points a ``line`` with ``point: true`` adds."""
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -26,19 +27,22 @@ def aggregated(layer: Layer) -> list[dict[str, Any]]:
     if len(summed) > 1 or summed[0].name not in ("x", "y"):
         raise NotDrawable("an aggregate other than one sum on x or y")
     agg = summed[0]
+    total = agg.field
+    if not total:
+        raise NotDrawable("a sum without a field")
     keys = [c.field for c in [*layer.channels.values(), *layer.tooltips]
-            if c.field and c.aggregate is None and c.field != agg.field]
+            if c.field and c.aggregate is None and c.field != total]
     keys = list(dict.fromkeys(keys))
     groups: dict[tuple[Any, ...], dict[str, Any]] = {}
     for row in layer.rows:
         key = tuple(row.get(k) for k in keys)
-        v = number(row.get(agg.field))
+        v = number(row.get(total))
         out = groups.get(key)
         if out is None:
             out = groups[key] = {k: row.get(k) for k in keys}
-            out[agg.field] = 0.0
+            out[total] = 0.0
         if v is not None:
-            out[agg.field] += v
+            out[total] += v
     rows = list(groups.values())
     if agg.stack is not UNSET and agg.stack not in ("zero", None, True):
         raise NotDrawable("stack other than zero")
@@ -46,22 +50,23 @@ def aggregated(layer: Layer) -> list[dict[str, Any]]:
     order = layer.channels.get("order")
     if agg.stack is None:
         for r in rows:
-            r[f"{agg.field}_start"], r[f"{agg.field}_end"] = 0.0, r[agg.field]
+            r[f"{total}_start"], r[f"{total}_end"] = 0.0, r[total]
         return rows
     by: dict[Any, list[dict[str, Any]]] = {}
     for r in rows:
         by.setdefault(r.get(other.field) if other and other.field else None, []).append(r)
+    by_field = order.field if order is not None else None
     for members in by.values():
-        if order is not None and order.field:
-            members.sort(key=lambda r: (_sort_key(r.get(order.field))))
+        if by_field:
+            members.sort(key=lambda r: _sort_key(r.get(by_field)))
         pos = neg = 0.0
         for r in members:
-            v = r[agg.field]
+            v = r[total]
             if v >= 0:
-                r[f"{agg.field}_start"], r[f"{agg.field}_end"] = pos, pos + v
+                r[f"{total}_start"], r[f"{total}_end"] = pos, pos + v
                 pos += v
             else:
-                r[f"{agg.field}_start"], r[f"{agg.field}_end"] = neg + v, neg
+                r[f"{total}_start"], r[f"{total}_end"] = neg + v, neg
                 neg += v
     return rows
 
@@ -228,8 +233,8 @@ def _stroke(layer: Layer, paint: str | None, width: float = 2.0) -> str:
 
 
 def _sorted_by_x(layer: Layer, rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    cx = layer.channels["x"]
-    return sorted(rows, key=lambda r: (number(r.get(cx.field)) is None, number(r.get(cx.field)) or 0.0))
+    field = layer.channels["x"].field or ""
+    return sorted(rows, key=lambda r: (number(r.get(field)) is None, number(r.get(field)) or 0.0))
 
 
 def _lines(layer: Layer, rows: Sequence[Mapping[str, Any]], x: Scale, y: Scale, color: Color | None,
@@ -278,7 +283,7 @@ def _areas(layer: Layer, rows: Sequence[Mapping[str, Any]], x: Scale, y: Scale, 
 
 def _step_after(pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
     out = [pts[0]]
-    for (x0, y0), (x1, y1) in zip(pts, pts[1:], strict=False):
+    for (_, y0), (x1, y1) in itertools.pairwise(pts):
         out += [(x1, y0), (x1, y1)]
     return out
 
@@ -289,23 +294,22 @@ def _rules(layer: Layer, rows: Sequence[Mapping[str, Any]], x: Scale, y: Scale, 
     ch = layer.channels
     for row in rows:
         paint = _paint(layer, row, color) or "black"
-        has_x, has_y = "x" in ch and ch["x"].field, "y" in ch and ch["y"].field
-        if has_x and not has_y:
-            x0 = _pos(x, row.get(ch["x"].field))
-            if x0 is None:
+        fx, fy, fx2 = (ch[n].field if n in ch else None for n in ("x", "y", "x2"))
+        if fx and not fy:
+            at = _pos(x, row.get(fx))
+            if at is None:
                 continue
-            x1, y0, y1 = x0, 0.0, height
-        elif has_y and not has_x:
-            y0 = _pos(y, row.get(ch["y"].field))
-            if y0 is None:
+            x0, x1, y0, y1 = at, at, 0.0, height
+        elif fy and not fx:
+            at = _pos(y, row.get(fy))
+            if at is None:
                 continue
-            y1, x0, x1 = y0, 0.0, width
-        elif has_x and has_y and "x2" in ch:
-            x0, x1 = _pos(x, row.get(ch["x"].field)), _pos(x, row.get(ch["x2"].field))
-            y0 = _pos(y, row.get(ch["y"].field))
-            if x0 is None or x1 is None or y0 is None:
+            x0, x1, y0, y1 = 0.0, width, at, at
+        elif fx and fy and fx2:
+            a, b, c = _pos(x, row.get(fx)), _pos(x, row.get(fx2)), _pos(y, row.get(fy))
+            if a is None or b is None or c is None:
                 continue
-            y1 = y0
+            x0, x1, y0, y1 = a, b, c, c
         else:
             raise NotDrawable("a rule that is neither across nor along an axis")
         drawn.add(x0, y0, x1, y1)

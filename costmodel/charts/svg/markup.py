@@ -31,10 +31,7 @@ def attrs(pairs: Iterable[tuple[str, object]]) -> str:
     for name, value in pairs:
         if value is None:
             continue
-        if isinstance(value, float):
-            text = num(value)
-        else:
-            text = escape(str(value))
+        text = num(value) if isinstance(value, float) else escape(str(value))
         out.append(f' {name}="{text}"')
     return "".join(out)
 

@@ -78,9 +78,9 @@ def _sorted_domain(values: Sequence[Any], sort: Any) -> list[str]:
         given = [_key(v) for v in sort]
         return [v for v in given if v in seen] + sorted(v for v in seen if v not in set(given))
     if sort in (None, "ascending"):
-        return sorted(seen)
+        return colors.sort_domain(seen)
     if sort == "descending":
-        return sorted(seen, reverse=True)
+        return colors.sort_domain(seen)[::-1]
     raise NotDrawable(f"sort {sort}")
 
 
@@ -134,7 +134,7 @@ def positional(name: str, channels: Sequence[Channel], values: Sequence[float | 
         domain = _sorted_domain(values, sort)
         inner, outer = (0.1, 0.05) if bars else (0.0, 0.0)
         return Band(domain, (0.0, size), inner, outer)
-    raise NotDrawable(f"{name} mixes types {sorted(kinds)}")
+    raise NotDrawable(f"{name} mixes types {sorted(str(k) for k in kinds)}")
 
 
 @dataclass
@@ -154,13 +154,7 @@ class Color:
         v = number(value)
         if v is None:
             return None
-        d0, d1 = self.domain
-        t = 0.5 if d1 == d0 else (v - d0) / (d1 - d0)
-        if self.clamp:
-            t = min(1.0, max(0.0, t))
-        elif not 0.0 <= t <= 1.0:
-            raise NotDrawable("a colour outside an unclamped scheme's domain")
-        return colors.scheme_color(self.scheme or "blues", 1 - t if self.reverse else t)
+        return colors.sequential_color(v, self.domain, self.scheme or "blues", self.reverse, self.clamp)
 
 
 def color(channels: Sequence[Channel], layers: Sequence[Layer]) -> Color:
@@ -177,15 +171,12 @@ def color(channels: Sequence[Channel], layers: Sequence[Layer]) -> Color:
     if types <= {"nominal", "ordinal"}:
         if "scheme" in scale:
             raise NotDrawable("a nominal colour scheme")
-        if "domain" in scale:
-            order = [_key(v) for v in scale["domain"]]
-        else:
-            order = _sorted_domain(values, None)
+        order = [_key(v) for v in scale["domain"]] if "domain" in scale else _sorted_domain(values, None)
         rng = scale.get("range") or list(colors.TABLEAU10)
         if not isinstance(rng, Sequence) or not all(isinstance(c, str) for c in rng):
             raise NotDrawable("a colour range that is not a list of colours")
         mapping = {v: rng[i % len(rng)] for i, v in enumerate(order)}
-        present = set(_key(v) for v in values if v is not None)
+        present = {_key(v) for v in values if v is not None}
         return Color(mapping, [v for v in order if v in present] if "domain" not in scale else order)
     if types == {"quantitative"}:
         if "domain" in scale:

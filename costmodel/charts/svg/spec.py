@@ -131,7 +131,7 @@ def _channel(name: str, raw: Any) -> Channel:
     if typ not in (None, "quantitative", "nominal", "ordinal"):
         raise NotDrawable(f"type {typ}")
     fld = raw.get("field")
-    if fld is not None and not isinstance(fld, str) or (isinstance(fld, str) and any(c in fld for c in ".[]\\")):
+    if (fld is not None and not isinstance(fld, str)) or (isinstance(fld, str) and any(c in fld for c in ".[]\\")):
         raise NotDrawable("nested or escaped field names")
     return Channel(name, fld, typ, title=raw.get("title", UNSET), scale=raw.get("scale", UNSET),
                    axis=raw.get("axis", UNSET), legend=raw.get("legend", UNSET), sort=raw.get("sort"),
