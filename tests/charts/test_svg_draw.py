@@ -160,3 +160,44 @@ def test_a_spec_outside_the_subset_is_left_to_vl_convert(change):
     assert draw_native(spec) is None
     if "width" not in change:
         assert "<svg" in to_svg(spec, prefix="t")  # drawn by vl-convert instead
+
+
+def _odd(spec: dict, rng) -> dict:
+    """``spec`` with its data made odd: emptied, one row, values missing, not numbers, negated, equal or huge,
+    text with markup and characters outside the tables."""
+    import copy
+
+    out = copy.deepcopy(spec)
+    kind = rng.randrange(7)
+    for name, rows in (out.get("datasets") or {}).items():
+        for r in rows:
+            for k in list(r):
+                v, num = r[k], isinstance(r[k], (int, float)) and not isinstance(r[k], bool)
+                if kind == 2 and rng.random() < 0.3:
+                    r[k] = rng.choice([None, float("nan"), "x", -1e300, 0, True])
+                elif num and kind in (3, 4, 5):
+                    r[k] = -v if kind == 3 else 5.0 if kind == 4 else v * 1e12
+                elif isinstance(v, str) and kind == 6:
+                    r[k] = v + "<&\"'>\u2212\u00e9\U0001F600"
+        if kind in (0, 1):
+            out["datasets"][name] = rows[:kind]
+    return out
+
+
+def test_odd_data_is_drawn_as_well_formed_svg_or_left_to_vl_convert_never_an_error(report_stages):
+    import random
+
+    rng = random.Random(7)
+    with lite_charts():
+        specs = [spec_of(make()) for make in _bundled(report_stages).values()]
+    drawn = 0
+    for _ in range(150):
+        spec = _odd(rng.choice(specs), rng)
+        try:
+            svg = draw(spec)
+        except NotDrawable:
+            continue
+        ET.fromstring(svg)
+        assert "NaN" not in svg and "Infinity" not in svg
+        drawn += 1
+    assert drawn > 100  # most odd data is still drawn, not refused

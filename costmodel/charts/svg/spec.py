@@ -20,6 +20,7 @@ _MARK_KEYS = frozenset({"type", "color", "opacity", "strokeDash", "strokeWidth",
 _UNIT_KEYS = frozenset({"mark", "encoding", "data", "width", "height", "title", "$schema", "config", "datasets",
                         "description"})
 UNSET: Any = object()
+_SCALARS = (str, int, float, bool, type(None))
 
 #: Vega-Lite's theme where the spec's config is silent (fonts in px, colours as Vega writes them)
 DEFAULTS: dict[str, dict[str, Any]] = {
@@ -150,6 +151,8 @@ def _rows(data: Any, datasets: Mapping[str, Any]) -> list[dict[str, Any]]:
         raise NotDrawable("data other than inline values")
     if not isinstance(rows, list) or not all(isinstance(r, Mapping) for r in rows):
         raise NotDrawable("data rows that are not objects")
+    if not all(isinstance(v, _SCALARS) for r in rows for v in r.values()):
+        raise NotDrawable("data values that are not numbers, text, booleans or null")
     return rows
 
 
