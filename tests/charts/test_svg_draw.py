@@ -201,3 +201,25 @@ def test_odd_data_is_drawn_as_well_formed_svg_or_left_to_vl_convert_never_an_err
         assert "NaN" not in svg and "Infinity" not in svg
         drawn += 1
     assert drawn > 100  # most odd data is still drawn, not refused
+
+
+def test_the_watched_trials_chart_is_vl_converts_drawing_and_side_by_side_charts_are_left_to_it(report_stages):
+    from support.paths import EXAMPLES
+
+    from costmodel import trial
+    from costmodel.charts.placement import placement_front
+    from costmodel.ingest import load
+    from costmodel.interactive.trial import trial_figure
+    from costmodel.report.placement import placement_result
+
+    ref = trial.reference_from_run(load(EXAMPLES / "colocated_steps.csv")[0])
+    run = load(EXAMPLES / "remote_steps.csv")[0]
+    rp = trial.replay(ref, run, trial.Settings(margin=0.05), rows_per_look=50, until_decided=True,
+                      final_analysis=False)
+    decision = report_stages[5]
+    with lite_charts():
+        watched = spec_of(trial_figure(rp.watcher, run))  # its ratio panel has one look: a domain of one value
+        checklist = spec_of(charts.checklist(decision.to_dict()))
+        front = spec_of(placement_front(placement_result(EXAMPLES / "placement.yaml", monte_carlo_n=50)))
+    assert_same_drawing(watched, "trial")
+    assert draw_native(checklist) is None and draw_native(front) is None  # side by side; filled points

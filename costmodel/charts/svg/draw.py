@@ -69,7 +69,11 @@ def _unit(unit: Unit, cfg: dict[str, dict[str, Any]], ids: _Ids) -> tuple[str, g
                   if lay.channels.get(axis_name) is None or lay.channels[axis_name].scale is not None]
         bars = any(lay.mark == "bar" for lay in unit.layers)
         typed = main + [c for c in chans if c not in main]
-        found[axis_name] = (scales.positional(axis_name, typed, values, w if axis_name == "x" else h, bars), main)
+        placing = [lay.mark for lay in unit.layers if lay.channels.get(axis_name) is not None
+                   and lay.channels[axis_name].field]
+        dimension = axis_name == "x" and all(m in ("line", "area") for m in placing)
+        found[axis_name] = (scales.positional(axis_name, typed, values, w if axis_name == "x" else h, bars,
+                                              zero_default=not dimension), main)
     color_chans = [lay.channels["color"] for lay in unit.layers if "color" in lay.channels
                    and lay.channels["color"].field]
     color = scales.color(color_chans, unit.layers) if color_chans else None

@@ -304,7 +304,7 @@ def _rules(layer: Layer, rows: Sequence[Mapping[str, Any]], x: Scale, y: Scale, 
             at = _pos(y, row.get(fy))
             if at is None:
                 continue
-            x0, x1, y0, y1 = 0.0, width, at, at
+            x0, x1, y0, y1 = width, 0.0, at, at  # as Vega draws it: from the right edge back
         elif fx and fy and fx2:
             a, b, c = _pos(x, row.get(fx)), _pos(x, row.get(fx2)), _pos(y, row.get(fy))
             if a is None or b is None or c is None:

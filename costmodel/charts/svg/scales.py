@@ -93,9 +93,11 @@ def _options(channels: Sequence[Channel], key: str) -> Any:
 
 
 def positional(name: str, channels: Sequence[Channel], values: Sequence[float | Any], size: float,
-               bars: bool) -> Linear | Band | None:
+               bars: bool, zero_default: bool = True) -> Linear | Band | None:
     """The ``x`` or ``y`` scale of a plot from its layers' channels (``name`` and ``name2``) and the values they
-    place. None when every channel has ``scale: null`` (values are px). ``bars``: a band scale pads as bars do."""
+    place. None when every channel has ``scale: null`` (values are px). ``bars``: a band scale pads as bars do;
+    ``zero_default``: whether the domain takes in zero when the spec says nothing (Vega-Lite: not for the x of lines
+    and areas, their dimension)."""
     typed = [c for c in channels if c.type is not None]
     if not typed:
         raise NotDrawable(f"{name} without a type")
@@ -117,7 +119,7 @@ def positional(name: str, channels: Sequence[Channel], values: Sequence[float | 
             lo, hi = float(domain[0]), float(domain[1])
         zero = _options(scaled, "zero")
         if zero is UNSET:
-            zero = domain is UNSET
+            zero = domain is UNSET and zero_default
         if zero:
             lo, hi = min(lo, 0.0), max(hi, 0.0)
         nice = _options(scaled, "nice")

@@ -180,7 +180,9 @@ def read(spec: Mapping[str, Any]) -> Unit | Concat:
 def _view(raw: Mapping[str, Any], data: Any, datasets: Mapping[str, Any], top: bool = False) -> Unit | Concat:
     data = raw.get("data", data)
     title = title_of(raw.get("title"))
-    for key in ("vconcat", "hconcat"):
+    if "hconcat" in raw:
+        raise NotDrawable("side-by-side views")
+    for key in ("vconcat",):
         if key in raw:
             if set(raw) - {key, "spacing", "title", "data", "$schema", "config", "datasets"}:
                 raise NotDrawable(f"{key} options")
