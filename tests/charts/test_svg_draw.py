@@ -75,6 +75,10 @@ def assert_same_drawing(spec: dict, name: str) -> None:
     for a, b in zip(mine, ref, strict=True):
         assert a[0] == b[0] and _close([a[1], a[2]], [b[1], b[2]]) and _close(a[3], b[3]), f"{name}: {a} != {b}"
         assert a[4] == b[4], f"{name}: colour {a[4]} != {b[4]}"
+    from support.vl_fonts import same_fonts
+
+    if not same_fonts():  # vl-convert lays texts out with this machine's fonts: only the marks can be compared
+        return
     for role in ("axis-title", "legend-label", "legend-title", "title-text", "title-subtitle"):
         assert ours.get(role, []) == theirs.get(role, []), f"{name}: {role}"
     assert ours.get("axis-label", []) == theirs.get("axis-label", []), f"{name}: axis labels"

@@ -1,18 +1,13 @@
 """Text widths of charts.svg.fonts equal vl-convert's, for the report's own strings, sizes and weights."""
 from __future__ import annotations
 
-import importlib.util
-import sys
 from functools import cache
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from costmodel.charts.svg import font_widths
 from costmodel.charts.svg.fonts import FALLBACK_CHAR, normalize_whitespace, text_em, text_width, truncate
-
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "font_widths.py"
 
 #: strings the report's charts show (titles, subtitles, axis titles, legend labels, tick labels)
 REPORT_STRINGS = [
@@ -104,15 +99,11 @@ def test_truncate_as_vega_cuts_a_legend_label() -> None:
 @cache
 def _probe() -> ModuleType:
     pytest.importorskip("vl_convert")
-    spec = importlib.util.spec_from_file_location("_font_widths_tool", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    measured = module.measure(font_widths.FINGERPRINT_2048PX, module.PROBE_PX, False)
-    if measured != font_widths.FINGERPRINT_2048PX:
-        pytest.skip(f"vl-convert's sans-serif here is another font than the tables' ({measured})")
-    return module
+    from support import vl_fonts
+
+    if not vl_fonts.same_fonts():
+        pytest.skip(f"vl-convert's sans-serif here is another font than the tables' ({vl_fonts.measured_fingerprint()})")
+    return vl_fonts.tool()
 
 
 @pytest.mark.parametrize("bold", [False, True], ids=["regular", "bold"])
