@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from support.paths import EXAMPLES
+from support.report_charts import report_charts
 
 from costmodel import charts
 from costmodel.charts import vl
@@ -49,22 +50,7 @@ def fleet(tmp_path_factory):
 
 
 def _report_charts(report_stages):
-    from costmodel import report
-
-    _p, inputs, fits, _cmp, cost, decision, _rec = report_stages
-    return {
-        "throughput t_s": lambda: charts.throughput(inputs.runs, fits, axis="t_s"),
-        "throughput step": lambda: charts.throughput(inputs.runs, fits),
-        "cost_terms": lambda: charts.cost_terms(cost.result),
-        "break_even": lambda: charts.break_even(cost.break_even_curve, cost.break_even_input,
-                                                *report.break_even_point(cost)),
-        "break_even never": lambda: charts.break_even(cost.break_even_curve, cost.break_even_input, None),
-        "tornado": lambda: charts.tornado(cost.tornado),
-        "monte_carlo": lambda: charts.monte_carlo(cost.mc_samples),
-        "overlay": lambda: charts.overlay(inputs.runs, fits=fits),
-        "overlay t_s": lambda: charts.overlay(inputs.runs, axis="t_s"),
-        "checklist": lambda: charts.checklist(decision.to_dict()),
-    }
+    return report_charts(report_stages)
 
 
 @pytest.mark.parametrize("name", ["throughput t_s", "throughput step", "cost_terms", "break_even", "break_even never",

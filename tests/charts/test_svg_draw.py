@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from support.paths import REAL_DIR
+from support.report_charts import report_charts
 
 from costmodel import charts
 from costmodel.charts.render import lite_charts, spec_of, to_svg
@@ -85,27 +86,13 @@ def assert_same_drawing(spec: dict, name: str) -> None:
     assert _close(ours["size"], theirs["size"], tol=12), f"{name}: size {ours['size']} vs {theirs['size']}"
 
 
-def _bundled(report_stages) -> dict:
-    from costmodel import report
-
-    _p, inputs, fits, _cmp, cost, _decision, _rec = report_stages
-    return {
-        "throughput t_s": lambda: charts.throughput(inputs.runs, fits, axis="t_s"),
-        "throughput step": lambda: charts.throughput(inputs.runs, fits),
-        "cost_terms": lambda: charts.cost_terms(cost.result),
-        "break_even": lambda: charts.break_even(cost.break_even_curve, cost.break_even_input,
-                                                *report.break_even_point(cost)),
-        "break_even never": lambda: charts.break_even(cost.break_even_curve, cost.break_even_input, None),
-        "tornado": lambda: charts.tornado(cost.tornado),
-        "monte_carlo": lambda: charts.monte_carlo(cost.mc_samples),
-    }
+_DRAWN = ["throughput t_s", "throughput step", "cost_terms", "break_even", "break_even never", "tornado", "monte_carlo"]
 
 
-@pytest.mark.parametrize("name", ["throughput t_s", "throughput step", "cost_terms", "break_even",
-                                  "break_even never", "tornado", "monte_carlo"])
+@pytest.mark.parametrize("name", _DRAWN)
 def test_the_bundled_reports_charts_are_vl_converts_drawings(report_stages, name):
     with lite_charts():
-        spec = spec_of(_bundled(report_stages)[name]())
+        spec = spec_of(report_charts(report_stages)[name]())
     assert_same_drawing(spec, name)
 
 
@@ -193,7 +180,7 @@ def test_odd_data_is_drawn_as_well_formed_svg_or_left_to_vl_convert_never_an_err
 
     rng = random.Random(7)
     with lite_charts():
-        specs = [spec_of(make()) for make in _bundled(report_stages).values()]
+        specs = [spec_of(report_charts(report_stages)[name]()) for name in _DRAWN]
     drawn = 0
     for _ in range(150):
         spec = _odd(rng.choice(specs), rng)
