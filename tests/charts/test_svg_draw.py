@@ -143,6 +143,7 @@ def test_text_from_the_data_is_escaped_and_a_value_that_is_not_a_number_draws_no
     {"encoding": {"x": {"field": "b", "type": "temporal"}}}, {"mark": {"type": "bar", "clip": True}},
     {"encoding": {"x": {"field": "b", "type": "quantitative", "bin": True}}},
     {"encoding": {"x": {"field": "b", "type": "quantitative", "scale": {"type": "log"}}}},
+    {"config": {"axis": {"grid": False}}},
 ])
 def test_a_spec_outside_the_subset_is_left_to_vl_convert(change):
     spec = {**_BARS, **change}

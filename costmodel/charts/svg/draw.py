@@ -183,8 +183,6 @@ def draw(spec: Mapping[str, Any]) -> str:
     """``spec`` (a Vega-Lite dict in the subset) as an SVG document. Raises :class:`NotDrawable` outside it."""
     view = read(spec)
     cfg = config_of(spec)
-    if isinstance(view, Concat) and view.title is None:
-        cfg["title"].setdefault("anchor", None)
     if isinstance(view, Unit) and not view.layers:
         raise NotDrawable("no layers")
     body, box = _view(view, cfg, _Ids())

@@ -96,6 +96,9 @@ def config_of(spec: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     for key, values in cfg.items():
         if key not in out or not isinstance(values, Mapping):
             raise NotDrawable(f"config.{key}")
+        unknown = set(values) - set(out[key]) - {"labelLimit"}
+        if unknown:  # a setting this writer would not honour: the drawing would not be the one asked for
+            raise NotDrawable(f"config.{key} {sorted(unknown)}")
         out[key].update(values)
     return out
 
