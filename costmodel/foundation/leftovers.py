@@ -1,7 +1,7 @@
 """Temporary folders a killed run leaves behind, cleaned by a later run.
 
 A run that is killed with SIGKILL (or loses its machine) cannot remove its temporary folder. Every temporary
-folder (and every temporary file of an atomic write, :func:`owned_tempfile`) costmodel makes is therefore named
+folder (and every temporary file of an atomic write, :func:`owned_tempname`) costmodel makes is therefore named
 with the process id that owns it (:func:`owned_tempdir`: ``<prefix><pid>-<random><suffix>``); the next run that
 makes one in the same place first removes those whose owner is no longer running (a zombie, or a process that
 started after the leftover was made, reusing the number, counts as gone) and that are older than a minute
@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import secrets
 import shutil
 import tempfile
 import time
@@ -94,11 +95,10 @@ def owned_tempdir(prefix: str, suffix: str = "", directory: str | os.PathLike[st
     return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", suffix=suffix, dir=where))
 
 
-def owned_tempfile(target: str | os.PathLike[str]) -> Path:
-    """An empty temporary file ``.<name>.<pid>-<random>.tmp`` beside ``target`` (for an atomic write of it), after
-    sweeping the ones killed runs left there (:func:`sweep`)."""
+def owned_tempname(target: str | os.PathLike[str]) -> Path:
+    """A fresh name ``.<name>.<pid>-<random>.tmp`` beside ``target`` for an atomic write of it (no file is made: the
+    caller makes it where an interruption removes it), after sweeping the ones killed runs left there
+    (:func:`sweep`). The name carries this process's id, so a file already there under it is a dead run's."""
     t = Path(target)
     sweep(t.parent, f".{t.name}.", ".tmp")
-    fd, tmp = tempfile.mkstemp(prefix=f".{t.name}.{os.getpid()}-", suffix=".tmp", dir=t.parent)
-    os.close(fd)
-    return Path(tmp)
+    return t.parent / f".{t.name}.{os.getpid()}-{secrets.token_hex(6)}.tmp"

@@ -33,11 +33,18 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     target = Path(path)
     with writing(target):
         target.parent.mkdir(parents=True, exist_ok=True)
-        from .leftovers import owned_tempfile
+        from .leftovers import owned_tempname
 
-        tmp_path = owned_tempfile(target)  # named by this process: a killed run's is swept by the next one
+        tmp_path = owned_tempname(target)  # named by this process: a killed run's is swept by the next one
     try:
         with writing(target, rename={str(tmp_path): str(target)}):
+            # made inside the try: a signal the moment after it exists still removes it (the name is ours)
+            while True:
+                try:
+                    os.close(os.open(tmp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                    break
+                except FileExistsError:
+                    tmp_path = owned_tempname(target)
             yield tmp_path
             if target.is_dir():
                 raise IsADirectoryError(errno.EISDIR, "Is a directory", str(target))

@@ -305,6 +305,26 @@ def test_a_signal_during_streaming_ingest_leaves_no_partial_parquet(tmp_path, si
     nothing_left(out_dir)
 
 
+def test_an_interruption_the_moment_the_temporary_file_exists_leaves_nothing(tmp_path, monkeypatch):
+    """The race the streaming test above can hit: a signal arriving right after the atomic write's temporary file
+    is made (here a KeyboardInterrupt raised as os.open returns) still removes it; the temporary file is made inside
+    the block that cleans up, not before it."""
+    from costmodel.foundation.util import atomic_path
+
+    real_open = os.open
+
+    def open_then_interrupted(path, flags, *args):
+        fd = real_open(path, flags, *args)
+        os.close(fd)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "open", open_then_interrupted)
+    with pytest.raises(KeyboardInterrupt), atomic_path(tmp_path / "out.parquet"):
+        pytest.fail("the block ran although the temporary file could not be made")
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_signal_scope_turns_term_and_hup_into_interrupted_and_restores_handlers():
     from costmodel.foundation.signals import Interrupted, SignalScope, describe, exit_code_of
 
