@@ -53,12 +53,6 @@ SCHEMES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _js_round(x: float) -> int:
-    """JavaScript's ``Math.round``: the nearest integer, halves up (toward +inf)."""
-    floor = math.floor(x)
-    return floor + 1 if x - floor >= 0.5 else floor
-
-
 def _rgb(hex_color: str) -> tuple[int, int, int]:
     value = int(hex_color[1:], 16)
     return value >> 16, (value >> 8) & 255, value & 255
@@ -67,7 +61,7 @@ def _rgb(hex_color: str) -> tuple[int, int, int]:
 def format_rgb(r: float, g: float, b: float) -> str:
     """d3-color's ``rgb(r, g, b)`` string: each channel rounded half up and clamped to 0..255 (NaN: 0)."""
     def channel(v: float) -> int:
-        return 0 if math.isnan(v) else max(0, min(255, _js_round(v)))
+        return 0 if math.isnan(v) else max(0, min(255, int(numbers.js_round(v))))
 
     return f"rgb({channel(r)}, {channel(g)}, {channel(b)})"
 
@@ -160,5 +154,9 @@ def nominal_palette(domain: Sequence[Hashable], colors: Sequence[str] = TABLEAU1
     A value listed twice keeps its first place, and later values are not shifted by the repeat (d3's ordinal
     scale keeps distinct values in order).
     """
-    table = {v: colors[i % len(colors)] for i, v in enumerate(dict.fromkeys(domain))}
-    return table.get
+    return nominal_table(domain, colors).get
+
+
+def nominal_table(domain: Sequence[Hashable], colors: Sequence[str] = TABLEAU10) -> dict[Hashable, str]:
+    """Each distinct value of ``domain`` (in order) with its colour, ``colors`` repeated from the start."""
+    return {v: colors[i % len(colors)] for i, v in enumerate(dict.fromkeys(domain))}

@@ -140,9 +140,9 @@ def _unit(unit: Unit, cfg: dict[str, dict[str, Any]], ids: _Ids) -> tuple[str, g
 def _titled(title: Title, cfg: dict[str, dict[str, Any]], box: guides.Box, width: float) -> tuple[str, guides.Box]:
     anchor = cfg["title"].get("anchor") or "middle"
     tx = box.x0 if anchor == "start" else width / 2
-    _, height = guides.title_block(title.text, title.subtitle, cfg["title"], anchor, 0, 0)
+    body, height = guides.title_block(title.text, title.subtitle, cfg["title"], anchor)
     top = box.y0 - float(cfg["title"]["offset"]) - height
-    svg, _ = guides.title_block(title.text, title.subtitle, cfg["title"], anchor, tx, top)
+    svg = group("mark-group role-title", [group(None, body, transform=translate(tx, top))])
     widths = [text_width(t, float(cfg["title"]["fontSize"]), bold=True) for t in title.text] + [
         text_width(t, float(cfg["title"]["subtitleFontSize"])) for t in title.subtitle]
     wide = max(widths, default=0.0)

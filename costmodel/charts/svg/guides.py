@@ -237,9 +237,8 @@ def _gradient(color: Color, cfg: dict[str, Any], top: float, gid: str, plot_heig
     return body, thick + 2 + wmax, top + length
 
 
-def title_block(lines: Sequence[str], subtitle: Sequence[str], cfg: dict[str, Any], anchor: str, x: float,
-                y_top: float) -> tuple[str, float]:
-    """The title (``lines``) and ``subtitle`` with their top at ``y_top``; returns the SVG and the block's height."""
+def title_block(lines: Sequence[str], subtitle: Sequence[str], cfg: dict[str, Any], anchor: str) -> tuple[list[str], float]:
+    """The title (``lines``) and ``subtitle`` with their top at 0: the SVG of each part, and the block's height."""
     fs, sfs = float(cfg["fontSize"]), float(cfg["subtitleFontSize"])
     text_anchor = "start" if anchor == "start" else "middle"
     parts = []
@@ -257,4 +256,4 @@ def title_block(lines: Sequence[str], subtitle: Sequence[str], cfg: dict[str, An
                f'font-family="sans-serif" font-size="{num(sfs)}px" fill="#000">{tspans}</text>')
         body.append(group("mark-text role-title-subtitle", [sub]))
         y += sfs + (sfs + 2) * (len(subtitle) - 1)
-    return group("mark-group role-title", [group(None, body, transform=translate(x, y_top))]), y
+    return body, y

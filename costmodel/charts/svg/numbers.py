@@ -88,7 +88,7 @@ def _ceil(x: float) -> float:
     return -0.0 if r == 0 and x < 0 else float(r)
 
 
-def _round(x: float) -> float:
+def js_round(x: float) -> float:
     """``Math.round``: halves up, toward +infinity; -0 for -0.5 <= x <= -0."""
     if not math.isfinite(x):
         return x
@@ -198,7 +198,7 @@ def _tick_spec(start: float, stop: float, count: float) -> tuple[float, float, f
     factor = 10.0 if error >= _E10 else 5.0 if error >= _E5 else 2.0 if error >= _E2 else 1.0
     if power < 0:
         inc = _pow10(-power) / factor
-        i1, i2 = _round(start * inc), _round(stop * inc)
+        i1, i2 = js_round(start * inc), js_round(stop * inc)
         if i1 / inc < start:
             i1 += 1
         if i2 / inc > stop:
@@ -206,7 +206,7 @@ def _tick_spec(start: float, stop: float, count: float) -> tuple[float, float, f
         inc = -inc
     else:
         inc = _pow10(power) * factor
-        i1, i2 = _round(_div(start, inc)), _round(_div(stop, inc))
+        i1, i2 = js_round(_div(start, inc)), js_round(_div(stop, inc))
         if i1 * inc < start:
             i1 += 1
         if i2 * inc > stop:
@@ -326,7 +326,7 @@ def _exponent(x: float) -> float:
 
 
 def _format_decimal(x: float, _p: int) -> str:
-    r = _round(x)
+    r = js_round(x)
     if math.isinf(r):
         return "\u221e" if r > 0 else "-\u221e"  # toLocaleString("en")
     if abs(r) >= 1e21:  # toLocaleString("en") without its commas: the shortest digits, zero-padded
@@ -365,7 +365,7 @@ def _format_prefix_auto(x: float, p: int) -> tuple[str, int | None]:
 
 
 def _radix(base: str) -> Callable[[float, int], str]:
-    return lambda x, _p: format(int(_round(x)), base) if math.isfinite(x) else js_number(x)
+    return lambda x, _p: format(int(js_round(x)), base) if math.isfinite(x) else js_number(x)
 
 
 _TYPES: dict[str, Callable[[float, int], str]] = {

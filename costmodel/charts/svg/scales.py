@@ -177,7 +177,7 @@ def color(channels: Sequence[Channel], layers: Sequence[Layer]) -> Color:
         rng = scale.get("range") or list(colors.TABLEAU10)
         if not isinstance(rng, Sequence) or not all(isinstance(c, str) for c in rng):
             raise NotDrawable("a colour range that is not a list of colours")
-        mapping = {v: rng[i % len(rng)] for i, v in enumerate(order)}
+        mapping: dict[str, str] = {str(v): c for v, c in colors.nominal_table(order, rng).items()}
         present = {_key(v) for v in values if v is not None}
         return Color(mapping, [v for v in order if v in present] if "domain" not in scale else order)
     if types == {"quantitative"}:
